@@ -1,0 +1,71 @@
+"""Citations: ``doc`` or ``doc#section``, e.g. ``policies/returns.md#damaged-items``."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
+
+# A document path (forward slashes, no '#') optionally followed by '#' and a section anchor.
+CITATION_PATTERN = r"^[^#\s/\\][^#\\]*(#[^#\s]+)?$"
+
+
+class Citation(NamedTuple):
+    """A document id and, optionally, a section id within it."""
+
+    doc: str
+    section: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.doc}#{self.section}" if self.section else self.doc
+
+    @classmethod
+    def parse(cls, text: str) -> Citation:
+        """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise."""
+        doc, sep, section = text.partition("#")
+        if not doc:
+            raise ValueError(f"citation {text!r} has no document before '#'")
+        if sep and not section:
+            raise ValueError(f"citation {text!r} ends with '#': name a section or drop the '#'")
+        if "#" in section:
+            raise ValueError(f"citation {text!r} has more than one '#'")
+        if "\\" in doc:
+            raise ValueError(f"citation {text!r} uses '\\': document ids use forward slashes")
+        if doc.startswith("/") or any(part in ("", ".", "..") for part in doc.split("/")):
+            raise ValueError(
+                f"citation {text!r} is not a path relative to the corpus root "
+                "(no leading '/', no empty, '.' or '..' parts)"
+            )
+        if any(ch.isspace() for ch in section):
+            raise ValueError(f"citation {text!r} has white space in its section id")
+        return cls(doc, section or None)
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def validate(value: Any) -> Citation:
+            if isinstance(value, Citation):
+                return value
+            return cls.parse(value)
+
+        return core_schema.no_info_after_validator_function(
+            validate,
+            core_schema.union_schema(
+                [core_schema.is_instance_schema(Citation), core_schema.str_schema(strict=True)]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(str),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {
+            "type": "string",
+            "pattern": CITATION_PATTERN,
+            "description": "A document id (path under the corpus root) or doc#section-anchor.",
+            "examples": ["policies/returns.md#damaged-items"],
+        }

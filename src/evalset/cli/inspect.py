@@ -1,0 +1,125 @@
+"""Read-only commands: validate, status, schema."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from evalset.cli.output import emit_json, table
+
+if TYPE_CHECKING:
+    from evalset.config import Workspace
+
+
+def _workspace_or_none() -> Workspace | None:
+    from evalset.config import find_workspace
+    from evalset.errors import NoWorkspace
+
+    try:
+        return find_workspace()
+    except NoWorkspace:
+        return None
+
+
+def validate(
+    targets: list[str] = typer.Argument(
+        None, help="Set names or paths to set files. Default: every set of the workspace."
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Check set files against the format and the rules; exit 1 on errors.
+
+    Example: evalset validate acme-support --strict
+    """
+    from evalset.config import find_workspace
+    from evalset.validate import validate as run
+    from evalset.workspace import resolve_set, set_paths
+
+    workspace = _workspace_or_none() if targets else find_workspace()
+    paths = [resolve_set(workspace, t) for t in targets] if targets else set_paths(workspace)
+    config = workspace.config.validate_ if workspace else None
+    report = run(paths, config)
+    ok = report.ok(strict)
+    if as_json:
+        emit_json({**report.to_json(), "ok": ok, "strict": strict})
+    else:
+        for finding in report.findings:
+            colour = "red" if finding.severity == "error" else "yellow"
+            typer.secho(str(finding), fg=colour)
+        summary = (
+            f"{len(report.errors)} error(s), {len(report.warnings)} warning(s) "
+            f"in {len(report.files)} file(s)"
+        )
+        typer.secho(summary, fg="green" if ok else "red", bold=True)
+    if not ok:
+        raise typer.Exit(1)
+
+
+def status(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Overview of every set: active items by category and split, drafts, findings.
+
+    It informs and exits 0 whatever it finds; `evalset validate` is the gate.
+
+    Example: evalset status --json
+    """
+    from evalset.config import find_workspace
+    from evalset.status import workspace_status
+
+    workspace = find_workspace()
+    statuses = workspace_status(workspace)
+    if as_json:
+        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
+        return
+    if not statuses:
+        typer.echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
+    for s in statuses:
+        rows = [
+            (name, row["tuning"], row["holdout"], row["unassigned"])
+            for name, row in s.categories.items()
+        ]
+        table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
+        stale = "not checked (no snapshots yet)" if s.stale is None else str(s.stale)
+        release = s.release or "unreleased"
+        typer.echo(
+            f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
+            f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
+        )
+        typer.echo("")
+
+
+def schema(
+    write: bool = typer.Option(
+        False, "--write", help="Write schemas/*.schema.json in the workspace instead of printing."
+    ),
+    config: bool = typer.Option(False, "--config", help="Print the config schema instead."),
+    as_json: bool = typer.Option(False, "--json", help="With --write: report as JSON."),
+) -> None:
+    """Print the JSON Schema of set files (or write both schemas with --write).
+
+    Example: evalset schema --write
+    """
+    from evalset.config import find_workspace
+    from evalset.schema import rendered, write_schemas
+
+    if not write:
+        typer.echo(rendered()["config.schema.json" if config else "evalset.schema.json"], nl=False)
+        return
+    folder = find_workspace().root / "schemas"
+    written = write_schemas(folder)
+    if as_json:
+        emit_json({"folder": str(folder), "written": [str(p) for p in written]})
+    else:
+        for path in written:
+            typer.echo(f"wrote {path}")
+        if not written:
+            typer.echo(f"{folder}: schemas are up to date")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(validate)
+    app.command()(status)
+    app.command()(schema)

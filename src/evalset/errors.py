@@ -1,0 +1,34 @@
+"""The errors evalset raises. The command line turns each into one sentence and an exit status."""
+
+from __future__ import annotations
+
+
+class EvalsetError(Exception):
+    """Base of every error evalset raises on purpose.
+
+    The message is a complete sentence meant for the user: it names the file (with
+    line and column where there is one), the problem and the fix. ``exit_code`` is
+    2 for unusable input and 1 for findings.
+    """
+
+    exit_code = 2
+
+
+class NoWorkspace(EvalsetError):
+    """No ``evalset.toml`` or ``[tool.evalset]`` was found in this folder or above."""
+
+
+class ConfigError(EvalsetError):
+    """The workspace configuration is unreadable or has invalid values."""
+
+
+class SetFileError(EvalsetError):
+    """A set file cannot be read as YAML of the expected shape."""
+
+
+class UnknownSet(EvalsetError):
+    """A set name or path does not point at a set file."""
+
+
+class EditRefused(EvalsetError):
+    """An edit was refused because the result would be invalid; the file is unchanged."""

@@ -1,0 +1,207 @@
+"""Where things are in a set file's text, without round-trip-parsing the whole file.
+
+A set file is almost always written in block style: a top-level ``items:`` key followed by
+one ``- `` entry per item at a fixed indentation. ``ItemSpans`` finds those entries with a
+line scan, so an error message or an edit needs ruamel.yaml only on the region it concerns
+(a header, one item). Files the scan cannot read (flow style, unusual layouts) fall back to
+one ruamel.yaml parse of the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+_ITEMS_KEY = re.compile(r"^items[ \t]*:[ \t]*(?:#.*)?$")
+_EMPTY_ITEMS = re.compile(r"^items[ \t]*:[ \t]*(?:\[\s*\]|null|~)?[ \t]*(?:#.*)?$")
+
+Path_ = tuple[str | int, ...]
+
+
+def is_filler(line: str) -> bool:
+    """A blank or comment-only line."""
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+@dataclass(frozen=True)
+class ItemSpans:
+    """Line ranges (0-based, end exclusive) of the items block and of each item in it."""
+
+    items_line: int
+    """The line holding the top-level ``items:`` key."""
+    indent: int
+    """Column of the ``-`` that opens each item."""
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    """Each item's last content line + 1 (trailing blank and comment lines excluded)."""
+    block_end: int
+    """First line after the items block."""
+
+    @classmethod
+    def scan(cls, lines: list[str]) -> ItemSpans | None:
+        """Find the items block, or None when the file is not laid out in block style."""
+        items_line = next((i for i, ln in enumerate(lines) if _ITEMS_KEY.match(ln)), None)
+        if items_line is None:
+            empty = next((i for i, ln in enumerate(lines) if _EMPTY_ITEMS.match(ln)), None)
+            if empty is None:
+                return None
+            return cls(empty, 2, (), (), empty + 1)
+        indent: int | None = None
+        starts: list[int] = []
+        ends: list[int] = []
+        last_content = items_line
+        block_end = len(lines)
+        for i in range(items_line + 1, len(lines)):
+            line = lines[i]
+            if is_filler(line):
+                continue
+            body = line.lstrip(" ")
+            col = len(line) - len(body)
+            is_entry = body.startswith("- ") or body.rstrip("\r\n") == "-"
+            if indent is None:
+                if not is_entry:
+                    return None
+                indent = col
+            if col == indent and is_entry:
+                if starts:
+                    ends.append(last_content + 1)
+                starts.append(i)
+            elif col <= indent:
+                block_end = i
+                break
+            last_content = i
+        if not starts or indent is None:
+            return None
+        ends.append(last_content + 1)
+        return cls(items_line, indent, tuple(starts), tuple(ends), block_end)
+
+
+def _ruamel_load(text: str) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt", pure=True)
+    return yaml.load(text)
+
+
+def _node_position(node: Any, path: Path_) -> tuple[int, int] | None:
+    """0-based (line, col) of the deepest element of ``path`` found under a ruamel node."""
+    best: tuple[int, int] | None = None
+    for step in path:
+        lc = getattr(node, "lc", None)
+        if lc is None:
+            break
+        try:
+            if isinstance(step, int) and isinstance(node, list) and 0 <= step < len(node):
+                best = lc.item(step)
+            elif isinstance(node, dict) and step in node:
+                best = lc.key(step)
+            else:
+                break
+        except (KeyError, IndexError, TypeError):
+            break
+        node = node[step]
+    return best
+
+
+class TextIndex:
+    """Positions of set-file elements, computed lazily and only for what is asked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
+
+    @cached_property
+    def spans(self) -> ItemSpans | None:
+        return ItemSpans.scan(self.lines)
+
+    @cached_property
+    def _whole(self) -> Any:
+        try:
+            return _ruamel_load(self.text)
+        except Exception:
+            return None
+
+    def region(self, start: int, end: int) -> str:
+        return "".join(self.lines[start:end])
+
+    def _region_position(self, start: int, end: int, path: Path_) -> tuple[int, int] | None:
+        try:
+            node = _ruamel_load(self.region(start, end))
+        except Exception:
+            return None
+        found = _node_position(node, path)
+        return (found[0] + start, found[1]) if found else None
+
+    def position(self, path: Path_, item_count: int | None = None) -> tuple[int, int] | None:
+        """1-based (line, col) of the element at ``path`` (e.g. ``("items", 3, "category")``),
+        or of its nearest ancestor that exists; None when nothing can be located."""
+        found = self._position0(path, item_count)
+        return (found[0] + 1, found[1] + 1) if found else None
+
+    def _position0(self, path: Path_, item_count: int | None) -> tuple[int, int] | None:
+        spans = self.spans
+        usable = spans is not None and (item_count is None or len(spans.starts) == item_count)
+        if spans is not None and usable:
+            if path and path[0] == "items" and len(path) >= 2 and isinstance(path[1], int):
+                k = path[1]
+                if 0 <= k < len(spans.starts):
+                    start, end = spans.starts[k], spans.ends[k]
+                    inner = self._region_position(start, end, (0, *path[2:]))
+                    return inner or (start, spans.indent)
+                return (spans.items_line, 0)
+            if path and path[0] == "items":
+                return (spans.items_line, 0)
+            if path:
+                for start, end in ((0, spans.items_line), (spans.block_end, len(self.lines))):
+                    if start < end:
+                        found = self._region_position(start, end, path)
+                        if found:
+                            return found
+            return None
+        return _node_position(self._whole, path)
+
+
+def _has_duplicate_key(text: str) -> bool:
+    import yaml_rs
+
+    try:
+        yaml_rs.loads(
+            text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error
+        )
+    except yaml_rs.YAMLDecodeError as exc:
+        return "duplicate" in str(exc)
+    return False
+
+
+def locate_duplicate_key(text: str) -> tuple[int, int] | None:
+    """1-based position of the first duplicated mapping key.
+
+    yaml-rs finds which small region holds it; ruamel.yaml then gives the exact position
+    within that region only, so a large file costs a fast scan, not a slow parse."""
+    from ruamel.yaml.constructor import DuplicateKeyError
+
+    index = TextIndex(text)
+    regions: list[tuple[int, int]] = []
+    spans = index.spans
+    if spans is not None:
+        regions.append((0, spans.items_line))
+        regions.extend(zip(spans.starts, spans.ends, strict=True))
+        regions.append((spans.block_end, len(index.lines)))
+    regions.append((0, len(index.lines)))
+    for start, end in regions:
+        if start >= end or not _has_duplicate_key(index.region(start, end)):
+            continue
+        try:
+            _ruamel_load(index.region(start, end))
+        except DuplicateKeyError as exc:
+            mark = exc.problem_mark
+            return (mark.line + start + 1, mark.column + 1) if mark else None
+        except Exception:
+            continue
+    return None

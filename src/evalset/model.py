@@ -1,0 +1,126 @@
+"""Pydantic models of the set file. Each field's docstring is published in the JSON Schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+
+from evalset.citations import Citation
+
+FORMAT_VERSION = 1
+ID_PATTERN = r"^[A-Za-z0-9._-]+$"
+MAX_TEXT = 20_000
+"""Longest question, key point or answer accepted, in characters."""
+
+Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=200)]
+Text = Annotated[
+    str, StringConstraints(strict=True, strip_whitespace=False, min_length=1, max_length=MAX_TEXT)
+]
+SnapshotRef = Annotated[str, StringConstraints(strict=True, pattern=r"^[0-9a-f]{4,64}$")]
+Status = Literal["active", "draft", "retired"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class KeyPoint(_Model):
+    """One fact a correct answer must state."""
+
+    text: Text
+    """The fact, in one sentence."""
+    sources: list[Citation] = Field(default_factory=list)
+    """Where the corpus states it: `doc` or `doc#section`."""
+
+
+class Origin(_Model):
+    """Where the item came from."""
+
+    kind: Literal["production", "manual", "synthetic", "imported"] = "manual"
+    """production: a real user's question; manual: written by a person; synthetic: generated;
+    imported: brought from another tool."""
+    trace: Annotated[str, StringConstraints(strict=True, min_length=1)] | None = None
+    """Id of the production trace the item was promoted from."""
+    traces: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
+        default_factory=list
+    )
+    """Further traces that asked the same question after the item existed."""
+    date: dt.date | None = None
+    """When the question was asked or written (YYYY-MM-DD)."""
+    observed_answer: Text | None = None
+    """The wrong answer the system gave, kept for the reviewer."""
+    retrieved: list[str] = Field(default_factory=list)
+    """What the system retrieved for the failing answer (citations or document ids)."""
+    note: Text | None = None
+    """Free-form note from whoever reported or wrote the item."""
+
+
+class Item(_Model):
+    """One question with its labels (a row of the eval set)."""
+
+    id: Identifier
+    """Unique within the set: letters, digits, '.', '_' and '-'."""
+    question: Text
+    """The question as a user would ask it."""
+    category: Identifier | None = None
+    """One of the set's declared categories. Drafts may leave it out."""
+    answerable: StrictBool = True
+    """False when the corpus cannot answer and the system must decline; such items carry no
+    key points or expected sources."""
+    expected_sources: list[Citation] = Field(default_factory=list)
+    """The sections a good retriever should return for this question."""
+    key_points: list[KeyPoint] = Field(default_factory=list)
+    """The facts a correct answer must contain, each with the citations that state it."""
+    must_not_say: list[Text] = Field(default_factory=list)
+    """Statements a correct answer must not make (known wrong answers)."""
+    answer: Text | None = None
+    """Optional short extractive answer, for exact-match scoring."""
+    holdout: StrictBool | None = None
+    """True: held out from prompt tuning. Unset: not assigned yet (`evalset split` assigns it)."""
+    status: Status = "active"
+    """active: scored; draft: under review, may be incomplete, never exported or released;
+    retired: kept for history only."""
+    verified: SnapshotRef | None = None
+    """Id (or unique prefix) of the corpus snapshot a person last checked this item against."""
+    origin: Origin | None = None
+    """Where the item came from."""
+    tags: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
+        default_factory=list
+    )
+    """Free labels for filtering."""
+
+
+class SetHeader(_Model):
+    """Everything in a set file except its items."""
+
+    evalset: Literal[1]
+    """File-format version; this version of evalset reads 1."""
+    name: Identifier
+    """The set's name, used on the command line and in release tags."""
+    description: Text | None = None
+    """What the system under test does, in a sentence."""
+    snapshot: SnapshotRef | None = None
+    """Default corpus snapshot the items were verified against."""
+    categories: dict[Identifier, Annotated[str, StringConstraints(strict=True)]] = Field(
+        min_length=1
+    )
+    """The kinds of question this set must cover: name -> what it means."""
+    version: Annotated[str, StringConstraints(strict=True, pattern=r"^\d+\.\d+\.\d+$")] | None = (
+        None
+    )
+    """Released version (X.Y.Z), written by `evalset release`."""
+    fingerprint: (
+        Annotated[str, StringConstraints(strict=True, pattern=r"^sha256:[0-9a-f]{64}$")] | None
+    ) = None
+    """Content fingerprint of the released version, written by `evalset release`."""
+
+
+class EvalSet(SetHeader):
+    """An eval-set file: a header and a list of items."""
+
+    model_config = ConfigDict(title="evalset set file")
+
+    items: list[Item] = Field(default_factory=list)
+    """The questions with their labels."""

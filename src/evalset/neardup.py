@@ -1,0 +1,123 @@
+"""Near-duplicate questions, found without comparing every pair.
+
+Two questions are near duplicates when, after normalisation (Unicode NFKC, case folding,
+punctuation dropped), their word sequences are within a small edit distance: at most one
+word inserted, deleted, substituted or two neighbours swapped for questions of 4-7 words,
+two such edits from 8 words on, and none below 4 words (where one word changes the meaning).
+
+Candidates come from blocking on *multisets* of words with up to two words deleted: any pair
+within the distance above shares such a multiset (a swap does not change the multiset; each
+substitution or insertion costs one deletion on one or both sides). A multiset is keyed by the
+sum of its words' 64-bit hashes, so every key of a question is its total minus one or two word
+hashes: computed with numpy for all questions of one length at once, then grouped by sorting.
+Candidates are verified with rapidfuzz's optimal-string-alignment distance over word ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+_NON_WORD = re.compile(r"[^\w]+")
+MAX_WORDS_FOR_TWO_DELETIONS = 32
+MAX_BUCKET = 400
+"""Buckets larger than this are too generic to mean anything and are skipped."""
+
+
+def normalise(text: str) -> str:
+    """The form questions are compared in: NFKC, case-folded, words separated by one space."""
+    return " ".join(_NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+
+def allowed_distance(n_words: int) -> int:
+    """Word edits allowed between two questions whose longer one has ``n_words`` words."""
+    if n_words < 4:
+        return 0
+    return 1 if n_words < 8 else 2
+
+
+def _deletions(n_words: int) -> int:
+    if n_words < 4:
+        return 0
+    if n_words < 6 or n_words > MAX_WORDS_FOR_TWO_DELETIONS:
+        return 1
+    return 2
+
+
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
+def _keys(
+    token_ids: list[list[int]], word_hashes: NDArray[np.uint64]
+) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """Every question's multiset keys and, for each key, the question it belongs to."""
+    by_length: dict[int, list[int]] = {}
+    for q, ids in enumerate(token_ids):
+        by_length.setdefault(len(ids), []).append(q)
+    keys: list[NDArray[np.uint64]] = []
+    owners: list[NDArray[np.int64]] = []
+    for n, questions in by_length.items():
+        if n == 0:
+            continue
+        owner = np.asarray(questions, dtype=np.int64)
+        hashes = word_hashes[np.asarray([token_ids[q] for q in questions], dtype=np.int64)]
+        total = hashes.sum(axis=1, dtype=np.uint64)
+        parts = [total[:, None]]
+        depth = _deletions(n)
+        if depth >= 1:
+            parts.append(total[:, None] - hashes)
+        if depth >= 2:
+            i, j = np.triu_indices(n, k=1)
+            parts.append(total[:, None] - hashes[:, i] - hashes[:, j])
+        block = np.concatenate(parts, axis=1)
+        keys.append(block.ravel())
+        owners.append(np.repeat(owner, block.shape[1]))
+    if not keys:
+        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+    return np.concatenate(keys), np.concatenate(owners)
+
+
+def _candidates(keys: NDArray[np.uint64], owners: NDArray[np.int64]) -> set[tuple[int, int]]:
+    order = np.argsort(keys, kind="stable")
+    keys, owners = keys[order], owners[order]
+    same = keys[1:] == keys[:-1]
+    pairs: set[tuple[int, int]] = set()
+    if not same.any():
+        return pairs
+    # Runs of equal keys: starts where a run begins, ends one past its last element.
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], same.astype(np.int8), [0]))))
+    for start, stop in zip(edges[0::2], edges[1::2] + 1, strict=True):
+        members = sorted(set(owners[start:stop].tolist()))
+        if len(members) < 2 or len(members) > MAX_BUCKET:
+            continue
+        for a_pos, a in enumerate(members):
+            for b in members[a_pos + 1 :]:
+                pairs.add((a, b))
+    return pairs
+
+
+def near_duplicate_pairs(questions: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of near-duplicate questions, sorted."""
+    from rapidfuzz.distance import OSA
+
+    vocabulary: dict[str, int] = {}
+    token_ids = [
+        [vocabulary.setdefault(word, len(vocabulary)) for word in normalise(q).split()]
+        for q in questions
+    ]
+    word_hashes = np.fromiter(
+        (_word_hash(w) for w in vocabulary), dtype=np.uint64, count=len(vocabulary)
+    )
+    keys, owners = _keys(token_ids, word_hashes)
+    found = []
+    for a, b in _candidates(keys, owners):
+        limit = allowed_distance(max(len(token_ids[a]), len(token_ids[b])))
+        if OSA.distance(token_ids[a], token_ids[b], score_cutoff=limit) <= limit:
+            found.append((a, b))
+    return sorted(found)

@@ -1,0 +1,470 @@
+"""Set files: fast loading with located findings, and safe surgical editing.
+
+Loading parses with yaml-rs and validates with the pydantic models; positions for messages
+are looked up only when a finding needs one. Editing re-renders just the items (or header)
+it touches with ruamel.yaml round-trip and splices them into the original text, so every
+other byte stays as the user wrote it. Writes hold a lock, re-validate, and replace the
+file atomically.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from evalset.errors import EditRefused, SetFileError
+from evalset.findings import Finding, field_path
+from evalset.locate import TextIndex, is_filler
+from evalset.model import Item, KeyPoint, Origin, SetHeader
+from evalset.yamlio import parse_mapping, read_text
+
+_MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"true/false ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"text ({shown!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "nothing (null)" if value is None else type(value).__name__
+
+
+def _fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
+    """The field names allowed at ``loc`` (for did-you-mean on unknown fields)."""
+    model: type[BaseModel] = Item if is_item else SetHeader
+    for step in loc[:-1]:
+        if isinstance(step, str) and step in _MODELS:
+            model = _MODELS[step]
+    return list(model.model_fields)
+
+
+def _message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
+    """One sentence for a pydantic error, and a hint."""
+    kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    if kind == "extra_forbidden":
+        name = str(loc[-1])
+        close = difflib.get_close_matches(name, _fields_of(loc, is_item), n=1, cutoff=0.6)
+        return f"unknown field {name!r}", (f"did you mean {close[0]!r}?" if close else None)
+    if kind == "missing":
+        return "required field is missing", None
+    if kind in ("string_type", "str_type"):
+        return f"expected text, got {_describe(value)}", "quote it if it is meant as text"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"expected true or false, got {_describe(value)}", None
+    if kind == "list_type":
+        return f"expected a list, got {_describe(value)}", None
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping of fields, got {_describe(value)}", None
+    if kind == "string_pattern_mismatch":
+        return f"{_describe(value)} does not have the required form {ctx.get('pattern')}", None
+    if kind == "string_too_long":
+        return (
+            f"is {len(str(value)):,} characters long; the limit is {ctx.get('max_length'):,}",
+            "shorten it",
+        )
+    if kind == "string_too_short":
+        return "must not be empty", None
+    if kind == "literal_error":
+        expected = ctx.get("expected", "")
+        return f"{_describe(value)} is not allowed; use one of {expected}", None
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"])), None
+    if kind == "too_short":
+        return "must not be empty", None
+    return f"{err['msg'].rstrip('.').lower()}, got {_describe(value)}", None
+
+
+@dataclass
+class SetFile:
+    """A loaded set file: its text, header, valid items and the schema findings."""
+
+    path: Path
+    text: str
+    raw: dict[str, Any]
+    header: SetHeader | None
+    items: list[Item]
+    """The items that passed schema validation, in file order."""
+    item_index: list[int]
+    """For each entry of ``items``, its index in the file's item list."""
+    schema_findings: list[Finding] = field(default_factory=list)
+
+    @cached_property
+    def index(self) -> TextIndex:
+        return TextIndex(self.text)
+
+    @property
+    def raw_items(self) -> list[Any]:
+        items = self.raw.get("items")
+        return items if isinstance(items, list) else []
+
+    @property
+    def name(self) -> str:
+        return self.header.name if self.header else self.path.stem
+
+    def position(self, loc: tuple[str | int, ...]) -> tuple[int | None, int | None]:
+        found = self.index.position(loc, len(self.raw_items))
+        return found if found else (None, None)
+
+    def finding(
+        self,
+        severity: str,
+        loc: tuple[str | int, ...],
+        message: str,
+        hint: str | None = None,
+        rule: str = "schema",
+    ) -> Finding:
+        """A finding at ``loc`` (``("items", k, ...)`` or a header path), located lazily."""
+        line, col = self.position(loc)
+        item_id: str | None = None
+        rest = loc
+        if len(loc) >= 2 and loc[0] == "items" and isinstance(loc[1], int):
+            raw_item = self.raw_items[loc[1]] if loc[1] < len(self.raw_items) else None
+            ident = raw_item.get("id") if isinstance(raw_item, dict) else None
+            item_id = str(ident) if ident is not None else f"#{loc[1] + 1}"
+            rest = loc[2:]
+        return Finding(
+            severity,  # type: ignore[arg-type]
+            self.path,
+            message,
+            line,
+            col,
+            item_id,
+            field_path(rest) or None,
+            hint,
+            rule,
+        )
+
+    @property
+    def is_valid(self) -> bool:
+        return not any(f.severity == "error" for f in self.schema_findings)
+
+
+def parse_set(text: str, path: Path) -> SetFile:
+    """Validate set-file text: unreadable input raises SetFileError, schema problems become
+    findings (items that fail are left out of ``items``)."""
+    raw = parse_mapping(text, path)
+    loaded = SetFile(path, text, raw, None, [], [])
+    header_raw = {k: v for k, v in raw.items() if k != "items"}
+    try:
+        loaded.header = SetHeader.model_validate(header_raw)
+    except ValidationError as exc:
+        for err in exc.errors():
+            message, hint = _message(err, is_item=False)
+            loaded.schema_findings.append(loaded.finding("error", tuple(err["loc"]), message, hint))
+    items = raw.get("items", [])
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        loaded.schema_findings.append(
+            loaded.finding("error", ("items",), f"expected a list of items, got {_describe(items)}")
+        )
+        return loaded
+    validate_item = Item.model_validate
+    for k, entry in enumerate(items):
+        try:
+            loaded.items.append(validate_item(entry))
+            loaded.item_index.append(k)
+        except ValidationError as exc:
+            for err in exc.errors():
+                message, hint = _message(err, is_item=True)
+                loc = ("items", k, *err["loc"])
+                loaded.schema_findings.append(loaded.finding("error", loc, message, hint))
+    return loaded
+
+
+def load_set(path: str | os.PathLike[str]) -> SetFile:
+    """Read and schema-validate one set file."""
+    p = Path(path)
+    return parse_set(read_text(p), p)
+
+
+# ---------------------------------------------------------------------------------------
+# Editing
+
+
+def _yaml(indent: tuple[int, int, int]) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap a user's long lines
+    yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    return yaml
+
+
+def _dump(yaml: Any, data: Any) -> str:
+    import io
+
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _plain(value: Any) -> Any:
+    """Models become the plain data they serialise to; everything else passes through."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+DELETE = object()
+"""Pass as a field's new value to remove the field."""
+
+
+class SetEditor:
+    """The changes of one edit transaction (see ``edit_set``); nothing is written until it ends."""
+
+    def __init__(self, current: SetFile) -> None:
+        self.current = current
+        self._item_changes: dict[int, dict[str, Any]] = {}
+        self._appended: list[dict[str, Any]] = []
+        self._header_changes: dict[str, Any] = {}
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._item_changes or self._appended or self._header_changes)
+
+    def _position_of(self, item_id: str) -> int:
+        for k, entry in enumerate(self.current.raw_items):
+            if isinstance(entry, dict) and entry.get("id") == item_id:
+                return k
+        raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
+
+    def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
+        """Set (or, with ``DELETE``, remove) top-level fields of one item."""
+        k = self._position_of(item_id)
+        self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
+
+    def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
+        for item in items:
+            self._appended.append(_plain(item) if isinstance(item, BaseModel) else dict(item))
+
+    def set_header(self, key: str, value: Any) -> None:
+        if key == "items":
+            raise ValueError("items are edited with update_item and append_items")
+        self._header_changes[key] = _plain(value)
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def _indent(self) -> tuple[int, int, int]:
+        """(mapping, sequence, offset) indentation, read off the file's first item."""
+        spans = self.current.index.spans
+        if spans is None or not spans.starts:
+            return (2, 4, 2)
+        lines = self.current.index.lines
+        first = lines[spans.starts[0]]
+        after_dash = first[spans.indent + 1 :]
+        content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" "))
+        mapping = 2
+        region = lines[spans.starts[0] : spans.ends[0]]
+        for line, following in itertools.pairwise(region):
+            body = line.strip()
+            if body.endswith(":") and not body.startswith("#"):
+                inner = following.lstrip(" ")
+                if not inner.startswith("-"):
+                    mapping = (len(following) - len(inner)) - (len(line) - len(line.lstrip(" ")))
+                    break
+        return (max(mapping, 1), max(content, 2), spans.indent)
+
+    def render(self) -> str:
+        """The new text of the file."""
+        index = self.current.index
+        spans = index.spans
+        if spans is None or len(spans.starts) != len(self.current.raw_items):
+            return self._render_whole()
+        yaml = _yaml(self._indent())
+        lines = list(index.lines)
+        replacements: list[tuple[int, int, str]] = []
+        for k, changes in self._item_changes.items():
+            start, end = spans.starts[k], spans.ends[k]
+            doc = yaml.load("items:\n" + index.region(start, end))
+            _apply(doc["items"][0], changes)
+            replacements.append((start, end, _dump(yaml, doc).split("\n", 1)[1]))
+        if self._appended:
+            replacements.append(self._append_text(yaml, spans))
+        if self._header_changes:
+            replacements.append(self._header_text(yaml, spans.items_line))
+        for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
+            lines[start:end] = [text]
+        return "".join(lines)
+
+    def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
+        lines = self.current.index.lines
+        text = _dump(yaml, {"items": self._appended}).split("\n", 1)[1]
+        if not spans.starts:
+            # `items: []` (or an empty `items:`) becomes a block with the new entries.
+            return (spans.items_line, spans.items_line + 1, "items:\n" + text)
+        last_end = spans.ends[-1]
+        if not lines[last_end - 1].endswith("\n"):
+            text = "\n" + text
+        spaced = len(spans.starts) > 1 and not lines[spans.starts[-1] - 1].strip()
+        if spaced:
+            # Items separated by blank lines: keep doing so for the new ones.
+            chunks = [_dump(yaml, {"items": [entry]}).split("\n", 1)[1] for entry in self._appended]
+            text = "".join("\n" + chunk for chunk in chunks)
+        return (last_end, last_end, text)
+
+    def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
+        lines = self.current.index.lines
+        end = items_line
+        while end > 0 and is_filler(lines[end - 1]):
+            end -= 1  # blank lines and comments before `items:` stay where they are
+        region = self.current.index.region(0, end)
+        doc = yaml.load(region) if region.strip() else None
+        if doc is None:
+            from ruamel.yaml.comments import CommentedMap
+
+            doc = CommentedMap()
+        order = list(SetHeader.model_fields)
+        for key, value in self._header_changes.items():
+            if value is DELETE:
+                doc.pop(key, None)
+            elif key in doc or key not in order:
+                doc[key] = value
+            else:
+                # A new key goes where the format puts it (e.g. `snapshot` before `categories`).
+                later = [k for k in doc if k in order and order.index(k) > order.index(key)]
+                doc.insert(list(doc).index(later[0]) if later else len(doc), key, value)
+        return (0, end, _dump(yaml, doc))
+
+    def _render_whole(self) -> str:
+        """Fallback for layouts the line scan cannot split: one round trip of the file."""
+        yaml = _yaml((2, 4, 2))
+        doc = yaml.load(self.current.text)
+        items = doc.get("items")
+        if items is None:
+            items = doc["items"] = []
+        for k, changes in self._item_changes.items():
+            _apply(items[k], changes)
+        items.extend(self._appended)
+        _apply(doc, self._header_changes)
+        return _dump(yaml, doc)
+
+
+def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
+    for key, value in changes.items():
+        if value is DELETE:
+            mapping.pop(key, None)
+        else:
+            mapping[key] = value
+
+
+def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
+    """Refuse an edit that breaks the file or touches what it should not."""
+    new_errors = {f.message for f in after.schema_findings} - {
+        f.message for f in before.schema_findings
+    }
+    if new_errors or (before.header is not None and after.header is None):
+        first = next(f for f in after.schema_findings if f.message in new_errors)
+        raise EditRefused(
+            f"{before.path}: the edit was refused because the result would be invalid "
+            f"({first}); the file is unchanged."
+        )
+    old_items, new_items = before.raw_items, after.raw_items
+    expected = len(old_items) + len(editor._appended)
+    untouched_changed = len(new_items) != expected or any(
+        new_items[k] != old for k, old in enumerate(old_items) if k not in editor._item_changes
+    )
+    if untouched_changed:
+        raise EditRefused(
+            f"{before.path}: the edit was refused because it would have changed items it did "
+            "not target (an unusual layout?); the file is unchanged."
+        )
+    if _duplicate_count(new_items) > _duplicate_count(old_items):
+        raise EditRefused(
+            f"{before.path}: the edit was refused because it would duplicate an item id; "
+            "the file is unchanged."
+        )
+
+
+def _duplicate_count(items: list[Any]) -> int:
+    ids = [entry.get("id") for entry in items if isinstance(entry, dict)]
+    return len(ids) - len(set(ids))
+
+
+def _lock_path(path: Path) -> Path:
+    from evalset.config import STATE_DIR, find_workspace
+    from evalset.errors import NoWorkspace
+
+    try:
+        workspace = find_workspace(path.parent)
+    except NoWorkspace:
+        return path.with_name(f".{path.name}.lock")
+    folder = workspace.root / STATE_DIR / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{path.name}.lock"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetEditor]:
+    """Edit a set file: lock it, read it fresh, collect changes, then re-validate and replace
+    it atomically. If anything fails, the file is left as it was."""
+    from filelock import FileLock, Timeout
+
+    p = Path(path)
+    lock = FileLock(str(_lock_path(p)), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise SetFileError(
+            f"{p}: another evalset command is editing it (lock held for {timeout:.0f} s); "
+            "try again when it has finished."
+        ) from None
+    try:
+        before = load_set(p)
+        editor = SetEditor(before)
+        yield editor
+        if editor.changed:
+            text = editor.render()
+            try:
+                after = parse_set(text, p)
+            except SetFileError as exc:
+                raise EditRefused(
+                    f"{p}: the edit was refused because the result would not be readable "
+                    f"({exc}); the file is unchanged."
+                ) from None
+            _check(before, after, editor)
+            atomic_write(p, text)
+    finally:
+        lock.release()

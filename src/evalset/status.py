@@ -1,0 +1,78 @@
+"""The overview of a workspace's sets: counts by category and split, drafts, findings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.config import Workspace
+from evalset.setfile import load_set
+from evalset.validate import check_set
+from evalset.workspace import set_paths
+
+
+@dataclass
+class SetStatus:
+    """One set's overview. ``stale`` and ``release`` are None until snapshots and releases exist."""
+
+    name: str
+    path: Path
+    categories: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Active items per category: ``{"direct-lookup": {"tuning": 6, "holdout": 2, ...}}``."""
+    active: int = 0
+    holdout: int = 0
+    drafts: int = 0
+    retired: int = 0
+    errors: int = 0
+    warnings: int = 0
+    stale: int | None = None
+    release: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "items": {
+                "active": self.active,
+                "holdout": self.holdout,
+                "tuning": self.active - self.holdout,
+                "draft": self.drafts,
+                "retired": self.retired,
+            },
+            "categories": self.categories,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "stale": self.stale,
+            "release": self.release,
+        }
+
+
+def set_status(path: Path, workspace: Workspace | None = None) -> SetStatus:
+    loaded = load_set(path)
+    config = workspace.config.validate_ if workspace else None
+    findings = check_set(loaded, config)
+    declared = list(loaded.header.categories) if loaded.header else []
+    status = SetStatus(loaded.name, path)
+    split_counts: Counter[tuple[str, str]] = Counter()
+    for item in loaded.items:
+        if item.status == "draft":
+            status.drafts += 1
+        elif item.status == "retired":
+            status.retired += 1
+        else:
+            status.active += 1
+            status.holdout += bool(item.holdout)
+            split = {True: "holdout", False: "tuning", None: "unassigned"}[item.holdout]
+            split_counts[(item.category or "(none)", split)] += 1
+    for category in declared + sorted({c for c, _ in split_counts} - set(declared)):
+        row = {s: split_counts[(category, s)] for s in ("tuning", "holdout", "unassigned")}
+        status.categories[category] = row
+    status.errors = sum(f.severity == "error" for f in findings)
+    status.warnings = sum(f.severity == "warning" for f in findings)
+    return status
+
+
+def workspace_status(workspace: Workspace) -> list[SetStatus]:
+    return [set_status(path, workspace) for path in set_paths(workspace)]

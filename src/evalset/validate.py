@@ -1,0 +1,250 @@
+"""The rules that span items and sets (those the schema alone cannot check)."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.citations import Citation
+from evalset.config import ValidateConfig
+from evalset.findings import Finding
+from evalset.model import Item
+from evalset.neardup import near_duplicate_pairs, normalise
+from evalset.setfile import SetFile, load_set
+
+
+@dataclass
+class Report:
+    """The findings of one validation run over one or more set files."""
+
+    files: list[Path] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def ok(self, strict: bool = False) -> bool:
+        return not self.errors and not (strict and self.warnings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": [str(p) for p in self.files],
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def _did_you_mean(value: str, choices: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def _covers(expected: list[Citation], source: Citation) -> bool:
+    return any(e == source or (e.section is None and e.doc == source.doc) for e in expected)
+
+
+class _Checker:
+    """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
+
+    def __init__(self, loaded: SetFile, config: ValidateConfig) -> None:
+        self.loaded = loaded
+        self.config = config
+        self.findings: list[Finding] = list(loaded.schema_findings)
+
+    def add(
+        self,
+        severity: str,
+        loc: tuple[str | int, ...],
+        message: str,
+        hint: str | None = None,
+        rule: str = "schema",
+    ) -> None:
+        self.findings.append(self.loaded.finding(severity, loc, message, hint, rule))
+
+    def run(self) -> list[Finding]:
+        loaded = self.loaded
+        pairs = list(zip(loaded.item_index, loaded.items, strict=True))
+        self._ids()
+        categories = loaded.header.categories if loaded.header else None
+        for k, item in pairs:
+            self._item(k, item, categories)
+        self._near_duplicates(pairs)
+        if categories is not None:
+            self._coverage(categories, [item for _, item in pairs])
+        return self.findings
+
+    def _ids(self) -> None:
+        first_seen: dict[str, int] = {}
+        for k, entry in enumerate(self.loaded.raw_items):
+            ident = entry.get("id") if isinstance(entry, dict) else None
+            if not isinstance(ident, str):
+                continue
+            if ident in first_seen:
+                line, _ = self.loaded.position(("items", first_seen[ident]))
+                where = f" (first used at line {line})" if line else ""
+                self.add(
+                    "error",
+                    ("items", k, "id"),
+                    f"id {ident!r} is used by another item{where}",
+                    "give this item a new id",
+                    "duplicate-id",
+                )
+            else:
+                first_seen[ident] = k
+
+    def _item(self, k: int, item: Item, categories: dict[str, str] | None) -> None:
+        draft = item.status == "draft"
+        if item.status == "retired":
+            return
+        lacking: list[str] = []
+        if item.category is None:
+            if draft:
+                lacking.append("a category")
+            else:
+                self.add(
+                    "error",
+                    ("items", k),
+                    "an active item needs a category",
+                    f"add `category:` with one of {sorted(categories or {})}",
+                    "category",
+                )
+        elif categories is not None and item.category not in categories:
+            self.add(
+                "error",
+                ("items", k, "category"),
+                f"category {item.category!r} is not declared in the set's categories",
+                _did_you_mean(item.category, categories)
+                or "declare it under `categories:` in the header",
+                "category",
+            )
+        if item.answerable:
+            missing = [
+                label
+                for label, present in (
+                    ("key_points", item.key_points),
+                    ("expected_sources", item.expected_sources),
+                )
+                if not present
+            ]
+            if draft:
+                lacking.extend(label.replace("_", " ") for label in missing)
+            for label in [] if draft else missing:
+                self.add(
+                    "error",
+                    ("items", k),
+                    f"an answerable item needs at least one of its {label.replace('_', ' ')}",
+                    f"add `{label}:`, or mark it `answerable: false` if the corpus cannot "
+                    "answer it",
+                    "completeness",
+                )
+        else:
+            for name in ("key_points", "expected_sources"):
+                if getattr(item, name):
+                    self.add(
+                        "error",
+                        ("items", k, name),
+                        f"an item with `answerable: false` carries no {name.replace('_', ' ')}",
+                        "it is scored by whether the system declines; remove them",
+                        "completeness",
+                    )
+        if draft and lacking:
+            self.add(
+                "warning",
+                ("items", k),
+                f"draft still lacks {', '.join(lacking)} before it can be made active",
+                None,
+                "draft",
+            )
+        for p, point in enumerate(item.key_points):
+            for s, source in enumerate(point.sources):
+                if not _covers(item.expected_sources, source):
+                    self.add(
+                        "warning",
+                        ("items", k, "key_points", p, "sources", s),
+                        f"{source} is not among the item's expected_sources",
+                        "add it to expected_sources, or cite one that is",
+                        "sources",
+                    )
+        points = {normalise(point.text) for point in item.key_points}
+        for m, text in enumerate(item.must_not_say):
+            if normalise(text) in points:
+                self.add(
+                    "error",
+                    ("items", k, "must_not_say", m),
+                    "the same statement is also a key point, so no answer can pass",
+                    "remove it from one of the two lists",
+                    "contradiction",
+                )
+
+    def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
+        live = [(k, item) for k, item in pairs if item.status != "retired"]
+        for a, b in near_duplicate_pairs([item.question for _, item in live]):
+            first, (kb, second) = live[a][1], live[b]
+            leak = {first.holdout, second.holdout} == {True, False}
+            if leak:
+                self.add(
+                    "error",
+                    ("items", kb, "question"),
+                    f"near duplicate of item {first.id!r}, and one of the two is holdout while "
+                    "the other is tuning: the holdout question has leaked",
+                    "reword or retire one of them, or put both on the same side",
+                    "leakage",
+                )
+            else:
+                self.add(
+                    "warning",
+                    ("items", kb, "question"),
+                    f"near duplicate of item {first.id!r}",
+                    "merge them, or reword one so each tests something different",
+                    "near-duplicate",
+                )
+
+    def _coverage(self, categories: dict[str, str], items: list[Item]) -> None:
+        active = [item for item in items if item.status == "active"]
+        per_category = Counter(item.category for item in active)
+        holdout = Counter(item.category for item in active if item.holdout)
+        minimum = self.config.min_per_category
+        for name in categories:
+            if per_category[name] < minimum:
+                self.add(
+                    "warning",
+                    ("categories", name),
+                    f"category {name!r} has {per_category[name]} active item(s), "
+                    f"fewer than the {minimum} wanted",
+                    "add items of this kind",
+                    "coverage",
+                )
+            elif holdout[name] == 0:
+                self.add(
+                    "warning",
+                    ("categories", name),
+                    f"category {name!r} has no holdout item, so tuning on it cannot be checked",
+                    "run `evalset split` or mark some of its items `holdout: true`",
+                    "coverage",
+                )
+
+
+def check_set(loaded: SetFile, config: ValidateConfig | None = None) -> list[Finding]:
+    """All findings for one loaded set file, in file order."""
+    findings = _Checker(loaded, config or ValidateConfig()).run()
+    return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
+
+
+def validate(paths: Iterable[str | Path], config: ValidateConfig | None = None) -> Report:
+    """Validate set files. Unreadable files raise SetFileError; problems become findings."""
+    report = Report()
+    for path in paths:
+        loaded = load_set(path)
+        report.files.append(loaded.path)
+        report.findings.extend(check_set(loaded, config))
+    return report

@@ -1,0 +1,131 @@
+"""The sets of a workspace: finding them by name, and scaffolding a new workspace."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR, Workspace
+from evalset.errors import EvalsetError, UnknownSet
+
+SET_SUFFIXES = (".yaml", ".yml")
+
+
+def set_paths(workspace: Workspace) -> list[Path]:
+    """Every set file of the workspace, sorted by name."""
+    folder = workspace.sets_dir
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
+
+
+def resolve_set(workspace: Workspace | None, ref: str) -> Path:
+    """A set given by name (``acme-support``) or by path (``sets/acme-support.yaml``)."""
+    as_path = Path(ref)
+    if as_path.suffix in SET_SUFFIXES or "/" in ref or as_path.exists():
+        return as_path
+    if workspace is None:
+        raise UnknownSet(f"{ref}: no such file, and there is no workspace to look up set names in.")
+    for suffix in SET_SUFFIXES:
+        candidate = workspace.sets_dir / f"{ref}{suffix}"
+        if candidate.is_file():
+            return candidate
+    names = [p.stem for p in set_paths(workspace)]
+    close = difflib.get_close_matches(ref, names, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
+    raise UnknownSet(f"{workspace.sets_dir}: has no set named {ref!r} ({hint}).")
+
+
+FIRST_SET = """\
+# yaml-language-server: $schema=../schemas/evalset.schema.json
+evalset: 1
+name: {name}
+description: What the system under test does, in one sentence
+categories:
+  direct-lookup: a fact stated in one section
+  paraphrased: asked in other words than the documents use
+  multi-hop: needs two or more sections
+  out-of-scope: the corpus cannot answer; the system must decline
+  injection: tries to override instructions (direct or via a planted document)
+items: []
+"""
+
+CONFIG = """\
+# evalset workspace configuration (see the README's Configuration section).
+sets = "sets"            # eval-set YAML files
+corpus = "corpus"        # the documents (git- or DVC-tracked, or neither)
+snapshots = "snapshots"  # snapshot manifests, committed to git
+
+[split]
+ratio = 0.2              # target holdout share per category
+
+[validate]
+min_per_category = 5     # coverage warning threshold
+"""
+
+PIPELINE = """\
+# evalset pipeline: `dvc repro` validates the eval sets whenever they change.
+stages:
+  validate:
+    cmd: evalset validate
+    deps:
+      - {sets}
+"""
+
+
+@dataclass
+class InitResult:
+    root: Path
+    created: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+
+
+def _git_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def init_workspace(root: Path, name: str | None = None) -> InitResult:
+    """Scaffold a workspace in ``root`` (inside a git repository); never overwrites a file."""
+    root = root.resolve()
+    if _git_root(root) is None:
+        raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    set_name = name or re.sub(r"[^A-Za-z0-9._-]+", "-", root.name).strip("-") or "evals"
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", set_name):
+        raise EvalsetError(f"{set_name!r}: a set name uses only letters, digits, '.', '_' and '-'.")
+    result = InitResult(root)
+    pyproject = root / PYPROJECT
+    configured = pyproject.is_file() and "[tool.evalset" in pyproject.read_text("utf-8", "replace")
+    files: dict[Path, str] = {}
+    if not configured:
+        files[root / CONFIG_FILE] = CONFIG
+    files[root / "sets" / f"{set_name}.yaml"] = FIRST_SET.format(name=set_name)
+    files[root / "snapshots" / ".gitkeep"] = ""
+    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets")
+    for path, text in files.items():
+        if path.exists():
+            result.kept.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as f:
+            f.write(text)
+        result.created.append(path)
+    _ensure_ignored(root / ".gitignore", f"/{STATE_DIR}/", result)
+    from evalset.schema import write_schemas
+
+    for path in write_schemas(root / "schemas", overwrite=False):
+        result.created.append(path)
+    return result
+
+
+def _ensure_ignored(gitignore: Path, pattern: str, result: InitResult) -> None:
+    existing = gitignore.read_text("utf-8") if gitignore.exists() else ""
+    if pattern in existing.split("\n"):
+        return
+    with gitignore.open("a", encoding="utf-8") as f:
+        f.write(("" if not existing or existing.endswith("\n") else "\n") + pattern + "\n")
+    (result.kept if existing else result.created).append(gitignore)
