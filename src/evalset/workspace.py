@@ -13,12 +13,21 @@ from evalset.errors import EvalsetError, UnknownSet
 SET_SUFFIXES = (".yaml", ".yml")
 
 
+def display_path(path: Path) -> Path:
+    """``path`` relative to the current folder when it lies below it, as users type paths."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
 def set_paths(workspace: Workspace) -> list[Path]:
     """Every set file of the workspace, sorted by name."""
     folder = workspace.sets_dir
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
+    found = (p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
+    return sorted(display_path(p) for p in found)
 
 
 def resolve_set(workspace: Workspace | None, ref: str) -> Path:
@@ -31,7 +40,7 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     for suffix in SET_SUFFIXES:
         candidate = workspace.sets_dir / f"{ref}{suffix}"
         if candidate.is_file():
-            return candidate
+            return display_path(candidate)
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"

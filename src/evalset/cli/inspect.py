@@ -37,8 +37,12 @@ def validate(
     from evalset.validate import validate as run
     from evalset.workspace import resolve_set, set_paths
 
-    workspace = _workspace_or_none() if targets else find_workspace()
-    paths = [resolve_set(workspace, t) for t in targets] if targets else set_paths(workspace)
+    if targets:
+        workspace = _workspace_or_none()
+        paths = [resolve_set(workspace, t) for t in targets]
+    else:
+        workspace = find_workspace()
+        paths = set_paths(workspace)
     config = workspace.config.validate_ if workspace else None
     report = run(paths, config)
     ok = report.ok(strict)
