@@ -286,8 +286,22 @@ class SetEditor:
                     break
         return (max(mapping, 1), max(content, 2), spans.indent)
 
+    def _prune(self) -> None:
+        """Drop changes that set what is already there, so they never touch the text."""
+        raw_items = self.current.raw_items
+        self._item_changes = {
+            k: changes
+            for k, changes in self._item_changes.items()
+            if _changes_anything(raw_items[k], changes)
+        }
+        if not _changes_anything(self.current.raw, self._header_changes):
+            self._header_changes = {}
+
     def render(self) -> str:
         """The new text of the file."""
+        self._prune()
+        if not self.changed:
+            return self.current.text
         index = self.current.index
         spans = index.spans
         if spans is None or len(spans.starts) != len(self.current.raw_items):
@@ -317,7 +331,8 @@ class SetEditor:
         last_end = spans.ends[-1]
         if not lines[last_end - 1].endswith("\n"):
             text = "\n" + text
-        spaced = len(spans.starts) > 1 and not lines[spans.starts[-1] - 1].strip()
+        gap = lines[spans.ends[-2] : spans.starts[-1]] if len(spans.starts) > 1 else []
+        spaced = any(not line.strip() for line in gap)
         if spaced:
             # Items separated by blank lines: keep doing so for the new ones.
             chunks = [_dump(yaml, {"items": [entry]}).split("\n", 1)[1] for entry in self._appended]
@@ -359,6 +374,16 @@ class SetEditor:
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return _dump(yaml, doc)
+
+
+def _changes_anything(raw: Any, changes: Mapping[str, Any]) -> bool:
+    for key, value in changes.items():
+        if value is DELETE:
+            if key in raw:
+                return True
+        elif key not in raw or raw[key] != value:
+            return True
+    return False
 
 
 def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
@@ -455,8 +480,8 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
         before = load_set(p)
         editor = SetEditor(before)
         yield editor
-        if editor.changed:
-            text = editor.render()
+        text = editor.render()
+        if text != before.text:
             try:
                 after = parse_set(text, p)
             except SetFileError as exc:

@@ -1,0 +1,94 @@
+"""Helpers: real temporary git repositories and workspaces, and in-process CLI runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+EXAMPLE_SET = ROOT / "sets" / "acme-support.yaml"
+
+# Tests must not depend on the developer's git configuration.
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def make_git_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    return path
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    return make_git_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def workspace(git_repo: Path) -> Path:
+    """A git repository holding a copy of the example workspace (config, corpus, one set)."""
+    (git_repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n', "utf-8")
+    shutil.copytree(ROOT / "corpus", git_repo / "corpus")
+    (git_repo / "sets").mkdir()
+    shutil.copy(EXAMPLE_SET, git_repo / "sets" / EXAMPLE_SET.name)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "example workspace")
+    return git_repo
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run `evalset ARGS...` in-process in a folder; return exit code, stdout, stderr."""
+    from evalset.cli import main
+
+    def run(cwd: Path, *args: str) -> Result:
+        monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", ["evalset", *args])
+        capsys.readouterr()
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def set_copy(tmp_path: Path) -> Iterator[Path]:
+    """A writable copy of the example set outside any workspace."""
+    target = tmp_path / "sets" / EXAMPLE_SET.name
+    target.parent.mkdir()
+    shutil.copy(EXAMPLE_SET, target)
+    yield target

@@ -1,0 +1,252 @@
+"""Loading and editing set files: positions, byte-exact round trips, atomic locked writes."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import multiprocessing
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE_SET, FIXTURES
+from evalset import DELETE, EditRefused, Item, edit_set, load_set
+from evalset.locate import ItemSpans
+from evalset.setfile import SetEditor
+
+ALL_FIXTURES = [*sorted((FIXTURES / "sets").glob("*.yaml")), EXAMPLE_SET]
+BLOCK_FIXTURES = [p for p in ALL_FIXTURES if p.name != "flow.yaml"]
+
+
+def copy(src: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / src.name
+    shutil.copy(src, dst)
+    return dst
+
+
+def test_example_loads_with_every_item() -> None:
+    loaded = load_set(EXAMPLE_SET)
+    assert loaded.schema_findings == []
+    assert loaded.header is not None and loaded.header.name == "acme-support"
+    assert len(loaded.items) == 44
+    first = loaded.items[0]
+    assert str(first.expected_sources[0]) == "policies/returns.md#damaged-items"
+    assert first.expected_sources[0].section == "damaged-items"
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: p.name)
+def test_every_fixture_loads_cleanly(path: Path) -> None:
+    assert load_set(path).schema_findings == []
+
+
+def test_positions_point_at_the_field() -> None:
+    loaded = load_set(FIXTURES / "sets" / "styles.yaml")
+    lines = loaded.text.splitlines()
+    line, col = loaded.position(("items", 1, "key_points", 0, "sources", 0))
+    assert line is not None and col is not None
+    assert lines[line - 1][col - 1 :] == "policies/returns.md#refund-method"
+    line, col = loaded.position(("items", 2, "status"))
+    assert lines[line - 1][col - 1 :] == "status: draft"  # type: ignore[index]
+    line, col = loaded.position(("categories", "multi-hop"))
+    assert lines[line - 1].strip().startswith("multi-hop:")  # type: ignore[index]
+
+
+def test_positions_in_a_flow_style_file_fall_back_to_a_full_parse() -> None:
+    loaded = load_set(FIXTURES / "sets" / "flow.yaml")
+    assert ItemSpans.scan(loaded.index.lines) is None
+    line, col = loaded.position(("items", 0, "category"))
+    assert (line, loaded.text[col - 1 :].startswith("category: direct-lookup")) == (1, True)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: p.name)
+def test_load_and_save_of_every_fixture_is_byte_identical(path: Path, tmp_path: Path) -> None:
+    target = copy(path, tmp_path)
+    before = target.read_bytes()
+    loaded = load_set(target)
+    with edit_set(target) as editor:
+        for item, k in zip(loaded.items, loaded.item_index, strict=True):
+            # Setting every field to the value it has is a save that must change nothing.
+            editor.update_item(item.id, dict(loaded.raw_items[k]))
+        editor.set_header("name", loaded.raw["name"])
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("path", BLOCK_FIXTURES, ids=lambda p: p.name)
+def test_rerendering_an_item_keeps_its_bytes(path: Path) -> None:
+    """Even an item that is re-rendered keeps comments, quoting, block scalars and layout;
+    the one normalisation ruamel.yaml makes is padding inside flow brackets."""
+    loaded = load_set(path)
+    editor = SetEditor(loaded)
+    editor._item_changes = {k: {"zz_marker": "m"} for k in loaded.item_index}
+    rendered = editor.render()
+    assert rendered.count("zz_marker: m\n") == len(loaded.items)
+    rendered = re.sub(r"(?m)^ *zz_marker: m\n", "", rendered)
+    expected = loaded.text.replace(
+        "[ policies/shipping.md#shipping-costs ]", "[policies/shipping.md#shipping-costs]"
+    )
+    assert rendered == expected
+
+
+def test_edit_changes_only_the_item_it_targets(tmp_path: Path) -> None:
+    target = copy(EXAMPLE_SET, tmp_path)
+    before = target.read_text()
+    with edit_set(target) as editor:
+        editor.update_item("q-014", {"verified": "3f9a1c2b7d4e", "tags": DELETE})
+    after = target.read_text()
+    diff = [
+        line
+        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0)
+        if line[:1] in "+-" and line[:3] not in ("+++", "---")
+    ]
+    assert diff == ["-    tags: [shipping]", "+    verified: 3f9a1c2b7d4e"]
+    assert load_set(target).items[13].verified == "3f9a1c2b7d4e"
+
+
+def test_append_follows_the_file_layout(tmp_path: Path) -> None:
+    target = copy(FIXTURES / "sets" / "styles.yaml", tmp_path)
+    before = target.read_text()
+    new = Item(id="s-4", question="A new question?", category="multi-hop", status="draft")
+    with edit_set(target) as editor:
+        editor.append_items([new])
+    after = target.read_text()
+    assert after == before.replace(
+        "  status: draft\n",
+        "  status: draft\n- id: s-4\n  question: A new question?\n  category: multi-hop\n"
+        "  status: draft\n",
+    )
+
+
+def test_append_into_an_empty_set_and_blank_line_separated_sets(tmp_path: Path) -> None:
+    target = copy(FIXTURES / "sets" / "empty-items.yaml", tmp_path)
+    with edit_set(target) as editor:
+        editor.append_items([{"id": "a", "question": "First?", "status": "draft"}])
+    with edit_set(target) as editor:
+        editor.append_items([{"id": "b", "question": "Second?", "status": "draft"}])
+    assert target.read_text().endswith(
+        "items:\n  - id: a\n    question: First?\n    status: draft\n"
+        "  - id: b\n    question: Second?\n    status: draft\n"
+    )
+    spaced = copy(EXAMPLE_SET, tmp_path)
+    with edit_set(spaced) as editor:
+        editor.append_items([{"id": "q-900", "question": "Spaced?", "status": "draft"}])
+    assert spaced.read_text().endswith(
+        "    holdout: false\n\n  - id: q-900\n    question: Spaced?\n    status: draft\n"
+    )
+
+
+def test_header_edit_keeps_comments_and_puts_new_keys_in_format_order(tmp_path: Path) -> None:
+    target = copy(EXAMPLE_SET, tmp_path)
+    before = target.read_text()
+    with edit_set(target) as editor:
+        editor.set_header("snapshot", "3f9a1c2b7d4e")
+    after = target.read_text()
+    assert after == before.replace(
+        "description: Customer support assistant for the Acme online shop\n",
+        "description: Customer support assistant for the Acme online shop\n"
+        "snapshot: 3f9a1c2b7d4e\n",
+    )
+
+
+def test_flow_style_file_is_edited_by_a_full_round_trip(tmp_path: Path) -> None:
+    target = copy(FIXTURES / "sets" / "flow.yaml", tmp_path)
+    with edit_set(target) as editor:
+        editor.update_item("f-1", {"holdout": True})
+    assert load_set(target).items[0].holdout is True
+
+
+def test_invalid_edit_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
+    target = copy(EXAMPLE_SET, tmp_path)
+    before = target.read_bytes()
+    with pytest.raises(EditRefused, match=r"item q-001: question: error: expected text"):
+        with edit_set(target) as editor:
+            editor.update_item("q-001", {"question": 42})
+    assert target.read_bytes() == before
+    with pytest.raises(EditRefused, match="would duplicate an item id"):
+        with edit_set(target) as editor:
+            editor.append_items([{"id": "q-001", "question": "Again?", "status": "draft"}])
+    assert target.read_bytes() == before
+    with pytest.raises(EditRefused, match="has no item 'q-999'"):
+        with edit_set(target) as editor:
+            editor.update_item("q-999", {"holdout": True})
+    assert target.read_bytes() == before
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def _append_many(path: str, worker: int, count: int) -> None:
+    for n in range(count):
+        with edit_set(path) as editor:
+            editor.append_items(
+                [
+                    {
+                        "id": f"w{worker}-{n}",
+                        "question": f"Worker {worker} item {n}",
+                        "status": "draft",
+                    }
+                ]
+            )
+
+
+def test_concurrent_writers_never_lose_a_row(tmp_path: Path) -> None:
+    target = copy(FIXTURES / "sets" / "minimal.yaml", tmp_path)
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_append_many, args=(str(target), w, 5)) for w in range(4)]
+    for proc in workers:
+        proc.start()
+    for proc in workers:
+        proc.join(60)
+        assert proc.exitcode == 0
+    ids = [item.id for item in load_set(target).items]
+    assert len(ids) == 21 and len(set(ids)) == 21
+
+
+_safe_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")),
+    min_size=1,
+    max_size=60,
+).filter(lambda s: s.strip() == s and s.strip())
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    fixture=st.sampled_from(BLOCK_FIXTURES),
+    position=st.integers(min_value=0, max_value=1000),
+    question=_safe_text,
+    append=st.booleans(),
+)
+def test_editing_or_appending_one_item_leaves_every_other_line_unchanged(
+    tmp_path_factory: pytest.TempPathFactory,
+    fixture: Path,
+    position: int,
+    question: str,
+    append: bool,
+) -> None:
+    target = copy(fixture, tmp_path_factory.mktemp("prop"))
+    # The first item turns `items: []` into `items:`; nothing else may change.
+    before = [ln if ln != "items: []" else "items:" for ln in target.read_text().splitlines()]
+    loaded = load_set(target)
+    if not loaded.items:
+        append = True
+    with edit_set(target) as editor:
+        if append:
+            editor.append_items([{"id": "new-item", "question": question, "status": "draft"}])
+        else:
+            item = loaded.items[position % len(loaded.items)]
+            editor.update_item(item.id, {"question": question})
+    after = target.read_text().splitlines()
+    reloaded = load_set(target)
+    changed = "new-item" if append else loaded.items[position % len(loaded.items)].id
+    assert next(i for i in reloaded.items if i.id == changed).question == question
+    # Every line outside the one edited item is kept, in order.
+    spans = ItemSpans.scan(target.read_text().splitlines(keepends=True))
+    assert spans is not None
+    k = [i.id for i in reloaded.items].index(changed)
+    start, end = spans.starts[k], spans.ends[k]
+    outside = after[:start] + after[end:]
+    matcher = difflib.SequenceMatcher(a=before, b=outside, autojunk=False)
+    assert all(tag != "replace" and tag != "insert" for tag, *_ in matcher.get_opcodes())
+    assert len(before) - len(outside) <= (0 if append else end - start + 2)
