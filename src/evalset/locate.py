@@ -111,6 +111,7 @@ class TextIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._parsed: dict[tuple[int, int], Any] = {}
 
     @cached_property
     def lines(self) -> list[str]:
@@ -130,13 +131,34 @@ class TextIndex:
     def region(self, start: int, end: int) -> str:
         return "".join(self.lines[start:end])
 
+    def _region_node(self, start: int, end: int) -> Any:
+        key = (start, end)
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = _ruamel_load(self.region(start, end))
+            except Exception:  # a region cut out of context may not parse on its own
+                self._parsed[key] = None
+        return self._parsed[key]
+
     def _region_position(self, start: int, end: int, path: Path_) -> tuple[int, int] | None:
-        try:
-            node = _ruamel_load(self.region(start, end))
-        except Exception:
-            return None
-        found = _node_position(node, path)
+        found = _node_position(self._region_node(start, end), path)
         return (found[0] + start, found[1]) if found else None
+
+    def _item_key(self, start: int, end: int, key: str) -> tuple[int, int] | None:
+        """Position of a top-level key of the item at ``start`` by a line scan (no parse)."""
+        lines = self.lines
+        first = lines[start]
+        dash = len(first) - len(first.lstrip(" "))
+        after = first[dash + 1 :]
+        col = dash + 1 + len(after) - len(after.lstrip(" "))
+        prefix = f"{key}:"
+        if first.startswith(prefix, col):
+            return (start, col)
+        for i in range(start + 1, end):
+            line = lines[i]
+            if line.startswith(prefix, col) and not line[:col].strip():
+                return (i, col)
+        return None
 
     def position(self, path: Path_, item_count: int | None = None) -> tuple[int, int] | None:
         """1-based (line, col) of the element at ``path`` (e.g. ``("items", 3, "category")``),
@@ -152,6 +174,12 @@ class TextIndex:
                 k = path[1]
                 if 0 <= k < len(spans.starts):
                     start, end = spans.starts[k], spans.ends[k]
+                    if len(path) == 2:
+                        return (start, spans.indent)
+                    if len(path) == 3 and isinstance(path[2], str):
+                        found = self._item_key(start, end, path[2])
+                        if found:
+                            return found
                     inner = self._region_position(start, end, (0, *path[2:]))
                     return inner or (start, spans.indent)
                 return (spans.items_line, 0)

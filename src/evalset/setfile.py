@@ -13,7 +13,7 @@ import difflib
 import itertools
 import os
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -66,7 +66,10 @@ def _message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
     if kind == "missing":
         return "required field is missing", None
     if kind in ("string_type", "str_type"):
-        return f"expected text, got {_describe(value)}", "quote it if it is meant as text"
+        scalar = isinstance(value, (int, float, bool))
+        return f"expected text, got {_describe(value)}", (
+            "quote it if it is meant as text" if scalar else None
+        )
     if kind in ("bool_type", "bool_parsing"):
         return f"expected true or false, got {_describe(value)}", None
     if kind == "list_type":
@@ -157,9 +160,10 @@ class SetFile:
         return not any(f.severity == "error" for f in self.schema_findings)
 
 
-def parse_set(text: str, path: Path) -> SetFile:
+def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> SetFile:
     """Validate set-file text: unreadable input raises SetFileError, schema problems become
-    findings (items that fail are left out of ``items``)."""
+    findings (items that fail are left out of ``items``). ``only`` limits item validation to
+    those file positions (an edit re-checks just what it touched)."""
     raw = parse_mapping(text, path)
     loaded = SetFile(path, text, raw, None, [], [])
     header_raw = {k: v for k, v in raw.items() if k != "items"}
@@ -179,6 +183,8 @@ def parse_set(text: str, path: Path) -> SetFile:
         return loaded
     validate_item = Item.model_validate
     for k, entry in enumerate(items):
+        if only is not None and k not in only:
+            continue
         try:
             loaded.items.append(validate_item(entry))
             loaded.item_index.append(k)
@@ -482,8 +488,12 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
         yield editor
         text = editor.render()
         if text != before.text:
+            touched = set(editor._item_changes)
+            touched.update(
+                range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
+            )
             try:
-                after = parse_set(text, p)
+                after = parse_set(text, p, only=touched)
             except SetFileError as exc:
                 raise EditRefused(
                     f"{p}: the edit was refused because the result would not be readable "

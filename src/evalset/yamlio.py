@@ -59,10 +59,18 @@ def read_text(path: Path, what: str = "set file") -> str:
     return text.removeprefix("\ufeff")
 
 
-def _syntax_message(path: Path, detail: str) -> str:
+_LEADING_TAB = re.compile(r"^[ ]*\t", re.MULTILINE)
+
+
+def _syntax_message(path: Path, detail: str, text: str) -> str:
     reason = detail.strip().splitlines()[-1].strip() if detail.strip() else "syntax error"
     where = _POSITION.search(detail)
     loc = f"{path}:{where.group(1)}:{where.group(2)}" if where else str(path)
+    tab = _LEADING_TAB.search(text) if "tab" in reason else None
+    if tab:
+        # Point at the tab itself; the parser reports where it noticed the problem.
+        line, col = line_col(text, tab.end() - 1)
+        loc = f"{path}:{line}:{col}"
     if "tab" in reason:
         return f"{loc}: is indented with a tab; YAML indents with spaces only, so replace the tab."
     if "quoted scalar" in reason or "quote" in reason:
@@ -95,7 +103,7 @@ def parse_yaml(text: str, path: Path) -> Any:
         raise SetFileError(
             f"{loc}: key {duplicate.group(1)} appears twice in the same mapping; keep one of them."
         )
-    raise SetFileError(_syntax_message(path, detail))
+    raise SetFileError(_syntax_message(path, detail, text))
 
 
 def parse_mapping(text: str, path: Path, what: str = "set file") -> dict[str, Any]:

@@ -1,0 +1,5 @@
+"""`python -m evalset` runs the command line."""
+
+from evalset.cli import main
+
+main()
