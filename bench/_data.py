@@ -6,50 +6,177 @@ import random
 import string
 
 _OPENERS = [
-    "how long do i have to", "can i", "is it possible to", "what happens if i", "why can't i",
-    "do you", "when will you", "how do i", "where can i", "who should i contact to",
-    "what is the fee to", "is there a limit to how often i can", "what do i need to",
-    "how much does it cost to", "should i",
+    "how long do i have to",
+    "can i",
+    "is it possible to",
+    "what happens if i",
+    "why can't i",
+    "do you",
+    "when will you",
+    "how do i",
+    "where can i",
+    "who should i contact to",
+    "what is the fee to",
+    "is there a limit to how often i can",
+    "what do i need to",
+    "how much does it cost to",
+    "should i",
 ]
 _VERBS = [
-    "return", "exchange", "cancel", "track", "repair", "insure", "ship", "replace", "register",
-    "refund", "resell", "gift", "store", "recycle", "upgrade", "rent", "reserve", "collect",
-    "pay for", "split the cost of", "claim warranty on", "report damage to", "change the address for",
+    "return",
+    "exchange",
+    "cancel",
+    "track",
+    "repair",
+    "insure",
+    "ship",
+    "replace",
+    "register",
+    "refund",
+    "resell",
+    "gift",
+    "store",
+    "recycle",
+    "upgrade",
+    "rent",
+    "reserve",
+    "collect",
+    "pay for",
+    "split the cost of",
+    "claim warranty on",
+    "report damage to",
+    "change the address for",
 ]
 _ADJECTIVES = [
-    "damaged", "used", "opened", "personalised", "refurbished", "discounted", "second", "large",
-    "fragile", "heavy", "digital", "engraved", "broken", "missing", "late", "wrong", "expensive",
-    "imported", "preordered", "bundled", "faulty", "scratched", "unopened", "custom", "seasonal",
+    "damaged",
+    "used",
+    "opened",
+    "personalised",
+    "refurbished",
+    "discounted",
+    "second",
+    "large",
+    "fragile",
+    "heavy",
+    "digital",
+    "engraved",
+    "broken",
+    "missing",
+    "late",
+    "wrong",
+    "expensive",
+    "imported",
+    "preordered",
+    "bundled",
+    "faulty",
+    "scratched",
+    "unopened",
+    "custom",
+    "seasonal",
 ]
 _PLACES = [
-    "norway", "switzerland", "the uk", "germany", "france", "spain", "italy", "poland", "sweden",
-    "denmark", "ireland", "austria", "belgium", "portugal", "finland", "greece", "a parcel locker",
-    "a po box", "my office", "a pickup point", "my holiday address", "a hotel", "a neighbour",
+    "norway",
+    "switzerland",
+    "the uk",
+    "germany",
+    "france",
+    "spain",
+    "italy",
+    "poland",
+    "sweden",
+    "denmark",
+    "ireland",
+    "austria",
+    "belgium",
+    "portugal",
+    "finland",
+    "greece",
+    "a parcel locker",
+    "a po box",
+    "my office",
+    "a pickup point",
+    "my holiday address",
+    "a hotel",
+    "a neighbour",
 ]
 _TAILS = [
-    "after {n} days", "without the receipt", "if i paid with a gift card", "during a sale",
-    "as a gold member", "with express delivery", "if the box was crushed", "after it was opened",
-    "when the courier was late", "using pay in 3", "before it ships", "once it is packed",
-    "if i bought it as a guest", "with a business vat number", "after the warranty ended",
+    "after {n} days",
+    "without the receipt",
+    "if i paid with a gift card",
+    "during a sale",
+    "as a gold member",
+    "with express delivery",
+    "if the box was crushed",
+    "after it was opened",
+    "when the courier was late",
+    "using pay in 3",
+    "before it ships",
+    "once it is packed",
+    "if i bought it as a guest",
+    "with a business vat number",
+    "after the warranty ended",
 ]
 
 
 def _product(rng: random.Random) -> str:
     kind = rng.choice(
-        ["blender", "laptop", "jacket", "sofa", "lamp", "kettle", "monitor", "tent", "drill",
-         "stroller", "camera", "router", "mattress", "watch", "speaker", "printer", "bike"]
+        [
+            "blender",
+            "laptop",
+            "jacket",
+            "sofa",
+            "lamp",
+            "kettle",
+            "monitor",
+            "tent",
+            "drill",
+            "stroller",
+            "camera",
+            "router",
+            "mattress",
+            "watch",
+            "speaker",
+            "printer",
+            "bike",
+        ]
     )
     model = "".join(rng.choices(string.ascii_lowercase, k=2)) + str(rng.randint(10, 9999))
     return f"{kind} {model}"
 
 
+_CONTEXT = [
+    "i ordered last week",
+    "my partner bought for me",
+    "that arrived yesterday",
+    "from the black friday sale",
+    "for my daughter",
+    "with two missing screws",
+    "that smells of smoke",
+    "which was a wedding present",
+    "still in the shop bag",
+    "that i assembled myself",
+    "whose invoice shows the wrong name",
+    "with a dead pixel",
+    "which came without a manual",
+    "that never charged",
+    "for our office",
+]
+
+
 def question(rng: random.Random) -> str:
+    """One customer question, built from several optional parts so that questions vary
+    in length and wording the way real ones do."""
     parts = [rng.choice(_OPENERS), rng.choice(_VERBS)]
-    parts.append(f"a {rng.choice(_ADJECTIVES)} {_product(rng)}")
-    if rng.random() < 0.6:
+    article = rng.choice(["a", "the", "my", "this"])
+    parts.append(f"{article} {rng.choice(_ADJECTIVES)} {_product(rng)}")
+    if rng.random() < 0.5:
+        parts.append(rng.choice(_CONTEXT))
+    if rng.random() < 0.5:
         parts.append(f"to {rng.choice(_PLACES)}")
-    if rng.random() < 0.7:
+    if rng.random() < 0.6:
         parts.append(rng.choice(_TAILS).format(n=rng.randint(2, 90)))
+    if rng.random() < 0.3:
+        parts.insert(0, rng.choice(["hi,", "hello,", "quick question:", "sorry,", "help!"]))
     text = " ".join(parts)
     return text[0].upper() + text[1:] + "?"
 
@@ -82,7 +209,9 @@ def perturb(q: str, rng: random.Random, edits: int) -> str:
         else:
             words[i] = rng.choice(["an", "the", "my", "this", "that", "our"])
     text = " ".join(words)
-    return rng.choice([text.lower(), text.upper(), text.capitalize()]) + rng.choice(["?", "", "!", " ?"])
+    return rng.choice([text.lower(), text.upper(), text.capitalize()]) + rng.choice(
+        ["?", "", "!", " ?"]
+    )
 
 
 def set_yaml(n_items: int, seed: int = 11) -> str:

@@ -19,11 +19,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _data import set_yaml  # noqa: E402
-
-from evalset import EvalSet, edit_set  # noqa: E402
-from evalset.validate import validate  # noqa: E402
-from evalset.yamlio import parse_mapping  # noqa: E402
+from _data import set_yaml
+from evalset import EvalSet, edit_set
+from evalset.validate import validate
+from evalset.yamlio import parse_mapping
 
 ITEMS = 10_000
 
@@ -59,8 +58,9 @@ def main() -> int:
     warm = best_of(lambda: validate([path]))
     print(f"baseline floor (json.loads + pydantic): {floor:.2f} s")
     print(f"evalset validate, cold process: {cold:.2f} s   (target <= 3 s)")
-    print(f"evalset validate, warm:         {warm:.2f} s = {warm / floor:.1f}x floor   "
-          "(target <= 3x)")
+    print(
+        f"evalset validate, warm:         {warm:.2f} s = {warm / floor:.1f}x floor   (target <= 3x)"
+    )
 
     before = path.read_text(encoding="utf-8").splitlines()
     start = time.perf_counter()
@@ -83,10 +83,14 @@ def main() -> int:
         editor.append_items(new)
     append_ten = time.perf_counter() - start
     assert path.read_text(encoding="utf-8").startswith(before)
-    print(f"edit one item (locked, re-validated, atomic): {edit_one:.2f} s = "
-          f"{edit_one / floor:.1f}x floor   (target <= 3 s; other lines unchanged: yes)")
-    print(f"append 10 items:                              {append_ten:.2f} s = "
-          f"{append_ten / floor:.1f}x floor   (target <= 3 s; existing bytes unchanged: yes)")
+    print(
+        f"edit one item (locked, re-validated, atomic): {edit_one:.2f} s = "
+        f"{edit_one / floor:.1f}x floor   (target <= 3 s; other lines unchanged: yes)"
+    )
+    print(
+        f"append 10 items:                              {append_ten:.2f} s = "
+        f"{append_ten / floor:.1f}x floor   (target <= 3 s; existing bytes unchanged: yes)"
+    )
     ok = cold <= 3 and warm <= 3 * floor and edit_one <= 3 and append_ten <= 3
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1

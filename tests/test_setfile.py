@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import re
 import multiprocessing
+import re
 import shutil
 from pathlib import Path
 
@@ -160,17 +160,16 @@ def test_flow_style_file_is_edited_by_a_full_round_trip(tmp_path: Path) -> None:
 def test_invalid_edit_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
     target = copy(EXAMPLE_SET, tmp_path)
     before = target.read_bytes()
-    with pytest.raises(EditRefused, match=r"item q-001: question: error: expected text"):
-        with edit_set(target) as editor:
-            editor.update_item("q-001", {"question": 42})
+    refused = pytest.raises(EditRefused, match=r"item q-001: question: error: expected text")
+    with refused, edit_set(target) as editor:
+        editor.update_item("q-001", {"question": 42})
     assert target.read_bytes() == before
-    with pytest.raises(EditRefused, match="would duplicate an item id"):
-        with edit_set(target) as editor:
-            editor.append_items([{"id": "q-001", "question": "Again?", "status": "draft"}])
+    refused = pytest.raises(EditRefused, match="would duplicate an item id")
+    with refused, edit_set(target) as editor:
+        editor.append_items([{"id": "q-001", "question": "Again?", "status": "draft"}])
     assert target.read_bytes() == before
-    with pytest.raises(EditRefused, match="has no item 'q-999'"):
-        with edit_set(target) as editor:
-            editor.update_item("q-999", {"holdout": True})
+    with pytest.raises(EditRefused, match="has no item 'q-999'"), edit_set(target) as editor:
+        editor.update_item("q-999", {"holdout": True})
     assert target.read_bytes() == before
     assert not list(tmp_path.glob(".*.tmp"))
 
