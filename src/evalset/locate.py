@@ -144,13 +144,18 @@ class TextIndex:
         found = _node_position(self._region_node(start, end), path)
         return (found[0] + start, found[1]) if found else None
 
+    def _content_col(self, start: int) -> int:
+        """Column of the first key of the item whose ``-`` is on line ``start``."""
+        first = self.lines[start]
+        dash = len(first) - len(first.lstrip(" "))
+        after = first[dash + 1 :]
+        return dash + 1 + len(after) - len(after.lstrip(" "))
+
     def _item_key(self, start: int, end: int, key: str) -> tuple[int, int] | None:
         """Position of a top-level key of the item at ``start`` by a line scan (no parse)."""
         lines = self.lines
         first = lines[start]
-        dash = len(first) - len(first.lstrip(" "))
-        after = first[dash + 1 :]
-        col = dash + 1 + len(after) - len(after.lstrip(" "))
+        col = self._content_col(start)
         prefix = f"{key}:"
         if first.startswith(prefix, col):
             return (start, col)
@@ -175,7 +180,7 @@ class TextIndex:
                 if 0 <= k < len(spans.starts):
                     start, end = spans.starts[k], spans.ends[k]
                     if len(path) == 2:
-                        return (start, spans.indent)
+                        return (start, self._content_col(start))
                     if len(path) == 3 and isinstance(path[2], str):
                         found = self._item_key(start, end, path[2])
                         if found:

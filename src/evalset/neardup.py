@@ -2,8 +2,9 @@
 
 Two questions are near duplicates when, after normalisation (Unicode NFKC, case folding,
 punctuation dropped), their word sequences are within a small edit distance: at most one
-word inserted, deleted, substituted or two neighbours swapped for questions of 4-7 words,
-two such edits from 8 words on, and none below 4 words (where one word changes the meaning).
+word inserted, deleted, substituted or two neighbours swapped when the longer question has
+5-8 words, two such edits from 9 words on, and none below 5 words (where one word changes
+the meaning: "where is my order" is not "where is my refund").
 
 Candidates come from blocking on *multisets* of words with up to two words deleted: any pair
 within the distance above shares such a multiset (a swap does not change the multiset; each
@@ -36,15 +37,20 @@ def normalise(text: str) -> str:
 
 def allowed_distance(n_words: int) -> int:
     """Word edits allowed between two questions whose longer one has ``n_words`` words."""
-    if n_words < 4:
+    if n_words < 5:
         return 0
-    return 1 if n_words < 8 else 2
+    return 1 if n_words < 9 else 2
 
 
 def _deletions(n_words: int) -> int:
+    """How many words to delete from a question of ``n_words`` words when making its keys.
+
+    A pair within ``allowed_distance`` needs at most this many on each side: two only when
+    both have 9 or more words (two substitutions); one when the longer has 5 to 8 words or
+    the shorter is one word shorter than a 9-word question."""
     if n_words < 4:
         return 0
-    if n_words < 6 or n_words > MAX_WORDS_FOR_TWO_DELETIONS:
+    if n_words < 9 or n_words > MAX_WORDS_FOR_TWO_DELETIONS:
         return 1
     return 2
 

@@ -224,7 +224,7 @@ class _Checker:
                     "add items of this kind",
                     "coverage",
                 )
-            elif holdout[name] == 0:
+            elif per_category[name] and holdout[name] == 0:
                 self.add(
                     "warning",
                     ("categories", name),

@@ -1,0 +1,201 @@
+"""Every kind of bad input gets one located sentence, the right exit status, no traceback,
+no hang, and leaves the file untouched."""
+
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+import pytest
+
+HEADER = "evalset: 1\nname: bad\ncategories:\n  direct-lookup: a fact\nitems:\n"
+ITEM = (
+    "  - id: q-1\n"
+    "    question: How long?\n"
+    "    category: direct-lookup\n"
+    "    expected_sources: [a.md#b]\n"
+    "    key_points:\n"
+    "      - text: Thirty days\n"
+    "        sources: [a.md#b]\n"
+    "    holdout: false\n"
+)
+
+# name -> (file content, exit status, exact message line)
+CASES: dict[str, tuple[str | bytes, int, str]] = {
+    "tab-indentation": (
+        HEADER + "  - id: q-1\n\tquestion: x\n",
+        2,
+        "evalset: {f}:7:1: is indented with a tab; YAML indents with spaces only, "
+        "so replace the tab.",
+    ),
+    "unclosed-quote": (
+        HEADER + '  - id: q-1\n    question: "How long\n    category: direct-lookup\n',
+        2,
+        "evalset: {f}:8:5: not valid YAML (invalid indentation in multiline quoted scalar); "
+        "is a quote left unclosed?",
+    ),
+    "wrong-type": (
+        HEADER + ITEM.replace("question: How long?", "question: 42"),
+        1,
+        "{f}:7:5: item q-1: question: error: expected text, got a number (42) "
+        "(quote it if it is meant as text)",
+    ),
+    "wrong-type-bool": (
+        HEADER + ITEM.replace("holdout: false", "holdout: yes"),
+        1,
+        "{f}:13:5: item q-1: holdout: error: expected true or false, got text ('yes')",
+    ),
+    "duplicate-id": (
+        HEADER + ITEM + ITEM,
+        1,
+        "{f}:14:5: item q-1: id: error: id 'q-1' is used by another item (first used at "
+        "line 6) (give this item a new id)",
+    ),
+    "duplicated-key": (
+        HEADER + ITEM + "    category: direct-lookup\n",
+        2,
+        "evalset: {f}:14:5: key 'category' appears twice in the same mapping; keep one of them.",
+    ),
+    "unknown-field-typo": (
+        HEADER + ITEM + "    expected_source: [a.md]\n",
+        1,
+        "{f}:14:5: item q-1: expected_source: error: unknown field 'expected_source' "
+        "(did you mean 'expected_sources'?)",
+    ),
+    "unknown-category": (
+        HEADER + ITEM.replace("category: direct-lookup", "category: direct-lookpu"),
+        1,
+        "{f}:8:5: item q-1: category: error: category 'direct-lookpu' is not declared in the "
+        "set's categories (did you mean 'direct-lookup'?)",
+    ),
+    "empty-file": (
+        "",
+        2,
+        "evalset: {f}: is empty; a set file needs at least `evalset: 1`, `name:` and "
+        "`categories:` (`evalset init` writes one).",
+    ),
+    "top-level-list": (
+        "- id: q-1\n  question: x\n",
+        2,
+        "evalset: {f}: the top level is a list, but a set file is a mapping with `evalset`, "
+        "`name`, `categories` and `items`; see sets/ in the example workspace.",
+    ),
+    "two-documents": (
+        HEADER + ITEM + "---\n" + HEADER + ITEM,
+        2,
+        "evalset: {f}: holds more than one YAML document; keep one set per file.",
+    ),
+    "non-utf8": (
+        (HEADER + ITEM).encode().replace(b"How long?", b"How l\xf6ng?"),
+        2,
+        "evalset: {f}:7:20: is not valid UTF-8 (byte 0xf6); save the file as UTF-8.",
+    ),
+    "nul-byte": (
+        (HEADER + ITEM).encode().replace(b"How long?", b"How\x00long?"),
+        2,
+        "evalset: {f}:7:18: contains a NUL byte, so it is not a text file; remove the byte "
+        "or restore the file from git.",
+    ),
+    "huge-question": (
+        HEADER + ITEM.replace("How long?", "x" * 5_000_000),
+        1,
+        "{f}:7:5: item q-1: question: error: is 5,000,000 characters long; the limit is "
+        "20,000 (shorten it)",
+    ),
+    "missing-header-field": (
+        "evalset: 1\ncategories:\n  direct-lookup: a fact\nitems: []\n",
+        1,
+        "{f}: name: error: required field is missing",
+    ),
+    "bad-citation": (
+        HEADER + ITEM.replace("expected_sources: [a.md#b]", "expected_sources: [/etc/passwd]"),
+        1,
+        "{f}:9:24: item q-1: expected_sources[0]: error: citation '/etc/passwd' is not a path "
+        "relative to the corpus root (no leading '/', no empty, '.' or '..' parts)",
+    ),
+}
+
+
+def _alias_bomb() -> str:
+    text = "evalset: 1\nname: bomb\ncategories: {a: b}\nl0: &l0 [x,x,x,x,x,x,x,x,x,x]\n"
+    for n in range(1, 10):
+        text += f"l{n}: &l{n} [" + ",".join([f"*l{n - 1}"] * 10) + "]\n"
+    return text
+
+
+CASES["alias-bomb"] = (
+    _alias_bomb(),
+    2,
+    "evalset: {f}: its YAML aliases expand to more than 100,000 nodes (an alias bomb?); "
+    "write the values out instead of using aliases.",
+)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_is_reported_in_one_located_sentence(name: str, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    content, code, expected = CASES[name]
+    path = tmp_path / f"{name}.yaml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    before = path.read_bytes()
+    result = cli(tmp_path, "validate", path.name)
+    assert result.code == code
+    output = result.err if code == 2 else result.out
+    lines = [ln for ln in output.splitlines() if ": warning: " not in ln]
+    assert expected.format(f=path.name) in lines
+    assert "Traceback" not in result.out + result.err
+    assert path.read_bytes() == before
+
+
+def test_alias_bomb_fails_fast_with_bounded_memory(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb(), encoding="utf-8")
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    result = cli(tmp_path, "validate", "bomb.yaml")
+    assert result.code == 2
+    assert time.monotonic() - start < 5  # a hang would be minutes; 10**10 nodes otherwise
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+    assert grown_kb < 200_000
+
+
+def test_json_output_of_an_unreadable_file_is_one_document(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    (tmp_path / "empty.yaml").write_text("", encoding="utf-8")
+    result = cli(tmp_path, "validate", "empty.yaml", "--json")
+    assert result.code == 2
+    document = json.loads(result.out)
+    assert document["exit_code"] == 2 and "is empty" in document["error"]
+
+
+def test_a_folder_is_not_a_set_file(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "sets.yaml").mkdir()
+    result = cli(tmp_path, "validate", "sets.yaml")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "evalset: sets.yaml: is a folder, not a set file; name a .yaml file in it."
+    )
+
+
+def test_missing_file(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(tmp_path, "validate", "nope.yaml")
+    assert result.code == 2
+    assert result.err.strip() == "evalset: nope.yaml: no such file; check the path or the set name."
+
+
+def test_a_100000_item_file_validates_without_hanging(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "large.yaml"
+    items = "".join(
+        ITEM.replace("q-1", f"q-{n}").replace("How long?", f"Question {n} about policy {n * 7}?")
+        for n in range(100_000)
+    )
+    path.write_text(HEADER + items, encoding="utf-8")
+    before = path.stat().st_mtime_ns
+    result = cli(tmp_path, "validate", "large.yaml", "--json")
+    assert result.code in (0, 1)
+    assert "Traceback" not in result.err
+    assert path.stat().st_mtime_ns == before

@@ -1,0 +1,83 @@
+"""Near-duplicate detection: what counts, and that blocking finds every verified pair."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalset.neardup import allowed_distance, near_duplicate_pairs, normalise
+
+
+def test_normalise_ignores_case_punctuation_and_spacing() -> None:
+    assert normalise("  How LONG, do I have?!  ") == "how long do i have"
+    assert normalise("Ｆｕｌｌwidth ÉTÉ") == "fullwidth été"
+
+
+def test_planted_edits_are_found() -> None:
+    base = "how long do i have to return a damaged item"
+    variants = [
+        "How long do I have to return a damaged item?",  # case and punctuation
+        "how long do i have to return a damaged item please",  # word added
+        "how long do i have to return damaged item",  # word removed
+        "how long do i have to return a broken item",  # word substituted
+        "how long i do have to return a damaged item",  # neighbours swapped
+        "how long do i have to send back a damaged item",  # two edits
+    ]
+    pairs = near_duplicate_pairs([base, *variants])
+    assert {(0, j) for j in range(1, len(variants) + 1)} <= set(pairs)
+
+
+def test_different_questions_are_not_paired() -> None:
+    questions = [
+        "Where is my order?",
+        "Where is my refund?",  # 4 words, but one edit on a short question
+        "Do you ship to Norway?",
+        "Can I pay with PayPal?",
+        "How long is the legal guarantee on products?",
+        "How do I reset my password?",
+    ]
+    assert near_duplicate_pairs(questions) == []
+
+
+def test_short_questions_must_match_exactly() -> None:
+    assert allowed_distance(4) == 0
+    assert near_duplicate_pairs(
+        ["track my order now", "track my parcel now", "Track my order now!"]
+    ) == [(0, 2)]
+
+
+_words = st.lists(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=2, max_size=5).map(
+    "".join
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(_words, min_size=1, max_size=14), min_size=2, max_size=30),
+    st.integers(0, 2**32),
+)
+def test_blocking_finds_every_pair_that_verification_accepts(
+    sentences: list[list[str]], seed: int
+) -> None:
+    """Compare with all-pairs: the fast method must find exactly the pairs within the limit."""
+    from rapidfuzz.distance import OSA
+
+    rng = random.Random(seed)
+    questions = [" ".join(words) for words in sentences]
+    for _ in range(5):  # plant close variants so that pairs exist
+        words = rng.choice(sentences)[:]
+        if len(words) > 1:
+            i = rng.randrange(len(words) - 1)
+            words[i], words[i + 1] = words[i + 1], words[i]
+        words.insert(rng.randrange(len(words) + 1), "extra")
+        questions.append(" ".join(words))
+    expected = []
+    tokens = [normalise(q).split() for q in questions]
+    for a in range(len(questions)):
+        for b in range(a + 1, len(questions)):
+            limit = allowed_distance(max(len(tokens[a]), len(tokens[b])))
+            if OSA.distance(tokens[a], tokens[b]) <= limit:
+                expected.append((a, b))
+    assert near_duplicate_pairs(questions) == expected

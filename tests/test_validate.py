@@ -1,0 +1,160 @@
+"""The cross-item rules of `evalset validate`, each asserted by its message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import EXAMPLE_SET
+from evalset.config import ValidateConfig
+from evalset.setfile import parse_set
+from evalset.validate import check_set, validate
+
+HEADER = """\
+evalset: 1
+name: rules
+categories:
+  direct-lookup: a fact stated in one section
+  out-of-scope: the corpus cannot answer
+items:
+"""
+
+
+def item(ident: str, question: str, **extra: str) -> str:
+    lines = [
+        f"  - id: {ident}",
+        f"    question: {question}",
+        f"    category: {extra.pop('category', 'direct-lookup')}",
+    ]
+    if "bare" not in extra:
+        lines += [
+            "    expected_sources: [policies/returns.md#damaged-items]",
+            "    key_points:",
+            "      - text: Damaged items can be returned within 30 days",
+            f"        sources: [{extra.pop('source', 'policies/returns.md#damaged-items')}]",
+        ]
+    extra.pop("bare", None)
+    lines += [f"    {key}: {value}" for key, value in extra.items()]
+    return "\n".join(lines) + "\n"
+
+
+def findings(text: str, minimum: int | None = None) -> list[str]:
+    """The findings as printed; coverage warnings only when a minimum is given."""
+    loaded = parse_set(text, Path("rules.yaml"))
+    found = check_set(loaded, ValidateConfig(min_per_category=minimum or 0))
+    return [str(f) for f in found if minimum is not None or f.rule != "coverage"]
+
+
+def test_example_is_valid_and_only_warns_about_its_drafts() -> None:
+    report = validate([EXAMPLE_SET])
+    assert report.errors == []
+    assert [f.rule for f in report.warnings] == ["draft", "draft"]
+    assert str(report.warnings[1]).endswith(
+        "item q-7b01e5d2: warning: draft still lacks a category, key points, expected sources "
+        "before it can be made active"
+    )
+
+
+def test_active_answerable_item_needs_key_points_and_sources() -> None:
+    text = HEADER + item("q-1", "How long for damaged items?", bare="1", holdout="true")
+    assert findings(text) == [
+        "rules.yaml:7:5: item q-1: error: an answerable item needs at least one of its key "
+        "points (add `key_points:`, or mark it `answerable: false` if the corpus cannot "
+        "answer it)",
+        "rules.yaml:7:5: item q-1: error: an answerable item needs at least one of its "
+        "expected sources (add `expected_sources:`, or mark it `answerable: false` if the "
+        "corpus cannot answer it)",
+    ]
+
+
+def test_unanswerable_item_carries_no_key_points() -> None:
+    text = HEADER + item(
+        "q-1", "What is the weather tomorrow?", category="out-of-scope", answerable="false"
+    )
+    assert (
+        "rules.yaml:10:5: item q-1: expected_sources: error: an item with `answerable: false` "
+        "carries no expected sources (it is scored by whether the system declines; remove them)"
+    ) in findings(text)
+
+
+def test_key_point_source_outside_expected_sources_is_a_warning() -> None:
+    text = HEADER + item("q-1", "How long for damaged items?", source="policies/shipping.md")
+    assert findings(text) == [
+        "rules.yaml:13:19: item q-1: key_points[0].sources[0]: warning: policies/shipping.md "
+        "is not among the item's expected_sources (add it to expected_sources, or cite one "
+        "that is)"
+    ]
+
+
+def test_a_document_level_expected_source_covers_its_sections() -> None:
+    text = (HEADER + item("q-1", "How long for damaged items?")).replace(
+        "expected_sources: [policies/returns.md#damaged-items]",
+        "expected_sources: [policies/returns.md]",
+    )
+    assert findings(text) == []
+
+
+def test_must_not_say_equal_to_a_key_point_is_an_error() -> None:
+    text = HEADER + item(
+        "q-1",
+        "How long for damaged items?",
+        must_not_say="['damaged ITEMS can be returned within 30 days.']",
+    )
+    assert findings(text) == [
+        "rules.yaml:14:20: item q-1: must_not_say[0]: error: the same statement is also a key "
+        "point, so no answer can pass (remove it from one of the two lists)"
+    ]
+
+
+def test_drafts_may_be_incomplete_but_are_told_what_they_lack() -> None:
+    text = HEADER + "  - id: d-1\n    question: Where is my parcel?\n    status: draft\n"
+    assert findings(text) == [
+        "rules.yaml:7:5: item d-1: warning: draft still lacks a category, key points, "
+        "expected sources before it can be made active"
+    ]
+
+
+def test_active_item_without_category_is_an_error() -> None:
+    text = HEADER + item("q-1", "How long?").replace("    category: direct-lookup\n", "")
+    assert (
+        "rules.yaml:7:5: item q-1: error: an active item needs a category (add `category:` "
+        "with one of ['direct-lookup', 'out-of-scope'])"
+    ) in findings(text)
+
+
+def test_near_duplicates_warn_within_a_split_and_fail_across_splits() -> None:
+    text = (
+        HEADER
+        + item("q-1", "How long do I have to return a damaged item?", holdout="false")
+        + item("q-2", "how long do i have to return a DAMAGED item", holdout="false")
+        + item("q-3", "How long do I really have to return a damaged item?", holdout="true")
+    )
+    assert findings(text) == [
+        "rules.yaml:16:5: item q-2: question: warning: near duplicate of item 'q-1' (merge "
+        "them, or reword one so each tests something different)",
+        "rules.yaml:24:5: item q-3: question: error: near duplicate of item 'q-1', and one of "
+        "the two is holdout while the other is tuning: the holdout question has leaked "
+        "(reword or retire one of them, or put both on the same side)",
+        "rules.yaml:24:5: item q-3: question: error: near duplicate of item 'q-2', and one of "
+        "the two is holdout while the other is tuning: the holdout question has leaked "
+        "(reword or retire one of them, or put both on the same side)",
+    ]
+
+
+def test_retired_items_are_exempt_from_completeness_and_duplicates() -> None:
+    text = (
+        HEADER
+        + item("q-1", "How long do I have to return a damaged item?")
+        + item("q-2", "How long do I have to return a damaged item?", bare="1", status="retired")
+    )
+    assert findings(text) == []
+
+
+def test_coverage_warnings() -> None:
+    text = HEADER + item("q-1", "How long for damaged items?", holdout="false")
+    assert findings(text, minimum=1) == [
+        "rules.yaml:4:3: categories.direct-lookup: warning: category 'direct-lookup' has no "
+        "holdout item, so tuning on it cannot be checked (run `evalset split` or mark some of "
+        "its items `holdout: true`)",
+        "rules.yaml:5:3: categories.out-of-scope: warning: category 'out-of-scope' has 0 active "
+        "item(s), fewer than the 1 wanted (add items of this kind)",
+    ]
