@@ -60,11 +60,11 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # click's usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        # Recognised by interface: typer may carry its own copy of click's exception classes.
+        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(exit_code, int):
+            show()
+            sys.exit(exit_code)
         typer.echo(
             f"evalset: internal error ({type(exc).__name__}: {exc}); please report it "
             "with the command you ran.",

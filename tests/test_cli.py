@@ -1,0 +1,70 @@
+"""Each command once through the command line, on the shipped example."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def test_validate_example_exits_0(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "validate")
+    assert result.code == 0
+    assert result.out.splitlines()[-1] == "0 error(s), 2 warning(s) in 1 file(s)"
+    strict = cli(ROOT, "validate", "acme-support", "--strict")
+    assert strict.code == 1
+
+
+def test_validate_json(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "validate", "--json")
+    document = json.loads(result.out)
+    assert document["ok"] is True and document["errors"] == 0 and document["warnings"] == 2
+    assert document["findings"][0]["item"] == "q-3f2a9c41"
+    assert document["findings"][0]["line"] == 510
+
+
+def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "status", "--json")
+    assert result.code == 0
+    (entry,) = json.loads(result.out)["sets"]
+    assert entry["name"] == "acme-support"
+    assert entry["items"] == {"active": 40, "holdout": 9, "tuning": 31, "draft": 3, "retired": 1}
+    assert entry["categories"]["direct-lookup"] == {"tuning": 9, "holdout": 3, "unassigned": 0}
+    assert entry["categories"]["injection"] == {"tuning": 4, "holdout": 1, "unassigned": 0}
+    assert sum(sum(row.values()) for row in entry["categories"].values()) == 40
+    assert (entry["errors"], entry["warnings"], entry["stale"]) == (0, 2, None)
+
+
+def test_status_informs_and_exits_0_even_with_errors(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = workspace / "sets" / "acme-support.yaml"
+    path.write_text(path.read_text().replace("category: injection", "category: injecton", 1))
+    result = cli(workspace, "status")
+    assert result.code == 0
+    assert "1 error(s)" in result.out
+    assert cli(workspace, "validate").code == 1
+
+
+def test_usage_errors_exit_2(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "validate", "--no-such-flag")
+    assert result.code == 2
+    assert "No such option" in result.err
+
+
+def test_every_command_has_help(cli) -> None:  # type: ignore[no-untyped-def]
+    for command in ("validate", "status", "init", "schema"):
+        result = cli(ROOT, command, "--help")
+        assert result.code == 0
+        assert "Example: evalset" in result.out, command
+
+
+def test_console_script_and_version() -> None:
+    from evalset import __version__
+
+    done = subprocess.run(
+        [Path(sys.executable).with_name("evalset"), "--version"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"evalset {__version__}"

@@ -1,0 +1,66 @@
+"""Workspace discovery and configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalset import ConfigError, NoWorkspace, find_workspace
+
+
+def test_found_by_walking_up_from_a_subfolder(tmp_path: Path) -> None:
+    (tmp_path / "evalset.toml").write_text('sets = "evals"\n[split]\nratio = 0.3\n')
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    workspace = find_workspace(deep)
+    assert workspace.root == tmp_path.resolve()
+    assert workspace.sets_dir == tmp_path.resolve() / "evals"
+    assert workspace.config.split.ratio == 0.3
+    assert workspace.config.validate_.min_per_category == 5
+
+
+def test_tool_table_in_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.evalset]\ncorpus = "docs"\n[tool.evalset.validate]\n'
+        "min_per_category = 2\n"
+    )
+    workspace = find_workspace(tmp_path)
+    assert workspace.config.corpus == "docs"
+    assert workspace.config.validate_.min_per_category == 2
+
+
+def test_a_pyproject_without_the_table_is_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "evalset.toml").write_text("")
+    inner = tmp_path / "pkg"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    assert find_workspace(inner).root == tmp_path.resolve()
+
+
+def test_no_workspace_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(NoWorkspace, match=r"no evalset workspace here .*: run `evalset init`\."):
+        find_workspace(tmp_path)
+
+
+def test_unknown_and_invalid_settings_are_named(tmp_path: Path) -> None:
+    (tmp_path / "evalset.toml").write_text("setz = 'x'\n")
+    with pytest.raises(ConfigError) as info:
+        find_workspace(tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path / 'evalset.toml'}: setz is not a known setting; see the Configuration "
+        "section of the README."
+    )
+    (tmp_path / "evalset.toml").write_text("[split]\nratio = 2\n")
+    with pytest.raises(ConfigError, match=r"split\.ratio is invalid"):
+        find_workspace(tmp_path)
+    (tmp_path / "evalset.toml").write_text("sets = \n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        find_workspace(tmp_path)
+
+
+def test_cli_outside_a_workspace(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(tmp_path, "status")
+    assert result.code == 2
+    assert result.err.startswith("evalset: no evalset workspace here (")
+    assert result.err.rstrip().endswith("run `evalset init`.")

@@ -1,0 +1,77 @@
+"""`evalset init` in real git repositories, and finding sets by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from evalset import UnknownSet, find_workspace
+from evalset.validate import validate
+from evalset.workspace import resolve_set, set_paths
+
+
+def test_init_scaffolds_a_valid_workspace(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(git_repo, "init", "--name", "support-bot")
+    assert result.code == 0
+    assert result.out.splitlines() == [
+        "created evalset.toml",
+        "created sets/support-bot.yaml",
+        "created snapshots/.gitkeep",
+        "created dvc.yaml",
+        "created .gitignore",
+        "created schemas/evalset.schema.json",
+        "created schemas/config.schema.json",
+    ]
+    workspace = find_workspace(git_repo)
+    report = validate(set_paths(workspace))
+    assert report.errors == []
+    assert (git_repo / ".gitignore").read_text() == "/.evalset/\n"
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "scaffold")  # everything init writes can be committed
+
+
+def test_init_never_overwrites(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (git_repo / "dvc.yaml").write_text("stages: {}\n")
+    (git_repo / ".gitignore").write_text("*.pyc")
+    assert cli(git_repo, "init", "--name", "x").code == 0
+    assert (git_repo / "dvc.yaml").read_text() == "stages: {}\n"
+    assert (git_repo / ".gitignore").read_text() == "*.pyc\n/.evalset/\n"
+    set_file = git_repo / "sets" / "x.yaml"
+    set_file.write_text(set_file.read_text() + "# mine\n")
+    before = {
+        p: p.read_bytes() for p in git_repo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
+    second = cli(git_repo, "init", "--name", "x", "--json")
+    assert second.code == 0
+    assert '"created": []' in second.out
+    after = {
+        p: p.read_bytes() for p in git_repo.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
+    assert after == before
+
+
+def test_init_uses_an_existing_pyproject_table(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (git_repo / "pyproject.toml").write_text('[tool.evalset]\nsets = "sets"\n')
+    assert cli(git_repo, "init").code == 0
+    assert not (git_repo / "evalset.toml").exists()
+    assert (git_repo / "sets" / "repo.yaml").exists()  # named after the folder
+
+
+def test_init_outside_git_is_refused(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(tmp_path, "init")
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"evalset: {tmp_path.resolve()}: is not inside a git repository; run `git init` first."
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sets_are_found_by_name_with_a_suggestion(workspace: Path) -> None:
+    ws = find_workspace(workspace)
+    assert resolve_set(ws, "acme-support").name == "acme-support.yaml"
+    with pytest.raises(
+        UnknownSet, match=r"has no set named 'acme-suport' \(did you mean 'acme-support'\?\)"
+    ):
+        resolve_set(ws, "acme-suport")
