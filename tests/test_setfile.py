@@ -105,6 +105,22 @@ def test_edit_changes_only_the_item_it_targets(tmp_path: Path) -> None:
     assert load_set(target).items[13].verified == "3f9a1c2b7d4e"
 
 
+def test_a_replaced_value_keeps_its_flow_or_block_style(tmp_path: Path) -> None:
+    target = copy(EXAMPLE_SET, tmp_path)
+    before = target.read_text()
+    with edit_set(target) as editor:
+        editor.update_item("q-014", {"tags": ["shipping", "customs"]})
+        editor.update_item("q-022", {"expected_sources": ["policies/returns.md#refund-method"]})
+    q014 = "      - you must pay customs duties on delivery\n    holdout: false\n"
+    assert target.read_text() == before.replace(
+        q014 + "    tags: [shipping]\n", q014 + "    tags: [shipping, customs]\n"
+    ).replace(
+        "    expected_sources:\n      - policies/returns.md#refund-method\n"
+        "      - policies/returns.md#refund-timing\n",
+        "    expected_sources:\n      - policies/returns.md#refund-method\n",
+    )
+
+
 def test_append_follows_the_file_layout(tmp_path: Path) -> None:
     target = copy(FIXTURES / "sets" / "styles.yaml", tmp_path)
     before = target.read_text()

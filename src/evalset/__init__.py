@@ -13,6 +13,7 @@ from evalset.errors import (
 from evalset.findings import Finding
 from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
 from evalset.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
+from evalset.validate import Report, check_set, validate
 
 __version__ = "0.1.0"
 
@@ -29,6 +30,7 @@ __all__ = [
     "KeyPoint",
     "NoWorkspace",
     "Origin",
+    "Report",
     "SetEditor",
     "SetFile",
     "SetFileError",
@@ -36,7 +38,9 @@ __all__ = [
     "UnknownSet",
     "Workspace",
     "__version__",
+    "check_set",
     "edit_set",
     "find_workspace",
     "load_set",
+    "validate",
 ]

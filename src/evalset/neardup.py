@@ -20,9 +20,11 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 _NON_WORD = re.compile(r"[^\w]+")
 MAX_WORDS_FOR_TWO_DELETIONS = 32
@@ -63,6 +65,8 @@ def _keys(
     token_ids: list[list[int]], word_hashes: NDArray[np.uint64]
 ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
     """Every question's multiset keys and, for each key, the question it belongs to."""
+    import numpy as np
+
     by_length: dict[int, list[int]] = {}
     for q, ids in enumerate(token_ids):
         by_length.setdefault(len(ids), []).append(q)
@@ -90,6 +94,8 @@ def _keys(
 
 
 def _candidates(keys: NDArray[np.uint64], owners: NDArray[np.int64]) -> set[tuple[int, int]]:
+    import numpy as np
+
     order = np.argsort(keys, kind="stable")
     keys, owners = keys[order], owners[order]
     same = keys[1:] == keys[:-1]
@@ -110,6 +116,7 @@ def _candidates(keys: NDArray[np.uint64], owners: NDArray[np.int64]) -> set[tupl
 
 def near_duplicate_pairs(questions: Sequence[str]) -> list[tuple[int, int]]:
     """Index pairs (i < j) of near-duplicate questions, sorted."""
+    import numpy as np
     from rapidfuzz.distance import OSA
 
     vocabulary: dict[str, int] = {}

@@ -392,12 +392,29 @@ def _changes_anything(raw: Any, changes: Mapping[str, Any]) -> bool:
     return False
 
 
+def _styled_like(old: Any, value: Any) -> Any:
+    """``value`` in the flow (``[a, b]``) or block style the replaced value was written in."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    fa = getattr(old, "fa", None)
+    if fa is None or not fa.flow_style():
+        return value
+    if isinstance(value, list):
+        styled: Any = CommentedSeq(value)
+    elif isinstance(value, dict):
+        styled = CommentedMap(value)
+    else:
+        return value
+    styled.fa.set_flow_style()
+    return styled
+
+
 def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
     for key, value in changes.items():
         if value is DELETE:
             mapping.pop(key, None)
         else:
-            mapping[key] = value
+            mapping[key] = _styled_like(mapping.get(key), value)
 
 
 def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
