@@ -49,7 +49,7 @@ def test_example_is_valid_and_only_warns_about_its_drafts() -> None:
     assert report.errors == []
     assert [f.rule for f in report.warnings] == ["draft", "draft"]
     assert str(report.warnings[1]).endswith(
-        "item q-7b01e5d2: warning: draft still lacks a category, key points, expected sources "
+        "item q-7b01e5d2: warning: draft still lacks a category, key points and expected sources "
         "before it can be made active"
     )
 
@@ -108,7 +108,7 @@ def test_must_not_say_equal_to_a_key_point_is_an_error() -> None:
 def test_drafts_may_be_incomplete_but_are_told_what_they_lack() -> None:
     text = HEADER + "  - id: d-1\n    question: Where is my parcel?\n    status: draft\n"
     assert findings(text) == [
-        "rules.yaml:7:5: item d-1: warning: draft still lacks a category, key points, "
+        "rules.yaml:7:5: item d-1: warning: draft still lacks a category, key points and "
         "expected sources before it can be made active"
     ]
 

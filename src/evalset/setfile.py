@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from evalset.errors import EditRefused, SetFileError
-from evalset.findings import Finding, field_path
+from evalset.findings import Finding, Severity, field_path
 from evalset.locate import TextIndex, is_filler
 from evalset.model import Item, KeyPoint, Origin, SetHeader
 from evalset.yamlio import parse_mapping, read_text
@@ -128,7 +128,7 @@ class SetFile:
 
     def finding(
         self,
-        severity: str,
+        severity: Severity,
         loc: tuple[str | int, ...],
         message: str,
         hint: str | None = None,
@@ -144,7 +144,7 @@ class SetFile:
             item_id = str(ident) if ident is not None else f"#{loc[1] + 1}"
             rest = loc[2:]
         return Finding(
-            severity,  # type: ignore[arg-type]
+            severity,
             self.path,
             message,
             line,

@@ -11,7 +11,7 @@ from typing import Any
 
 from evalset.citations import Citation
 from evalset.config import ValidateConfig
-from evalset.findings import Finding
+from evalset.findings import Finding, Severity
 from evalset.model import Item
 from evalset.neardup import near_duplicate_pairs, normalise
 from evalset.setfile import SetFile, load_set
@@ -49,6 +49,10 @@ def _did_you_mean(value: str, choices: Iterable[str]) -> str | None:
     return f"did you mean {close[0]!r}?" if close else None
 
 
+def _and_list(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
 def _covers(expected: list[Citation], source: Citation) -> bool:
     return any(e == source or (e.section is None and e.doc == source.doc) for e in expected)
 
@@ -63,7 +67,7 @@ class _Checker:
 
     def add(
         self,
-        severity: str,
+        severity: Severity,
         loc: tuple[str | int, ...],
         message: str,
         hint: str | None = None,
@@ -161,7 +165,7 @@ class _Checker:
             self.add(
                 "warning",
                 ("items", k),
-                f"draft still lacks {', '.join(lacking)} before it can be made active",
+                f"draft still lacks {_and_list(lacking)} before it can be made active",
                 None,
                 "draft",
             )
