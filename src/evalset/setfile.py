@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
-import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.findings import Finding, Severity, field_path
+from evalset.fsio import atomic_write
 from evalset.locate import TextIndex, is_filler
 from evalset.model import Item, KeyPoint, Origin, SetHeader
 from evalset.yamlio import parse_mapping, read_text
@@ -461,27 +461,6 @@ def _lock_path(path: Path) -> Path:
     folder = workspace.root / STATE_DIR / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{path.name}.lock"
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 @contextmanager

@@ -1,0 +1,90 @@
+"""HTML sections: ``h1``-``h6``; a section's id is the element's ``id`` attribute if it has
+one, else the slug of its text. Scripts, styles and the document head are not content."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from evalset.corpus import HashMode, Sections, nest, normalise
+
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_HIDDEN = frozenset(("script", "style", "head", "template", "noscript"))
+_INLINE = frozenset(
+    (
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "dfn",
+        "em",
+        "i",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+        "var",
+    )
+)
+
+
+class _Splitter(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.preamble: list[str] = []
+        self.headings: list[tuple[list[str], int, str, list[str]]] = []
+        self.body = self.preamble
+        self.title: list[str] | None = None
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag in _HEADINGS and not self.hidden:
+            anchor = next((v for k, v in attrs if k == "id" and v), "")
+            self.title = []
+            self.headings.append((self.title, _HEADINGS[tag], anchor, []))
+        elif tag not in _INLINE:
+            self._out().append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in _HEADINGS and self.title is not None:
+            self.title = None
+            self.body = self.headings[-1][3]
+        elif tag not in _INLINE:
+            self._out().append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self._out().append(data)
+
+    def _out(self) -> list[str]:
+        return self.body if self.title is None else self.title
+
+
+def sections(text: str, mode: HashMode = "rendered") -> Sections:
+    parser = _Splitter()
+    parser.feed(text)
+    parser.close()
+    headed = [
+        (normalise("".join(title)), level, anchor, normalise(" ".join(body)))
+        for title, level, anchor, body in parser.headings
+    ]
+    whole = [normalise(" ".join(parser.preamble))]
+    for title, _, _, own in headed:
+        whole.extend((title, own))
+    rendered = " ".join(p for p in whole if p)
+    return Sections(rendered if mode == "rendered" else normalise(text), nest(headed))

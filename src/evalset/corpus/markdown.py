@@ -1,0 +1,102 @@
+"""Markdown sections, from a CommonMark parser (pyromark, on the Rust pulldown-cmark).
+
+Chosen for speed with correctness: the event stream of pulldown-cmark is CommonMark-exact
+(ATX headings indented up to three spaces, setext headings, nothing inside code blocks) and
+runs at ~125 MB/s on prose here, where pure-Python parsers manage 7-8 MB/s. GitHub tables,
+strikethrough and YAML front matter (metadata, not content) are enabled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import pyromark
+
+from evalset.corpus import HashMode, Sections, nest, normalise
+
+_OPTIONS = (
+    pyromark.Options.ENABLE_TABLES
+    | pyromark.Options.ENABLE_STRIKETHROUGH
+    | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
+)
+_TAG = re.compile(r"<[^>]*>")
+# Inline containers: their start and end are not word boundaries (**bold**text is one word).
+_INLINE = frozenset(
+    ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript")
+)
+
+
+def _name(tag: Any) -> str:
+    return tag if isinstance(tag, str) else next(iter(tag))
+
+
+def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]]]]:
+    """The rendered text pieces before the first heading, and per heading its title, level,
+    explicit anchor (``{#id}``, else '') and the pieces of text up to the next heading."""
+    preamble: list[str] = []
+    headings: list[tuple[str, int, str, list[str]]] = []
+    body = preamble
+    title: list[str] | None = None
+    level, anchor, metadata = 0, "", False
+    events: Iterable[Any] = pyromark.events(text, options=_OPTIONS)
+    for event in events:
+        out = body if title is None else title
+        if isinstance(event, str):  # SoftBreak, HardBreak, Rule
+            out.append(" ")
+        elif "Text" in event:
+            if not metadata:
+                out.append(event["Text"])
+        elif "Start" in event:
+            name = _name(event["Start"])
+            if name == "Heading":
+                heading = event["Start"]["Heading"]
+                title, level, anchor = [], int(heading["level"][1]), heading.get("id") or ""
+            elif name == "MetadataBlock":
+                metadata = True
+            elif name not in _INLINE:
+                out.append(" ")
+        elif "End" in event:
+            name = _name(event["End"])
+            if name == "Heading" and title is not None:
+                body = []
+                headings.append((normalise("".join(title)), level, anchor, body))
+                title = None
+            elif name == "MetadataBlock":
+                metadata = False
+            elif name not in _INLINE:
+                out.append(" ")
+        elif "Code" in event:
+            out.append(event["Code"])
+        elif "Html" in event or "InlineHtml" in event:
+            out.append(_TAG.sub(" ", event.get("Html") or event.get("InlineHtml") or ""))
+    return preamble, headings
+
+
+def sections(text: str, mode: HashMode = "rendered") -> Sections:
+    """Split a markdown document into its sections (see ``evalset.corpus.nest``)."""
+    preamble, headings = _headings(text)
+    if mode == "source":
+        return _source_sections(text, [(t, lv, a) for t, lv, a, _ in headings])
+    headed = [(t, lv, a, normalise(" ".join(body))) for t, lv, a, body in headings]
+    whole = [normalise(" ".join(preamble))]
+    for title, _, _, own in headed:
+        whole.extend((title, own))
+    return Sections(" ".join(p for p in whole if p), nest(headed))
+
+
+def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
+    """Sections hashed on their whitespace-normalised source (config ``hash = "source"``)."""
+    data = text.encode()
+    ranged: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_OPTIONS)
+    spans = [
+        (span["start"], span["end"])
+        for event, span in ranged
+        if isinstance(event, dict) and "Start" in event and _name(event["Start"]) == "Heading"
+    ]
+    headed = []
+    for i, ((title, level, anchor), (_, end)) in enumerate(zip(titles, spans, strict=True)):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(data)
+        headed.append((title, level, anchor, normalise(data[end:stop].decode("utf-8", "replace"))))
+    return Sections(normalise(text), nest(headed))
