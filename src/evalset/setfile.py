@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -243,12 +243,15 @@ class SetEditor:
     def __init__(self, current: SetFile) -> None:
         self.current = current
         self._item_changes: dict[int, dict[str, Any]] = {}
+        self._item_edits: dict[int, list[Callable[[Any], None]]] = {}
         self._appended: list[dict[str, Any]] = []
         self._header_changes: dict[str, Any] = {}
 
     @property
     def changed(self) -> bool:
-        return bool(self._item_changes or self._appended or self._header_changes)
+        return bool(
+            self._item_changes or self._item_edits or self._appended or self._header_changes
+        )
 
     def _position_of(self, item_id: str) -> int:
         for k, entry in enumerate(self.current.raw_items):
@@ -260,6 +263,12 @@ class SetEditor:
         """Set (or, with ``DELETE``, remove) top-level fields of one item."""
         k = self._position_of(item_id)
         self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
+
+    def edit_item(self, item_id: str, edit: Callable[[Any], None]) -> None:
+        """Change one item in place: ``edit`` receives its round-trip mapping (comments and
+        styles attached) and mutates it. For changes deep inside lists, such as rewriting
+        one citation, where replacing a whole field would drop comments within it."""
+        self._item_edits.setdefault(self._position_of(item_id), []).append(edit)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
@@ -298,8 +307,10 @@ class SetEditor:
         self._item_changes = {
             k: changes
             for k, changes in self._item_changes.items()
-            if _changes_anything(raw_items[k], changes)
+            if k in self._item_edits or _changes_anything(raw_items[k], changes)
         }
+        for k in self._item_edits:
+            self._item_changes.setdefault(k, {})
         if not _changes_anything(self.current.raw, self._header_changes):
             self._header_changes = {}
 
@@ -319,6 +330,8 @@ class SetEditor:
             start, end = spans.starts[k], spans.ends[k]
             doc = yaml.load("items:\n" + index.region(start, end))
             _apply(doc["items"][0], changes)
+            for edit in self._item_edits.get(k, []):
+                edit(doc["items"][0])
             replacements.append((start, end, _dump(yaml, doc).split("\n", 1)[1]))
         if self._appended:
             replacements.append(self._append_text(yaml, spans))
@@ -377,6 +390,8 @@ class SetEditor:
             items = doc["items"] = []
         for k, changes in self._item_changes.items():
             _apply(items[k], changes)
+            for edit in self._item_edits.get(k, []):
+                edit(items[k])
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return _dump(yaml, doc)

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
+from evalset.corpus.snapshot import SnapshotStore
 from evalset.setfile import load_set
+from evalset.stale import StaleChecker
 from evalset.validate import check_set
 from evalset.workspace import set_paths
 
@@ -28,6 +30,10 @@ class SetStatus:
     errors: int = 0
     warnings: int = 0
     stale: int | None = None
+    """Active items with a citation that changed since verification; None without snapshots."""
+    stale_ids: list[str] = field(default_factory=list)
+    snapshot: str | None = None
+    """The newest snapshot the staleness was computed against."""
     release: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -45,14 +51,19 @@ class SetStatus:
             "errors": self.errors,
             "warnings": self.warnings,
             "stale": self.stale,
+            "stale_items": self.stale_ids,
+            "snapshot": self.snapshot,
             "release": self.release,
         }
 
 
-def set_status(path: Path, workspace: Workspace | None = None) -> SetStatus:
+def set_status(
+    path: Path, workspace: Workspace | None = None, checker: StaleChecker | None = None
+) -> SetStatus:
     loaded = load_set(path)
     config = workspace.config.validate_ if workspace else None
-    findings = check_set(loaded, config)
+    store = checker.store if checker else None
+    findings = check_set(loaded, config, store)
     declared = list(loaded.header.categories) if loaded.header else []
     status = SetStatus(loaded.name, path)
     split_counts: Counter[tuple[str, str]] = Counter()
@@ -69,10 +80,18 @@ def set_status(path: Path, workspace: Workspace | None = None) -> SetStatus:
     for category in declared + sorted({c for c, _ in split_counts} - set(declared)):
         row = {s: split_counts[(category, s)] for s in ("tuning", "holdout", "unassigned")}
         status.categories[category] = row
+    if checker is not None:
+        stale, _ = checker.stale_items(loaded)
+        status.stale = len(stale)
+        status.stale_ids = [s.id for s in stale]
+        status.snapshot = checker.newest.short
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
 
 
 def workspace_status(workspace: Workspace) -> list[SetStatus]:
-    return [set_status(path, workspace) for path in set_paths(workspace)]
+    store = SnapshotStore(workspace.snapshots_dir)
+    newest = store.newest()
+    checker = StaleChecker(store, newest) if newest else None
+    return [set_status(path, workspace, checker) for path in set_paths(workspace)]

@@ -11,10 +11,13 @@ from typing import Any
 
 from evalset.citations import Citation
 from evalset.config import ValidateConfig
+from evalset.corpus.snapshot import Snapshot, SnapshotError, SnapshotStore
 from evalset.findings import Finding, Severity
 from evalset.model import Item
 from evalset.neardup import near_duplicate_pairs, normalise
 from evalset.setfile import SetFile, load_set
+from evalset.stale import resolves_by_content
+from evalset.verify import unresolved
 
 
 @dataclass
@@ -60,9 +63,12 @@ def _covers(expected: list[Citation], source: Citation) -> bool:
 class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
-    def __init__(self, loaded: SetFile, config: ValidateConfig) -> None:
+    def __init__(
+        self, loaded: SetFile, config: ValidateConfig, store: SnapshotStore | None = None
+    ) -> None:
         self.loaded = loaded
         self.config = config
+        self.store = store
         self.findings: list[Finding] = list(loaded.schema_findings)
 
     def add(
@@ -83,6 +89,8 @@ class _Checker:
         for k, item in pairs:
             self._item(k, item, categories)
         self._near_duplicates(pairs)
+        if self.store is not None:
+            self._citations(pairs)
         if categories is not None:
             self._coverage(categories, [item for _, item in pairs])
         return self.findings
@@ -190,6 +198,63 @@ class _Checker:
                     "contradiction",
                 )
 
+    def _snapshot(self, ref: str, loc: tuple[str | int, ...]) -> Snapshot | None:
+        assert self.store is not None
+        try:
+            snap = self.store.get(ref)
+        except SnapshotError as exc:
+            self.add("error", loc, str(exc).rstrip("."), None, "snapshot")
+            return None
+        if snap is None:
+            self.add(
+                "error",
+                loc,
+                f"snapshot {ref!r} is not in {self.store.folder}",
+                "restore it from git, or verify the items again against the newest snapshot",
+                "snapshot",
+            )
+        return snap
+
+    def _citations(self, pairs: list[tuple[int, Item]]) -> None:
+        """Every citation resolves in the snapshot its item was verified against."""
+        assert self.store is not None
+        header = self.loaded.header
+        default = None
+        if header is not None and header.snapshot:
+            default = self._snapshot(header.snapshot, ("snapshot",))
+        newest = self.store.newest()
+        for k, item in pairs:
+            if item.status == "retired":
+                continue
+            if item.verified:
+                snap = self._snapshot(item.verified, ("items", k, "verified"))
+            elif header is not None and header.snapshot:
+                snap = default
+            else:
+                snap = newest
+                if item.status == "active":
+                    self.add(
+                        "warning",
+                        ("items", k),
+                        "not verified against any corpus snapshot yet",
+                        f"check it, then run `evalset verify {self.loaded.name} {item.id}`",
+                        "unverified",
+                    )
+            if snap is None:
+                continue
+            cited: list[tuple[tuple[str | int, ...], Citation]] = [
+                (("expected_sources", i), c) for i, c in enumerate(item.expected_sources)
+            ]
+            for p, point in enumerate(item.key_points):
+                cited.extend(
+                    (("key_points", p, "sources", s), c) for s, c in enumerate(point.sources)
+                )
+            for loc, citation in cited:
+                why = unresolved(citation, snap)
+                if why is None or (newest and resolves_by_content(citation, snap, newest)):
+                    continue
+                self.add("error", ("items", k, *loc), why, None, "citation")
+
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
         live = [(k, item) for k, item in pairs if item.status != "retired"]
         for a, b in near_duplicate_pairs([item.question for _, item in live]):
@@ -238,17 +303,24 @@ class _Checker:
                 )
 
 
-def check_set(loaded: SetFile, config: ValidateConfig | None = None) -> list[Finding]:
-    """All findings for one loaded set file, in file order."""
-    findings = _Checker(loaded, config or ValidateConfig()).run()
+def check_set(
+    loaded: SetFile, config: ValidateConfig | None = None, store: SnapshotStore | None = None
+) -> list[Finding]:
+    """All findings for one loaded set file, in file order. With a snapshot store, citations
+    are resolved in the snapshots the items were verified against."""
+    findings = _Checker(loaded, config or ValidateConfig(), store).run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
-def validate(paths: Iterable[str | Path], config: ValidateConfig | None = None) -> Report:
+def validate(
+    paths: Iterable[str | Path],
+    config: ValidateConfig | None = None,
+    store: SnapshotStore | None = None,
+) -> Report:
     """Validate set files. Unreadable files raise SetFileError; problems become findings."""
     report = Report()
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
-        report.findings.extend(check_set(loaded, config))
+        report.findings.extend(check_set(loaded, config, store))
     return report

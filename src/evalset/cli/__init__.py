@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from evalset.cli import inspect, setup
+from evalset.cli import corpus, inspect, setup
 
 app = typer.Typer(
     name="evalset",
@@ -36,6 +36,7 @@ def _root(
 
 
 inspect.register(app)
+corpus.register(app)
 setup.register(app)
 
 

@@ -34,6 +34,7 @@ def validate(
     Example: evalset validate acme-support --strict
     """
     from evalset.config import find_workspace
+    from evalset.corpus.snapshot import SnapshotStore
     from evalset.validate import validate as run
     from evalset.workspace import resolve_set, set_paths
 
@@ -44,7 +45,8 @@ def validate(
         workspace = find_workspace()
         paths = set_paths(workspace)
     config = workspace.config.validate_ if workspace else None
-    report = run(paths, config)
+    store = SnapshotStore(workspace.snapshots_dir) if workspace else None
+    report = run(paths, config, store)
     ok = report.ok(strict)
     if as_json:
         emit_json({**report.to_json(), "ok": ok, "strict": strict})
@@ -86,7 +88,12 @@ def status(
             for name, row in s.categories.items()
         ]
         table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
-        stale = "not checked (no snapshots yet)" if s.stale is None else str(s.stale)
+        if s.stale is None:
+            stale = "not checked (no snapshots yet)"
+        elif s.stale:
+            stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
+        else:
+            stale = f"0 against snapshot {s.snapshot}"
         release = s.release or "unreleased"
         typer.echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "

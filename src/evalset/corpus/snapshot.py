@@ -1,0 +1,578 @@
+"""Snapshots: content-addressed manifests of the corpus, one document per line.
+
+A manifest records every document's hash and each section's hash, title and level (and,
+below ``store_text``'s threshold, its normalised text), the corpus path and the git commit
+it was read at. Its id is the sha256 of the canonical document/section table, so the same
+content always gets the same id. Working-tree snapshots are incremental: a stat cache in
+``.evalset/`` (mtime, size, inode) means unchanged files are not read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import subprocess
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from evalset.corpus import HashMode, Sections, sectioner_for
+from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write
+
+FORMAT = 1
+TEXT_LIMIT = 20_000_000
+"""Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
+SHORT = 12
+CACHE_FILE = "snapshot-cache.pickle"
+PARALLEL_FROM = 256
+"""Read files in worker processes when at least this many need reading."""
+PROGRESS_FROM = 2_000
+
+Document = dict[str, Any]
+"""``{"hash": h, "sections": {id: {"hash": h, "title": t, "level": n[, "text": s]}}}``"""
+
+
+class SnapshotError(EvalsetError):
+    """A snapshot cannot be taken, found or read."""
+
+
+def hash_text(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+EMPTY = hash_text("")
+
+
+def document_entry(parsed: Sections, store_text: bool) -> Document:
+    sections: dict[str, Any] = {}
+    for ident, section in parsed.sections.items():
+        entry: dict[str, Any] = {
+            "hash": hash_text(section.text),
+            "level": section.level,
+            "title": section.title,
+        }
+        if store_text:
+            entry["text"] = section.text
+        sections[ident] = entry
+    document: Document = {"hash": hash_text(parsed.text), "sections": sections}
+    if store_text:
+        document["text"] = parsed.text
+    return document
+
+
+def _row(doc: str, entry: Document) -> str:
+    parts = [doc, entry["hash"]]
+    parts.extend(f"{sid}={s['hash']}" for sid, s in sorted(entry["sections"].items()))
+    return "\t".join(parts) + "\n"
+
+
+def table_id(documents: dict[str, Document]) -> str:
+    """The content id: sha256 of the sorted document/section hash table."""
+    digest = hashlib.sha256()
+    for doc in sorted(documents):
+        digest.update(_row(doc, documents[doc]).encode())
+    return digest.hexdigest()
+
+
+@dataclass
+class Snapshot:
+    """A corpus manifest."""
+
+    id: str
+    created: str
+    corpus: str
+    commit: str | None
+    rev: str | None
+    hash_mode: HashMode
+    documents: dict[str, Document] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def short(self) -> str:
+        return self.id[:SHORT]
+
+    @cached_property
+    def section_hashes(self) -> frozenset[str]:
+        return frozenset(
+            s["hash"] for entry in self.documents.values() for s in entry["sections"].values()
+        )
+
+    @property
+    def section_count(self) -> int:
+        return sum(len(d["sections"]) for d in self.documents.values())
+
+    def about(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "corpus": self.corpus,
+            "created": self.created,
+            "hash": self.hash_mode,
+            "id": self.id,
+            "rev": self.rev,
+            "version": FORMAT,
+        }
+
+    def render(self) -> str:
+        """Deterministic JSON: the header on the first line, then one document per line."""
+        lines = ['{"about": ' + json.dumps(self.about(), sort_keys=True) + ",", '"documents": {']
+        docs = sorted(self.documents)
+        for n, doc in enumerate(docs):
+            entry = json.dumps(self.documents[doc], sort_keys=True, ensure_ascii=False)
+            lines.append(
+                f"{json.dumps(doc, ensure_ascii=False)}: {entry}"
+                + ("," if n < len(docs) - 1 else "")
+            )
+        lines.append("}}")
+        return "\n".join(lines) + "\n"
+
+
+def _corrupt(path: Path, why: str) -> SnapshotError:
+    return SnapshotError(
+        f"{path}: is not a readable snapshot manifest ({why}); restore it from git, or delete "
+        "it and run `evalset snapshot`."
+    )
+
+
+def _check_about(path: Path, about: Any) -> dict[str, Any]:
+    if not isinstance(about, dict) or "id" not in about:
+        raise _corrupt(path, "no header")
+    version = about.get("version")
+    if not isinstance(version, int) or version > FORMAT:
+        raise SnapshotError(
+            f"{path}: was written by a newer evalset (snapshot format {version}, this one "
+            f"reads {FORMAT}); upgrade evalset."
+        )
+    return about
+
+
+def read_about(path: Path) -> dict[str, Any]:
+    """The header of a manifest, reading only its first line."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = f.readline()
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
+    except UnicodeDecodeError:
+        raise _corrupt(path, "not UTF-8") from None
+    try:
+        about = json.loads(first.rstrip().removesuffix(",") + "}")["about"]
+    except (ValueError, KeyError, TypeError):
+        raise _corrupt(path, "the first line is not the snapshot header") from None
+    return _check_about(path, about)
+
+
+def read_snapshot(path: Path) -> Snapshot:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _corrupt(path, f"invalid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
+        raise _corrupt(path, "no documents table")
+    about = _check_about(path, data.get("about"))
+    snap = Snapshot(
+        about["id"],
+        about.get("created", ""),
+        about.get("corpus", ""),
+        about.get("commit"),
+        about.get("rev"),
+        about.get("hash", "rendered"),
+        data["documents"],
+        path,
+    )
+    if table_id(snap.documents) != snap.id:
+        raise _corrupt(path, "its content does not match its id")
+    return snap
+
+
+class SnapshotStore:
+    """The manifests in a workspace's ``snapshots/`` folder, found by id prefix."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._loaded: dict[str, Snapshot] = {}
+
+    def ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.stem for p in self.folder.glob("*.json"))
+
+    def resolve(self, prefix: str) -> str | None:
+        """The full id for a unique prefix; None when nothing matches."""
+        matches = [i for i in self.ids() if i.startswith(prefix)]
+        if len(matches) > 1:
+            raise SnapshotError(
+                f"{self.folder}: snapshot prefix {prefix!r} is ambiguous "
+                f"({', '.join(m[:SHORT] for m in matches)}); give more digits."
+            )
+        return matches[0] if matches else None
+
+    def get(self, prefix: str) -> Snapshot | None:
+        ident = self.resolve(prefix)
+        if ident is None:
+            return None
+        if ident not in self._loaded:
+            self._loaded[ident] = read_snapshot(self.folder / f"{ident}.json")
+        return self._loaded[ident]
+
+    def newest_id(self) -> str | None:
+        """The most recently taken snapshot (by its ``created`` time, then id)."""
+        best: tuple[str, str] | None = None
+        for ident in self.ids():
+            about = read_about(self.folder / f"{ident}.json")
+            key = (str(about.get("created", "")), ident)
+            best = key if best is None or key > best else best
+        return best[1] if best else None
+
+    def newest(self) -> Snapshot | None:
+        ident = self.newest_id()
+        return self.get(ident) if ident else None
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the corpus
+
+
+@dataclass
+class ReadResult:
+    """The outcome of reading one file."""
+
+    doc: str
+    entry: Document | None
+    warning: str | None = None
+
+
+def parse_document(doc: str, data: bytes, mode: HashMode, store_text: bool) -> ReadResult:
+    """Section one document's bytes; binary files are skipped and bad UTF-8 replaced, with a
+    warning naming the file."""
+    sectioner = sectioner_for(doc)
+    if sectioner is None:
+        return ReadResult(doc, None)
+    if b"\x00" in data[:8192]:
+        return ReadResult(doc, None, f"{doc}: looks binary (NUL bytes); skipped")
+    warning = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", "replace")
+        warning = f"{doc}: is not valid UTF-8 (byte {exc.start}); read with replacement characters"
+    return ReadResult(
+        doc, document_entry(sectioner(text.removeprefix("\ufeff"), mode), store_text), warning
+    )
+
+
+def _read_file(job: tuple[str, str, HashMode, bool]) -> ReadResult:
+    path, doc, mode, store_text = job
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return ReadResult(doc, None, f"!{path}: cannot be read ({exc.strerror})")
+    return parse_document(doc, data, mode, store_text)
+
+
+@dataclass
+class Scan:
+    """The files of a corpus folder with their stat signature."""
+
+    files: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    unknown: Counter[str] = field(default_factory=Counter)
+    total_bytes: int = 0
+
+
+def scan(root: Path) -> Scan:
+    """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside."""
+    result = Scan()
+    top = str(root)
+    real_top = os.path.realpath(top)
+    cut = len(top) + 1
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            doc = entry.path[cut:].replace(os.sep, "/")
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if not (target == real_top or target.startswith(real_top + os.sep)):
+                    result.warnings.append(f"{doc}: symlink to outside the corpus; not followed")
+                    continue
+                if not os.path.isfile(target):
+                    continue
+                st = os.stat(target)
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+                continue
+            elif entry.is_file(follow_symlinks=False):
+                st = entry.stat(follow_symlinks=False)
+            else:
+                continue
+            if sectioner_for(entry.name) is None:
+                result.unknown[os.path.splitext(entry.name)[1] or entry.name] += 1
+                continue
+            result.files[doc] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            result.paths[doc] = entry.path
+            result.total_bytes += st.st_size
+    return result
+
+
+def _read_many(
+    jobs: list[tuple[str, str, HashMode, bool]], progress: Callable[[int], None] | None
+) -> Iterator[ReadResult]:
+    if len(jobs) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+        for job in jobs:
+            yield _read_file(job)
+            if progress:
+                progress(1)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 2, 8)) as pool:
+        for result in pool.imap_unordered(_read_file, jobs, chunksize=64):
+            yield result
+            if progress:
+                progress(1)
+
+
+def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
+    import sys
+
+    if total < PROGRESS_FROM or not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    bar.start()
+    task = bar.add_task("reading corpus", total=total)
+    return (lambda n: bar.advance(task, n)), bar.stop
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@dataclass
+class TakeResult:
+    snapshot: Snapshot
+    previous: Snapshot | None
+    written: bool
+    warnings: list[str]
+    reread: int
+    """How many files had to be read (the rest came from the stat cache)."""
+
+
+def _load_cache(path: Path, key: tuple[Any, ...]) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            cached = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        return {}
+    return cached["files"] if isinstance(cached, dict) and cached.get("key") == key else {}
+
+
+def read_working_tree(
+    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None
+) -> tuple[dict[str, Document], list[str], int]:
+    """Every document of the corpus folder, reading only files whose stat changed."""
+    if not corpus.is_dir():
+        raise SnapshotError(
+            f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
+        )
+    found = scan(corpus)
+    store = found.total_bytes < TEXT_LIMIT if store_text is None else store_text
+    cache_path = state_dir / CACHE_FILE
+    key = (str(corpus.resolve()), mode, store, FORMAT)
+    cached = _load_cache(cache_path, key)
+    documents: dict[str, Document] = {}
+    fresh: dict[str, Any] = {}
+    jobs = []
+    for doc, signature in found.files.items():
+        hit = cached.get(doc)
+        if hit is not None and hit[0] == signature:
+            documents[doc] = hit[1]
+            fresh[doc] = hit
+        else:
+            jobs.append((found.paths[doc], doc, mode, store))
+    warnings = list(found.warnings)
+    advance, stop = _progress_bar(len(jobs))
+    try:
+        for result in _read_many(jobs, advance):
+            if result.warning and result.warning.startswith("!"):
+                raise SnapshotError(
+                    f"{result.warning[1:]}; fix its permissions or move it out of the corpus."
+                )
+            if result.warning:
+                warnings.append(result.warning)
+            if result.entry is not None:
+                documents[result.doc] = result.entry
+                fresh[result.doc] = (found.files[result.doc], result.entry)
+    finally:
+        stop()
+    for ext, count in sorted(found.unknown.items()):
+        warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
+    if jobs or len(fresh) != len(cached):
+        state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache_path.with_suffix(".tmp")
+        with tmp.open("wb") as f:
+            pickle.dump({"key": key, "files": fresh}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache_path)
+    return documents, warnings, len(jobs)
+
+
+def read_revision(
+    repo: Path, corpus_rel: str, rev: str, mode: HashMode, store_text: bool | None
+) -> tuple[dict[str, Document], list[str]]:
+    """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
+    tracked by git and by DVC both work."""
+    try:
+        from dvc.api import DVCFileSystem
+    except ImportError as exc:  # pragma: no cover - dvc is a dependency
+        raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
+    try:
+        fs = DVCFileSystem(str(repo), rev=rev)
+        if not fs.isdir(corpus_rel):
+            raise SnapshotError(
+                f"{repo}: has no folder {corpus_rel!r} at revision {rev!r}; check the revision."
+            )
+        names = sorted(fs.find(corpus_rel, detail=False))
+    except SnapshotError:
+        raise
+    except Exception as exc:  # dvc/scmrepo raise many types for a bad revision
+        raise SnapshotError(
+            f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
+        ) from None
+    prefix = corpus_rel.rstrip("/") + "/"
+    docs = [n.lstrip("/") for n in names]
+    wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
+    sizes = {n: fs.size(n) or 0 for n in wanted}
+    store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
+    documents: dict[str, Document] = {}
+    warnings: list[str] = []
+    for name in wanted:
+        result = parse_document(name[len(prefix) :], fs.cat_file(name), mode, store)
+        if result.warning:
+            warnings.append(result.warning)
+        if result.entry is not None:
+            documents[result.doc] = result.entry
+    return documents, warnings
+
+
+def _hidden(doc: str) -> bool:
+    return any(part.startswith(".") for part in doc.split("/"))
+
+
+def document_at(
+    repo: Path, corpus_rel: str, commit: str, doc: str, mode: HashMode
+) -> Document | None:
+    """One document as it was at a commit (for diffs when the manifest holds no text)."""
+    from dvc.api import DVCFileSystem
+
+    try:
+        fs = DVCFileSystem(str(repo), rev=commit)
+        data = fs.cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
+    except Exception:
+        return None
+    return parse_document(doc, data, mode, True).entry
+
+
+def take_snapshot(
+    root: Path,
+    corpus_rel: str,
+    snapshots_dir: Path,
+    state_dir: Path,
+    mode: HashMode = "rendered",
+    store_text: bool | None = None,
+    rev: str | None = None,
+    write: bool = True,
+) -> TakeResult:
+    """Snapshot the corpus (working tree, or ``rev`` through git/DVC) and write its manifest."""
+    store = SnapshotStore(snapshots_dir)
+    previous = store.newest()
+    if rev is None:
+        documents, warnings, reread = read_working_tree(
+            root / corpus_rel, state_dir, mode, store_text
+        )
+        commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+    else:
+        commit = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        if commit is None:
+            raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
+        documents, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
+        reread = len(documents)
+    ident = table_id(documents)
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    snap = Snapshot(ident, created, corpus_rel, commit, rev, mode, documents)
+    written = False
+    if write:
+        target = snapshots_dir / f"{ident}.json"
+        snap.path = target
+        if not target.exists() or (previous is not None and previous.id != ident):
+            # New content, or content seen before that is now the newest again.
+            snapshots_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, snap.render())
+            written = True
+    return TakeResult(snap, previous, written, warnings, reread)
+
+
+@dataclass
+class Changes:
+    """What changed between two snapshots, by document and section."""
+
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    """doc -> {"added": [...], "removed": [...], "changed": [...]} section ids."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"added": self.added, "removed": self.removed, "changed": self.changed}
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+def compare(old: Snapshot, new: Snapshot) -> Changes:
+    changes = Changes()
+    changes.added = sorted(set(new.documents) - set(old.documents))
+    changes.removed = sorted(set(old.documents) - set(new.documents))
+    for doc in sorted(set(old.documents) & set(new.documents)):
+        before, after = old.documents[doc], new.documents[doc]
+        if (
+            before["hash"] == after["hash"]
+            and before["sections"].keys() == after["sections"].keys()
+        ):
+            continue
+        a, b = before["sections"], after["sections"]
+        entry = {
+            "added": sorted(set(b) - set(a)),
+            "removed": sorted(set(a) - set(b)),
+            "changed": sorted(s for s in set(a) & set(b) if a[s]["hash"] != b[s]["hash"]),
+        }
+        if any(entry.values()) or before["hash"] != after["hash"]:
+            changes.changed[doc] = entry
+    return changes
+
+
+def iter_sections(snap: Snapshot) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    for doc, entry in snap.documents.items():
+        for sid, section in entry["sections"].items():
+            yield doc, sid, section

@@ -1,0 +1,311 @@
+"""Citation status between the snapshot an item was verified against and the newest one.
+
+| status | meaning |
+|---|---|
+| ok | same citation, same text |
+| changed | the citation still exists, its text changed |
+| moved | gone, but a section with the identical text exists elsewhere (``new``) |
+| deleted | gone, and its text exists nowhere; ``candidates`` are the most similar sections |
+| unresolved | the citation never existed in the verified snapshot |
+| unknown | the verified snapshot is not in ``snapshots/``, so nothing can be compared |
+
+A citation absent from the verified snapshot whose text is identical to a section that was
+there (a moved citation rewritten by ``--fix-moved``) counts as ok: the person verified
+exactly that text.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from evalset.citations import Citation
+from evalset.corpus.snapshot import EMPTY, Snapshot, SnapshotStore, document_at
+from evalset.model import Item
+from evalset.setfile import SetFile
+
+STALE = ("changed", "moved", "deleted", "unresolved", "unknown")
+MAX_CANDIDATES = 3
+
+
+@dataclass
+class CitationStatus:
+    citation: str
+    status: str
+    new: str | None = None
+    candidates: list[str] = field(default_factory=list)
+    old_text: str | None = None
+    new_text: str | None = None
+    note: str | None = None
+    """Why a diff or comparison is not available, when it is not."""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "citation": self.citation,
+            "status": self.status,
+            "new": self.new,
+            "candidates": self.candidates,
+        }
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+@dataclass
+class ItemStatus:
+    set: str
+    id: str
+    verified: str | None
+    file: Path
+    citations: list[CitationStatus]
+
+    @property
+    def stale(self) -> bool:
+        return any(c.status != "ok" for c in self.citations)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "set": self.set,
+            "id": self.id,
+            "verified": self.verified,
+            "citations": [c.to_json() for c in self.citations],
+        }
+
+
+def item_citations(item: Item) -> list[Citation]:
+    """Every citation of an item, expected sources first, without repeats."""
+    seen: dict[Citation, None] = dict.fromkeys(item.expected_sources)
+    for point in item.key_points:
+        seen.update(dict.fromkeys(point.sources))
+    return list(seen)
+
+
+class _Index:
+    """Look-ups on the newest snapshot: sections by text hash, documents by hash."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+
+    @cached_property
+    def by_section_hash(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = defaultdict(list)
+        for doc, entry in self.snap.documents.items():
+            for sid, section in entry["sections"].items():
+                if section["hash"] != EMPTY:
+                    found[section["hash"]].append(f"{doc}#{sid}")
+        return found
+
+    @cached_property
+    def by_doc_hash(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = defaultdict(list)
+        for doc, entry in self.snap.documents.items():
+            if entry["hash"] != EMPTY:
+                found[entry["hash"]].append(doc)
+        return found
+
+
+def _lookup(snap: Snapshot, citation: Citation) -> dict[str, Any] | None:
+    entry = snap.documents.get(citation.doc)
+    if entry is None or citation.section is None:
+        return entry
+    section: dict[str, Any] | None = entry["sections"].get(citation.section)
+    return section
+
+
+def _content_in(part: dict[str, Any], snap: Snapshot) -> bool:
+    """Whether a section's exact (non-empty) text is a section of ``snap``."""
+    return part["hash"] != EMPTY and part["hash"] in snap.section_hashes
+
+
+def resolves_by_content(citation: Citation, old: Snapshot, newest: Snapshot) -> bool:
+    """A citation missing from ``old`` that names, in ``newest``, text that ``old`` had
+    elsewhere: a relabelled (moved) citation, verified by its content."""
+    part = _lookup(newest, citation)
+    return part is not None and _content_in(part, old)
+
+
+def _prefer_same_doc(matches: list[str], doc: str) -> list[str]:
+    return sorted(matches, key=lambda c: (not c.startswith(doc + "#"), c))
+
+
+class StaleChecker:
+    """Compares items with the newest snapshot; one instance serves many items and sets."""
+
+    def __init__(self, store: SnapshotStore, newest: Snapshot, root: Path | None = None) -> None:
+        self.store = store
+        self.newest = newest
+        self.index = _Index(newest)
+        self.root = root
+
+    def citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
+        text = str(citation)
+        before = _lookup(old, citation)
+        after = _lookup(self.newest, citation)
+        if before is None:
+            if after is not None and self._verified_by_content(after, old):
+                return CitationStatus(text, "ok")
+            return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
+        if after is not None:
+            if after["hash"] == before["hash"]:
+                return CitationStatus(text, "ok")
+            status = CitationStatus(text, "changed")
+            self._texts(status, citation, old, before, after)
+            return status
+        if before["hash"] != EMPTY:
+            pool = (
+                self.index.by_doc_hash if citation.section is None else self.index.by_section_hash
+            )
+            matches = _prefer_same_doc(pool.get(before["hash"], []), citation.doc)
+            if matches:
+                return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:])
+        status = CitationStatus(text, "deleted")
+        status.candidates = self._similar(citation, old, before)
+        return status
+
+    def _verified_by_content(self, after: dict[str, Any], old: Snapshot) -> bool:
+        return _content_in(after, old)
+
+    def _texts(
+        self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any, after: Any
+    ) -> None:
+        status.old_text = before.get("text")
+        status.new_text = after.get("text")
+        if status.old_text is None and self.root is not None and old.commit:
+            recovered = document_at(self.root, old.corpus, old.commit, citation.doc, old.hash_mode)
+            if recovered is not None:
+                part = (
+                    recovered
+                    if citation.section is None
+                    else recovered["sections"].get(citation.section)
+                )
+                if part is not None and part["hash"] == before["hash"]:
+                    status.old_text = part.get("text")
+                else:
+                    status.note = (
+                        f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
+                        f"{old.short} (the corpus had uncommitted changes then)"
+                    )
+        if status.new_text is None and self.root is not None and self.newest.commit:
+            recovered = document_at(
+                self.root, self.newest.corpus, self.newest.commit, citation.doc, old.hash_mode
+            )
+            if recovered is not None:
+                part = (
+                    recovered
+                    if citation.section is None
+                    else recovered["sections"].get(citation.section)
+                )
+                if part is not None and part["hash"] == after["hash"]:
+                    status.new_text = part.get("text")
+        if (status.old_text is None or status.new_text is None) and not status.note:
+            status.note = (
+                "no text to compare: the snapshots do not store text and the corpus could not "
+                "be read at their commits; only the hashes differ"
+            )
+
+    def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
+        """The sections of the newest snapshot most like a deleted one."""
+        entry = self.newest.documents.get(citation.doc)
+        if citation.section is None or entry is None:
+            return []
+        old_text = before.get("text")
+        scored = []
+        for sid, section in entry["sections"].items():
+            if old_text is not None and section.get("text") is not None:
+                score = difflib.SequenceMatcher(
+                    None, old_text.split(), section["text"].split(), autojunk=False
+                ).ratio()
+            else:
+                score = difflib.SequenceMatcher(
+                    None, before.get("title", ""), section.get("title", "")
+                ).ratio()
+            if score >= 0.5:
+                scored.append((score, f"{citation.doc}#{sid}"))
+        return [c for _, c in sorted(scored, key=lambda s: (-s[0], s[1]))[:MAX_CANDIDATES]]
+
+    def item(self, loaded: SetFile, item: Item) -> ItemStatus | None:
+        """The status of every citation of an active item; None when it has never been
+        verified against a snapshot (validate warns about those)."""
+        ref = item.verified or (loaded.header.snapshot if loaded.header else None)
+        if ref is None:
+            return None
+        citations = item_citations(item)
+        old = self.store.get(ref)
+        if old is None:
+            statuses = [
+                CitationStatus(
+                    str(c),
+                    "unknown",
+                    note=f"snapshot {ref} is not in {self.store.folder}; restore it from git",
+                )
+                for c in citations
+            ]
+        else:
+            statuses = [self.citation(c, old) for c in citations]
+        return ItemStatus(loaded.name, item.id, ref, loaded.path, statuses)
+
+    def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], int]:
+        """Stale active items of a set, and how many active items are verified against
+        no snapshot yet."""
+        stale, unverified = [], 0
+        for item in loaded.items:
+            if item.status != "active":
+                continue
+            status = self.item(loaded, item)
+            if status is None:
+                unverified += 1
+            elif status.stale:
+                stale.append(status)
+        return stale, unverified
+
+
+SHORT_COMMIT = 10
+
+
+def word_diff(old: str, new: str) -> list[tuple[str, str]]:
+    """Word-level diff as (op, text) runs: op is '=', '-' or '+'."""
+    a, b = old.split(), new.split()
+    runs: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            runs.append(("=", " ".join(a[i1:i2])))
+            continue
+        if op in ("delete", "replace"):
+            runs.append(("-", " ".join(a[i1:i2])))
+        if op in ("insert", "replace"):
+            runs.append(("+", " ".join(b[j1:j2])))
+    return runs
+
+
+@dataclass
+class StaleReport:
+    """Stale items of one or more sets against the newest snapshot."""
+
+    snapshot: str | None
+    items: list[ItemStatus] = field(default_factory=list)
+    unverified: dict[str, int] = field(default_factory=dict)
+    """Per set, active items verified against no snapshot yet (not compared)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"snapshot": self.snapshot, "items": [i.to_json() for i in self.items]}
+
+
+def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:
+    """Compare every active item of the given sets with the newest snapshot."""
+    from evalset.setfile import load_set
+
+    newest = store.newest()
+    report = StaleReport(newest.short if newest else None)
+    if newest is None:
+        return report
+    checker = StaleChecker(store, newest, root)
+    for path in paths:
+        loaded = load_set(path)
+        stale, unverified = checker.stale_items(loaded)
+        report.items.extend(stale)
+        report.unverified[loaded.name] = unverified
+    return report
