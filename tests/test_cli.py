@@ -23,7 +23,7 @@ def test_validate_json(cli) -> None:  # type: ignore[no-untyped-def]
     document = json.loads(result.out)
     assert document["ok"] is True and document["errors"] == 0 and document["warnings"] == 2
     assert document["findings"][0]["item"] == "q-3f2a9c41"
-    assert document["findings"][0]["line"] == 510
+    assert document["findings"][0]["line"] == 511
 
 
 def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-untyped-def]
@@ -35,7 +35,8 @@ def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-u
     assert entry["categories"]["direct-lookup"] == {"tuning": 9, "holdout": 3, "unassigned": 0}
     assert entry["categories"]["injection"] == {"tuning": 4, "holdout": 1, "unassigned": 0}
     assert sum(sum(row.values()) for row in entry["categories"].values()) == 40
-    assert (entry["errors"], entry["warnings"], entry["stale"]) == (0, 2, None)
+    assert (entry["errors"], entry["warnings"], entry["stale"]) == (0, 2, 6)
+    assert entry["stale_items"] == ["q-003", "q-011", "q-012", "q-022", "q-025", "q-029"]
 
 
 def test_status_informs_and_exits_0_even_with_errors(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]

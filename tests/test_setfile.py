@@ -154,16 +154,17 @@ def test_append_into_an_empty_set_and_blank_line_separated_sets(tmp_path: Path) 
 
 
 def test_header_edit_keeps_comments_and_puts_new_keys_in_format_order(tmp_path: Path) -> None:
-    target = copy(EXAMPLE_SET, tmp_path)
+    target = copy(FIXTURES / "sets" / "styles.yaml", tmp_path)
     before = target.read_text()
     with edit_set(target) as editor:
         editor.set_header("snapshot", "3f9a1c2b7d4e")
-    after = target.read_text()
-    assert after == before.replace(
-        "description: Customer support assistant for the Acme online shop\n",
-        "description: Customer support assistant for the Acme online shop\n"
-        "snapshot: 3f9a1c2b7d4e\n",
+    assert target.read_text() == before.replace(
+        'description: "Double-quoted description"\n',
+        'description: "Double-quoted description"\nsnapshot: 3f9a1c2b7d4e\n',
     )
+    with edit_set(target) as editor:
+        editor.set_header("snapshot", "4db5fdbcf4f4")
+    assert "snapshot: 4db5fdbcf4f4\ncategories:" in target.read_text()
 
 
 def test_flow_style_file_is_edited_by_a_full_round_trip(tmp_path: Path) -> None:

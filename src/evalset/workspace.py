@@ -75,12 +75,30 @@ min_per_category = 5     # coverage warning threshold
 """
 
 PIPELINE = """\
-# evalset pipeline: `dvc repro` validates the eval sets whenever they change.
+# evalset pipeline: `dvc repro` snapshots the corpus when it changes, validates the sets,
+# and writes the stale report (run `dvc init` once if the repository has no .dvc/ yet).
 stages:
+  snapshot:
+    cmd: evalset snapshot
+    deps:
+      - {corpus}
+    outs:
+      - {snapshots}:
+          cache: false
+          persist: true
   validate:
     cmd: evalset validate
     deps:
       - {sets}
+      - {snapshots}
+  stale:
+    cmd: mkdir -p reports && evalset stale --no-fail --json > reports/stale.json
+    deps:
+      - {sets}
+      - {snapshots}
+    outs:
+      - reports/stale.json:
+          cache: false
 """
 
 
@@ -114,7 +132,7 @@ def init_workspace(root: Path, name: str | None = None) -> InitResult:
         files[root / CONFIG_FILE] = CONFIG
     files[root / "sets" / f"{set_name}.yaml"] = FIRST_SET.format(name=set_name)
     files[root / "snapshots" / ".gitkeep"] = ""
-    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets")
+    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus="corpus", snapshots="snapshots")
     for path, text in files.items():
         if path.exists():
             result.kept.append(path)
@@ -123,7 +141,7 @@ def init_workspace(root: Path, name: str | None = None) -> InitResult:
         with path.open("x", encoding="utf-8") as f:
             f.write(text)
         result.created.append(path)
-    _ensure_ignored(root / ".gitignore", f"/{STATE_DIR}/", result)
+    _ensure_ignored(root / ".gitignore", [f"/{STATE_DIR}/", "/reports/"], result)
     from evalset.schema import write_schemas
 
     for path in write_schemas(root / "schemas", overwrite=False):
@@ -131,10 +149,13 @@ def init_workspace(root: Path, name: str | None = None) -> InitResult:
     return result
 
 
-def _ensure_ignored(gitignore: Path, pattern: str, result: InitResult) -> None:
+def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) -> None:
+    """Append the patterns .gitignore lacks (local state and generated reports)."""
     existing = gitignore.read_text("utf-8") if gitignore.exists() else ""
-    if pattern in existing.split("\n"):
+    missing = [p for p in patterns if p not in existing.split("\n")]
+    if not missing:
         return
     with gitignore.open("a", encoding="utf-8") as f:
-        f.write(("" if not existing or existing.endswith("\n") else "\n") + pattern + "\n")
+        lead = "" if not existing or existing.endswith("\n") else "\n"
+        f.write(lead + "".join(f"{p}\n" for p in missing))
     (result.kept if existing else result.created).append(gitignore)
