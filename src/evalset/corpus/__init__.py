@@ -17,6 +17,10 @@ from typing import Literal
 
 HashMode = Literal["rendered", "source"]
 
+SECTIONING_VERSION = 1
+"""Bumped whenever sectioning or normalisation changes what a document hashes to, so that
+cached results of an older version are never reused."""
+
 
 @dataclass
 class Section:

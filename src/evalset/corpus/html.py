@@ -80,10 +80,10 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     parser.feed(text)
     parser.close()
     headed = [
-        (normalise("".join(title)), level, anchor, normalise(" ".join(body)))
+        (normalise("".join(title)), level, anchor, normalise("".join(body)))
         for title, level, anchor, body in parser.headings
     ]
-    whole = [normalise(" ".join(parser.preamble))]
+    whole = [normalise("".join(parser.preamble))]
     for title, _, _, own in headed:
         whole.extend((title, own))
     rendered = " ".join(p for p in whole if p)

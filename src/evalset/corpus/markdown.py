@@ -79,8 +79,8 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     preamble, headings = _headings(text)
     if mode == "source":
         return _source_sections(text, [(t, lv, a) for t, lv, a, _ in headings])
-    headed = [(t, lv, a, normalise(" ".join(body))) for t, lv, a, body in headings]
-    whole = [normalise(" ".join(preamble))]
+    headed = [(t, lv, a, normalise("".join(body))) for t, lv, a, body in headings]
+    whole = [normalise("".join(preamble))]
     for title, _, _, own in headed:
         whole.extend((title, own))
     return Sections(" ".join(p for p in whole if p), nest(headed))

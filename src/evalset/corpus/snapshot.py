@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from evalset.corpus import HashMode, Sections, sectioner_for
+from evalset.corpus import SECTIONING_VERSION, HashMode, Sections, registry, sectioner_for
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write
 
@@ -380,6 +380,13 @@ class TakeResult:
     """How many files had to be read (the rest came from the stat cache)."""
 
 
+def _plugins() -> tuple[str, ...]:
+    """Which function sections each format: a changed plug-in invalidates the cache."""
+    return tuple(
+        sorted(f"{ext}={fn.__module__}.{fn.__qualname__}" for ext, fn in registry().items())
+    )
+
+
 def _load_cache(path: Path, key: tuple[Any, ...]) -> dict[str, Any]:
     try:
         with path.open("rb") as f:
@@ -400,7 +407,7 @@ def read_working_tree(
     found = scan(corpus)
     store = found.total_bytes < TEXT_LIMIT if store_text is None else store_text
     cache_path = state_dir / CACHE_FILE
-    key = (str(corpus.resolve()), mode, store, FORMAT)
+    key = (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
     cached = _load_cache(cache_path, key)
     documents: dict[str, Document] = {}
     fresh: dict[str, Any] = {}

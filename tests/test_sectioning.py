@@ -1,0 +1,204 @@
+"""Sectioning: GitHub anchors, CommonMark headings, rendered-text hashing, HTML and text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalset.corpus import html, markdown, sectioner_for, slugify, text
+from evalset.corpus.snapshot import hash_text
+
+
+def ids(source: str) -> list[str]:
+    return list(markdown.sections(source).sections)
+
+
+@pytest.mark.parametrize(
+    ("heading", "anchor"),
+    [
+        ("## *What is not Allowed*", "what-is-not-allowed"),
+        ("## _What is not Allowed_", "what-is-not-allowed"),
+        ("### 3. Payment & Billing", "3-payment--billing"),
+        ("## Größe & Rückgabe", "größe--rückgabe"),
+        ("## Délais de livraison", "délais-de-livraison"),
+        ("## 配送について", "配送について"),
+        ("## Fast 🚀 delivery", "fast--delivery"),
+        ("## The `returns` API", "the-returns-api"),
+        ("## See [the policy](http://example.com/p) now", "see-the-policy-now"),
+        ("## snake_case and-dash", "snake_case-and-dash"),
+        ("   ## Indented three spaces", "indented-three-spaces"),
+        ("## Closing hashes ##", "closing-hashes"),
+    ],
+)
+def test_section_ids_are_githubs_anchors(heading: str, anchor: str) -> None:
+    assert ids(heading + "\n\ntext\n") == [anchor]
+
+
+def test_repeated_headings_are_numbered_in_order() -> None:
+    assert ids("## FAQ\na\n## FAQ\nb\n## FAQ\nc\n") == ["faq", "faq-1", "faq-2"]
+
+
+def test_headings_as_commonmark_defines_them() -> None:
+    source = (
+        "---\ntitle: Front matter\n---\n"
+        "Preamble.\n\n"
+        "Setext one\n==========\n\nx\n\n"
+        "Setext two\n----------\n\ny\n\n"
+        "    ## four spaces is a code block\n\n"
+        "```\n## inside a fence\n```\n\n"
+        "#hashtag is not a heading\n"
+    )
+    parsed = markdown.sections(source)
+    assert list(parsed.sections) == ["setext-one", "setext-two"]
+    assert [s.level for s in parsed.sections.values()] == [1, 2]
+    assert "Front matter" not in parsed.text and "title" not in parsed.text
+    assert parsed.text.startswith("Preamble. Setext one x Setext two y")
+    assert "## inside a fence" in parsed.sections["setext-two"].text
+
+
+def test_a_section_includes_its_subsections_but_not_its_own_heading() -> None:
+    parsed = markdown.sections("intro\n# A\na1\n## B\nb1\n### C\nc1\n## D\nd1\n# E\ne1\n")
+    sections = {k: v.text for k, v in parsed.sections.items()}
+    assert sections == {
+        "a": "a1 B b1 C c1 D d1",
+        "b": "b1 C c1",
+        "c": "c1",
+        "d": "d1",
+        "e": "e1",
+    }
+    assert parsed.text == "intro A a1 B b1 C c1 D d1 E e1"
+
+
+def test_rendered_text_drops_markup() -> None:
+    parsed = markdown.sections(
+        '# T\n\n* a **bold** [link](http://x.example/y "t")\n* `code` <b>html</b>\n\n'
+        "| k | v |\n|---|---|\n| 1 | 2 |\n\n1. one\n2. two\n"
+    )
+    assert parsed.sections["t"].text == "a bold link code html k v 1 2 one two"
+
+
+def test_source_hash_mode_keeps_markup() -> None:
+    rendered = markdown.sections("# T\n\n- *a*\n", "rendered").sections["t"].text
+    source = markdown.sections("# T\n\n- *a*\n", "source").sections["t"].text
+    assert (rendered, source) == ("a", "- *a*")
+
+
+def test_html_sections_use_id_attributes_first() -> None:
+    parsed = html.sections(
+        "<html><head><title>Hidden</title><style>h1{}</style></head><body>"
+        "<p>Intro</p><h1>Rewards</h1><p>Join <b>free</b>.</p>"
+        "<h2 id='earn'>Earning points</h2><p>1 point per &euro;1.</p>"
+        "<h3>Silver &amp; Gold</h3><p>Tiers.</p><script>var x = '<h2>no</h2>';</script>"
+        "</body></html>"
+    )
+    assert {k: v.text for k, v in parsed.sections.items()} == {
+        "rewards": "Join free. Earning points 1 point per €1. Silver & Gold Tiers.",
+        "earn": "1 point per €1. Silver & Gold Tiers.",
+        "silver--gold": "Tiers.",
+    }
+    assert "Hidden" not in parsed.text
+
+
+def test_plain_text_is_one_section_the_whole_document() -> None:
+    parsed = text.sections("LINE ONE\n\n  line   two\n")
+    assert (parsed.text, parsed.sections) == ("LINE ONE line two", {})
+
+
+def test_formats_are_chosen_by_extension() -> None:
+    assert sectioner_for("a/b.MD") is markdown.sections
+    assert sectioner_for("x.htm") is html.sections
+    assert sectioner_for("notes.txt") is text.sections
+    assert sectioner_for("scan.pdf") is None
+    assert slugify("Already-a-slug") == "already-a-slug"
+
+
+# --- properties -------------------------------------------------------------------------
+
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéü", min_size=1, max_size=8)
+_para = st.lists(_word, min_size=1, max_size=12)
+_doc = st.lists(
+    st.tuples(st.integers(1, 4), st.lists(_para, min_size=0, max_size=3)), min_size=1, max_size=6
+)
+
+
+def _render(doc: list[tuple[int, list[list[str]]]], style: dict[str, object]) -> str:
+    out = []
+    for n, (level, paras) in enumerate(doc):
+        title = f"heading {n}"
+        if style["setext"] and level <= 2:
+            out.append(f"{title}\n{'=' if level == 1 else '-'}{'=-'[level - 1] * 5}\n")
+        else:
+            out.append(f"{' ' * int(style['indent'])}{'#' * level} {title}\n")  # type: ignore[call-overload]
+        for p, words in enumerate(paras):
+            if style["list"] and p % 2:
+                out.append("\n".join(f"{style['bullet']} {w}" for w in words) + "\n")
+            else:
+                width = int(style["wrap"])  # type: ignore[call-overload]
+                lines = [" ".join(words[i : i + width]) for i in range(0, len(words), width)]
+                if style["emphasis"] and len(lines[0].split()) > 1:
+                    first, rest = lines[0].split(" ", 1)
+                    lines[0] = f"{style['emphasis']}{first}{style['emphasis']} {rest}"
+                out.append("\n".join(lines) + "\n")
+            out.append("\n")
+    return "\n".join(out)
+
+
+_styles = st.fixed_dictionaries(
+    {
+        "setext": st.booleans(),
+        "indent": st.integers(0, 3),
+        "list": st.booleans(),
+        "bullet": st.sampled_from(["-", "*", "+"]),
+        "wrap": st.integers(1, 12),
+        "emphasis": st.sampled_from(["", "*", "_", "**", "__"]),
+    }
+)
+
+
+def _hashes(source: str) -> tuple[str, dict[str, str]]:
+    parsed = markdown.sections(source)
+    return hash_text(parsed.text), {k: hash_text(v.text) for k, v in parsed.sections.items()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_doc, _styles, _styles)
+def test_reformatting_never_changes_a_hash(doc, first, second) -> None:  # type: ignore[no-untyped-def]
+    # Bullets vs paragraphs are structure, not formatting: keep that choice the same.
+    second = {**second, "list": first["list"]}
+    assert _hashes(_render(doc, first)) == _hashes(_render(doc, second))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_doc, _styles, st.data())
+def test_a_word_change_changes_its_section_and_ancestors_only(doc, style, data) -> None:  # type: ignore[no-untyped-def]
+    candidates = [
+        (s, p, w)
+        for s, (_, paras) in enumerate(doc)
+        for p, para in enumerate(paras)
+        for w in range(len(para))
+    ]
+    if not candidates:
+        return
+    s, p, w = data.draw(st.sampled_from(candidates))
+    changed = [(level, [list(x) for x in paras]) for level, paras in doc]
+    changed[s][1][p][w] = changed[s][1][p][w] + "x"
+    doc_before, before = _hashes(_render(doc, style))
+    doc_after, after = _hashes(_render(changed, style))
+    ids_in_order = list(before)
+    touched = ids_in_order[s]
+    ancestors, level = set(), doc[s][0]
+    for k in range(s - 1, -1, -1):
+        if doc[k][0] < level:
+            ancestors.add(ids_in_order[k])
+            level = doc[k][0]
+    assert doc_before != doc_after
+    for ident in ids_in_order:
+        assert (before[ident] != after[ident]) == (ident == touched or ident in ancestors), ident
+
+
+def test_inline_markup_does_not_split_words() -> None:
+    assert markdown.sections("# T\n\nun**believ**able, `x`y.\n").sections["t"].text == (
+        "unbelievable, xy."
+    )
+    assert html.sections("<h1>T</h1><p>Join <b>free</b>.</p>").sections["t"].text == "Join free."
