@@ -92,3 +92,63 @@ def set_copy(tmp_path: Path) -> Iterator[Path]:
     target.parent.mkdir()
     shutil.copy(EXAMPLE_SET, target)
     yield target
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def dvc(repo: Path, *args: str) -> str:
+    """Run the real dvc command line of this environment."""
+    exe = Path(sys.executable).with_name("dvc")
+    env = {**os.environ, **GIT_ENV, "DVC_NO_ANALYTICS": "1"}
+    done = subprocess.run(
+        [str(exe), *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+SET_HEADER = """\
+evalset: 1
+name: docs
+categories:
+  direct-lookup: a fact
+items:
+"""
+
+
+def set_item(ident: str, *citations: str, verified: str | None = None) -> str:
+    """An item citing ``citations`` in expected_sources and one key point."""
+    listed = ", ".join(citations)
+    text = (
+        f"  - id: {ident}\n"
+        f"    question: Question {ident} about the policy?\n"
+        f"    category: direct-lookup\n"
+        f"    expected_sources: [{listed}]\n"
+        f"    key_points:\n"
+        f"      - text: The fact {ident} asks about\n"
+        f"        sources: [{listed}]  # cited here too\n"
+    )
+    return text + (f"    verified: {verified}\n" if verified else "")
+
+
+@pytest.fixture
+def corpus_repo(git_repo: Path) -> Path:
+    """A git repository configured as a workspace, with an empty corpus and sets folder."""
+    (git_repo / "evalset.toml").write_text("[validate]\nmin_per_category = 0\n", "utf-8")
+    (git_repo / "corpus").mkdir()
+    (git_repo / "sets").mkdir()
+    (git_repo / ".gitignore").write_text("/.evalset/\n")
+    return git_repo

@@ -210,11 +210,13 @@ class StaleChecker:
     def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
         """The sections of the newest snapshot most like a deleted one."""
         entry = self.newest.documents.get(citation.doc)
-        if citation.section is None or entry is None:
-            return []
+        if citation.section is None or entry is None or before["hash"] == EMPTY:
+            return []  # empty sections are like nothing, so they never match
         old_text = before.get("text")
         scored = []
         for sid, section in entry["sections"].items():
+            if section["hash"] == EMPTY:
+                continue
             if old_text is not None and section.get("text") is not None:
                 score = difflib.SequenceMatcher(
                     None, old_text.split(), section["text"].split(), autojunk=False

@@ -33,7 +33,7 @@ def unresolved(citation: Citation, snap: Snapshot) -> str | None:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"document {citation.doc!r} is not in snapshot {snap.short}{hint}"
     if citation.section is not None and citation.section not in entry["sections"]:
-        close = difflib.get_close_matches(citation.section, list(entry["sections"]), n=1)
+        close = difflib.get_close_matches(citation.section, list(entry["sections"]), 1, 0.5)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"{citation.doc} has no section {citation.section!r} in snapshot {snap.short}{hint}"
     return None

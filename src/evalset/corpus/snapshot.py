@@ -188,9 +188,20 @@ def read_snapshot(path: Path) -> Snapshot:
         data["documents"],
         path,
     )
-    if table_id(snap.documents) != snap.id:
+    if table_id(snap.documents) != snap.id or not _texts_match(snap.documents):
         raise _corrupt(path, "its content does not match its id")
     return snap
+
+
+def _texts_match(documents: dict[str, Document]) -> bool:
+    """Stored texts (small corpora only) hash to what the manifest says."""
+    for entry in documents.values():
+        if "text" in entry and hash_text(entry["text"]) != entry["hash"]:
+            return False
+        for section in entry["sections"].values():
+            if "text" in section and hash_text(section["text"]) != section["hash"]:
+                return False
+    return True
 
 
 class SnapshotStore:

@@ -1,0 +1,183 @@
+"""Snapshots on real files and git repositories: manifest, ids, cache, robustness."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import commit_all, write_files
+from evalset.corpus.snapshot import (
+    SnapshotError,
+    SnapshotStore,
+    compare,
+    read_snapshot,
+    take_snapshot,
+)
+
+DOCS = {
+    "corpus/a.md": "# Alpha\n\nintro\n\n## One\n\nfirst text\n\n## Two\n\nsecond text\n",
+    "corpus/sub/b.md": "# Beta\n\nbeta text\n",
+    "corpus/c.txt": "plain text\n",
+    "corpus/d.html": "<h1 id='x'>Delta</h1><p>delta</p>",
+}
+
+
+def snap(repo: Path, **kw):  # type: ignore[no-untyped-def]
+    return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset", **kw)
+
+
+def test_manifest_is_deterministic_one_document_per_line(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    assert first.written and first.reread == 4
+    text = first.snapshot.path.read_text()
+    lines = text.splitlines()
+    assert lines[0].startswith('{"about": ') and lines[1] == '"documents": {'
+    assert [json.loads("{" + ln.rstrip(",") + "}").popitem()[0] for ln in lines[2:-1]] == [
+        "a.md",
+        "c.txt",
+        "d.html",
+        "sub/b.md",
+    ]
+    loaded = read_snapshot(first.snapshot.path)
+    assert loaded.documents == first.snapshot.documents
+    assert set(loaded.documents["a.md"]["sections"]) == {"alpha", "one", "two"}
+    assert loaded.documents["a.md"]["sections"]["one"]["text"] == "first text"
+    # Same content, same id; no new file.
+    again = snap(corpus_repo)
+    assert (again.snapshot.id, again.written, again.reread) == (first.snapshot.id, False, 0)
+    # The id does not depend on when, where or from which cache state it was computed.
+    (corpus_repo / ".evalset" / "snapshot-cache.pickle").unlink()
+    assert snap(corpus_repo, write=False).snapshot.id == first.snapshot.id
+
+
+def test_incremental_reads_only_changed_files(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    write_files(corpus_repo, {"corpus/sub/b.md": "# Beta\n\nbeta text, changed\n"})
+    second = snap(corpus_repo)
+    assert second.reread == 1
+    changes = compare(first.snapshot, second.snapshot)
+    assert changes.to_json() == {
+        "added": [],
+        "removed": [],
+        "changed": {"sub/b.md": {"added": [], "removed": [], "changed": ["beta"]}},
+    }
+    os.rename(corpus_repo / "corpus/c.txt", corpus_repo / "corpus/renamed.txt")
+    (corpus_repo / "corpus/d.html").unlink()
+    third = snap(corpus_repo)
+    changes = compare(second.snapshot, third.snapshot)
+    assert (changes.added, changes.removed) == (["renamed.txt"], ["c.txt", "d.html"])
+    assert third.reread == 1
+
+
+def test_prefixes_and_newest(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo).snapshot
+    write_files(corpus_repo, {"corpus/c.txt": "other\n"})
+    second = snap(corpus_repo).snapshot
+    store = SnapshotStore(corpus_repo / "snapshots")
+    assert store.newest_id() == second.id
+    assert store.get(first.id[:6]).id == first.id  # type: ignore[union-attr]
+    assert store.get("ffffffffffff") is None
+    (corpus_repo / "snapshots" / f"{first.id[:3]}0.json").write_text("x")
+    with pytest.raises(SnapshotError, match="ambiguous"):
+        store.resolve(first.id[:3])
+
+
+def test_commit_is_recorded(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    head = commit_all(corpus_repo, "corpus")
+    assert snap(corpus_repo).snapshot.commit == head
+
+
+def test_robustness_of_reading(corpus_repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Secret\n\nnot part of the corpus\n")
+    write_files(
+        corpus_repo,
+        {
+            "corpus/latin1.md": "# Caf\xe9\n".encode("latin-1") + b"\n\xe9t\xe9\n",
+            "corpus/image.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+            "corpus/empty.md": "",
+            "corpus/scan.pdf": b"%PDF-1.4",
+            "corpus/.hidden.md": "# Hidden\n",
+        },
+    )
+    os.symlink(outside, corpus_repo / "corpus" / "link.md")
+    os.symlink(corpus_repo / "corpus" / "empty.md", corpus_repo / "corpus" / "inside.md")
+    result = snap(corpus_repo)
+    docs = result.snapshot.documents
+    assert sorted(docs) == ["empty.md", "inside.md", "latin1.md"]
+    assert docs["empty.md"] == {"hash": docs["empty.md"]["hash"], "sections": {}, "text": ""}
+    assert "café" not in docs["latin1.md"]["text"] and "\ufffd" in docs["latin1.md"]["text"]
+    assert sorted(result.warnings) == [
+        "1 file(s) of type '.pdf' skipped: no sectioner for that format",
+        "image.md: looks binary (NUL bytes); skipped",
+        "latin1.md: is not valid UTF-8 (byte 5); read with replacement characters",
+        "link.md: symlink to outside the corpus; not followed",
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_a_clear_error(corpus_repo: Path) -> None:  # pragma: no cover
+    write_files(corpus_repo, {"corpus/locked.md": "# L\n"})
+    (corpus_repo / "corpus/locked.md").chmod(0)
+    with pytest.raises(SnapshotError, match=r"locked\.md: cannot be read"):
+        snap(corpus_repo)
+
+
+def test_unreadable_file_is_named_even_as_root(corpus_repo: Path) -> None:
+    # A dangling path cannot be opened by anyone: the error names it and says what to do.
+    write_files(corpus_repo, {"corpus/ok.md": "# OK\n"})
+    from evalset.corpus.snapshot import _read_file
+
+    result = _read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True))
+    assert result.entry is None and result.warning is not None
+    assert result.warning.startswith("!") and "gone.md: cannot be read" in result.warning
+
+
+def test_a_100_mb_document(corpus_repo: Path) -> None:
+    body = ("A sentence of policy text that goes on for a while. " * 20 + "\n\n") * 97_000
+    write_files(corpus_repo, {"corpus/big.md": "# Big\n\n" + body + "## End\n\nlast\n"})
+    assert (corpus_repo / "corpus/big.md").stat().st_size > 100_000_000
+    result = snap(corpus_repo, store_text=False)
+    assert set(result.snapshot.documents["big.md"]["sections"]) == {"big", "end"}
+
+
+def test_corrupt_and_newer_manifests_are_refused(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    path = snap(corpus_repo).snapshot.path
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(SnapshotError, match=r"is not a readable snapshot manifest \(invalid JSON"):
+        read_snapshot(path)
+    path.write_text(text.replace('"version": 1', '"version": 7'))
+    with pytest.raises(
+        SnapshotError, match=r"newer evalset \(snapshot format 7, this one reads 1\)"
+    ):
+        read_snapshot(path)
+    path.write_text(text.replace('"first text"', '"edited text"'))
+    with pytest.raises(SnapshotError, match="does not match its id"):
+        read_snapshot(path)
+
+
+def test_snapshot_of_a_git_revision(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, DOCS)
+    first = commit_all(corpus_repo, "v1")
+    write_files(corpus_repo, {"corpus/a.md": DOCS["corpus/a.md"].replace("first", "1st")})
+    commit_all(corpus_repo, "v2")
+    result = cli(corpus_repo, "snapshot", "--rev", first[:8], "--json")
+    assert result.code == 0, result.err
+    old = json.loads(result.out)
+    assert old["commit"] == first and old["documents"] == 4
+    head = json.loads(cli(corpus_repo, "snapshot", "--json").out)
+    assert head["changes"]["changed"] == {
+        "a.md": {"added": [], "removed": [], "changed": ["alpha", "one"]}
+    }
+    bad = cli(corpus_repo, "snapshot", "--rev", "no-such-rev")
+    assert bad.code == 2
+    assert "'no-such-rev' is not a git revision here; check the name." in bad.err

@@ -1,0 +1,232 @@
+"""Citation statuses, stale reports, verify and --fix-moved on real repositories."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import SET_HEADER, set_item, write_files
+from evalset.corpus.snapshot import SnapshotStore, take_snapshot
+from evalset.stale import stale_report
+
+V1 = {
+    "corpus/policy.md": (
+        "# Policy\n\n## Returns\n\nReturn within 14 days of delivery.\n\n"
+        "## Refund timing\n\nRefunds are issued within 5 business days.\n\n"
+        "## Exchanges\n\nWe do not swap items directly; return and reorder.\n\n"
+        "## Empty\n\n## Gift cards\n\nGift cards expire after three years.\n"
+    ),
+    "corpus/other.md": "# Other\n\n## Copy\n\nReturn within 14 days of delivery.\n",
+    "corpus/terms.txt": "Terms of sale.\n",
+}
+V2 = {
+    "corpus/policy.md": (
+        "# Policy\n\n## Returns\n\nReturn within 30 days of delivery.\n\n"
+        "## When you get your money back\n\nRefunds are issued within 5 business days.\n\n"
+        "## Exchanging an item\n\nWe do not swap items directly; return and reorder online.\n\n"
+        "## Vacant\n\n## Gift cards\n\n* Gift cards expire after *three* years.\n"
+    ),
+    "corpus/other.md": "# Other\n\n## Copy\n\nReturn within 14 days of delivery.\n",
+    "corpus/terms-of-sale.txt": "Terms of sale.\n",
+}
+
+
+def snapshot(repo: Path) -> str:
+    return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").snapshot.short
+
+
+def setup(repo: Path, items: str) -> tuple[str, str]:
+    write_files(repo, V1)
+    old = snapshot(repo)
+    (repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
+    )
+    for path in V1:
+        (repo / path).unlink()
+    write_files(repo, V2)
+    return old, snapshot(repo)
+
+
+def statuses(repo: Path) -> dict[str, list[tuple[str, str, str | None, list[str]]]]:
+    report = stale_report([repo / "sets" / "docs.yaml"], SnapshotStore(repo / "snapshots"), repo)
+    return {
+        item.id: [(c.citation, c.status, c.new, c.candidates) for c in item.citations]
+        for item in report.items
+    }
+
+
+ITEMS = (
+    set_item("ok", "policy.md#gift-cards")  # reformatted only
+    + set_item("changed", "policy.md#returns")
+    + set_item("moved", "policy.md#refund-timing")
+    + set_item("deleted", "policy.md#exchanges")
+    + set_item("empty", "policy.md#empty")
+    + set_item("unresolved", "policy.md#no-such-section")
+    + set_item("doc-moved", "terms.txt")
+)
+
+
+def test_every_status(corpus_repo: Path) -> None:
+    setup(corpus_repo, ITEMS)
+    assert statuses(corpus_repo) == {
+        "changed": [("policy.md#returns", "changed", None, [])],
+        "moved": [
+            ("policy.md#refund-timing", "moved", "policy.md#when-you-get-your-money-back", [])
+        ],
+        "deleted": [("policy.md#exchanges", "deleted", None, ["policy.md#exchanging-an-item"])],
+        "empty": [("policy.md#empty", "deleted", None, [])],
+        "unresolved": [("policy.md#no-such-section", "unresolved", None, [])],
+        "doc-moved": [("terms.txt", "moved", "terms-of-sale.txt", [])],
+    }
+
+
+def test_moved_prefers_the_same_document_and_lists_the_others(corpus_repo: Path) -> None:
+    write_files(corpus_repo, V1)
+    old = snapshot(corpus_repo)
+    items = set_item("dup", "policy.md#returns")
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
+    )
+    write_files(
+        corpus_repo,
+        {"corpus/policy.md": V1["corpus/policy.md"].replace("## Returns", "## Sending back")},
+    )
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo) == {
+        "dup": [("policy.md#returns", "moved", "policy.md#sending-back", ["other.md#copy"])]
+    }
+
+
+def test_changed_citations_come_with_old_and_new_text(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    setup(corpus_repo, set_item("changed", "policy.md#returns"))
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert "  changed    policy.md#returns" in result.out
+    assert "      Return within [-14-] {+30+} days of delivery." in result.out
+    document = json.loads(cli(corpus_repo, "stale", "--json").out)
+    assert document["items"] == [
+        {
+            "set": "docs",
+            "id": "changed",
+            "verified": document["items"][0]["verified"],
+            "citations": [
+                {
+                    "citation": "policy.md#returns",
+                    "status": "changed",
+                    "new": None,
+                    "candidates": [],
+                }
+            ],
+        }
+    ]
+    md = cli(corpus_repo, "stale", "--format", "md")
+    assert "| docs | `changed` | `policy.md#returns` | changed |  |" in md.out
+    assert "Return within ~~14~~ **30** days of delivery." in md.out
+    assert cli(corpus_repo, "stale", "--no-fail").code == 0
+
+
+def test_missing_verified_snapshot_is_reported_not_a_crash(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    setup(corpus_repo, set_item("lost", "policy.md#returns", verified="abcdef123456"))
+    result = cli(corpus_repo, "stale", "--json")
+    assert result.code == 1
+    (citation,) = json.loads(result.out)["items"][0]["citations"]
+    assert citation["status"] == "unknown"
+    assert citation["note"].startswith("snapshot abcdef123456 is not in ")
+    validate = cli(corpus_repo, "validate")
+    assert "item lost: verified: error: snapshot 'abcdef123456' is not in " in validate.out
+
+
+def test_fix_moved_rewrites_in_place_and_the_item_is_no_longer_stale(
+    corpus_repo: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    setup(
+        corpus_repo,
+        set_item("moved", "policy.md#refund-timing") + set_item("changed", "policy.md#returns"),
+    )
+    path = corpus_repo / "sets" / "docs.yaml"
+    before = path.read_text()
+    result = cli(corpus_repo, "stale", "--fix-moved")
+    assert (
+        "fixed moved: policy.md#refund-timing -> policy.md#when-you-get-your-money-back"
+        in result.out
+    )
+
+    # Only the citation changes; comments inside key points survive (ruamel.yaml may
+    # narrow the gap before a comment that the longer value now reaches).
+    def gap(text: str) -> str:
+        return re.sub(r" +#", " #", text)
+
+    assert gap(path.read_text()) == gap(
+        before.replace("policy.md#refund-timing", "policy.md#when-you-get-your-money-back")
+    )
+    assert list(statuses(corpus_repo)) == ["changed"]
+    assert cli(corpus_repo, "validate").code == 0  # the new citation is verified by its text
+
+
+def test_verify_records_the_newest_snapshot(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    _, new = setup(
+        corpus_repo,
+        set_item("changed", "policy.md#returns") + set_item("deleted", "policy.md#exchanges"),
+    )
+    path = corpus_repo / "sets" / "docs.yaml"
+    result = cli(corpus_repo, "verify", "docs", "changed")
+    assert result.code == 0
+    assert f"    verified: {new}\n" in path.read_text()
+    assert list(statuses(corpus_repo)) == ["deleted"]
+    before = path.read_bytes()
+    refused = cli(corpus_repo, "verify", "docs", "deleted")
+    assert refused.code == 2
+    assert (
+        f"cannot verify against snapshot {new}: item deleted: policy.md has no section "
+        "'exchanges' in snapshot"
+    ) in refused.err
+    assert "(did you mean 'exchanging-an-item'?)" in refused.err
+    assert path.read_bytes() == before
+    typo = cli(corpus_repo, "verify", "docs", "chnged")
+    assert typo.code == 2 and "has no item 'chnged' (did you mean 'changed'?)" in typo.err
+
+
+def test_verify_all_adopts_a_set(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, V1)
+    new = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + set_item("a", "policy.md#returns"))
+    assert "not verified against any corpus snapshot yet" in cli(corpus_repo, "validate").out
+    assert cli(corpus_repo, "verify", "docs", "--all").code == 0
+    assert f"name: docs\nsnapshot: {new}\ncategories:" in path.read_text()
+    assert "not verified" not in cli(corpus_repo, "validate").out
+
+
+def test_validate_resolves_citations_with_did_you_mean(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, V1)
+    new = snapshot(corpus_repo)
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {new}\nitems:\n")
+        + set_item("a", "policy.md#return")
+        + set_item("b", "polcy.md#returns")
+    )
+    result = cli(corpus_repo, "validate")
+    assert result.code == 1
+    assert (
+        f"sets/docs.yaml:10:24: item a: expected_sources[0]: error: policy.md has no section "
+        f"'return' in snapshot {new} (did you mean 'returns'?)"
+    ) in result.out.splitlines()
+    assert (
+        f"sets/docs.yaml:17:24: item b: expected_sources[0]: error: document 'polcy.md' is not "
+        f"in snapshot {new} (did you mean 'policy.md'?)"
+    ) in result.out.splitlines()
+
+
+def test_status_counts_stale_items(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    setup(corpus_repo, ITEMS)
+    document = json.loads(cli(corpus_repo, "status", "--json").out)
+    assert document["sets"][0]["stale"] == 6
+    assert document["sets"][0]["stale_items"] == [
+        "changed",
+        "moved",
+        "deleted",
+        "empty",
+        "unresolved",
+        "doc-moved",
+    ]
