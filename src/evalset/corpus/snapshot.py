@@ -537,7 +537,8 @@ def take_snapshot(
         documents, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
         reread = len(documents)
     ident = table_id(documents)
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    # Microseconds: "newest" must order snapshots taken within the same second.
+    created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     snap = Snapshot(ident, created, corpus_rel, commit, rev, mode, documents)
     written = False
     if write:

@@ -1,0 +1,83 @@
+"""Corpora tracked by DVC: snapshots at revisions and old text read through DVC."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT, SET_HEADER, commit_all, dvc, git, set_item, write_files
+
+POLICY_V1 = "# Policy\n\n## Returns\n\nReturn within 14 days of delivery.\n"
+POLICY_V2 = "# Policy\n\n## Returns\n\nReturn within 30 days of delivery.\n"
+
+
+def test_dvc_tracked_corpus(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # Text is not stored in snapshots here, so the old wording must come through DVC.
+    (corpus_repo / "evalset.toml").write_text(
+        "store_text = false\n[validate]\nmin_per_category = 0\n"
+    )
+    dvc(corpus_repo, "init", "-q")
+    write_files(corpus_repo, {"corpus/policy.md": POLICY_V1})
+    dvc(corpus_repo, "add", "-q", "corpus")
+    first = commit_all(corpus_repo, "corpus v1 (dvc)")
+    assert "corpus" in (corpus_repo / ".gitignore").read_text()  # really not in git
+
+    write_files(corpus_repo, {"corpus/policy.md": POLICY_V2})
+    dvc(corpus_repo, "add", "-q", "corpus")
+    second = commit_all(corpus_repo, "corpus v2 (dvc)")
+
+    old = json.loads(cli(corpus_repo, "snapshot", "--rev", first, "--json").out)
+    new = json.loads(cli(corpus_repo, "snapshot", "--rev", second, "--json").out)
+    assert (old["commit"], new["commit"]) == (first, second)
+    assert new["changes"]["changed"] == {
+        "policy.md": {"added": [], "removed": [], "changed": ["policy", "returns"]}
+    }
+    # The working tree agrees with the second revision.
+    assert json.loads(cli(corpus_repo, "snapshot", "--json").out)["snapshot"] == new["snapshot"]
+
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {old['snapshot']}\nitems:\n")
+        + set_item("q-1", "policy.md#returns")
+    )
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert "      Return within [-14-] {+30+} days of delivery." in result.out
+
+
+def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
+    """The repository's own dvc.yaml, on a fresh clone of the example workspace."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    # Work on the tree as it is now (the test may run before a commit).
+    for name in ("dvc.yaml", "corpus", "sets", "snapshots", "pyproject.toml", ".dvc"):
+        src, dst = ROOT / name, clone / name
+        if src.is_dir():
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("tmp", "cache"))
+        elif src.exists():
+            shutil.copy(src, dst)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("dvc")), "repro"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for stage in ("snapshot", "validate", "stale"):
+        assert f"Running stage '{stage}'" in done.stdout
+    report = json.loads((clone / "reports" / "stale.json").read_text())
+    assert [item["id"] for item in report["items"]] == [
+        "q-003",
+        "q-011",
+        "q-012",
+        "q-022",
+        "q-025",
+        "q-029",
+    ]
+    assert git(clone, "status", "--short", "--", "snapshots", "sets") == ""
