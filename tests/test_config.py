@@ -17,7 +17,7 @@ def test_found_by_walking_up_from_a_subfolder(tmp_path: Path) -> None:
     assert workspace.root == tmp_path.resolve()
     assert workspace.sets_dir == tmp_path.resolve() / "evals"
     assert workspace.config.split.ratio == 0.3
-    assert workspace.config.validate_.min_per_category == 5
+    assert workspace.config.validate.min_per_category == 5
 
 
 def test_tool_table_in_pyproject(tmp_path: Path) -> None:
@@ -27,7 +27,7 @@ def test_tool_table_in_pyproject(tmp_path: Path) -> None:
     )
     workspace = find_workspace(tmp_path)
     assert workspace.config.corpus == "docs"
-    assert workspace.config.validate_.min_per_category == 2
+    assert workspace.config.validate.min_per_category == 2
 
 
 def test_a_pyproject_without_the_table_is_passed_over(tmp_path: Path) -> None:
@@ -48,11 +48,11 @@ def test_unknown_and_invalid_settings_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         find_workspace(tmp_path)
     assert str(info.value) == (
-        f"{tmp_path / 'evalset.toml'}: setz is not a known setting; see the Configuration "
-        "section of the README."
+        f"{tmp_path / 'evalset.toml'}: setz is not a known setting (did you mean sets?); see "
+        "the Configuration section of the README."
     )
     (tmp_path / "evalset.toml").write_text("[split]\nratio = 2\n")
-    with pytest.raises(ConfigError, match=r"split\.ratio is invalid"):
+    with pytest.raises(ConfigError, match=r"split\.ratio must be a number from 0 to 1 \(got 2\)"):
         find_workspace(tmp_path)
     (tmp_path / "evalset.toml").write_text("sets = \n")
     with pytest.raises(ConfigError, match="not valid TOML"):

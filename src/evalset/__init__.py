@@ -1,21 +1,49 @@
-"""evalset: versioned, reviewed evaluation sets for RAG systems, tied to their corpus."""
+"""evalset: versioned, reviewed evaluation sets for RAG systems, tied to their corpus.
 
-from evalset.citations import Citation
-from evalset.config import Config, Workspace, find_workspace
-from evalset.errors import (
-    ConfigError,
-    EditRefused,
-    EvalsetError,
-    NoWorkspace,
-    SetFileError,
-    UnknownSet,
-)
-from evalset.findings import Finding
-from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
-from evalset.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
-from evalset.validate import Report, check_set, validate
+Names are imported on first use, so a command pays only for the parts it needs (the
+snapshot of a large corpus does not import the set-file and validation stack).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "Citation": "evalset.citations",
+    "Config": "evalset.config",
+    "Workspace": "evalset.config",
+    "find_workspace": "evalset.config",
+    "ConfigError": "evalset.errors",
+    "EditRefused": "evalset.errors",
+    "EvalsetError": "evalset.errors",
+    "NoWorkspace": "evalset.errors",
+    "SetFileError": "evalset.errors",
+    "UnknownSet": "evalset.errors",
+    "Finding": "evalset.findings",
+    "EvalSet": "evalset.model",
+    "Item": "evalset.model",
+    "KeyPoint": "evalset.model",
+    "Origin": "evalset.model",
+    "SetHeader": "evalset.model",
+    "DELETE": "evalset.setfile",
+    "SetEditor": "evalset.setfile",
+    "SetFile": "evalset.setfile",
+    "edit_set": "evalset.setfile",
+    "load_set": "evalset.setfile",
+    "Report": "evalset.validate",
+    "check_set": "evalset.validate",
+    "validate": "evalset.validate",
+    "Snapshot": "evalset.corpus.snapshot",
+    "SnapshotStore": "evalset.corpus.snapshot",
+    "take_snapshot": "evalset.corpus.snapshot",
+    "StaleReport": "evalset.stale",
+    "stale_report": "evalset.stale",
+    "fix_moved": "evalset.verify",
+    "verify": "evalset.verify",
+}
 
 __all__ = [
     "DELETE",
@@ -35,12 +63,48 @@ __all__ = [
     "SetFile",
     "SetFileError",
     "SetHeader",
+    "Snapshot",
+    "SnapshotStore",
+    "StaleReport",
     "UnknownSet",
     "Workspace",
     "__version__",
     "check_set",
     "edit_set",
     "find_workspace",
+    "fix_moved",
     "load_set",
+    "stale_report",
+    "take_snapshot",
     "validate",
+    "verify",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalset' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from evalset.citations import Citation
+    from evalset.config import Config, Workspace, find_workspace
+    from evalset.corpus.snapshot import Snapshot, SnapshotStore, take_snapshot
+    from evalset.errors import (
+        ConfigError,
+        EditRefused,
+        EvalsetError,
+        NoWorkspace,
+        SetFileError,
+        UnknownSet,
+    )
+    from evalset.findings import Finding
+    from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
+    from evalset.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
+    from evalset.stale import StaleReport, stale_report
+    from evalset.validate import Report, check_set, validate
+    from evalset.verify import fix_moved, verify

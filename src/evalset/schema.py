@@ -18,7 +18,9 @@ def set_schema() -> dict[str, Any]:
 
 
 def config_schema() -> dict[str, Any]:
-    schema = Config.model_json_schema(mode="validation", by_alias=True)
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(Config).json_schema(mode="validation")
     return {"$schema": SCHEMA_DIALECT, **schema}
 
 

@@ -61,7 +61,7 @@ def set_status(
     path: Path, workspace: Workspace | None = None, checker: StaleChecker | None = None
 ) -> SetStatus:
     loaded = load_set(path)
-    config = workspace.config.validate_ if workspace else None
+    config = workspace.config.validate if workspace else None
     store = checker.store if checker else None
     findings = check_set(loaded, config, store)
     declared = list(loaded.header.categories) if loaded.header else []

@@ -25,7 +25,8 @@ def snapshot(
     since the previous snapshot. Example: evalset snapshot --rev v2.0
     """
     from evalset.config import find_workspace
-    from evalset.corpus.snapshot import compare, take_snapshot
+    from evalset.corpus.snapshot import SnapshotStore, compare, take_snapshot
+    from evalset.workspace import display_path
 
     ws = find_workspace()
     result = take_snapshot(
@@ -37,19 +38,24 @@ def snapshot(
         ws.config.store_text,
         rev,
     )
-    snap, previous = result.snapshot, result.previous
-    changes = compare(previous, snap) if previous is not None else None
+    previous = result.previous_id
+    changes = None
+    if result.written and previous is not None and previous != result.id:
+        store = SnapshotStore(ws.snapshots_dir)
+        old = store.get(previous)
+        changes = compare(old, result.load()) if old is not None else None
+    path = display_path(result.path) if result.path else None
     if as_json:
         emit_json(
             {
-                "snapshot": snap.short,
-                "id": snap.id,
-                "path": str(snap.path),
+                "snapshot": result.short,
+                "id": result.id,
+                "path": str(path),
                 "written": result.written,
-                "documents": len(snap.documents),
-                "sections": snap.section_count,
-                "commit": snap.commit,
-                "previous": previous.short if previous else None,
+                "documents": result.documents,
+                "sections": result.sections,
+                "commit": result.snapshot.commit if result.snapshot else None,
+                "previous": previous[:12] if previous else None,
                 "changes": changes.to_json() if changes else None,
                 "warnings": result.warnings,
             }
@@ -57,17 +63,19 @@ def snapshot(
         return
     for warning in result.warnings:
         typer.secho(f"warning: {warning}", fg="yellow", err=True)
-    state = "written to" if result.written else "already in"
+    state = "written to" if result.written else "unchanged, already in"
     typer.echo(
-        f"snapshot {snap.short}: {len(snap.documents)} documents, {snap.section_count} sections "
-        f"({result.reread} read, the rest unchanged); {state} {snap.path}"
+        f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
+        f"({result.reread} file(s) read); {state} {path}"
     )
-    if previous is None or changes is None:
+    if previous is None or previous == result.id:
+        return
+    if changes is None:
         return
     if changes.empty:
-        typer.echo(f"no change since {previous.short}")
+        typer.echo(f"no change since {previous[:12]}")
         return
-    typer.echo(f"since {previous.short}:")
+    typer.echo(f"since {previous[:12]}:")
     for doc in changes.added:
         typer.secho(f"  + {doc}", fg="green")
     for doc in changes.removed:

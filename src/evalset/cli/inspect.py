@@ -44,7 +44,7 @@ def validate(
     else:
         workspace = find_workspace()
         paths = set_paths(workspace)
-    config = workspace.config.validate_ if workspace else None
+    config = workspace.config.validate if workspace else None
     store = SnapshotStore(workspace.snapshots_dir) if workspace else None
     report = run(paths, config, store)
     ok = report.ok(strict)

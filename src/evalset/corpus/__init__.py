@@ -17,7 +17,7 @@ from typing import Literal
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 1
+SECTIONING_VERSION = 2
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused."""
 

@@ -30,7 +30,6 @@ FORMAT = 1
 TEXT_LIMIT = 20_000_000
 """Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
 SHORT = 12
-CACHE_FILE = "snapshot-cache.pickle"
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
@@ -75,10 +74,7 @@ def _row(doc: str, entry: Document) -> str:
 
 def table_id(documents: dict[str, Document]) -> str:
     """The content id: sha256 of the sorted document/section hash table."""
-    digest = hashlib.sha256()
-    for doc in sorted(documents):
-        digest.update(_row(doc, documents[doc]).encode())
-    return digest.hexdigest()
+    return _id_of_rows({doc: _row(doc, entry) for doc, entry in documents.items()})
 
 
 @dataclass
@@ -383,12 +379,27 @@ def _git(root: Path, *args: str) -> str | None:
 
 @dataclass
 class TakeResult:
-    snapshot: Snapshot
-    previous: Snapshot | None
+    id: str
+    path: Path | None
+    documents: int
+    sections: int
+    previous_id: str | None
     written: bool
     warnings: list[str]
     reread: int
     """How many files had to be read (the rest came from the stat cache)."""
+    snapshot: Snapshot | None = None
+    """The manifest in memory, when it was built (not when the corpus was unchanged)."""
+
+    @property
+    def short(self) -> str:
+        return self.id[:SHORT]
+
+    def load(self) -> Snapshot:
+        if self.snapshot is None:
+            assert self.path is not None
+            self.snapshot = read_snapshot(self.path)
+        return self.snapshot
 
 
 def _plugins() -> tuple[str, ...]:
@@ -398,39 +409,87 @@ def _plugins() -> tuple[str, ...]:
     )
 
 
-def _load_cache(path: Path, key: tuple[Any, ...]) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            cached = pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-        return {}
-    return cached["files"] if isinstance(cached, dict) and cached.get("key") == key else {}
+class _Cache:
+    """The stat cache in ``.evalset/``: a small index read on every run (stat signature and
+    table row per file) and the full entries, read only when something changed."""
+
+    def __init__(self, state_dir: Path, key: tuple[Any, ...]) -> None:
+        self.index_path = state_dir / "snapshot-index.pickle"
+        self.entries_path = state_dir / "snapshot-entries.pickle"
+        self.state_dir = state_dir
+        self.key = key
+
+    def _load(self, path: Path) -> dict[str, Any]:
+        try:
+            with path.open("rb") as f:
+                cached = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            return {}
+        ok = isinstance(cached, dict) and cached.get("key") == self.key
+        return cached["data"] if ok else {}
+
+    def index(self) -> dict[str, tuple[tuple[int, int, int], str]]:
+        return self._load(self.index_path)
+
+    def entries(self) -> dict[str, Document]:
+        return self._load(self.entries_path)
+
+    def save(self, index: dict[str, Any], entries: dict[str, Document]) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        for path, data in ((self.entries_path, entries), (self.index_path, index)):
+            tmp = path.with_suffix(".tmp")
+            with tmp.open("wb") as f:
+                pickle.dump({"key": self.key, "data": data}, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+
+
+def _id_of_rows(rows: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for doc in sorted(rows):
+        digest.update(rows[doc].encode())
+    return digest.hexdigest()
+
+
+@dataclass
+class _Tree:
+    """The working tree read through the cache: either rows only (nothing changed) or every
+    document's entry."""
+
+    rows: dict[str, str]
+    documents: dict[str, Document] | None
+    warnings: list[str]
+    reread: int
 
 
 def read_working_tree(
-    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None
-) -> tuple[dict[str, Document], list[str], int]:
-    """Every document of the corpus folder, reading only files whose stat changed."""
+    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_documents: bool
+) -> _Tree:
+    """The corpus folder, reading only files whose stat (mtime, size, inode) changed."""
     if not corpus.is_dir():
         raise SnapshotError(
             f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
         )
     found = scan(corpus)
     store = found.total_bytes < TEXT_LIMIT if store_text is None else store_text
-    cache_path = state_dir / CACHE_FILE
-    key = (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
-    cached = _load_cache(cache_path, key)
+    cache = _Cache(
+        state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
+    )
+    index = cache.index()
+    warnings = list(found.warnings)
+    for ext, count in sorted(found.unknown.items()):
+        warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
+    stale = [doc for doc, sig in found.files.items() if index.get(doc, (None,))[0] != sig]
+    if not stale and len(index) == len(found.files) and not need_documents:
+        return _Tree({doc: row for doc, (_, row) in index.items()}, None, warnings, 0)
+    entries = cache.entries() if index else {}
     documents: dict[str, Document] = {}
-    fresh: dict[str, Any] = {}
     jobs = []
     for doc, signature in found.files.items():
-        hit = cached.get(doc)
-        if hit is not None and hit[0] == signature:
-            documents[doc] = hit[1]
-            fresh[doc] = hit
+        hit = index.get(doc)
+        if hit is not None and hit[0] == signature and doc in entries:
+            documents[doc] = entries[doc]
         else:
             jobs.append((found.paths[doc], doc, mode, store))
-    warnings = list(found.warnings)
     advance, stop = _progress_bar(len(jobs))
     try:
         for result in _read_many(jobs, advance):
@@ -442,18 +501,12 @@ def read_working_tree(
                 warnings.append(result.warning)
             if result.entry is not None:
                 documents[result.doc] = result.entry
-                fresh[result.doc] = (found.files[result.doc], result.entry)
     finally:
         stop()
-    for ext, count in sorted(found.unknown.items()):
-        warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
-    if jobs or len(fresh) != len(cached):
-        state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache_path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            pickle.dump({"key": key, "files": fresh}, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, cache_path)
-    return documents, warnings, len(jobs)
+    rows = {doc: _row(doc, entry) for doc, entry in documents.items()}
+    if jobs or len(index) != len(documents):
+        cache.save({doc: (found.files[doc], rows[doc]) for doc in documents}, documents)
+    return _Tree(rows, documents, warnings, len(jobs))
 
 
 def read_revision(
@@ -522,13 +575,25 @@ def take_snapshot(
     rev: str | None = None,
     write: bool = True,
 ) -> TakeResult:
-    """Snapshot the corpus (working tree, or ``rev`` through git/DVC) and write its manifest."""
+    """Snapshot the corpus (working tree, or ``rev`` through git/DVC) and write its manifest.
+
+    An unchanged working tree costs a walk, a stat per file and a small cache read: the
+    manifest is neither rebuilt nor rewritten."""
     store = SnapshotStore(snapshots_dir)
-    previous = store.newest()
+    previous = store.newest_id()
     if rev is None:
-        documents, warnings, reread = read_working_tree(
-            root / corpus_rel, state_dir, mode, store_text
-        )
+        tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, not write)
+        ident = _id_of_rows(tree.rows)
+        target = snapshots_dir / f"{ident}.json"
+        sections = sum(row.count("\t") - 1 for row in tree.rows.values())
+        if write and previous == ident and target.exists():
+            return TakeResult(
+                ident, target, len(tree.rows), sections, previous, False, tree.warnings, tree.reread
+            )
+        if tree.documents is None:  # unchanged, but the manifest must be (re)written
+            tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, True)
+        documents, warnings, reread = tree.documents, tree.warnings, tree.reread
+        assert documents is not None
         commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
     else:
         commit = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
@@ -536,7 +601,8 @@ def take_snapshot(
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         documents, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
         reread = len(documents)
-    ident = table_id(documents)
+        ident = table_id(documents)
+        sections = sum(len(d["sections"]) for d in documents.values())
     # Microseconds: "newest" must order snapshots taken within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     snap = Snapshot(ident, created, corpus_rel, commit, rev, mode, documents)
@@ -544,12 +610,14 @@ def take_snapshot(
     if write:
         target = snapshots_dir / f"{ident}.json"
         snap.path = target
-        if not target.exists() or (previous is not None and previous.id != ident):
+        if not target.exists() or previous != ident:
             # New content, or content seen before that is now the newest again.
             snapshots_dir.mkdir(parents=True, exist_ok=True)
             atomic_write(target, snap.render())
             written = True
-    return TakeResult(snap, previous, written, warnings, reread)
+    return TakeResult(
+        ident, snap.path, len(documents), sections, previous, written, warnings, reread, snap
+    )
 
 
 @dataclass

@@ -1,0 +1,255 @@
+"""Corpus snapshots and staleness at scale.
+
+Run: python bench/snapshot.py [--docs 50000] [--no-dvc]
+
+Generates a corpus of markdown documents (~6 KB each, nested folders, 3-8 sections with
+sub-sections), commits it to a git repository, and measures in the same run:
+
+- baselines: `sha256sum` over every file, `git status` on the tree, `dvc add` of the corpus;
+- `evalset snapshot` cold (no cache), unchanged, and after 10 documents changed;
+- `evalset stale` for a 10,000-item set against that snapshot;
+- peak memory (max RSS) of each evalset run.
+
+Targets: cold <= 3x sha256sum; unchanged <= 4x git status; 10 changed <= 5x git status;
+stale < 1 s; peak memory < 1 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = [
+    "order",
+    "return",
+    "refund",
+    "delivery",
+    "parcel",
+    "courier",
+    "warranty",
+    "repair",
+    "invoice",
+    "payment",
+    "card",
+    "account",
+    "customer",
+    "policy",
+    "section",
+    "days",
+    "within",
+    "business",
+    "item",
+    "product",
+    "shipping",
+    "express",
+    "standard",
+    "free",
+    "damaged",
+    "defective",
+    "photo",
+    "label",
+    "warehouse",
+    "store",
+    "credit",
+    "gift",
+    "voucher",
+    "points",
+    "member",
+    "tier",
+    "claim",
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "for",
+    "on",
+    "with",
+    "by",
+    "at",
+    "from",
+    "as",
+    "be",
+    "this",
+    "that",
+    "you",
+    "your",
+    "we",
+    "our",
+    "may",
+    "must",
+    "can",
+    "not",
+    "only",
+    "if",
+    "when",
+    "after",
+    "before",
+    "until",
+    "each",
+    "every",
+    "any",
+    "all",
+    "no",
+    "more",
+    "than",
+    "less",
+    "per",
+]
+
+
+def _paragraph(rng: random.Random, n: int) -> str:
+    words = rng.choices(WORDS, k=n)
+    lines, line = [], []
+    for w in words:
+        line.append(w)
+        if len(line) >= 12:
+            lines.append(" ".join(line))
+            line = []
+    if line:
+        lines.append(" ".join(line))
+    return "\n".join(lines).capitalize() + "."
+
+
+def document(rng: random.Random, n: int) -> str:
+    out = [f"# Policy document {n}\n", _paragraph(rng, 40) + "\n"]
+    for s in range(rng.randint(3, 8)):
+        out.append(f"## Section {s} {rng.choice(WORDS)} {rng.choice(WORDS)}\n")
+        for _ in range(rng.randint(1, 3)):
+            out.append(_paragraph(rng, rng.randint(40, 110)) + "\n")
+        if rng.random() < 0.5:
+            out.append(f"### Detail {s}\n")
+            out.append(
+                "\n".join(f"- {_paragraph(rng, 12)}" for _ in range(rng.randint(2, 6))) + "\n"
+            )
+    return "\n".join(out)
+
+
+def generate(root: Path, docs: int) -> int:
+    rng = random.Random(42)
+    total = 0
+    for n in range(docs):
+        folder = root / f"area-{n % 20:02d}" / f"topic-{n % 250:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = document(rng, n)
+        (folder / f"doc-{n:06d}.md").write_text(text, encoding="utf-8")
+        total += len(text.encode())
+    return total
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall time and the child's peak RSS (KB) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
+    return elapsed, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+
+
+def best(cmd: list[str], cwd: Path, runs: int = 3) -> float:
+    return min(run(cmd, cwd)[0] for _ in range(runs))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--docs", type=int, default=50_000)
+    parser.add_argument("--no-dvc", action="store_true", help="skip the dvc add baseline")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="evalset-snapbench-"))
+    repo = work / "repo"
+    corpus = repo / "corpus"
+    corpus.mkdir(parents=True)
+    evalset = [sys.executable, "-m", "evalset"]
+    try:
+        size = generate(corpus, args.docs)
+        print(f"corpus: {args.docs:,} markdown documents, {size / 1e6:.0f} MB")
+        (repo / "evalset.toml").write_text("[validate]\nmin_per_category = 0\n")
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "b",
+            "GIT_AUTHOR_EMAIL": "b@b",
+            "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@b",
+        }
+        for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "c"]):
+            subprocess.run(cmd, cwd=repo, env=env, check=True)
+        files = [str(p) for p in corpus.rglob("*.md")]
+        sha = best(
+            ["sh", "-c", "find corpus -type f -print0 | xargs -0 sha256sum > /dev/null"], repo
+        )
+        status = best(["git", "status", "--short"], repo, runs=5)
+        print(f"baseline sha256sum: {sha:.2f} s;  git status: {status:.2f} s")
+        if not args.no_dvc:
+            dvc_copy = work / "dvc"
+            shutil.copytree(corpus, dvc_copy / "corpus")
+            subprocess.run(["git", "init", "-q"], cwd=dvc_copy, check=True)
+            dvc = str(Path(sys.executable).with_name("dvc"))
+            subprocess.run([dvc, "init", "-q"], cwd=dvc_copy, check=True)
+            dvc_time, _ = run([dvc, "add", "-q", "corpus"], dvc_copy)
+            shutil.rmtree(dvc_copy)
+            print(f"baseline dvc add: {dvc_time:.2f} s")
+
+        cold, cold_rss = run([*evalset, "snapshot"], repo)
+        unchanged, warm_rss = run([*evalset, "snapshot"], repo)
+        unchanged = min(unchanged, best([*evalset, "snapshot"], repo))
+        rng = random.Random(7)
+        for path in rng.sample(files, 10):
+            with open(path, "a", encoding="utf-8") as f:
+                f.write("\nOne more sentence of policy.\n")
+        changed, changed_rss = run([*evalset, "snapshot"], repo)
+
+        (repo / "sets").mkdir()
+        manifest = sorted((repo / "snapshots").glob("*.json"))
+        newest = max(manifest, key=lambda p: p.stat().st_mtime).stem[:12]
+        items = [
+            "evalset: 1\nname: big\ncategories:\n  direct-lookup: a fact\n",
+            f"snapshot: {newest}\nitems:\n",
+        ]
+        for n in range(10_000):
+            doc = os.path.relpath(files[n % len(files)], corpus)
+            items.append(
+                f"  - id: q-{n:05d}\n    question: Question {n} about document {doc}?\n"
+                f"    category: direct-lookup\n    expected_sources: [{doc}#section-0-{n % 7}]\n"
+                f"    key_points:\n      - text: Fact {n}\n        sources: [{doc}]\n"
+            )
+        (repo / "sets" / "big.yaml").write_text("".join(items))
+        stale_time, stale_rss = run([*evalset, "stale", "--no-fail"], repo)
+
+        def ratio(value: float, base: float) -> str:
+            return f"{value:.2f} s = {value / base:.1f}x"
+
+        peak = max(cold_rss, warm_rss, changed_rss, stale_rss) / 1024
+        print(f"evalset snapshot, cold:         {ratio(cold, sha)} sha256sum (target <= 3x)")
+        print(
+            f"evalset snapshot, unchanged:    {ratio(unchanged, status)} git status (target <= 4x)"
+        )
+        print(f"evalset snapshot, 10 changed:   {ratio(changed, status)} git status (target <= 5x)")
+        print(f"evalset stale, 10,000 items:    {stale_time:.2f} s (target < 1 s)")
+        print(f"peak memory of evalset runs:    {peak:.0f} MB (target < 1024 MB)")
+        ok = (
+            cold <= 3 * sha
+            and unchanged <= 4 * status
+            and changed <= 5 * status
+            and stale_time < 1
+            and peak < 1024
+        )
+        print("targets met" if ok else "TARGETS MISSED")
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
