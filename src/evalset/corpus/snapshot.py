@@ -74,7 +74,7 @@ def _row(doc: str, entry: Document) -> str:
 
 def table_id(documents: dict[str, Document]) -> str:
     """The content id: sha256 of the sorted document/section hash table."""
-    return _id_of_rows({doc: _row(doc, entry) for doc, entry in documents.items()})
+    return _id_of_digests({doc: _row_digest(_row(doc, e)) for doc, e in documents.items()})
 
 
 @dataclass
@@ -298,43 +298,63 @@ class Scan:
 
 
 def scan(root: Path) -> Scan:
-    """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside."""
+    """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
+
+    This loop runs once per file on every snapshot, so it keeps to the cheapest calls:
+    ``DirEntry`` type checks come from the directory listing, one ``stat`` per file."""
     result = Scan()
     top = str(root)
     real_top = os.path.realpath(top)
     cut = len(top) + 1
+    sep = os.sep
+    known: dict[str, bool] = {}  # extension -> has a sectioner
+    files = result.files
+    paths = result.paths
+    total = 0
     stack = [top]
     while stack:
         folder = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            entries = os.scandir(folder)
         except OSError as exc:
             raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            doc = entry.path[cut:].replace(os.sep, "/")
-            if entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if not (target == real_top or target.startswith(real_top + os.sep)):
-                    result.warnings.append(f"{doc}: symlink to outside the corpus; not followed")
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
                     continue
-                if not os.path.isfile(target):
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
                     continue
-                st = os.stat(target)
-            elif entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-                continue
-            elif entry.is_file(follow_symlinks=False):
-                st = entry.stat(follow_symlinks=False)
-            else:
-                continue
-            if sectioner_for(entry.name) is None:
-                result.unknown[os.path.splitext(entry.name)[1] or entry.name] += 1
-                continue
-            result.files[doc] = (st.st_mtime_ns, st.st_size, st.st_ino)
-            result.paths[doc] = entry.path
-            result.total_bytes += st.st_size
+                elif entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if not (target == real_top or target.startswith(real_top + sep)):
+                        doc = entry.path[cut:].replace(sep, "/")
+                        result.warnings.append(
+                            f"{doc}: symlink to outside the corpus; not followed"
+                        )
+                        continue
+                    if not os.path.isfile(target):
+                        continue
+                    st = os.stat(target)
+                else:
+                    continue
+                dot = name.rfind(".")
+                ext = name[dot:].lower() if dot > 0 else name
+                wanted = known.get(ext)
+                if wanted is None:
+                    wanted = known[ext] = sectioner_for(name) is not None
+                if not wanted:
+                    result.unknown[ext] += 1
+                    continue
+                path = entry.path
+                doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
+                files[doc] = (st.st_mtime_ns, st.st_size, st.st_ino)
+                paths[doc] = path
+                total += st.st_size
+    result.total_bytes = total
     return result
 
 
@@ -428,7 +448,8 @@ class _Cache:
         ok = isinstance(cached, dict) and cached.get("key") == self.key
         return cached["data"] if ok else {}
 
-    def index(self) -> dict[str, tuple[tuple[int, int, int], str]]:
+    def index(self) -> dict[str, Any]:
+        """``{"id": snapshot id, "files": {doc: (stat signature, row digest)}}``"""
         return self._load(self.index_path)
 
     def entries(self) -> dict[str, Document]:
@@ -443,19 +464,27 @@ class _Cache:
             os.replace(tmp, path)
 
 
-def _id_of_rows(rows: dict[str, str]) -> str:
+def _row_digest(row: str) -> str:
+    return hashlib.blake2b(row.encode(), digest_size=16).hexdigest()
+
+
+def _id_of_digests(digests: dict[str, str]) -> str:
+    """sha256 over the sorted ``doc<TAB>digest of its row`` lines: a content id of the whole
+    document/section table that can be updated one document at a time."""
     digest = hashlib.sha256()
-    for doc in sorted(rows):
-        digest.update(rows[doc].encode())
+    for doc in sorted(digests):
+        digest.update(f"{doc}\t{digests[doc]}\n".encode())
     return digest.hexdigest()
 
 
 @dataclass
 class _Tree:
-    """The working tree read through the cache: either rows only (nothing changed) or every
-    document's entry."""
+    """The working tree read through the cache: its id, and every document's entry unless
+    nothing changed since the cached snapshot."""
 
-    rows: dict[str, str]
+    id: str
+    count: int
+    sections: int
     documents: dict[str, Document] | None
     warnings: list[str]
     reread: int
@@ -475,17 +504,20 @@ def read_working_tree(
         state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
     )
     index = cache.index()
+    known = index.get("files", {})
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
         warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
-    stale = [doc for doc, sig in found.files.items() if index.get(doc, (None,))[0] != sig]
-    if not stale and len(index) == len(found.files) and not need_documents:
-        return _Tree({doc: row for doc, (_, row) in index.items()}, None, warnings, 0)
-    entries = cache.entries() if index else {}
+    unchanged = len(known) == len(found.files) and all(
+        known.get(doc, (None,))[0] == sig for doc, sig in found.files.items()
+    )
+    if unchanged and not need_documents and "id" in index:
+        return _Tree(index["id"], len(known), index["sections"], None, warnings, 0)
+    entries = cache.entries() if known else {}
     documents: dict[str, Document] = {}
     jobs = []
     for doc, signature in found.files.items():
-        hit = index.get(doc)
+        hit = known.get(doc)
         if hit is not None and hit[0] == signature and doc in entries:
             documents[doc] = entries[doc]
         else:
@@ -503,10 +535,17 @@ def read_working_tree(
                 documents[result.doc] = result.entry
     finally:
         stop()
-    rows = {doc: _row(doc, entry) for doc, entry in documents.items()}
-    if jobs or len(index) != len(documents):
-        cache.save({doc: (found.files[doc], rows[doc]) for doc in documents}, documents)
-    return _Tree(rows, documents, warnings, len(jobs))
+    fresh = {doc for _, doc, _, _ in jobs}
+    digests = {
+        doc: known[doc][1] if doc not in fresh else _row_digest(_row(doc, entry))
+        for doc, entry in documents.items()
+    }
+    ident = _id_of_digests(digests)
+    sections = sum(len(e["sections"]) for e in documents.values())
+    if jobs or len(known) != len(documents) or index.get("id") != ident:
+        files = {doc: (found.files[doc], digests[doc]) for doc in documents}
+        cache.save({"id": ident, "sections": sections, "files": files}, documents)
+    return _Tree(ident, len(documents), sections, documents, warnings, len(jobs))
 
 
 def read_revision(
@@ -583,12 +622,11 @@ def take_snapshot(
     previous = store.newest_id()
     if rev is None:
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, not write)
-        ident = _id_of_rows(tree.rows)
+        ident, sections = tree.id, tree.sections
         target = snapshots_dir / f"{ident}.json"
-        sections = sum(row.count("\t") - 1 for row in tree.rows.values())
         if write and previous == ident and target.exists():
             return TakeResult(
-                ident, target, len(tree.rows), sections, previous, False, tree.warnings, tree.reread
+                ident, target, tree.count, sections, previous, False, tree.warnings, tree.reread
             )
         if tree.documents is None:  # unchanged, but the manifest must be (re)written
             tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, True)
