@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalset.corpus import html, markdown, sectioner_for, slugify, text
-from evalset.corpus.snapshot import hash_text
+from evalset.corpus.manifest import hash_text
 
 
 def ids(source: str) -> list[str]:

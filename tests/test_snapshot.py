@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import commit_all, write_files
-from evalset.corpus.snapshot import (
-    SnapshotError,
-    SnapshotStore,
-    compare,
-    read_snapshot,
-    take_snapshot,
-)
+from evalset.corpus.manifest import SnapshotError, SnapshotStore, compare, read_snapshot
+from evalset.corpus.snapshot import take_snapshot
 
 DOCS = {
     "corpus/a.md": "# Alpha\n\nintro\n\n## One\n\nfirst text\n\n## Two\n\nsecond text\n",
@@ -33,7 +28,7 @@ def test_manifest_is_deterministic_one_document_per_line(corpus_repo: Path) -> N
     write_files(corpus_repo, DOCS)
     first = snap(corpus_repo)
     assert first.written and first.reread == 4
-    text = first.snapshot.path.read_text()
+    text = first.path.read_text()
     lines = text.splitlines()
     assert lines[0].startswith('{"about": ') and lines[1] == '"documents": {'
     assert [json.loads("{" + ln.rstrip(",") + "}").popitem()[0] for ln in lines[2:-1]] == [
@@ -42,18 +37,17 @@ def test_manifest_is_deterministic_one_document_per_line(corpus_repo: Path) -> N
         "d.html",
         "sub/b.md",
     ]
-    loaded = read_snapshot(first.snapshot.path)
-    assert loaded.documents == first.snapshot.documents
+    loaded = read_snapshot(first.path)
+    assert loaded.id == first.id and len(loaded.documents) == first.documents == 4
     assert set(loaded.documents["a.md"]["sections"]) == {"alpha", "one", "two"}
     assert loaded.documents["a.md"]["sections"]["one"]["text"] == "first text"
     # Same content, same id; no new file.
     again = snap(corpus_repo)
-    assert (again.id, again.written, again.reread) == (first.snapshot.id, False, 0)
-    assert again.snapshot is None  # unchanged: the manifest was not even rebuilt
+    assert (again.id, again.written, again.reread) == (first.id, False, 0)
     # The id does not depend on when, where or from which cache state it was computed.
     for cache in (corpus_repo / ".evalset").glob("snapshot-*.pickle"):
         cache.unlink()
-    assert snap(corpus_repo, write=False).id == first.snapshot.id
+    assert snap(corpus_repo, write=False).id == first.id
 
 
 def test_incremental_reads_only_changed_files(corpus_repo: Path) -> None:
@@ -62,8 +56,8 @@ def test_incremental_reads_only_changed_files(corpus_repo: Path) -> None:
     write_files(corpus_repo, {"corpus/sub/b.md": "# Beta\n\nbeta text, changed\n"})
     second = snap(corpus_repo)
     assert second.reread == 1
-    changes = compare(first.snapshot, second.snapshot)
-    assert changes.to_json() == {
+    assert second.changes == compare(first.load(), second.load())
+    assert second.changes.to_json() == {  # type: ignore[union-attr]
         "added": [],
         "removed": [],
         "changed": {"sub/b.md": {"added": [], "removed": [], "changed": ["beta"]}},
@@ -71,16 +65,17 @@ def test_incremental_reads_only_changed_files(corpus_repo: Path) -> None:
     os.rename(corpus_repo / "corpus/c.txt", corpus_repo / "corpus/renamed.txt")
     (corpus_repo / "corpus/d.html").unlink()
     third = snap(corpus_repo)
-    changes = compare(second.snapshot, third.snapshot)
+    changes = compare(second.load(), third.load())
+    assert third.changes == changes
     assert (changes.added, changes.removed) == (["renamed.txt"], ["c.txt", "d.html"])
     assert third.reread == 1
 
 
 def test_prefixes_and_newest(corpus_repo: Path) -> None:
     write_files(corpus_repo, DOCS)
-    first = snap(corpus_repo).snapshot
+    first = snap(corpus_repo)
     write_files(corpus_repo, {"corpus/c.txt": "other\n"})
-    second = snap(corpus_repo).snapshot
+    second = snap(corpus_repo)
     store = SnapshotStore(corpus_repo / "snapshots")
     assert store.newest_id() == second.id
     assert store.get(first.id[:6]).id == first.id  # type: ignore[union-attr]
@@ -93,7 +88,7 @@ def test_prefixes_and_newest(corpus_repo: Path) -> None:
 def test_commit_is_recorded(corpus_repo: Path) -> None:
     write_files(corpus_repo, DOCS)
     head = commit_all(corpus_repo, "corpus")
-    assert snap(corpus_repo).snapshot.commit == head
+    assert snap(corpus_repo).commit == head
 
 
 def test_robustness_of_reading(corpus_repo: Path, tmp_path: Path) -> None:
@@ -112,7 +107,7 @@ def test_robustness_of_reading(corpus_repo: Path, tmp_path: Path) -> None:
     os.symlink(outside, corpus_repo / "corpus" / "link.md")
     os.symlink(corpus_repo / "corpus" / "empty.md", corpus_repo / "corpus" / "inside.md")
     result = snap(corpus_repo)
-    docs = result.snapshot.documents
+    docs = result.load().documents
     assert sorted(docs) == ["empty.md", "inside.md", "latin1.md"]
     assert docs["empty.md"] == {"hash": docs["empty.md"]["hash"], "sections": {}, "text": ""}
     assert "café" not in docs["latin1.md"]["text"] and "\ufffd" in docs["latin1.md"]["text"]
@@ -147,12 +142,12 @@ def test_a_100_mb_document(corpus_repo: Path) -> None:
     write_files(corpus_repo, {"corpus/big.md": "# Big\n\n" + body + "## End\n\nlast\n"})
     assert (corpus_repo / "corpus/big.md").stat().st_size > 100_000_000
     result = snap(corpus_repo, store_text=False)
-    assert set(result.snapshot.documents["big.md"]["sections"]) == {"big", "end"}
+    assert set(result.load().documents["big.md"]["sections"]) == {"big", "end"}
 
 
 def test_corrupt_and_newer_manifests_are_refused(corpus_repo: Path) -> None:
     write_files(corpus_repo, DOCS)
-    path = snap(corpus_repo).snapshot.path
+    path = snap(corpus_repo).path
     text = path.read_text()
     path.write_text(text[: len(text) // 2])
     with pytest.raises(SnapshotError, match=r"is not a readable snapshot manifest \(invalid JSON"):

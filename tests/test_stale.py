@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from conftest import SET_HEADER, set_item, write_files
-from evalset.corpus.snapshot import SnapshotStore, take_snapshot
+from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.snapshot import take_snapshot
 from evalset.stale import stale_report
 
 V1 = {
@@ -33,7 +34,7 @@ V2 = {
 
 
 def snapshot(repo: Path) -> str:
-    return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").snapshot.short
+    return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").short
 
 
 def setup(repo: Path, items: str) -> tuple[str, str]:

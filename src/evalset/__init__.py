@@ -36,8 +36,8 @@ _EXPORTS = {
     "Report": "evalset.validate",
     "check_set": "evalset.validate",
     "validate": "evalset.validate",
-    "Snapshot": "evalset.corpus.snapshot",
-    "SnapshotStore": "evalset.corpus.snapshot",
+    "Snapshot": "evalset.corpus.manifest",
+    "SnapshotStore": "evalset.corpus.manifest",
     "take_snapshot": "evalset.corpus.snapshot",
     "StaleReport": "evalset.stale",
     "stale_report": "evalset.stale",
@@ -93,7 +93,8 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from evalset.citations import Citation
     from evalset.config import Config, Workspace, find_workspace
-    from evalset.corpus.snapshot import Snapshot, SnapshotStore, take_snapshot
+    from evalset.corpus.manifest import Snapshot, SnapshotStore
+    from evalset.corpus.snapshot import take_snapshot
     from evalset.errors import (
         ConfigError,
         EditRefused,

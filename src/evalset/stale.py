@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.citations import Citation
-from evalset.corpus.snapshot import EMPTY, Snapshot, SnapshotStore, document_at
+from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore
+from evalset.corpus.snapshot import document_at
 from evalset.model import Item
 from evalset.setfile import SetFile
 

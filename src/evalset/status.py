@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
-from evalset.corpus.snapshot import SnapshotStore
+from evalset.corpus.manifest import SnapshotStore
 from evalset.setfile import load_set
 from evalset.stale import StaleChecker
 from evalset.validate import check_set

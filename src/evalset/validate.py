@@ -11,7 +11,7 @@ from typing import Any
 
 from evalset.citations import Citation
 from evalset.config import ValidateConfig
-from evalset.corpus.snapshot import Snapshot, SnapshotError, SnapshotStore
+from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.findings import Finding, Severity
 from evalset.model import Item
 from evalset.neardup import near_duplicate_pairs, normalise

@@ -9,7 +9,7 @@ from typing import Any
 
 from evalset.citations import Citation
 from evalset.config import Workspace
-from evalset.corpus.snapshot import Snapshot, SnapshotError, SnapshotStore
+from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.setfile import edit_set, load_set
 from evalset.stale import StaleChecker, item_citations

@@ -25,7 +25,7 @@ def snapshot(
     since the previous snapshot. Example: evalset snapshot --rev v2.0
     """
     from evalset.config import find_workspace
-    from evalset.corpus.snapshot import SnapshotStore, compare, take_snapshot
+    from evalset.corpus.snapshot import take_snapshot
     from evalset.workspace import display_path
 
     ws = find_workspace()
@@ -39,11 +39,7 @@ def snapshot(
         rev,
     )
     previous = result.previous_id
-    changes = None
-    if result.written and previous is not None and previous != result.id:
-        store = SnapshotStore(ws.snapshots_dir)
-        old = store.get(previous)
-        changes = compare(old, result.load()) if old is not None else None
+    changes = result.changes if previous is not None and previous != result.id else None
     path = display_path(result.path) if result.path else None
     if as_json:
         emit_json(
@@ -54,7 +50,7 @@ def snapshot(
                 "written": result.written,
                 "documents": result.documents,
                 "sections": result.sections,
-                "commit": result.snapshot.commit if result.snapshot else None,
+                "commit": result.commit,
                 "previous": previous[:12] if previous else None,
                 "changes": changes.to_json() if changes else None,
                 "warnings": result.warnings,
@@ -174,7 +170,7 @@ def stale(
     (with similar sections), or unresolved. Example: evalset stale acme-support --fix-moved
     """
     from evalset.config import find_workspace
-    from evalset.corpus.snapshot import SnapshotStore
+    from evalset.corpus.manifest import SnapshotStore
     from evalset.stale import stale_report
     from evalset.verify import fix_moved as fix
     from evalset.workspace import resolve_set, set_paths

@@ -34,7 +34,7 @@ def validate(
     Example: evalset validate acme-support --strict
     """
     from evalset.config import find_workspace
-    from evalset.corpus.snapshot import SnapshotStore
+    from evalset.corpus.manifest import SnapshotStore
     from evalset.validate import validate as run
     from evalset.workspace import resolve_set, set_paths
 

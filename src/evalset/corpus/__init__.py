@@ -9,6 +9,7 @@ function takes ``(text, hash_mode)`` and returns ``Sections``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,12 +53,15 @@ def _keeps(ch: str) -> bool:
     return ch in " -_" or unicodedata.category(ch)[0] in "LMN"
 
 
+_ASCII_DROP = re.compile(r"[^a-z0-9 _-]+")
+
+
 def slugify(title: str) -> str:
     """GitHub's anchor for a heading's rendered text: lower case, every character that is not
     a letter, digit, space, '-' or '_' dropped, each space turned into '-'."""
     lowered = title.strip().lower()
     if lowered.isascii():
-        kept = "".join(ch for ch in lowered if ch.isalnum() or ch in " -_")
+        kept = _ASCII_DROP.sub("", lowered)
     else:
         kept = "".join(ch for ch in lowered if _keeps(ch))
     return kept.replace(" ", "-")
@@ -78,25 +82,55 @@ class Slugger:
         return slug
 
 
-def nest(
-    headed: list[tuple[str, int, str, str]], slugger: Slugger | None = None
-) -> dict[str, Section]:
-    """Sections from a document's headings in order: (title, level, anchor or '', own text).
+Headed = list[tuple[str, int, str, str]]
+"""A document's headings in order: (title, level, explicit anchor or '', own text), where own
+text is the normalised text between the heading and the next heading of any level."""
 
-    Own text is the normalised text between a heading and the next heading of any level; a
-    section's text joins its own text with every deeper heading and own text that follows."""
+
+def document_sections(
+    preamble: str, headed: Headed, slugger: Slugger | None = None
+) -> tuple[str, dict[str, Section]]:
+    """The whole document's normalised text, and its sections.
+
+    A section runs to the next heading of the same or a higher level, so its text is its own
+    text followed by every deeper heading's title and own text. The document text is joined
+    once and each section's text is one slice of it, so nesting costs no further joins."""
     slugger = slugger or Slugger()
+    pieces: list[str] = []
+    after_title: list[int] = []  # per heading: index of the first piece after its title
+    after_own: list[int] = []  # per heading: index of the first piece after its own text
+    if preamble:
+        pieces.append(preamble)
+    for title, _, _, own in headed:
+        if title:
+            pieces.append(title)
+        after_title.append(len(pieces))
+        if own:
+            pieces.append(own)
+        after_own.append(len(pieces))
+    starts = []
+    offset = 0
+    for piece in pieces:
+        starts.append(offset)
+        offset += len(piece) + 1
+    whole = " ".join(pieces)
     sections: dict[str, Section] = {}
-    for i, (title, level, anchor, own) in enumerate(headed):
-        parts = [own] if own else []
-        for sub_title, sub_level, _, sub_own in headed[i + 1 :]:
-            if sub_level <= level:
-                break
-            parts.extend(p for p in (sub_title, sub_own) if p)
+    count = len(headed)
+    for i, (title, level, anchor, _) in enumerate(headed):
+        j = i + 1
+        while j < count and headed[j][1] > level:
+            j += 1
+        first, stop = after_title[i], after_own[j - 1]
+        end = starts[stop - 1] + len(pieces[stop - 1]) if stop > first else 0
         ident = slugger(anchor or slugify(title))
         if ident:
-            sections[ident] = Section(title, level, " ".join(parts))
-    return sections
+            sections[ident] = Section(title, level, whole[starts[first] : end] if end else "")
+    return whole, sections
+
+
+def nest(headed: Headed, slugger: Slugger | None = None) -> dict[str, Section]:
+    """Sections from a document's headings (see ``document_sections``)."""
+    return document_sections("", headed, slugger)[1]
 
 
 def _builtin() -> dict[str, Sectioner]:

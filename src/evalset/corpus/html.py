@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from evalset.corpus import HashMode, Sections, nest, normalise
+from evalset.corpus import HashMode, Sections, document_sections, normalise
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HIDDEN = frozenset(("script", "style", "head", "template", "noscript"))
@@ -83,8 +83,5 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
         (normalise("".join(title)), level, anchor, normalise("".join(body)))
         for title, level, anchor, body in parser.headings
     ]
-    whole = [normalise("".join(parser.preamble))]
-    for title, _, _, own in headed:
-        whole.extend((title, own))
-    rendered = " ".join(p for p in whole if p)
-    return Sections(rendered if mode == "rendered" else normalise(text), nest(headed))
+    rendered, parts = document_sections(normalise("".join(parser.preamble)), headed)
+    return Sections(rendered if mode == "rendered" else normalise(text), parts)

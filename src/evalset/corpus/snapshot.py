@@ -1,260 +1,63 @@
-"""Snapshots: content-addressed manifests of the corpus, one document per line.
+"""Taking snapshots: reading the corpus (working tree, or a git revision through DVC).
 
-A manifest records every document's hash and each section's hash, title and level (and,
-below ``store_text``'s threshold, its normalised text), the corpus path and the git commit
-it was read at. Its id is the sha256 of the canonical document/section table, so the same
-content always gets the same id. Working-tree snapshots are incremental: a stat cache in
-``.evalset/`` (mtime, size, inode) means unchanged files are not read again.
+Working-tree snapshots are incremental. A stat cache in ``.evalset/`` keeps, per file, its
+stat signature (mtime, size, inode), its table-row digest and its manifest line, so:
+
+- an unchanged corpus costs a walk, one ``stat`` per file and a small index read, and
+  reuses the cached id without building or writing anything;
+- a changed corpus reads only the changed files, and writes the new manifest by joining
+  the cached lines of every other document.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import pickle
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from evalset.corpus import SECTIONING_VERSION, HashMode, Sections, registry, sectioner_for
-from evalset.errors import EvalsetError
+from evalset.corpus import SECTIONING_VERSION, HashMode, registry, sectioner_for
+from evalset.corpus.manifest import (
+    FORMAT,
+    SHORT,
+    Changes,
+    Document,
+    Snapshot,
+    SnapshotError,
+    SnapshotStore,
+    compare,
+    document_entry,
+    document_line,
+    id_of_digests,
+    manifest_text,
+    parse_line,
+    read_snapshot,
+    row_digest,
+)
 from evalset.fsio import atomic_write
 
-FORMAT = 1
 TEXT_LIMIT = 20_000_000
 """Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
-SHORT = 12
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
 
-Document = dict[str, Any]
-"""``{"hash": h, "sections": {id: {"hash": h, "title": t, "level": n[, "text": s]}}}``"""
-
-
-class SnapshotError(EvalsetError):
-    """A snapshot cannot be taken, found or read."""
-
-
-def hash_text(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-EMPTY = hash_text("")
-
-
-def document_entry(parsed: Sections, store_text: bool) -> Document:
-    sections: dict[str, Any] = {}
-    for ident, section in parsed.sections.items():
-        entry: dict[str, Any] = {
-            "hash": hash_text(section.text),
-            "level": section.level,
-            "title": section.title,
-        }
-        if store_text:
-            entry["text"] = section.text
-        sections[ident] = entry
-    document: Document = {"hash": hash_text(parsed.text), "sections": sections}
-    if store_text:
-        document["text"] = parsed.text
-    return document
-
-
-def _row(doc: str, entry: Document) -> str:
-    parts = [doc, entry["hash"]]
-    parts.extend(f"{sid}={s['hash']}" for sid, s in sorted(entry["sections"].items()))
-    return "\t".join(parts) + "\n"
-
-
-def table_id(documents: dict[str, Document]) -> str:
-    """The content id: sha256 of the sorted document/section hash table."""
-    return _id_of_digests({doc: _row_digest(_row(doc, e)) for doc, e in documents.items()})
-
-
-@dataclass
-class Snapshot:
-    """A corpus manifest."""
-
-    id: str
-    created: str
-    corpus: str
-    commit: str | None
-    rev: str | None
-    hash_mode: HashMode
-    documents: dict[str, Document] = field(default_factory=dict)
-    path: Path | None = None
-
-    @property
-    def short(self) -> str:
-        return self.id[:SHORT]
-
-    @cached_property
-    def section_hashes(self) -> frozenset[str]:
-        return frozenset(
-            s["hash"] for entry in self.documents.values() for s in entry["sections"].values()
-        )
-
-    @property
-    def section_count(self) -> int:
-        return sum(len(d["sections"]) for d in self.documents.values())
-
-    def about(self) -> dict[str, Any]:
-        return {
-            "commit": self.commit,
-            "corpus": self.corpus,
-            "created": self.created,
-            "hash": self.hash_mode,
-            "id": self.id,
-            "rev": self.rev,
-            "version": FORMAT,
-        }
-
-    def render(self) -> str:
-        """Deterministic JSON: the header on the first line, then one document per line."""
-        lines = ['{"about": ' + json.dumps(self.about(), sort_keys=True) + ",", '"documents": {']
-        docs = sorted(self.documents)
-        for n, doc in enumerate(docs):
-            entry = json.dumps(self.documents[doc], sort_keys=True, ensure_ascii=False)
-            lines.append(
-                f"{json.dumps(doc, ensure_ascii=False)}: {entry}"
-                + ("," if n < len(docs) - 1 else "")
-            )
-        lines.append("}}")
-        return "\n".join(lines) + "\n"
-
-
-def _corrupt(path: Path, why: str) -> SnapshotError:
-    return SnapshotError(
-        f"{path}: is not a readable snapshot manifest ({why}); restore it from git, or delete "
-        "it and run `evalset snapshot`."
-    )
-
-
-def _check_about(path: Path, about: Any) -> dict[str, Any]:
-    if not isinstance(about, dict) or "id" not in about:
-        raise _corrupt(path, "no header")
-    version = about.get("version")
-    if not isinstance(version, int) or version > FORMAT:
-        raise SnapshotError(
-            f"{path}: was written by a newer evalset (snapshot format {version}, this one "
-            f"reads {FORMAT}); upgrade evalset."
-        )
-    return about
-
-
-def read_about(path: Path) -> dict[str, Any]:
-    """The header of a manifest, reading only its first line."""
-    try:
-        with path.open(encoding="utf-8") as f:
-            first = f.readline()
-    except OSError as exc:
-        raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
-    except UnicodeDecodeError:
-        raise _corrupt(path, "not UTF-8") from None
-    try:
-        about = json.loads(first.rstrip().removesuffix(",") + "}")["about"]
-    except (ValueError, KeyError, TypeError):
-        raise _corrupt(path, "the first line is not the snapshot header") from None
-    return _check_about(path, about)
-
-
-def read_snapshot(path: Path) -> Snapshot:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise _corrupt(path, f"invalid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
-        raise _corrupt(path, "no documents table")
-    about = _check_about(path, data.get("about"))
-    snap = Snapshot(
-        about["id"],
-        about.get("created", ""),
-        about.get("corpus", ""),
-        about.get("commit"),
-        about.get("rev"),
-        about.get("hash", "rendered"),
-        data["documents"],
-        path,
-    )
-    if table_id(snap.documents) != snap.id or not _texts_match(snap.documents):
-        raise _corrupt(path, "its content does not match its id")
-    return snap
-
-
-def _texts_match(documents: dict[str, Document]) -> bool:
-    """Stored texts (small corpora only) hash to what the manifest says."""
-    for entry in documents.values():
-        if "text" in entry and hash_text(entry["text"]) != entry["hash"]:
-            return False
-        for section in entry["sections"].values():
-            if "text" in section and hash_text(section["text"]) != section["hash"]:
-                return False
-    return True
-
-
-class SnapshotStore:
-    """The manifests in a workspace's ``snapshots/`` folder, found by id prefix."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._loaded: dict[str, Snapshot] = {}
-
-    def ids(self) -> list[str]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(p.stem for p in self.folder.glob("*.json"))
-
-    def resolve(self, prefix: str) -> str | None:
-        """The full id for a unique prefix; None when nothing matches."""
-        matches = [i for i in self.ids() if i.startswith(prefix)]
-        if len(matches) > 1:
-            raise SnapshotError(
-                f"{self.folder}: snapshot prefix {prefix!r} is ambiguous "
-                f"({', '.join(m[:SHORT] for m in matches)}); give more digits."
-            )
-        return matches[0] if matches else None
-
-    def get(self, prefix: str) -> Snapshot | None:
-        ident = self.resolve(prefix)
-        if ident is None:
-            return None
-        if ident not in self._loaded:
-            self._loaded[ident] = read_snapshot(self.folder / f"{ident}.json")
-        return self._loaded[ident]
-
-    def newest_id(self) -> str | None:
-        """The most recently taken snapshot (by its ``created`` time, then id)."""
-        best: tuple[str, str] | None = None
-        for ident in self.ids():
-            about = read_about(self.folder / f"{ident}.json")
-            key = (str(about.get("created", "")), ident)
-            best = key if best is None or key > best else best
-        return best[1] if best else None
-
-    def newest(self) -> Snapshot | None:
-        ident = self.newest_id()
-        return self.get(ident) if ident else None
-
-
-# ---------------------------------------------------------------------------------------
-# Reading the corpus
-
 
 @dataclass
 class ReadResult:
-    """The outcome of reading one file."""
+    """One file read and sectioned: its manifest line, row digest and section count."""
 
     doc: str
-    entry: Document | None
+    line: str | None = None
+    digest: str | None = None
+    sections: int = 0
     warning: str | None = None
+    entry: Document | None = None
 
 
 def parse_document(doc: str, data: bytes, mode: HashMode, store_text: bool) -> ReadResult:
@@ -262,17 +65,23 @@ def parse_document(doc: str, data: bytes, mode: HashMode, store_text: bool) -> R
     warning naming the file."""
     sectioner = sectioner_for(doc)
     if sectioner is None:
-        return ReadResult(doc, None)
+        return ReadResult(doc)
     if b"\x00" in data[:8192]:
-        return ReadResult(doc, None, f"{doc}: looks binary (NUL bytes); skipped")
+        return ReadResult(doc, warning=f"{doc}: looks binary (NUL bytes); skipped")
     warning = None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", "replace")
         warning = f"{doc}: is not valid UTF-8 (byte {exc.start}); read with replacement characters"
+    entry = document_entry(sectioner(text.removeprefix("\ufeff"), mode), store_text)
     return ReadResult(
-        doc, document_entry(sectioner(text.removeprefix("\ufeff"), mode), store_text), warning
+        doc,
+        document_line(doc, entry),
+        row_digest(doc, entry),
+        len(entry["sections"]),
+        warning,
+        entry,
     )
 
 
@@ -282,8 +91,10 @@ def _read_file(job: tuple[str, str, HashMode, bool]) -> ReadResult:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        return ReadResult(doc, None, f"!{path}: cannot be read ({exc.strerror})")
-    return parse_document(doc, data, mode, store_text)
+        return ReadResult(doc, warning=f"!{path}: cannot be read ({exc.strerror})")
+    result = parse_document(doc, data, mode, store_text)
+    result.entry = None  # the line carries it; do not ship it back from a worker twice
+    return result
 
 
 @dataclass
@@ -358,6 +169,10 @@ def scan(root: Path) -> Scan:
     return result
 
 
+def _read_batch(jobs: list[tuple[str, str, HashMode, bool]]) -> list[ReadResult]:
+    return [_read_file(job) for job in jobs]
+
+
 def _read_many(
     jobs: list[tuple[str, str, HashMode, bool]], progress: Callable[[int], None] | None
 ) -> Iterator[ReadResult]:
@@ -369,11 +184,15 @@ def _read_many(
         return
     import multiprocessing
 
+    # Batches of a few hundred files per task: one result message per file made the parent
+    # process the bottleneck.
+    size = 256
+    batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     with multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 2, 8)) as pool:
-        for result in pool.imap_unordered(_read_file, jobs, chunksize=64):
-            yield result
+        for results in pool.imap_unordered(_read_batch, batches):
+            yield from results
             if progress:
-                progress(1)
+                progress(len(results))
 
 
 def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
@@ -397,31 +216,6 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-@dataclass
-class TakeResult:
-    id: str
-    path: Path | None
-    documents: int
-    sections: int
-    previous_id: str | None
-    written: bool
-    warnings: list[str]
-    reread: int
-    """How many files had to be read (the rest came from the stat cache)."""
-    snapshot: Snapshot | None = None
-    """The manifest in memory, when it was built (not when the corpus was unchanged)."""
-
-    @property
-    def short(self) -> str:
-        return self.id[:SHORT]
-
-    def load(self) -> Snapshot:
-        if self.snapshot is None:
-            assert self.path is not None
-            self.snapshot = read_snapshot(self.path)
-        return self.snapshot
-
-
 def _plugins() -> tuple[str, ...]:
     """Which function sections each format: a changed plug-in invalidates the cache."""
     return tuple(
@@ -430,12 +224,12 @@ def _plugins() -> tuple[str, ...]:
 
 
 class _Cache:
-    """The stat cache in ``.evalset/``: a small index read on every run (stat signature and
-    table row per file) and the full entries, read only when something changed."""
+    """The stat cache in ``.evalset/``: a small index read on every run and the documents'
+    manifest lines, read only when something changed."""
 
     def __init__(self, state_dir: Path, key: tuple[Any, ...]) -> None:
         self.index_path = state_dir / "snapshot-index.pickle"
-        self.entries_path = state_dir / "snapshot-entries.pickle"
+        self.lines_path = state_dir / "snapshot-lines.pickle"
         self.state_dir = state_dir
         self.key = key
 
@@ -449,49 +243,39 @@ class _Cache:
         return cached["data"] if ok else {}
 
     def index(self) -> dict[str, Any]:
-        """``{"id": snapshot id, "files": {doc: (stat signature, row digest)}}``"""
+        """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
         return self._load(self.index_path)
 
-    def entries(self) -> dict[str, Document]:
-        return self._load(self.entries_path)
+    def lines(self) -> dict[str, str]:
+        return self._load(self.lines_path)
 
-    def save(self, index: dict[str, Any], entries: dict[str, Document]) -> None:
+    def save(self, index: dict[str, Any], lines: dict[str, str]) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        for path, data in ((self.entries_path, entries), (self.index_path, index)):
+        for path, data in ((self.lines_path, lines), (self.index_path, index)):
             tmp = path.with_suffix(".tmp")
             with tmp.open("wb") as f:
                 pickle.dump({"key": self.key, "data": data}, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
 
 
-def _row_digest(row: str) -> str:
-    return hashlib.blake2b(row.encode(), digest_size=16).hexdigest()
-
-
-def _id_of_digests(digests: dict[str, str]) -> str:
-    """sha256 over the sorted ``doc<TAB>digest of its row`` lines: a content id of the whole
-    document/section table that can be updated one document at a time."""
-    digest = hashlib.sha256()
-    for doc in sorted(digests):
-        digest.update(f"{doc}\t{digests[doc]}\n".encode())
-    return digest.hexdigest()
-
-
 @dataclass
 class _Tree:
-    """The working tree read through the cache: its id, and every document's entry unless
-    nothing changed since the cached snapshot."""
+    """The working tree read through the cache."""
 
     id: str
-    count: int
+    documents: int
     sections: int
-    documents: dict[str, Document] | None
+    lines: dict[str, str] | None
+    """Every document's manifest line; None when nothing changed since the cached state."""
     warnings: list[str]
     reread: int
+    base_id: str | None
+    """The id of the cached state that ``changes`` are relative to."""
+    changes: Changes | None
 
 
 def read_working_tree(
-    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_documents: bool
+    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_lines: bool
 ) -> _Tree:
     """The corpus folder, reading only files whose stat (mtime, size, inode) changed."""
     if not corpus.is_dir():
@@ -504,22 +288,25 @@ def read_working_tree(
         state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
     )
     index = cache.index()
-    known = index.get("files", {})
+    known: dict[str, Any] = index.get("files", {})
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
         warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
+    base_id = index.get("id")
     unchanged = len(known) == len(found.files) and all(
         known.get(doc, (None,))[0] == sig for doc, sig in found.files.items()
     )
-    if unchanged and not need_documents and "id" in index:
-        return _Tree(index["id"], len(known), index["sections"], None, warnings, 0)
-    entries = cache.entries() if known else {}
-    documents: dict[str, Document] = {}
+    if unchanged and not need_lines and base_id is not None:
+        return _Tree(base_id, len(known), index["sections"], None, warnings, 0, base_id, Changes())
+    cached_lines = cache.lines() if known else {}
+    lines: dict[str, str] = {}
+    rows: dict[str, tuple[Any, str, int]] = {}
     jobs = []
     for doc, signature in found.files.items():
         hit = known.get(doc)
-        if hit is not None and hit[0] == signature and doc in entries:
-            documents[doc] = entries[doc]
+        if hit is not None and hit[0] == signature and doc in cached_lines:
+            lines[doc] = cached_lines[doc]
+            rows[doc] = hit
         else:
             jobs.append((found.paths[doc], doc, mode, store))
     advance, stop = _progress_bar(len(jobs))
@@ -531,21 +318,36 @@ def read_working_tree(
                 )
             if result.warning:
                 warnings.append(result.warning)
-            if result.entry is not None:
-                documents[result.doc] = result.entry
+            if result.line is not None and result.digest is not None:
+                lines[result.doc] = result.line
+                rows[result.doc] = (found.files[result.doc], result.digest, result.sections)
     finally:
         stop()
-    fresh = {doc for _, doc, _, _ in jobs}
-    digests = {
-        doc: known[doc][1] if doc not in fresh else _row_digest(_row(doc, entry))
-        for doc, entry in documents.items()
-    }
-    ident = _id_of_digests(digests)
-    sections = sum(len(e["sections"]) for e in documents.values())
-    if jobs or len(known) != len(documents) or index.get("id") != ident:
-        files = {doc: (found.files[doc], digests[doc]) for doc in documents}
-        cache.save({"id": ident, "sections": sections, "files": files}, documents)
-    return _Tree(ident, len(documents), sections, documents, warnings, len(jobs))
+    ident = id_of_digests({doc: row[1] for doc, row in rows.items()})
+    sections = sum(row[2] for row in rows.values())
+    changes = _changes(known, cached_lines, rows, lines)
+    if jobs or len(known) != len(rows) or base_id != ident:
+        cache.save({"id": ident, "sections": sections, "files": rows}, lines)
+    return _Tree(ident, len(rows), sections, lines, warnings, len(jobs), base_id, changes)
+
+
+def _changes(
+    known: dict[str, Any],
+    old_lines: dict[str, str],
+    rows: dict[str, tuple[Any, str, int]],
+    new_lines: dict[str, str],
+) -> Changes:
+    """What changed since the cached state, parsing only the documents that changed."""
+    changes = Changes()
+    changes.added = sorted(set(rows) - set(known))
+    changes.removed = sorted(set(known) - set(rows))
+    for doc in sorted(set(rows) & set(known)):
+        if rows[doc][1] == known[doc][1] or doc not in old_lines:
+            continue
+        old = Snapshot("", "", "", None, None, "rendered", dict([parse_line(old_lines[doc])]))
+        new = Snapshot("", "", "", None, None, "rendered", dict([parse_line(new_lines[doc])]))
+        changes.changed.update(compare(old, new).changed)
+    return changes
 
 
 def read_revision(
@@ -604,6 +406,30 @@ def document_at(
     return parse_document(doc, data, mode, True).entry
 
 
+@dataclass
+class TakeResult:
+    id: str
+    path: Path | None
+    documents: int
+    sections: int
+    previous_id: str | None
+    written: bool
+    warnings: list[str]
+    reread: int
+    """How many files had to be read (the rest came from the stat cache)."""
+    changes: Changes | None = None
+    """What changed since the previous snapshot, when known."""
+    commit: str | None = None
+
+    @property
+    def short(self) -> str:
+        return self.id[:SHORT]
+
+    def load(self) -> Snapshot:
+        assert self.path is not None
+        return read_snapshot(self.path, verify=False)
+
+
 def take_snapshot(
     root: Path,
     corpus_rel: str,
@@ -620,84 +446,46 @@ def take_snapshot(
     manifest is neither rebuilt nor rewritten."""
     store = SnapshotStore(snapshots_dir)
     previous = store.newest_id()
+    changes: Changes | None = None
     if rev is None:
-        tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, not write)
-        ident, sections = tree.id, tree.sections
+        tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, False)
+        ident = tree.id
         target = snapshots_dir / f"{ident}.json"
-        if write and previous == ident and target.exists():
+        if not write or (previous == ident and target.exists()):
             return TakeResult(
-                ident, target, tree.count, sections, previous, False, tree.warnings, tree.reread
-            )
-        if tree.documents is None:  # unchanged, but the manifest must be (re)written
+                ident, target if write else None, tree.documents, tree.sections, previous,
+                False, tree.warnings, tree.reread, Changes(),
+            )  # fmt: skip
+        if tree.lines is None:  # unchanged, but the manifest must be (re)written
             tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, True)
-        documents, warnings, reread = tree.documents, tree.warnings, tree.reread
-        assert documents is not None
+        assert tree.lines is not None
+        lines, warnings, reread = tree.lines, tree.warnings, tree.reread
+        documents, sections = tree.documents, tree.sections
+        if tree.base_id is not None and tree.base_id == previous:
+            changes = tree.changes
         commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
     else:
         commit = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
-        documents, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
-        reread = len(documents)
-        ident = table_id(documents)
-        sections = sum(len(d["sections"]) for d in documents.values())
+        entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
+        lines = {doc: document_line(doc, entry) for doc, entry in entries.items()}
+        ident = id_of_digests({doc: row_digest(doc, entry) for doc, entry in entries.items()})
+        reread, documents = len(entries), len(entries)
+        sections = sum(len(d["sections"]) for d in entries.values())
+        target = snapshots_dir / f"{ident}.json"
     # Microseconds: "newest" must order snapshots taken within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-    snap = Snapshot(ident, created, corpus_rel, commit, rev, mode, documents)
+    about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
     written = False
-    if write:
-        target = snapshots_dir / f"{ident}.json"
-        snap.path = target
-        if not target.exists() or previous != ident:
-            # New content, or content seen before that is now the newest again.
-            snapshots_dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(target, snap.render())
-            written = True
+    if write and (not target.exists() or previous != ident):
+        # New content, or content seen before that is now the newest again.
+        snapshots_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, manifest_text(about, lines))
+        written = True
+    if changes is None and previous is not None and previous != ident:
+        old = store.get(previous)
+        changes = compare(old, read_snapshot(target, verify=False)) if old else None
     return TakeResult(
-        ident, snap.path, len(documents), sections, previous, written, warnings, reread, snap
+        ident, target, documents, sections, previous, written, warnings, reread, changes, commit
     )
-
-
-@dataclass
-class Changes:
-    """What changed between two snapshots, by document and section."""
-
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    changed: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    """doc -> {"added": [...], "removed": [...], "changed": [...]} section ids."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"added": self.added, "removed": self.removed, "changed": self.changed}
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed)
-
-
-def compare(old: Snapshot, new: Snapshot) -> Changes:
-    changes = Changes()
-    changes.added = sorted(set(new.documents) - set(old.documents))
-    changes.removed = sorted(set(old.documents) - set(new.documents))
-    for doc in sorted(set(old.documents) & set(new.documents)):
-        before, after = old.documents[doc], new.documents[doc]
-        if (
-            before["hash"] == after["hash"]
-            and before["sections"].keys() == after["sections"].keys()
-        ):
-            continue
-        a, b = before["sections"], after["sections"]
-        entry = {
-            "added": sorted(set(b) - set(a)),
-            "removed": sorted(set(a) - set(b)),
-            "changed": sorted(s for s in set(a) & set(b) if a[s]["hash"] != b[s]["hash"]),
-        }
-        if any(entry.values()) or before["hash"] != after["hash"]:
-            changes.changed[doc] = entry
-    return changes
-
-
-def iter_sections(snap: Snapshot) -> Iterable[tuple[str, str, dict[str, Any]]]:
-    for doc, entry in snap.documents.items():
-        for sid, section in entry["sections"].items():
-            yield doc, sid, section
