@@ -20,7 +20,7 @@ from typing import Any
 
 import pyromark
 
-from evalset.corpus import HashMode, Sections, nest, normalise
+from evalset.corpus import HashMode, Sections, document_sections, nest, normalise
 
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
@@ -109,10 +109,8 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     if mode == "source":
         return _source_sections(text, [(t, lv, a) for t, lv, a, _ in headings])
     headed = [(t, lv, a, normalise("".join(body))) for t, lv, a, body in headings]
-    whole = [normalise("".join(preamble))]
-    for title, _, _, own in headed:
-        whole.extend((title, own))
-    return Sections(" ".join(p for p in whole if p), nest(headed))
+    whole, parts = document_sections(normalise("".join(preamble)), headed)
+    return Sections(whole, parts)
 
 
 def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
