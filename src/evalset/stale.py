@@ -170,38 +170,37 @@ class StaleChecker:
     def _verified_by_content(self, after: dict[str, Any], old: Snapshot) -> bool:
         return _content_in(after, old)
 
+    def _text_at(
+        self, snap: Snapshot, citation: Citation, expected: str
+    ) -> tuple[str | None, bool]:
+        """A citation's text read at the snapshot's commit through git/DVC, and whether the
+        corpus could be read there at all (False: nothing to say)."""
+        if self.root is None or not snap.commit:
+            return None, False
+        recovered = document_at(self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode)
+        if recovered is None:
+            return None, False
+        part = (
+            recovered if citation.section is None else recovered["sections"].get(citation.section)
+        )
+        if part is not None and part["hash"] == expected:
+            return part.get("text"), True
+        return None, True
+
     def _texts(
         self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any, after: Any
     ) -> None:
         status.old_text = before.get("text")
         status.new_text = after.get("text")
-        if status.old_text is None and self.root is not None and old.commit:
-            recovered = document_at(self.root, old.corpus, old.commit, citation.doc, old.hash_mode)
-            if recovered is not None:
-                part = (
-                    recovered
-                    if citation.section is None
-                    else recovered["sections"].get(citation.section)
+        if status.old_text is None:
+            status.old_text, read = self._text_at(old, citation, before["hash"])
+            if read and status.old_text is None and old.commit:
+                status.note = (
+                    f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
+                    f"{old.short} (the corpus had uncommitted changes then)"
                 )
-                if part is not None and part["hash"] == before["hash"]:
-                    status.old_text = part.get("text")
-                else:
-                    status.note = (
-                        f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
-                        f"{old.short} (the corpus had uncommitted changes then)"
-                    )
-        if status.new_text is None and self.root is not None and self.newest.commit:
-            recovered = document_at(
-                self.root, self.newest.corpus, self.newest.commit, citation.doc, old.hash_mode
-            )
-            if recovered is not None:
-                part = (
-                    recovered
-                    if citation.section is None
-                    else recovered["sections"].get(citation.section)
-                )
-                if part is not None and part["hash"] == after["hash"]:
-                    status.new_text = part.get("text")
+        if status.new_text is None:
+            status.new_text, _ = self._text_at(self.newest, citation, after["hash"])
         if (status.old_text is None or status.new_text is None) and not status.note:
             status.note = (
                 "no text to compare: the snapshots do not store text and the corpus could not "
