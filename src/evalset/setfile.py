@@ -9,7 +9,6 @@ file atomically.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -25,74 +24,9 @@ from evalset.errors import EditRefused, SetFileError
 from evalset.findings import Finding, Severity, field_path
 from evalset.fsio import atomic_write
 from evalset.locate import TextIndex, is_filler
-from evalset.model import Item, KeyPoint, Origin, SetHeader
+from evalset.messages import describe, schema_message
+from evalset.model import Item, SetHeader
 from evalset.yamlio import parse_mapping, read_text
-
-_MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"true/false ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f"text ({shown!r})"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "nothing (null)" if value is None else type(value).__name__
-
-
-def _fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
-    """The field names allowed at ``loc`` (for did-you-mean on unknown fields)."""
-    model: type[BaseModel] = Item if is_item else SetHeader
-    for step in loc[:-1]:
-        if isinstance(step, str) and step in _MODELS:
-            model = _MODELS[step]
-    return list(model.model_fields)
-
-
-def _message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
-    """One sentence for a pydantic error, and a hint."""
-    kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
-    ctx = err.get("ctx") or {}
-    if kind == "extra_forbidden":
-        name = str(loc[-1])
-        close = difflib.get_close_matches(name, _fields_of(loc, is_item), n=1, cutoff=0.6)
-        return f"unknown field {name!r}", (f"did you mean {close[0]!r}?" if close else None)
-    if kind == "missing":
-        return "required field is missing", None
-    if kind in ("string_type", "str_type"):
-        scalar = isinstance(value, (int, float, bool))
-        return f"expected text, got {_describe(value)}", (
-            "quote it if it is meant as text" if scalar else None
-        )
-    if kind in ("bool_type", "bool_parsing"):
-        return f"expected true or false, got {_describe(value)}", None
-    if kind == "list_type":
-        return f"expected a list, got {_describe(value)}", None
-    if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping of fields, got {_describe(value)}", None
-    if kind == "string_pattern_mismatch":
-        return f"{_describe(value)} does not have the required form {ctx.get('pattern')}", None
-    if kind == "string_too_long":
-        return (
-            f"is {len(str(value)):,} characters long; the limit is {ctx.get('max_length'):,}",
-            "shorten it",
-        )
-    if kind == "string_too_short":
-        return "must not be empty", None
-    if kind == "literal_error":
-        expected = ctx.get("expected", "")
-        return f"{_describe(value)} is not allowed; use one of {expected}", None
-    if kind == "value_error":
-        return str(ctx.get("error", err["msg"])), None
-    if kind == "too_short":
-        return "must not be empty", None
-    return f"{err['msg'].rstrip('.').lower()}, got {_describe(value)}", None
 
 
 @dataclass
@@ -171,14 +105,14 @@ def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> Set
         loaded.header = SetHeader.model_validate(header_raw)
     except ValidationError as exc:
         for err in exc.errors():
-            message, hint = _message(err, is_item=False)
-            loaded.schema_findings.append(loaded.finding("error", tuple(err["loc"]), message, hint))
+            text_, hint = schema_message(err, is_item=False)
+            loaded.schema_findings.append(loaded.finding("error", tuple(err["loc"]), text_, hint))
     items = raw.get("items", [])
     if items is None:
         items = []
     if not isinstance(items, list):
         loaded.schema_findings.append(
-            loaded.finding("error", ("items",), f"expected a list of items, got {_describe(items)}")
+            loaded.finding("error", ("items",), f"expected a list of items, got {describe(items)}")
         )
         return loaded
     validate_item = Item.model_validate
@@ -190,9 +124,9 @@ def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> Set
             loaded.item_index.append(k)
         except ValidationError as exc:
             for err in exc.errors():
-                message, hint = _message(err, is_item=True)
+                text_, hint = schema_message(err, is_item=True)
                 loc = ("items", k, *err["loc"])
-                loaded.schema_findings.append(loaded.finding("error", loc, message, hint))
+                loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
     return loaded
 
 

@@ -1,0 +1,77 @@
+"""One sentence for each kind of schema error pydantic reports, with a hint where one helps."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from evalset.model import Item, KeyPoint, Origin, SetHeader
+
+_MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"true/false ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"text ({shown!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "nothing (null)" if value is None else type(value).__name__
+
+
+def _fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
+    """The field names allowed at ``loc`` (for did-you-mean on unknown fields)."""
+    model: type[BaseModel] = Item if is_item else SetHeader
+    for step in loc[:-1]:
+        if isinstance(step, str) and step in _MODELS:
+            model = _MODELS[step]
+    return list(model.model_fields)
+
+
+def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
+    """One sentence for a pydantic error, and a hint."""
+    kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    if kind == "extra_forbidden":
+        name = str(loc[-1])
+        close = difflib.get_close_matches(name, _fields_of(loc, is_item), n=1, cutoff=0.6)
+        return f"unknown field {name!r}", (f"did you mean {close[0]!r}?" if close else None)
+    if kind == "missing":
+        return "required field is missing", None
+    if kind in ("string_type", "str_type"):
+        scalar = isinstance(value, (int, float, bool))
+        return f"expected text, got {describe(value)}", (
+            "quote it if it is meant as text" if scalar else None
+        )
+    if kind in ("bool_type", "bool_parsing"):
+        return f"expected true or false, got {describe(value)}", None
+    if kind == "list_type":
+        return f"expected a list, got {describe(value)}", None
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping of fields, got {describe(value)}", None
+    if kind == "string_pattern_mismatch":
+        return f"{describe(value)} does not have the required form {ctx.get('pattern')}", None
+    if kind == "string_too_long":
+        return (
+            f"is {len(str(value)):,} characters long; the limit is {ctx.get('max_length'):,}",
+            "shorten it",
+        )
+    if kind == "string_too_short":
+        return "must not be empty", None
+    if kind == "literal_error":
+        expected = ctx.get("expected", "")
+        return f"{describe(value)} is not allowed; use one of {expected}", None
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"])), None
+    if kind == "too_short":
+        return "must not be empty", None
+    return f"{err['msg'].rstrip('.').lower()}, got {describe(value)}", None
