@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 
@@ -234,7 +235,7 @@ def set_yaml(n_items: int, seed: int = 11) -> str:
         )
         out.append(
             f"  - id: q-{i:06d}\n"
-            f"    question: {q}\n"
+            f"    question: {json.dumps(q)}\n"
             f"    category: {rng.choice(['direct-lookup', 'multi-hop'])}\n"
             f"    expected_sources: [{sec_a}, {sec_b}]\n"
             f"    key_points:\n{points}"

@@ -268,3 +268,14 @@ def test_editing_or_appending_one_item_leaves_every_other_line_unchanged(
         assert tag != "replace"
         assert tag != "insert" or not "".join(outside[j1:j2]).strip()  # blank separators only
     assert len(before) - len(outside) <= (0 if append else end - start + 2)
+
+
+def test_findings_past_the_parse_budget_point_at_their_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import evalset.locate as locate
+
+    monkeypatch.setattr(locate, "MAX_REGION_PARSES", 0)
+    loaded = load_set(FIXTURES / "sets" / "styles.yaml")
+    line, col = loaded.position(("items", 1, "key_points", 0, "sources", 0))
+    assert (line, col) == (29, 3)  # the item's `key_points:` line, found by line scan

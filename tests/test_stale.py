@@ -231,3 +231,19 @@ def test_status_counts_stale_items(corpus_repo: Path, cli) -> None:  # type: ign
         "unresolved",
         "doc-moved",
     ]
+
+
+def test_a_set_file_is_checked_with_the_workspace_it_lies_in(
+    corpus_repo: Path, tmp_path: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, V1)
+    snapshot(corpus_repo)
+    outside = tmp_path / "elsewhere" / "docs.yaml"
+    outside.parent.mkdir()
+    outside.write_text(SET_HEADER + set_item("a", "nowhere.md#x"))
+    # Run from inside the workspace: its snapshots must not judge a file that lies outside.
+    result = cli(corpus_repo, "validate", str(outside))
+    assert "nowhere.md" not in result.out and "not verified" not in result.out
+    inside = corpus_repo / "sets" / "docs.yaml"
+    inside.write_text(SET_HEADER + set_item("a", "nowhere.md#x"))
+    assert "document 'nowhere.md' is not in snapshot" in cli(tmp_path, "validate", str(inside)).out

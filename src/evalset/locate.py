@@ -19,6 +19,11 @@ _EMPTY_ITEMS = re.compile(r"^items[ \t]*:[ \t]*(?:\[\s*\]|null|~)?[ \t]*(?:#.*)?
 
 Path_ = tuple[str | int, ...]
 
+MAX_REGION_PARSES = 500
+"""Exact positions inside items need a ruamel.yaml parse of the item (a few ms each). A file
+with more findings than this points the rest at their nearest line-scanned ancestor (the
+item's field) instead of spending minutes on columns."""
+
 
 def is_filler(line: str) -> bool:
     """A blank or comment-only line."""
@@ -133,6 +138,8 @@ class TextIndex:
 
     def _region_node(self, start: int, end: int) -> Any:
         key = (start, end)
+        if key not in self._parsed and len(self._parsed) >= MAX_REGION_PARSES:
+            return None  # past the budget: callers fall back to a line-scanned ancestor
         if key not in self._parsed:
             try:
                 self._parsed[key] = _ruamel_load(self.region(start, end))
@@ -181,12 +188,11 @@ class TextIndex:
                     start, end = spans.starts[k], spans.ends[k]
                     if len(path) == 2:
                         return (start, self._content_col(start))
-                    if len(path) == 3 and isinstance(path[2], str):
-                        found = self._item_key(start, end, path[2])
-                        if found:
-                            return found
+                    key = self._item_key(start, end, path[2]) if isinstance(path[2], str) else None
+                    if len(path) == 3 and key:
+                        return key
                     inner = self._region_position(start, end, (0, *path[2:]))
-                    return inner or (start, spans.indent)
+                    return inner or key or (start, self._content_col(start))
                 return (spans.items_line, 0)
             if path and path[0] == "items":
                 return (spans.items_line, 0)

@@ -317,10 +317,34 @@ def validate(
     config: ValidateConfig | None = None,
     store: SnapshotStore | None = None,
 ) -> Report:
-    """Validate set files. Unreadable files raise SetFileError; problems become findings."""
+    """Validate set files. Unreadable files raise SetFileError; problems become findings.
+
+    Without ``config`` and ``store``, each file is checked with the configuration and the
+    snapshots of the workspace it lies in (found from the file's folder), if any."""
     report = Report()
+    contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] = {}
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
-        report.findings.extend(check_set(loaded, config, store))
+        file_config, file_store = config, store
+        if config is None and store is None:
+            file_config, file_store = _context(Path(path), contexts)
+        report.findings.extend(check_set(loaded, file_config, file_store))
     return report
+
+
+def _context(
+    path: Path, seen: dict[Path, tuple[ValidateConfig, SnapshotStore | None]]
+) -> tuple[ValidateConfig, SnapshotStore | None]:
+    from evalset.config import find_workspace
+    from evalset.errors import NoWorkspace
+
+    folder = path.resolve().parent
+    if folder not in seen:
+        try:
+            workspace = find_workspace(folder)
+        except NoWorkspace:
+            seen[folder] = (ValidateConfig(), None)
+        else:
+            seen[folder] = (workspace.config.validate, SnapshotStore(workspace.snapshots_dir))
+    return seen[folder]

@@ -34,7 +34,6 @@ def validate(
     Example: evalset validate acme-support --strict
     """
     from evalset.config import find_workspace
-    from evalset.corpus.manifest import SnapshotStore
     from evalset.validate import validate as run
     from evalset.workspace import resolve_set, set_paths
 
@@ -44,9 +43,7 @@ def validate(
     else:
         workspace = find_workspace()
         paths = set_paths(workspace)
-    config = workspace.config.validate if workspace else None
-    store = SnapshotStore(workspace.snapshots_dir) if workspace else None
-    report = run(paths, config, store)
+    report = run(paths)  # each file with the workspace it lies in
     ok = report.ok(strict)
     if as_json:
         emit_json({**report.to_json(), "ok": ok, "strict": strict})
