@@ -64,9 +64,7 @@ def snapshot(
         f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
         f"({result.reread} file(s) read); {state} {path}"
     )
-    if previous is None or previous == result.id:
-        return
-    if changes is None:
+    if changes is None or previous is None:  # first snapshot, or the newest already
         return
     if changes.empty:
         typer.echo(f"no change since {previous[:12]}")
