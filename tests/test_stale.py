@@ -247,3 +247,18 @@ def test_a_set_file_is_checked_with_the_workspace_it_lies_in(
     inside = corpus_repo / "sets" / "docs.yaml"
     inside.write_text(SET_HEADER + set_item("a", "nowhere.md#x"))
     assert "document 'nowhere.md' is not in snapshot" in cli(tmp_path, "validate", str(inside)).out
+
+
+def test_unchanged_documents_are_decided_without_parsing(corpus_repo: Path) -> None:
+    # Identical manifest lines: a present section is ok (non-ASCII anchors included), an
+    # absent one is still unresolved.
+    files = {"corpus/de.md": "# Rückgabe\n\n## Größe ändern\n\nInnerhalb von 14 Tagen.\n"}
+    write_files(corpus_repo, files)
+    old = snapshot(corpus_repo)
+    items = set_item("ok", "de.md#größe-ändern") + set_item("missing", "de.md#groesse")
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
+    )
+    write_files(corpus_repo, {"corpus/other.md": "# Other\n\ntext\n"})
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo) == {"missing": [("de.md#groesse", "unresolved", None, [])]}

@@ -17,6 +17,7 @@ exactly that text.
 from __future__ import annotations
 
 import difflib
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.citations import Citation
-from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore
-from evalset.corpus.snapshot import document_at
+from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore
+from evalset.corpus.snapshot import document_versions
 from evalset.model import Item
 from evalset.setfile import SetFile
 
@@ -129,6 +130,20 @@ def resolves_by_content(citation: Citation, old: Snapshot, newest: Snapshot) -> 
     return part is not None and _content_in(part, old)
 
 
+def _unchanged(citation: Citation, old: Snapshot, new: Snapshot) -> bool:
+    """Whether the citation exists and is identical in both snapshots, decided on the raw
+    manifest lines without parsing them: the same line means the same document entry, and
+    a section key can be found textually because quotes inside JSON strings are escaped."""
+    before, after = old.documents, new.documents
+    if not (isinstance(before, LazyDocuments) and isinstance(after, LazyDocuments)):
+        return False
+    line = before.raw(citation.doc)
+    if line is None or line != after.raw(citation.doc):
+        return False
+    key = json.dumps(citation.section, ensure_ascii=False)
+    return citation.section is None or f'{key}: {{"hash": "' in line
+
+
 def _prefer_same_doc(matches: list[str], doc: str) -> list[str]:
     return sorted(matches, key=lambda c: (not c.startswith(doc + "#"), c))
 
@@ -144,6 +159,8 @@ class StaleChecker:
 
     def citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
         text = str(citation)
+        if _unchanged(citation, old, self.newest):
+            return CitationStatus(text, "ok")
         before = _lookup(old, citation)
         after = _lookup(self.newest, citation)
         if before is None:
@@ -173,19 +190,21 @@ class StaleChecker:
     def _text_at(
         self, snap: Snapshot, citation: Citation, expected: str
     ) -> tuple[str | None, bool]:
-        """A citation's text read at the snapshot's commit through git/DVC, and whether the
-        corpus could be read there at all (False: nothing to say)."""
-        if self.root is None or not snap.commit:
+        """A citation's text as ``snap`` saw it, found outside the manifest (working tree, or
+        the snapshot's commit through git/DVC), and whether any version could be read."""
+        if self.root is None:
             return None, False
-        recovered = document_at(self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode)
-        if recovered is None:
-            return None, False
-        part = (
-            recovered if citation.section is None else recovered["sections"].get(citation.section)
-        )
-        if part is not None and part["hash"] == expected:
-            return part.get("text"), True
-        return None, True
+        read = False
+        for version in document_versions(
+            self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode
+        ):
+            read = True
+            part = (
+                version if citation.section is None else version["sections"].get(citation.section)
+            )
+            if part is not None and part["hash"] == expected:
+                return part.get("text"), True
+        return None, read
 
     def _texts(
         self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any, after: Any

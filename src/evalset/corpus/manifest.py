@@ -195,6 +195,10 @@ class LazyDocuments(Mapping[str, Document]):
     def __contains__(self, doc: object) -> bool:
         return doc in self._lines
 
+    def raw(self, doc: str) -> str | None:
+        """The document's JSON value exactly as the manifest holds it."""
+        return self._lines.get(doc)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._lines)
 

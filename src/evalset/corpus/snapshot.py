@@ -392,18 +392,38 @@ def _hidden(doc: str) -> bool:
     return any(part.startswith(".") for part in doc.split("/"))
 
 
-def document_at(
-    repo: Path, corpus_rel: str, commit: str, doc: str, mode: HashMode
-) -> Document | None:
-    """One document as it was at a commit (for diffs when the manifest holds no text)."""
-    from dvc.api import DVCFileSystem
-
+def document_versions(
+    repo: Path, corpus_rel: str, commit: str | None, doc: str, mode: HashMode
+) -> Iterator[Document]:
+    """Where a document's text may still be found, cheapest first: the working-tree file, the
+    file at ``commit`` through git, the file at ``commit`` through DVC's filesystem (for a
+    DVC-tracked corpus). Lazy: DVC is imported only if nothing before it was wanted."""
+    path = repo / corpus_rel / doc
+    if path.is_file():
+        entry = parse_document(doc, path.read_bytes(), mode, True).entry
+        if entry is not None:
+            yield entry
+    if not commit:
+        return
+    name = f"{corpus_rel.rstrip('/')}/{doc}"
     try:
-        fs = DVCFileSystem(str(repo), rev=commit)
-        data = fs.cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
-    except Exception:
-        return None
-    return parse_document(doc, data, mode, True).entry
+        shown = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=repo, capture_output=True)
+    except OSError:
+        shown = None
+    if shown is not None and shown.returncode == 0:
+        entry = parse_document(doc, shown.stdout, mode, True).entry
+        if entry is not None:
+            yield entry
+        return
+    try:
+        from dvc.api import DVCFileSystem
+
+        data = DVCFileSystem(str(repo), rev=commit).cat_file(name)
+    except Exception:  # any failure means the text is not available this way
+        return
+    entry = parse_document(doc, data, mode, True).entry
+    if entry is not None:
+        yield entry
 
 
 @dataclass
