@@ -89,10 +89,6 @@ class SetFile:
             rule,
         )
 
-    @property
-    def is_valid(self) -> bool:
-        return not any(f.severity == "error" for f in self.schema_findings)
-
 
 def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> SetFile:
     """Validate set-file text: unreadable input raises SetFileError, schema problems become

@@ -164,7 +164,7 @@ class StaleChecker:
         before = _lookup(old, citation)
         after = _lookup(self.newest, citation)
         if before is None:
-            if after is not None and self._verified_by_content(after, old):
+            if after is not None and _content_in(after, old):
                 return CitationStatus(text, "ok")
             return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
         if after is not None:
@@ -183,9 +183,6 @@ class StaleChecker:
         status = CitationStatus(text, "deleted")
         status.candidates = self._similar(citation, old, before)
         return status
-
-    def _verified_by_content(self, after: dict[str, Any], old: Snapshot) -> bool:
-        return _content_in(after, old)
 
     def _text_at(
         self, snap: Snapshot, citation: Citation, expected: str

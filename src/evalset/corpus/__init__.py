@@ -128,11 +128,6 @@ def document_sections(
     return whole, sections
 
 
-def nest(headed: Headed, slugger: Slugger | None = None) -> dict[str, Section]:
-    """Sections from a document's headings (see ``document_sections``)."""
-    return document_sections("", headed, slugger)[1]
-
-
 def _builtin() -> dict[str, Sectioner]:
     from evalset.corpus import html, markdown, text
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -120,10 +120,6 @@ class Snapshot:
         return frozenset(
             s["hash"] for entry in self.documents.values() for s in entry["sections"].values()
         )
-
-    @property
-    def section_count(self) -> int:
-        return sum(len(d["sections"]) for d in self.documents.values())
 
     def about(self) -> dict[str, Any]:
         return {
@@ -370,9 +366,3 @@ def compare(old: Snapshot, new: Snapshot) -> Changes:
         if any(entry.values()) or before["hash"] != after["hash"]:
             changes.changed[doc] = entry
     return changes
-
-
-def iter_sections(snap: Snapshot) -> Iterable[tuple[str, str, dict[str, Any]]]:
-    for doc, entry in snap.documents.items():
-        for sid, section in entry["sections"].items():
-            yield doc, sid, section

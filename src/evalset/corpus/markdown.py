@@ -20,7 +20,7 @@ from typing import Any
 
 import pyromark
 
-from evalset.corpus import HashMode, Sections, document_sections, nest, normalise
+from evalset.corpus import HashMode, Sections, document_sections, normalise
 
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
@@ -103,7 +103,7 @@ def _headings_from_html(text: str) -> tuple[list[str], list[tuple[str, int, str,
 
 
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
-    """Split a markdown document into its sections (see ``evalset.corpus.nest``)."""
+    """Split a markdown document into its sections (see ``evalset.corpus.document_sections``)."""
     split = _headings if _RAW_HEADING.search(text) else _headings_from_html
     preamble, headings = split(text)
     if mode == "source":
@@ -126,4 +126,4 @@ def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
     for i, ((title, level, anchor), (_, end)) in enumerate(zip(titles, spans, strict=True)):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(data)
         headed.append((title, level, anchor, normalise(data[end:stop].decode("utf-8", "replace"))))
-    return Sections(normalise(text), nest(headed))
+    return Sections(normalise(text), document_sections("", headed)[1])
