@@ -9,6 +9,9 @@ from typing import Any
 
 from evalset.config import Workspace
 from evalset.corpus.manifest import SnapshotStore
+from evalset.errors import EvalsetError
+from evalset.gitrepo import TAG_PREFIX, Git, Tag
+from evalset.release import release_state
 from evalset.setfile import load_set
 from evalset.stale import StaleChecker
 from evalset.validate import check_set
@@ -35,6 +38,8 @@ class SetStatus:
     snapshot: str | None = None
     """The newest snapshot the staleness was computed against."""
     release: str | None = None
+    """The latest release, ``X.Y.Z+modified`` when the working copy differs from it; None
+    for a set never released."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,7 +63,10 @@ class SetStatus:
 
 
 def set_status(
-    path: Path, workspace: Workspace | None = None, checker: StaleChecker | None = None
+    path: Path,
+    workspace: Workspace | None = None,
+    checker: StaleChecker | None = None,
+    tags: list[Tag] | None = None,
 ) -> SetStatus:
     loaded = load_set(path)
     config = workspace.config.validate if workspace else None
@@ -85,6 +93,9 @@ def set_status(
         status.stale = len(stale)
         status.stale_ids = [s.id for s in stale]
         status.snapshot = checker.newest.short
+    if tags is not None:
+        status.release = release_state(loaded, [t for t in tags if t.name.startswith(
+            f"{TAG_PREFIX}/{status.name}/v")])  # fmt: skip
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
@@ -94,4 +105,8 @@ def workspace_status(workspace: Workspace) -> list[SetStatus]:
     store = SnapshotStore(workspace.snapshots_dir)
     newest = store.newest()
     checker = StaleChecker(store, newest) if newest else None
-    return [set_status(path, workspace, checker) for path in set_paths(workspace)]
+    try:
+        tags: list[Tag] | None = Git.find(workspace.root).tags()  # one git call for all sets
+    except EvalsetError:
+        tags = None  # not a git repository: nothing is released
+    return [set_status(path, workspace, checker, tags) for path in set_paths(workspace)]

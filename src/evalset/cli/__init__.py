@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from evalset.cli import corpus, inspect, setup
+from evalset.cli import corpus, inspect, setup, versions
 
 app = typer.Typer(
     name="evalset",
@@ -38,6 +38,7 @@ def _root(
 inspect.register(app)
 corpus.register(app)
 setup.register(app)
+versions.register(app)
 
 
 def main() -> None:

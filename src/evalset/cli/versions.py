@@ -1,0 +1,261 @@
+"""Commands on versions of a set: release, pin, check-pin, diff, log, merge-driver."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from evalset.cli.output import emit_json
+
+if TYPE_CHECKING:
+    from evalset.setdiff import SetDiff
+
+_JSON = typer.Option(False, "--json", help="Print one JSON document.")
+
+
+def release(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    bump: str = typer.Option(None, "--bump", help="major, minor or patch (from the last release)."),
+    version: str = typer.Option(None, "--version", help="Release exactly this version (X.Y.Z)."),
+    exclude_drafts: bool = typer.Option(
+        False, "--exclude-drafts", help="Release although drafts exist; they are not released."
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Release a set: validate, refuse if stale/draft/uncommitted, commit, tag.
+
+    Writes version and fingerprint into the header, commits the set file, and creates the
+    annotated tag evalset/NAME/vX.Y.Z. Example: evalset release acme-support --bump minor
+    """
+    from evalset.config import find_workspace
+    from evalset.release import release as run
+    from evalset.workspace import resolve_set
+
+    if bump is not None and bump not in ("major", "minor", "patch"):
+        raise typer.BadParameter("use major, minor or patch", param_hint="--bump")
+    if (bump is None) == (version is None):
+        raise typer.BadParameter("give exactly one of --bump and --version", param_hint="--bump")
+    ws = find_workspace()
+    result = run(ws, resolve_set(ws, name), bump, version, exclude_drafts)
+    if as_json:
+        emit_json(
+            {
+                "set": result.set,
+                "version": result.version,
+                "tag": result.tag,
+                "commit": result.commit,
+                "fingerprint": result.fingerprint,
+                "snapshot": result.snapshot,
+                "completed": result.completed,
+                "changes": result.changes.to_json() if result.changes else None,
+            }
+        )
+        return
+    if result.completed:
+        typer.echo(f"completed the interrupted release {result.set} {result.version}")
+    since = result.changes.summary() if result.changes else "first release"
+    typer.echo(
+        f"released {result.set} {result.version} ({since}); tag {result.tag} on commit "
+        f"{result.commit[:12]}, fingerprint {result.fingerprint[:19]}…"
+    )
+    if result.detached:
+        typer.echo("note: HEAD is detached; push the tag (git push origin TAG) to keep it.")
+
+
+def pin(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    rev: str = typer.Option(None, "--rev", help="A release version or git revision instead."),
+    short: bool = typer.Option(
+        False, "--short", help="Leave out the per-item fingerprints (a smaller pin)."
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Print the pin a report should carry (JSON): set, version, fingerprint, snapshot, counts.
+
+    Put it under the top-level "evalset" key of a report. The output is JSON with or
+    without --json. Example: evalset pin acme-support > pin.json
+    """
+    from evalset.config import find_workspace
+    from evalset.release import pin as run
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace()
+    emit_json(run(ws, resolve_set(ws, name), rev, items=not short))
+
+
+def check_pin(
+    report: Path = typer.Argument(..., help="A report JSON file with the pin under 'evalset'."),
+    as_json: bool = _JSON,
+) -> None:
+    """Check a report's pin against the release tags; exit 1 on any mismatch.
+
+    Example: evalset check-pin reports/run-42.json
+    """
+    from evalset.config import find_workspace
+    from evalset.release import check_pin as run
+
+    result = run(find_workspace(), report)
+    if as_json:
+        emit_json(result.to_json())
+    elif result.ok:
+        pinned = result.pin
+        typer.echo(
+            f"pin ok: {pinned['set']} {pinned['version']} ({pinned['fingerprint'][:19]}…), "
+            f"snapshot {pinned.get('snapshot')}, tag {result.tag}"
+        )
+    else:
+        for problem in result.problems:
+            typer.secho(f"{report}: {problem}", fg="red", err=True)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _print_diff(diff: SetDiff, colour: bool) -> None:
+    typer.secho(f"{diff.set}: {diff.old} -> {diff.new}: {diff.summary()}", bold=True)
+    for move in diff.holdout_moves:
+        typer.secho(
+            f"!! HOLDOUT MOVE: {move.id} moved from {move.old} to {move.new}",
+            fg="red",
+            bold=True,
+        )
+    for label, ids, mark, fg in (
+        ("added", diff.added, "+", "green"),
+        ("removed", diff.removed, "-", "red"),
+        ("retired", diff.retired, "x", "yellow"),
+    ):
+        for ident in ids:
+            typer.secho(f"  {mark} {ident} ({label})", fg=fg if colour else None)
+    for change in diff.header:
+        typer.echo(f"  ~ header {change}")
+    for item in diff.changed:
+        typer.secho(f"  ~ {item.id}", fg="yellow" if colour else None)
+        for change in item.changes:
+            typer.echo(f"      {change}")
+
+
+def _print_diff_md(diff: SetDiff) -> None:
+    typer.echo(f"### `{diff.set}`: {diff.old} → {diff.new}\n")
+    typer.echo(f"{diff.summary()}\n")
+    for move in diff.holdout_moves:
+        typer.echo(f"> **Holdout move:** `{move.id}` moved from {move.old} to {move.new}.\n")
+    if diff.empty:
+        return
+    typer.echo("| item | what | detail |")
+    typer.echo("|---|---|---|")
+    for label, ids in (("added", diff.added), ("removed", diff.removed), ("retired", diff.retired)):
+        for ident in ids:
+            typer.echo(f"| `{ident}` | **{label}** | |")
+    rows = [("header", c) for c in diff.header]
+    rows.extend((f"`{item.id}`", c) for item in diff.changed for c in item.changes)
+    for where, change in rows:
+        detail = str(change).split(": ", 1)[1].replace("|", "\\|")
+        typer.echo(f"| {where} | {change.field} | {detail} |")
+
+
+def diff(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    old: str = typer.Argument(None, help="Release version or git revision. Default: last release."),
+    new: str = typer.Argument(None, help="Release, revision or WORKTREE. Default: WORKTREE."),
+    as_json: bool = _JSON,
+    fmt: str = typer.Option("text", "--format", help="text, or md for a pull-request comment."),
+) -> None:
+    """Show what changed between two versions of a set, item by item and field by field.
+
+    Holdout moves are flagged. Example: evalset diff acme-support 0.1.0 0.2.0 --format md
+    """
+    from evalset.config import find_workspace
+    from evalset.errors import EvalsetError
+    from evalset.history import SetHistory
+    from evalset.setdiff import diff_sets
+    from evalset.workspace import resolve_set
+
+    if fmt not in ("text", "md"):
+        raise typer.BadParameter("use text or md", param_hint="--format")
+    ws = find_workspace()
+    history = SetHistory(ws, resolve_set(ws, name))
+    if old is None:
+        latest = history.latest()
+        if latest is None:
+            raise EvalsetError(
+                f"{history.path}: {history.name} has no release yet, so there is no default to "
+                "compare with; name a git revision, e.g. `evalset diff NAME HEAD`."
+            )
+        before = history.at_release(latest)
+    else:
+        before = history.at(old)
+    after = history.at(new)
+    result = diff_sets(before.loaded, after.loaded, before.label, after.label)
+    if as_json:
+        emit_json(result.to_json())
+    elif fmt == "md":
+        _print_diff_md(result)
+    else:
+        _print_diff(result, sys.stdout.isatty())
+
+
+def log(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    as_json: bool = _JSON,
+) -> None:
+    """List the releases of a set: version, date, items, snapshot and what changed.
+
+    Example: evalset log acme-support
+    """
+    from evalset.cli.output import table
+    from evalset.config import find_workspace
+    from evalset.release import release_log
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace()
+    path = resolve_set(ws, name)
+    entries = release_log(ws, path)
+    if as_json:
+        emit_json({"set": name, "releases": [e.to_json() for e in entries]})
+        return
+    if not entries:
+        typer.echo(f"{name}: no releases yet; `evalset release {name} --bump minor` makes one.")
+        return
+    rows = [
+        (
+            e.version,
+            e.date[:10],
+            f"{e.items['total']} ({e.items['holdout']} holdout)",
+            e.snapshot or "-",
+            e.summary,
+        )
+        for e in reversed(entries)
+    ]
+    table(["version", "date", "items", "snapshot", "changes"], rows)
+
+
+def merge_driver(
+    base: Path = typer.Argument(..., help="The common ancestor's version (git's %O)."),
+    ours: Path = typer.Argument(..., help="Our version, which receives the result (%A)."),
+    theirs: Path = typer.Argument(..., help="Their version (%B)."),
+    path: str = typer.Argument(None, help="The file's path in the repository (%P)."),
+) -> None:
+    """Git merge driver for set files: merges by item id (registered by `evalset init`).
+
+    Exits 1, leaving conflict markers that name the item and field, only when one field of
+    one item was changed differently on both sides. Example (in git config):
+    driver = python -m evalset merge-driver %O %A %B %P
+    """
+    from evalset.merge import merge_driver as run
+
+    result = run(base, ours, theirs, path)
+    for conflict in result.conflicts:
+        typer.echo(f"evalset merge: {path or ours}: conflict in {conflict}", err=True)
+    if not result.clean:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(release)
+    app.command()(pin)
+    app.command("check-pin")(check_pin)
+    app.command()(diff)
+    app.command()(log)
+    app.command("merge-driver")(merge_driver)

@@ -1,0 +1,164 @@
+"""Reading a workspace's git history: files at revisions, release tags, uncommitted changes.
+
+These are the read paths (status, pin, diff, log, check-pin), so they call the ``git``
+command directly: one process per question, and no GitPython import (~160 ms) on commands
+that must stay fast. Writing (the release commit and tag) goes through GitPython in
+``release.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from evalset.errors import EvalsetError
+
+TAG_PREFIX = "evalset"
+
+
+class NotARepository(EvalsetError):
+    """The workspace is not inside a git repository."""
+
+
+class GitError(EvalsetError):
+    """git could not answer a question about the history (bad revision, missing objects)."""
+
+
+def tag_name(set_name: str, version: str) -> str:
+    """The release tag of a set version: ``evalset/NAME/vX.Y.Z``."""
+    return f"{TAG_PREFIX}/{set_name}/v{version}"
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A release tag as git holds it."""
+
+    name: str
+    version: str
+    """The X.Y.Z part of the tag name."""
+    commit: str
+    annotated: bool
+    date: str
+    """When the tag was made (ISO 8601); for a lightweight tag, its commit's date."""
+    message: str
+
+
+def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    # LC_ALL=C: messages are matched below (shallow history), so they must not be translated.
+    env = {**os.environ, "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, env=env, check=False
+        )
+    except OSError as exc:
+        raise GitError(f"{root}: cannot run git ({exc.strerror}); install git.") from None
+    if check and done.returncode != 0:
+        raise GitError(f"{root}: `git {' '.join(args)}` failed: {done.stderr.strip()}.")
+    return done
+
+
+@dataclass(frozen=True)
+class Git:
+    """The git repository a workspace lies in."""
+
+    root: Path
+
+    @classmethod
+    def find(cls, start: Path) -> Git:
+        done = _run(start, "rev-parse", "--show-toplevel", check=False)
+        if done.returncode != 0:
+            raise NotARepository(
+                f"{start}: is not inside a git repository, so it has no releases; run "
+                "`git init` and commit the workspace first."
+            )
+        return cls(Path(done.stdout.strip()))
+
+    def run(self, *args: str) -> str:
+        return _run(self.root, *args).stdout
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the repository root, with forward slashes."""
+        return Path(os.path.relpath(path.resolve(), self.root.resolve())).as_posix()
+
+    @cached_property
+    def shallow(self) -> bool:
+        return self.run("rev-parse", "--is-shallow-repository").strip() == "true"
+
+    def commit_of(self, rev: str) -> str | None:
+        done = _run(self.root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    def show(self, rev: str, rel: str) -> str | None:
+        """The text of file ``rel`` at ``rev``; None when the file is not there. A revision
+        whose objects a shallow clone lacks is an error that says so."""
+        done = _run(self.root, "show", f"{rev}:{rel}", check=False)
+        if done.returncode == 0:
+            return done.stdout
+        if (self.shallow and self.commit_of(rev) is None) or "bad object" in done.stderr:
+            raise GitError(
+                f"{self.root}: is a shallow clone and lacks the history of {rev!r}; run "
+                "`git fetch --unshallow --tags` to get it."
+            )
+        if self.commit_of(rev) is None:
+            raise GitError(f"{self.root}: {rev!r} is not a git revision here; check the name.")
+        return None
+
+    def first_line(self, rev: str, rel: str) -> str | None:
+        """The first line of a file at ``rev``, without reading the rest (manifests are large)."""
+        proc = subprocess.Popen(
+            ["git", "cat-file", "blob", f"{rev}:{rel}"],
+            cwd=self.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
+        return line or None
+
+    def list_files(self, rev: str, folder: str) -> list[str]:
+        done = _run(self.root, "ls-tree", "--name-only", f"{rev}:{folder}", check=False)
+        return done.stdout.split() if done.returncode == 0 else []
+
+    def tags(self, set_name: str | None = None) -> list[Tag]:
+        """Release tags (of one set, or of every set), oldest version first."""
+        from evalset.versions import Version
+
+        pattern = f"refs/tags/{TAG_PREFIX}/{set_name}/" if set_name else f"refs/tags/{TAG_PREFIX}/"
+        fields = "%(refname:strip=2)%00%(objecttype)%00%(*objectname)%00%(objectname)%00"
+        fields += "%(creatordate:iso-strict)%00%(contents)%1e"
+        done = _run(self.root, "for-each-ref", f"--format={fields}", pattern, check=False)
+        found: list[tuple[Version, Tag]] = []
+        for record in done.stdout.split("\x1e"):
+            parts = record.lstrip("\n").split("\x00")
+            if len(parts) != 6:
+                continue
+            name, kind, peeled, target, date, message = parts
+            version = Version.parse(name.rsplit("/v", 1)[-1])
+            if version is None:
+                continue
+            annotated = kind == "tag"
+            commit = peeled if annotated else target
+            found.append((version, Tag(name, str(version), commit, annotated, date, message)))
+        return [tag for _, tag in sorted(found, key=lambda pair: pair[0])]
+
+    def tag(self, set_name: str, version: str) -> Tag | None:
+        name = tag_name(set_name, version)
+        return next((t for t in self.tags(set_name) if t.name == name), None)
+
+    def uncommitted(self, rels: list[str]) -> list[str]:
+        """Which of these paths differ from HEAD (modified, staged, or not tracked at all)."""
+        if not rels:
+            return []
+        done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
+        return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+
+    def last_commit_of(self, rel: str) -> str | None:
+        out = _run(self.root, "log", "-1", "--format=%H", "--", rel, check=False).stdout.strip()
+        return out or None

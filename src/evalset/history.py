@@ -1,0 +1,125 @@
+"""A set file as it was: at a release, at a git revision, or in the working tree."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from evalset.config import Workspace
+from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.errors import EvalsetError
+from evalset.gitrepo import Git, GitError, Tag, tag_name
+from evalset.setfile import SetFile, load_set
+from evalset.versions import Version, parse_set_text
+
+WORKTREE = "WORKTREE"
+"""The name of the working tree where a revision is expected (as git says HEAD)."""
+
+
+@dataclass
+class SetAt:
+    """One state of a set file."""
+
+    loaded: SetFile
+    label: str
+    """How the state is named to the user: ``0.2.0``, ``a1b2c3d``, ``working tree``."""
+    commit: str | None
+    """The commit it was read at; None for the working tree."""
+    tag: Tag | None = None
+
+
+class SetHistory:
+    """The states of one set file of a workspace, read through git."""
+
+    def __init__(self, workspace: Workspace, path: Path) -> None:
+        self.workspace = workspace
+        self.path = path
+
+    @cached_property
+    def git(self) -> Git:
+        return Git.find(self.workspace.root)
+
+    @cached_property
+    def rel(self) -> str:
+        return self.git.rel(self.path)
+
+    @cached_property
+    def current(self) -> SetFile:
+        return load_set(self.path)
+
+    @property
+    def name(self) -> str:
+        return self.current.name
+
+    @cached_property
+    def releases(self) -> list[Tag]:
+        return self.git.tags(self.name)
+
+    def release(self, version: str) -> Tag | None:
+        name = tag_name(self.name, version)
+        return next((t for t in self.releases if t.name == name), None)
+
+    def latest(self) -> Tag | None:
+        return self.releases[-1] if self.releases else None
+
+    def at_commit(self, commit: str, label: str, tag: Tag | None = None) -> SetAt:
+        text = self.git.show(commit, self.rel)
+        if text is None:
+            raise GitError(f"{self.path}: did not exist at {label}; name a later revision.")
+        loaded = parse_set_text(text, self.path, label)
+        return SetAt(loaded, label, commit, tag)
+
+    def at_release(self, tag: Tag) -> SetAt:
+        return self.at_commit(tag.commit, tag.version, tag)
+
+    def at(self, ref: str | None) -> SetAt:
+        """``ref``: None or ``WORKTREE`` for the working tree, a release version (``0.2.0``
+        or ``v0.2.0``), or any git revision."""
+        if ref is None or ref == WORKTREE:
+            return SetAt(self.current, "working tree", None)
+        version = Version.parse(ref)
+        if version is not None:
+            tag = self.release(str(version))
+            if tag is not None:
+                return self.at_release(tag)
+        commit = self.git.commit_of(ref)
+        if commit is None:
+            if version is not None:
+                raise EvalsetError(self.missing_release(str(version)))
+            raise GitError(f"{self.git.root}: {ref!r} is not a release of {self.name} nor a git "
+                           "revision; `evalset log` lists the releases.")  # fmt: skip
+        return self.at_commit(commit, ref)
+
+    def missing_release(self, version: str) -> str:
+        known = ", ".join(t.version for t in self.releases) or "none yet"
+        shallow = (
+            " This is a shallow clone: run `git fetch --unshallow --tags` to get the history."
+            if self.git.shallow
+            else ""
+        )
+        return (
+            f"{self.path}: {self.name} has no release {version} (no tag "
+            f"{tag_name(self.name, version)}; releases: {known}).{shallow}"
+        )
+
+    def newest_snapshot(self, commit: str | None) -> str | None:
+        """The short id of the newest snapshot of the workspace, in the working tree or at a
+        commit (read from the manifests' first lines only)."""
+        if commit is None:
+            ident = SnapshotStore(self.workspace.snapshots_dir).newest_id()
+            return ident[:SHORT] if ident else None
+        folder = self.git.rel(self.workspace.snapshots_dir)
+        best: tuple[str, str] | None = None
+        for name in self.git.list_files(commit, folder):
+            if not name.endswith(".json"):
+                continue
+            first = self.git.first_line(commit, f"{folder}/{name}")
+            try:
+                about = json.loads((first or "").rstrip().removesuffix(",") + "}")["about"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            key = (str(about.get("created", "")), str(about.get("id", "")))
+            best = key if best is None or key > best else best
+        return best[1][:SHORT] if best else None

@@ -1,0 +1,468 @@
+"""Releases of a set: tagging a checked version, pinning it, checking pins, listing releases.
+
+A release writes ``version`` and ``fingerprint`` into the set's header, commits that one
+file, and creates the annotated tag ``evalset/NAME/vX.Y.Z`` whose message records the pin
+(fingerprint, snapshot, counts). Tags are never moved or overwritten. A release interrupted
+between its commit and its tag is completed by running ``evalset release`` again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.config import Workspace
+from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.errors import EvalsetError
+from evalset.gitrepo import Git, Tag, tag_name
+from evalset.history import SetAt, SetHistory
+from evalset.setdiff import SetDiff, diff_sets
+from evalset.setfile import SetFile, edit_set, load_set
+from evalset.versions import Version, pin_of, set_fingerprint
+
+PIN_LINE = "pin: "
+"""The line of a release tag's message that holds its pin as JSON."""
+
+
+class ReleaseRefused(EvalsetError):
+    """The set is not in a state that can be released; the message says what to do."""
+
+    exit_code = 1
+
+
+class PinError(EvalsetError):
+    """A report's pin cannot be read."""
+
+
+@dataclass
+class ReleaseResult:
+    set: str
+    version: str
+    tag: str
+    commit: str
+    fingerprint: str
+    snapshot: str | None
+    changes: SetDiff | None
+    """What changed since the previous release (None for the first)."""
+    completed: bool = False
+    """True when this run only tagged a release whose commit an earlier run had made."""
+    detached: bool = False
+
+
+def _tag_pin(tag: Tag) -> dict[str, Any] | None:
+    for line in tag.message.splitlines():
+        if line.startswith(PIN_LINE):
+            try:
+                pin = json.loads(line[len(PIN_LINE) :])
+            except ValueError:
+                return None
+            return pin if isinstance(pin, dict) else None
+    return None
+
+
+def _tag_message(pin: dict[str, Any], changes: SetDiff | None) -> str:
+    counts = pin["items"]
+    per_category = ", ".join(f"{c} {n}" for c, n in counts["categories"].items())
+    lines = [
+        f"evalset release {pin['set']} {pin['version']}",
+        "",
+        f"fingerprint: {pin['fingerprint']}",
+        f"snapshot: {pin['snapshot'] or 'none'}",
+        f"items: {counts['total']} active ({counts['holdout']} holdout); {per_category}",
+        f"changes: {changes.summary() if changes else 'first release'}",
+        PIN_LINE + json.dumps({k: v for k, v in pin.items() if k != "item_fingerprints"}),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _commit_message(name: str, version: str, changes: SetDiff | None, since: str | None) -> str:
+    lines = [f"Release {name} {version}", ""]
+    if changes is None:
+        lines.append("First release of the set.")
+    else:
+        lines.append(f"Since {since}: {changes.summary()}.")
+        for label, ids in (
+            ("added", changes.added),
+            ("removed", changes.removed),
+            ("retired", changes.retired),
+        ):
+            if ids:
+                lines.append(f"- {label}: {', '.join(ids)}")
+        for item in changes.changed:
+            fields = sorted({c.field.split("[")[0].split(".")[0] for c in item.changes})
+            lines.append(f"- changed {item.id}: {', '.join(fields)}")
+        for move in changes.holdout_moves:
+            lines.append(f"- MOVED {move.id} from {move.old} to {move.new}")
+    return "\n".join(lines) + "\n"
+
+
+def _relevant_snapshots(store: SnapshotStore, loaded: SetFile, newest: str | None) -> list[Path]:
+    refs = {loaded.header.snapshot} if loaded.header and loaded.header.snapshot else set()
+    refs.update(item.verified for item in loaded.items if item.verified)
+    idents = {newest} if newest else set()
+    for ref in refs:
+        try:
+            ident = store.resolve(ref)
+        except EvalsetError:
+            ident = None
+        if ident:
+            idents.add(ident)
+    return [store.folder / f"{ident}.json" for ident in sorted(idents)]
+
+
+def _refuse_unless_releasable(
+    ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool
+) -> str | None:
+    """Check everything a release requires; returns the newest snapshot id."""
+    from evalset.stale import StaleChecker
+    from evalset.validate import check_set
+
+    name, path = loaded.name, history.path
+    store = SnapshotStore(ws.snapshots_dir)
+    newest = store.newest()
+    paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
+    dirty = history.git.uncommitted([history.git.rel(p) for p in paths])
+    if dirty:
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while {', '.join(dirty)} has uncommitted changes; "
+            "commit them (git add, git commit) and run the release again."
+        )
+    errors = [f for f in check_set(loaded, ws.config.validate, store) if f.severity == "error"]
+    if errors:
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "
+            f"{errors[0]}); fix them (`evalset validate {name}`) and run the release again."
+        )
+    if newest is not None:
+        stale, _ = StaleChecker(store, newest, ws.root).stale_items(loaded)
+        if stale:
+            ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
+            raise ReleaseRefused(
+                f"{path}: cannot release {name} with {len(stale)} stale item(s) ({ids}); "
+                f"review them with `evalset stale {name}`, then `evalset verify {name} ITEM…`."
+            )
+    drafts = [item.id for item in loaded.items if item.status == "draft"]
+    if drafts and not exclude_drafts:
+        ids = ", ".join(drafts[:5]) + (", …" if len(drafts) > 5 else "")
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} with {len(drafts)} draft item(s) ({ids}); make them "
+            "active or retire them, or pass --exclude-drafts to release without them."
+        )
+    return newest.id[:SHORT] if newest else None
+
+
+def _next_version(history: SetHistory, bump: str | None, version: str | None) -> Version:
+    latest = history.latest()
+    current = Version.parse(latest.version) if latest else None
+    if version is not None:
+        wanted = Version.parse(version)
+        if wanted is None:
+            raise EvalsetError(f"{version!r} is not a version; give X.Y.Z, e.g. 1.2.0.")
+        if history.release(str(wanted)) is not None:
+            raise ReleaseRefused(
+                f"{history.path}: {history.name} {wanted} is released already (tag "
+                f"{tag_name(history.name, str(wanted))}); tags are never moved, so choose a "
+                "new version."
+            )
+        if current is not None and wanted <= current:
+            raise ReleaseRefused(
+                f"{history.path}: {wanted} is not after the latest release {current}; "
+                f"choose a higher version or use --bump."
+            )
+        return wanted
+    if bump not in ("major", "minor", "patch"):
+        raise EvalsetError("say which version to release: --bump major|minor|patch or --version.")
+    return (current or Version(0, 0, 0)).bump(bump)
+
+
+def release(
+    ws: Workspace,
+    path: Path,
+    bump: str | None = None,
+    version: str | None = None,
+    exclude_drafts: bool = False,
+) -> ReleaseResult:
+    """Release a set: check it, record version and fingerprint, commit, tag."""
+    history = SetHistory(ws, path)
+    git = history.git
+    loaded = history.current
+    fingerprint = set_fingerprint(loaded)
+    snapshot = _refuse_unless_releasable(ws, history, loaded, exclude_drafts)
+    header = loaded.header
+    assert header is not None
+    latest = history.latest()
+    interrupted = (
+        header.version is not None
+        and header.fingerprint == fingerprint
+        and history.release(header.version) is None
+        and (latest is None or Version.parse(header.version) > Version.parse(latest.version))  # type: ignore[operator]
+    )
+    previous = history.at_release(latest) if latest else None
+    changes = diff_sets(previous.loaded, loaded, previous.label, "release") if previous else None
+    if interrupted:
+        assert header.version is not None
+        new_version = header.version
+    else:
+        if previous is not None and set_fingerprint(previous.loaded) == fingerprint:
+            raise ReleaseRefused(
+                f"{path}: {loaded.name} has not changed since release {previous.label}; there "
+                "is nothing to release."
+            )
+        new_version = str(_next_version(history, bump, version))
+    pin = pin_of(loaded, snapshot)
+    pin["version"] = new_version
+    tag = tag_name(loaded.name, new_version)
+    if interrupted:
+        commit = git.last_commit_of(history.rel)
+        assert commit is not None
+    else:
+        commit = _commit_release(git, history, loaded, new_version, fingerprint, changes, previous)
+    _create_tag(git, tag, commit, _tag_message(pin, changes))
+    detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
+    return ReleaseResult(
+        loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
+    )
+
+
+def _commit_release(
+    git: Git,
+    history: SetHistory,
+    loaded: SetFile,
+    version: str,
+    fingerprint: str,
+    changes: SetDiff | None,
+    previous: SetAt | None,
+) -> str:
+    """Write version and fingerprint into the header and commit that file alone; if the
+    commit fails, the file is put back as it was."""
+    import git as gitpython
+
+    path = history.path
+    original = loaded.text
+    with edit_set(path) as editor:
+        editor.set_header("version", version)
+        editor.set_header("fingerprint", fingerprint)
+    message = _commit_message(loaded.name, version, changes, previous.label if previous else None)
+    repo = gitpython.Repo(git.root)
+    try:
+        # `git commit -- PATH` commits that file only, whatever else is staged.
+        repo.git.commit("-q", "-m", message, "--", history.rel)
+    except gitpython.GitCommandError as exc:
+        from evalset.fsio import atomic_write
+
+        atomic_write(path, original)
+        detail = (exc.stderr or "").strip().replace("\n", " ") or str(exc)
+        raise EvalsetError(
+            f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the "
+            "cause (e.g. set user.name and user.email) and run the release again."
+        ) from None
+    return repo.head.commit.hexsha
+
+
+def _create_tag(git: Git, tag: str, commit: str, message: str) -> None:
+    import git as gitpython
+
+    repo = gitpython.Repo(git.root)
+    if tag in [t.name for t in repo.tags]:
+        raise ReleaseRefused(f"{git.root}: tag {tag} exists already; tags are never moved.")
+    repo.create_tag(tag, ref=commit, message=message)
+
+
+# ---------------------------------------------------------------------------------------
+# Pins
+
+
+def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
+    """The pin of a set in the working tree, or at a revision or release version."""
+    if rev is None:
+        loaded = load_set(path)
+        store = SnapshotStore(ws.snapshots_dir)
+        newest = store.newest_id()
+        return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
+    history = SetHistory(ws, path)
+    state = history.at(rev)
+    assert state.commit is not None
+    snapshot = history.newest_snapshot(state.commit)
+    recorded = _tag_pin(state.tag) if state.tag else None
+    if recorded is not None:
+        snapshot = recorded.get("snapshot")
+    return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+
+
+@dataclass
+class PinCheck:
+    pin: dict[str, Any]
+    tag: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "tag": self.tag, "problems": self.problems, "pin": self.pin}
+
+
+def read_pin(report: Path) -> dict[str, Any]:
+    """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
+    is a pin itself, as `evalset pin` prints it)."""
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PinError(f"{report}: no such file; give the path of the report.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PinError(f"{report}: cannot be read ({exc}).") from None
+    except ValueError as exc:
+        raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
+    found = data.get("evalset") if isinstance(data, dict) else None
+    if found is None and isinstance(data, dict) and "fingerprint" in data:
+        found = data
+    if not isinstance(found, dict):
+        raise PinError(
+            f'{report}: has no pin (no top-level "evalset" object); put the output of '
+            '`evalset pin NAME --json` under "evalset" in the report.'
+        )
+    for key in ("set", "fingerprint"):
+        if not isinstance(found.get(key), str):
+            raise PinError(f'{report}: the pin has no "{key}" text; write the pin as printed.')
+    return found
+
+
+def _differing_items(reported: Any, released: SetFile) -> list[str] | None:
+    """Ids whose content differs between the report's item fingerprints and a release."""
+    if not isinstance(reported, dict):
+        return None
+    ours = pin_of(released, None)["item_fingerprints"]
+    ids = sorted(set(reported) | set(ours))
+    return [i for i in ids if reported.get(i) != ours.get(i)]
+
+
+def check_pin(ws: Workspace, report: Path) -> PinCheck:
+    """Check a report's pin against the release tags of the workspace's repository."""
+    from evalset.workspace import resolve_set
+
+    found = read_pin(report)
+    check = PinCheck(found)
+    name, version = found["set"], found.get("version")
+    history = SetHistory(ws, resolve_set(ws, name))
+    if not isinstance(version, str):
+        check.problems.append(
+            f"report was run on an unreleased working copy of {name} (version: null); only "
+            "released versions can be checked"
+        )
+        return check
+    base, _, suffix = version.partition("+")
+    if Version.parse(base) is None:
+        check.problems.append(f"report names version {version!r}, which is not X.Y.Z")
+        return check
+    tag = history.release(base)
+    if tag is None:
+        check.problems.append(history.missing_release(base).split(": ", 1)[1].rstrip("."))
+        return check
+    check.tag = tag.name
+    recorded = _tag_pin(tag) if tag.annotated else None
+    released = history.at_release(tag).loaded
+    actual = set_fingerprint(released)
+    if recorded is None:
+        check.problems.append(
+            f"tag {tag.name} was not made by `evalset release` (it records no pin); it "
+            "cannot vouch for the content"
+        )
+    elif recorded.get("fingerprint") != actual:
+        check.problems.append(
+            f"tag {tag.name} was created or moved by hand: its content has fingerprint "
+            f"{actual}, but its message records {recorded.get('fingerprint')}"
+        )
+    differing = _differing_items(found.get("item_fingerprints"), released)
+    detail = f": {len(differing)} item(s) differ from the release" if differing else ""
+    if differing:
+        detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
+    if suffix:
+        check.problems.append(f"report was run on {version}{detail or ', not on the release'}")
+    elif found["fingerprint"] != actual:
+        check.problems.append(
+            f"report's fingerprint {found['fingerprint']} does not match release {base} "
+            f"({actual}){detail}"
+        )
+    if recorded is not None and found.get("snapshot") != recorded.get("snapshot"):
+        check.problems.append(
+            f"report names corpus snapshot {found.get('snapshot')}, but release {base} was "
+            f"made against {recorded.get('snapshot')}"
+        )
+    return check
+
+
+# ---------------------------------------------------------------------------------------
+# Log
+
+
+@dataclass
+class LogEntry:
+    version: str
+    date: str
+    tag: str
+    commit: str
+    fingerprint: str
+    snapshot: str | None
+    items: dict[str, Any]
+    summary: str
+    """What changed since the previous release, in one line."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "date": self.date,
+            "tag": self.tag,
+            "commit": self.commit,
+            "fingerprint": self.fingerprint,
+            "snapshot": self.snapshot,
+            "items": self.items,
+            "summary": self.summary,
+        }
+
+
+def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
+    """Every release of a set, oldest first."""
+    history = SetHistory(ws, path)
+    entries: list[LogEntry] = []
+    previous: SetAt | None = None
+    for tag in history.releases:
+        state = history.at_release(tag)
+        recorded = _tag_pin(tag) or {}
+        snapshot = recorded.get("snapshot")
+        summary = "first release"
+        if previous is not None:
+            changes = diff_sets(previous.loaded, state.loaded, previous.label, tag.version)
+            summary = changes.summary()
+        pinned = pin_of(state.loaded, snapshot, items=False)
+        entries.append(
+            LogEntry(
+                tag.version,
+                tag.date,
+                tag.name,
+                tag.commit,
+                pinned["fingerprint"],
+                snapshot,
+                pinned["items"],
+                summary,
+            )
+        )
+        previous = state
+    return entries
+
+
+def release_state(loaded: SetFile, tags: list[Tag]) -> str | None:
+    """The status column: the latest release, with ``+modified`` when the working copy's
+    content is no longer that release's. None for a set never released."""
+    if not tags:
+        return None
+    latest = tags[-1]
+    recorded = _tag_pin(latest) or {}
+    try:
+        current = set_fingerprint(loaded)
+    except EvalsetError:
+        return f"{latest.version}+modified"
+    clean = recorded.get("fingerprint") == current
+    return latest.version if clean else f"{latest.version}+modified"

@@ -1,0 +1,238 @@
+"""What changed between two states of a set, item by item and field by field.
+
+Items are matched by id. Within an item, key points are matched first by identical text,
+then by the most similar text, so an edited key point reads as "edited" rather than as one
+removed and one added; the remaining fields are compared with deepdiff over the models,
+lists of citations, statements and tags as unordered collections.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalset.model import Item
+from evalset.setfile import SetFile
+
+KEY_POINT_MATCH = 0.5
+"""Least text similarity (difflib ratio) for two key points to count as one edited point."""
+
+
+@dataclass
+class FieldChange:
+    field: str
+    """Where, e.g. ``question``, ``key_points[1].text``, ``expected_sources``."""
+    change: str
+    """added, removed, edited (text of the same element), or changed (a value replaced)."""
+    old: Any = None
+    new: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "change": self.change, "old": self.old, "new": self.new}
+
+    def __str__(self) -> str:
+        if self.change == "added":
+            return f"{self.field}: + {_show(self.new)}"
+        if self.change == "removed":
+            return f"{self.field}: - {_show(self.old)}"
+        return f"{self.field}: {_show(self.old)} -> {_show(self.new)}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict) and "text" in value:
+        return repr(value["text"])
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+@dataclass
+class ItemChange:
+    id: str
+    changes: list[FieldChange]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "changes": [c.to_json() for c in self.changes]}
+
+
+@dataclass
+class HoldoutMove:
+    id: str
+    old: str
+    new: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "from": self.old, "to": self.new}
+
+
+@dataclass
+class SetDiff:
+    set: str
+    old: str
+    new: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    changed: list[ItemChange] = field(default_factory=list)
+    holdout_moves: list[HoldoutMove] = field(default_factory=list)
+    """Items that moved between tuning and holdout: a tuning item has been seen by tuners,
+    and a holdout item moved to tuning has leaked."""
+    header: list[FieldChange] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.retired or self.changed or self.header)
+
+    def summary(self) -> str:
+        """One line: ``2 added, 1 retired, 1 changed``."""
+        parts = [
+            f"{len(values)} {label}"
+            for label, values in (
+                ("added", self.added),
+                ("removed", self.removed),
+                ("retired", self.retired),
+                ("changed", self.changed),
+            )
+            if values
+        ]
+        if self.holdout_moves:
+            parts.append(f"{len(self.holdout_moves)} moved between tuning and holdout")
+        if self.header:
+            parts.append("header changed")
+        return ", ".join(parts) or "no change"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "set": self.set,
+            "old": self.old,
+            "new": self.new,
+            "added": self.added,
+            "removed": self.removed,
+            "retired": self.retired,
+            "changed": [c.to_json() for c in self.changed],
+            "holdout_moves": [m.to_json() for m in self.holdout_moves],
+            "header": [c.to_json() for c in self.header],
+        }
+
+
+def _side(holdout: bool | None) -> str:
+    return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
+
+
+def _deep(old: Any, new: Any, prefix: str) -> list[FieldChange]:
+    """Field changes between two plain values, by deepdiff (lists compared as collections)."""
+    from deepdiff import DeepDiff
+
+    diff = DeepDiff(old, new, ignore_order=True, view="tree")
+    found: list[FieldChange] = []
+    for kind, levels in diff.items():
+        for level in levels:
+            steps = level.path(output_format="list")
+            # A list element is reported on its list: `expected_sources`, not `...[1]`.
+            while steps and isinstance(steps[-1], int):
+                steps = steps[:-1]
+            where = _path(prefix, steps)
+            if kind in ("iterable_item_added", "dictionary_item_added"):
+                found.append(FieldChange(where, "added", None, _plain(level.t2)))
+            elif kind in ("iterable_item_removed", "dictionary_item_removed"):
+                found.append(FieldChange(where, "removed", _plain(level.t1), None))
+            else:
+                found.append(FieldChange(where, "changed", _plain(level.t1), _plain(level.t2)))
+    return sorted(found, key=lambda c: (c.field, c.change))
+
+
+def _plain(value: Any) -> Any:
+    from deepdiff.helper import NotPresent
+
+    return None if isinstance(value, NotPresent) else value
+
+
+def _path(prefix: str, steps: list[Any]) -> str:
+    out = prefix
+    for step in steps:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _key_points(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[FieldChange]:
+    unmatched_old = list(range(len(old)))
+    unmatched_new = list(range(len(new)))
+    pairs: list[tuple[int, int]] = []
+    for j in list(unmatched_new):  # identical text first
+        i = next((i for i in unmatched_old if old[i]["text"] == new[j]["text"]), None)
+        if i is not None:
+            pairs.append((i, j))
+            unmatched_old.remove(i)
+            unmatched_new.remove(j)
+    scored = sorted(
+        (
+            (difflib.SequenceMatcher(None, old[i]["text"], new[j]["text"]).ratio(), i, j)
+            for i in unmatched_old
+            for j in unmatched_new
+        ),
+        reverse=True,
+    )
+    for ratio, i, j in scored:
+        if ratio >= KEY_POINT_MATCH and i in unmatched_old and j in unmatched_new:
+            pairs.append((i, j))
+            unmatched_old.remove(i)
+            unmatched_new.remove(j)
+    changes: list[FieldChange] = []
+    for i, j in sorted(pairs, key=lambda p: p[1]):
+        where = f"key_points[{j}]"
+        if old[i]["text"] != new[j]["text"]:
+            changes.append(FieldChange(f"{where}.text", "edited", old[i]["text"], new[j]["text"]))
+        rest_old = {k: v for k, v in old[i].items() if k != "text"}
+        rest_new = {k: v for k, v in new[j].items() if k != "text"}
+        changes.extend(_deep(rest_old, rest_new, where))
+    changes.extend(FieldChange(f"key_points[{j}]", "added", None, new[j]) for j in unmatched_new)
+    changes.extend(FieldChange(f"key_points[{i}]", "removed", old[i], None) for i in unmatched_old)
+    return changes
+
+
+def _same_snapshot(a: str | None, b: str | None) -> bool:
+    return a == b or (a is not None and b is not None and (a.startswith(b) or b.startswith(a)))
+
+
+def item_changes(
+    old: Item, new: Item, old_default: str | None = None, new_default: str | None = None
+) -> list[FieldChange]:
+    """Field-level changes of one item. ``verified`` is compared as the snapshot it means
+    (the item's own, else the set's default), so writing out the default is no change."""
+    a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+    changes = _key_points(a.pop("key_points"), b.pop("key_points"))
+    va, vb = a.pop("verified") or old_default, b.pop("verified") or new_default
+    if not _same_snapshot(va, vb):
+        changes.append(FieldChange("verified", "changed", va, vb))
+    return _deep(a, b, "") + changes
+
+
+def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
+    result = SetDiff(new.name, old_label, new_label)
+    before = {item.id: item for item in old.items}
+    after = {item.id: item for item in new.items}
+    old_default = old.header.snapshot if old.header else None
+    new_default = new.header.snapshot if new.header else None
+    for ident, item in after.items():
+        if ident not in before:
+            result.added.append(ident)
+            continue
+        previous = before[ident]
+        changes = item_changes(previous, item, old_default, new_default)
+        if item.status == "retired" and previous.status != "retired":
+            result.retired.append(ident)
+            changes = [c for c in changes if c.field != "status"]
+        if previous.holdout is not None and item.holdout != previous.holdout:
+            result.holdout_moves.append(
+                HoldoutMove(ident, _side(previous.holdout), _side(item.holdout))
+            )
+        if changes:
+            result.changed.append(ItemChange(ident, changes))
+    result.removed = [ident for ident in before if ident not in after]
+    if old.header is not None and new.header is not None:
+        skip = {"version", "fingerprint"}
+        result.header = _deep(
+            old.header.model_dump(mode="json", exclude=skip),
+            new.header.model_dump(mode="json", exclude=skip),
+            "",
+        )
+    return result

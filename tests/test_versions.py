@@ -1,0 +1,495 @@
+"""Releases, pins, check-pin, diff and log, driven through the CLI in real git repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
+from evalset.setfile import edit_set, load_set, parse_set
+from evalset.versions import item_fingerprints, set_fingerprint
+
+CORPUS = {
+    "corpus/policy.md": (
+        "# Policy\n\n## Returns\n\nReturn within 14 days of delivery.\n\n"
+        "## Refunds\n\nRefunds are issued within 5 business days.\n\n"
+        "## Gift cards\n\nGift cards expire after three years.\n"
+    ),
+}
+RETURNS, REFUNDS, GIFTS = (
+    "policy.md#returns",
+    "policy.md#refunds",
+    "policy.md#gift-cards",
+)
+
+
+@pytest.fixture
+def identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release commit and tag are made in-process: git needs an identity."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def tag_names(repo: Path) -> list[str]:
+    return git(repo, "tag", "-l", "evalset/*").split()
+
+
+@pytest.fixture
+def released(corpus_repo: Path, cli, identity: None) -> Path:  # type: ignore[no-untyped-def]
+    """A workspace whose set `docs` (three items) is snapshot, verified, committed and
+    released as 0.1.0."""
+    write_files(corpus_repo, CORPUS)
+    items = set_item("q-1", RETURNS) + set_item("q-2", REFUNDS) + set_item("q-3", GIFTS)
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + items)
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert cli(corpus_repo, "verify", "docs", "--all").code == 0
+    commit_all(corpus_repo, "a set and its corpus")
+    result = cli(corpus_repo, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert "released docs 0.1.0 (first release)" in result.out
+    return corpus_repo
+
+
+NEW_ITEMS = (
+    "  - id: q-4\n    question: When do gift cards expire after purchase?\n"
+    "    category: direct-lookup\n    expected_sources: [policy.md#gift-cards]\n"
+    "    key_points:\n      - text: Gift cards expire after three years\n"
+    "        sources: [policy.md#gift-cards]\n"
+    "  - id: q-5\n    question: How fast are refunds issued to my card?\n"
+    "    category: direct-lookup\n    expected_sources: [policy.md#refunds]\n"
+    "    key_points:\n      - text: Refunds take five business days\n"
+    "        sources: [policy.md#refunds]\n"
+)
+
+
+def second_release(repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Add two items, edit one key point, retire one item, verify, commit, release 0.2.0."""
+    path = repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text() + NEW_ITEMS)
+    text = path.read_text().replace(
+        "      - text: The fact q-1 asks about", "      - text: The fact q-1 asks about, reworded"
+    )
+    path.write_text(text)
+    with edit_set(path) as editor:
+        editor.update_item("q-2", {"status": "retired"})
+    assert cli(repo, "verify", "docs", "q-1", "q-4", "q-5").code == 0
+    commit_all(repo, "two new items, one edit, one retired")
+    result = cli(repo, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert "released docs 0.2.0 (2 added, 1 retired, 1 changed)" in result.out
+
+
+def test_release_tags_and_records_the_fingerprint(released: Path) -> None:
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+    loaded = load_set(released / "sets" / "docs.yaml")
+    assert loaded.header is not None
+    assert loaded.header.version == "0.1.0"
+    assert loaded.header.fingerprint == set_fingerprint(loaded)
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    assert f"fingerprint: {loaded.header.fingerprint}" in message
+    assert "items: 3 active (0 holdout); direct-lookup 3" in message
+    assert git(released, "status", "--porcelain") == ""  # the header change is committed
+    subject = git(released, "log", "-1", "--format=%s")
+    assert subject.strip() == "Release docs 0.1.0"
+
+
+def test_the_whole_scenario(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    second_release(released, cli)
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    body = git(released, "log", "-1", "--format=%b")
+    assert "- added: q-4, q-5" in body and "- retired: q-2" in body
+    assert "- changed q-1: key_points" in body
+
+    result = cli(released, "diff", "docs", "0.1.0", "0.2.0", "--json")
+    assert result.code == 0
+    diff = json.loads(result.out)
+    assert diff["added"] == ["q-4", "q-5"]
+    assert diff["removed"] == []
+    assert diff["retired"] == ["q-2"]
+    assert diff["holdout_moves"] == []
+    assert diff["header"] == []
+    assert diff["changed"] == [
+        {
+            "id": "q-1",
+            "changes": [
+                {
+                    "field": "key_points[0].text",
+                    "change": "edited",
+                    "old": "The fact q-1 asks about",
+                    "new": "The fact q-1 asks about, reworded",
+                }
+            ],
+        }
+    ]
+
+    # An honest report passes check-pin.
+    pin = json.loads(cli(released, "pin", "docs").out)
+    assert pin["version"] == "0.2.0"
+    assert pin["items"] == {"total": 4, "holdout": 0, "categories": {"direct-lookup": 4}}
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": pin, "faithfulness": 0.91}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 0, result.err
+    assert "pin ok: docs 0.2.0" in result.out
+
+    # One whose fingerprint was altered fails, naming both fingerprints.
+    forged = {**pin, "fingerprint": "sha256:" + "0" * 64}
+    report.write_text(json.dumps({"evalset": forged}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1
+    assert f"report's fingerprint sha256:{'0' * 64} does not match release 0.2.0" in result.err
+
+    # Editing the working copy makes the pin 0.2.0+modified; check-pin counts what differs.
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    modified = json.loads(cli(released, "pin", "docs").out)
+    assert modified["version"] == "0.2.0+modified"
+    assert modified["fingerprint"] != pin["fingerprint"]
+    report.write_text(json.dumps({"evalset": modified}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1
+    assert "report was run on 0.2.0+modified: 1 item(s) differ from the release (q-3)" in result.err
+
+    # The status column and the log.
+    status = json.loads(cli(released, "status", "--json").out)
+    assert status["sets"][0]["release"] == "0.2.0+modified"
+    log = json.loads(cli(released, "log", "docs", "--json").out)
+    assert [(r["version"], r["summary"]) for r in log["releases"]] == [
+        ("0.1.0", "first release"),
+        ("0.2.0", "2 added, 1 retired, 1 changed"),
+    ]
+    assert log["releases"][1]["items"]["total"] == 4
+    assert log["releases"][1]["snapshot"] == pin["snapshot"]
+    text = cli(released, "log", "docs").out
+    assert "0.2.0" in text and "2 added, 1 retired, 1 changed" in text
+
+
+def test_diff_defaults_to_last_release_against_the_working_tree(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("sources: [policy.md#refunds]  #", "sources: [] #"))
+    with edit_set(path) as editor:
+        editor.update_item("q-3", {"holdout": False})
+    result = cli(released, "diff", "docs")
+    assert result.code == 0
+    assert result.out.splitlines() == [
+        "docs: 0.1.0 -> working tree: 2 changed",
+        "  ~ q-2",
+        "      key_points[0].sources: - 'policy.md#refunds'",
+        "  ~ q-3",
+        "      holdout: None -> False",
+    ]
+    md = cli(released, "diff", "docs", "--format", "md").out
+    assert md.startswith("### `docs`: 0.1.0 → working tree\n\n2 changed\n")
+    assert "| `q-2` | key_points[0].sources | - 'policy.md#refunds' |" in md
+    assert "HOLDOUT" not in result.out  # an assignment is not a move
+
+
+def test_holdout_moves_are_flagged(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    with edit_set(path) as editor:
+        editor.update_item("q-1", {"holdout": False})
+    commit_all(released, "assign q-1 to tuning")
+    with edit_set(path) as editor:
+        editor.update_item("q-1", {"holdout": True})
+    result = cli(released, "diff", "docs", "HEAD", "WORKTREE", "--json")
+    assert json.loads(result.out)["holdout_moves"] == [
+        {"id": "q-1", "from": "tuning", "to": "holdout"}
+    ]
+    text = cli(released, "diff", "docs", "HEAD").out
+    assert "!! HOLDOUT MOVE: q-1 moved from tuning to holdout" in text
+
+
+def test_release_refuses_a_dirty_set(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    before = path.read_bytes()
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "cannot release docs while sets/docs.yaml has uncommitted changes" in result.err
+    assert path.read_bytes() == before
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
+def test_release_refuses_an_invalid_set(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("category: direct-lookup", "category: direct", 1))
+    commit_all(released, "typo")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "cannot release docs with 1 validation error(s)" in result.err
+    assert "category 'direct' is not declared" in result.err
+
+
+def test_release_refuses_stale_items(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    policy = released / "corpus" / "policy.md"
+    policy.write_text(policy.read_text().replace("14 days", "30 days"))
+    assert cli(released, "snapshot").code == 0
+    commit_all(released, "new returns policy")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "cannot release docs with 1 stale item(s) (q-1)" in result.err
+    assert "evalset verify docs ITEM" in result.err
+
+
+def test_release_refuses_drafts_unless_excluded(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text() + "  - id: d-1\n    question: A draft question?\n"
+                    "    status: draft\n")  # fmt: skip
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "a draft and an edit")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "cannot release docs with 1 draft item(s) (d-1)" in result.err
+    assert "--exclude-drafts" in result.err
+    result = cli(released, "release", "docs", "--bump", "patch", "--exclude-drafts")
+    assert result.code == 0, result.err
+    pin = json.loads(cli(released, "pin", "docs").out)
+    assert pin["version"] == "0.1.1"
+    assert "d-1" not in pin["item_fingerprints"]
+
+
+def test_release_refuses_when_nothing_changed(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "has not changed since release 0.1.0" in result.err
+
+
+def test_release_version_rules(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    result = cli(released, "release", "docs", "--version", "0.1.0")
+    assert result.code == 1 and "released already" in result.err
+    result = cli(released, "release", "docs", "--version", "0.0.9")
+    assert result.code == 1 and "not after the latest release 0.1.0" in result.err
+    result = cli(released, "release", "docs", "--version", "banana")
+    assert result.code == 2 and "is not a version" in result.err
+    result = cli(released, "release", "docs")
+    assert result.code == 2 and "exactly one of --bump and --version" in result.err
+    result = cli(released, "release", "docs", "--version", "1.0.0", "--json")
+    assert result.code == 0
+    assert json.loads(result.out)["tag"] == "evalset/docs/v1.0.0"
+
+
+def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    git(released, "tag", "-d", "evalset/docs/v0.2.0")  # as if the run died before tagging
+    commits = git(released, "rev-list", "--count", "HEAD")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert "completed the interrupted release docs 0.2.0" in result.out
+    assert git(released, "rev-list", "--count", "HEAD") == commits
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+
+
+def test_check_pin_catches_a_hand_made_tag(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    pin = json.loads(cli(released, "pin", "docs").out)
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    git(released, "tag", "-f", "-a", "-m", "moved by hand", "evalset/docs/v0.1.0")
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": pin}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1
+    assert "tag evalset/docs/v0.1.0 was not made by `evalset release`" in result.err
+    git(released, "tag", "-f", "evalset/docs/v0.1.0")  # a lightweight tag, same verdict
+    result = cli(released, "check-pin", str(report), "--json")
+    assert result.code == 1
+    assert json.loads(result.out)["ok"] is False
+
+
+def test_check_pin_bad_reports(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    report = released / "report.json"
+    report.write_text("{not json")
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 2 and "report.json: is not valid JSON" in result.err
+    report.write_text(json.dumps({"score": 1}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 2 and 'has no pin (no top-level "evalset" object)' in result.err
+    pin = json.loads(cli(released, "pin", "docs").out)
+    report.write_text(json.dumps({"evalset": {**pin, "version": "9.9.9"}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1 and "docs has no release 9.9.9" in result.err
+    report.write_text(json.dumps({"evalset": {**pin, "snapshot": "0123456789ab"}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1 and "report names corpus snapshot 0123456789ab" in result.err
+    result = cli(released, "check-pin", str(released / "missing.json"))
+    assert result.code == 2 and "missing.json: no such file" in result.err
+
+
+def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    at_release = json.loads(cli(released, "pin", "docs", "--rev", "0.1.0").out)
+    assert at_release["version"] == "0.1.0"
+    assert at_release["rev"] == git(released, "rev-parse", "evalset/docs/v0.1.0^{}").strip()
+    short = json.loads(cli(released, "pin", "docs", "--short").out)
+    assert "item_fingerprints" not in short and short["version"] == "0.1.0+modified"
+
+
+def test_pin_api_returns_what_the_command_prints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    from evalset.config import find_workspace
+    from evalset.release import pin
+
+    printed = json.loads(cli(released, "pin", "docs").out)
+    ws = find_workspace(released)
+    assert pin(ws, released / "sets" / "docs.yaml") == printed
+
+
+def test_not_a_git_repository(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    files = {"evalset.toml": "", "sets/docs.yaml": SET_HEADER + set_item("q-1", "a.md")}
+    write_files(tmp_path, files)
+    result = cli(tmp_path, "release", "docs", "--bump", "minor")
+    assert result.code == 2
+    assert "is not inside a git repository, so it has no releases" in result.err
+    assert cli(tmp_path, "pin", "docs").code == 0  # read-only commands still work
+    status = json.loads(cli(tmp_path, "status", "--json").out)
+    assert status["sets"][0]["release"] is None
+
+
+def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    git(released, "checkout", "-q", "--detach")
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit on a detached HEAD")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 0, result.err
+    assert "HEAD is detached" in result.out
+    assert "evalset/docs/v0.1.1" in tag_names(released)
+
+
+def test_shallow_clone_says_history_is_missing(released: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{released}", str(clone))
+    result = cli(clone, "diff", "docs", "0.1.0")
+    assert result.code == 2
+    assert "shallow clone" in result.err and "git fetch --unshallow --tags" in result.err
+
+
+def test_release_commit_failure_leaves_the_file_unchanged(released: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    before = path.read_bytes()
+    hook = released / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho refused by hook >&2\nexit 1\n")
+    hook.chmod(0o755)
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 2
+    assert "the release commit failed" in result.err and "the file is unchanged" in result.err
+    assert path.read_bytes() == before
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
+# ---------------------------------------------------------------------------------------
+# Fingerprints
+
+BASE = (
+    "evalset: 1\nname: fp\ncategories:\n  a: kind a\n  b: kind b\nitems:\n"
+    "  - id: x-1\n    question: What is the return window?\n    category: a\n"
+    "    expected_sources: [doc.md#returns]\n"
+    "    key_points:\n      - text: Fourteen days\n        sources: [doc.md#returns]\n"
+    "    tags: [returns, window]\n"
+    "  - id: x-2\n    question: Can I pay by card?\n    category: b\n    answerable: false\n"
+)
+
+
+@st.composite
+def reformatted(draw: st.DrawFn) -> str:
+    """The same content as BASE, written differently: comments, quoting, flow/block lists,
+    blank lines, key order and explicit defaults."""
+    text = BASE
+    if draw(st.booleans()):
+        text = "# a comment at the top\n" + text.replace("items:\n", "items:  # the rows\n")
+    if draw(st.booleans()):
+        text = text.replace("question: Can I pay by card?", "question: 'Can I pay by card?'")
+    if draw(st.booleans()):
+        text = text.replace("tags: [returns, window]", "tags:\n      - returns\n      - window")
+    if draw(st.booleans()):
+        text = text.replace("  - id: x-2", "\n  - id: x-2")
+    if draw(st.booleans()):
+        text = text.replace(
+            "    category: a\n    expected_sources: [doc.md#returns]\n",
+            "    expected_sources: [doc.md#returns]\n    category: a\n",
+        )
+    if draw(st.booleans()):
+        text = text.replace("    category: b\n", "    category: b\n    status: active\n")
+    if draw(st.booleans()):
+        text = text.replace("name: fp\n", "name: fp\nversion: 1.2.3\n")
+    return text
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(reformatted())
+def test_fingerprints_ignore_formatting(text: str) -> None:
+    expected = set_fingerprint(parse_set(BASE, Path("fp.yaml")))
+    assert set_fingerprint(parse_set(text, Path("fp.yaml"))) == expected
+
+
+LABEL_CHANGES = [
+    ("Fourteen days", "Fifteen days"),
+    ("What is the return window?", "What is the refund window?"),
+    ("sources: [doc.md#returns]", "sources: [doc.md#refunds]"),
+    ("category: b", "category: a"),
+    ("tags: [returns, window]", "tags: [returns]"),
+    ("answerable: false\n", "answerable: false\n    holdout: true\n"),
+    ("  b: kind b\n", "  b: kind b\n  c: kind c\n"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), LABEL_CHANGES)
+def test_any_label_change_changes_the_fingerprint(old: str, new: str) -> None:
+    before = parse_set(BASE, Path("fp.yaml"))
+    after = parse_set(BASE.replace(old, new, 1), Path("fp.yaml"))
+    assert not after.schema_findings
+    assert set_fingerprint(after) != set_fingerprint(before)
+
+
+def test_item_fingerprints_change_only_for_the_changed_item() -> None:
+    before = item_fingerprints(parse_set(BASE, Path("fp.yaml")))
+    after = item_fingerprints(parse_set(BASE.replace("Fourteen", "Fifteen"), Path("fp.yaml")))
+    assert before["x-2"] == after["x-2"] and before["x-1"] != after["x-1"]
+
+
+def test_drafts_and_retired_items_are_not_released_content() -> None:
+    base = parse_set(BASE, Path("fp.yaml"))
+    extra = BASE + "  - id: x-3\n    question: A draft?\n    status: draft\n"
+    assert set_fingerprint(parse_set(extra, Path("fp.yaml"))) == set_fingerprint(base)
+
+
+def test_an_invalid_set_cannot_be_fingerprinted() -> None:
+    from evalset.versions import InvalidSet
+
+    with pytest.raises(InvalidSet, match="cannot be fingerprinted"):
+        set_fingerprint(parse_set(BASE.replace("category: a", "category: [a]"), Path("f.yaml")))
+
+
+def test_every_new_command_has_help(cli) -> None:  # type: ignore[no-untyped-def]
+    for command in ("release", "pin", "check-pin", "diff", "log", "merge-driver"):
+        result = cli(Path(os.getcwd()), command, "--help")
+        assert result.code == 0 and "Example" in result.out, command
+
+
+def test_release_refuses_an_uncommitted_snapshot(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(released, {"corpus/new.md": "# New\n\nA document no item cites.\n"})
+    assert cli(released, "snapshot").code == 0  # not committed
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    git(released, "rm", "-q", "--cached", "-r", "snapshots")
+    git(released, "commit", "-qm", "untrack snapshots")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert "while snapshots/" in result.err and "has uncommitted changes" in result.err
