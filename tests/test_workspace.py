@@ -23,7 +23,12 @@ def test_init_scaffolds_a_valid_workspace(git_repo: Path, cli) -> None:  # type:
         "created .gitignore",
         "created schemas/evalset.schema.json",
         "created schemas/config.schema.json",
+        "created .gitattributes",
+        "set     git config merge.evalset.driver",
     ]
+    assert git(git_repo, "config", "merge.evalset.name").strip() == (
+        "evalset set files, merged by item id"
+    )
     workspace = find_workspace(git_repo)
     report = validate(set_paths(workspace))
     assert report.errors == []

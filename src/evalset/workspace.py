@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,8 @@ class InitResult:
     root: Path
     created: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
+    configured: list[str] = field(default_factory=list)
+    """git config keys that were set."""
 
 
 def _git_root(start: Path) -> Path | None:
@@ -116,7 +119,41 @@ def _git_root(start: Path) -> Path | None:
     return None
 
 
-def init_workspace(root: Path, name: str | None = None) -> InitResult:
+MERGE_ATTRIBUTES = "{sets}/*.yaml merge=evalset\n{sets}/*.yml merge=evalset\n"
+
+
+def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
+    """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
+    routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
+    each clone, so `evalset init --git-hooks` repeats it after cloning)."""
+    import shlex
+    import subprocess
+    import sys
+
+    git_root = _git_root(root)
+    if git_root is None:
+        raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    prefix = Path(os.path.relpath(root / sets, git_root)).as_posix()
+    attributes = git_root / ".gitattributes"
+    existing = attributes.read_text("utf-8") if attributes.exists() else ""
+    wanted = MERGE_ATTRIBUTES.format(sets=prefix).splitlines()
+    missing = [line for line in wanted if line not in existing.splitlines()]
+    if missing:
+        lead = "" if not existing or existing.endswith("\n") else "\n"
+        with attributes.open("a", encoding="utf-8") as f:
+            f.write(lead + "".join(f"{line}\n" for line in missing))
+        (result.kept if existing else result.created).append(attributes)
+    # The interpreter's own path: git runs the driver without the virtual environment active.
+    command = f"{shlex.quote(sys.executable)} -m evalset merge-driver %O %A %B %P"
+    for key, value in (
+        ("merge.evalset.name", "evalset set files, merged by item id"),
+        ("merge.evalset.driver", command),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=git_root, check=True)
+    result.configured.append("merge.evalset.driver")
+
+
+def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = False) -> InitResult:
     """Scaffold a workspace in ``root`` (inside a git repository); never overwrites a file."""
     root = root.resolve()
     if _git_root(root) is None:
@@ -125,6 +162,12 @@ def init_workspace(root: Path, name: str | None = None) -> InitResult:
     if not re.fullmatch(r"[A-Za-z0-9._-]+", set_name):
         raise EvalsetError(f"{set_name!r}: a set name uses only letters, digits, '.', '_' and '-'.")
     result = InitResult(root)
+    if git_hooks_only:
+        from evalset.config import find_workspace
+
+        workspace = find_workspace(root)
+        install_merge_driver(workspace.root, workspace.config.sets, result)
+        return result
     pyproject = root / PYPROJECT
     configured = pyproject.is_file() and "[tool.evalset" in pyproject.read_text("utf-8", "replace")
     files: dict[Path, str] = {}
@@ -146,6 +189,7 @@ def init_workspace(root: Path, name: str | None = None) -> InitResult:
 
     for path in write_schemas(root / "schemas", overwrite=False):
         result.created.append(path)
+    install_merge_driver(root, "sets", result)
     return result
 
 

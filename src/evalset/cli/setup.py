@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -12,28 +13,37 @@ from evalset.cli.output import emit_json
 def init(
     name: str = typer.Option(None, "--name", help="Name of the first set (default: folder name)."),
     path: Path = typer.Argument(Path("."), help="Folder to scaffold (inside a git repository)."),
+    git_hooks: bool = typer.Option(
+        False,
+        "--git-hooks",
+        help="Only register the set-file merge driver (for a fresh clone of a workspace).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Scaffold a workspace: config, sets/ with a first set, snapshots/, dvc.yaml, schemas.
+    """Scaffold a workspace: config, sets/ with a first set, snapshots/, dvc.yaml, schemas,
+    and the git merge driver that merges set files by item id.
 
     Never overwrites a file that exists. Example: evalset init --name support-bot
     """
     from evalset.workspace import init_workspace
 
-    result = init_workspace(path, name)
+    result = init_workspace(path, name, git_hooks_only=git_hooks)
     if as_json:
         emit_json(
             {
                 "root": str(result.root),
                 "created": [str(p) for p in result.created],
                 "kept": [str(p) for p in result.kept],
+                "configured": result.configured,
             }
         )
         return
     for created in result.created:
-        typer.echo(f"created {created.relative_to(result.root)}")
+        typer.echo(f"created {os.path.relpath(created, result.root)}")
     for kept in result.kept:
-        typer.echo(f"kept    {kept.relative_to(result.root)} (exists)")
+        typer.echo(f"kept    {os.path.relpath(kept, result.root)} (exists)")
+    for key in result.configured:
+        typer.echo(f"set     git config {key}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,139 @@
+"""The set-file merge driver, through real `git merge` runs and on its own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item
+from evalset.merge import merge_sets
+from evalset.setfile import load_set
+from evalset.validate import validate
+
+SET = "sets/docs.yaml"
+
+
+def merge(repo: Path, branch: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **GIT_ENV}
+    return subprocess.run(
+        ["git", "merge", "--no-edit", branch], cwd=repo, env=env, capture_output=True, text=True
+    )
+
+
+@pytest.fixture
+def branched(corpus_repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """A workspace with the merge driver registered, a three-item set on `main`, and a
+    branch `other` started from it."""
+    result = cli(corpus_repo, "init", "--git-hooks")
+    assert result.code == 0, result.err
+    assert "set     git config merge.evalset.driver" in result.out
+    items = "".join(set_item(f"q-{n}", "policy.md") for n in (1, 2, 3))
+    (corpus_repo / SET).write_text("# the support set\n" + SET_HEADER + items)
+    commit_all(corpus_repo, "base")
+    git(corpus_repo, "branch", "other")
+    return corpus_repo
+
+
+def edit(repo: Path, old: str, new: str) -> None:
+    path = repo / SET
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def append(repo: Path, item: str) -> None:
+    path = repo / SET
+    path.write_text(path.read_text() + item)
+
+
+def test_init_registers_the_driver(branched: Path) -> None:
+    attributes = (branched / ".gitattributes").read_text()
+    assert "sets/*.yaml merge=evalset" in attributes
+    driver = git(branched, "config", "merge.evalset.driver")
+    assert "-m evalset merge-driver %O %A %B %P" in driver
+
+
+def test_different_items_merge_without_conflict(branched: Path) -> None:
+    git(branched, "checkout", "-q", "other")
+    append(branched, set_item("q-theirs", "policy.md"))
+    edit(branched, "Question q-1 about the policy?", "Question q-1, as they put it?")
+    commit_all(branched, "theirs: a new item, q-1 reworded")
+    git(branched, "checkout", "-q", "main")
+    append(branched, set_item("q-ours", "policy.md"))
+    edit(branched, "The fact q-2 asks about", "The fact q-2 asks about, edited here")
+    commit_all(branched, "ours: a new item, q-2's key point edited")
+
+    done = merge(branched, "other")
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (branched / SET).read_text()
+    assert text.startswith("# the support set\n")
+    assert "Question q-1, as they put it?" in text
+    assert "The fact q-2 asks about, edited here" in text
+    ids = [item.id for item in load_set(branched / SET).items]
+    assert ids == ["q-1", "q-2", "q-3", "q-ours", "q-theirs"]
+    assert text.count("# cited here too") == 5  # every comment survives
+    assert validate([branched / SET]).ok()
+
+
+def test_the_same_field_changed_on_both_sides_is_a_conflict(branched: Path) -> None:
+    git(branched, "checkout", "-q", "other")
+    edit(branched, "Question q-3 about the policy?", "Question q-3, their wording?")
+    commit_all(branched, "theirs")
+    git(branched, "checkout", "-q", "main")
+    edit(branched, "Question q-3 about the policy?", "Question q-3, our wording?")
+    append(branched, set_item("q-ours", "policy.md"))
+    commit_all(branched, "ours")
+
+    done = merge(branched, "other")
+    assert done.returncode != 0
+    assert "conflict in item q-3: question" in done.stderr + done.stdout
+    text = (branched / SET).read_text()
+    assert "<<<<<<< ours (item q-3: question; evalset merge)" in text
+    assert "Question q-3, our wording?" in text and "Question q-3, their wording?" in text
+    assert "q-ours" in text  # the rest of the merge is done
+    assert git(branched, "diff", "--name-only", "--diff-filter=U").split() == [SET]
+
+
+BASE = SET_HEADER + set_item("a", "d.md") + set_item("b", "d.md")
+
+
+def test_different_fields_of_one_item_merge() -> None:
+    ours = BASE.replace("Question a about", "Question a (ours) about")
+    theirs = BASE.replace("The fact a asks", "The fact a (theirs) asks")
+    result = merge_sets(BASE, ours, theirs, Path(SET))
+    assert result is not None and result.clean
+    assert "Question a (ours) about" in result.text and "The fact a (theirs) asks" in result.text
+
+
+def test_deleted_on_one_side_changed_on_the_other_is_a_conflict() -> None:
+    ours = SET_HEADER + set_item("b", "d.md")  # a deleted
+    theirs = BASE.replace("Question a about", "Question a (theirs) about")
+    result = merge_sets(BASE, ours, theirs, Path(SET))
+    assert result is not None
+    assert result.conflicts == ["item a: deleted on our side, changed on theirs"]
+
+
+def test_a_deletion_merges_with_an_unrelated_edit() -> None:
+    ours = SET_HEADER + set_item("b", "d.md")
+    theirs = BASE.replace("Question b about", "Question b (theirs) about")
+    result = merge_sets(BASE, ours, theirs, Path(SET))
+    assert result is not None and result.clean
+    assert "id: a" not in result.text and "Question b (theirs) about" in result.text
+
+
+def test_header_keys_merge_one_by_one() -> None:
+    ours = BASE.replace("name: docs\n", "name: docs\ndescription: ours\n")
+    theirs = BASE.replace("  direct-lookup: a fact\n", "  direct-lookup: a fact\n  other: b\n")
+    result = merge_sets(BASE, ours, theirs, Path(SET))
+    assert result is not None and result.clean
+    assert "description: ours" in result.text and "other: b" in result.text
+    clash = merge_sets(BASE, ours, BASE.replace("name: docs\n", "name: docs\ndescription: x\n"),
+                       Path(SET))  # fmt: skip
+    assert clash is not None and clash.conflicts == ["header: description"]
+
+
+def test_an_unreadable_side_falls_back_to_a_line_merge() -> None:
+    assert merge_sets(BASE, "items: [", BASE, Path(SET)) is None
