@@ -42,6 +42,12 @@ _EXPORTS = {
     "StaleReport": "evalset.stale",
     "stale_report": "evalset.stale",
     "fix_moved": "evalset.verify",
+    "set_fingerprint": "evalset.versions",
+    "item_fingerprints": "evalset.versions",
+    "pin": "evalset.release",
+    "release": "evalset.release",
+    "check_pin": "evalset.release",
+    "diff_sets": "evalset.setdiff",
     "verify": "evalset.verify",
 }
 
@@ -69,11 +75,17 @@ __all__ = [
     "UnknownSet",
     "Workspace",
     "__version__",
+    "check_pin",
     "check_set",
+    "diff_sets",
     "edit_set",
     "find_workspace",
     "fix_moved",
+    "item_fingerprints",
     "load_set",
+    "pin",
+    "release",
+    "set_fingerprint",
     "stale_report",
     "take_snapshot",
     "validate",
@@ -105,7 +117,10 @@ if TYPE_CHECKING:
     )
     from evalset.findings import Finding
     from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
+    from evalset.release import check_pin, pin, release
+    from evalset.setdiff import diff_sets
     from evalset.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
     from evalset.stale import StaleReport, stale_report
     from evalset.validate import Report, check_set, validate
     from evalset.verify import fix_moved, verify
+    from evalset.versions import item_fingerprints, set_fingerprint
