@@ -180,3 +180,11 @@ def find_workspace(start: Path | None = None) -> Workspace:
         f"no evalset workspace here ({here} and its parents have no evalset.toml "
         "or [tool.evalset] in pyproject.toml): run `evalset init`."
     )
+
+
+def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
+    """The workspace around ``start``, or None for a set file that lies outside any."""
+    try:
+        return find_workspace(start)
+    except NoWorkspace:
+        return None

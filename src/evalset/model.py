@@ -57,6 +57,17 @@ class Origin(_Model):
     """Free-form note from whoever reported or wrote the item."""
 
 
+class HoldoutMove(_Model):
+    """A move between tuning and holdout that a person forced and recorded."""
+
+    to: Literal["tuning", "holdout"]
+    """The side the item was moved to."""
+    date: dt.date
+    """When it was moved (YYYY-MM-DD)."""
+    reason: Text | None = None
+    """Why it was moved."""
+
+
 class Item(_Model):
     """One question with its labels (a row of the eval set)."""
 
@@ -79,6 +90,9 @@ class Item(_Model):
     """Optional short extractive answer, for exact-match scoring."""
     holdout: StrictBool | None = None
     """True: held out from prompt tuning. Unset: not assigned yet (`evalset split` assigns it)."""
+    holdout_moves: list[HoldoutMove] = Field(default_factory=list)
+    """Moves between tuning and holdout, recorded by `evalset split --move ... --force`; a
+    flip of `holdout` without one is a validation error."""
     status: Status = "active"
     """active: scored; draft: under review, may be incomplete, never exported or released;
     retired: kept for history only."""

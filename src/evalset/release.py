@@ -116,6 +116,7 @@ def _refuse_unless_releasable(
     ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool
 ) -> str | None:
     """Check everything a release requires; returns the newest snapshot id."""
+    from evalset.split import holdout_baseline
     from evalset.stale import StaleChecker
     from evalset.validate import check_set
 
@@ -129,7 +130,9 @@ def _refuse_unless_releasable(
             f"{path}: cannot release {name} while {', '.join(dirty)} has uncommitted changes; "
             "commit them (git add, git commit) and run the release again."
         )
-    errors = [f for f in check_set(loaded, ws.config.validate, store) if f.severity == "error"]
+    baseline = holdout_baseline(path, loaded.name)
+    findings = check_set(loaded, ws.config.validate, store, baseline)
+    errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise ReleaseRefused(
             f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "

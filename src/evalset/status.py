@@ -71,7 +71,10 @@ def set_status(
     loaded = load_set(path)
     config = workspace.config.validate if workspace else None
     store = checker.store if checker else None
-    findings = check_set(loaded, config, store)
+    from evalset.split import holdout_baseline
+
+    baseline = holdout_baseline(path, loaded.name) if workspace is not None else None
+    findings = check_set(loaded, config, store, baseline)
     declared = list(loaded.header.categories) if loaded.header else []
     status = SetStatus(loaded.name, path)
     split_counts: Counter[tuple[str, str]] = Counter()

@@ -64,11 +64,16 @@ class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
     def __init__(
-        self, loaded: SetFile, config: ValidateConfig, store: SnapshotStore | None = None
+        self,
+        loaded: SetFile,
+        config: ValidateConfig,
+        store: SnapshotStore | None = None,
+        baseline: tuple[SetFile, str] | None = None,
     ) -> None:
         self.loaded = loaded
         self.config = config
         self.store = store
+        self.baseline = baseline
         self.findings: list[Finding] = list(loaded.schema_findings)
 
     def add(
@@ -93,7 +98,27 @@ class _Checker:
             self._citations(pairs)
         if categories is not None:
             self._coverage(categories, [item for _, item in pairs])
+        if self.baseline is not None:
+            self._holdout_flips()
         return self.findings
+
+    def _holdout_flips(self) -> None:
+        """A holdout flag flipped by hand since the baseline, with no recorded move."""
+        from evalset.split import unrecorded_moves
+
+        assert self.baseline is not None
+        baseline, label = self.baseline
+        for k, item, old in unrecorded_moves(self.loaded, baseline):
+            side = "holdout" if item.holdout else "tuning"
+            self.add(
+                "error",
+                ("items", k, "holdout"),
+                f"moved from {'holdout' if old.holdout else 'tuning'} to {side} since {label} "
+                "without a recorded move",
+                f"undo the edit, or record it with `evalset split {self.loaded.name} --move "
+                f"{item.id} --to {side} --force`",
+                "holdout-move",
+            )
 
     def _ids(self) -> None:
         first_seen: dict[str, int] = {}
@@ -304,11 +329,16 @@ class _Checker:
 
 
 def check_set(
-    loaded: SetFile, config: ValidateConfig | None = None, store: SnapshotStore | None = None
+    loaded: SetFile,
+    config: ValidateConfig | None = None,
+    store: SnapshotStore | None = None,
+    baseline: tuple[SetFile, str] | None = None,
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
-    are resolved in the snapshots the items were verified against."""
-    findings = _Checker(loaded, config or ValidateConfig(), store).run()
+    are resolved in the snapshots the items were verified against; with a ``baseline``
+    (``(set file, label)``, see ``split.holdout_baseline``), holdout flags flipped since it
+    without a recorded move are errors."""
+    findings = _Checker(loaded, config or ValidateConfig(), store, baseline).run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
@@ -327,9 +357,14 @@ def validate(
         loaded = load_set(path)
         report.files.append(loaded.path)
         file_config, file_store = config, store
+        baseline = None
         if config is None and store is None:
             file_config, file_store = _context(Path(path), contexts)
-        report.findings.extend(check_set(loaded, file_config, file_store))
+            if file_store is not None:  # in a workspace: compare with its git history
+                from evalset.split import holdout_baseline
+
+                baseline = holdout_baseline(Path(path), loaded.name)
+        report.findings.extend(check_set(loaded, file_config, file_store, baseline))
     return report
 
 

@@ -1,13 +1,15 @@
 """Fingerprints, version numbers and pins: what names the exact content a score was measured on.
 
-The set fingerprint is ``sha256:`` over canonical JSON (sorted keys, no spaces) of the header
-without ``version``/``fingerprint`` and of the active items sorted by id, each as its full
-model (defaults written out). So comments, key order, quoting, blank lines and an explicit
-default (``answerable: true``) never change it, and any change of a label does. Drafts and
+An item's fingerprint is ``sha256:`` over canonical JSON (sorted keys, no spaces) of its
+model without default values; the set fingerprint is ``sha256:`` over canonical JSON of the
+header (without ``version``/``fingerprint``) and of the active items sorted by id, each
+given as ``[id, item fingerprint]``. So comments, key order, quoting, blank lines, an
+explicitly written default (``answerable: true``) and fields that later versions of the
+format add with a default never change it, and any change of a label does. Drafts and
 retired items are not part of the released content.
 
-Each active item also has its own fingerprint, so results of two runs on different set
-versions can be compared on the items that did not change.
+Item fingerprints let results of two runs on different set versions be compared on the
+items that did not change.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def _require_valid(loaded: SetFile) -> None:
 
 
 def item_fingerprint(item: Item) -> str:
-    return _sha256(item.model_dump(mode="json"))
+    return _sha256(item.model_dump(mode="json", exclude_defaults=True))
 
 
 def item_fingerprints(loaded: SetFile) -> dict[str, str]:
@@ -68,8 +70,10 @@ def set_fingerprint(loaded: SetFile) -> str:
     """The content fingerprint of a set (see the module docstring)."""
     _require_valid(loaded)
     assert loaded.header is not None
-    header = loaded.header.model_dump(mode="json", exclude={"version", "fingerprint"})
-    items = [item.model_dump(mode="json") for item in released_items(loaded)]
+    header = loaded.header.model_dump(
+        mode="json", exclude={"version", "fingerprint"}, exclude_defaults=True
+    )
+    items = [[item.id, item_fingerprint(item)] for item in released_items(loaded)]
     return _sha256({"header": header, "items": items})
 
 

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from evalset.cli import corpus, inspect, setup, versions
+from evalset.cli import corpus, holdout, inspect, setup, versions
 
 app = typer.Typer(
     name="evalset",
@@ -39,6 +39,7 @@ inspect.register(app)
 corpus.register(app)
 setup.register(app)
 versions.register(app)
+holdout.register(app)
 
 
 def main() -> None:

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
 
 from evalset.cli.output import emit_json, table
-
-if TYPE_CHECKING:
-    from evalset.config import Workspace
-
-
-def _workspace_or_none() -> Workspace | None:
-    from evalset.config import find_workspace
-    from evalset.errors import NoWorkspace
-
-    try:
-        return find_workspace()
-    except NoWorkspace:
-        return None
 
 
 def validate(
@@ -38,7 +23,9 @@ def validate(
     from evalset.workspace import resolve_set, set_paths
 
     if targets:
-        workspace = _workspace_or_none()
+        from evalset.config import find_workspace_or_none
+
+        workspace = find_workspace_or_none()
         paths = [resolve_set(workspace, t) for t in targets]
     else:
         workspace = find_workspace()

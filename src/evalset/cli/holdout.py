@@ -1,0 +1,162 @@
+"""Commands on the holdout and on views of a set: split, export, import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from evalset.cli.output import emit_json
+
+_JSON = typer.Option(False, "--json", help="Print one JSON document.")
+
+
+def split(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    ratio: float = typer.Option(
+        None,
+        "--ratio",
+        min=0,
+        max=1,
+        help="Target holdout share per category (config split.ratio).",
+    ),
+    move: str = typer.Option(None, "--move", help="Move this item instead (needs --to)."),
+    to: str = typer.Option(None, "--to", help="With --move: tuning or holdout."),
+    force: bool = typer.Option(
+        False, "--force", help="With --move: move an assigned item; the move is recorded."
+    ),
+    reason: str = typer.Option(None, "--reason", help="With --move: why, kept on the record."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the assignment, write nothing."),
+    as_json: bool = _JSON,
+) -> None:
+    """Assign holdout to the items that have no assignment yet, per category.
+
+    Deterministic and sticky: existing assignments never change. Example:
+    evalset split acme-support --ratio 0.25; evalset split acme-support --move q-007 --to
+    tuning --force --reason "question published in the FAQ"
+    """
+    from evalset.config import SplitConfig, find_workspace_or_none
+    from evalset.split import move as run_move
+    from evalset.split import split as run_split
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace_or_none()
+    path = resolve_set(ws, name)
+    if move is not None:
+        if to is None:
+            raise typer.BadParameter("say where: --to tuning or --to holdout", param_hint="--to")
+        changed = run_move(path, move, to, force, reason)
+        if as_json:
+            emit_json({"set": str(path), "item": move, "to": to, "changed": changed})
+        else:
+            typer.echo(f"moved {move} to {to} in {path}" if changed else f"{move} is {to} already")
+        return
+    if ratio is None:
+        ratio = (ws.config.split if ws else SplitConfig()).ratio
+    plan = run_split(path, ratio, dry_run)
+    if as_json:
+        emit_json({"set": str(path), "written": not dry_run, **plan.to_json()})
+        return
+    verb = "would assign" if dry_run else "assigned"
+    typer.echo(
+        f"{verb} {len(plan.holdout) + len(plan.tuning)} item(s) in {path}: "
+        f"{len(plan.holdout)} holdout, {len(plan.tuning)} tuning (target {plan.ratio:.0%})"
+    )
+    for category, (held, count) in plan.shares.items():
+        share = held / count if count else 0
+        typer.echo(f"  {category}: {held} of {count} holdout ({share:.0%})")
+    for category, count in plan.too_small.items():
+        typer.secho(
+            f"  {category}: too small to hold out at {plan.ratio:.0%} ({count} item(s)); "
+            "add items of this kind",
+            fg="yellow",
+        )
+    if plan.uncategorised:
+        typer.echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
+
+
+def export(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    fmt: str = typer.Option(
+        ..., "--format", help="jsonl, csv, ragas, promptfoo, deepeval, langsmith or openai."
+    ),
+    split_name: str = typer.Option(
+        "tuning", "--split", help="tuning (default), holdout or all: name the holdout to get it."
+    ),
+    output: Path = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
+    as_json: bool = typer.Option(False, "--json", help="With -o: report as JSON."),
+) -> None:
+    """Export one split of a set for another eval tool. Drafts and retired items never are.
+
+    The tuning view never contains a holdout item. Example:
+    evalset export acme-support --format ragas -o tuning.jsonl
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.export import export as run
+    from evalset.fsio import atomic_write
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace_or_none()
+    result = run(resolve_set(ws, name), split_name, fmt, ws)
+    if output is None:
+        typer.echo(result.text, nl=False)
+    else:
+        atomic_write(output, result.text)
+    notes = [f"{i}: {why}" for i, why in result.skipped.items()]
+    if result.unassigned and split_name != "all":
+        notes.append(
+            f"{result.unassigned} active item(s) without a holdout decision are in no split; "
+            f"run `evalset split {name}`"
+        )
+    if output is not None and as_json:
+        emit_json(
+            {
+                "output": str(output),
+                "format": fmt,
+                "split": split_name,
+                "rows": result.rows,
+                "unassigned": result.unassigned,
+                "skipped": result.skipped,
+            }
+        )
+    elif output is not None:
+        typer.echo(f"wrote {result.rows} {split_name} item(s) as {fmt} to {output}")
+    for note in notes:
+        typer.secho(f"note: {note}", fg="yellow", err=True)
+
+
+def import_(
+    source: Path = typer.Argument(..., help="The file to import."),
+    set_name: str = typer.Option(..., "--set", help="The set to add the rows to."),
+    fmt: str = typer.Option(..., "--format", help="jsonl, csv, ragas or langsmith."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be added."),
+    as_json: bool = _JSON,
+) -> None:
+    """Import rows from evalset JSONL/CSV, Ragas or LangSmith into a set (drafts when labels
+    are missing).
+
+    Example: evalset import ragas-testset.jsonl --set acme-support --format ragas
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.importer import import_rows
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace_or_none()
+    path = resolve_set(ws, set_name)
+    result = import_rows(source, path, fmt, dry_run)
+    if as_json:
+        emit_json({"set": str(path), "written": not dry_run, **result.to_json()})
+        return
+    verb = "would add" if dry_run else "added"
+    typer.echo(
+        f"{verb} {len(result.added)} item(s) to {path} ({len(result.drafts)} as drafts to "
+        f"review); skipped {len(result.skipped)}"
+    )
+    for ident, why in result.skipped.items():
+        typer.echo(f"  skipped {ident}: {why}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(split)
+    app.command()(export)
+    app.command("import")(import_)

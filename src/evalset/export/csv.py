@@ -1,0 +1,99 @@
+"""CSV: one item per row; list columns hold JSON arrays so that no separator is ambiguous."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from evalset.export import RowError, View
+
+COLUMNS = [
+    "id",
+    "question",
+    "category",
+    "split",
+    "answerable",
+    "answer",
+    "key_points",
+    "key_point_sources",
+    "expected_sources",
+    "must_not_say",
+    "tags",
+    "set",
+    "version",
+    "fingerprint",
+]
+
+
+def write(view: View) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for item in view.items:
+        writer.writerow(
+            {
+                "id": item.id,
+                "question": item.question,
+                "category": item.category or "",
+                "split": "holdout" if item.holdout else "tuning",
+                "answerable": "true" if item.answerable else "false",
+                "answer": item.answer or "",
+                "key_points": json.dumps([p.text for p in item.key_points], ensure_ascii=False),
+                "key_point_sources": json.dumps(
+                    [[str(s) for s in p.sources] for p in item.key_points]
+                ),
+                "expected_sources": json.dumps([str(c) for c in item.expected_sources]),
+                "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
+                "tags": json.dumps(item.tags, ensure_ascii=False),
+                "set": view.pin["set"],
+                "version": view.pin["version"] or "",
+                "fingerprint": view.pin["fingerprint"],
+            }
+        )
+    return out.getvalue()
+
+
+def _list(row: dict[str, str], key: str, line: int) -> list[Any]:
+    value = row.get(key)
+    if not value:
+        return []
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, list):
+        raise RowError(line, f'has a column {key!r} that is not a JSON array such as ["a", "b"]')
+    return parsed
+
+
+def read(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, item mapping) per row of a CSV with this module's columns (only
+    ``question`` is required)."""
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or "question" not in reader.fieldnames:
+        raise RowError(1, "(the header) has no 'question' column")
+    rows = []
+    for row in reader:
+        line = reader.line_num
+        points = _list(row, "key_points", line)
+        sources = _list(row, "key_point_sources", line) or [[] for _ in points]
+        item: dict[str, Any] = {"question": row.get("question") or ""}
+        for key in ("id", "category", "answer"):
+            if row.get(key):
+                item[key] = row[key]
+        if row.get("answerable") == "false":
+            item["answerable"] = False
+        if row.get("split") in ("tuning", "holdout"):
+            item["holdout"] = row["split"] == "holdout"
+        if points:
+            item["key_points"] = [
+                {"text": t, "sources": s} for t, s in zip(points, sources, strict=False)
+            ]
+        for key in ("expected_sources", "must_not_say", "tags"):
+            values = _list(row, key, line)
+            if values:
+                item[key] = values
+        rows.append((line, item))
+    return rows

@@ -1,0 +1,55 @@
+"""promptfoo: a tests file (``tests: file://tests.yaml``), one test case per item.
+
+Each test has ``description``, ``vars`` (``question``), ``assert`` and ``metadata``. Key
+points become ``llm-rubric`` assertions that the answer states them, ``must_not_say``
+entries ``llm-rubric`` assertions that it does not, a short answer an ``icontains``
+assertion, and an unanswerable item a rubric that the answer declines.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from evalset.export import View
+
+
+def _asserts(item: Any) -> list[dict[str, Any]]:
+    checks: list[dict[str, Any]] = []
+    if not item.answerable:
+        checks.append(
+            {
+                "type": "llm-rubric",
+                "value": "Declines to answer, saying the available documents do not cover it",
+            }
+        )
+    for point in item.key_points:
+        checks.append({"type": "llm-rubric", "value": f"States that: {point.text}"})
+    for wrong in item.must_not_say:
+        checks.append({"type": "llm-rubric", "value": f"Does not state that: {wrong}"})
+    if item.answer:
+        checks.append({"type": "icontains", "value": item.answer})
+    return checks
+
+
+def write(view: View) -> str:
+    from ruamel.yaml import YAML
+
+    tests = []
+    for item in view.items:
+        test: dict[str, Any] = {
+            "description": f"{item.id}: {item.question}",
+            "vars": {"question": item.question},
+            "assert": _asserts(item),
+            "metadata": view.metadata(item),
+        }
+        tests.append(test)
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    yaml.representer.ignore_aliases = lambda data: True
+    out = io.StringIO()
+    yaml.dump(tests, out)
+    header = f"# promptfoo tests: {view.set}, {view.split} split ({view.pin['fingerprint']})\n"
+    return header + (out.getvalue() if tests else "[]\n")

@@ -1,0 +1,173 @@
+"""The holdout split: deterministic, sticky, stratified assignment, and recorded moves.
+
+Only items without a ``holdout`` decision are ever assigned. Within each category the
+unassigned items are ranked by a hash of their id, and as many of the first become holdout
+as bring the category's holdout share closest to the target ratio; the rest become tuning.
+No random state: the same file always gets the same split, and adding items never changes
+an existing assignment. Moving an assigned item is refused unless forced, and a forced move
+is recorded on the item, because a tuning item has been seen by tuners and a holdout item
+moved to tuning has leaked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.errors import EditRefused, EvalsetError
+from evalset.model import Item
+from evalset.setfile import SetFile, edit_set, load_set
+
+
+def rank(item_id: str) -> int:
+    """The tie-breaking order of an item: a hash of its id, stable across runs."""
+    return int.from_bytes(hashlib.sha256(item_id.encode()).digest()[:8], "big")
+
+
+def _target(count: int, ratio: float) -> int:
+    return math.floor(count * ratio + 0.5)
+
+
+@dataclass
+class SplitPlan:
+    """What a split assigns, and what it could not."""
+
+    ratio: float
+    holdout: list[str] = field(default_factory=list)
+    tuning: list[str] = field(default_factory=list)
+    too_small: dict[str, int] = field(default_factory=dict)
+    """Categories with items but too few to hold any out at this ratio: name -> item count."""
+    uncategorised: list[str] = field(default_factory=list)
+    """Unassigned items without a category (drafts), left unassigned."""
+    shares: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per category after the split: (holdout, items)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ratio": self.ratio,
+            "holdout": self.holdout,
+            "tuning": self.tuning,
+            "too_small": self.too_small,
+            "uncategorised": self.uncategorised,
+            "categories": {c: {"holdout": h, "items": n} for c, (h, n) in self.shares.items()},
+        }
+
+
+def plan_split(items: list[Item], ratio: float) -> SplitPlan:
+    """Assign every unassigned, categorised, non-retired item (see the module docstring)."""
+    plan = SplitPlan(ratio)
+    by_category: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        if item.status == "retired":
+            continue
+        if item.category is None:
+            if item.holdout is None:
+                plan.uncategorised.append(item.id)
+            continue
+        by_category[item.category].append(item)
+    for category, members in by_category.items():
+        held = sum(1 for item in members if item.holdout)
+        open_items = sorted((i for i in members if i.holdout is None), key=lambda i: rank(i.id))
+        wanted = max(0, min(len(open_items), _target(len(members), ratio) - held))
+        plan.holdout.extend(item.id for item in open_items[:wanted])
+        plan.tuning.extend(item.id for item in open_items[wanted:])
+        if ratio > 0 and _target(len(members), ratio) == 0:
+            plan.too_small[category] = len(members)
+        plan.shares[category] = (held + wanted, len(members))
+    return plan
+
+
+def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
+    """Assign the unassigned items of a set file in place (round-trip, locked, atomic)."""
+    plan = plan_split(load_set(path).items, ratio)
+    if dry_run or not (plan.holdout or plan.tuning):
+        return plan
+    with edit_set(path) as editor:
+        # Planned again under the lock: a concurrent writer may have added items.
+        plan = plan_split(editor.current.items, ratio)
+        for ident in plan.holdout:
+            editor.update_item(ident, {"holdout": True})
+        for ident in plan.tuning:
+            editor.update_item(ident, {"holdout": False})
+    return plan
+
+
+def _side(holdout: bool | None) -> str:
+    return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
+
+
+def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = None) -> bool:
+    """Move one item to ``to`` (tuning or holdout). An assigned item moves only with
+    ``force``, and the move is recorded on it. Returns whether anything changed."""
+    if to not in ("tuning", "holdout"):
+        raise EvalsetError(f"{to!r} is not a side; use --to tuning or --to holdout.")
+    loaded = load_set(path)
+    item = next((i for i in loaded.items if i.id == item_id), None)
+    if item is None:
+        raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
+    wanted = to == "holdout"
+    if item.holdout is wanted:
+        return False
+    if item.holdout is not None and not force:
+        why = (
+            "it has been seen by the people tuning prompts, so it no longer measures anything"
+            if wanted
+            else "its question would leak to the people tuning prompts"
+        )
+        raise EditRefused(
+            f"{path}: item {item_id} is {_side(item.holdout)}; moving it to {to} is refused "
+            f"because {why}. Pass --force to move it anyway; the move is recorded on the item."
+        )
+    changes: dict[str, Any] = {"holdout": wanted}
+    if item.holdout is not None:
+        record: dict[str, Any] = {"to": to, "date": dt.date.today().isoformat()}
+        if reason:
+            record["reason"] = reason
+        changes["holdout_moves"] = [
+            *(m.model_dump(mode="json", exclude_defaults=True) for m in item.holdout_moves),
+            record,
+        ]
+    with edit_set(path) as editor:
+        editor.update_item(item_id, changes)
+    return True
+
+
+def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
+    """Items whose holdout flag flipped since ``baseline`` without a recorded move:
+    (position in the file, the item now, the item then)."""
+    before = {item.id: item for item in baseline.items}
+    found = []
+    for k, item in zip(current.item_index, current.items, strict=True):
+        old = before.get(item.id)
+        if old is None or old.holdout is None or item.holdout is None:
+            continue
+        if old.holdout == item.holdout:
+            continue
+        recorded = item.holdout_moves[len(old.holdout_moves) :]
+        if not any(m.to == _side(item.holdout) for m in recorded):
+            found.append((k, item, old))
+    return found
+
+
+def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
+    """The state a set's holdout flags are compared with: its last release, or before any
+    release its last commit. None outside git, or for a file git does not have yet."""
+    from evalset.gitrepo import Git
+    from evalset.versions import parse_set_text
+
+    try:
+        git = Git.find(path.resolve().parent)
+        rel = git.rel(path)
+        tags = git.tags(name)
+        rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
+        text = git.show(rev, rel)
+        if text is None:
+            return None
+        return parse_set_text(text, path, label), label
+    except EvalsetError:
+        return None

@@ -1,0 +1,387 @@
+"""Exports of the example set, read back by each tool's documented data shape; imports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict
+from ruamel.yaml import YAML
+
+from conftest import ROOT
+from evalset.export import select
+from evalset.model import Item
+from evalset.setfile import load_set
+
+EXAMPLE = load_set(ROOT / "sets" / "acme-support.yaml")
+TUNING = {i.id for i in EXAMPLE.items if i.status == "active" and i.holdout is False}
+HOLDOUT = {i.id for i in EXAMPLE.items if i.status == "active" and i.holdout is True}
+NEVER = {i.id for i in EXAMPLE.items if i.status != "active"}
+
+
+# The documented shapes, field for field; extra="forbid" so that a misspelt key fails.
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RagasSingleTurnSample(_Shape):
+    """ragas.dataset_schema.SingleTurnSample: what EvaluationDataset.from_jsonl builds."""
+
+    user_input: str | None = None
+    retrieved_contexts: list[str] | None = None
+    reference_contexts: list[str] | None = None
+    retrieved_context_ids: list[str | int] | None = None
+    reference_context_ids: list[str | int] | None = None
+    response: str | None = None
+    multi_responses: list[str] | None = None
+    reference: str | None = None
+    rubrics: dict[str, str] | None = None
+    persona_name: str | None = None
+    query_style: str | None = None
+    query_length: str | None = None
+
+
+class DeepEvalGolden(_Shape):
+    """deepeval.dataset.Golden, as add_goldens_from_json_file reads it."""
+
+    input: str
+    actual_output: str | None = None
+    expected_output: str | None = None
+    context: list[str] | None = None
+    retrieval_context: list[str] | None = None
+    additional_metadata: dict[str, Any] | None = None
+    comments: str | None = None
+    source_file: str | None = None
+    name: str | None = None
+
+
+class LangSmithExample(_Shape):
+    """langsmith.schemas.ExampleCreate, the rows Client.create_examples takes."""
+
+    inputs: dict[str, Any]
+    outputs: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    split: str | list[str] | None = None
+
+
+class ChatMessage(_Shape):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class OpenAIEvalsSample(BaseModel):
+    """A sample of the basic OpenAI Evals templates (Match, Includes, FuzzyMatch): chat input
+    and the ideal answer(s); other keys are allowed."""
+
+    input: list[ChatMessage]
+    ideal: str | list[str]
+
+
+class PromptfooAssertion(_Shape):
+    type: str
+    value: str | None = None
+    threshold: float | None = None
+
+
+class PromptfooTest(_Shape):
+    """A promptfoo test case as a tests file lists them."""
+
+    description: str | None = None
+    vars: dict[str, Any]
+    # `assert` is a Python keyword: read under an alias.
+    asserts: list[PromptfooAssertion] | None = None
+    options: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    threshold: float | None = None
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> PromptfooTest:
+        data = dict(data)
+        data["asserts"] = data.pop("assert", None)
+        return cls.model_validate(data)
+
+
+def run_export(cli, fmt: str, *args: str) -> str:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "export", "acme-support", "--format", fmt, *args)
+    assert result.code == 0, result.err
+    text: str = result.out
+    return text
+
+
+def check_ids(ids: list[str], expected: set[str]) -> None:
+    assert set(ids) == expected
+    assert len(ids) == len(set(ids))
+    assert not set(ids) & NEVER
+
+
+def test_example_has_both_splits_and_rows_never_exported() -> None:
+    assert len(TUNING) > 10 and len(HOLDOUT) > 3 and NEVER
+
+
+def test_jsonl_rows_are_items_with_the_pin(cli) -> None:  # type: ignore[no-untyped-def]
+    rows = [json.loads(line) for line in run_export(cli, "jsonl").splitlines()]
+    for row in rows:
+        assert row.pop("evalset")["set"] == "acme-support"
+        Item.model_validate(row)
+    check_ids([r["id"] for r in rows], TUNING)
+
+
+def test_csv_rows(cli) -> None:  # type: ignore[no-untyped-def]
+    rows = list(csv.DictReader(io.StringIO(run_export(cli, "csv"))))
+    check_ids([r["id"] for r in rows], TUNING)
+    assert {r["split"] for r in rows} == {"tuning"}
+    assert all(isinstance(json.loads(r["key_points"]), list) for r in rows)
+
+
+def test_ragas_samples_carry_the_cited_text(cli) -> None:  # type: ignore[no-untyped-def]
+    samples = [
+        RagasSingleTurnSample.model_validate_json(line)
+        for line in run_export(cli, "ragas").splitlines()
+    ]
+    questions = {i.question: i for i in EXAMPLE.items}
+    check_ids([questions[s.user_input or ""].id for s in samples], TUNING)
+    q001 = next(s for s in samples if questions[s.user_input or ""].id == "q-001")
+    assert q001.reference == "30 days"
+    assert q001.reference_context_ids and q001.reference_contexts
+    assert len(q001.reference_context_ids) == len(q001.reference_contexts)
+    assert all(text.strip() for text in q001.reference_contexts)
+    assert "30 days" in " ".join(q001.reference_contexts)
+
+
+def test_promptfoo_tests_file(cli) -> None:  # type: ignore[no-untyped-def]
+    text = run_export(cli, "promptfoo")
+    assert "&id" not in text  # no YAML anchors: each test stands alone
+    tests = [PromptfooTest.of(t) for t in YAML(typ="safe").load(text)]
+    check_ids([(t.metadata or {})["evalset_id"] for t in tests], TUNING)
+    for test in tests:
+        assert set(test.vars) == {"question"}
+        assert test.asserts
+        assert (test.metadata or {})["evalset"]["set"] == "acme-support"
+    q001 = next(t for t in tests if (t.metadata or {})["evalset_id"] == "q-001")
+    kinds = [(a.type, a.value) for a in q001.asserts or []]
+    assert ("icontains", "30 days") in kinds
+    assert any(v and v.startswith("Does not state that:") for _, v in kinds)
+
+
+def test_deepeval_goldens(cli) -> None:  # type: ignore[no-untyped-def]
+    goldens = [DeepEvalGolden.model_validate(g) for g in json.loads(run_export(cli, "deepeval"))]
+    check_ids([(g.additional_metadata or {})["evalset_id"] for g in goldens], TUNING)
+    assert all(g.expected_output for g in goldens if g.context)
+
+
+def test_langsmith_examples(cli) -> None:  # type: ignore[no-untyped-def]
+    examples = [
+        LangSmithExample.model_validate_json(line)
+        for line in run_export(cli, "langsmith").splitlines()
+    ]
+    check_ids([(e.metadata or {})["evalset_id"] for e in examples], TUNING)
+    assert {e.split for e in examples} == {"tuning"}
+    assert all(isinstance(e.inputs["question"], str) for e in examples)
+
+
+def test_openai_evals_samples_leave_out_unanswerable_items(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "export", "acme-support", "--format", "openai")
+    samples = [OpenAIEvalsSample.model_validate_json(line) for line in result.out.splitlines()]
+    ids = [json.loads(line)["metadata"]["evalset_id"] for line in result.out.splitlines()]
+    unanswerable = {i.id for i in EXAMPLE.items if i.id in TUNING and not i.answerable}
+    assert unanswerable
+    check_ids(ids, TUNING - unanswerable)
+    assert all(s.input[0].role == "user" for s in samples)
+    assert "unanswerable" in result.err
+
+
+@pytest.mark.parametrize(
+    "fmt", ["jsonl", "csv", "ragas", "promptfoo", "deepeval", "langsmith", "openai"]
+)
+def test_no_format_leaks_a_holdout_question_into_the_tuning_view(cli, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    text = run_export(cli, fmt)
+    for item in EXAMPLE.items:
+        if item.id in HOLDOUT or item.id in NEVER:
+            assert item.question not in text, item.id
+
+
+def test_the_holdout_is_exported_only_when_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "holdout.jsonl"
+    result = cli(ROOT, "export", "acme-support", "--format", "jsonl", "--split", "holdout",
+                 "-o", str(out), "--json")  # fmt: skip
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["rows"] == len(HOLDOUT) and report["split"] == "holdout"
+    check_ids([json.loads(line)["id"] for line in out.read_text().splitlines()], HOLDOUT)
+    everything = run_export(cli, "jsonl", "--split", "all")
+    check_ids([json.loads(line)["id"] for line in everything.splitlines()], TUNING | HOLDOUT)
+
+
+def test_bad_export_arguments(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "export", "acme-support", "--format", "parquet")
+    assert result.code == 2 and "'parquet' is not an export format; use one of" in result.err
+    result = cli(ROOT, "export", "acme-support", "--format", "csv", "--split", "test")
+    assert result.code == 2 and "'test' is not a split; use tuning, holdout or all" in result.err
+    assert "Traceback" not in result.err
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([None, True, False]),
+            st.sampled_from(["active", "draft", "retired"]),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["tuning", "holdout", "all"]),
+)
+def test_views_property(rows: list[tuple[bool | None, str]], split: str) -> None:
+    header = "evalset: 1\nname: s\ncategories: {c: a category}\nitems:\n"
+    body = "".join(
+        f"  - {{id: i-{n}, question: q {n}, category: c, status: {status}"
+        + ("" if flag is None else f", holdout: {str(flag).lower()}")
+        + "}\n"
+        for n, (flag, status) in enumerate(rows)
+    )
+    from evalset.setfile import parse_set
+
+    loaded = parse_set(header + (body or "  []\n").replace("items:\n  []", "items: []"), "s.yaml")
+    items, unassigned = select(loaded, split)
+    assert all(i.status == "active" for i in items)
+    if split == "tuning":
+        assert all(i.holdout is False for i in items)
+    if split == "holdout":
+        assert all(i.holdout is True for i in items)
+    assert unassigned == sum(1 for f, s in rows if f is None and s == "active")
+
+
+# Import
+
+
+@pytest.fixture
+def empty_set(corpus_repo: Path) -> Path:
+    path = corpus_repo / "sets" / "mine.yaml"
+    categories = "".join(f"  {c}: {d}\n" for c, d in EXAMPLE.raw["categories"].items())
+    path.write_text(f"evalset: 1\nname: mine  # ours\ncategories:\n{categories}items: []\n")
+    return path
+
+
+def export_file(cli, tmp_path: Path, fmt: str) -> Path:  # type: ignore[no-untyped-def]
+    out = tmp_path / f"export.{fmt}"
+    result = cli(ROOT, "export", "acme-support", "--format", fmt, "--split", "all", "-o", str(out))
+    assert result.code == 0, result.err
+    return out
+
+
+def active(path: Path) -> dict[str, Item]:
+    return {i.id: i for i in load_set(path).items}
+
+
+def test_jsonl_round_trip_keeps_every_label(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "jsonl")
+    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "jsonl")
+    assert result.code == 0, result.err
+    assert f"added {len(TUNING | HOLDOUT)} item(s)" in result.out and "0 as drafts" in result.out
+    imported = active(empty_set)
+    for ident in TUNING | HOLDOUT:
+        original = next(i for i in EXAMPLE.items if i.id == ident)
+        if original.origin is None:  # an item without an origin gets "imported" as its origin
+            assert imported[ident].origin is not None and imported[ident].origin.kind == "imported"
+            original = original.model_copy(update={"origin": imported[ident].origin})
+        assert imported[ident] == original
+    assert "name: mine  # ours" in empty_set.read_text()
+
+    # Importing the same rows again adds nothing.
+    again = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "jsonl")
+    assert "added 0 item(s)" in again.out and f"skipped {len(imported)}" in again.out
+
+
+LABELS = ("question", "category", "answerable", "answer", "expected_sources", "key_points",
+          "must_not_say", "tags", "holdout")  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["csv", "langsmith"])
+def test_csv_and_langsmith_round_trips(cli, tmp_path: Path, empty_set: Path, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, fmt)
+    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", fmt)
+    assert result.code == 0, result.err
+    imported = active(empty_set)
+    assert set(imported) == TUNING | HOLDOUT
+    for ident, item in imported.items():
+        original = next(i for i in EXAMPLE.items if i.id == ident)
+        if fmt == "langsmith":  # key points come back without their sources
+            assert [p.text for p in item.key_points] == [p.text for p in original.key_points]
+            assert item.tags == []
+            compared = [k for k in LABELS if k not in ("key_points", "tags")]
+        else:
+            compared = list(LABELS)
+        assert {k: getattr(item, k) for k in compared} == {
+            k: getattr(original, k) for k in compared
+        }
+        assert item.origin is not None and item.origin.kind == "imported"
+
+
+def test_ragas_import_makes_drafts_to_review(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "ragas")
+    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "ragas",
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["drafts"] == report["added"] and len(report["added"]) == len(TUNING | HOLDOUT)
+    items = list(active(empty_set).values())
+    assert all(i.status == "draft" and i.id.startswith("q-") for i in items)
+    by_question = {i.question: i for i in items}
+    q001 = by_question[next(i.question for i in EXAMPLE.items if i.id == "q-001")]
+    assert [p.text for p in q001.key_points] == ["30 days"]
+    # The drafts validate (as drafts: warnings, no errors).
+    validated = cli(empty_set.parents[1], "validate", "mine", "--json")
+    assert json.loads(validated.out)["errors"] == 0, validated.out
+
+
+def test_dry_run_imports_nothing(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "jsonl")
+    before = empty_set.read_bytes()
+    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "jsonl",
+                 "--dry-run")  # fmt: skip
+    assert result.code == 0 and "would add" in result.out
+    assert empty_set.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "message"),
+    [
+        (
+            "jsonl",
+            '{"question": "ok?"}\n{"question": \n',
+            "bad.txt:2:14: the row is not valid JSON",
+        ),
+        ("jsonl", '{"question": "ok?"}\n[1, 2]\n', "bad.txt:2: the row is not a JSON object"),
+        ("jsonl", '{"question": "ok?"}\n{"id": "x"}\n', "bad.txt:2: the row has no question"),
+        ("jsonl", '{"question": "ok?", "colour": "red"}\n', "bad.txt:1: colour: Extra inputs"),
+        ("ragas", '{"reference": "x"}\n', "bad.txt:1: the row has no user_input text"),
+        ("langsmith", '{"outputs": {}}\n', "bad.txt:1: the row has no inputs object"),
+        ("csv", "id,text\nq-1,hello\n", "bad.txt:1: the row (the header) has no 'question' column"),
+        ("csv", 'question,tags\nWhy?,"not json"\n', "bad.txt:2: the row has a column 'tags'"),
+        ("xml", "<a/>", "'xml' cannot be imported; use one of jsonl, csv, ragas, langsmith"),
+    ],
+)
+def test_bad_import_files_change_nothing(  # type: ignore[no-untyped-def]
+    cli, empty_set: Path, fmt: str, content: str, message: str
+) -> None:
+    bad = empty_set.parents[1] / "bad.txt"
+    bad.write_text(content)
+    before = empty_set.read_bytes()
+    result = cli(empty_set.parents[1], "import", "bad.txt", "--set", "mine", "--format", fmt)
+    assert result.code == 2, result.out
+    assert message in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+    assert empty_set.read_bytes() == before
+
+
+def test_import_of_a_missing_file(cli, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli(empty_set.parents[1], "import", "nope.jsonl", "--set", "mine", "--format", "jsonl")
+    assert result.code == 2 and "nope.jsonl: no such file; check the path." in result.err

@@ -1,0 +1,270 @@
+"""The holdout split: deterministic, sticky, stratified; refused, forced and hand-made moves."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import commit_all, write_files
+from evalset.model import Item
+from evalset.setfile import load_set
+from evalset.split import plan_split
+
+CORPUS = {"corpus/policy.md": "# Policy\n\n## Returns\n\nReturn within 14 days of delivery.\n"}
+HEADER = """\
+evalset: 1
+name: docs
+categories:
+  lookup: a fact stated in one section
+  multi-hop: facts from two sections
+  refusal: the corpus does not say  # few of these
+items:
+"""
+WORDS = [
+    "refund",
+    "parcel",
+    "voucher",
+    "courier",
+    "invoice",
+    "warranty",
+    "exchange",
+    "label",
+    "damage",
+    "receipt",
+    "deposit",
+    "locker",
+    "address",
+    "tariff",
+    "customs",
+    "battery",
+    "charger",
+    "cable",
+]
+
+
+def question(n: int) -> str:
+    """A question no other n shares many words with (near-duplicates would be flagged)."""
+    digest = hashlib.sha256(str(n).encode()).digest()
+    words = [WORDS[b % len(WORDS)] for b in digest[:6]]
+    return f"Case {n}, what about the {' '.join(words)} rule number {n * 7919}?"
+
+
+def item_text(n: int, category: str) -> str:
+    return (
+        f"  - id: q-{n:03d}\n"
+        f"    question: {question(n)}\n"
+        f"    category: {category}\n"
+        f"    expected_sources: [policy.md#returns]\n"
+        f"    key_points:\n"
+        f"      - text: Fact {n} of the returns policy\n"
+        f"        sources: [policy.md#returns]\n"
+    )
+
+
+def set_text(numbers: range, categories: tuple[str, ...] = ("lookup", "multi-hop")) -> str:
+    return "".join(item_text(n, categories[n % len(categories)]) for n in numbers)
+
+
+def holdout_flags(path: Path) -> dict[str, bool | None]:
+    return {item.id: item.holdout for item in load_set(path).items}
+
+
+@pytest.fixture
+def docs(corpus_repo: Path) -> Path:
+    """A committed workspace whose set `docs` has 40 unassigned items in two categories."""
+    write_files(corpus_repo, CORPUS)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(HEADER + set_text(range(40)))
+    commit_all(corpus_repo, "a set")
+    return path
+
+
+def test_split_is_stratified_and_the_same_every_time(docs: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    twin = tmp_path / "twin" / "docs.yaml"
+    twin.parent.mkdir()
+    twin.write_bytes(docs.read_bytes())
+
+    result = cli(docs.parents[1], "split", "docs", "--ratio", "0.25")
+    assert result.code == 0, result.err
+    assert "assigned 40 item(s)" in result.out and "10 holdout, 30 tuning" in result.out
+    assert "lookup: 5 of 20 holdout (25%)" in result.out
+    flags = holdout_flags(docs)
+    assert sum(1 for v in flags.values() if v) == 10
+    assert None not in flags.values()
+
+    # The same file elsewhere gets the same split: no random state.
+    assert cli(twin.parent, "split", str(twin), "--ratio", "0.25").code == 0
+    assert twin.read_bytes() == docs.read_bytes()
+
+    # Splitting again changes nothing, not even a byte.
+    before = docs.read_bytes()
+    again = cli(docs.parents[1], "split", "docs", "--ratio", "0.25")
+    assert "assigned 0 item(s)" in again.out
+    assert docs.read_bytes() == before
+
+
+def test_split_writes_only_the_holdout_flags(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    docs.write_text(docs.read_text().replace("categories:\n", "categories:  # kinds\n"))
+    before = docs.read_text()
+    assert cli(docs.parents[1], "split", "docs").code == 0
+    after = docs.read_text()
+    assert "categories:  # kinds\n" in after
+    removed = [line for line in after.splitlines() if not line.lstrip().startswith("holdout:")]
+    assert removed == before.splitlines()
+
+
+def test_adding_items_changes_no_existing_assignment(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli(docs.parents[1], "split", "docs", "--ratio", "0.2").code == 0
+    first = holdout_flags(docs)
+    docs.write_text(docs.read_text() + set_text(range(40, 140)))
+    result = cli(docs.parents[1], "split", "docs", "--ratio", "0.2", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert len(report["holdout"]) + len(report["tuning"]) == 100
+    now = holdout_flags(docs)
+    assert {k: now[k] for k in first} == first
+    # Each category is brought to the target share as a whole: 14 of 70.
+    assert report["categories"] == {
+        "lookup": {"holdout": 14, "items": 70},
+        "multi-hop": {"holdout": 14, "items": 70},
+    }
+
+
+def test_dry_run_writes_nothing(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    before = docs.read_bytes()
+    result = cli(docs.parents[1], "split", "docs", "--dry-run")
+    assert result.code == 0 and "would assign 40 item(s)" in result.out
+    assert docs.read_bytes() == before
+
+
+def test_too_small_categories_and_uncategorised_drafts_are_reported(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, CORPUS)
+    draft = "  - id: d-1\n    question: Can I return a gift?\n    status: draft\n"
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(HEADER + set_text(range(20)) + item_text(99, "refusal") + draft)
+    result = cli(corpus_repo, "split", "docs", "--ratio", "0.2")
+    assert result.code == 0, result.err
+    assert "refusal: too small to hold out at 20% (1 item(s)); add items of this kind" in (
+        result.out
+    )
+    assert "left unassigned (no category yet): d-1" in result.out
+    flags = holdout_flags(path)
+    assert flags["q-099"] is False and flags["d-1"] is None
+
+
+def test_moving_an_assigned_item_is_refused_without_force(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    held = next(k for k, v in holdout_flags(docs).items() if v)
+    before = docs.read_bytes()
+    result = cli(root, "split", "docs", "--move", held, "--to", "tuning")
+    assert result.code == 2
+    assert f"item {held} is holdout; moving it to tuning is refused because its question " in (
+        result.err
+    )
+    assert "Pass --force to move it anyway" in result.err
+    assert "Traceback" not in result.err
+    assert docs.read_bytes() == before
+
+
+def test_a_forced_move_is_recorded_and_validates(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    commit_all(root, "split")
+    held = next(k for k, v in holdout_flags(docs).items() if v)
+    result = cli(
+        root, "split", "docs", "--move", held, "--to", "tuning", "--force",
+        "--reason", "published in the FAQ",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert f"moved {held} to tuning" in result.out
+    item = next(i for i in load_set(docs).items if i.id == held)
+    assert item.holdout is False
+    assert [(m.to, m.reason) for m in item.holdout_moves] == [("tuning", "published in the FAQ")]
+    validated = cli(root, "validate", "docs")
+    assert validated.code == 0, validated.out + validated.err
+
+    # Moving it to where it is already is a no-op, not an error.
+    same = cli(root, "split", "docs", "--move", held, "--to", "tuning")
+    assert same.code == 0 and f"{held} is tuning already" in same.out
+
+
+def test_an_unassigned_item_moves_without_force_and_without_a_record(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(docs.parents[1], "split", "docs", "--move", "q-003", "--to", "holdout")
+    assert result.code == 0, result.err
+    item = next(i for i in load_set(docs).items if i.id == "q-003")
+    assert item.holdout is True and item.holdout_moves == []
+
+
+def test_a_hand_flip_since_the_last_commit_is_a_validation_error(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    commit_all(root, "split")
+    held = next(k for k, v in holdout_flags(docs).items() if v)
+    text = docs.read_text()
+    start = text.index(f"id: {held}\n")
+    at = text.index("holdout: true", start)
+    docs.write_text(text[:at] + "holdout: false" + text[at + len("holdout: true") :])
+
+    result = cli(root, "validate", "docs")
+    assert result.code == 1
+    assert "moved from holdout to tuning since HEAD" in result.out
+    assert f"evalset split docs --move {held} --to tuning --force" in result.out
+
+
+def test_bad_split_arguments_are_one_sentence(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = docs.parents[1]
+    result = cli(root, "split", "docs", "--move", "q-001", "--to", "sideways")
+    assert result.code == 2 and "'sideways' is not a side" in result.err
+    result = cli(root, "split", "docs", "--move", "nope", "--to", "tuning")
+    assert result.code == 2 and "has no item 'nope'" in result.err
+    result = cli(root, "split", "docs", "--move", "q-001")
+    assert result.code == 2 and "--to" in result.err
+    result = cli(root, "split", "docs", "--ratio", "1.5")
+    assert result.code == 2
+
+
+def _items(categories: list[int], assigned: list[bool | None]) -> list[Item]:
+    return [
+        Item(id=f"i-{n}", question=f"q {n}", category=f"c{c}", holdout=a)
+        for n, (c, a) in enumerate(zip(categories, assigned, strict=False))
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=60),
+    st.lists(st.sampled_from([None, None, True, False]), min_size=60, max_size=60),
+    st.integers(0, 80),
+    st.floats(0, 1),
+)
+def test_split_property_sticky_and_close_to_target(
+    categories: list[int], assigned: list[bool | None], added: int, ratio: float
+) -> None:
+    items = _items(categories, assigned)
+    plan = plan_split(items, ratio)
+    # Only unassigned items are planned, each once.
+    planned = plan.holdout + plan.tuning
+    assert sorted(planned) == sorted(i.id for i in items if i.holdout is None)
+    after = [
+        i.model_copy(update={"holdout": i.id in plan.holdout}) if i.holdout is None else i
+        for i in items
+    ]
+    # Deterministic: planning again gives the same plan.
+    assert plan_split(items, ratio) == plan
+    # Sticky: adding items never touches an assigned one.
+    more = after + _items([n % 4 for n in range(added)], [None] * added)
+    more = [i.model_copy(update={"id": f"new-{k}"}) for k, i in enumerate(more[len(after) :])]
+    second = plan_split(after + more, ratio)
+    assert set(second.holdout + second.tuning) == {i.id for i in more}
+    # Where the pre-existing assignments allow, each category lands on its target.
+    for category, (held, count) in plan.shares.items():
+        target = int(count * ratio + 0.5)
+        fixed = sum(1 for i in items if i.category == category and i.holdout)
+        free = sum(1 for i in items if i.category == category and i.holdout is None)
+        assert held == min(max(target, fixed), fixed + free)
