@@ -58,6 +58,19 @@ def workspace(git_repo: Path) -> Path:
     return git_repo
 
 
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A git repository holding the whole example workspace, snapshots included."""
+    repo = make_git_repo(tmp_path / "repo")
+    for folder in ("corpus", "sets", "snapshots"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    config = 'sets = "sets"\ncorpus = "corpus"\nsnapshots = "snapshots"\n'
+    (repo / "evalset.toml").write_text(config + "[split]\nratio = 0.2\n", "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "example")
+    return repo
+
+
 @dataclass
 class Result:
     code: int

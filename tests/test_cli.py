@@ -31,7 +31,14 @@ def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-u
     assert result.code == 0
     (entry,) = json.loads(result.out)["sets"]
     assert entry["name"] == "acme-support"
-    assert entry["items"] == {"active": 40, "holdout": 9, "tuning": 31, "draft": 3, "retired": 1}
+    assert entry["items"] == {
+        "active": 40,
+        "holdout": 9,
+        "tuning": 31,
+        "draft": 3,
+        "retired": 1,
+        "sealed": 0,
+    }
     assert entry["categories"]["direct-lookup"] == {"tuning": 9, "holdout": 3, "unassigned": 0}
     assert entry["categories"]["injection"] == {"tuning": 4, "holdout": 1, "unassigned": 0}
     assert sum(sum(row.values()) for row in entry["categories"].values()) == 40

@@ -385,3 +385,29 @@ def test_bad_import_files_change_nothing(  # type: ignore[no-untyped-def]
 def test_import_of_a_missing_file(cli, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
     result = cli(empty_set.parents[1], "import", "nope.jsonl", "--set", "mine", "--format", "jsonl")
     assert result.code == 2 and "nope.jsonl: no such file; check the path." in result.err
+
+
+def test_import_into_a_new_set(cli, tmp_path: Path, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "langsmith")
+    result = cli(corpus_repo, "import", str(source), "--set", "brought", "--format",
+                 "langsmith", "--json")  # fmt: skip
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["created"] is True and len(report["added"]) == len(TUNING | HOLDOUT)
+    created = load_set(corpus_repo / "sets" / "brought.yaml")
+    assert created.name == "brought" and not created.schema_findings
+    used = list(dict.fromkeys(i.category for i in EXAMPLE.items if i.id in TUNING | HOLDOUT))
+    assert created.header is not None and list(created.header.categories) == used
+    assert cli(corpus_repo, "validate", "brought").code == 0
+    # Importing again into what now exists adds nothing.
+    again = json.loads(cli(corpus_repo, "import", str(source), "--set", "brought", "--format",
+                           "langsmith", "--json").out)  # fmt: skip
+    assert again["created"] is False and again["added"] == []
+
+
+def test_import_dry_run_creates_no_set(cli, tmp_path: Path, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "jsonl")
+    result = cli(corpus_repo, "import", str(source), "--set", "brought", "--format", "jsonl",
+                 "--dry-run")  # fmt: skip
+    assert result.code == 0, result.err and "a new set" in result.out
+    assert not (corpus_repo / "sets" / "brought.yaml").exists()

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from evalset.errors import EvalsetError
 from evalset.export import RowError
+from evalset.fsio import atomic_write
 from evalset.model import ID_PATTERN, Item
 from evalset.setfile import edit_set, load_set
 
@@ -64,8 +65,25 @@ def _complete(row: dict[str, Any]) -> bool:
     return bool(row.get("key_points")) and bool(row.get("expected_sources"))
 
 
-def import_rows(source: Path, target: Path, fmt: str, dry_run: bool = False) -> ImportResult:
-    """Append the rows of ``source`` to the set file ``target``."""
+def new_set_text(name: str, source: Path, categories: list[str]) -> str:
+    """The header of a set created by an import: the rows' categories, to be described."""
+    lines = [
+        "# yaml-language-server: $schema=../schemas/evalset.schema.json",
+        "evalset: 1",
+        f"name: {name}",
+        f"description: Imported from {source.name}; say what the system under test does",
+        "categories:",
+        *(f"  {c}: imported; say what this kind of question is" for c in categories or ["general"]),
+        "items: []",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def import_rows(
+    source: Path, target: Path, fmt: str, dry_run: bool = False, create: bool = False
+) -> ImportResult:
+    """Append the rows of ``source`` to the set file ``target`` (``create``: a new set file
+    named after it, declaring the categories the rows use)."""
     if fmt not in READERS:
         raise ImportRefused(f"{fmt!r} cannot be imported; use one of {', '.join(READERS)}.")
     try:
@@ -84,7 +102,11 @@ def import_rows(source: Path, target: Path, fmt: str, dry_run: bool = False) -> 
         ) from None
     except csv.Error as exc:
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
-    existing = {item.id for item in load_set(target).items}
+    if create and target.exists():
+        raise ImportRefused(f"{target}: exists already; import into it with --set {target}.")
+    existing = set() if create else {item.id for item in load_set(target).items}
+    if not create:
+        existing |= {stub.id for stub in load_set(target).sealed}
     result = ImportResult()
     items: list[Item] = []
     today = dt.date.today()
@@ -113,6 +135,12 @@ def import_rows(source: Path, target: Path, fmt: str, dry_run: bool = False) -> 
         result.added.append(item.id)
         if item.status == "draft":
             result.drafts.append(item.id)
+    if create and not dry_run:
+        categories = list(dict.fromkeys(i.category for i in items if i.category))
+        if not re.fullmatch(ID_PATTERN, target.stem):
+            raise ImportRefused(f"{target.stem!r} cannot name a set; use letters, digits, . _ -.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, new_set_text(target.stem, source, categories))
     if items and not dry_run:
         with edit_set(target) as editor:
             editor.append_items(items)

@@ -106,6 +106,38 @@ class Item(_Model):
     """Free labels for filtering."""
 
 
+Fingerprint = Annotated[str, StringConstraints(strict=True, pattern=r"^sha256:[0-9a-f]{64}$")]
+
+
+class Sealed(_Model):
+    """The encrypted content of a sealed holdout item."""
+
+    fingerprint: Fingerprint
+    """The item's fingerprint, so pins and releases stay the same without the key."""
+    recipients: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
+        min_length=1
+    )
+    """The age public keys it is encrypted to (an edit made with the key re-seals to them)."""
+    age: Annotated[str, StringConstraints(strict=True, pattern=r"^-----BEGIN AGE ENCRYPTED")]
+    """The whole item as JSON, encrypted with age (ASCII armor)."""
+
+
+class SealedItem(_Model):
+    """A holdout item whose content is sealed by `evalset seal`: only what counts need is
+    visible. `evalset unseal` (with the key) turns it back into a plain item."""
+
+    id: Identifier
+    """The item's id."""
+    category: Identifier | None = None
+    """The item's category."""
+    holdout: Literal[True]
+    """Only holdout items are sealed."""
+    status: Status = "active"
+    """The item's status."""
+    sealed: Sealed
+    """The encrypted content."""
+
+
 class SetHeader(_Model):
     """Everything in a set file except its items."""
 
@@ -125,9 +157,7 @@ class SetHeader(_Model):
         None
     )
     """Released version (X.Y.Z), written by `evalset release`."""
-    fingerprint: (
-        Annotated[str, StringConstraints(strict=True, pattern=r"^sha256:[0-9a-f]{64}$")] | None
-    ) = None
+    fingerprint: Fingerprint | None = None
     """Content fingerprint of the released version, written by `evalset release`."""
 
 
@@ -136,5 +166,5 @@ class EvalSet(SetHeader):
 
     model_config = ConfigDict(title="evalset set file")
 
-    items: list[Item] = Field(default_factory=list)
-    """The questions with their labels."""
+    items: list[Item | SealedItem] = Field(default_factory=list)
+    """The questions with their labels; sealed holdout items carry their content encrypted."""

@@ -138,6 +138,13 @@ def _refuse_unless_releasable(
             f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "
             f"{errors[0]}); fix them (`evalset validate {name}`) and run the release again."
         )
+    if loaded.sealed:
+        from evalset.seal import IDENTITY_ENV
+
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while {len(loaded.sealed)} sealed item(s) cannot "
+            f"be checked; set {IDENTITY_ENV} to the age key file and run the release again."
+        )
     if newest is not None:
         stale, _ = StaleChecker(store, newest, ws.root).stale_items(loaded)
         if stale:

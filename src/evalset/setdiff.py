@@ -206,15 +206,39 @@ def item_changes(
     return _deep(a, b, "") + changes
 
 
+def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
+    """Items sealed on either side (and not opened by a key) are compared by fingerprint."""
+    if not (old.sealed or new.sealed):
+        return
+    from evalset.versions import item_fingerprint
+
+    def fingerprints(loaded: SetFile) -> dict[str, str]:
+        found = {item.id: item_fingerprint(item) for item in loaded.items}
+        found.update({stub.id: stub.sealed.fingerprint for stub in loaded.sealed})
+        return found
+
+    before, after = fingerprints(old), fingerprints(new)
+    for ident in sorted({stub.id for stub in old.sealed} | {stub.id for stub in new.sealed}):
+        if ident not in before:
+            result.added.append(ident)
+        elif ident not in after:
+            result.removed.append(ident)
+        elif before[ident] != after[ident]:
+            change = FieldChange("sealed content", "changed", None, None)
+            result.changed.append(ItemChange(ident, [change]))
+
+
 def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
     result = SetDiff(new.name, old_label, new_label)
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
     old_default = old.header.snapshot if old.header else None
     new_default = new.header.snapshot if new.header else None
+    sealed_before = {stub.id for stub in old.sealed}
     for ident, item in after.items():
         if ident not in before:
-            result.added.append(ident)
+            if ident not in sealed_before:  # else compared by fingerprint below
+                result.added.append(ident)
             continue
         previous = before[ident]
         changes = item_changes(previous, item, old_default, new_default)
@@ -227,7 +251,12 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
             )
         if changes:
             result.changed.append(ItemChange(ident, changes))
-    result.removed = [ident for ident in before if ident not in after]
+    _sealed_changes(old, new, result)
+    result.removed = [
+        ident
+        for ident in before
+        if ident not in after and ident not in {stub.id for stub in new.sealed}
+    ]
     if old.header is not None and new.header is not None:
         skip = {"version", "fingerprint"}
         result.header = _deep(

@@ -25,7 +25,7 @@ from evalset.findings import Finding, Severity, field_path
 from evalset.fsio import atomic_write
 from evalset.locate import TextIndex, is_filler
 from evalset.messages import describe, schema_message
-from evalset.model import Item, SetHeader
+from evalset.model import Item, SealedItem, SetHeader
 from evalset.yamlio import parse_mapping, read_text
 
 
@@ -42,6 +42,12 @@ class SetFile:
     item_index: list[int]
     """For each entry of ``items``, its index in the file's item list."""
     schema_findings: list[Finding] = field(default_factory=list)
+    sealed: list[SealedItem] = field(default_factory=list)
+    """Sealed items that stay sealed (no key, or not this one's), in file order."""
+    sealed_index: list[int] = field(default_factory=list)
+    """For each entry of ``sealed``, its index in the file's item list."""
+    opened: dict[int, SealedItem] = field(default_factory=dict)
+    """File index -> sealed form, for the sealed items the key opened (they are in ``items``)."""
 
     @cached_property
     def index(self) -> TextIndex:
@@ -55,6 +61,11 @@ class SetFile:
     @property
     def name(self) -> str:
         return self.header.name if self.header else self.path.stem
+
+    def plain(self, k: int) -> dict[str, Any]:
+        """The item at file index ``k`` as plain data (an opened sealed item's content)."""
+        item = self.items[self.item_index.index(k)]
+        return item.model_dump(mode="json", exclude_defaults=True)
 
     def position(self, loc: tuple[str | int, ...]) -> tuple[int | None, int | None]:
         found = self.index.position(loc, len(self.raw_items))
@@ -115,6 +126,9 @@ def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> Set
     for k, entry in enumerate(items):
         if only is not None and k not in only:
             continue
+        if isinstance(entry, dict) and "sealed" in entry:
+            _parse_sealed(loaded, k, entry)
+            continue
         try:
             loaded.items.append(validate_item(entry))
             loaded.item_index.append(k)
@@ -124,6 +138,31 @@ def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> Set
                 loc = ("items", k, *err["loc"])
                 loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
     return loaded
+
+
+def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
+    try:
+        stub = SealedItem.model_validate(entry)
+    except ValidationError as exc:
+        for err in exc.errors():
+            text_, hint = schema_message(err, is_item=True)
+            loc = ("items", k, *err["loc"])
+            loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
+        return
+    from evalset.seal import identities, open_sealed
+
+    keys = identities()
+    item = None
+    if keys is not None:
+        line, _ = loaded.position(("items", k))
+        item = open_sealed(stub, keys, f"{loaded.path}:{line}" if line else str(loaded.path))
+    if item is None:
+        loaded.sealed.append(stub)
+        loaded.sealed_index.append(k)
+    else:
+        loaded.items.append(item)
+        loaded.item_index.append(k)
+        loaded.opened[k] = stub
 
 
 def load_set(path: str | os.PathLike[str]) -> SetFile:
@@ -176,12 +215,30 @@ class SetEditor:
         self._item_edits: dict[int, list[Callable[[Any], None]]] = {}
         self._appended: list[dict[str, Any]] = []
         self._header_changes: dict[str, Any] = {}
+        self._replaced: dict[int, dict[str, Any]] = {}
 
     @property
     def changed(self) -> bool:
         return bool(
-            self._item_changes or self._item_edits or self._appended or self._header_changes
+            self._item_changes
+            or self._item_edits
+            or self._appended
+            or self._header_changes
+            or self._replaced
         )
+
+    @property
+    def touched(self) -> set[int]:
+        """File indices of the items this edit changes."""
+        return set(self._item_changes) | set(self._item_edits) | set(self._replaced)
+
+    def _editable(self, item_id: str) -> int:
+        k = self._position_of(item_id)
+        if k in self.current.sealed_index:
+            from evalset.seal import refused_sealed
+
+            raise refused_sealed(self.current.path, item_id)
+        return k
 
     def _position_of(self, item_id: str) -> int:
         for k, entry in enumerate(self.current.raw_items):
@@ -191,14 +248,18 @@ class SetEditor:
 
     def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
         """Set (or, with ``DELETE``, remove) top-level fields of one item."""
-        k = self._position_of(item_id)
+        k = self._editable(item_id)
         self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
 
     def edit_item(self, item_id: str, edit: Callable[[Any], None]) -> None:
         """Change one item in place: ``edit`` receives its round-trip mapping (comments and
         styles attached) and mutates it. For changes deep inside lists, such as rewriting
         one citation, where replacing a whole field would drop comments within it."""
-        self._item_edits.setdefault(self._position_of(item_id), []).append(edit)
+        self._item_edits.setdefault(self._editable(item_id), []).append(edit)
+
+    def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
+        """Write a whole new entry for one item (sealing and unsealing do): its comments go."""
+        self._replaced[self._position_of(item_id)] = dict(entry)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
@@ -233,11 +294,14 @@ class SetEditor:
 
     def _prune(self) -> None:
         """Drop changes that set what is already there, so they never touch the text."""
-        raw_items = self.current.raw_items
+        current = self.current
         self._item_changes = {
             k: changes
             for k, changes in self._item_changes.items()
-            if k in self._item_edits or _changes_anything(raw_items[k], changes)
+            if k in self._item_edits
+            or _changes_anything(
+                current.plain(k) if k in current.opened else current.raw_items[k], changes
+            )
         }
         for k in self._item_edits:
             self._item_changes.setdefault(k, {})
@@ -256,12 +320,10 @@ class SetEditor:
         yaml = _yaml(self._indent())
         lines = list(index.lines)
         replacements: list[tuple[int, int, str]] = []
-        for k, changes in self._item_changes.items():
+        for k in sorted(self.touched):
             start, end = spans.starts[k], spans.ends[k]
             doc = yaml.load("items:\n" + index.region(start, end))
-            _apply(doc["items"][0], changes)
-            for edit in self._item_edits.get(k, []):
-                edit(doc["items"][0])
+            self._rewrite(doc["items"], k, 0)
             replacements.append((start, end, _dump(yaml, doc).split("\n", 1)[1]))
         if self._appended:
             replacements.append(self._append_text(yaml, spans))
@@ -270,6 +332,22 @@ class SetEditor:
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
             lines[start:end] = [text]
         return "".join(lines)
+
+    def _rewrite(self, entries: Any, k: int, at: int) -> None:
+        """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.
+        An opened sealed item is edited as plain data and sealed again."""
+        if k in self._replaced:
+            entries[at] = self._replaced[k]
+            return
+        stub = self.current.opened.get(k)
+        entry = self.current.plain(k) if stub is not None else entries[at]
+        _apply(entry, self._item_changes.get(k, {}))
+        for edit in self._item_edits.get(k, []):
+            edit(entry)
+        if stub is not None:
+            from evalset.seal import reseal
+
+            entries[at] = reseal(entry, stub, str(self.current.path))
 
     def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
         lines = self.current.index.lines
@@ -318,10 +396,8 @@ class SetEditor:
         items = doc.get("items")
         if items is None:
             items = doc["items"] = []
-        for k, changes in self._item_changes.items():
-            _apply(items[k], changes)
-            for edit in self._item_edits.get(k, []):
-                edit(items[k])
+        for k in sorted(self.touched):
+            self._rewrite(items, k, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return _dump(yaml, doc)
@@ -376,7 +452,7 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
     old_items, new_items = before.raw_items, after.raw_items
     expected = len(old_items) + len(editor._appended)
     untouched_changed = len(new_items) != expected or any(
-        new_items[k] != old for k, old in enumerate(old_items) if k not in editor._item_changes
+        new_items[k] != old for k, old in enumerate(old_items) if k not in editor.touched
     )
     if untouched_changed:
         raise EditRefused(

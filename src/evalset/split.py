@@ -15,12 +15,13 @@ import datetime as dt
 import hashlib
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.model import Item
+from evalset.model import Item, SealedItem
 from evalset.setfile import SetFile, edit_set, load_set
 
 
@@ -58,10 +59,10 @@ class SplitPlan:
         }
 
 
-def plan_split(items: list[Item], ratio: float) -> SplitPlan:
+def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
     """Assign every unassigned, categorised, non-retired item (see the module docstring)."""
     plan = SplitPlan(ratio)
-    by_category: dict[str, list[Item]] = defaultdict(list)
+    by_category: dict[str, list[Item | SealedItem]] = defaultdict(list)
     for item in items:
         if item.status == "retired":
             continue
@@ -84,12 +85,13 @@ def plan_split(items: list[Item], ratio: float) -> SplitPlan:
 
 def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     """Assign the unassigned items of a set file in place (round-trip, locked, atomic)."""
-    plan = plan_split(load_set(path).items, ratio)
+    loaded = load_set(path)
+    plan = plan_split([*loaded.items, *loaded.sealed], ratio)
     if dry_run or not (plan.holdout or plan.tuning):
         return plan
     with edit_set(path) as editor:
         # Planned again under the lock: a concurrent writer may have added items.
-        plan = plan_split(editor.current.items, ratio)
+        plan = plan_split([*editor.current.items, *editor.current.sealed], ratio)
         for ident in plan.holdout:
             editor.update_item(ident, {"holdout": True})
         for ident in plan.tuning:
@@ -109,6 +111,10 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
     loaded = load_set(path)
     item = next((i for i in loaded.items if i.id == item_id), None)
     if item is None:
+        if any(stub.id == item_id for stub in loaded.sealed):
+            from evalset.seal import refused_sealed
+
+            raise refused_sealed(path, item_id)
         raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
     wanted = to == "holdout"
     if item.holdout is wanted:

@@ -307,6 +307,8 @@ class StaleReport:
     items: list[ItemStatus] = field(default_factory=list)
     unverified: dict[str, int] = field(default_factory=dict)
     """Per set, active items verified against no snapshot yet (not compared)."""
+    sealed: dict[str, int] = field(default_factory=dict)
+    """Per set, sealed items the key did not open (not compared)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"snapshot": self.snapshot, "items": [i.to_json() for i in self.items]}
@@ -326,4 +328,6 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
         stale, unverified = checker.stale_items(loaded)
         report.items.extend(stale)
         report.unverified[loaded.name] = unverified
+        if loaded.sealed:
+            report.sealed[loaded.name] = len(loaded.sealed)
     return report

@@ -11,6 +11,7 @@ from evalset.config import Workspace
 from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.gitrepo import TAG_PREFIX, Git, Tag
+from evalset.model import Item, SealedItem
 from evalset.release import release_state
 from evalset.setfile import load_set
 from evalset.stale import StaleChecker
@@ -30,6 +31,8 @@ class SetStatus:
     holdout: int = 0
     drafts: int = 0
     retired: int = 0
+    sealed: int = 0
+    """Sealed holdout items (opened with the key or not)."""
     errors: int = 0
     warnings: int = 0
     stale: int | None = None
@@ -51,6 +54,7 @@ class SetStatus:
                 "tuning": self.active - self.holdout,
                 "draft": self.drafts,
                 "retired": self.retired,
+                "sealed": self.sealed,
             },
             "categories": self.categories,
             "errors": self.errors,
@@ -78,7 +82,9 @@ def set_status(
     declared = list(loaded.header.categories) if loaded.header else []
     status = SetStatus(loaded.name, path)
     split_counts: Counter[tuple[str, str]] = Counter()
-    for item in loaded.items:
+    status.sealed = len(loaded.sealed) + len(loaded.opened)
+    entries: list[Item | SealedItem] = [*loaded.items, *loaded.sealed]
+    for item in entries:
         if item.status == "draft":
             status.drafts += 1
         elif item.status == "retired":

@@ -13,7 +13,7 @@ from evalset.citations import Citation
 from evalset.config import ValidateConfig
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.findings import Finding, Severity
-from evalset.model import Item
+from evalset.model import Item, SealedItem
 from evalset.neardup import near_duplicate_pairs, normalise
 from evalset.setfile import SetFile, load_set
 from evalset.stale import resolves_by_content
@@ -97,9 +97,20 @@ class _Checker:
         if self.store is not None:
             self._citations(pairs)
         if categories is not None:
-            self._coverage(categories, [item for _, item in pairs])
+            self._coverage(categories, [*(item for _, item in pairs), *loaded.sealed])
         if self.baseline is not None:
             self._holdout_flips()
+        if loaded.sealed:
+            from evalset.seal import IDENTITY_ENV, sealed_message
+
+            self.add(
+                "warning",
+                ("items",),
+                sealed_message(len(loaded.sealed)),
+                f"their labels, citations and leakage were not checked; with {IDENTITY_ENV} "
+                "set they are checked like any item",
+                "sealed",
+            )
         return self.findings
 
     def _holdout_flips(self) -> None:
@@ -303,7 +314,7 @@ class _Checker:
                     "near-duplicate",
                 )
 
-    def _coverage(self, categories: dict[str, str], items: list[Item]) -> None:
+    def _coverage(self, categories: dict[str, str], items: list[Item | SealedItem]) -> None:
         active = [item for item in items if item.status == "active"]
         per_category = Counter(item.category for item in active)
         holdout = Counter(item.category for item in active if item.holdout)

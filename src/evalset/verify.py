@@ -55,6 +55,10 @@ def verify(
     _, newest = newest_snapshot(workspace)
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
+    if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):
+        from evalset.seal import refused_sealed
+
+        raise refused_sealed(path, next(s.id for s in loaded.sealed if adopt_all or s.id in ids))
     if adopt_all:
         targets = [item for item in loaded.items if item.status == "active"]
     else:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
-from evalset.model import Item
+from evalset.model import Item, SealedItem
 from evalset.setfile import SetFile, parse_set
 
 ITEM_DIGITS = 16
@@ -61,9 +61,14 @@ def item_fingerprint(item: Item) -> str:
 
 
 def item_fingerprints(loaded: SetFile) -> dict[str, str]:
-    """``{item id: sha256:…}`` for every active item."""
+    """``{item id: sha256:…}`` for every active item, sorted by id; a sealed item gives the
+    fingerprint stored with it, so the key is not needed."""
     _require_valid(loaded)
-    return {item.id: item_fingerprint(item) for item in released_items(loaded)}
+    found = {item.id: item_fingerprint(item) for item in released_items(loaded)}
+    for stub in loaded.sealed:
+        if stub.status == "active":
+            found[stub.id] = stub.sealed.fingerprint
+    return dict(sorted(found.items()))
 
 
 def set_fingerprint(loaded: SetFile) -> str:
@@ -73,7 +78,7 @@ def set_fingerprint(loaded: SetFile) -> str:
     header = loaded.header.model_dump(
         mode="json", exclude={"version", "fingerprint"}, exclude_defaults=True
     )
-    items = [[item.id, item_fingerprint(item)] for item in released_items(loaded)]
+    items = [[ident, fp] for ident, fp in item_fingerprints(loaded).items()]
     return _sha256({"header": header, "items": items})
 
 
@@ -101,7 +106,8 @@ class Version:
 
 def counts(loaded: SetFile) -> dict[str, Any]:
     """Item counts of the released content: total, holdout, per declared category."""
-    items = released_items(loaded)
+    items: list[Item | SealedItem] = [*released_items(loaded)]
+    items += [stub for stub in loaded.sealed if stub.status == "active"]
     per_category = Counter(item.category for item in items)
     declared = list(loaded.header.categories) if loaded.header else []
     extra = sorted(c for c in per_category if c is not None and c not in declared)

@@ -196,6 +196,11 @@ def stale(
         unverified = sum(report.unverified.values())
         note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
         typer.echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
+    if report.sealed and not as_json:
+        from evalset.seal import sealed_message
+
+        for name, count in report.sealed.items():
+            typer.secho(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)
     if report.items and not no_fail:
         raise typer.Exit(1)
 

@@ -1,4 +1,4 @@
-"""Commands on the holdout and on views of a set: split, export, import."""
+"""Commands on the holdout and on views of a set: split, seal, unseal, export, import."""
 
 from __future__ import annotations
 
@@ -127,7 +127,11 @@ def export(
 
 def import_(
     source: Path = typer.Argument(..., help="The file to import."),
-    set_name: str = typer.Option(..., "--set", help="The set to add the rows to."),
+    set_name: str = typer.Option(
+        ...,
+        "--set",
+        help="The set to add the rows to; a new name creates sets/NAME.yaml in the workspace.",
+    ),
     fmt: str = typer.Option(..., "--format", help="jsonl, csv, ragas or langsmith."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be added."),
     as_json: bool = _JSON,
@@ -138,25 +142,91 @@ def import_(
     Example: evalset import ragas-testset.jsonl --set acme-support --format ragas
     """
     from evalset.config import find_workspace_or_none
+    from evalset.errors import UnknownSet
     from evalset.importer import import_rows
     from evalset.workspace import resolve_set
 
     ws = find_workspace_or_none()
-    path = resolve_set(ws, set_name)
-    result = import_rows(source, path, fmt, dry_run)
+    create = False
+    try:
+        path = resolve_set(ws, set_name)
+    except UnknownSet:
+        if ws is None:
+            raise
+        from evalset.workspace import display_path
+
+        path, create = display_path(ws.sets_dir / f"{set_name}.yaml"), True
+    result = import_rows(source, path, fmt, dry_run, create)
     if as_json:
-        emit_json({"set": str(path), "written": not dry_run, **result.to_json()})
+        emit_json({"set": str(path), "created": create, "written": not dry_run,
+                   **result.to_json()})  # fmt: skip
         return
     verb = "would add" if dry_run else "added"
+    new = " (a new set: describe it and its categories)" if create else ""
     typer.echo(
-        f"{verb} {len(result.added)} item(s) to {path} ({len(result.drafts)} as drafts to "
+        f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts to "
         f"review); skipped {len(result.skipped)}"
     )
     for ident, why in result.skipped.items():
         typer.echo(f"  skipped {ident}: {why}")
 
 
+def seal(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    recipients: list[str] = typer.Option(
+        ...,
+        "--recipient",
+        "-r",
+        help="age public key (age1…) or SSH public key to seal to; repeat for several.",
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Encrypt the content of every holdout item in place, to the given age keys.
+
+    Ids, categories, the holdout flag and the status stay visible, so counts, splits and
+    coverage work without the key; fingerprints do not change. Commands that need the content
+    read the key file named by EVALSET_AGE_IDENTITY. Git history keeps what was committed
+    before sealing. Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ay…
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.seal import seal_set
+    from evalset.workspace import resolve_set
+
+    path = resolve_set(find_workspace_or_none(), name)
+    sealed = seal_set(path, recipients)
+    if as_json:
+        emit_json({"set": str(path), "sealed": sealed, "recipients": recipients})
+    elif sealed:
+        typer.echo(f"sealed {len(sealed)} holdout item(s) in {path}: {', '.join(sealed)}")
+    else:
+        typer.echo(f"{path}: no holdout item left to seal")
+
+
+def unseal(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    as_json: bool = _JSON,
+) -> None:
+    """Turn sealed items back into plain items; needs EVALSET_AGE_IDENTITY.
+
+    Example: EVALSET_AGE_IDENTITY=~/.config/evalset/holdout.key evalset unseal acme-support
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.seal import unseal_set
+    from evalset.workspace import resolve_set
+
+    path = resolve_set(find_workspace_or_none(), name)
+    unsealed = unseal_set(path)
+    if as_json:
+        emit_json({"set": str(path), "unsealed": unsealed})
+    elif unsealed:
+        typer.echo(f"unsealed {len(unsealed)} item(s) in {path}: {', '.join(unsealed)}")
+    else:
+        typer.echo(f"{path}: no sealed item")
+
+
 def register(app: typer.Typer) -> None:
     app.command()(split)
+    app.command()(seal)
+    app.command()(unseal)
     app.command()(export)
     app.command("import")(import_)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from evalset.cli.output import emit_json, table
+
+if TYPE_CHECKING:
+    from evalset.coverage import Coverage
 
 
 def validate(
@@ -48,21 +53,39 @@ def validate(
 
 
 def status(
+    coverage: bool = typer.Option(
+        False,
+        "--coverage",
+        help="Also count items per cited document, and list the categories and corpus "
+        "documents no active item covers.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Overview of every set: active items by category and split, drafts, findings.
 
     It informs and exits 0 whatever it finds; `evalset validate` is the gate.
 
-    Example: evalset status --json
+    Example: evalset status --coverage --json
     """
     from evalset.config import find_workspace
     from evalset.status import workspace_status
 
     workspace = find_workspace()
     statuses = workspace_status(workspace)
+    reports = {}
+    if coverage:
+        from evalset.coverage import corpus_documents
+        from evalset.coverage import coverage as cover
+        from evalset.setfile import load_set
+
+        corpus = corpus_documents(workspace)
+        reports = {s.name: cover(load_set(s.path), corpus) for s in statuses}
     if as_json:
-        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
+        sets = [
+            {**s.to_json(), **({"coverage": reports[s.name].to_json()} if coverage else {})}
+            for s in statuses
+        ]
+        emit_json({"workspace": str(workspace.root), "sets": sets})
         return
     if not statuses:
         typer.echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
@@ -82,8 +105,32 @@ def status(
         typer.echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
             f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
+            + (f"; {s.sealed} sealed" if s.sealed else "")
         )
+        if coverage:
+            _print_coverage(reports[s.name])
         typer.echo("")
+
+
+def _print_coverage(report: Coverage) -> None:
+    rows = [
+        (doc, r["tuning"], r["holdout"], r["unassigned"]) for doc, r in report.documents.items()
+    ]
+    table(["document", "tuning", "holdout", "unassigned"], rows, title="coverage by cited document")
+    if report.sealed:
+        typer.echo(f"  {report.sealed} sealed item(s) counted by category only (their citations "
+                   "need the key)")  # fmt: skip
+    if report.empty_categories:
+        typer.secho(f"  no active item in categories: {', '.join(report.empty_categories)}",
+                    fg="yellow")  # fmt: skip
+    if report.corpus is None:
+        typer.echo("  corpus documents unknown (no snapshot and no corpus folder)")
+    elif report.uncited:
+        shown = ", ".join(report.uncited[:10]) + (", …" if len(report.uncited) > 10 else "")
+        typer.secho(f"  no item cites {len(report.uncited)} of {len(report.corpus)} corpus "
+                    f"documents: {shown}", fg="yellow")  # fmt: skip
+    else:
+        typer.echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
 
 
 def schema(

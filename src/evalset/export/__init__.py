@@ -137,6 +137,19 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
         raise ExportError(f"{fmt!r} is not an export format; use one of {', '.join(FORMATS)}.")
     loaded = load_set(path)
     items, unassigned = select(loaded, split)
+    sealed = [stub.id for stub in loaded.sealed if stub.status == "active"]
+    if sealed and split != "tuning":
+        from evalset.seal import IDENTITY_ENV, identity_path
+
+        why = (
+            f"the key in {IDENTITY_ENV} ({identity_path()}) does not open them"
+            if identity_path()
+            else f"set {IDENTITY_ENV} to the age key file to export them"
+        )
+        raise ExportError(
+            f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed "
+            f"and {why} (or export --split tuning)."
+        )
     full = pin_of(loaded, _newest_short(workspace), items=False)
     pin = {k: full[k] for k in ("set", "version", "fingerprint", "snapshot")}
     view = View(loaded.name, split, items, pin, _texts(workspace))

@@ -1,0 +1,258 @@
+"""Sealed holdout: the content of holdout items encrypted in place with age.
+
+A sealed item keeps ``id``, ``category``, ``holdout`` and ``status`` visible, so counts,
+splits and coverage work for everyone; the rest of the item, as JSON, is encrypted to the
+given age recipients (ASCII armor, so the file stays one readable YAML file). Its
+fingerprint is stored beside the ciphertext, so sealing never changes the set's or the
+item's fingerprint.
+
+Commands that need the content read the key from the file named by ``EVALSET_AGE_IDENTITY``
+(lines ``AGE-SECRET-KEY-1…`` as ``age-keygen`` writes them, or an OpenSSH private key).
+With it, a sealed item loads as a plain item, and an edit of it is sealed again to the
+same recipients.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalset.errors import EditRefused, EvalsetError
+from evalset.model import Item, SealedItem
+
+IDENTITY_ENV = "EVALSET_AGE_IDENTITY"
+VISIBLE = ("id", "category", "holdout", "status")
+"""The fields a sealed item shows."""
+
+_identities: dict[tuple[str, int, int], list[Any]] = {}
+
+
+class SealError(EvalsetError):
+    """A key or recipient is unusable, or sealed content does not open as expected."""
+
+
+def identity_path() -> str | None:
+    return os.environ.get(IDENTITY_ENV) or None
+
+
+def identities() -> list[Any] | None:
+    """The identities of the key file named by ``EVALSET_AGE_IDENTITY``; None when unset."""
+    where = identity_path()
+    if where is None:
+        return None
+    path = Path(where).expanduser()
+    try:
+        st = path.stat()
+        cache_key = (str(path), st.st_mtime_ns, st.st_size)
+        if cache_key in _identities:
+            return _identities[cache_key]
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise SealError(
+            f"{path}: the key file named by {IDENTITY_ENV} cannot be read ({reason}); "
+            f"point {IDENTITY_ENV} at an age key file, or unset it."
+        ) from None
+    found = _parse_identities(text, path)
+    _identities[cache_key] = found
+    return found
+
+
+def _parse_identities(text: str, path: Path) -> list[Any]:
+    from pyrage import IdentityError, ssh, x25519
+
+    if "PRIVATE KEY-----" in text:
+        try:
+            return [ssh.Identity.from_buffer(text.encode())]
+        except (IdentityError, ValueError) as exc:
+            raise SealError(
+                f"{path}: not a usable OpenSSH private key ({exc}); use an unencrypted key "
+                "or an age key file."
+            ) from None
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            found.append(x25519.Identity.from_str(line))
+        except (IdentityError, ValueError):
+            raise SealError(
+                f"{path}:{number}: not an age secret key (expected AGE-SECRET-KEY-1…); "
+                "fix the key file (`age-keygen -o FILE` writes one)."
+            ) from None
+    if not found:
+        raise SealError(f"{path}: holds no age secret key; `age-keygen -o FILE` writes one.")
+    return found
+
+
+def recipient(text: str) -> Any:
+    """An age (``age1…``) or SSH (``ssh-ed25519 …``, ``ssh-rsa …``) public key."""
+    from pyrage import RecipientError, ssh, x25519
+
+    text = text.strip()
+    try:
+        if text.startswith("ssh-"):
+            return ssh.Recipient.from_str(text)
+        return x25519.Recipient.from_str(text)
+    except (RecipientError, ValueError) as exc:
+        raise SealError(
+            f"{text[:24]!r}: not an age public key ({exc}); pass `age1…` as `age-keygen -y` "
+            "prints it, or an `ssh-ed25519 …` key."
+        ) from None
+
+
+def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
+    """The sealed form of ``item``: a mapping ready to be written in the set file."""
+    import pyrage
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    from evalset.versions import item_fingerprint
+
+    keys = list(dict.fromkeys(r.strip() for r in recipients))
+    if not keys:
+        raise SealError("no recipient given; pass --recipient with an age public key.")
+    if not item.holdout:
+        raise SealError(f"item {item.id!r} is not a holdout item; only holdout items are sealed.")
+    content = item.model_dump(mode="json", exclude_defaults=True)
+    data = json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
+    armored = pyrage.encrypt(data, [recipient(k) for k in keys], armored=True).decode()
+    visible = item.model_dump(mode="json", include=set(VISIBLE), exclude_defaults=True)
+    visible["holdout"] = True
+    visible["status"] = item.status
+    return {
+        **visible,
+        "sealed": {
+            "fingerprint": item_fingerprint(item),
+            "recipients": keys,
+            "age": LiteralScalarString(armored),
+        },
+    }
+
+
+def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
+    """The plain item of a sealed one, or None when ``keys`` do not open it. Content that
+    does not match what the stub shows raises SealError (``where`` names it)."""
+    import pyrage
+
+    from evalset.versions import item_fingerprint
+
+    try:
+        data = pyrage.decrypt(stub.sealed.age.encode(), keys)
+    except pyrage.DecryptError:
+        return None
+    try:
+        item = Item.model_validate(json.loads(data))
+    except (ValueError, ValidationError):
+        raise SealError(
+            f"{where}: sealed item {stub.id!r} opens to content that is not a valid item; "
+            "restore the file from git."
+        ) from None
+    shown = stub.model_dump(mode="json", include=set(VISIBLE))
+    inside = item.model_dump(mode="json", include=set(VISIBLE))
+    changed = [f for f in VISIBLE if shown[f] != inside[f]]
+    if changed:
+        raise SealError(
+            f"{where}: sealed item {stub.id!r} shows a {changed[0]} that differs from its "
+            f"sealed content ({inside[changed[0]]!r}); undo the hand edit, or `evalset unseal`, "
+            "edit and seal again."
+        )
+    if item_fingerprint(item) != stub.sealed.fingerprint:
+        raise SealError(
+            f"{where}: sealed item {stub.id!r} has a fingerprint that does not match its "
+            "sealed content; undo the hand edit of `sealed.fingerprint`."
+        )
+    return item
+
+
+def refused_sealed(path: Path, item_id: str) -> EditRefused:
+    return EditRefused(
+        f"{path}: item {item_id!r} is sealed; set {IDENTITY_ENV} to the age key file to "
+        "change it (it is sealed again to the same recipients)."
+    )
+
+
+def reseal(entry: Mapping[str, Any], stub: SealedItem, where: str) -> dict[str, Any]:
+    """An edited plain mapping of an opened sealed item, sealed again to its recipients;
+    an item moved out of the holdout stays plain (there is nothing left to hide)."""
+    try:
+        item = Item.model_validate(dict(entry))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise EditRefused(
+            f"{where}: the edit of sealed item {stub.id!r} was refused because the result "
+            f"would be invalid ({'.'.join(map(str, first['loc']))}: {first['msg']}); the file "
+            "is unchanged."
+        ) from None
+    if not item.holdout:
+        return item.model_dump(mode="json", exclude_defaults=True)
+    return seal(item, stub.sealed.recipients)
+
+
+def sealed_message(count: int) -> str:
+    where = identity_path()
+    if where:
+        return (
+            f"{count} sealed item(s) could not be opened with the key in {IDENTITY_ENV} "
+            f"({where}); use a key the set was sealed to"
+        )
+    return (
+        f"{count} sealed item(s) could not be checked; set {IDENTITY_ENV} to the age key "
+        "file to check them"
+    )
+
+
+def seal_set(path: Path, recipients: list[str]) -> list[str]:
+    """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic);
+    returns their ids. Items sealed already stay as they are."""
+    from evalset.setfile import edit_set
+
+    keys = [recipient(r) for r in recipients]  # every key checked before anything is written
+    if not keys:
+        raise SealError("no recipient given; pass --recipient with an age public key.")
+    sealed: list[str] = []
+    with edit_set(path) as editor:
+        current = editor.current
+        for k, item in zip(current.item_index, current.items, strict=True):
+            if item.holdout and k not in current.opened:
+                editor.replace_item(item.id, seal(item, recipients))
+                sealed.append(item.id)
+    return sealed
+
+
+def _flow_short_lists(value: Any) -> Any:
+    """Short lists of single words (citations, tags) in flow style, as set files usually
+    write them; lists of sentences stay in block style."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    if isinstance(value, dict):
+        return {k: _flow_short_lists(v) for k, v in value.items()}
+    if isinstance(value, list):
+        words = value and all(isinstance(v, str) and not any(c.isspace() for c in v) for v in value)
+        if words and (len(value) == 1 or len(", ".join(value)) <= 40):
+            seq = CommentedSeq(value)
+            seq.fa.set_flow_style()
+            return seq
+        return [_flow_short_lists(v) for v in value]
+    return value
+
+
+def unseal_set(path: Path) -> list[str]:
+    """Turn every sealed item back into a plain item; needs the key. Returns their ids."""
+    from evalset.setfile import edit_set
+
+    unsealed: list[str] = []
+    with edit_set(path) as editor:
+        current = editor.current
+        if current.sealed:
+            raise SealError(f"{path}: {sealed_message(len(current.sealed))}; nothing was unsealed.")
+        for k in sorted(current.opened):
+            plain = current.plain(k)
+            editor.replace_item(plain["id"], _flow_short_lists(plain))
+            unsealed.append(plain["id"])
+    return unsealed

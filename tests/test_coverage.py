@@ -1,0 +1,70 @@
+"""`evalset status --coverage`: where the questions point, and what nothing covers."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from conftest import ROOT, SET_HEADER, set_item, write_files
+from evalset.export import cited
+from evalset.setfile import load_set
+
+
+def test_example_coverage_counts_every_active_item(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "status", "--coverage", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)["sets"][0]
+    coverage = report["coverage"]
+    assert coverage["categories"] == report["categories"]
+    loaded = load_set(ROOT / "sets" / "acme-support.yaml")
+    expected: Counter[tuple[str, str]] = Counter()
+    for item in loaded.items:
+        if item.status == "active":
+            split = "holdout" if item.holdout else "tuning"
+            expected.update((doc, split) for doc in {c.doc for c in cited(item)})
+    got = {(doc, split): n for doc, row in coverage["documents"].items()
+           for split, n in row.items() if n}  # fmt: skip
+    assert got == dict(expected)
+    assert coverage["corpus_documents"] == 12 and coverage["uncited_documents"] == []
+    assert coverage["empty_categories"] == []
+
+    human = cli(ROOT, "status", "--coverage")
+    assert "coverage by cited document" in human.out
+    assert "every one of the 12 corpus documents is cited" in human.out
+
+
+def test_uncovered_documents_and_categories_are_findings(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    header = SET_HEADER.replace("items:\n", "  multi-hop: two facts\nitems:\n")
+    write_files(corpus_repo, {
+        "corpus/a.md": "# A\n\n## One\n\ntext\n",
+        "corpus/b.md": "# B\n\ntext\n",
+        "corpus/sub/c.md": "# C\n\ntext\n",
+        "sets/docs.yaml": header + set_item("q-1", "a.md#one") + "    holdout: true\n"
+        + set_item("q-2", "a.md", "b.md") + "    holdout: false\n",
+    })  # fmt: skip
+    result = cli(corpus_repo, "status", "--coverage", "--json")
+    assert result.code == 0, result.err
+    coverage = json.loads(result.out)["sets"][0]["coverage"]
+    assert coverage["documents"] == {
+        "a.md": {"tuning": 1, "holdout": 1, "unassigned": 0},
+        "b.md": {"tuning": 1, "holdout": 0, "unassigned": 0},
+    }
+    assert coverage["corpus_documents"] == 3  # read off the corpus folder: no snapshot yet
+    assert coverage["uncited_documents"] == ["sub/c.md"]
+    assert coverage["empty_categories"] == ["multi-hop"]
+
+    human = cli(corpus_repo, "status", "--coverage").out
+    assert "no item cites 1 of 3 corpus documents: sub/c.md" in human
+    assert "no active item in categories: multi-hop" in human
+
+    # Once there is a snapshot, its documents are the corpus.
+    assert cli(corpus_repo, "snapshot").code == 0
+    (corpus_repo / "corpus" / "d.md").write_text("# D\n")
+    again = json.loads(cli(corpus_repo, "status", "--coverage", "--json").out)
+    assert again["sets"][0]["coverage"]["uncited_documents"] == ["sub/c.md"]
+
+
+def test_status_without_coverage_has_no_coverage_key(cli) -> None:  # type: ignore[no-untyped-def]
+    report = json.loads(cli(ROOT, "status", "--json").out)["sets"][0]
+    assert "coverage" not in report

@@ -1,0 +1,271 @@
+"""Sealed holdout on a copy of the example, with real age keys."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyrage import x25519
+
+from conftest import ROOT, commit_all, git
+from evalset.setfile import load_set
+from evalset.versions import item_fingerprints, set_fingerprint
+
+NAME = "acme-support"
+EXAMPLE = load_set(ROOT / "sets" / f"{NAME}.yaml")
+HOLDOUT = [i for i in EXAMPLE.items if i.holdout]
+
+
+def secrets_of(item: Any) -> list[str]:
+    """Every free text of an item that must not be readable once it is sealed."""
+    texts = [item.question, *item.must_not_say, *(p.text for p in item.key_points)]
+    if item.answer:
+        texts.append(item.answer)
+    return texts
+
+
+SECRETS = [text for item in HOLDOUT for text in secrets_of(item)]
+
+
+def leaked(text: str) -> list[str]:
+    return [secret for secret in SECRETS if secret in text]
+
+
+@pytest.fixture
+def key(tmp_path: Path) -> tuple[Path, str]:
+    """A fresh age key file and its public key."""
+    identity = x25519.Identity.generate()
+    path = tmp_path / "holdout.key"
+    path.write_text(f"# created: test\n# public key: {identity.to_public()}\n{identity}\n")
+    return path, str(identity.to_public())
+
+
+def set_file(repo: Path) -> Path:
+    return repo / "sets" / f"{NAME}.yaml"
+
+
+def run_json(cli, repo: Path, *args: str) -> Any:  # type: ignore[no-untyped-def]
+    result = cli(repo, *args, "--json")
+    assert result.code in (0, 1), result.err
+    assert not leaked(result.out + result.err)
+    return json.loads(result.out)
+
+
+def without_lines(report: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Validation findings without positions (a sealed entry takes other lines)."""
+    return sorted((f["severity"], f["item"], f["field"], f["message"]) for f in report["findings"])
+
+
+def seal(cli, repo: Path, public: str) -> None:  # type: ignore[no-untyped-def]
+    result = cli(repo, "seal", NAME, "--recipient", public)
+    assert result.code == 0, result.err
+    assert f"sealed {len(HOLDOUT)} holdout item(s)" in result.out
+
+
+def test_without_the_key_nothing_of_the_holdout_is_readable(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    before_pin = run_json(cli, example, "pin", NAME)
+    before_status = run_json(cli, example, "status")
+    seal(cli, example, key[1])
+
+    text = set_file(example).read_text()
+    assert leaked(text) == []
+    assert text.count("-----BEGIN AGE ENCRYPTED FILE-----") == len(HOLDOUT)
+    for item in HOLDOUT:  # what counts need stays visible
+        assert f"id: {item.id}" in text
+
+    assert run_json(cli, example, "pin", NAME) == before_pin
+    status = run_json(cli, example, "status")["sets"][0]
+    expected = before_status["sets"][0]
+    assert status["categories"] == expected["categories"]
+    assert status["items"] == {**expected["items"], "sealed": len(HOLDOUT)}
+
+    report = run_json(cli, example, "validate")
+    sealed = [f for f in report["findings"] if f["rule"] == "sealed"]
+    assert [f["message"] for f in sealed] == [
+        f"{len(HOLDOUT)} sealed item(s) could not be checked; set EVALSET_AGE_IDENTITY to "
+        "the age key file to check them"
+    ]
+    coverage = run_json(cli, example, "status", "--coverage")["sets"][0]["coverage"]
+    assert coverage["sealed_items_not_counted"] == len(HOLDOUT)
+    assert sum(c["holdout"] for c in coverage["categories"].values()) == len(HOLDOUT)
+    stale = cli(example, "stale", NAME)
+    assert not leaked(stale.out + stale.err)
+    assert f"{len(HOLDOUT)} sealed item(s) could not be checked" in stale.err
+
+    tuning = tmp_path / "tuning.jsonl"
+    result = cli(example, "export", NAME, "--split", "tuning", "--format", "jsonl",
+                 "-o", str(tuning))  # fmt: skip
+    assert result.code == 0, result.err
+    assert leaked(tuning.read_text()) == []
+    for split in ("holdout", "all"):
+        refused = cli(example, "export", NAME, "--split", split, "--format", "jsonl")
+        assert refused.code == 2
+        assert f"cannot export the {split} split: {len(HOLDOUT)} of its items are sealed" in (
+            refused.err
+        )
+        assert "EVALSET_AGE_IDENTITY" in refused.err and "Traceback" not in refused.err
+
+
+def test_with_the_key_everything_behaves_as_unsealed(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def views() -> dict[str, Any]:
+        status = run_json(cli, example, "status", "--coverage")["sets"][0]
+        status["items"].pop("sealed")
+        return {
+            "pin": run_json(cli, example, "pin", NAME),
+            "status": status,
+            "validate": without_lines(run_json(cli, example, "validate")),
+            "holdout": cli(example, "export", NAME, "--split", "holdout", "--format", "ragas").out,
+            "stale": run_json(cli, example, "stale", NAME, "--no-fail")["items"],
+        }
+
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    before = views()
+    seal(cli, example, key[1])
+    global SECRETS
+    saved, SECRETS = SECRETS, []  # with the key, outputs are meant to show the content
+    try:
+        assert views() == before
+    finally:
+        SECRETS = saved
+    loaded = load_set(set_file(example))
+    assert len(loaded.opened) == len(HOLDOUT) and not loaded.sealed
+    assert [i.model_dump() for i in loaded.items] == [i.model_dump() for i in EXAMPLE.items]
+
+
+def test_fingerprints_equal_before_and_after_sealing_and_unsealing(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = set_file(example)
+    original = path.read_text()
+    fingerprints = (set_fingerprint(EXAMPLE), item_fingerprints(EXAMPLE))
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    sealed = load_set(path)
+    assert (set_fingerprint(sealed), item_fingerprints(sealed)) == fingerprints
+
+    again = cli(example, "seal", NAME, "--recipient", key[1])
+    assert again.code == 0 and "no holdout item left to seal" in again.out
+
+    refused = cli(example, "unseal", NAME)
+    assert refused.code == 2 and "could not be checked" in refused.err
+    assert "nothing was unsealed" in refused.err
+
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    result = cli(example, "unseal", NAME)
+    assert result.code == 0, result.err
+    unsealed = load_set(path)
+    assert (set_fingerprint(unsealed), item_fingerprints(unsealed)) == fingerprints
+    assert [i.model_dump() for i in unsealed.items] == [i.model_dump() for i in EXAMPLE.items]
+    assert "BEGIN AGE" not in path.read_text()
+    # The example's holdout items are written the way the file writes items, so sealing and
+    # unsealing gives the file back byte for byte.
+    assert path.read_text() == original
+
+
+def test_diff_of_sealing_without_the_key_shows_no_change(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    report = run_json(cli, example, "diff", NAME, "HEAD")
+    assert report["added"] == [] and report["removed"] == [] and report["changed"] == []
+    commit_all(example, "seal the holdout")
+
+    # A sealed item edited with the key shows up as changed, by fingerprint only.
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    target = HOLDOUT[0].id
+    moved = cli(example, "split", NAME, "--move", target, "--to", "tuning", "--force")
+    assert moved.code == 0, moved.err
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    report = run_json(cli, example, "diff", NAME, "HEAD")
+    assert [c["id"] for c in report["changed"]] == [target]
+
+
+def test_edits_of_sealed_items(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = set_file(example)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    sealed_text = path.read_text()
+    target = HOLDOUT[0].id
+
+    refused = cli(example, "split", NAME, "--move", target, "--to", "tuning", "--force")
+    assert refused.code == 2
+    assert f"item {target!r} is sealed; set EVALSET_AGE_IDENTITY" in refused.err
+    refused = cli(example, "verify", NAME, target)
+    assert refused.code == 2 and "is sealed" in refused.err
+    commit_all(example, "seal the holdout")
+    release = cli(example, "release", NAME, "--bump", "minor")
+    assert release.code != 0 and "sealed item(s) cannot be checked" in release.err
+    assert path.read_text() == sealed_text
+
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    verified = cli(example, "verify", NAME, target)
+    assert verified.code == 0, verified.err
+    loaded = load_set(path)
+    assert target in {stub.id for stub in loaded.opened.values()}  # sealed again after the edit
+    item = next(i for i in loaded.items if i.id == target)
+    assert item.verified is not None and item.verified != HOLDOUT[0].verified
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert leaked(path.read_text()) == []
+
+    # Moving it to tuning with the key leaves it plain: nothing is left to hide.
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    moved = cli(example, "split", NAME, "--move", target, "--to", "tuning", "--force")
+    assert moved.code == 0, moved.err
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    loaded = load_set(path)
+    item = next(i for i in loaded.items if i.id == target)
+    assert item.holdout is False and item.holdout_moves[-1].to == "tuning"
+    assert HOLDOUT[0].question in path.read_text()
+
+
+def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = set_file(example)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    original = path.read_text()
+    bad = cli(example, "seal", NAME, "--recipient", "age1notakey")
+    assert bad.code == 2 and "not an age public key" in bad.err
+    assert path.read_text() == original
+    seal(cli, example, key[1])
+
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(tmp_path / "missing.key"))
+    missing = cli(example, "status")
+    assert missing.code == 2
+    assert "missing.key: the key file named by EVALSET_AGE_IDENTITY cannot be read" in missing.err
+
+    garbage = tmp_path / "garbage.key"
+    garbage.write_text("hello\n")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(garbage))
+    result = cli(example, "status")
+    assert result.code == 2 and "garbage.key:1: not an age secret key" in result.err
+
+    other = tmp_path / "other.key"
+    other.write_text(f"{x25519.Identity.generate()}\n")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(other))
+    report = run_json(cli, example, "validate")
+    assert any("could not be opened with the key" in f["message"] for f in report["findings"])
+
+    # A visible field edited by hand is caught by whoever holds the key.
+    target = HOLDOUT[0]
+    other_category = next(c for c in EXAMPLE.header.categories if c != target.category)  # type: ignore[union-attr]
+    lines = path.read_text().splitlines(keepends=True)
+    at = lines.index(f"  - id: {target.id}\n")
+    assert lines[at + 1] == f"    category: {target.category}\n"
+    lines[at + 1] = f"    category: {other_category}\n"
+    path.write_text("".join(lines))
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    tampered = cli(example, "validate")
+    assert tampered.code == 2
+    assert f"sealed item {target.id!r} shows a category that differs" in tampered.err
+    git(example, "status")  # the repository is still usable
