@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -185,6 +186,19 @@ def test_langsmith_examples(cli) -> None:  # type: ignore[no-untyped-def]
     check_ids([(e.metadata or {})["evalset_id"] for e in examples], TUNING)
     assert {e.split for e in examples} == {"tuning"}
     assert all(isinstance(e.inputs["question"], str) for e in examples)
+
+
+def test_langsmith_sdk_takes_the_examples(cli) -> None:  # type: ignore[no-untyped-def]
+    """The LangSmith SDK itself (installed with the dev extra; offline) reads every row."""
+    schemas = pytest.importorskip("langsmith.schemas")
+    rows = [json.loads(line) for line in run_export(cli, "langsmith").splitlines()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # `outputs`, as the REST API names it
+        examples = [schemas.ExampleCreate(**row) for row in rows]
+    for row, example in zip(rows, examples, strict=True):
+        assert example.inputs == row["inputs"] and example.metadata == row["metadata"]
+        assert example.reference_outputs == row["outputs"] and example.split == "tuning"
+    check_ids([e.metadata["evalset_id"] for e in examples], TUNING)
 
 
 def test_openai_evals_samples_leave_out_unanswerable_items(cli) -> None:  # type: ignore[no-untyped-def]

@@ -32,7 +32,8 @@ def write(view: View) -> str:
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Examples as item mappings: the question is ``inputs.question`` (or the only text
-    input); outputs and metadata in the shape this module writes are taken over."""
+    input); outputs (``outputs``, or ``reference_outputs`` as newer SDKs name it) and
+    metadata in the shape this module writes are taken over."""
     rows = []
     for number, example in json_lines(text):
         inputs = example.get("inputs") if isinstance(example, dict) else None
@@ -44,7 +45,7 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             if len(texts) != 1:
                 raise RowError(number, "has no inputs.question text")
             question = texts[0]
-        outputs = example.get("outputs") or {}
+        outputs = example.get("outputs") or example.get("reference_outputs") or {}
         metadata = example.get("metadata") or {}
         if not isinstance(outputs, dict) or not isinstance(metadata, dict):
             raise RowError(number, "has outputs or metadata that is not a JSON object")
