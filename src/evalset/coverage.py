@@ -13,8 +13,19 @@ from evalset.setfile import SetFile
 SPLITS = ("tuning", "holdout", "unassigned")
 
 
-def _split(holdout: bool | None) -> str:
-    return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
+def category_table(loaded: SetFile) -> dict[str, dict[str, int]]:
+    """Active items (sealed ones included) per category and split: declared categories
+    first, in their order, then any others."""
+    from evalset.split import side
+
+    counts: Counter[tuple[str, str]] = Counter(
+        (item.category or "(none)", side(item.holdout))
+        for item in loaded.entries
+        if item.status == "active"
+    )
+    declared = list(loaded.header.categories) if loaded.header else []
+    order = declared + sorted({c for c, _ in counts} - set(declared))
+    return {c: {s: counts[(c, s)] for s in SPLITS} for c in order}
 
 
 @dataclass
@@ -63,24 +74,16 @@ def corpus_documents(workspace: Workspace | None) -> list[str] | None:
 
 def coverage(loaded: SetFile, corpus: list[str] | None) -> Coverage:
     from evalset.export import cited
+    from evalset.split import side
 
-    result = Coverage(corpus=corpus)
-    by_category: Counter[tuple[str, str]] = Counter()
+    result = Coverage(corpus=corpus, categories=category_table(loaded))
+    result.sealed = sum(1 for stub in loaded.sealed if stub.status == "active")
     by_document: Counter[tuple[str, str]] = Counter()
     for item in loaded.items:
-        if item.status != "active":
-            continue
-        split = _split(item.holdout)
-        by_category[(item.category or "(none)", split)] += 1
-        for doc in dict.fromkeys(c.doc for c in cited(item)):
-            by_document[(doc, split)] += 1
-    for stub in loaded.sealed:
-        if stub.status == "active":
-            result.sealed += 1
-            by_category[(stub.category or "(none)", _split(stub.holdout))] += 1
+        if item.status == "active":
+            for doc in dict.fromkeys(c.doc for c in cited(item)):
+                by_document[(doc, side(item.holdout))] += 1
     declared = list(loaded.header.categories) if loaded.header else []
-    for category in declared + sorted({c for c, _ in by_category} - set(declared)):
-        result.categories[category] = {s: by_category[(category, s)] for s in SPLITS}
     result.empty_categories = [c for c in declared if not sum(result.categories[c].values())]
     for doc in sorted({d for d, _ in by_document}):
         result.documents[doc] = {s: by_document[(doc, s)] for s in SPLITS}

@@ -104,9 +104,7 @@ def import_rows(
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
     if create and target.exists():
         raise ImportRefused(f"{target}: exists already; import into it with --set {target}.")
-    existing = set() if create else {item.id for item in load_set(target).items}
-    if not create:
-        existing |= {stub.id for stub in load_set(target).sealed}
+    existing = set() if create else {item.id for item in load_set(target).entries}
     result = ImportResult()
     items: list[Item] = []
     today = dt.date.today()

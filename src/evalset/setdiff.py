@@ -252,11 +252,8 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
         if changes:
             result.changed.append(ItemChange(ident, changes))
     _sealed_changes(old, new, result)
-    result.removed = [
-        ident
-        for ident in before
-        if ident not in after and ident not in {stub.id for stub in new.sealed}
-    ]
+    sealed_after = {stub.id for stub in new.sealed}
+    result.removed = [i for i in before if i not in after and i not in sealed_after]
     if old.header is not None and new.header is not None:
         skip = {"version", "fingerprint"}
         result.header = _deep(

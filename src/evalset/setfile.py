@@ -62,6 +62,12 @@ class SetFile:
     def name(self) -> str:
         return self.header.name if self.header else self.path.stem
 
+    @property
+    def entries(self) -> list[Item | SealedItem]:
+        """Every valid item: the plain ones, then those that stay sealed (their visible
+        fields only), for whatever counts items without needing their content."""
+        return [*self.items, *self.sealed]
+
     def plain(self, k: int) -> dict[str, Any]:
         """The item at file index ``k`` as plain data (an opened sealed item's content)."""
         item = self.items[self.item_index.index(k)]

@@ -86,12 +86,12 @@ def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
 def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     """Assign the unassigned items of a set file in place (round-trip, locked, atomic)."""
     loaded = load_set(path)
-    plan = plan_split([*loaded.items, *loaded.sealed], ratio)
+    plan = plan_split(loaded.entries, ratio)
     if dry_run or not (plan.holdout or plan.tuning):
         return plan
     with edit_set(path) as editor:
         # Planned again under the lock: a concurrent writer may have added items.
-        plan = plan_split([*editor.current.items, *editor.current.sealed], ratio)
+        plan = plan_split(editor.current.entries, ratio)
         for ident in plan.holdout:
             editor.update_item(ident, {"holdout": True})
         for ident in plan.tuning:
@@ -99,7 +99,8 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     return plan
 
 
-def _side(holdout: bool | None) -> str:
+def side(holdout: bool | None) -> str:
+    """holdout, tuning or unassigned."""
     return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
 
 
@@ -126,7 +127,7 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
             else "its question would leak to the people tuning prompts"
         )
         raise EditRefused(
-            f"{path}: item {item_id} is {_side(item.holdout)}; moving it to {to} is refused "
+            f"{path}: item {item_id} is {side(item.holdout)}; moving it to {to} is refused "
             f"because {why}. Pass --force to move it anyway; the move is recorded on the item."
         )
     changes: dict[str, Any] = {"holdout": wanted}
@@ -155,7 +156,7 @@ def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Ite
         if old.holdout == item.holdout:
             continue
         recorded = item.holdout_moves[len(old.holdout_moves) :]
-        if not any(m.to == _side(item.holdout) for m in recorded):
+        if not any(m.to == side(item.holdout) for m in recorded):
             found.append((k, item, old))
     return found
 

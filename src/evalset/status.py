@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
 from evalset.corpus.manifest import SnapshotStore
+from evalset.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.errors import EvalsetError
 from evalset.gitrepo import TAG_PREFIX, Git, Tag
-from evalset.model import Item, SealedItem
 from evalset.release import release_state
 from evalset.setfile import load_set
 from evalset.stale import StaleChecker
@@ -43,6 +42,8 @@ class SetStatus:
     release: str | None = None
     """The latest release, ``X.Y.Z+modified`` when the working copy differs from it; None
     for a set never released."""
+    coverage: Coverage | None = None
+    """Asked for with ``workspace_status(..., with_coverage=True)``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +64,7 @@ class SetStatus:
             "stale_items": self.stale_ids,
             "snapshot": self.snapshot,
             "release": self.release,
+            **({"coverage": self.coverage.to_json()} if self.coverage else {}),
         }
 
 
@@ -71,7 +73,11 @@ def set_status(
     workspace: Workspace | None = None,
     checker: StaleChecker | None = None,
     tags: list[Tag] | None = None,
+    with_coverage: bool = False,
+    corpus: list[str] | None = None,
 ) -> SetStatus:
+    """One set's overview; ``with_coverage``, its coverage of ``corpus`` too (the corpus's
+    document ids; None when unknown)."""
     loaded = load_set(path)
     config = workspace.config.validate if workspace else None
     store = checker.store if checker else None
@@ -79,12 +85,9 @@ def set_status(
 
     baseline = holdout_baseline(path, loaded.name) if workspace is not None else None
     findings = check_set(loaded, config, store, baseline)
-    declared = list(loaded.header.categories) if loaded.header else []
     status = SetStatus(loaded.name, path)
-    split_counts: Counter[tuple[str, str]] = Counter()
     status.sealed = len(loaded.sealed) + len(loaded.opened)
-    entries: list[Item | SealedItem] = [*loaded.items, *loaded.sealed]
-    for item in entries:
+    for item in loaded.entries:
         if item.status == "draft":
             status.drafts += 1
         elif item.status == "retired":
@@ -92,11 +95,9 @@ def set_status(
         else:
             status.active += 1
             status.holdout += bool(item.holdout)
-            split = {True: "holdout", False: "tuning", None: "unassigned"}[item.holdout]
-            split_counts[(item.category or "(none)", split)] += 1
-    for category in declared + sorted({c for c, _ in split_counts} - set(declared)):
-        row = {s: split_counts[(category, s)] for s in ("tuning", "holdout", "unassigned")}
-        status.categories[category] = row
+    status.categories = category_table(loaded)
+    if with_coverage:
+        status.coverage = coverage(loaded, corpus)
     if checker is not None:
         stale, _ = checker.stale_items(loaded)
         status.stale = len(stale)
@@ -110,7 +111,7 @@ def set_status(
     return status
 
 
-def workspace_status(workspace: Workspace) -> list[SetStatus]:
+def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
     store = SnapshotStore(workspace.snapshots_dir)
     newest = store.newest()
     checker = StaleChecker(store, newest) if newest else None
@@ -118,4 +119,8 @@ def workspace_status(workspace: Workspace) -> list[SetStatus]:
         tags: list[Tag] | None = Git.find(workspace.root).tags()  # one git call for all sets
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
-    return [set_status(path, workspace, checker, tags) for path in set_paths(workspace)]
+    corpus = corpus_documents(workspace) if with_coverage else None
+    return [
+        set_status(path, workspace, checker, tags, with_coverage, corpus)
+        for path in set_paths(workspace)
+    ]

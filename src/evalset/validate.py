@@ -97,7 +97,7 @@ class _Checker:
         if self.store is not None:
             self._citations(pairs)
         if categories is not None:
-            self._coverage(categories, [*(item for _, item in pairs), *loaded.sealed])
+            self._coverage(categories, loaded.entries)
         if self.baseline is not None:
             self._holdout_flips()
         if loaded.sealed:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
-from evalset.model import Item, SealedItem
+from evalset.model import Item
 from evalset.setfile import SetFile, parse_set
 
 ITEM_DIGITS = 16
@@ -106,8 +106,7 @@ class Version:
 
 def counts(loaded: SetFile) -> dict[str, Any]:
     """Item counts of the released content: total, holdout, per declared category."""
-    items: list[Item | SealedItem] = [*released_items(loaded)]
-    items += [stub for stub in loaded.sealed if stub.status == "active"]
+    items = [item for item in loaded.entries if item.status == "active"]
     per_category = Counter(item.category for item in items)
     declared = list(loaded.header.categories) if loaded.header else []
     extra = sorted(c for c in per_category if c is not None and c not in declared)

@@ -71,21 +71,9 @@ def status(
     from evalset.status import workspace_status
 
     workspace = find_workspace()
-    statuses = workspace_status(workspace)
-    reports = {}
-    if coverage:
-        from evalset.coverage import corpus_documents
-        from evalset.coverage import coverage as cover
-        from evalset.setfile import load_set
-
-        corpus = corpus_documents(workspace)
-        reports = {s.name: cover(load_set(s.path), corpus) for s in statuses}
+    statuses = workspace_status(workspace, with_coverage=coverage)
     if as_json:
-        sets = [
-            {**s.to_json(), **({"coverage": reports[s.name].to_json()} if coverage else {})}
-            for s in statuses
-        ]
-        emit_json({"workspace": str(workspace.root), "sets": sets})
+        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
         return
     if not statuses:
         typer.echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
@@ -107,8 +95,8 @@ def status(
             f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
             + (f"; {s.sealed} sealed" if s.sealed else "")
         )
-        if coverage:
-            _print_coverage(reports[s.name])
+        if s.coverage is not None:
+            _print_coverage(s.coverage)
         typer.echo("")
 
 
