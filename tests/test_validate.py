@@ -50,7 +50,8 @@ def test_example_is_valid_and_only_warns_about_its_drafts() -> None:
     assert [f.rule for f in report.warnings] == ["draft", "draft"]
     assert str(report.warnings[1]).endswith(
         "item q-7b01e5d2: warning: draft still lacks a category, key points and expected sources "
-        "before it can be made active"
+        "before it can be made active (add them, set `status: active`, and record the check with "
+        "`evalset verify`)"
     )
 
 
@@ -109,7 +110,8 @@ def test_drafts_may_be_incomplete_but_are_told_what_they_lack() -> None:
     text = HEADER + "  - id: d-1\n    question: Where is my parcel?\n    status: draft\n"
     assert findings(text) == [
         "rules.yaml:7:5: item d-1: warning: draft still lacks a category, key points and "
-        "expected sources before it can be made active"
+        "expected sources before it can be made active (add them, set `status: active`, and "
+        "record the check with `evalset verify`)"
     ]
 
 

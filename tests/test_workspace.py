@@ -23,6 +23,7 @@ def test_init_scaffolds_a_valid_workspace(git_repo: Path, cli) -> None:  # type:
         "created .gitignore",
         "created schemas/evalset.schema.json",
         "created schemas/config.schema.json",
+        "created schemas/failure.schema.json",
         "created .gitattributes",
         "set     git config merge.evalset.driver",
     ]

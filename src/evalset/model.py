@@ -1,11 +1,13 @@
-"""Pydantic models of the set file. Each field's docstring is published in the JSON Schema."""
+"""Pydantic models of the set file and of failure records. Each field's docstring is
+published in the JSON Schema."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints
 
 from evalset.citations import Citation
 
@@ -55,6 +57,12 @@ class Origin(_Model):
     """What the system retrieved for the failing answer (citations or document ids)."""
     note: Text | None = None
     """Free-form note from whoever reported or wrote the item."""
+    redactions: dict[
+        Annotated[str, StringConstraints(strict=True, pattern=r"^[A-Z][A-Z0-9_]*$")],
+        Annotated[int, Field(strict=True, ge=1)],
+    ] = Field(default_factory=dict)
+    """Personal data `evalset promote` replaced by placeholders, per type (`EMAIL: 2`); the
+    original values are kept nowhere."""
 
 
 class HoldoutMove(_Model):
@@ -104,6 +112,41 @@ class Item(_Model):
         default_factory=list
     )
     """Free labels for filtering."""
+
+
+def _day(value: Any) -> Any:
+    """A date from an ISO date, an ISO timestamp (``2026-11-30T14:02:11Z``, ``2026-11-30
+    14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them."""
+    if isinstance(value, str) and len(value) > 10 and re.match(r"\d{4}-\d{2}-\d{2}[T ]", value):
+        return value[:10]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000 if value > 1e11 else value
+        return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+    return value
+
+
+class FailureRecord(_Model):
+    """One wrong production answer to promote into a draft item (a line of the JSONL file
+    given to `evalset promote`; other shapes are mapped with `--map` or `--preset`)."""
+
+    model_config = ConfigDict(title="evalset failure record")
+
+    question: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=MAX_TEXT)]
+    """What the user asked."""
+    trace: Annotated[str, StringConstraints(strict=True, min_length=1)] | None = None
+    """Id of the production trace, so the same failure is never promoted twice."""
+    date: Annotated[dt.date, BeforeValidator(_day)] | None = None
+    """When it was asked: a date, or a timestamp of which the date is kept."""
+    answer: Text | None = None
+    """What the system answered (kept as `origin.observed_answer`)."""
+    retrieved: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
+        default_factory=list
+    )
+    """What the system retrieved: citations (`doc#section`) or document ids."""
+    category: Identifier | None = None
+    """The set category the question belongs to, when the reporter knows it."""
+    note: Text | None = None
+    """What was wrong, in the reporter's words."""
 
 
 Fingerprint = Annotated[str, StringConstraints(strict=True, pattern=r"^sha256:[0-9a-f]{64}$")]

@@ -18,7 +18,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-DEFAULT_REGIONS = ("US", "GB", "DE", "FR", "NL", "ES", "IT", "IE", "CA", "AU")
+from evalset.config import PromoteConfig
+
+DEFAULT_REGIONS = PromoteConfig.regions
 """Regions whose national phone formats are recognised unless the config says otherwise."""
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")

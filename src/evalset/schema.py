@@ -7,13 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Config
-from evalset.model import EvalSet
+from evalset.model import EvalSet, FailureRecord
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def set_schema() -> dict[str, Any]:
     schema = EvalSet.model_json_schema(mode="validation")
+    return {"$schema": SCHEMA_DIALECT, **schema}
+
+
+def failure_schema() -> dict[str, Any]:
+    schema = FailureRecord.model_json_schema(mode="validation")
     return {"$schema": SCHEMA_DIALECT, **schema}
 
 
@@ -29,6 +34,7 @@ def rendered() -> dict[str, str]:
     return {
         "evalset.schema.json": json.dumps(set_schema(), indent=2, sort_keys=True) + "\n",
         "config.schema.json": json.dumps(config_schema(), indent=2, sort_keys=True) + "\n",
+        "failure.schema.json": json.dumps(failure_schema(), indent=2, sort_keys=True) + "\n",
     }
 
 

@@ -506,6 +506,8 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
             "try again when it has finished."
         ) from None
     try:
+        for leftover in p.parent.glob(f".{p.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)  # from a writer killed mid-write; we hold the lock
         before = load_set(p)
         editor = SetEditor(before)
         yield editor

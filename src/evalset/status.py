@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,25 @@ from evalset.corpus.manifest import SnapshotStore
 from evalset.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.errors import EvalsetError
 from evalset.gitrepo import TAG_PREFIX, Git, Tag
+from evalset.model import Item, SealedItem
 from evalset.release import release_state
 from evalset.setfile import load_set
 from evalset.stale import StaleChecker
-from evalset.validate import check_set
+from evalset.validate import check_set, draft_lacks
 from evalset.workspace import set_paths
+
+
+@dataclass
+class Draft:
+    """A draft waiting for review: how long, and what it still lacks."""
+
+    id: str
+    age_days: int | None
+    """Days since its origin date (when the question was asked); None without one."""
+    lacks: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "age_days": self.age_days, "lacks": self.lacks}
 
 
 @dataclass
@@ -44,6 +59,8 @@ class SetStatus:
     for a set never released."""
     coverage: Coverage | None = None
     """Asked for with ``workspace_status(..., with_coverage=True)``."""
+    draft_items: list[Draft] = field(default_factory=list)
+    """The drafts waiting for review, oldest first."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +81,7 @@ class SetStatus:
             "stale_items": self.stale_ids,
             "snapshot": self.snapshot,
             "release": self.release,
+            "drafts": [d.to_json() for d in self.draft_items],
             **({"coverage": self.coverage.to_json()} if self.coverage else {}),
         }
 
@@ -95,6 +113,7 @@ def set_status(
         else:
             status.active += 1
             status.holdout += bool(item.holdout)
+    status.draft_items = drafts(loaded.entries)
     status.categories = category_table(loaded)
     if with_coverage:
         status.coverage = coverage(loaded, corpus)
@@ -109,6 +128,21 @@ def set_status(
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
+
+
+def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> list[Draft]:
+    """The drafts among ``entries``, oldest first (undated last)."""
+    today = today or dt.date.today()
+    found = []
+    for entry in entries:
+        if entry.status != "draft":
+            continue
+        if isinstance(entry, SealedItem):
+            found.append(Draft(entry.id, None, ["the key to see"]))
+            continue
+        date = entry.origin.date if entry.origin else None
+        found.append(Draft(entry.id, (today - date).days if date else None, draft_lacks(entry)))
+    return sorted(found, key=lambda d: -1 if d.age_days is None else d.age_days, reverse=True)
 
 
 def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:

@@ -60,6 +60,15 @@ def _covers(expected: list[Citation], source: Citation) -> bool:
     return any(e == source or (e.section is None and e.doc == source.doc) for e in expected)
 
 
+def draft_lacks(item: Item) -> list[str]:
+    """The labels an item needs before it can be made active and does not have yet."""
+    lacking = ["a category"] if item.category is None else []
+    if item.answerable:
+        lacking += [name for name, present in (("key points", item.key_points),
+                    ("expected sources", item.expected_sources)) if not present]  # fmt: skip
+    return lacking
+
+
 class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
@@ -154,11 +163,8 @@ class _Checker:
         draft = item.status == "draft"
         if item.status == "retired":
             return
-        lacking: list[str] = []
         if item.category is None:
-            if draft:
-                lacking.append("a category")
-            else:
+            if not draft:
                 self.add(
                     "error",
                     ("items", k),
@@ -184,8 +190,6 @@ class _Checker:
                 )
                 if not present
             ]
-            if draft:
-                lacking.extend(label.replace("_", " ") for label in missing)
             for label in [] if draft else missing:
                 self.add(
                     "error",
@@ -205,12 +209,13 @@ class _Checker:
                         "it is scored by whether the system declines; remove them",
                         "completeness",
                     )
-        if draft and lacking:
+        lacking = draft_lacks(item) if draft else []
+        if lacking:
             self.add(
                 "warning",
                 ("items", k),
                 f"draft still lacks {_and_list(lacking)} before it can be made active",
-                None,
+                "add them, set `status: active`, and record the check with `evalset verify`",
                 "draft",
             )
         for p, point in enumerate(item.key_points):

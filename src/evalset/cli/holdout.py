@@ -1,12 +1,17 @@
-"""Commands on the holdout and on views of a set: split, seal, unseal, export, import."""
+"""Commands on the holdout and on what goes in and out of a set: split, seal, unseal, export,
+import, promote."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from evalset.cli.output import emit_json
+
+if TYPE_CHECKING:
+    from evalset.promote import PromoteResult
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
 
@@ -171,6 +176,103 @@ def import_(
         typer.echo(f"  skipped {ident}: {why}")
 
 
+def promote(
+    source: str = typer.Argument(
+        ..., help="JSONL (or JSON array) of failure records; - reads stdin."
+    ),
+    set_name: str = typer.Option(..., "--set", help="The set to add the drafts to."),
+    field_map: str = typer.Option(
+        None,
+        "--map",
+        help="Where each field is in other shapes, as dotted paths: "
+        "question=inputs.query,answer=outputs.output (a|b tries a, then b).",
+    ),
+    preset: str = typer.Option(
+        None, "--preset", help="A trace export's shape: langfuse or langsmith (--map overrides)."
+    ),
+    id_from: str = typer.Option(
+        "question", "--id-from", help="question: q- and a hash of the redacted question; trace."
+    ),
+    skip_invalid: bool = typer.Option(
+        False, "--skip-invalid", help="Promote the valid records and list the invalid ones."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would happen, write nothing."),
+    as_json: bool = _JSON,
+) -> None:
+    """Turn wrong production answers into draft items, with personal data redacted.
+
+    Each record's question, answer, note and retrieved entries are redacted first. A record
+    whose trace was promoted before, or whose question is a near duplicate of an item's, adds
+    its trace to that item instead. One invalid record and nothing is written (unless
+    --skip-invalid). Example: evalset promote failures.jsonl --set acme-support;
+    langfuse-export.jsonl with --preset langfuse
+    """
+    import sys
+
+    from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
+    from evalset.promote import PromoteRefused, parse_map
+    from evalset.promote import promote as run_promote
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace_or_none()
+    path = resolve_set(ws, set_name)
+    mapping = parse_map(field_map, preset)
+    if source == "-":
+        text, label = sys.stdin.read(), "<stdin>"
+    else:
+        try:
+            text, label = Path(source).read_text(encoding="utf-8"), source
+        except FileNotFoundError:
+            raise PromoteRefused(f"{source}: no such file; check the path.") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PromoteRefused(f"{source}: cannot be read ({exc}).") from None
+    config = ws.config if ws else None
+    result = run_promote(
+        text,
+        label,
+        path,
+        mapping,
+        config=config.promote if config else PromoteConfig(),
+        ratio=(config.split if config else SplitConfig()).ratio,
+        id_from=id_from,
+        skip_invalid=skip_invalid,
+        dry_run=dry_run,
+    )
+    if as_json:
+        emit_json({"set": str(path), "source": label, "written": not dry_run, **result.to_json()})
+        return
+    _print_promoted(result, path, label, dry_run)
+
+
+def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: bool) -> None:
+    from evalset.split import side
+
+    verb = "would add" if dry_run else "added"
+    typer.echo(f"{verb} {len(result.added)} draft item(s) to {path}")
+    for a in result.added:
+        counts = ", ".join(f"{kind} {n}" for kind, n in a.redactions.items())
+        typer.echo(f"  {a.id}  line {a.line}  {side(a.holdout)}"
+                   + (f"  redacted {counts}" if counts else ""))  # fmt: skip
+    if result.skipped:
+        typer.echo(f"skipped {len(result.skipped)} duplicate(s):")
+    for s in result.skipped:
+        trace = f" (trace {s.trace})" if s.trace else ""
+        typer.echo(f"  line {s.line}{trace}: {s.reason}")
+    if result.invalid:
+        typer.secho(f"left out {len(result.invalid)} invalid record(s):", fg="yellow")
+    for i in result.invalid:
+        typer.secho(f"  {source}:{i.line}: the record {i.problem}", fg="yellow")
+    total = result.redactions
+    if total:
+        counts = ", ".join(f"{kind} {n}" for kind, n in sorted(total.items()))
+        typer.echo(f"redacted {sum(total.values())} value(s): {counts}")
+    if result.added and not dry_run:
+        typer.echo(
+            "next: give each draft a category, key points and expected sources, set "
+            f"`status: active`, then `evalset verify {path} ID…`"
+        )
+
+
 def seal(
     name: str = typer.Argument(..., help="The set, by name or path."),
     recipients: list[str] = typer.Option(
@@ -230,3 +332,4 @@ def register(app: typer.Typer) -> None:
     app.command()(unseal)
     app.command()(export)
     app.command("import")(import_)
+    app.command()(promote)

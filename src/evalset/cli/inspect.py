@@ -95,6 +95,12 @@ def status(
             f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
             + (f"; {s.sealed} sealed" if s.sealed else "")
         )
+        if s.draft_items:
+            typer.echo(f"  drafts to review ({len(s.draft_items)}):")
+        for d in s.draft_items:
+            age = "undated" if d.age_days is None else f"{d.age_days} day(s) old"
+            lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete, ready to verify"
+            typer.echo(f"    {d.id}  {age}{lacks}")
         if s.coverage is not None:
             _print_coverage(s.coverage)
         typer.echo("")
@@ -126,9 +132,12 @@ def schema(
         False, "--write", help="Write schemas/*.schema.json in the workspace instead of printing."
     ),
     config: bool = typer.Option(False, "--config", help="Print the config schema instead."),
+    failure: bool = typer.Option(
+        False, "--failure", help="Print the schema of `evalset promote`'s failure records instead."
+    ),
     as_json: bool = typer.Option(False, "--json", help="With --write: report as JSON."),
 ) -> None:
-    """Print the JSON Schema of set files (or write both schemas with --write).
+    """Print the JSON Schema of set files (or write all schemas with --write).
 
     Example: evalset schema --write
     """
@@ -136,7 +145,8 @@ def schema(
     from evalset.schema import rendered, write_schemas
 
     if not write:
-        typer.echo(rendered()["config.schema.json" if config else "evalset.schema.json"], nl=False)
+        kind = "config" if config else "failure" if failure else "evalset"
+        typer.echo(rendered()[f"{kind}.schema.json"], nl=False)
         return
     folder = find_workspace().root / "schemas"
     written = write_schemas(folder)

@@ -1,0 +1,538 @@
+"""Production failures become draft items: read, map, redact, dedupe, append.
+
+A failure file is JSONL (one record per line) or a JSON array, in the shape of
+``schemas/failure.schema.json`` or any other shape mapped onto it by dotted paths
+(``--map question=inputs.query``) or by a preset for a tracing tool's run export. Every
+free-text field is redacted (``evalset.redact``) before anything else sees it, so no
+original value reaches the set file, the summary or an error message.
+
+Records are checked first; one invalid record and nothing is written, unless the caller
+asks to skip invalid ones. Deduplication and the holdout assignment are decided under the
+set file's edit lock, against the file as it is at that moment, so concurrent promotes into
+one set neither lose rows nor add the same failure twice.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from evalset.config import PromoteConfig
+from evalset.errors import EvalsetError
+from evalset.model import ID_PATTERN, FailureRecord, Item, SealedItem
+from evalset.redact import Redactor
+
+FIELDS = tuple(FailureRecord.model_fields)
+TEXT_FIELDS = ("question", "answer", "note")
+"""Free text, redacted; ``retrieved`` entries are redacted too."""
+
+PRESETS: dict[str, dict[str, list[str]]] = {
+    # Langfuse traces, as the UI's table export (JSON/JSONL), the blob-storage export and
+    # GET /api/public/traces write them: id, timestamp, input, output, metadata.
+    "langfuse": {
+        "question": ["input.question", "input.query", "input.input", "input.messages.-1.content",
+                     "input"],
+        "answer": ["output.answer", "output.output", "output.content", "output.text", "output"],
+        "trace": ["id"],
+        "date": ["timestamp"],
+        "retrieved": ["metadata.retrieved", "metadata.sources", "output.sources",
+                      "output.source_documents"],
+        "category": ["metadata.category"],
+        "note": ["metadata.note", "metadata.feedback"],
+    },
+    # LangSmith root runs, as the run export and GET /runs write them: id, trace_id,
+    # start_time, inputs, outputs, extra.metadata.
+    "langsmith": {
+        "question": ["inputs.question", "inputs.query", "inputs.input",
+                     "inputs.messages.-1.content"],
+        "answer": ["outputs.answer", "outputs.output", "outputs.output_text", "outputs.result",
+                   "outputs.text"],
+        "trace": ["trace_id", "id"],
+        "date": ["start_time"],
+        "retrieved": ["outputs.source_documents", "outputs.sources", "outputs.context",
+                      "extra.metadata.retrieved"],
+        "category": ["extra.metadata.category"],
+        "note": ["extra.metadata.note"],
+    },
+}  # fmt: skip
+"""Preset name -> field -> dotted paths tried in order (the first that holds a value wins)."""
+
+_SOURCE_KEYS = ("citation", "source", "id", "doc_id", "document")
+"""Keys naming a retrieved document, when an export lists retrieved documents as objects."""
+
+
+class PromoteRefused(EvalsetError):
+    """The failure file cannot be promoted as asked; nothing was written."""
+
+
+@dataclass
+class Added:
+    line: int
+    id: str
+    holdout: bool | None
+    redactions: dict[str, int]
+
+
+@dataclass
+class Skipped:
+    line: int
+    trace: str | None
+    item: str
+    reason: str
+
+
+@dataclass
+class Invalid:
+    line: int
+    problem: str
+    column: int | None = None
+
+
+@dataclass
+class PromoteResult:
+    added: list[Added] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    invalid: list[Invalid] = field(default_factory=list)
+    traces_appended: dict[str, list[str]] = field(default_factory=dict)
+    """Existing item id -> traces appended to its ``origin.traces``."""
+
+    @property
+    def redactions(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for added in self.added:
+            total.update(added.redactions)
+        return total
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [
+                {"line": a.line, "id": a.id, "holdout": a.holdout, "redactions": a.redactions}
+                for a in self.added
+            ],
+            "skipped": [
+                {"line": s.line, "trace": s.trace, "item": s.item, "reason": s.reason}
+                for s in self.skipped
+            ],
+            "invalid": [{"line": i.line, "problem": i.problem} for i in self.invalid],
+            "traces_appended": self.traces_appended,
+            "redactions": dict(sorted(self.redactions.items())),
+        }
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[Invalid]]:
+    """(line number, value) per record, and the lines that are not JSON. A JSON array is
+    read as a whole (each record numbered by the line it starts on); JSONL line by line."""
+    if text.lstrip().startswith("["):
+        return _json_array(text, source), []
+    records: list[tuple[int, Any]] = []
+    bad: list[Invalid] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            bad.append(Invalid(number, f"is not valid JSON ({exc.msg})", exc.colno))
+    return records, bad
+
+
+def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
+    decoder = json.JSONDecoder()
+    records: list[tuple[int, Any]] = []
+    pos = text.index("[") + 1
+    try:
+        while True:
+            while pos < len(text) and text[pos] in " \t\r\n,":
+                pos += 1
+            if pos >= len(text) or text[pos] == "]":
+                break
+            value, end = decoder.raw_decode(text, pos)
+            records.append((text.count("\n", 0, pos) + 1, value))
+            pos = end
+    except json.JSONDecodeError as exc:
+        raise PromoteRefused(
+            f"{source}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); fix the file, "
+            "nothing was promoted."
+        ) from None
+    if pos >= len(text):
+        raise PromoteRefused(f"{source}: the JSON array is not closed; nothing was promoted.")
+    return records
+
+
+# -- mapping ---------------------------------------------------------------------------------
+
+
+def parse_map(spec: str | None, preset: str | None) -> dict[str, list[str]] | None:
+    """The field -> paths mapping of ``--preset`` overlaid with ``--map``; None for records
+    already in the failure-record shape."""
+    if preset is None and not spec:
+        return None
+    mapping: dict[str, list[str]] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise PromoteRefused(f"{preset!r} is not a preset; use one of {', '.join(PRESETS)}.")
+        mapping = {name: list(paths) for name, paths in PRESETS[preset].items()}
+    for part in (spec or "").split(","):
+        if not part.strip():
+            continue
+        name, eq, paths = part.partition("=")
+        name = name.strip()
+        if not eq or not paths.strip():
+            raise PromoteRefused(
+                f"--map {part.strip()!r} is not FIELD=PATH; write it like "
+                "question=inputs.query,answer=outputs.output."
+            )
+        if name not in FIELDS:
+            close = difflib.get_close_matches(name, FIELDS, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise PromoteRefused(
+                f"--map names the field {name!r}, which failure records do not have; "
+                f"{hint}the fields are {', '.join(FIELDS)}."
+            )
+        mapping[name] = [p.strip() for p in paths.split("|") if p.strip()]
+    if "question" not in mapping:
+        raise PromoteRefused(
+            "--map must say where the question is, for example --map question=inputs.query."
+        )
+    return mapping
+
+
+def _lookup(value: Any, path: str) -> Any:
+    for part in path.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.lstrip("-").isdigit():
+            index = int(part)
+            value = value[index] if -len(value) <= index < len(value) else None
+        else:
+            return None
+        if value is None:
+            return None
+    return value
+
+
+def _retrieved(value: Any) -> Any:
+    """Retrieved documents as a list of strings, whether exported as strings or objects."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        return value
+    out = []
+    for entry in value:
+        if isinstance(entry, dict):
+            meta = entry.get("metadata")
+            names = [entry.get(k) for k in _SOURCE_KEYS]
+            if isinstance(meta, dict):
+                names += [meta.get(k) for k in _SOURCE_KEYS]
+            entry = next((n for n in names if isinstance(n, str) and n), entry)
+        out.append(entry)
+    return out
+
+
+def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> Any:
+    """The record in the failure-record shape (validated afterwards)."""
+    if mapping is None or not isinstance(raw, dict):
+        return raw
+    record: dict[str, Any] = {}
+    for name, paths in mapping.items():
+        for path in paths:
+            value = _lookup(raw, path)
+            if name in TEXT_FIELDS and not isinstance(value, str):
+                continue  # a preset's next path may hold the text
+            if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            if value is not None:
+                record[name] = _retrieved(value) if name == "retrieved" else value
+                break
+    if "question" not in record:
+        tried = ", ".join(mapping["question"])
+        record["question"] = None
+        record["_question_paths"] = tried
+    return record
+
+
+# -- checking and redacting ------------------------------------------------------------------
+
+
+def _problem(raw: Any) -> str | None:
+    """What makes a mapped record unusable, in words that quote none of its values."""
+    if not isinstance(raw, dict):
+        return "is not a JSON object"
+    tried = raw.pop("_question_paths", None)
+    if tried is not None:
+        return (
+            f"has no question text at {tried}; point --map question=PATH at the field that holds it"
+        )
+    return None
+
+
+def _validation_problem(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    where = ".".join(str(p) for p in first["loc"]) or "record"
+    if first["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(str(first["loc"][0]), FIELDS, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return (
+            f"{where} is not a failure-record field{hint}; records of another shape need "
+            "--map or --preset"
+        )
+    if first["type"] == "missing":
+        return f"{where} is missing"
+    return f"{where}: {first['msg']}"  # pydantic's messages do not quote the input
+
+
+@dataclass
+class Candidate:
+    """A valid, redacted record, ready to become a draft item."""
+
+    line: int
+    record: FailureRecord
+    redactions: dict[str, int]
+
+
+def prepare(
+    records: Sequence[tuple[int, Any]],
+    mapping: dict[str, list[str]] | None,
+    redactor: Redactor,
+    categories: Mapping[str, str] | None,
+) -> tuple[list[Candidate], list[Invalid]]:
+    candidates: list[Candidate] = []
+    invalid: list[Invalid] = []
+    for line, raw in records:
+        mapped = apply_map(raw, mapping)
+        problem = _problem(mapped)
+        if problem is None:
+            try:
+                record = FailureRecord.model_validate(mapped)
+            except ValidationError as exc:
+                problem = _validation_problem(exc)
+        if problem is None and categories is not None and record.category not in (
+            None, *categories
+        ):  # fmt: skip
+            close = difflib.get_close_matches(record.category or "", list(categories), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            problem = (
+                f"category: {record.category!r} is not declared in the set; {hint}declare it "
+                "in the set's categories or correct the record"
+            )
+        if problem is not None:
+            invalid.append(Invalid(line, problem))
+            continue
+        texts = {name: getattr(record, name) for name in TEXT_FIELDS if getattr(record, name)}
+        texts.update({f"retrieved.{n}": r for n, r in enumerate(record.retrieved)})
+        redaction = redactor.record(texts)
+        clean = record.model_copy(
+            update={
+                **{name: redaction.texts[name] for name in TEXT_FIELDS if name in texts},
+                "retrieved": [
+                    redaction.texts[f"retrieved.{n}"] for n in range(len(record.retrieved))
+                ],
+            }
+        )
+        candidates.append(Candidate(line, clean, dict(sorted(redaction.counts.items()))))
+    return candidates, invalid
+
+
+# -- deciding under the lock -----------------------------------------------------------------
+
+
+def _item_id(candidate: Candidate, id_from: str) -> str | None:
+    import re
+
+    from evalset.importer import question_id
+
+    if id_from == "trace":
+        trace = candidate.record.trace
+        return trace if trace is not None and re.fullmatch(ID_PATTERN, trace) else None
+    return question_id(candidate.record.question)
+
+
+def _draft(candidate: Candidate, ident: str) -> dict[str, Any]:
+    record = candidate.record
+    origin: dict[str, Any] = {"kind": "production"}
+    for key, value in (
+        ("trace", record.trace),
+        ("date", record.date),
+        ("observed_answer", record.answer),
+        ("retrieved", record.retrieved or None),
+        ("note", record.note),
+        ("redactions", candidate.redactions or None),
+    ):
+        if value is not None:
+            origin[key] = value
+    item: dict[str, Any] = {"id": ident, "question": record.question}
+    if record.category:
+        item["category"] = record.category
+    item["status"] = "draft"
+    item["origin"] = origin
+    return item
+
+
+@dataclass
+class Decision:
+    drafts: list[dict[str, Any]]
+    result: PromoteResult
+
+
+def decide(
+    entries: Sequence[Item | SealedItem],
+    candidates: Sequence[Candidate],
+    id_from: str,
+    ratio: float,
+) -> Decision:
+    """Which candidates become drafts and which are duplicates, against ``entries`` (the set
+    as it is now); the drafts get their holdout assignment by the split rule."""
+    from evalset.neardup import near_duplicate_pairs
+    from evalset.split import plan_split
+
+    result = PromoteResult()
+    existing = [e for e in entries if isinstance(e, Item) and e.status != "retired"]
+    by_trace: dict[str, str] = {}
+    for item in existing:
+        if item.origin is not None:
+            for trace in (item.origin.trace, *item.origin.traces):
+                if trace is not None:
+                    by_trace.setdefault(trace, item.id)
+    ids = {entry.id for entry in entries}
+    questions = [item.question for item in existing] + [c.record.question for c in candidates]
+    partners: dict[int, list[int]] = {}
+    for a, b in near_duplicate_pairs(questions):
+        partners.setdefault(b, []).append(a)  # b comes later: it is the one skipped
+    owner: dict[int, str] = {k: item.id for k, item in enumerate(existing)}
+    drafts: dict[str, dict[str, Any]] = {}
+    for n, candidate in enumerate(candidates):
+        k = len(existing) + n
+        trace, line = candidate.record.trace, candidate.line
+        if trace is not None and trace in by_trace:
+            owner[k] = by_trace[trace]
+            earlier = " earlier in this file" if by_trace[trace] in drafts else ""
+            reason = f"trace already promoted{earlier} as {by_trace[trace]}"
+            result.skipped.append(Skipped(line, trace, by_trace[trace], reason))
+            continue
+        match = next((owner[a] for a in partners.get(k, []) if a in owner), None)
+        if match is not None:
+            owner[k] = match
+            why = f"near duplicate of {match}'s question"
+            if trace is not None:
+                by_trace[trace] = match
+                if match in drafts:
+                    drafts[match]["origin"].setdefault("traces", []).append(trace)
+                else:
+                    result.traces_appended.setdefault(match, []).append(trace)
+                why += "; trace added to its origin.traces"
+            result.skipped.append(Skipped(line, trace, match, why))
+            continue
+        ident = _item_id(candidate, id_from)
+        if ident is None:
+            problem = "has no trace usable as an item id (letters, digits, . _ -)"
+            result.invalid.append(Invalid(line, problem))
+            continue
+        owner[k] = ident
+        if ident in ids:
+            result.skipped.append(Skipped(line, trace, ident, f"{ident} exists already"))
+            continue
+        ids.add(ident)
+        if trace is not None:
+            by_trace[trace] = ident
+        drafts[ident] = _draft(candidate, ident)
+        result.added.append(Added(line, ident, None, candidate.redactions))
+    plan = plan_split([*entries, *(Item.model_validate(d) for d in drafts.values())], ratio)
+    sides = {**dict.fromkeys(plan.holdout, True), **dict.fromkeys(plan.tuning, False)}
+    for added in result.added:
+        added.holdout = sides.get(added.id)
+        if added.holdout is not None:
+            drafts[added.id] = _with_holdout(drafts[added.id], added.holdout)
+    return Decision(list(drafts.values()), result)
+
+
+def _with_holdout(draft: dict[str, Any], holdout: bool) -> dict[str, Any]:
+    """The draft with ``holdout`` where set files keep it: after the category."""
+    head: dict[str, Any] = {k: draft[k] for k in ("id", "question", "category") if k in draft}
+    return {**head, "holdout": holdout, **draft}
+
+
+def _append_traces(traces: list[str]) -> Any:
+    def edit(entry: Any) -> None:
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+        if not isinstance(entry.get("origin"), dict):
+            entry["origin"] = CommentedMap()
+        origin = entry["origin"]
+        if not isinstance(origin.get("traces"), list):
+            origin["traces"] = CommentedSeq()
+        origin["traces"].extend(t for t in traces if t not in origin["traces"])
+
+    return edit
+
+
+# -- the whole job ---------------------------------------------------------------------------
+
+
+def promote(
+    text: str,
+    source: str,
+    target: Path,
+    mapping: dict[str, list[str]] | None = None,
+    *,
+    config: PromoteConfig | None = None,
+    ratio: float = 0.2,
+    id_from: str = "question",
+    skip_invalid: bool = False,
+    dry_run: bool = False,
+) -> PromoteResult:
+    """Promote the failure records of ``text`` (read from ``source``) into the set file
+    ``target``; see the module docstring."""
+    from evalset.setfile import edit_set, load_set
+
+    if id_from not in ("question", "trace"):
+        raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")
+    config = config or PromoteConfig()
+    redactor = Redactor(tuple(config.regions), config.patterns)
+    loaded = load_set(target)
+    categories = loaded.header.categories if loaded.header else None
+    records, unreadable = read_records(text, source)
+    candidates, invalid = prepare(records, mapping, redactor, categories)
+    invalid = sorted([*unreadable, *invalid], key=_by_line)
+    if invalid and not skip_invalid:
+        raise _refusal(source, invalid)
+    if dry_run:
+        decision = decide(loaded.entries, candidates, id_from, ratio)
+        decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
+        return decision.result
+    with edit_set(target) as editor:
+        decision = decide(editor.current.entries, candidates, id_from, ratio)
+        if decision.result.invalid and not skip_invalid:
+            raise _refusal(source, decision.result.invalid)
+        editor.append_items(decision.drafts)
+        for ident, traces in decision.result.traces_appended.items():
+            editor.edit_item(ident, _append_traces(traces))
+    decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
+    return decision.result
+
+
+def _by_line(invalid: Invalid) -> int:
+    return invalid.line
+
+
+def _refusal(source: str, invalid: list[Invalid]) -> PromoteRefused:
+    first = invalid[0]
+    where = f"{source}:{first.line}" + (f":{first.column}" if first.column else "")
+    more = ""
+    if len(invalid) > 1:
+        others = ", ".join(str(i.line) for i in invalid[1:6]) + (", …" if len(invalid) > 6 else "")
+        more = f"; {len(invalid) - 1} more invalid record(s), at line {others}"
+    return PromoteRefused(
+        f"{where}: the record {first.problem}{more}. Nothing was promoted: fix the records, "
+        "or pass --skip-invalid to promote the valid ones."
+    )

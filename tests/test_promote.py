@@ -1,0 +1,318 @@
+"""`evalset promote` on the example workspace: redaction, dedupe, presets, safety."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, GIT_ENV, write_files
+from evalset.setfile import load_set
+
+PROMOTE = FIXTURES / "promote"
+EXPORT = PROMOTE / "production-failures.jsonl"
+SET = Path("sets/acme-support.yaml")
+PII = [
+    "anna.schmidt@example.com",
+    "4111 1111 1111 1111",
+    "+44 7400 123456",
+    "DE89 3704 0044 0532 0130 00",
+    "203.0.113.42",
+    "kofi.mensah7@acme.co.uk",
+    "kofi@example.com",
+    "5555 5555 5555 4444",
+    "(201) 555-0123",
+    "GB82 WEST 1234 5698 7654 32",
+    "olga.petrova@example.fr",
+    "+44 121 234 5678",
+    "198.51.100.7",
+]
+"""Every personal value in the 50-record export."""
+
+
+def promote_cmd(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "evalset", "promote", *args],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_the_50_record_export_gives_exactly_the_expected_file(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(example, "promote", str(EXPORT), "--set", "acme-support", "--skip-invalid")
+    assert result.code == 0, result.err
+    text = (example / SET).read_text(encoding="utf-8")
+    assert text == (PROMOTE / "expected-acme-support.yaml").read_text(encoding="utf-8")
+    assert not [value for value in PII if value in text]
+    assert not [value for value in PII if value in result.out + result.err]
+    assert "added 45 draft item(s)" in result.out
+    assert "line 6 (trace tr-9006): near duplicate of q-001's question" in result.out
+    assert "line 19 (trace tr-9010): trace already promoted earlier in this file" in result.out
+    assert "line 41 (trace tr-8812): trace already promoted as q-3f2a9c41" in result.out
+    assert "line 46 (trace tr-9046): near duplicate of q-fc6fd66e's question" in result.out
+    assert f"{EXPORT}:29: the record is not valid JSON" in result.out
+    assert "redacted 15 value(s): CARD 2, EMAIL 6, IBAN 2, IP 2, PHONE 3" in result.out
+
+
+def test_one_invalid_record_and_nothing_is_written(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    before = (example / SET).read_bytes()
+    result = cli(example, "promote", str(EXPORT), "--set", "acme-support")
+    assert result.code == 2
+    assert result.err == (
+        f"evalset: {EXPORT}:29:99: the record is not valid JSON (Expecting property name "
+        "enclosed in double quotes). Nothing was promoted: fix the records, or pass "
+        "--skip-invalid to promote the valid ones.\n"
+    )
+    assert (example / SET).read_bytes() == before
+    assert not list((example / "sets").glob(".*.tmp"))
+
+
+def test_promoting_the_same_file_again_adds_nothing(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    args = ("promote", str(EXPORT), "--set", "acme-support", "--skip-invalid")
+    assert cli(example, *args).code == 0
+    once = (example / SET).read_bytes()
+    again = cli(example, *args, "--json")
+    assert again.code == 0
+    report = json.loads(again.out)
+    assert report["added"] == []
+    assert len(report["skipped"]) == 49
+    assert {s["reason"].split(" as ")[0] for s in report["skipped"]} == {"trace already promoted"}
+    assert (example / SET).read_bytes() == once
+
+
+def test_json_report_and_dry_run(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    before = (example / SET).read_bytes()
+    result = cli(example, "promote", str(EXPORT), "--set", "acme-support", "--skip-invalid",
+                 "--dry-run", "--json")  # fmt: skip
+    assert result.code == 0
+    report = json.loads(result.out)
+    assert report["written"] is False
+    assert len(report["added"]) == 45
+    assert report["added"][0] == {
+        "line": 1, "id": "q-80989283", "holdout": True, "redactions": {"EMAIL": 1}
+    }  # fmt: skip
+    assert report["invalid"] == [
+        {"line": 29, "problem": "is not valid JSON (Expecting property name enclosed in double "
+                                "quotes)"}
+    ]  # fmt: skip
+    assert report["traces_appended"] == {"q-001": ["tr-9006"]}
+    assert report["redactions"] == {"CARD": 2, "EMAIL": 6, "IBAN": 2, "IP": 2, "PHONE": 3}
+    assert (example / SET).read_bytes() == before
+
+
+def test_langfuse_trace_export(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    source = PROMOTE / "langfuse-traces.jsonl"
+    result = cli(example, "promote", str(source), "--set", "acme-support", "--preset", "langfuse")
+    assert result.code == 0, result.err
+    items = {i.origin.trace: i for i in load_set(example / SET).items if i.origin}
+    first = items["7f3c2a10-5b1e-4c55-9f8e-1a2b3c4d5e60"]
+    assert first.question == "Hi, I'm <EMAIL_1>, can I return opened headphones?"
+    assert first.category == "direct-lookup" and first.status == "draft"
+    assert first.origin is not None
+    assert first.origin.date == dt.date(2026, 11, 29)
+    assert first.origin.observed_answer == "Opened headphones can never be returned."
+    assert first.origin.retrieved == ["policies/returns.md#items-that-cannot-be-returned"]
+    assert first.origin.redactions == {"EMAIL": 1}
+    plain = items["8a4d3b21-6c2f-4d66-8a9f-2b3c4d5e6f71"]  # input and output as bare strings
+    assert plain.question == "Does Acme deliver to the Canary Islands?"
+    assert plain.origin is not None and plain.origin.observed_answer == "Yes, in two days."
+    chat = items["9b5e4c32-7d3a-4e77-9b0a-3c4d5e6f7a82"]  # input as chat messages
+    assert chat.question == ("My card <CARD_1> was refused, which other payment methods can I use?")
+    assert chat.origin is not None and chat.origin.note == "Missed PayPal and pay later."
+
+
+def test_langsmith_run_export(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    source = PROMOTE / "langsmith-runs.json"
+    result = cli(example, "promote", str(source), "--set", "acme-support", "--preset", "langsmith")
+    assert result.code == 0, result.err
+    items = {i.origin.trace: i for i in load_set(example / SET).items if i.origin}
+    run = items["1c9e7f52-2a4b-4d8e-9f01-6a7b8c9d0e11"]
+    assert run.question == "Can I get a price match after I already bought the item? Call <PHONE_1>"
+    assert run.origin is not None
+    assert run.origin.retrieved == ["policies/price-match.md#time-limit"]
+    assert run.origin.date == dt.date(2026, 11, 29)
+    assert run.category == "direct-lookup"
+    chat = items["3e1a9b74-4c6d-4fa0-b123-8c9d0e1f2a33"]
+    assert chat.question == "what's the fee for paying in instalments"
+    assert chat.origin is not None and chat.origin.observed_answer == "There are no instalments."
+    assert "line 48" in result.out  # JSON arrays are numbered by the line a record starts on
+
+
+def test_map_reads_any_shape_by_dotted_paths(example: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    records = [
+        {"req": {"q": "Where do I find the Acme Care terms for my kettle?"},
+         "resp": ["x", "Nowhere."], "meta": {"run": 991, "at": 1764460800000}},
+        {"req": {"query": "Can I return a cake stand that was a wedding gift?"}, "resp": [],
+         "meta": {"run": 992, "at": "2026-12-01"}},
+    ]  # fmt: skip
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(json.dumps(r) + "\n" for r in records)))
+    mapping = "question=req.q|req.query,answer=resp.-1,trace=meta.run,date=meta.at"
+    result = cli(example, "promote", "-", "--set", "acme-support", "--map", mapping,
+                 "--id-from", "trace", "--json")  # fmt: skip
+    assert result.code == 0, result.err
+    assert [a["id"] for a in json.loads(result.out)["added"]] == ["991", "992"]
+    items = {i.id: i for i in load_set(example / SET).items}
+    assert items["991"].origin is not None
+    assert items["991"].origin.observed_answer == "Nowhere."
+    assert items["991"].origin.date == dt.date(2025, 11, 30)  # milliseconds since the epoch
+    assert items["992"].question == "Can I return a cake stand that was a wedding gift?"
+    assert items["992"].origin is not None and items["992"].origin.observed_answer is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--map", "questoin=q"), "--map names the field 'questoin', which failure records do "
+         "not have; did you mean question? the fields are question, trace, date, answer, "
+         "retrieved, category, note."),
+        (("--map", "answer=out"), "--map must say where the question is, for example "
+         "--map question=inputs.query."),
+        (("--map", "question"), "--map 'question' is not FIELD=PATH; write it like "
+         "question=inputs.query,answer=outputs.output."),
+        (("--preset", "langfuse2"), "'langfuse2' is not a preset; use one of langfuse, "
+         "langsmith."),
+        (("--id-from", "hash"), "--id-from 'hash': use question or trace."),
+    ],
+)  # fmt: skip
+def test_bad_options_are_one_sentence(example: Path, cli, args, message) -> None:  # type: ignore[no-untyped-def]
+    result = cli(example, "promote", str(EXPORT), "--set", "acme-support", *args)
+    assert (result.code, result.err) == (2, f"evalset: {message}\n")
+
+
+def test_invalid_records_are_named_without_their_values(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(example, {"bad.jsonl": "\n".join([
+        json.dumps({"question": "Is my address 12 Elm St on file? mail me at ed@example.com"}),
+        json.dumps({"question": "Refund to ed@example.com please", "category": "ed@example.com"}),
+        json.dumps({"question": "What about returns?", "category": "direct-lokup"}),
+        json.dumps({"question": "", "trace": "tr-1"}),
+        json.dumps(["not", "an", "object"]),
+    ]) + "\n"})  # fmt: skip
+    result = cli(example, "promote", "bad.jsonl", "--set", "acme-support", "--skip-invalid",
+                 "--json")  # fmt: skip
+    assert result.code == 0
+    report = json.loads(result.out)
+    assert len(report["added"]) == 1
+    assert report["invalid"] == [
+        {"line": 2, "problem": "category: String should match pattern '^[A-Za-z0-9._-]+$'"},
+        {"line": 3, "problem": "category: 'direct-lokup' is not declared in the set; did you mean "
+                               "direct-lookup? declare it in the set's categories or correct "
+                               "the record"},
+        {"line": 4, "problem": "question: String should have at least 1 character"},
+        {"line": 5, "problem": "is not a JSON object"},
+    ]  # fmt: skip
+    assert "ed@example.com" not in result.out + result.err
+    assert "ed@example.com" not in (example / SET).read_text(encoding="utf-8")
+
+
+def test_configured_patterns_and_regions(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    config = (example / "evalset.toml").read_text(encoding="utf-8")
+    config += '[promote]\nregions = ["GB"]\n[promote.patterns]\nCUSTOMER = "CUST-[0-9]{6}"\n'
+    write_files(example, {
+        "evalset.toml": config,
+        "f.jsonl": json.dumps({"question": "I am CUST-123456, call 020 7946 0018 or "
+                               "(201) 555-0123; CUST-123456 again"}) + "\n",
+    })  # fmt: skip
+    assert cli(example, "promote", "f.jsonl", "--set", "acme-support").code == 0
+    draft = load_set(example / SET).items[-1]
+    # GB national form is recognised; the US national form is not, with only GB configured.
+    assert (
+        draft.question == "I am <CUSTOMER_1>, call <PHONE_1> or (201) 555-0123; <CUSTOMER_1> again"
+    )
+    assert draft.origin is not None and draft.origin.redactions == {"CUSTOMER": 2, "PHONE": 1}
+
+
+def test_drafts_are_listed_by_status_with_age_and_by_validate_with_what_they_lack(
+    example: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    write_files(example, {"f.jsonl": json.dumps(
+        {"question": "Do you gift-wrap orders sent to a hospital?", "trace": "tr-77",
+         "date": "2026-11-20", "category": "direct-lookup"}) + "\n"})  # fmt: skip
+    assert cli(example, "promote", "f.jsonl", "--set", "acme-support").code == 0
+    status = cli(example, "status", "--json")
+    drafts = {d["id"]: d for d in json.loads(status.out)["sets"][0]["drafts"]}
+    age = (dt.date.today() - dt.date(2026, 11, 20)).days
+    promoted = next(
+        i for i in load_set(example / SET).items if i.origin and i.origin.trace == "tr-77"
+    )
+    assert drafts[promoted.id] == {
+        "id": promoted.id, "age_days": age, "lacks": ["key points", "expected sources"]
+    }  # fmt: skip
+    text = cli(example, "status").out
+    assert f"    {promoted.id}  {age} day(s) old; lacks key points, expected sources" in text
+    validate = cli(example, "validate", "acme-support")
+    assert (
+        f"item {promoted.id}: warning: draft still lacks key points and expected sources before "
+        "it can be made active (add them, set `status: active`, and record the check with "
+        "`evalset verify`)"
+    ) in validate.out
+
+
+def _records(worker: int, count: int) -> str:
+    """``count`` records whose questions share no word with any other record's."""
+    lines = []
+    for n in range(count):
+        words = " ".join(f"w{worker}x{n}y{k}" for k in range(6))
+        lines.append(json.dumps({"question": f"what about {words}?", "trace": f"t{worker}-{n}"}))
+    return "\n".join(lines) + "\n"
+
+
+def test_concurrent_promotes_never_lose_a_row(example: Path) -> None:
+    for worker in range(4):
+        write_files(example, {f"w{worker}.jsonl": _records(worker, 50)})
+    before = len(load_set(example / SET).entries)
+    env = {**os.environ, **GIT_ENV}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "evalset", "promote", f"w{w}.jsonl", "--set", "acme-support"],
+            cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for w in range(4)
+    ]  # fmt: skip
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert "added 50 draft item(s)" in out
+    entries = load_set(example / SET).entries
+    ids = [e.id for e in entries]
+    assert len(entries) == before + 200
+    assert len(set(ids)) == len(ids)
+
+
+def test_a_kill_at_any_moment_leaves_the_old_file_or_the_new(example: Path) -> None:
+    write_files(example, {"many.jsonl": _records(9, 400)})
+    target = example / SET
+    old = target.read_bytes()
+    start = time.monotonic()
+    done = promote_cmd(example, "many.jsonl", "--set", "acme-support")
+    duration = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    new = target.read_bytes()
+    outcomes = []
+    kills = 20
+    for k in range(kills):
+        target.write_bytes(old)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "evalset", "promote", "many.jsonl", "--set", "acme-support"],
+            cwd=example, env={**os.environ, **GIT_ENV},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(duration * (0.5 + 0.6 * k / kills))  # most of the run is start-up and reading
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        now = target.read_bytes()
+        assert now in (old, new), f"kill {k}: the set file is neither the old nor the new one"
+        outcomes.append(now == new)
+    assert load_set(target).schema_findings == []
+    assert promote_cmd(example, "many.jsonl", "--set", "acme-support").returncode == 0
+    assert not list((example / "sets").glob(".*.tmp"))  # a killed writer's temporary is gone
+    assert True in outcomes and False in outcomes
