@@ -64,3 +64,32 @@ def test_cli_outside_a_workspace(tmp_path: Path, cli) -> None:  # type: ignore[n
     assert result.code == 2
     assert result.err.startswith("evalset: no evalset workspace here (")
     assert result.err.rstrip().endswith("run `evalset init`.")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[promote]\nregions = "US"\n', 'promote.regions must be a list of two-letter region '
+         'codes, such as ["US", "GB"] (got \'US\').'),
+        ('[promote.patterns]\ncustomer = "C-[0-9]+"\n', "promote.patterns has the type "
+         "'customer'; types are upper-case words such as CUSTOMER"),
+        ('[promote.patterns]\nCUSTOMER = "C-("\n', "promote.patterns entry CUSTOMER is not a "
+         "valid regular expression"),
+        ("[promote]\nregion = []\n", "promote.region is not a known setting (did you mean "
+         "promote.regions?)"),
+    ],
+)  # fmt: skip
+def test_promote_settings_are_checked(tmp_path: Path, toml: str, message: str) -> None:
+    (tmp_path / "evalset.toml").write_text(toml)
+    with pytest.raises(ConfigError) as info:
+        find_workspace(tmp_path)
+    assert message in str(info.value)
+
+
+def test_promote_settings_are_read(tmp_path: Path) -> None:
+    (tmp_path / "evalset.toml").write_text(
+        '[promote]\nregions = ["GB"]\n[promote.patterns]\nCUSTOMER = "CUST-[0-9]{6}"\n'
+    )
+    config = find_workspace(tmp_path).config.promote
+    assert config.regions == ("GB",)
+    assert config.patterns == {"CUSTOMER": "CUST-[0-9]{6}"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import EXAMPLE_SET, ROOT
-from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
+from evalset.model import EvalSet, FailureRecord, Item, KeyPoint, Origin, SetHeader
 from evalset.schema import rendered
 
 
@@ -24,7 +24,7 @@ def test_schema_write_leaves_the_repository_unchanged(cli) -> None:  # type: ign
 
 
 def test_every_field_has_a_description() -> None:
-    for model in (EvalSet, SetHeader, Item, KeyPoint, Origin):
+    for model in (EvalSet, SetHeader, Item, KeyPoint, Origin, FailureRecord):
         for name, info in model.model_fields.items():
             assert info.description, f"{model.__name__}.{name} has no docstring"
 
@@ -39,3 +39,11 @@ def test_schema_rejects_what_the_models_reject() -> None:
     assert schema["additionalProperties"] is False
     assert schema["$defs"]["Item"]["additionalProperties"] is False
     assert set(schema["required"]) == {"evalset", "name", "categories"}
+
+
+def test_failure_schema_is_printed_and_strict(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, "schema", "--failure")
+    schema = json.loads(result.out)
+    assert result.out == rendered()["failure.schema.json"]
+    assert schema["required"] == ["question"]
+    assert schema["additionalProperties"] is False
