@@ -11,10 +11,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import FIXTURES, GIT_ENV, write_files
+from evalset.model import Item
 from evalset.setfile import load_set
 
 PROMOTE = FIXTURES / "promote"
@@ -110,11 +112,19 @@ def test_json_report_and_dry_run(example: Path, cli) -> None:  # type: ignore[no
     assert (example / SET).read_bytes() == before
 
 
-def test_langfuse_trace_export(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    source = PROMOTE / "langfuse-traces.jsonl"
-    result = cli(example, "promote", str(source), "--set", "acme-support", "--preset", "langfuse")
+def promote_preset(example: Path, cli, fixture: str, preset: str) -> tuple[Any, dict[str, Item]]:  # type: ignore[no-untyped-def]
+    """Promote a fixture export with a preset; the result and the set's items by trace."""
+    source = PROMOTE / fixture
+    result = cli(example, "promote", str(source), "--set", "acme-support", "--preset", preset)
     assert result.code == 0, result.err
-    items = {i.origin.trace: i for i in load_set(example / SET).items if i.origin}
+    items = {
+        i.origin.trace: i for i in load_set(example / SET).items if i.origin and i.origin.trace
+    }
+    return result, items
+
+
+def test_langfuse_trace_export(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    _, items = promote_preset(example, cli, "langfuse-traces.jsonl", "langfuse")
     first = items["7f3c2a10-5b1e-4c55-9f8e-1a2b3c4d5e60"]
     assert first.question == "Hi, I'm <EMAIL_1>, can I return opened headphones?"
     assert first.category == "direct-lookup" and first.status == "draft"
@@ -132,10 +142,7 @@ def test_langfuse_trace_export(example: Path, cli) -> None:  # type: ignore[no-u
 
 
 def test_langsmith_run_export(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    source = PROMOTE / "langsmith-runs.json"
-    result = cli(example, "promote", str(source), "--set", "acme-support", "--preset", "langsmith")
-    assert result.code == 0, result.err
-    items = {i.origin.trace: i for i in load_set(example / SET).items if i.origin}
+    result, items = promote_preset(example, cli, "langsmith-runs.json", "langsmith")
     run = items["1c9e7f52-2a4b-4d8e-9f01-6a7b8c9d0e11"]
     assert run.question == "Can I get a price match after I already bought the item? Call <PHONE_1>"
     assert run.origin is not None
@@ -316,3 +323,14 @@ def test_a_kill_at_any_moment_leaves_the_old_file_or_the_new(example: Path) -> N
     assert promote_cmd(example, "many.jsonl", "--set", "acme-support").returncode == 0
     assert not list((example / "sets").glob(".*.tmp"))  # a killed writer's temporary is gone
     assert True in outcomes and False in outcomes
+
+
+def test_a_missing_file_or_set_is_one_sentence(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    missing = cli(example, "promote", "nope.jsonl", "--set", "acme-support")
+    assert (missing.code, missing.err) == (
+        2,
+        "evalset: nope.jsonl: no such file; check the path.\n",
+    )
+    unknown = cli(example, "promote", str(EXPORT), "--set", "acme-suport")
+    assert unknown.code == 2
+    assert "did you mean 'acme-support'?" in unknown.err

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -239,10 +240,13 @@ def _retrieved(value: Any) -> Any:
     return out
 
 
-def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> Any:
-    """The record in the failure-record shape (validated afterwards)."""
-    if mapping is None or not isinstance(raw, dict):
-        return raw
+def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str | None]:
+    """The record in the failure-record shape (validated afterwards), or what makes it
+    unusable, in words that quote none of its values."""
+    if not isinstance(raw, dict):
+        return raw, "is not a JSON object"
+    if mapping is None:
+        return raw, None
     record: dict[str, Any] = {}
     for name, paths in mapping.items():
         for path in paths:
@@ -256,24 +260,13 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> Any:
                 break
     if "question" not in record:
         tried = ", ".join(mapping["question"])
-        record["question"] = None
-        record["_question_paths"] = tried
-    return record
+        return record, (
+            f"has no question text at {tried}; point --map question=PATH at the field that holds it"
+        )
+    return record, None
 
 
 # -- checking and redacting ------------------------------------------------------------------
-
-
-def _problem(raw: Any) -> str | None:
-    """What makes a mapped record unusable, in words that quote none of its values."""
-    if not isinstance(raw, dict):
-        return "is not a JSON object"
-    tried = raw.pop("_question_paths", None)
-    if tried is not None:
-        return (
-            f"has no question text at {tried}; point --map question=PATH at the field that holds it"
-        )
-    return None
 
 
 def _validation_problem(exc: ValidationError) -> str:
@@ -310,8 +303,7 @@ def prepare(
     candidates: list[Candidate] = []
     invalid: list[Invalid] = []
     for line, raw in records:
-        mapped = apply_map(raw, mapping)
-        problem = _problem(mapped)
+        mapped, problem = apply_map(raw, mapping)
         if problem is None:
             try:
                 record = FailureRecord.model_validate(mapped)
@@ -348,8 +340,6 @@ def prepare(
 
 
 def _item_id(candidate: Candidate, id_from: str) -> str | None:
-    import re
-
     from evalset.importer import question_id
 
     if id_from == "trace":

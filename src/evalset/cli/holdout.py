@@ -201,12 +201,11 @@ def promote(
 ) -> None:
     """Turn wrong production answers into draft items, with personal data redacted.
 
-    Each record's question, answer, note and retrieved entries are redacted first. A record
-    whose trace was promoted before, or whose question is a near duplicate of an item's, adds
-    its trace to that item instead. One invalid record and nothing is written (unless
-    --skip-invalid). Example: evalset promote failures.jsonl --set acme-support;
-    langfuse-export.jsonl with --preset langfuse
-    """
+    Each record's question, answer, note and retrieved entries are redacted first. A record whose trace was promoted before, or whose question is a near duplicate of an item's, adds its trace to that item instead. One invalid record and nothing is written (unless --skip-invalid).
+
+    Example: evalset promote failures.jsonl --set acme-support; evalset promote
+    langfuse-export.jsonl --set acme-support --preset langfuse
+    """  # noqa: E501
     import sys
 
     from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
