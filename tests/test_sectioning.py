@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalset.corpus import html, markdown, sectioner_for, slugify, text
+from evalset.corpus import html, markdown, normalise, sectioner_for, slugify, text
 from evalset.corpus.manifest import hash_text
 
 
@@ -202,3 +202,93 @@ def test_inline_markup_does_not_split_words() -> None:
         "unbelievable, xy."
     )
     assert html.sections("<h1>T</h1><p>Join <b>free</b>.</p>").sections["t"].text == "Join free."
+
+
+# --- the fast paths equal their plain definitions ----------------------------------------
+
+_messy = st.lists(
+    st.sampled_from(
+        [
+            " ",
+            "  ",
+            "\n",
+            "\t",
+            "\r",
+            "\x0b",
+            "\x1c",
+            "\xa0",
+            "\u3000",
+            "\x00",
+            "a",
+            "bc",
+            "é",
+            "e\u0301",
+            "<p>",
+            "</p>\n",
+            "<em>",
+            "</em>",
+            "<td>",
+            "<br />\n",
+            "<div",
+            ">",
+            "&amp;",
+            "&#32;",
+            "&lt;",
+            "&nbsp;",
+        ]
+    ),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_messy)
+def test_normalise_is_split_and_join(value: str) -> None:
+    import unicodedata
+
+    assert normalise(value) == " ".join(unicodedata.normalize("NFC", value).split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(_messy)
+def test_one_pass_rendered_text_equals_per_piece(value: str) -> None:
+    assert markdown._plain(value) == normalise(markdown._text(value))
+
+
+_block = st.sampled_from(
+    [
+        "# Title",
+        "## Größe & Rückgabe",
+        "### 3. Payment",
+        "text *em* and **strong**",
+        "- a\n- b",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "```\ncode  block\n```",
+        "<div>raw</div>",
+        "> quote",
+        "Setext\n---",
+        "a\x00b",
+        "&amp; &#169;",
+        "[link](http://x)",
+        "    indented code",
+        "FAQ",
+        "## FAQ",
+        "## FAQ",
+        "1. one\n2. two",
+        "<h2>raw heading</h2>",
+        "---\ntitle: x\n---",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_block, max_size=12), st.booleans())
+def test_manifest_records_equal_their_json_definition(blocks: list[str], store: bool) -> None:
+    from evalset.corpus.manifest import document_entry, document_line, document_record, row_digest
+
+    parsed = markdown.sections("\n\n".join(blocks))
+    entry = document_entry(parsed, store)
+    assert document_record("d/ü.md", parsed, store) == (
+        document_line("d/ü.md", entry),
+        row_digest("d/ü.md", entry),
+    )

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 HashMode = Literal["rendered", "source"]
@@ -23,7 +23,7 @@ SECTIONING_VERSION = 2
 cached results of an older version are never reused."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Section:
     title: str
     level: int
@@ -53,15 +53,18 @@ def _keeps(ch: str) -> bool:
     return ch in " -_" or unicodedata.category(ch)[0] in "LMN"
 
 
-_ASCII_DROP = re.compile(r"[^a-z0-9 _-]+")
+_ASCII_DROP = str.maketrans(
+    dict.fromkeys((c for c in range(128) if not re.match(r"[a-z0-9 _-]", chr(c))), None)
+)
 
 
+@lru_cache(maxsize=8192)
 def slugify(title: str) -> str:
     """GitHub's anchor for a heading's rendered text: lower case, every character that is not
     a letter, digit, space, '-' or '_' dropped, each space turned into '-'."""
     lowered = title.strip().lower()
     if lowered.isascii():
-        kept = _ASCII_DROP.sub("", lowered)
+        kept = lowered.translate(_ASCII_DROP)
     else:
         kept = "".join(ch for ch in lowered if _keeps(ch))
     return kept.replace(" ", "-")
@@ -94,37 +97,34 @@ def document_sections(
 
     A section runs to the next heading of the same or a higher level, so its text is its own
     text followed by every deeper heading's title and own text. The document text is joined
-    once and each section's text is one slice of it, so nesting costs no further joins."""
+    once and each section's text is one slice of it; a stack of open headings finds where
+    each one ends, in one pass."""
     slugger = slugger or Slugger()
-    pieces: list[str] = []
-    after_title: list[int] = []  # per heading: index of the first piece after its title
-    after_own: list[int] = []  # per heading: index of the first piece after its own text
-    if preamble:
-        pieces.append(preamble)
-    for title, _, _, own in headed:
+    pieces = [preamble] if preamble else []
+    pos = len(preamble)
+    spans: list[list[int]] = []  # per heading: [start of its text, end of its section]
+    open_headings: list[tuple[int, int]] = []  # (level, heading index), levels increasing
+    for title, level, _, own in headed:
+        while open_headings and open_headings[-1][0] >= level:
+            spans[open_headings.pop()[1]][1] = pos
         if title:
+            pos += len(title) + (1 if pieces else 0)
             pieces.append(title)
-        after_title.append(len(pieces))
+        start = pos
         if own:
+            pos += len(own) + (1 if pieces else 0)
             pieces.append(own)
-        after_own.append(len(pieces))
-    starts = []
-    offset = 0
-    for piece in pieces:
-        starts.append(offset)
-        offset += len(piece) + 1
+        open_headings.append((level, len(spans)))
+        spans.append([start, pos])
+    for _, index in open_headings:
+        spans[index][1] = pos
     whole = " ".join(pieces)
     sections: dict[str, Section] = {}
-    count = len(headed)
-    for i, (title, level, anchor, _) in enumerate(headed):
-        j = i + 1
-        while j < count and headed[j][1] > level:
-            j += 1
-        first, stop = after_title[i], after_own[j - 1]
-        end = starts[stop - 1] + len(pieces[stop - 1]) if stop > first else 0
+    for (title, level, anchor, _), (start, stop) in zip(headed, spans, strict=True):
         ident = slugger(anchor or slugify(title))
         if ident:
-            sections[ident] = Section(title, level, whole[starts[first] : end] if end else "")
+            text = whole[start + (start > 0) : stop] if stop > start else ""
+            sections[ident] = Section(title, level, text)
     return whole, sections
 
 

@@ -20,14 +20,14 @@ from typing import Any
 
 import pyromark
 
-from evalset.corpus import HashMode, Sections, document_sections, normalise
+from evalset.corpus import HashMode, Headed, Sections, document_sections, normalise
 
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
     | pyromark.Options.ENABLE_STRIKETHROUGH
     | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 )
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<[^>\x00]*>")
 # Inline containers: their start and end are not word boundaries (**bold**text is one word).
 _INLINE = frozenset(
     ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript")
@@ -83,7 +83,7 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
 _RAW_HEADING = re.compile(r"<[hH][1-6][\s>/]")
 _RENDERED_HEADING = re.compile(r"<h([1-6])>(.*?)</h\1>", re.S)
 _INLINE_TAG = re.compile(
-    r"</?(?:a|abbr|b|code|del|em|i|img|kbd|mark|s|small|span|strong|sub|sup|u)\b[^>]*>"
+    r"</?(?:a|abbr|b|code|del|em|i|img|kbd|mark|s|small|span|strong|sub|sup|u)\b[^>\x00]*>"
 )
 
 
@@ -93,23 +93,61 @@ def _text(fragment: str) -> str:
     return html.unescape(plain) if "&" in plain else plain
 
 
-def _headings_from_html(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]]]]:
+_ASCII_SPACES = str.maketrans(dict.fromkeys((c for c in range(128) if chr(c).isspace()), " "))
+_RUNS = re.compile("  +")
+
+
+def _plain(fragment: str) -> str:
+    """``normalise(_text(fragment))``, faster for ASCII: white space is translated to spaces
+    and only the runs (mostly where tags were) are collapsed, so no object is made per word."""
+    plain = _text(fragment)
+    if not plain.isascii():
+        return normalise(plain)
+    plain = plain.translate(_ASCII_SPACES)
+    if "  " in plain:
+        plain = _RUNS.sub(" ", plain)
+    return plain.strip(" ")
+
+
+_SEP = "\x00"
+"""Joins the rendered pieces for one pass of tag removal and normalisation. The renderer
+turns U+0000 into U+FFFD, so it cannot occur in its output (a raw HTML block could carry
+one; such a document takes the per-piece path)."""
+
+
+def _headings_from_html(text: str) -> tuple[str, Headed] | None:
+    """The normalised preamble and headings of the rendered document, or None when it holds
+    the separator.
+
+    The pieces between heading tags are joined with a separator, stripped of tags, unescaped
+    and normalised in one pass each, then split again: a handful of calls per document
+    instead of several per section."""
     parts = _RENDERED_HEADING.split(pyromark.html(text, options=_OPTIONS))
-    headings = [
-        (normalise(_text(parts[i + 1])), int(parts[i]), "", [_text(parts[i + 2])])
-        for i in range(1, len(parts), 3)
+    levels = parts[1::3]
+    del parts[1::3]
+    joined = _SEP.join(parts)
+    if _SEP in text and joined.count(_SEP) != len(parts) - 1:
+        return None
+    pieces = _plain(joined).split(_SEP)
+    pieces = [piece.strip(" ") for piece in pieces]
+    headed = [
+        (pieces[2 * i + 1], int(level), "", pieces[2 * i + 2]) for i, level in enumerate(levels)
     ]
-    return [_text(parts[0])], headings
+    return pieces[0], headed
 
 
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
     """Split a markdown document into its sections (see ``evalset.corpus.document_sections``)."""
-    split = _headings if _RAW_HEADING.search(text) else _headings_from_html
-    preamble, headings = split(text)
+    found = None if _RAW_HEADING.search(text) else _headings_from_html(text)
+    if found is None:
+        preamble, headings = _headings(text)
+        found = (
+            normalise("".join(preamble)),
+            [(t, lv, a, normalise("".join(body))) for t, lv, a, body in headings],
+        )
     if mode == "source":
-        return _source_sections(text, [(t, lv, a) for t, lv, a, _ in headings])
-    headed = [(t, lv, a, normalise("".join(body))) for t, lv, a, body in headings]
-    whole, parts = document_sections(normalise("".join(preamble)), headed)
+        return _source_sections(text, [(t, lv, a) for t, lv, a, _ in found[1]])
+    whole, parts = document_sections(*found)
     return Sections(whole, parts)
 
 
