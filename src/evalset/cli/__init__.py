@@ -1,77 +1,91 @@
-"""The `evalset` command: a typer app whose commands parse, call one library function, print."""
+"""The `evalset` command.
+
+``main`` runs the plain forms of the commands that run on every commit and CI step
+(``snapshot``, ``status``, ``stale`` with their flags, and ``--version``) straight from
+``evalset.cli.run``, and every other form (help, the other commands, options given any
+other way) through the typer app in ``evalset.cli.app``. Both paths run the same command
+bodies. The reason is start-up time: the typer app imports pydantic and builds a validator
+per option, about 0.2 s, which is most of what an unchanged snapshot may take.
+"""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
-import typer
-
-from evalset.cli import corpus, holdout, inspect, setup, versions
-
-app = typer.Typer(
-    name="evalset",
-    help="Versioned, reviewed eval sets for RAG systems, tied to the corpus they cite.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+_FLAGS = {
+    "snapshot": ("--json",),
+    "status": ("--json", "--coverage"),
+    "stale": ("--json", "--no-fail", "--fix-moved"),
+}
 
 
-def _version(value: bool) -> None:
-    if value:
-        from evalset import __version__
+def plain_form(argv: list[str]) -> Callable[[], None] | None:
+    """The command body to run for ``argv`` when it is a plain form, else None."""
+    if argv == ["--version"]:
+        return _version
+    if not argv or argv[0] not in _FLAGS:
+        return None
+    command, allowed = argv[0], _FLAGS[argv[0]]
+    flags: set[str] = set()
+    names: list[str] = []
+    fmt = "text"
+    rest = iter(argv[1:])
+    for arg in rest:
+        if command == "stale" and arg == "--format":
+            fmt = next(rest, "")
+            if fmt not in ("text", "md"):
+                return None  # typer explains
+        elif arg in allowed and arg not in flags:
+            flags.add(arg)
+        elif command == "stale" and not arg.startswith("-"):
+            names.append(arg)
+        else:
+            return None
+    from evalset.cli import run
 
-        typer.echo(f"evalset {__version__}")
-        raise typer.Exit()
+    as_json = "--json" in flags
+    if command == "snapshot":
+        return lambda: run.snapshot(None, as_json)
+    if command == "status":
+        return lambda: run.status("--coverage" in flags, as_json)
+    return lambda: run.stale(names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags)
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """Keep RAG evaluation sets as versioned, validated files in git."""
+def _version() -> None:
+    from evalset import __version__
+    from evalset.cli.output import echo
 
-
-inspect.register(app)
-corpus.register(app)
-setup.register(app)
-versions.register(app)
-holdout.register(app)
+    echo(f"evalset {__version__}")
 
 
 def main() -> None:
-    """Entry point: run the app and turn evalset's errors into one sentence and an exit code."""
+    """Entry point: run the command and turn evalset's errors into one sentence and an exit
+    code."""
+    from evalset.cli.output import echo, emit_json
     from evalset.errors import EvalsetError
 
     try:
-        code = app(standalone_mode=False)
+        body = plain_form(sys.argv[1:])
+        if body is None:
+            from evalset.cli.app import run_app
+
+            code = run_app()
+        else:
+            body()
+            code = 0
     except EvalsetError as exc:
         if "--json" in sys.argv:
-            from evalset.cli.output import emit_json
-
             emit_json({"error": str(exc), "exit_code": exc.exit_code})
-        typer.echo(f"evalset: {exc}", err=True)
+        echo(f"evalset: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("evalset: aborted.", err=True)
-        sys.exit(130)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # click's usage errors and anything unexpected
-        # Recognised by interface: typer may carry its own copy of click's exception classes.
-        show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
-        if callable(show) and isinstance(exit_code, int):
-            show()
-            sys.exit(exit_code)
-        typer.echo(
+    except Exception as exc:  # anything unexpected
+        echo(
             f"evalset: internal error ({type(exc).__name__}: {exc}); please report it "
             "with the command you ran.",
             err=True,
         )
         sys.exit(3)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import emit_json
+from evalset.cli.output import echo, emit_json
 
 if TYPE_CHECKING:
     from evalset.promote import PromoteResult
@@ -54,7 +54,7 @@ def split(
         if as_json:
             emit_json({"set": str(path), "item": move, "to": to, "changed": changed})
         else:
-            typer.echo(f"moved {move} to {to} in {path}" if changed else f"{move} is {to} already")
+            echo(f"moved {move} to {to} in {path}" if changed else f"{move} is {to} already")
         return
     if ratio is None:
         ratio = (ws.config.split if ws else SplitConfig()).ratio
@@ -63,21 +63,21 @@ def split(
         emit_json({"set": str(path), "written": not dry_run, **plan.to_json()})
         return
     verb = "would assign" if dry_run else "assigned"
-    typer.echo(
+    echo(
         f"{verb} {len(plan.holdout) + len(plan.tuning)} item(s) in {path}: "
         f"{len(plan.holdout)} holdout, {len(plan.tuning)} tuning (target {plan.ratio:.0%})"
     )
     for category, (held, count) in plan.shares.items():
         share = held / count if count else 0
-        typer.echo(f"  {category}: {held} of {count} holdout ({share:.0%})")
+        echo(f"  {category}: {held} of {count} holdout ({share:.0%})")
     for category, count in plan.too_small.items():
-        typer.secho(
+        echo(
             f"  {category}: too small to hold out at {plan.ratio:.0%} ({count} item(s)); "
             "add items of this kind",
             fg="yellow",
         )
     if plan.uncategorised:
-        typer.echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
+        echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
 
 
 def export(
@@ -104,7 +104,7 @@ def export(
     ws = find_workspace_or_none()
     result = run(resolve_set(ws, name), split_name, fmt, ws)
     if output is None:
-        typer.echo(result.text, nl=False)
+        echo(result.text, nl=False)
     else:
         atomic_write(output, result.text)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]
@@ -125,9 +125,9 @@ def export(
             }
         )
     elif output is not None:
-        typer.echo(f"wrote {result.rows} {split_name} item(s) as {fmt} to {output}")
+        echo(f"wrote {result.rows} {split_name} item(s) as {fmt} to {output}")
     for note in notes:
-        typer.secho(f"note: {note}", fg="yellow", err=True)
+        echo(f"note: {note}", fg="yellow", err=True)
 
 
 def import_(
@@ -168,12 +168,12 @@ def import_(
         return
     verb = "would add" if dry_run else "added"
     new = " (a new set: describe it and its categories)" if create else ""
-    typer.echo(
+    echo(
         f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts to "
         f"review); skipped {len(result.skipped)}"
     )
     for ident, why in result.skipped.items():
-        typer.echo(f"  skipped {ident}: {why}")
+        echo(f"  skipped {ident}: {why}")
 
 
 def promote(
@@ -247,26 +247,26 @@ def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: boo
     from evalset.split import side
 
     verb = "would add" if dry_run else "added"
-    typer.echo(f"{verb} {len(result.added)} draft item(s) to {path}")
+    echo(f"{verb} {len(result.added)} draft item(s) to {path}")
     for a in result.added:
         counts = ", ".join(f"{kind} {n}" for kind, n in a.redactions.items())
-        typer.echo(f"  {a.id}  line {a.line}  {side(a.holdout)}"
+        echo(f"  {a.id}  line {a.line}  {side(a.holdout)}"
                    + (f"  redacted {counts}" if counts else ""))  # fmt: skip
     if result.skipped:
-        typer.echo(f"skipped {len(result.skipped)} duplicate(s):")
+        echo(f"skipped {len(result.skipped)} duplicate(s):")
     for s in result.skipped:
         trace = f" (trace {s.trace})" if s.trace else ""
-        typer.echo(f"  line {s.line}{trace}: {s.reason}")
+        echo(f"  line {s.line}{trace}: {s.reason}")
     if result.invalid:
-        typer.secho(f"left out {len(result.invalid)} invalid record(s):", fg="yellow")
+        echo(f"left out {len(result.invalid)} invalid record(s):", fg="yellow")
     for i in result.invalid:
-        typer.secho(f"  {source}:{i.line}: the record {i.problem}", fg="yellow")
+        echo(f"  {source}:{i.line}: the record {i.problem}", fg="yellow")
     total = result.redactions
     if total:
         counts = ", ".join(f"{kind} {n}" for kind, n in sorted(total.items()))
-        typer.echo(f"redacted {sum(total.values())} value(s): {counts}")
+        echo(f"redacted {sum(total.values())} value(s): {counts}")
     if result.added and not dry_run:
-        typer.echo(
+        echo(
             "next: give each draft a category, key points and expected sources, set "
             f"`status: active`, then `evalset verify {path} ID…`"
         )
@@ -298,9 +298,9 @@ def seal(
     if as_json:
         emit_json({"set": str(path), "sealed": sealed, "recipients": recipients})
     elif sealed:
-        typer.echo(f"sealed {len(sealed)} holdout item(s) in {path}: {', '.join(sealed)}")
+        echo(f"sealed {len(sealed)} holdout item(s) in {path}: {', '.join(sealed)}")
     else:
-        typer.echo(f"{path}: no holdout item left to seal")
+        echo(f"{path}: no holdout item left to seal")
 
 
 def unseal(
@@ -320,9 +320,9 @@ def unseal(
     if as_json:
         emit_json({"set": str(path), "unsealed": unsealed})
     elif unsealed:
-        typer.echo(f"unsealed {len(unsealed)} item(s) in {path}: {', '.join(unsealed)}")
+        echo(f"unsealed {len(unsealed)} item(s) in {path}: {', '.join(unsealed)}")
     else:
-        typer.echo(f"{path}: no sealed item")
+        echo(f"{path}: no sealed item")
 
 
 def register(app: typer.Typer) -> None:

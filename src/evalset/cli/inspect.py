@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import emit_json, table
+from evalset.cli.output import echo, emit_json
 
 if TYPE_CHECKING:
-    from evalset.coverage import Coverage
+    pass
 
 
 def validate(
@@ -42,12 +42,12 @@ def validate(
     else:
         for finding in report.findings:
             colour = "red" if finding.severity == "error" else "yellow"
-            typer.secho(str(finding), fg=colour)
+            echo(str(finding), fg=colour)
         summary = (
             f"{len(report.errors)} error(s), {len(report.warnings)} warning(s) "
             f"in {len(report.files)} file(s)"
         )
-        typer.secho(summary, fg="green" if ok else "red", bold=True)
+        echo(summary, fg="green" if ok else "red", bold=True)
     if not ok:
         raise typer.Exit(1)
 
@@ -67,64 +67,9 @@ def status(
 
     Example: evalset status --coverage --json
     """
-    from evalset.config import find_workspace
-    from evalset.status import workspace_status
+    from evalset.cli import run
 
-    workspace = find_workspace()
-    statuses = workspace_status(workspace, with_coverage=coverage)
-    if as_json:
-        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
-        return
-    if not statuses:
-        typer.echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
-    for s in statuses:
-        rows = [
-            (name, row["tuning"], row["holdout"], row["unassigned"])
-            for name, row in s.categories.items()
-        ]
-        table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
-        if s.stale is None:
-            stale = "not checked (no snapshots yet)"
-        elif s.stale:
-            stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
-        else:
-            stale = f"0 against snapshot {s.snapshot}"
-        release = s.release or "unreleased"
-        typer.echo(
-            f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
-            f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
-            + (f"; {s.sealed} sealed" if s.sealed else "")
-        )
-        if s.draft_items:
-            typer.echo(f"  drafts to review ({len(s.draft_items)}):")
-        for d in s.draft_items:
-            age = "undated" if d.age_days is None else f"{d.age_days} day(s) old"
-            lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete, ready to verify"
-            typer.echo(f"    {d.id}  {age}{lacks}")
-        if s.coverage is not None:
-            _print_coverage(s.coverage)
-        typer.echo("")
-
-
-def _print_coverage(report: Coverage) -> None:
-    rows = [
-        (doc, r["tuning"], r["holdout"], r["unassigned"]) for doc, r in report.documents.items()
-    ]
-    table(["document", "tuning", "holdout", "unassigned"], rows, title="coverage by cited document")
-    if report.sealed:
-        typer.echo(f"  {report.sealed} sealed item(s) counted by category only (their citations "
-                   "need the key)")  # fmt: skip
-    if report.empty_categories:
-        typer.secho(f"  no active item in categories: {', '.join(report.empty_categories)}",
-                    fg="yellow")  # fmt: skip
-    if report.corpus is None:
-        typer.echo("  corpus documents unknown (no snapshot and no corpus folder)")
-    elif report.uncited:
-        shown = ", ".join(report.uncited[:10]) + (", …" if len(report.uncited) > 10 else "")
-        typer.secho(f"  no item cites {len(report.uncited)} of {len(report.corpus)} corpus "
-                    f"documents: {shown}", fg="yellow")  # fmt: skip
-    else:
-        typer.echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
+    run.status(coverage, as_json)
 
 
 def schema(
@@ -146,7 +91,7 @@ def schema(
 
     if not write:
         kind = "config" if config else "failure" if failure else "evalset"
-        typer.echo(rendered()[f"{kind}.schema.json"], nl=False)
+        echo(rendered()[f"{kind}.schema.json"], nl=False)
         return
     folder = find_workspace().root / "schemas"
     written = write_schemas(folder)
@@ -154,9 +99,9 @@ def schema(
         emit_json({"folder": str(folder), "written": [str(p) for p in written]})
     else:
         for path in written:
-            typer.echo(f"wrote {path}")
+            echo(f"wrote {path}")
         if not written:
-            typer.echo(f"{folder}: schemas are up to date")
+            echo(f"{folder}: schemas are up to date")
 
 
 def register(app: typer.Typer) -> None:

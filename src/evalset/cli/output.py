@@ -1,4 +1,8 @@
-"""Printing helpers shared by the commands: JSON documents, tables on terminals only."""
+"""Printing helpers shared by the commands: lines, colour on terminals only, JSON, tables.
+
+Free of typer so that the commands run on every commit and CI step (``evalset.cli.run``)
+can print without importing it. Colour and bold are used only when the stream is a
+terminal, as click does."""
 
 from __future__ import annotations
 
@@ -7,11 +11,37 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import typer
+_CODES = {"red": 31, "green": 32, "yellow": 33, "bold": 1, "strikethrough": 9}
+
+
+def style(text: str, fg: str | None = None, bold: bool = False, strikethrough: bool = False) -> str:
+    """``text`` wrapped in ANSI codes (callers decide whether the stream is a terminal)."""
+    codes = [_CODES[fg]] if fg else []
+    codes += [_CODES["bold"]] if bold else []
+    codes += [_CODES["strikethrough"]] if strikethrough else []
+    if not codes:
+        return text
+    return "".join(f"\x1b[{code}m" for code in codes) + text + "\x1b[0m"
+
+
+def echo(
+    message: str = "",
+    *,
+    err: bool = False,
+    fg: str | None = None,
+    bold: bool = False,
+    nl: bool = True,
+) -> None:
+    """Print a line on stdout (or stderr), coloured only on a terminal."""
+    stream = sys.stderr if err else sys.stdout
+    if (fg or bold) and stream.isatty():
+        message = style(message, fg, bold)
+    stream.write(message + "\n" if nl else message)
+    stream.flush()
 
 
 def emit_json(document: Any) -> None:
-    typer.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
@@ -28,8 +58,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
     cells = [list(map(str, headers)), *([str(c) for c in row] for row in rows)]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     if title:
-        typer.echo(title)
+        echo(title)
     for row in cells:
-        typer.echo(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        )
+        echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from evalset.cli.output import emit_json
+from evalset.cli.output import echo, emit_json
 
 
 def init(
@@ -39,11 +39,11 @@ def init(
         )
         return
     for created in result.created:
-        typer.echo(f"created {os.path.relpath(created, result.root)}")
+        echo(f"created {os.path.relpath(created, result.root)}")
     for kept in result.kept:
-        typer.echo(f"kept    {os.path.relpath(kept, result.root)} (exists)")
+        echo(f"kept    {os.path.relpath(kept, result.root)} (exists)")
     for key in result.configured:
-        typer.echo(f"set     git config {key}")
+        echo(f"set     git config {key}")
 
 
 def register(app: typer.Typer) -> None:

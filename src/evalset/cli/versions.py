@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import emit_json
+from evalset.cli.output import echo, emit_json, table
 
 if TYPE_CHECKING:
     from evalset.setdiff import SetDiff
@@ -55,14 +55,14 @@ def release(
         )
         return
     if result.completed:
-        typer.echo(f"completed the interrupted release {result.set} {result.version}")
+        echo(f"completed the interrupted release {result.set} {result.version}")
     since = result.changes.summary() if result.changes else "first release"
-    typer.echo(
+    echo(
         f"released {result.set} {result.version} ({since}); tag {result.tag} on commit "
         f"{result.commit[:12]}, fingerprint {result.fingerprint[:19]}…"
     )
     if result.detached:
-        typer.echo("note: HEAD is detached; push the tag (git push origin TAG) to keep it.")
+        echo("note: HEAD is detached; push the tag (git push origin TAG) to keep it.")
 
 
 def pin(
@@ -102,21 +102,21 @@ def check_pin(
         emit_json(result.to_json())
     elif result.ok:
         pinned = result.pin
-        typer.echo(
+        echo(
             f"pin ok: {pinned['set']} {pinned['version']} ({pinned['fingerprint'][:19]}…), "
             f"snapshot {pinned.get('snapshot')}, tag {result.tag}"
         )
     else:
         for problem in result.problems:
-            typer.secho(f"{report}: {problem}", fg="red", err=True)
+            echo(f"{report}: {problem}", fg="red", err=True)
     if not result.ok:
         raise typer.Exit(1)
 
 
 def _print_diff(diff: SetDiff, colour: bool) -> None:
-    typer.secho(f"{diff.set}: {diff.old} -> {diff.new}: {diff.summary()}", bold=True)
+    echo(f"{diff.set}: {diff.old} -> {diff.new}: {diff.summary()}", bold=True)
     for move in diff.holdout_moves:
-        typer.secho(
+        echo(
             f"!! HOLDOUT MOVE: {move.id} moved from {move.old} to {move.new}",
             fg="red",
             bold=True,
@@ -127,32 +127,32 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
         ("retired", diff.retired, "x", "yellow"),
     ):
         for ident in ids:
-            typer.secho(f"  {mark} {ident} ({label})", fg=fg if colour else None)
+            echo(f"  {mark} {ident} ({label})", fg=fg if colour else None)
     for change in diff.header:
-        typer.echo(f"  ~ header {change}")
+        echo(f"  ~ header {change}")
     for item in diff.changed:
-        typer.secho(f"  ~ {item.id}", fg="yellow" if colour else None)
+        echo(f"  ~ {item.id}", fg="yellow" if colour else None)
         for change in item.changes:
-            typer.echo(f"      {change}")
+            echo(f"      {change}")
 
 
 def _print_diff_md(diff: SetDiff) -> None:
-    typer.echo(f"### `{diff.set}`: {diff.old} → {diff.new}\n")
-    typer.echo(f"{diff.summary()}\n")
+    echo(f"### `{diff.set}`: {diff.old} → {diff.new}\n")
+    echo(f"{diff.summary()}\n")
     for move in diff.holdout_moves:
-        typer.echo(f"> **Holdout move:** `{move.id}` moved from {move.old} to {move.new}.\n")
+        echo(f"> **Holdout move:** `{move.id}` moved from {move.old} to {move.new}.\n")
     if diff.empty:
         return
-    typer.echo("| item | what | detail |")
-    typer.echo("|---|---|---|")
+    echo("| item | what | detail |")
+    echo("|---|---|---|")
     for label, ids in (("added", diff.added), ("removed", diff.removed), ("retired", diff.retired)):
         for ident in ids:
-            typer.echo(f"| `{ident}` | **{label}** | |")
+            echo(f"| `{ident}` | **{label}** | |")
     rows = [("header", c) for c in diff.header]
     rows.extend((f"`{item.id}`", c) for item in diff.changed for c in item.changes)
     for where, change in rows:
         detail = str(change).split(": ", 1)[1].replace("|", "\\|")
-        typer.echo(f"| {where} | {change.field} | {detail} |")
+        echo(f"| {where} | {change.field} | {detail} |")
 
 
 def diff(
@@ -204,7 +204,6 @@ def log(
 
     Example: evalset log acme-support
     """
-    from evalset.cli.output import table
     from evalset.config import find_workspace
     from evalset.release import release_log
     from evalset.workspace import resolve_set
@@ -216,7 +215,7 @@ def log(
         emit_json({"set": name, "releases": [e.to_json() for e in entries]})
         return
     if not entries:
-        typer.echo(f"{name}: no releases yet; `evalset release {name} --bump minor` makes one.")
+        echo(f"{name}: no releases yet; `evalset release {name} --bump minor` makes one.")
         return
     rows = [
         (
@@ -247,7 +246,7 @@ def merge_driver(
 
     result = run(base, ours, theirs, path)
     for conflict in result.conflicts:
-        typer.echo(f"evalset merge: {path or ours}: conflict in {conflict}", err=True)
+        echo(f"evalset merge: {path or ours}: conflict in {conflict}", err=True)
     if not result.clean:
         raise typer.Exit(1)
 

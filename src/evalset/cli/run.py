@@ -1,0 +1,249 @@
+"""The bodies of the commands run on every commit and CI step: snapshot, stale, status.
+
+They print through ``evalset.cli.output`` and import nothing of typer, so that
+``evalset.cli.main`` can run their plain forms without building the typer app (typer
+imports pydantic and builds a validator per option, about 0.2 s). Their options, help and
+every other form are declared in the typer commands of ``evalset.cli.corpus`` and
+``evalset.cli.inspect``, which call these.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from evalset.cli.output import echo, emit_json, style, table
+
+if TYPE_CHECKING:
+    from evalset.coverage import Coverage
+    from evalset.stale import CitationStatus, StaleReport
+
+
+def snapshot(rev: str | None, as_json: bool) -> None:
+    """`evalset snapshot [--rev REV] [--json]`."""
+    from evalset.config import find_workspace
+    from evalset.corpus.snapshot import take_snapshot
+    from evalset.workspace import display_path
+
+    ws = find_workspace()
+    result = take_snapshot(
+        ws.root,
+        ws.config.corpus,
+        ws.snapshots_dir,
+        ws.state_dir,
+        ws.config.hash,
+        ws.config.store_text,
+        rev,
+    )
+    previous = result.previous_id
+    changes = result.changes if previous is not None and previous != result.id else None
+    path = display_path(result.path) if result.path else None
+    if as_json:
+        emit_json(
+            {
+                "snapshot": result.short,
+                "id": result.id,
+                "path": str(path),
+                "written": result.written,
+                "documents": result.documents,
+                "sections": result.sections,
+                "commit": result.commit,
+                "previous": previous[:12] if previous else None,
+                "changes": changes.to_json() if changes else None,
+                "warnings": result.warnings,
+            }
+        )
+        return
+    for warning in result.warnings:
+        echo(f"warning: {warning}", fg="yellow", err=True)
+    state = "written to" if result.written else "unchanged, already in"
+    echo(
+        f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
+        f"({result.reread} file(s) read); {state} {path}"
+    )
+    if changes is None or previous is None:  # first snapshot, or the newest already
+        return
+    if changes.empty:
+        echo(f"no change since {previous[:12]}")
+        return
+    echo(f"since {previous[:12]}:")
+    for doc in changes.added:
+        echo(f"  + {doc}", fg="green")
+    for doc in changes.removed:
+        echo(f"  - {doc}", fg="red")
+    for doc, parts in changes.changed.items():
+        detail = ", ".join(f"{len(v)} {k}" for k, v in parts.items() if v) or "text"
+        echo(f"  ~ {doc} (sections: {detail})", fg="yellow")
+        for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
+            for section in parts[kind]:
+                echo(f"      {mark} #{section}")
+
+
+def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bool) -> None:
+    """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, unless
+    ``no_fail``."""
+    from evalset.config import find_workspace
+    from evalset.corpus.manifest import SnapshotStore
+    from evalset.stale import stale_report
+    from evalset.verify import fix_moved as fix
+    from evalset.workspace import resolve_set, set_paths
+
+    ws = find_workspace()
+    paths = [resolve_set(ws, s) for s in sets] if sets else set_paths(ws)
+    fixed: dict[str, dict[str, str]] = {}
+    if fix_moved:
+        for path in paths:
+            fixed.update(fix(ws, path))
+    report = stale_report(paths, SnapshotStore(ws.snapshots_dir), ws.root)
+    if as_json:
+        emit_json(report.to_json() | ({"fixed": fixed} if fix_moved else {}))
+    elif report.snapshot is None:
+        echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
+    elif fmt == "md":
+        _print_md(report)
+    else:
+        for item_id, moves in fixed.items():
+            for old, new in moves.items():
+                echo(f"fixed {item_id}: {old} -> {new}", fg="green")
+        _print_text(report)
+        unverified = sum(report.unverified.values())
+        note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
+        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
+    if report.sealed and not as_json:
+        from evalset.seal import sealed_message
+
+        for name, count in report.sealed.items():
+            echo(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)
+    if report.items and not no_fail:
+        raise SystemExit(1)
+
+
+def _diff_text(status: CitationStatus, colour: bool, context: int = 8) -> str:
+    from evalset.stale import word_diff
+
+    assert status.old_text is not None and status.new_text is not None
+    out = []
+    for op, text in word_diff(status.old_text, status.new_text):
+        if op == "=":
+            words = text.split()
+            if len(words) > 2 * context:
+                text = " ".join([*words[:context], "…", *words[-context:]])
+            out.append(text)
+        elif colour:
+            removed = op == "-"
+            out.append(style(text, "red" if removed else "green", strikethrough=removed))
+        else:
+            out.append(f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
+    return " ".join(out)
+
+
+def _print_text(report: StaleReport) -> None:
+    colour = sys.stdout.isatty()
+    for item in report.items:
+        echo(
+            f"{item.file}: item {item.id} (verified {item.verified}, newest {report.snapshot})",
+            bold=True,
+        )
+        for c in item.citations:
+            if c.status == "ok":
+                continue
+            line = f"  {c.status:<10} {c.citation}"
+            if c.new:
+                line += f" -> {c.new}"
+            if c.status == "deleted" and c.candidates:
+                line += f" (similar: {', '.join(c.candidates)})"
+            elif c.status == "moved" and c.candidates:
+                line += f" (also identical: {', '.join(c.candidates)})"
+            echo(line)
+            if c.status == "changed" and c.old_text is not None and c.new_text is not None:
+                echo(f"      {_diff_text(c, colour)}")
+            elif c.note:
+                echo(f"      ({c.note})")
+
+
+def _print_md(report: StaleReport) -> None:
+    if not report.items:
+        echo(f"No stale items against snapshot `{report.snapshot}`.")
+        return
+    echo(f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`\n")
+    echo("| set | item | citation | status | now |")
+    echo("|---|---|---|---|---|")
+    for item in report.items:
+        for c in item.citations:
+            if c.status == "ok":
+                continue
+            now = c.new or ", ".join(c.candidates) or ""
+            echo(f"| {item.set} | `{item.id}` | `{c.citation}` | {c.status} | {now} |")
+    changed = [(i, c) for i in report.items for c in i.citations if c.old_text and c.new_text]
+    for item, c in changed:
+        echo(f"\n<details><summary>{item.id}: {c.citation}</summary>\n")
+        echo(
+            _diff_text(c, colour=False)
+            .replace("[-", "~~")
+            .replace("-]", "~~")
+            .replace("{+", "**")
+            .replace("+}", "**")
+        )
+        echo("\n</details>")
+
+
+def status(coverage: bool, as_json: bool) -> None:
+    """`evalset status [--coverage] [--json]`."""
+    from evalset.config import find_workspace
+    from evalset.status import workspace_status
+
+    workspace = find_workspace()
+    statuses = workspace_status(workspace, with_coverage=coverage)
+    if as_json:
+        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
+        return
+    if not statuses:
+        echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
+    for s in statuses:
+        rows = [
+            (name, row["tuning"], row["holdout"], row["unassigned"])
+            for name, row in s.categories.items()
+        ]
+        table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
+        if s.stale is None:
+            stale = "not checked (no snapshots yet)"
+        elif s.stale:
+            stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
+        else:
+            stale = f"0 against snapshot {s.snapshot}"
+        release = s.release or "unreleased"
+        echo(
+            f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
+            f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
+            + (f"; {s.sealed} sealed" if s.sealed else "")
+        )
+        if s.draft_items:
+            echo(f"  drafts to review ({len(s.draft_items)}):")
+        for d in s.draft_items:
+            age = "undated" if d.age_days is None else f"{d.age_days} day(s) old"
+            lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete, ready to verify"
+            echo(f"    {d.id}  {age}{lacks}")
+        if s.coverage is not None:
+            _print_coverage(s.coverage)
+        echo("")
+
+
+def _print_coverage(report: Coverage) -> None:
+    rows = [
+        (doc, r["tuning"], r["holdout"], r["unassigned"]) for doc, r in report.documents.items()
+    ]
+    table(["document", "tuning", "holdout", "unassigned"], rows, title="coverage by cited document")
+    if report.sealed:
+        echo(f"  {report.sealed} sealed item(s) counted by category only (their citations "
+                   "need the key)")  # fmt: skip
+    if report.empty_categories:
+        echo(f"  no active item in categories: {', '.join(report.empty_categories)}",
+                    fg="yellow")  # fmt: skip
+    if report.corpus is None:
+        echo("  corpus documents unknown (no snapshot and no corpus folder)")
+    elif report.uncited:
+        shown = ", ".join(report.uncited[:10]) + (", …" if len(report.uncited) > 10 else "")
+        echo(f"  no item cites {len(report.uncited)} of {len(report.corpus)} corpus "
+                    f"documents: {shown}", fg="yellow")  # fmt: skip
+    else:
+        echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
