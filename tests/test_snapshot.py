@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,50 @@ def test_incremental_reads_only_changed_files(corpus_repo: Path) -> None:
     assert third.changes == changes
     assert (changes.added, changes.removed) == (["renamed.txt"], ["c.txt", "d.html"])
     assert third.reread == 1
+
+
+def _fresh_id(repo: Path) -> str:
+    """The id a snapshot without any cache gives."""
+    state = repo / ".evalset-fresh"
+    shutil.rmtree(state, ignore_errors=True)
+    return take_snapshot(repo, "corpus", repo / "snapshots", state, write=False).id
+
+
+def test_an_unchanged_check_misses_no_kind_of_change(corpus_repo: Path) -> None:
+    """The listing compared on every run notices renames that keep inode and times, a
+    rewrite whose size and mtime were put back, new and removed folders, retargeted
+    symlinks; hidden files change nothing."""
+    write_files(corpus_repo, {**DOCS, "corpus/sub/e.md": "# E\n\ne text\n"})
+    (corpus_repo / "corpus/link.md").symlink_to("a.md")
+    corpus = corpus_repo / "corpus"
+    snap(corpus_repo)
+
+    def same_size_rewrite() -> None:
+        path = corpus / "a.md"
+        before = path.stat()
+        path.write_text(path.read_text().replace("first", "FIRST"))
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    def retarget() -> None:
+        (corpus / "link.md").unlink()
+        (corpus / "link.md").symlink_to("sub/e.md")
+
+    changes = [
+        lambda: os.rename(corpus / "sub/b.md", corpus / "sub/b2.md"),
+        same_size_rewrite,
+        lambda: write_files(corpus_repo, {"corpus/new/deep/f.md": "# F\n\nf\n"}),
+        lambda: [p.unlink() for p in (corpus / "new/deep").iterdir()],
+        retarget,
+        lambda: (corpus / "sub/e.md").write_text("# E\n\ne text, longer now\n"),
+    ]
+    for change in changes:
+        before = snap(corpus_repo, write=False).id
+        change()
+        after = snap(corpus_repo, write=False)
+        assert after.id == _fresh_id(corpus_repo) != before, changes.index(change)
+    (corpus / ".hidden.md").write_text("# Hidden\n")
+    quiet = snap(corpus_repo, write=False)
+    assert quiet.id == after.id and quiet.reread == 0
 
 
 def test_prefixes_and_newest(corpus_repo: Path) -> None:

@@ -13,11 +13,12 @@ import re
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
-
-from annotated_types import Ge, Interval
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from evalset.errors import ConfigError, NoWorkspace
+
+if TYPE_CHECKING:  # the range constraints matter only to the JSON Schema: evalset.schema
+    from annotated_types import Ge, Interval
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -23,6 +23,7 @@ def failure_schema() -> dict[str, Any]:
 
 
 def config_schema() -> dict[str, Any]:
+    from annotated_types import Ge, Interval  # noqa: F401 - resolve the config's annotations
     from pydantic import TypeAdapter
 
     schema = TypeAdapter(Config).json_schema(mode="validation")

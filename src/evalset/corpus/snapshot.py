@@ -1,10 +1,12 @@
 """Taking snapshots: reading the corpus (working tree, or a git revision through DVC).
 
 Working-tree snapshots are incremental. A stat cache in ``.evalset/`` keeps, per file, its
-stat signature (mtime, size, inode), its table-row digest and its manifest line, so:
+stat signature (mtime, size, inode, ctime), its table-row digest and its manifest line;
+and, per folder, the names and signatures it listed, so:
 
-- an unchanged corpus costs a walk, one ``stat`` per file and a small index read, and
-  reuses the cached id without building or writing anything;
+- an unchanged corpus costs a walk, one ``stat`` per file and one comparison per folder
+  against a listing that loads in a millisecond (``_listing_unchanged``), and reuses the
+  cached id without building or writing anything;
 - a changed corpus reads only the changed files, and writes the new manifest by joining
   the cached lines of every other document.
 """
@@ -12,9 +14,13 @@ stat signature (mtime, size, inode), its table-row digest and its manifest line,
 from __future__ import annotations
 
 import gc
+import marshal
 import os
 import pickle
+import stat
 import subprocess
+import sys
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -48,6 +54,7 @@ TEXT_LIMIT = 20_000_000
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
+QUICK = "snapshot-listing.marshal"
 
 
 @dataclass
@@ -98,18 +105,36 @@ def _read_file(job: tuple[str, str, HashMode, bool]) -> ReadResult:
 class Scan:
     """The files of a corpus folder with their stat signature."""
 
-    files: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    files: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    """doc -> (mtime, size, inode, ctime): ctime catches a rewrite whose mtime was put back."""
     paths: dict[str, str] = field(default_factory=dict)
+    listing: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """Per folder, what ``_listing_unchanged`` compares: its entries' names and signatures."""
     warnings: list[str] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)
     total_bytes: int = 0
 
 
+def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
+    """Where a symlink leads: (0, its target's stat) for a file inside the corpus, (-1, None)
+    for anything outside (not followed), (-2, None) for a folder or other non-file inside,
+    (-3, None) when it is dangling."""
+    target = os.path.realpath(path)
+    if not (target == real_top or target.startswith(real_top + os.sep)):
+        return -1, None
+    try:
+        st = os.stat(target)
+    except OSError:
+        return -3, None
+    return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
+
+
 def scan(root: Path) -> Scan:
     """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
 
-    This loop runs once per file on every snapshot, so it keeps to the cheapest calls:
-    ``DirEntry`` type checks come from the directory listing, one ``stat`` per file."""
+    This loop runs once per file on every snapshot that finds a change, so it keeps to the
+    cheapest calls: ``DirEntry`` type checks come from the directory listing, one ``stat``
+    per file."""
     result = Scan()
     top = str(root)
     real_top = os.path.realpath(top)
@@ -126,6 +151,8 @@ def scan(root: Path) -> Scan:
             entries = os.scandir(folder)
         except OSError as exc:
             raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
+        names: list[str] = []
+        signatures = array("q")
         with entries:
             for entry in entries:
                 name = entry.name
@@ -133,22 +160,26 @@ def scan(root: Path) -> Scan:
                     continue
                 if entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
+                    signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                     continue
                 elif entry.is_symlink():
-                    target = os.path.realpath(entry.path)
-                    if not (target == real_top or target.startswith(real_top + sep)):
-                        doc = entry.path[cut:].replace(sep, "/")
-                        result.warnings.append(
-                            f"{doc}: symlink to outside the corpus; not followed"
-                        )
+                    kind, st = _link_target(entry.path, real_top)  # type: ignore[assignment]
+                    if st is None:  # recorded in the listing, but not a document
+                        names.append(name)
+                        signatures.extend((kind, 0, 0, 0))
+                        if kind == -1:
+                            doc = entry.path[cut:].replace(sep, "/")
+                            result.warnings.append(
+                                f"{doc}: symlink to outside the corpus; not followed"
+                            )
                         continue
-                    if not os.path.isfile(target):
-                        continue
-                    st = os.stat(target)
+                    signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
                 else:
                     continue
+                names.append(name)
+                signatures.extend(signature)
                 dot = name.rfind(".")
                 ext = name[dot:].lower() if dot > 0 else name
                 wanted = known.get(ext)
@@ -159,11 +190,59 @@ def scan(root: Path) -> Scan:
                     continue
                 path = entry.path
                 doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
-                files[doc] = (st.st_mtime_ns, st.st_size, st.st_ino)
+                files[doc] = signature
                 paths[doc] = path
-                total += st.st_size
+                total += signature[1]
+        result.listing[folder] = ("\0".join(names), signatures.tobytes())
     result.total_bytes = total
     return result
+
+
+def _listing_unchanged(top: str, listing: dict[str, tuple[str, bytes]]) -> bool:
+    """Whether every folder of the corpus lists the same names with the same signatures as
+    ``listing`` (from the last scan): the whole cost of an unchanged snapshot.
+
+    The same walk as ``scan`` with nothing but a stat per file and two comparisons per
+    folder; the first difference stops it, and ``scan`` then works out what changed."""
+    real_top = os.path.realpath(top)
+    stack = [top]
+    seen = 0
+    while stack:
+        folder = stack.pop()
+        cached = listing.get(folder)
+        if cached is None:
+            return False
+        seen += 1
+        names: list[str] = []
+        signatures = array("q")
+        add_name, add_signature = names.append, signatures.extend
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            return False
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    add_name(name)
+                    add_signature((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_symlink():
+                    kind, target = _link_target(entry.path, real_top)
+                    add_name(name)
+                    if target is None:
+                        add_signature((kind, 0, 0, 0))
+                    else:
+                        add_signature(
+                            (target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns)
+                        )
+        if cached[1] != signatures.tobytes() or cached[0] != "\0".join(names):
+            return False
+    return seen == len(listing)
 
 
 def _read_batch(jobs: list[tuple[str, str, HashMode, bool]]) -> list[ReadResult]:
@@ -216,6 +295,19 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def _installed() -> tuple[tuple[str, int], ...]:
+    """The modification times of the folders installed packages live in (sys.path after
+    the script's own folder): they change when a distribution, and so a plug-in, is added,
+    removed or upgraded. Cheap where reading every entry point is not (~0.1 s)."""
+    found = []
+    for folder in sys.path[1:]:
+        try:
+            found.append((folder, os.stat(folder).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(found)
+
+
 def _plugins() -> tuple[str, ...]:
     """Which function sections each format: a changed plug-in invalidates the cache."""
     return tuple(
@@ -232,6 +324,23 @@ class _Cache:
         self.lines_path = state_dir / "snapshot-lines.pickle"
         self.state_dir = state_dir
         self.key = key
+
+    @staticmethod
+    def quick(state_dir: Path) -> dict[str, Any]:
+        """The last scan's folder listings and result (marshal: loads in a millisecond)."""
+        try:
+            with (state_dir / QUICK).open("rb") as f:
+                data = marshal.load(f)
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def save_quick(self, data: dict[str, Any]) -> None:
+        path = self.state_dir / QUICK
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as f:
+            marshal.dump(data, f)
+        os.replace(tmp, path)
 
     def _load(self, path: Path) -> dict[str, Any]:
         try:
@@ -277,26 +386,51 @@ class _Tree:
 def read_working_tree(
     corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_lines: bool
 ) -> _Tree:
-    """The corpus folder, reading only files whose stat (mtime, size, inode) changed."""
+    """The corpus folder, reading only files whose stat (mtime, size, inode, ctime) changed."""
     if not corpus.is_dir():
         raise SnapshotError(
             f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
         )
+    settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION)
+    quick = _Cache.quick(state_dir) if not need_lines else {}
+    installed = _installed()
+    if (
+        quick.get("settings") == settings
+        and quick.get("installed") == installed
+        and _listing_unchanged(str(corpus), quick["listing"])
+    ):
+        return _Tree(
+            quick["id"], quick["documents"], quick["sections"], None, list(quick["warnings"]),
+            0, quick["id"], Changes(),
+        )  # fmt: skip
+    plugins = quick["plugins"] if quick.get("installed") == installed else _plugins()
     found = scan(corpus)
     store = found.total_bytes < TEXT_LIMIT if store_text is None else store_text
     cache = _Cache(
-        state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, _plugins())
+        state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, plugins)
     )
+
+    def remember(ident: str, documents: int, sections: int) -> None:
+        cache.save_quick(
+            {
+                "settings": settings, "installed": installed, "plugins": plugins,
+                "id": ident, "documents": documents, "sections": sections,
+                "warnings": listed, "listing": found.listing,
+            }
+        )  # fmt: skip
+
     index = cache.index()
     known: dict[str, Any] = index.get("files", {})
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
         warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
+    listed = list(warnings)  # what an unchanged run reports again
     base_id = index.get("id")
     unchanged = len(known) == len(found.files) and all(
         known.get(doc, (None,))[0] == sig for doc, sig in found.files.items()
     )
     if unchanged and not need_lines and base_id is not None:
+        remember(base_id, len(known), index["sections"])
         return _Tree(base_id, len(known), index["sections"], None, warnings, 0, base_id, Changes())
     cached_lines = cache.lines() if known else {}
     lines: dict[str, str] = {}
@@ -328,6 +462,7 @@ def read_working_tree(
     changes = _changes(known, cached_lines, rows, lines)
     if jobs or len(known) != len(rows) or base_id != ident:
         cache.save({"id": ident, "sections": sections, "files": rows}, lines)
+    remember(ident, len(rows), sections)
     return _Tree(ident, len(rows), sections, lines, warnings, len(jobs), base_id, changes)
 
 
