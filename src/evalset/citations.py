@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
+
+_VALID = re.compile(r"([^#\\/][^#\\]*)(?:#([^#\s]+))?")
+"""A citation that passes every check of ``Citation.parse`` but the one for odd parts."""
+_ODD_PARTS = re.compile(r"(?:^|/)(?:\.\.?)?(?:/|\Z)")
+"""An empty, '.' or '..' part of a document path."""
 
 # A document path (forward slashes, no '#') optionally followed by '#' and a section anchor.
 CITATION_PATTERN = r"^[^#\s/\\][^#\\]*(#[^#\s]+)?$"
@@ -24,6 +30,9 @@ class Citation(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Citation:
         """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise."""
+        valid = _VALID.fullmatch(text)
+        if valid is not None and not _ODD_PARTS.search(valid[1]):
+            return tuple.__new__(cls, valid.groups())  # the common case, in one match
         doc, sep, section = text.partition("#")
         if not doc:
             raise ValueError(f"citation {text!r} has no document before '#'")
@@ -33,12 +42,12 @@ class Citation(NamedTuple):
             raise ValueError(f"citation {text!r} has more than one '#'")
         if "\\" in doc:
             raise ValueError(f"citation {text!r} uses '\\': document ids use forward slashes")
-        if doc.startswith("/") or any(part in ("", ".", "..") for part in doc.split("/")):
+        if doc.startswith("/") or _ODD_PARTS.search(doc):
             raise ValueError(
                 f"citation {text!r} is not a path relative to the corpus root "
                 "(no leading '/', no empty, '.' or '..' parts)"
             )
-        if any(ch.isspace() for ch in section):
+        if section and section.split() != [section]:  # the same as: any white space
             raise ValueError(f"citation {text!r} has white space in its section id")
         return cls(doc, section or None)
 

@@ -62,7 +62,7 @@ def corpus_documents(workspace: Workspace | None) -> list[str] | None:
         return None
     from evalset.corpus.manifest import SnapshotStore
 
-    newest = SnapshotStore(workspace.snapshots_dir).newest()
+    newest = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest()
     if newest is not None:
         return sorted(newest.documents)
     if not workspace.corpus_dir.is_dir():

@@ -108,7 +108,9 @@ class SetHistory:
         """The short id of the newest snapshot of the workspace, in the working tree or at a
         commit (read from the manifests' first lines only)."""
         if commit is None:
-            ident = SnapshotStore(self.workspace.snapshots_dir).newest_id()
+            ident = SnapshotStore(
+                self.workspace.snapshots_dir, state_dir=self.workspace.state_dir
+            ).newest_id()
             return ident[:SHORT] if ident else None
         folder = self.git.rel(self.workspace.snapshots_dir)
         best: tuple[str, str] | None = None

@@ -121,7 +121,7 @@ def _refuse_unless_releasable(
     from evalset.validate import check_set
 
     name, path = loaded.name, history.path
-    store = SnapshotStore(ws.snapshots_dir)
+    store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
     newest = store.newest()
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted([history.git.rel(p) for p in paths])
@@ -288,7 +288,7 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     """The pin of a set in the working tree, or at a revision or release version."""
     if rev is None:
         loaded = load_set(path)
-        store = SnapshotStore(ws.snapshots_dir)
+        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
         newest = store.newest_id()
         return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
     history = SetHistory(ws, path)

@@ -26,7 +26,6 @@ from typing import Any
 
 from evalset.citations import Citation
 from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore
-from evalset.corpus.snapshot import document_versions
 from evalset.model import Item
 from evalset.setfile import SetFile
 
@@ -140,8 +139,10 @@ def _unchanged(citation: Citation, old: Snapshot, new: Snapshot) -> bool:
     line = before.raw(citation.doc)
     if line is None or line != after.raw(citation.doc):
         return False
-    key = json.dumps(citation.section, ensure_ascii=False)
-    return citation.section is None or f'{key}: {{"hash": "' in line
+    if citation.section is None:
+        return True
+    key = f'{json.dumps(citation.section, ensure_ascii=False)}: {{"hash": "'
+    return key.encode() in line if isinstance(line, bytes) else key in line
 
 
 def _prefer_same_doc(matches: list[str], doc: str) -> list[str]:
@@ -192,6 +193,8 @@ class StaleChecker:
         if self.root is None:
             return None, False
         read = False
+        from evalset.corpus.snapshot import document_versions  # only when text is needed
+
         for version in document_versions(
             self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode
         ):

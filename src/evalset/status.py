@@ -146,7 +146,7 @@ def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> li
 
 
 def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
-    store = SnapshotStore(workspace.snapshots_dir)
+    store = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir)
     newest = store.newest()
     checker = StaleChecker(store, newest) if newest else None
     try:

@@ -397,5 +397,8 @@ def _context(
         except NoWorkspace:
             seen[folder] = (ValidateConfig(), None)
         else:
-            seen[folder] = (workspace.config.validate, SnapshotStore(workspace.snapshots_dir))
+            seen[folder] = (
+                workspace.config.validate,
+                SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir),
+            )
     return seen[folder]

@@ -16,7 +16,7 @@ from evalset.stale import StaleChecker, item_citations
 
 
 def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
-    store = SnapshotStore(workspace.snapshots_dir)
+    store = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir)
     newest = store.newest()
     if newest is None:
         raise SnapshotError(

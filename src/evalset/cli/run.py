@@ -94,7 +94,7 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
     if fix_moved:
         for path in paths:
             fixed.update(fix(ws, path))
-    report = stale_report(paths, SnapshotStore(ws.snapshots_dir), ws.root)
+    report = stale_report(paths, SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir), ws.root)
     if as_json:
         emit_json(report.to_json() | ({"fixed": fixed} if fix_moved else {}))
     elif report.snapshot is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -168,6 +170,10 @@ class Snapshot:
         return manifest_text(self.about(), lines)
 
 
+DOCUMENTS_LINES = ('"documents": {', '"documents": {}}')
+"""The second line of a manifest: the start of the document table, or an empty table."""
+
+
 def _corrupt(path: Path, why: str) -> SnapshotError:
     return SnapshotError(
         f"{path}: is not a readable snapshot manifest ({why}); restore it from git, or delete "
@@ -207,70 +213,132 @@ class LazyDocuments(Mapping[str, Document]):
     """A manifest's document table, each document parsed from its line on first access.
 
     Commands that look at a few cited documents of a 50,000-document manifest should not pay
-    for parsing all of it (about 0.6 s)."""
+    for parsing all of it (about 0.6 s), nor for copying its lines: the table holds the
+    manifest's text and where each document's value lies in it."""
 
-    def __init__(self, lines: dict[str, str]) -> None:
-        self._lines = lines
+    def __init__(self, text: str | bytes, spans: dict[str, tuple[int, int]]) -> None:
+        self._text = text
+        """The manifest, decoded, or as bytes when ``spans`` are byte offsets."""
+        self._spans = spans
         self._parsed: dict[str, Document] = {}
 
     def __getitem__(self, doc: str) -> Document:
         entry = self._parsed.get(doc)
         if entry is None:
-            entry = self._parsed[doc] = json.loads(self._lines[doc])
+            start, stop = self._spans[doc]
+            entry = self._parsed[doc] = json.loads(self._text[start:stop])
         return entry
 
     def __contains__(self, doc: object) -> bool:
-        return doc in self._lines
+        return doc in self._spans
 
-    def raw(self, doc: str) -> str | None:
-        """The document's JSON value exactly as the manifest holds it."""
-        return self._lines.get(doc)
+    def raw(self, doc: str) -> str | bytes | None:
+        """The document's JSON value exactly as the manifest holds it: text, or UTF-8 bytes
+        when the manifest was read as bytes (compare raw values only with each other)."""
+        span = self._spans.get(doc)
+        return None if span is None else self._text[span[0] : span[1]]
+
+    @property
+    def spans(self) -> dict[str, tuple[int, int]]:
+        return self._spans
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._lines)
+        return iter(self._spans)
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._spans)
 
 
-def _split_lines(path: Path, text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """Header and per-document JSON values of a manifest in the layout evalset writes, or
-    None for any other layout (which is then parsed as plain JSON)."""
-    lines = text.split("\n")
-    if len(lines) < 3 or lines[1] not in ('"documents": {', '"documents": {}}'):
+def _split_lines(text: str) -> tuple[dict[str, Any], LazyDocuments] | None:
+    """Header and lazy document table of a manifest in the layout evalset writes, or None
+    for any other layout (which is then parsed as plain JSON).
+
+    One pass over the lines without splitting them: per line, the document name is decoded
+    where it stands and the value's start and end are noted."""
+    first = text.find("\n")
+    second = text.find("\n", first + 1)
+    if first < 0 or second < 0 or text[first + 1 : second] not in DOCUMENTS_LINES:
         return None
     try:
-        about = json.loads(lines[0].removesuffix(",") + "}")["about"]
+        about = json.loads(text[:first].removesuffix(",") + "}")["about"]
     except (ValueError, KeyError, TypeError):
         return None
-    values: dict[str, str] = {}
-    if lines[1] == '"documents": {}}':
-        return about, values
+    spans: dict[str, tuple[int, int]] = {}
+    if text[first + 1 : second] == DOCUMENTS_LINES[1]:
+        return about, LazyDocuments(text, spans)
     scan = json.decoder.scanstring  # type: ignore[attr-defined]
-    for line in lines[2:]:
-        if line == "}}":
-            return about, values
-        if not line.startswith('"'):
+    find = text.find
+    pos = second + 1
+    while True:
+        if text.startswith("}}", pos):
+            return about, LazyDocuments(text, spans)
+        if not text.startswith('"', pos):
             return None
-        doc, end = scan(line, 1)
-        values[doc] = line[end + 2 :].removesuffix(",")
-    return None
+        try:
+            doc, end = scan(text, pos + 1)
+        except ValueError:
+            return None
+        stop = find("\n", end)
+        if stop < 0:
+            return None
+        spans[doc] = (end + 2, stop - 1 if text[stop - 1] == "," else stop)
+        pos = stop + 1
 
 
-def read_snapshot(path: Path, verify: bool = True) -> Snapshot:
-    """A manifest; ``verify`` recomputes its id from its content (a hand edit fails)."""
+def _indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments] | None:
+    """The header and table of a manifest from its index in ``index_dir`` (byte offsets of
+    each document's value, kept while the file's size, mtime and inode are unchanged), so
+    that the manifest is read as bytes and neither decoded nor scanned."""
+    try:
+        st = path.stat()
+        index = marshal.loads((index_dir / f"{path.stem}.marshal").read_bytes())
+        if index.get("file") != (st.st_size, st.st_mtime_ns, st.st_ino):
+            return None
+        return index["about"], LazyDocuments(path.read_bytes(), index["spans"])
+    except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _save_index(path: Path, index_dir: Path, about: dict[str, Any], table: LazyDocuments) -> None:
+    """Keep a manifest's index (see ``_indexed``). A failure to write it costs only speed."""
+    try:
+        st = path.stat()
+        index_dir.mkdir(parents=True, exist_ok=True)
+        target = index_dir / f"{path.stem}.marshal"
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as f:
+            marshal.dump(
+                {
+                    "file": (st.st_size, st.st_mtime_ns, st.st_ino),
+                    "about": about,
+                    "spans": table.spans,
+                },
+                f,
+            )
+        os.replace(tmp, target)
+    except (OSError, ValueError):
+        return
+
+
+def read_snapshot(path: Path, verify: bool = True, index_dir: Path | None = None) -> Snapshot:
+    """A manifest; ``verify`` recomputes its id from its content (a hand edit fails).
+
+    With ``index_dir`` (and no ``verify``), a manifest read before is found through its
+    index there."""
+    found = _indexed(path, index_dir) if index_dir is not None and not verify else None
+    if found is not None:
+        return _snapshot(path, *found)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
     except UnicodeDecodeError:
         raise _corrupt(path, "not UTF-8") from None
-    split = None if verify else _split_lines(path, text)
+    split = None if verify else _split_lines(text)
     documents: Mapping[str, Document]
     about: Any
     if split is not None:
-        about, values = split
-        documents = LazyDocuments(values)
+        about, documents = split
     else:
         try:
             data = json.loads(text)
@@ -279,6 +347,18 @@ def read_snapshot(path: Path, verify: bool = True) -> Snapshot:
         if not isinstance(data, dict) or not isinstance(data.get("documents"), dict):
             raise _corrupt(path, "no documents table")
         about, documents = data.get("about"), data["documents"]
+    if split is not None and text.isascii():
+        # Character offsets are byte offsets: hold bytes, as a manifest read through its
+        # index does, so that raw values of either kind of read compare equal.
+        documents = LazyDocuments(text.encode(), split[1].spans)
+        if index_dir is not None:
+            _save_index(path, index_dir, about, documents)
+    return _snapshot(path, about, documents, verify)
+
+
+def _snapshot(
+    path: Path, about: Any, documents: Mapping[str, Document], verify: bool = False
+) -> Snapshot:
     about = _check_about(path, about)
     snap = Snapshot(
         about["id"],
@@ -311,10 +391,12 @@ def _texts_match(documents: Mapping[str, Document]) -> bool:
 class SnapshotStore:
     """The manifests in a workspace's ``snapshots/`` folder, found by id prefix."""
 
-    def __init__(self, folder: Path, verify: bool = False) -> None:
+    def __init__(self, folder: Path, verify: bool = False, state_dir: Path | None = None) -> None:
         self.folder = folder
         self.verify = verify
         """Recompute ids on reading (costs ~0.3 s per 50,000 documents)."""
+        self.index_dir = state_dir / "manifests" if state_dir is not None else None
+        """Where manifests' indexes are kept (in the workspace's git-ignored state folder)."""
         self._loaded: dict[str, Snapshot] = {}
         self._resolved: dict[str, str] = {}
 
@@ -343,7 +425,8 @@ class SnapshotStore:
         if ident is None:
             return None
         if ident not in self._loaded:
-            self._loaded[ident] = read_snapshot(self.folder / f"{ident}.json", self.verify)
+            path = self.folder / f"{ident}.json"
+            self._loaded[ident] = read_snapshot(path, self.verify, self.index_dir)
         return self._loaded[ident]
 
     def newest_id(self) -> str | None:

@@ -329,8 +329,7 @@ class _Cache:
     def quick(state_dir: Path) -> dict[str, Any]:
         """The last scan's folder listings and result (marshal: loads in a millisecond)."""
         try:
-            with (state_dir / QUICK).open("rb") as f:
-                data = marshal.load(f)
+            data = marshal.loads((state_dir / QUICK).read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -89,7 +89,7 @@ def _texts(workspace: Workspace | None) -> Callable[[Citation], str | None]:
     from evalset.corpus.manifest import SnapshotStore
     from evalset.corpus.snapshot import document_versions
 
-    newest = SnapshotStore(workspace.snapshots_dir).newest()
+    newest = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest()
     read: dict[str, Any] = {}
 
     def text_of(citation: Citation) -> str | None:
@@ -163,7 +163,7 @@ def _newest_short(workspace: Workspace | None) -> str | None:
         return None
     from evalset.corpus.manifest import SHORT, SnapshotStore
 
-    ident = SnapshotStore(workspace.snapshots_dir).newest_id()
+    ident = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest_id()
     return ident[:SHORT] if ident else None
 
 
