@@ -7,6 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalset import neardup
 from evalset.neardup import allowed_distance, near_duplicate_pairs, normalise
 
 
@@ -80,4 +81,10 @@ def test_blocking_finds_every_pair_that_verification_accepts(
             limit = allowed_distance(max(len(tokens[a]), len(tokens[b])))
             if OSA.distance(tokens[a], tokens[b]) <= limit:
                 expected.append((a, b))
-    assert near_duplicate_pairs(questions) == expected
+    assert near_duplicate_pairs(questions) == expected  # small: every pair compared
+    saved = neardup.PAIRWISE_BELOW
+    neardup.PAIRWISE_BELOW = 0  # the blocking used for large sets
+    try:
+        assert near_duplicate_pairs(questions) == expected
+    finally:
+        neardup.PAIRWISE_BELOW = saved
