@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -29,7 +30,14 @@ class Citation(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Citation:
-        """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise."""
+        """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise.
+
+        Results are remembered: an item cites the same section as source and for its key
+        points, and a large set repeats its citations often."""
+        return _parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Citation:
         valid = _VALID.fullmatch(text)
         if valid is not None and not _ODD_PARTS.search(valid[1]):
             return tuple.__new__(cls, valid.groups())  # the common case, in one match
@@ -78,3 +86,6 @@ class Citation(NamedTuple):
             "description": "A document id (path under the corpus root) or doc#section-anchor.",
             "examples": ["policies/returns.md#damaged-items"],
         }
+
+
+_parse = lru_cache(maxsize=1 << 16)(Citation._parse)

@@ -25,7 +25,7 @@ Status = Literal["active", "draft", "retired"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
 class KeyPoint(_Model):

@@ -157,8 +157,19 @@ class StaleChecker:
         self.newest = newest
         self.index = _Index(newest)
         self.root = root
+        self._seen: dict[tuple[str, Citation], CitationStatus] = {}
 
     def citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
+        """The status of one citation against ``old``; the same citation verified against
+        the same snapshot is looked at once (items cite a section as a source and again for
+        their key points)."""
+        key = (old.id, citation)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._citation(citation, old)
+        return found
+
+    def _citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
         text = str(citation)
         if _unchanged(citation, old, self.newest):
             return CitationStatus(text, "ok")
