@@ -81,6 +81,11 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:  # the reader went away (`evalset stale | head`): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except Exception as exc:  # anything unexpected
         echo(
             f"evalset: internal error ({type(exc).__name__}: {exc}); please report it "
