@@ -114,6 +114,11 @@ def test_an_unchanged_check_misses_no_kind_of_change(corpus_repo: Path) -> None:
     (corpus / ".hidden.md").write_text("# Hidden\n")
     quiet = snap(corpus_repo, write=False)
     assert quiet.id == after.id and quiet.reread == 0
+    # A cache left half-written (its lines gone) is noticed, and the corpus read again.
+    (corpus_repo / ".evalset/snapshot-lines.pickle").unlink()
+    write_files(corpus_repo, {"corpus/sub/e.md": "# E\n\nchanged once more\n"})
+    recovered = snap(corpus_repo, write=False)
+    assert recovered.id == _fresh_id(corpus_repo) and recovered.reread > 1
 
 
 def test_prefixes_and_newest(corpus_repo: Path) -> None:

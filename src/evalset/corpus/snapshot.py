@@ -5,8 +5,9 @@ stat signature (mtime, size, inode, ctime), its table-row digest and its manifes
 and, per folder, the names and signatures it listed, so:
 
 - an unchanged corpus costs a walk, one ``stat`` per file and one comparison per folder
-  against a listing that loads in a millisecond (``_listing_unchanged``), and reuses the
-  cached id without building or writing anything;
+  against a listing that loads in a millisecond, and reuses the cached id without building
+  or writing anything;
+- a folder whose listing is unchanged is not looked at file by file;
 - a changed corpus reads only the changed files, and writes the new manifest by joining
   the cached lines of every other document.
 """
@@ -55,6 +56,8 @@ PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
 QUICK = "snapshot-listing.marshal"
+LISTING = 2
+"""Version of the folder listings kept in QUICK."""
 
 
 @dataclass
@@ -108,8 +111,11 @@ class Scan:
     files: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     """doc -> (mtime, size, inode, ctime): ctime catches a rewrite whose mtime was put back."""
     paths: dict[str, str] = field(default_factory=dict)
-    listing: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-    """Per folder, what ``_listing_unchanged`` compares: its entries' names and signatures."""
+    listing: dict[str, Listing] = field(default_factory=dict)
+    """Per folder: its entries' names and signatures, the counts of files of unknown types
+    and the warnings about its entries; what the next scan compares with."""
+    same: list[str] = field(default_factory=list)
+    """Folders listed exactly as in the previous scan: their files were not looked at."""
     warnings: list[str] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)
     total_bytes: int = 0
@@ -129,12 +135,18 @@ def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
     return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
 
 
-def scan(root: Path) -> Scan:
+Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
+"""A folder as a scan saw it: names joined by NUL, their signatures (4 int64 each), counts of
+files of unknown types, warnings."""
+
+
+def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
     """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
 
-    This loop runs once per file on every snapshot that finds a change, so it keeps to the
-    cheapest calls: ``DirEntry`` type checks come from the directory listing, one ``stat``
-    per file."""
+    This loop runs once per file on every snapshot, so it keeps to the cheapest calls:
+    ``DirEntry`` type checks come from the directory listing, one ``stat`` per file. With the
+    ``previous`` scan's listings, a folder whose names and signatures are all the same is
+    only recorded in ``same``: its files are the ones the cache already has."""
     result = Scan()
     top = str(root)
     real_top = os.path.realpath(top)
@@ -143,7 +155,6 @@ def scan(root: Path) -> Scan:
     known: dict[str, bool] = {}  # extension -> has a sectioner
     files = result.files
     paths = result.paths
-    total = 0
     stack = [top]
     while stack:
         folder = stack.pop()
@@ -153,6 +164,7 @@ def scan(root: Path) -> Scan:
             raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
         names: list[str] = []
         signatures = array("q")
+        kept: list[tuple[os.DirEntry[str], tuple[int, int, int, int] | None]] = []
         with entries:
             for entry in entries:
                 name = entry.name
@@ -165,84 +177,62 @@ def scan(root: Path) -> Scan:
                     stack.append(entry.path)
                     continue
                 elif entry.is_symlink():
-                    kind, st = _link_target(entry.path, real_top)  # type: ignore[assignment]
-                    if st is None:  # recorded in the listing, but not a document
+                    kind, target = _link_target(entry.path, real_top)
+                    if target is None:  # recorded in the listing, but not a document
                         names.append(name)
                         signatures.extend((kind, 0, 0, 0))
-                        if kind == -1:
-                            doc = entry.path[cut:].replace(sep, "/")
-                            result.warnings.append(
-                                f"{doc}: symlink to outside the corpus; not followed"
-                            )
+                        kept.append((entry, None))
                         continue
-                    signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+                    signature = (
+                        target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns
+                    )  # fmt: skip
                 else:
                     continue
                 names.append(name)
                 signatures.extend(signature)
-                dot = name.rfind(".")
-                ext = name[dot:].lower() if dot > 0 else name
-                wanted = known.get(ext)
-                if wanted is None:
-                    wanted = known[ext] = sectioner_for(name) is not None
-                if not wanted:
-                    result.unknown[ext] += 1
-                    continue
-                path = entry.path
-                doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
-                files[doc] = signature
-                paths[doc] = path
-                total += signature[1]
-        result.listing[folder] = ("\0".join(names), signatures.tobytes())
-    result.total_bytes = total
+                kept.append((entry, signature))
+        joined, packed = "\0".join(names), signatures.tobytes()
+        before = previous.get(folder) if previous is not None else None
+        if before is not None and before[0] == joined and before[1] == packed:
+            result.same.append(folder)
+            result.listing[folder] = before
+            result.unknown.update(dict(before[2]))
+            result.warnings.extend(before[3])
+            continue
+        unknown: Counter[str] = Counter()
+        warnings: list[str] = []
+        for entry, seen in kept:
+            name = entry.name
+            if seen is None:
+                if _link_target(entry.path, real_top)[0] == -1:
+                    doc = entry.path[cut:].replace(sep, "/")
+                    warnings.append(f"{doc}: symlink to outside the corpus; not followed")
+                continue
+            dot = name.rfind(".")
+            ext = name[dot:].lower() if dot > 0 else name
+            wanted = known.get(ext)
+            if wanted is None:
+                wanted = known[ext] = sectioner_for(name) is not None
+            if not wanted:
+                unknown[ext] += 1
+                continue
+            path = entry.path
+            doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
+            files[doc] = seen
+            paths[doc] = path
+        result.unknown.update(unknown)
+        result.warnings.extend(warnings)
+        result.listing[folder] = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
+    result.total_bytes = sum(signature[1] for signature in files.values())
     return result
 
 
-def _listing_unchanged(top: str, listing: dict[str, tuple[str, bytes]]) -> bool:
-    """Whether every folder of the corpus lists the same names with the same signatures as
-    ``listing`` (from the last scan): the whole cost of an unchanged snapshot.
-
-    The same walk as ``scan`` with nothing but a stat per file and two comparisons per
-    folder; the first difference stops it, and ``scan`` then works out what changed."""
-    real_top = os.path.realpath(top)
-    stack = [top]
-    seen = 0
-    while stack:
-        folder = stack.pop()
-        cached = listing.get(folder)
-        if cached is None:
-            return False
-        seen += 1
-        names: list[str] = []
-        signatures = array("q")
-        add_name, add_signature = names.append, signatures.extend
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            return False
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                if entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    add_name(name)
-                    add_signature((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.is_symlink():
-                    kind, target = _link_target(entry.path, real_top)
-                    add_name(name)
-                    if target is None:
-                        add_signature((kind, 0, 0, 0))
-                    else:
-                        add_signature(
-                            (target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns)
-                        )
-        if cached[1] != signatures.tobytes() or cached[0] != "\0".join(names):
-            return False
-    return seen == len(listing)
+def _folder_docs(top: str, folder: str, listing: Listing) -> Iterator[str]:
+    """The document ids a folder's listing names (any of them may be of an unknown type)."""
+    prefix = folder[len(top) + 1 :].replace(os.sep, "/") + "/" if folder != top else ""
+    if listing[0]:
+        for name in listing[0].split("\0"):
+            yield prefix + name
 
 
 def _read_batch(jobs: list[tuple[str, str, HashMode, bool]]) -> list[ReadResult]:
@@ -385,55 +375,43 @@ class _Tree:
 def read_working_tree(
     corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_lines: bool
 ) -> _Tree:
-    """The corpus folder, reading only files whose stat (mtime, size, inode, ctime) changed."""
+    """The corpus folder, reading only files whose stat (mtime, size, inode, ctime) changed,
+    and looking only at the files of folders whose listing changed."""
     if not corpus.is_dir():
         raise SnapshotError(
             f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
         )
-    settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION)
-    quick = _Cache.quick(state_dir) if not need_lines else {}
+    top = str(corpus)
+    settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION, LISTING)
+    quick = _Cache.quick(state_dir)
     installed = _installed()
-    if (
-        quick.get("settings") == settings
-        and quick.get("installed") == installed
-        and _listing_unchanged(str(corpus), quick["listing"])
-    ):
-        return _Tree(
-            quick["id"], quick["documents"], quick["sections"], None, list(quick["warnings"]),
-            0, quick["id"], Changes(),
-        )  # fmt: skip
-    plugins = quick["plugins"] if quick.get("installed") == installed else _plugins()
-    found = scan(corpus)
-    store = found.total_bytes < TEXT_LIMIT if store_text is None else store_text
-    cache = _Cache(
-        state_dir, (str(corpus.resolve()), mode, store, FORMAT, SECTIONING_VERSION, plugins)
-    )
-
-    def remember(ident: str, documents: int, sections: int) -> None:
-        cache.save_quick(
-            {
-                "settings": settings, "installed": installed, "plugins": plugins,
-                "id": ident, "documents": documents, "sections": sections,
-                "warnings": listed, "listing": found.listing,
-            }
-        )  # fmt: skip
-
-    index = cache.index()
-    known: dict[str, Any] = index.get("files", {})
+    usable = quick.get("settings") == settings and quick.get("installed") == installed
+    previous: dict[str, Listing] | None = quick["listing"] if usable else None
+    found = scan(corpus, previous)
+    unchanged = previous is not None and len(found.same) == len(found.listing) == len(previous)
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
         warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
-    listed = list(warnings)  # what an unchanged run reports again
+    if unchanged and not need_lines:
+        return _Tree(
+            quick["id"], quick["documents"], quick["sections"], None, warnings, 0, quick["id"],
+            Changes(),
+        )  # fmt: skip
+    plugins = quick["plugins"] if usable else _plugins()
+    index_key = (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins)
+    cache = _Cache(state_dir, index_key)
+    index = cache.index()
+    known: dict[str, Any] = index.get("files", {})
     base_id = index.get("id")
-    unchanged = len(known) == len(found.files) and all(
-        known.get(doc, (None,))[0] == sig for doc, sig in found.files.items()
-    )
-    if unchanged and not need_lines and base_id is not None:
-        remember(base_id, len(known), index["sections"])
-        return _Tree(base_id, len(known), index["sections"], None, warnings, 0, base_id, Changes())
     cached_lines = cache.lines() if known else {}
     lines: dict[str, str] = {}
     rows: dict[str, tuple[Any, str, int]] = {}
+    if found.same and not _carry(top, found, known, cached_lines, rows, lines, base_id, quick):
+        found = scan(corpus)  # the listing and the cache are of different states: look again
+        rows.clear()
+        lines.clear()
+    total = sum(row[0][1] for row in rows.values()) + found.total_bytes
+    store = total < TEXT_LIMIT if store_text is None else store_text
     jobs = []
     for doc, signature in found.files.items():
         hit = known.get(doc)
@@ -458,11 +436,43 @@ def read_working_tree(
         stop()
     ident = id_of_digests({doc: row[1] for doc, row in rows.items()})
     sections = sum(row[2] for row in rows.values())
-    changes = _changes(known, cached_lines, rows, lines)
+    changes = _changes(known, cached_lines, rows, lines, [job[1] for job in jobs])
     if jobs or len(known) != len(rows) or base_id != ident:
         cache.save({"id": ident, "sections": sections, "files": rows}, lines)
-    remember(ident, len(rows), sections)
+    cache.save_quick(
+        {
+            "settings": settings, "installed": installed, "plugins": plugins, "id": ident,
+            "documents": len(rows), "sections": sections, "listing": found.listing,
+        }
+    )  # fmt: skip
     return _Tree(ident, len(rows), sections, lines, warnings, len(jobs), base_id, changes)
+
+
+def _carry(
+    top: str,
+    found: Scan,
+    known: dict[str, Any],
+    cached_lines: dict[str, str],
+    rows: dict[str, Any],
+    lines: dict[str, str],
+    base_id: str | None,
+    quick: dict[str, Any],
+) -> bool:
+    """Take the rows and lines of every document in the folders listed as before from the
+    cache; False when the cache does not hold them all (it was left by an interrupted run)."""
+    if base_id is None or base_id != quick.get("id"):
+        return False
+    for folder in found.same:
+        for doc in _folder_docs(top, folder, found.listing[folder]):
+            row = known.get(doc)
+            if row is None:
+                continue  # a file of an unknown type, or one that could not be sectioned
+            line = cached_lines.get(doc)
+            if line is None:
+                return False
+            rows[doc] = row
+            lines[doc] = line
+    return True
 
 
 def _changes(
@@ -470,13 +480,16 @@ def _changes(
     old_lines: dict[str, str],
     rows: dict[str, tuple[Any, str, int]],
     new_lines: dict[str, str],
+    read: list[str],
 ) -> Changes:
-    """What changed since the cached state, parsing only the documents that changed."""
+    """What changed since the cached state, looking only at the documents ``read``."""
     changes = Changes()
-    changes.added = sorted(set(rows) - set(known))
-    changes.removed = sorted(set(known) - set(rows))
-    for doc in sorted(set(rows) & set(known)):
-        if rows[doc][1] == known[doc][1] or doc not in old_lines:
+    changes.added = sorted(doc for doc in read if doc in rows and doc not in known)
+    changes.removed = sorted(doc for doc in known if doc not in rows)
+    for doc in sorted(read):
+        if doc not in rows or doc not in known or rows[doc][1] == known[doc][1]:
+            continue
+        if doc not in old_lines:
             continue
         old = Snapshot("", "", "", None, None, "rendered", dict([parse_line(old_lines[doc])]))
         new = Snapshot("", "", "", None, None, "rendered", dict([parse_line(new_lines[doc])]))
