@@ -46,7 +46,7 @@ def test_manifest_is_deterministic_one_document_per_line(corpus_repo: Path) -> N
     again = snap(corpus_repo)
     assert (again.id, again.written, again.reread) == (first.id, False, 0)
     # The id does not depend on when, where or from which cache state it was computed.
-    for cache in (corpus_repo / ".evalset").glob("snapshot-*.pickle"):
+    for cache in (corpus_repo / ".evalset").glob("snapshot-*"):
         cache.unlink()
     assert snap(corpus_repo, write=False).id == first.id
 
@@ -114,11 +114,44 @@ def test_an_unchanged_check_misses_no_kind_of_change(corpus_repo: Path) -> None:
     (corpus / ".hidden.md").write_text("# Hidden\n")
     quiet = snap(corpus_repo, write=False)
     assert quiet.id == after.id and quiet.reread == 0
-    # A cache left half-written (its lines gone) is noticed, and the corpus read again.
-    (corpus_repo / ".evalset/snapshot-lines.pickle").unlink()
+    # A cache left half-written (its index gone) is noticed, and the corpus read again.
+    (corpus_repo / ".evalset/snapshot-index.marshal").unlink()
     write_files(corpus_repo, {"corpus/sub/e.md": "# E\n\nchanged once more\n"})
     recovered = snap(corpus_repo, write=False)
     assert recovered.id == _fresh_id(corpus_repo) and recovered.reread > 1
+
+
+def _body(path: Path) -> str:
+    return path.read_text().split("\n", 1)[1]
+
+
+def test_a_changed_manifest_is_the_old_one_with_the_changed_lines(corpus_repo: Path) -> None:
+    """Unchanged documents' lines are copied from the previous manifest (or from the
+    cache's link to it, after a checkout removed it); the result is what reading every file
+    gives."""
+    docs = {f"corpus/part-{n % 3}/doc-{n:02d}.md": f"# Doc {n}\n\ntext {n}\n" for n in range(12)}
+    write_files(corpus_repo, docs)
+    snap(corpus_repo)
+    for n, gone in ((3, False), (7, True)):
+        write_files(corpus_repo, {f"corpus/part-{n % 3}/doc-{n:02d}.md": f"# Doc {n}\n\nnew\n"})
+        (corpus_repo / f"corpus/part-{(n + 1) % 3}/doc-{n + 1:02d}.md").unlink()
+        write_files(corpus_repo, {f"corpus/part-9/added-{n}.md": "# Added\n\nmore\n"})
+        if gone:  # a checkout took the previous manifest away
+            for old in (corpus_repo / "snapshots").glob("*.json"):
+                old.unlink()
+        result = snap(corpus_repo)
+        assert result.reread == 2 and result.written
+        read_snapshot(result.path)  # its content matches its id
+        fresh_dir = corpus_repo / "fresh"
+        shutil.rmtree(fresh_dir, ignore_errors=True)
+        fresh = take_snapshot(corpus_repo, "corpus", fresh_dir, corpus_repo / ".evalset-fresh")
+        shutil.rmtree(corpus_repo / ".evalset-fresh")
+        assert fresh.id == result.id and _body(fresh.path) == _body(result.path)
+        # The index written with it points at every document's value.
+        index_dir = corpus_repo / ".evalset/manifests"
+        assert (index_dir / f"{result.id}.marshal").is_file()
+        through_index = read_snapshot(result.path, False, index_dir).documents
+        assert dict(through_index.items()) == dict(read_snapshot(result.path).documents)
 
 
 def test_prefixes_and_newest(corpus_repo: Path) -> None:

@@ -7,13 +7,17 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder, fsync and rename."""
+def atomic_write(path: Path, text: str | bytes | list[bytes]) -> None:
+    """Write ``text`` (UTF-8), bytes or a list of byte chunks to ``path`` via a temporary
+    file in the same folder, fsync and rename."""
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            if isinstance(text, list):
+                f.writelines(text)
+            else:
+                f.write(text.encode() if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)

@@ -98,10 +98,8 @@ def row_digest(doc: str, entry: Document) -> str:
 
 def id_of_digests(digests: dict[str, str]) -> str:
     """sha256 over the sorted ``doc<TAB>row digest`` lines."""
-    digest = hashlib.sha256()
-    for doc in sorted(digests):
-        digest.update(f"{doc}\t{digests[doc]}\n".encode())
-    return digest.hexdigest()
+    table = "".join([f"{doc}\t{digests[doc]}\n" for doc in sorted(digests)])
+    return hashlib.sha256(table.encode()).hexdigest()
 
 
 def table_id(documents: Mapping[str, Document]) -> str:
@@ -120,15 +118,21 @@ def parse_line(line: str) -> tuple[str, Document]:
     return doc, entry
 
 
-def manifest_text(about: dict[str, Any], lines: dict[str, str]) -> str:
-    """Deterministic JSON: the header on the first line, then one document per line."""
-    body = ",\n".join(lines[doc] for doc in sorted(lines))
+def manifest_head(about: dict[str, Any], empty: bool = False) -> bytes:
+    """A manifest's first two lines: the header, and the start of the document table."""
     header = '{"about": ' + json.dumps(about, sort_keys=True) + ","
-    return (
-        f'{header}\n"documents": {{\n{body}\n}}}}\n'
-        if lines
-        else f'{header}\n"documents": {{}}}}\n'
-    )
+    return (header + ('\n"documents": {}}\n' if empty else '\n"documents": {\n')).encode()
+
+
+MANIFEST_TAIL = b"\n}}\n"
+
+
+def manifest_text(about: dict[str, Any], body: str) -> bytes:
+    """Deterministic JSON: the header on the first line, then the document lines ``body``
+    (one per document, sorted, joined by ``,\\n``)."""
+    if not body:
+        return manifest_head(about, empty=True)
+    return b"".join([manifest_head(about), body.encode(), MANIFEST_TAIL])
 
 
 @dataclass
@@ -166,8 +170,8 @@ class Snapshot:
         }
 
     def render(self) -> str:
-        lines = {doc: document_line(doc, entry) for doc, entry in self.documents.items()}
-        return manifest_text(self.about(), lines)
+        lines = (document_line(doc, self.documents[doc]) for doc in sorted(self.documents))
+        return manifest_text(self.about(), ",\n".join(lines)).decode()
 
 
 DOCUMENTS_LINES = ('"documents": {', '"documents": {}}')
@@ -240,7 +244,12 @@ class LazyDocuments(Mapping[str, Document]):
 
     @property
     def spans(self) -> dict[str, tuple[int, int]]:
+        """Where each document's value lies in ``text``, in the manifest's order."""
         return self._spans
+
+    @property
+    def text(self) -> str | bytes:
+        return self._text
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._spans)
@@ -299,8 +308,11 @@ def _indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments
         return None
 
 
-def _save_index(path: Path, index_dir: Path, about: dict[str, Any], table: LazyDocuments) -> None:
-    """Keep a manifest's index (see ``_indexed``). A failure to write it costs only speed."""
+def save_index(
+    path: Path, index_dir: Path, about: dict[str, Any], spans: dict[str, tuple[int, int]]
+) -> None:
+    """Keep a manifest's index: the byte offsets of each document's value (see
+    ``_indexed``). A failure to write it costs only speed."""
     try:
         st = path.stat()
         index_dir.mkdir(parents=True, exist_ok=True)
@@ -311,7 +323,7 @@ def _save_index(path: Path, index_dir: Path, about: dict[str, Any], table: LazyD
                 {
                     "file": (st.st_size, st.st_mtime_ns, st.st_ino),
                     "about": about,
-                    "spans": table.spans,
+                    "spans": spans,
                 },
                 f,
             )
@@ -352,7 +364,7 @@ def read_snapshot(path: Path, verify: bool = True, index_dir: Path | None = None
         # index does, so that raw values of either kind of read compare equal.
         documents = LazyDocuments(text.encode(), split[1].spans)
         if index_dir is not None:
-            _save_index(path, index_dir, about, documents)
+            save_index(path, index_dir, about, documents.spans)
     return _snapshot(path, about, documents, verify)
 
 

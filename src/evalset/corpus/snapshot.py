@@ -15,9 +15,9 @@ and, per folder, the names and signatures it listed, so:
 from __future__ import annotations
 
 import gc
+import json
 import marshal
 import os
-import pickle
 import stat
 import subprocess
 import sys
@@ -32,9 +32,11 @@ from typing import Any
 from evalset.corpus import SECTIONING_VERSION, HashMode, registry, sectioner_for
 from evalset.corpus.manifest import (
     FORMAT,
+    MANIFEST_TAIL,
     SHORT,
     Changes,
     Document,
+    LazyDocuments,
     Snapshot,
     SnapshotError,
     SnapshotStore,
@@ -43,10 +45,11 @@ from evalset.corpus.manifest import (
     document_line,
     document_record,
     id_of_digests,
-    manifest_text,
+    manifest_head,
     parse_line,
     read_snapshot,
     row_digest,
+    save_index,
 )
 from evalset.fsio import atomic_write
 
@@ -306,12 +309,13 @@ def _plugins() -> tuple[str, ...]:
 
 
 class _Cache:
-    """The stat cache in ``.evalset/``: a small index read on every run and the documents'
-    manifest lines, read only when something changed."""
+    """The stat cache in ``.evalset/``: the folder listings (read on every run), an index of
+    every document's signature, row digest and section count (read when something changed),
+    and a hard link to the manifest of the cached state, whose lines are reused for the
+    documents that did not change."""
 
     def __init__(self, state_dir: Path, key: tuple[Any, ...]) -> None:
-        self.index_path = state_dir / "snapshot-index.pickle"
-        self.lines_path = state_dir / "snapshot-lines.pickle"
+        self.index_path = state_dir / "snapshot-index.marshal"
         self.state_dir = state_dir
         self.key = key
 
@@ -331,29 +335,61 @@ class _Cache:
             marshal.dump(data, f)
         os.replace(tmp, path)
 
-    def _load(self, path: Path) -> dict[str, Any]:
+    def index(self) -> dict[str, Any]:
+        """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
         try:
-            with path.open("rb") as f:
-                cached = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            cached = marshal.loads(self.index_path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
             return {}
         ok = isinstance(cached, dict) and cached.get("key") == self.key
         return cached["data"] if ok else {}
 
-    def index(self) -> dict[str, Any]:
-        """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
-        return self._load(self.index_path)
-
-    def lines(self) -> dict[str, str]:
-        return self._load(self.lines_path)
-
-    def save(self, index: dict[str, Any], lines: dict[str, str]) -> None:
+    def save(self, index: dict[str, Any]) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        for path, data in ((self.lines_path, lines), (self.index_path, index)):
-            tmp = path.with_suffix(".tmp")
-            with tmp.open("wb") as f:
-                pickle.dump({"key": self.key, "data": data}, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
+        tmp = self.index_path.with_suffix(".tmp")
+        tmp.write_bytes(marshal.dumps({"key": self.key, "data": index}))
+        os.replace(tmp, self.index_path)
+        for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
+            (self.state_dir / obsolete).unlink(missing_ok=True)
+
+
+def _keep_base(state_dir: Path, manifest: Path) -> None:
+    """Hard-link the manifest of the cached state into ``.evalset/base/``, so that its lines
+    are at hand even after a checkout removes it from ``snapshots/`` (a copy where links
+    are not possible)."""
+    folder = state_dir / "base"
+    target = folder / manifest.name
+    try:
+        if target.exists() and os.path.samefile(target, manifest):
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.iterdir():
+            old.unlink()
+        try:
+            os.link(manifest, target)
+        except OSError:
+            import shutil
+
+            shutil.copy2(manifest, target)
+    except OSError:
+        return  # only speed is lost
+
+
+def _base(snapshots_dir: Path, state_dir: Path, ident: str | None) -> LazyDocuments | None:
+    """The document table of the manifest with id ``ident``: from ``snapshots/``, else from
+    the cache's link; None when neither is readable."""
+    if ident is None:
+        return None
+    for path in (snapshots_dir / f"{ident}.json", state_dir / "base" / f"{ident}.json"):
+        if not path.is_file():
+            continue
+        try:
+            documents = read_snapshot(path, False, state_dir / "manifests").documents
+        except SnapshotError:
+            continue
+        if isinstance(documents, LazyDocuments):
+            return documents
+    return None
 
 
 @dataclass
@@ -363,63 +399,62 @@ class _Tree:
     id: str
     documents: int
     sections: int
-    lines: dict[str, str] | None
-    """Every document's manifest line; None when nothing changed since the cached state."""
+    rows: dict[str, tuple[Any, str, int]] | None
+    """Every document's cache row; None when nothing changed since the cached state."""
+    fresh: dict[str, str]
+    """The manifest lines of the documents that were read; the others are the cached
+    state's (``base_id``)."""
     warnings: list[str]
-    reread: int
     base_id: str | None
-    """The id of the cached state that ``changes`` are relative to."""
-    changes: Changes | None
+    reread: int = 0
+    """How many files were read."""
+    known: dict[str, Any] = field(default_factory=dict)
+    """The cached state's rows."""
 
 
 def read_working_tree(
-    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, need_lines: bool
+    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, every: bool = False
 ) -> _Tree:
     """The corpus folder, reading only files whose stat (mtime, size, inode, ctime) changed,
-    and looking only at the files of folders whose listing changed."""
+    and looking only at the files of folders whose listing changed; ``every`` reads every
+    file (when the cached state's manifest is gone)."""
     if not corpus.is_dir():
         raise SnapshotError(
             f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
         )
     top = str(corpus)
     settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION, LISTING)
-    quick = _Cache.quick(state_dir)
+    quick = {} if every else _Cache.quick(state_dir)
     installed = _installed()
     usable = quick.get("settings") == settings and quick.get("installed") == installed
     previous: dict[str, Listing] | None = quick["listing"] if usable else None
     found = scan(corpus, previous)
-    unchanged = previous is not None and len(found.same) == len(found.listing) == len(previous)
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
         warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
-    if unchanged and not need_lines:
+    if previous is not None and len(found.same) == len(found.listing) == len(previous):
         return _Tree(
-            quick["id"], quick["documents"], quick["sections"], None, warnings, 0, quick["id"],
-            Changes(),
-        )  # fmt: skip
+            quick["id"], quick["documents"], quick["sections"], None, {}, warnings, quick["id"]
+        )
     plugins = quick["plugins"] if usable else _plugins()
-    index_key = (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins)
-    cache = _Cache(state_dir, index_key)
-    index = cache.index()
+    cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
+    index = {} if every else cache.index()
     known: dict[str, Any] = index.get("files", {})
     base_id = index.get("id")
-    cached_lines = cache.lines() if known else {}
-    lines: dict[str, str] = {}
     rows: dict[str, tuple[Any, str, int]] = {}
-    if found.same and not _carry(top, found, known, cached_lines, rows, lines, base_id, quick):
+    if found.same and not _carry(top, found, known, rows, base_id, quick):
         found = scan(corpus)  # the listing and the cache are of different states: look again
         rows.clear()
-        lines.clear()
     total = sum(row[0][1] for row in rows.values()) + found.total_bytes
     store = total < TEXT_LIMIT if store_text is None else store_text
     jobs = []
     for doc, signature in found.files.items():
         hit = known.get(doc)
-        if hit is not None and hit[0] == signature and doc in cached_lines:
-            lines[doc] = cached_lines[doc]
+        if hit is not None and hit[0] == signature:
             rows[doc] = hit
         else:
             jobs.append((found.paths[doc], doc, mode, store))
+    fresh: dict[str, str] = {}
     advance, stop = _progress_bar(len(jobs))
     try:
         for result in _read_many(jobs, advance):
@@ -430,71 +465,139 @@ def read_working_tree(
             if result.warning:
                 warnings.append(result.warning)
             if result.line is not None and result.digest is not None:
-                lines[result.doc] = result.line
+                fresh[result.doc] = result.line
                 rows[result.doc] = (found.files[result.doc], result.digest, result.sections)
     finally:
         stop()
     ident = id_of_digests({doc: row[1] for doc, row in rows.items()})
     sections = sum(row[2] for row in rows.values())
-    changes = _changes(known, cached_lines, rows, lines, [job[1] for job in jobs])
     if jobs or len(known) != len(rows) or base_id != ident:
-        cache.save({"id": ident, "sections": sections, "files": rows}, lines)
+        cache.save({"id": ident, "sections": sections, "files": rows})
     cache.save_quick(
         {
             "settings": settings, "installed": installed, "plugins": plugins, "id": ident,
             "documents": len(rows), "sections": sections, "listing": found.listing,
         }
     )  # fmt: skip
-    return _Tree(ident, len(rows), sections, lines, warnings, len(jobs), base_id, changes)
+    return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known)
 
 
 def _carry(
     top: str,
     found: Scan,
     known: dict[str, Any],
-    cached_lines: dict[str, str],
     rows: dict[str, Any],
-    lines: dict[str, str],
     base_id: str | None,
     quick: dict[str, Any],
 ) -> bool:
-    """Take the rows and lines of every document in the folders listed as before from the
-    cache; False when the cache does not hold them all (it was left by an interrupted run)."""
+    """Take the rows of every document in the folders listed as before from the cache;
+    False when the listing and the index are of different states (an interrupted run)."""
     if base_id is None or base_id != quick.get("id"):
         return False
     for folder in found.same:
         for doc in _folder_docs(top, folder, found.listing[folder]):
             row = known.get(doc)
-            if row is None:
-                continue  # a file of an unknown type, or one that could not be sectioned
-            line = cached_lines.get(doc)
-            if line is None:
-                return False
-            rows[doc] = row
-            lines[doc] = line
+            if row is not None:  # None: a file of an unknown type, or not sectioned
+                rows[doc] = row
     return True
 
 
-def _changes(
-    known: dict[str, Any],
-    old_lines: dict[str, str],
-    rows: dict[str, tuple[Any, str, int]],
-    new_lines: dict[str, str],
-    read: list[str],
-) -> Changes:
-    """What changed since the cached state, looking only at the documents ``read``."""
+def _changes(tree: _Tree, base: LazyDocuments) -> Changes:
+    """What changed since the cached state, parsing only the documents that were read."""
+    assert tree.rows is not None
+    known, rows = tree.known, tree.rows
     changes = Changes()
-    changes.added = sorted(doc for doc in read if doc in rows and doc not in known)
+    changes.added = sorted(doc for doc in tree.fresh if doc not in known)
     changes.removed = sorted(doc for doc in known if doc not in rows)
-    for doc in sorted(read):
-        if doc not in rows or doc not in known or rows[doc][1] == known[doc][1]:
+    for doc in sorted(tree.fresh):
+        if doc not in known or rows[doc][1] == known[doc][1] or doc not in base:
             continue
-        if doc not in old_lines:
-            continue
-        old = Snapshot("", "", "", None, None, "rendered", dict([parse_line(old_lines[doc])]))
-        new = Snapshot("", "", "", None, None, "rendered", dict([parse_line(new_lines[doc])]))
+        old = Snapshot("", "", "", None, None, "rendered", {doc: base[doc]})
+        new = Snapshot("", "", "", None, None, "rendered", dict([parse_line(tree.fresh[doc])]))
         changes.changed.update(compare(old, new).changed)
     return changes
+
+
+Spans = dict[str, tuple[int, int]]
+
+
+def _body(
+    tree: _Tree, base: LazyDocuments | None, start: int
+) -> tuple[list[bytes], Spans | None] | None:
+    """The manifest's document lines, in order, as chunks to be joined by ``,\\n``: the lines
+    read now, and runs of the cached state's manifest copied as they stand between them (all
+    of it when nothing changed). Also each document's byte span in the new manifest when its
+    first line starts at ``start`` (None unless it is ASCII), so that its index is written
+    with it. None when a line is missing."""
+    fresh = tree.fresh
+    chunks: list[bytes] = []
+    spans_out: Spans = {}
+    at = start  # where the next chunk starts, before its separator
+    plain = True
+
+    def add(chunk: bytes) -> int:
+        nonlocal at
+        begin = at + (2 if chunks else 0)
+        chunks.append(chunk)
+        at = begin + len(chunk)
+        return begin
+
+    def add_line(doc: str, line: str) -> None:
+        nonlocal plain
+        data = line.encode()
+        plain = plain and len(data) == len(line)
+        begin = add(data)
+        spans_out[doc] = (begin + len(json.dumps(doc, ensure_ascii=False).encode()) + 2, at)
+
+    if base is None:
+        if tree.rows is None or len(fresh) < len(tree.rows):
+            return None
+        for doc in sorted(tree.rows):
+            add_line(doc, fresh[doc])
+        return chunks, spans_out if plain else None
+    text, spans = base.text, base.spans
+    binary = isinstance(text, bytes)
+    plain = plain and binary
+    order = sorted(tree.rows) if tree.rows is not None else list(spans)
+    names = list(spans)
+    values = list(spans.values())
+    position = {doc: k for k, doc in enumerate(names)}
+    head = 0
+    if names:
+        key = json.dumps(names[0], ensure_ascii=False)
+        head = values[0][0] - 2 - (len(key.encode()) if binary else len(key))
+
+    def add_run(first: int, last: int) -> None:
+        source = values[first - 1][1] + 2 if first else head
+        chunk = text[source : values[last][1]]
+        begin = add(chunk if isinstance(chunk, bytes) else chunk.encode())
+        if plain:
+            shift = begin - source
+            for k in range(first, last + 1):
+                value = values[k]
+                spans_out[names[k]] = (value[0] + shift, value[1] + shift)
+
+    run = (-1, -1)
+    for doc in order:
+        line = fresh.get(doc)
+        if line is not None:
+            if run[0] >= 0:
+                add_run(*run)
+            run = (-1, -1)
+            add_line(doc, line)
+            continue
+        k = position.get(doc)
+        if k is None:
+            return None
+        if run[0] >= 0 and k == run[1] + 1:
+            run = (run[0], k)
+            continue
+        if run[0] >= 0:
+            add_run(*run)
+        run = (k, k)
+    if run[0] >= 0:
+        add_run(*run)
+    return chunks, spans_out if plain else None
 
 
 def read_revision(
@@ -614,42 +717,61 @@ def take_snapshot(
     store = SnapshotStore(snapshots_dir)
     previous = store.newest_id()
     changes: Changes | None = None
+    chunks: list[bytes]
+    spans: Spans | None = None
+    # Microseconds: "newest" must order snapshots taken within the same second.
+    created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     if rev is None:
-        tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, False)
+        tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
         if not write or (previous == ident and target.exists()):
+            if write:
+                _keep_base(state_dir, target)
             return TakeResult(
                 ident, target if write else None, tree.documents, tree.sections, previous,
                 False, tree.warnings, tree.reread, Changes(),
             )  # fmt: skip
-        if tree.lines is None:  # unchanged, but the manifest must be (re)written
-            tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, True)
-        assert tree.lines is not None
-        lines, warnings, reread = tree.lines, tree.warnings, tree.reread
+        commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+        about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
+        start = len(manifest_head(about))
+        base = _base(snapshots_dir, state_dir, tree.base_id)
+        spliced = _body(tree, base, start) if base is not None or tree.rows is not None else None
+        if spliced is None:  # the cached state's manifest is gone: read every file again
+            tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, every=True)
+            base = None
+            spliced = _body(tree, None, start)
+            assert spliced is not None
+        (chunks, spans), warnings, reread = spliced, tree.warnings, tree.reread
         documents, sections = tree.documents, tree.sections
         if tree.base_id is not None and tree.base_id == previous:
-            changes = tree.changes
-        commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+            changes = _changes(tree, base) if base is not None and tree.rows else Changes()
     else:
         commit = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
-        lines = {doc: document_line(doc, entry) for doc, entry in entries.items()}
+        chunks = [document_line(doc, entries[doc]).encode() for doc in sorted(entries)]
         ident = id_of_digests({doc: row_digest(doc, entry) for doc, entry in entries.items()})
         reread, documents = len(entries), len(entries)
         sections = sum(len(d["sections"]) for d in entries.values())
         target = snapshots_dir / f"{ident}.json"
-    # Microseconds: "newest" must order snapshots taken within the same second.
-    created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-    about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
+        about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
     written = False
     if write and (not target.exists() or previous != ident):
         # New content, or content seen before that is now the newest again.
         snapshots_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, manifest_text(about, lines))
+        parts = [manifest_head(about, empty=not chunks)]
+        for n, chunk in enumerate(chunks):
+            parts.extend((b",\n", chunk) if n else (chunk,))
+        if chunks:
+            parts.append(MANIFEST_TAIL)
+        atomic_write(target, parts)
         written = True
+        if spans is not None:
+            save_index(target, state_dir / "manifests", about, spans)
+    if write and rev is None:
+        _keep_base(state_dir, target)
     if changes is None and previous is not None and previous != ident:
         old = store.get(previous)
         changes = compare(old, read_snapshot(target, verify=False)) if old else None
