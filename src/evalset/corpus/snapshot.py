@@ -490,15 +490,17 @@ def _carry(
     base_id: str | None,
     quick: dict[str, Any],
 ) -> bool:
-    """Take the rows of every document in the folders listed as before from the cache;
-    False when the listing and the index are of different states (an interrupted run)."""
+    """Take the rows of every document in the folders listed as before from the cache: all
+    of the cache, less the documents of the folders that changed or went away. False when
+    the listing and the index are of different states (left by an interrupted run)."""
+    previous: dict[str, Listing] = quick.get("listing", {})
     if base_id is None or base_id != quick.get("id"):
         return False
-    for folder in found.same:
-        for doc in _folder_docs(top, folder, found.listing[folder]):
-            row = known.get(doc)
-            if row is not None:  # None: a file of an unknown type, or not sectioned
-                rows[doc] = row
+    rows.update(known)
+    for folder, listing in previous.items():
+        if found.listing.get(folder) is not listing:  # changed, or gone
+            for doc in _folder_docs(top, folder, listing):
+                rows.pop(doc, None)
     return True
 
 
