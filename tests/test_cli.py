@@ -76,3 +76,42 @@ def test_console_script_and_version() -> None:
     )
     assert done.returncode == 0
     assert done.stdout.strip() == f"evalset {__version__}"
+
+
+def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`status`, `stale` and `snapshot` with their flags run without the typer app; what
+    they print and their exit code equal the typer path's. Other forms go through typer."""
+    from evalset.cli import plain_form
+    from evalset.cli.app import run_app
+
+    def through_typer(*args: str) -> tuple[int, str, str]:
+        monkeypatch.chdir(example)
+        monkeypatch.setattr(sys, "argv", ["evalset", *args])
+        capsys.readouterr()
+        try:
+            code = run_app()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    for args in (
+        ["status"],
+        ["status", "--json", "--coverage"],
+        ["stale"],
+        ["stale", "--json", "acme-support"],
+        ["stale", "--format", "md", "--no-fail"],
+    ):
+        assert plain_form(args) is not None, args
+        fast = cli(example, *args)
+        assert (fast.code, fast.out, fast.err) == through_typer(*args), args
+    others = [
+        ["status", "--help"],
+        ["stale", "--format=md"],
+        ["stale", "--format", "x"],
+        ["snapshot", "--rev", "HEAD"],
+        ["snapshot", "--json", "--json"],
+        ["validate"],
+    ]
+    for args in others:
+        assert plain_form(args) is None, args
