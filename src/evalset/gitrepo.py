@@ -8,13 +8,18 @@ that must stay fast. Writing (the release commit and tag) goes through GitPython
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from evalset.errors import EvalsetError
+
+PIN_LINE = "pin: "
+"""The line of a release tag's message that holds its pin, as JSON."""
 
 TAG_PREFIX = "evalset"
 
@@ -44,6 +49,18 @@ class Tag:
     date: str
     """When the tag was made (ISO 8601); for a lightweight tag, its commit's date."""
     message: str
+
+    @property
+    def pin(self) -> dict[str, Any] | None:
+        """The release pin ``evalset release`` wrote into the tag's message, if any."""
+        for line in self.message.splitlines():
+            if line.startswith(PIN_LINE):
+                try:
+                    pin = json.loads(line[len(PIN_LINE) :])
+                except ValueError:
+                    return None
+                return pin if isinstance(pin, dict) else None
+        return None
 
 
 def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -16,13 +16,12 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.gitrepo import Git, Tag, tag_name
+from evalset.gitrepo import PIN_LINE, Git, tag_name
 from evalset.history import SetAt, SetHistory
 from evalset.setdiff import SetDiff, diff_sets
 from evalset.setfile import SetFile, edit_set, load_set
 from evalset.versions import Version, pin_of, set_fingerprint
 
-PIN_LINE = "pin: "
 """The line of a release tag's message that holds its pin as JSON."""
 
 
@@ -49,17 +48,6 @@ class ReleaseResult:
     completed: bool = False
     """True when this run only tagged a release whose commit an earlier run had made."""
     detached: bool = False
-
-
-def _tag_pin(tag: Tag) -> dict[str, Any] | None:
-    for line in tag.message.splitlines():
-        if line.startswith(PIN_LINE):
-            try:
-                pin = json.loads(line[len(PIN_LINE) :])
-            except ValueError:
-                return None
-            return pin if isinstance(pin, dict) else None
-    return None
 
 
 def _tag_message(pin: dict[str, Any], changes: SetDiff | None) -> str:
@@ -295,7 +283,7 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     state = history.at(rev)
     assert state.commit is not None
     snapshot = history.newest_snapshot(state.commit)
-    recorded = _tag_pin(state.tag) if state.tag else None
+    recorded = state.tag.pin if state.tag else None
     if recorded is not None:
         snapshot = recorded.get("snapshot")
     return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
@@ -372,7 +360,7 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         check.problems.append(history.missing_release(base).split(": ", 1)[1].rstrip("."))
         return check
     check.tag = tag.name
-    recorded = _tag_pin(tag) if tag.annotated else None
+    recorded = tag.pin if tag.annotated else None
     released = history.at_release(tag).loaded
     actual = set_fingerprint(released)
     if recorded is None:
@@ -440,7 +428,7 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
     previous: SetAt | None = None
     for tag in history.releases:
         state = history.at_release(tag)
-        recorded = _tag_pin(tag) or {}
+        recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
         if previous is not None:
@@ -461,18 +449,3 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         )
         previous = state
     return entries
-
-
-def release_state(loaded: SetFile, tags: list[Tag]) -> str | None:
-    """The status column: the latest release, with ``+modified`` when the working copy's
-    content is no longer that release's. None for a set never released."""
-    if not tags:
-        return None
-    latest = tags[-1]
-    recorded = _tag_pin(latest) or {}
-    try:
-        current = set_fingerprint(loaded)
-    except EvalsetError:
-        return f"{latest.version}+modified"
-    clean = recorded.get("fingerprint") == current
-    return latest.version if clean else f"{latest.version}+modified"

@@ -13,10 +13,10 @@ from evalset.coverage import Coverage, category_table, corpus_documents, coverag
 from evalset.errors import EvalsetError
 from evalset.gitrepo import TAG_PREFIX, Git, Tag
 from evalset.model import Item, SealedItem
-from evalset.release import release_state
-from evalset.setfile import load_set
+from evalset.setfile import SetFile, load_set
 from evalset.stale import StaleChecker
 from evalset.validate import check_set, draft_lacks
+from evalset.versions import set_fingerprint
 from evalset.workspace import set_paths
 
 
@@ -158,3 +158,18 @@ def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[
         set_status(path, workspace, checker, tags, with_coverage, corpus)
         for path in set_paths(workspace)
     ]
+
+
+def release_state(loaded: SetFile, tags: list[Tag]) -> str | None:
+    """The status column: the latest release, with ``+modified`` when the working copy's
+    content is no longer that release's. None for a set never released."""
+    if not tags:
+        return None
+    latest = tags[-1]
+    recorded = latest.pin or {}
+    try:
+        current = set_fingerprint(loaded)
+    except EvalsetError:
+        return f"{latest.version}+modified"
+    clean = recorded.get("fingerprint") == current
+    return latest.version if clean else f"{latest.version}+modified"
