@@ -30,3 +30,16 @@ def atomic_write(path: Path, text: str | bytes | list[bytes]) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def replace_cache(path: Path, data: bytes) -> None:
+    """Replace a cache file whole: written beside it under a name of this process, then
+    renamed over it, so readers see the old file or the new one. Not fsynced: a cache lost
+    in a crash costs only speed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -23,7 +23,7 @@ _FLAGS = {
 def plain_form(argv: list[str]) -> Callable[[], None] | None:
     """The command body to run for ``argv`` when it is a plain form, else None."""
     if argv == ["--version"]:
-        return _version
+        return print_version
     if not argv or argv[0] not in _FLAGS:
         return None
     command, allowed = argv[0], _FLAGS[argv[0]]
@@ -52,7 +52,7 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
     return lambda: run.stale(names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags)
 
 
-def _version() -> None:
+def print_version() -> None:
     from evalset import __version__
     from evalset.cli.output import echo
 

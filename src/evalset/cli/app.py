@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from evalset.cli import corpus, holdout, inspect, setup, versions
+from evalset.cli import corpus, holdout, inspect, print_version, setup, versions
 from evalset.cli.output import echo
 
 app = typer.Typer(
@@ -19,9 +19,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from evalset import __version__
-
-        echo(f"evalset {__version__}")
+        print_version()
         raise typer.Exit()
 
 

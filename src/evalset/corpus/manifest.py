@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,6 +20,7 @@ from typing import Any
 
 from evalset.corpus import HashMode, Sections
 from evalset.errors import EvalsetError
+from evalset.fsio import replace_cache
 
 FORMAT = 1
 SHORT = 12
@@ -316,18 +316,8 @@ def save_index(
     try:
         st = path.stat()
         index_dir.mkdir(parents=True, exist_ok=True)
-        target = index_dir / f"{path.stem}.marshal"
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            marshal.dump(
-                {
-                    "file": (st.st_size, st.st_mtime_ns, st.st_ino),
-                    "about": about,
-                    "spans": spans,
-                },
-                f,
-            )
-        os.replace(tmp, target)
+        index = {"file": (st.st_size, st.st_mtime_ns, st.st_ino), "about": about, "spans": spans}
+        replace_cache(index_dir / f"{path.stem}.marshal", marshal.dumps(index))
     except (OSError, ValueError):
         return
 

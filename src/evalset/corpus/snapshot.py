@@ -51,7 +51,7 @@ from evalset.corpus.manifest import (
     row_digest,
     save_index,
 )
-from evalset.fsio import atomic_write
+from evalset.fsio import atomic_write, replace_cache
 
 TEXT_LIMIT = 20_000_000
 """Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
@@ -167,7 +167,8 @@ def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
             raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
         names: list[str] = []
         signatures = array("q")
-        kept: list[tuple[os.DirEntry[str], tuple[int, int, int, int] | None]] = []
+        kept: list[tuple[os.DirEntry[str], tuple[int, int, int, int] | int]] = []
+        """Each entry with its signature, or for a symlink that is no document its kind."""
         with entries:
             for entry in entries:
                 name = entry.name
@@ -184,7 +185,7 @@ def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
                     if target is None:  # recorded in the listing, but not a document
                         names.append(name)
                         signatures.extend((kind, 0, 0, 0))
-                        kept.append((entry, None))
+                        kept.append((entry, kind))
                         continue
                     signature = (
                         target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns
@@ -206,8 +207,8 @@ def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
         warnings: list[str] = []
         for entry, seen in kept:
             name = entry.name
-            if seen is None:
-                if _link_target(entry.path, real_top)[0] == -1:
+            if isinstance(seen, int):
+                if seen == -1:
                     doc = entry.path[cut:].replace(sep, "/")
                     warnings.append(f"{doc}: symlink to outside the corpus; not followed")
                 continue
@@ -329,11 +330,7 @@ class _Cache:
         return data if isinstance(data, dict) else {}
 
     def save_quick(self, data: dict[str, Any]) -> None:
-        path = self.state_dir / QUICK
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            marshal.dump(data, f)
-        os.replace(tmp, path)
+        replace_cache(self.state_dir / QUICK, marshal.dumps(data))
 
     def index(self) -> dict[str, Any]:
         """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
@@ -346,9 +343,7 @@ class _Cache:
 
     def save(self, index: dict[str, Any]) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.index_path.with_suffix(".tmp")
-        tmp.write_bytes(marshal.dumps({"key": self.key, "data": index}))
-        os.replace(tmp, self.index_path)
+        replace_cache(self.index_path, marshal.dumps({"key": self.key, "data": index}))
         for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
             (self.state_dir / obsolete).unlink(missing_ok=True)
 
@@ -738,7 +733,7 @@ def take_snapshot(
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
         start = len(manifest_head(about))
         base = _base(snapshots_dir, state_dir, tree.base_id)
-        spliced = _body(tree, base, start) if base is not None or tree.rows is not None else None
+        spliced = _body(tree, base, start)
         if spliced is None:  # the cached state's manifest is gone: read every file again
             tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, every=True)
             base = None
