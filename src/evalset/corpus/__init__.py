@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Literal
 
 HashMode = Literal["rendered", "source"]
@@ -53,18 +53,15 @@ def _keeps(ch: str) -> bool:
     return ch in " -_" or unicodedata.category(ch)[0] in "LMN"
 
 
-_ASCII_DROP = str.maketrans(
-    dict.fromkeys((c for c in range(128) if not re.match(r"[a-z0-9 _-]", chr(c))), None)
-)
+_ASCII_DROP = re.compile(r"[^a-z0-9 _-]+")
 
 
-@lru_cache(maxsize=8192)
 def slugify(title: str) -> str:
     """GitHub's anchor for a heading's rendered text: lower case, every character that is not
     a letter, digit, space, '-' or '_' dropped, each space turned into '-'."""
     lowered = title.strip().lower()
     if lowered.isascii():
-        kept = lowered.translate(_ASCII_DROP)
+        kept = _ASCII_DROP.sub("", lowered)
     else:
         kept = "".join(ch for ch in lowered if _keeps(ch))
     return kept.replace(" ", "-")
@@ -102,25 +99,28 @@ def document_sections(
     slugger = slugger or Slugger()
     pieces = [preamble] if preamble else []
     pos = len(preamble)
-    spans: list[list[int]] = []  # per heading: [start of its text, end of its section]
-    open_headings: list[tuple[int, int]] = []  # (level, heading index), levels increasing
-    for title, level, _, own in headed:
-        while open_headings and open_headings[-1][0] >= level:
-            spans[open_headings.pop()[1]][1] = pos
+    starts: list[int] = []  # per heading, where its text starts in the document text
+    stops = [0] * len(headed)  # and where its section ends
+    open_levels: list[int] = []  # the open headings, levels increasing
+    open_index: list[int] = []
+    for i, (title, level, _, own) in enumerate(headed):
+        while open_levels and open_levels[-1] >= level:
+            open_levels.pop()
+            stops[open_index.pop()] = pos
         if title:
             pos += len(title) + (1 if pieces else 0)
             pieces.append(title)
-        start = pos
+        starts.append(pos)
         if own:
             pos += len(own) + (1 if pieces else 0)
             pieces.append(own)
-        open_headings.append((level, len(spans)))
-        spans.append([start, pos])
-    for _, index in open_headings:
-        spans[index][1] = pos
+        open_levels.append(level)
+        open_index.append(i)
+    for i in open_index:
+        stops[i] = pos
     whole = " ".join(pieces)
     sections: dict[str, Section] = {}
-    for (title, level, anchor, _), (start, stop) in zip(headed, spans, strict=True):
+    for (title, level, anchor, _), start, stop in zip(headed, starts, stops, strict=True):
         ident = slugger(anchor or slugify(title))
         if ident:
             text = whole[start + (start > 0) : stop] if stop > start else ""

@@ -81,29 +81,34 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
 
 
 _RAW_HEADING = re.compile(r"<[hH][1-6][\s>/]")
-_RENDERED_HEADING = re.compile(r"<h([1-6])>(.*?)</h\1>", re.S)
+_RENDERED_HEADING = re.compile(r"<h([1-6])>(.*?)</h\1>\n?", re.S)
 _INLINE_TAG = re.compile(
     r"</?(?:a|abbr|b|code|del|em|i|img|kbd|mark|s|small|span|strong|sub|sup|u)\b[^>\x00]*>"
 )
 
 
-def _text(fragment: str) -> str:
-    """Rendered text of an HTML fragment: inline tags vanish, block tags separate words."""
-    plain = _TAG.sub(" ", _INLINE_TAG.sub("", fragment))
-    return html.unescape(plain) if "&" in plain else plain
-
-
 _ASCII_SPACES = str.maketrans(dict.fromkeys((c for c in range(128) if chr(c).isspace()), " "))
+_OTHER_SPACES = "".join(chr(c) for c in range(128) if chr(c).isspace() and chr(c) not in " \n")
 _RUNS = re.compile("  +")
+_BLOCK_TAGS = re.compile(r"<[^>\x00]*+>(?:\s*+<[^>\x00]*+>)*+\s*+")
+"""A run of tags with the white space between and after them: one word boundary."""
 
 
 def _plain(fragment: str) -> str:
-    """``normalise(_text(fragment))``, faster for ASCII: white space is translated to spaces
-    and only the runs (mostly where tags were) are collapsed, so no object is made per word."""
-    plain = _text(fragment)
+    """The normalised rendered text of an HTML fragment: inline tags vanish, block tags
+    separate words, entities are decoded.
+
+    Fast for ASCII: each run of tags and the white space after it becomes one space, new
+    lines become spaces, and only the runs that remain (white space before a tag, or in the
+    source text) are collapsed, so no object is made per word."""
+    plain = _BLOCK_TAGS.sub(" ", _INLINE_TAG.sub("", fragment))
+    if "&" in plain:
+        plain = html.unescape(plain)
     if not plain.isascii():
         return normalise(plain)
-    plain = plain.translate(_ASCII_SPACES)
+    plain = plain.replace("\n", " ")
+    if any(space in plain for space in _OTHER_SPACES):
+        plain = plain.translate(_ASCII_SPACES)
     if "  " in plain:
         plain = _RUNS.sub(" ", plain)
     return plain.strip(" ")
