@@ -58,7 +58,7 @@ def document_entry(parsed: Sections, store_text: bool) -> Document:
     return document
 
 
-_quote = json.encoder.encode_basestring
+json_string = json.encoder.encode_basestring
 """The JSON string encoder ``json.dumps(..., ensure_ascii=False)`` uses, in C."""
 
 
@@ -72,19 +72,19 @@ def document_record(doc: str, parsed: Sections, store_text: bool) -> tuple[str, 
     whole = hash_text(parsed.text)
     if store_text:
         fields = [
-            f'{_quote(ident)}: {{"hash": "{h}", "level": {section.level}, '
-            f'"text": {_quote(section.text)}, "title": {_quote(section.title)}}}'
+            f'{json_string(ident)}: {{"hash": "{h}", "level": {section.level}, '
+            f'"text": {json_string(section.text)}, "title": {json_string(section.title)}}}'
             for ident, h, section in hashed
         ]
-        tail = f', "text": {_quote(parsed.text)}}}'
+        tail = f', "text": {json_string(parsed.text)}}}'
     else:
         fields = [
-            f'{_quote(ident)}: {{"hash": "{h}", "level": {section.level}, '
-            f'"title": {_quote(section.title)}}}'
+            f'{json_string(ident)}: {{"hash": "{h}", "level": {section.level}, '
+            f'"title": {json_string(section.title)}}}'
             for ident, h, section in hashed
         ]
         tail = "}"
-    line = f'{_quote(doc)}: {{"hash": "{whole}", "sections": {{{", ".join(fields)}}}{tail}'
+    line = f'{json_string(doc)}: {{"hash": "{whole}", "sections": {{{", ".join(fields)}}}{tail}'
     row = "\t".join([doc, whole, *(f"{ident}={h}" for ident, h, _ in hashed)]) + "\n"
     return line, hashlib.blake2b(row.encode(), digest_size=16).hexdigest()
 

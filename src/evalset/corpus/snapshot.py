@@ -15,7 +15,6 @@ and, per folder, the names and signatures it listed, so:
 from __future__ import annotations
 
 import gc
-import json
 import marshal
 import os
 import stat
@@ -45,6 +44,7 @@ from evalset.corpus.manifest import (
     document_line,
     document_record,
     id_of_digests,
+    json_string,
     manifest_head,
     parse_line,
     read_snapshot,
@@ -544,7 +544,7 @@ def _body(
         data = line.encode()
         plain = plain and len(data) == len(line)
         begin = add(data)
-        spans_out[doc] = (begin + len(json.dumps(doc, ensure_ascii=False).encode()) + 2, at)
+        spans_out[doc] = (begin + len(json_string(doc).encode()) + 2, at)
 
     if base is None:
         if tree.rows is None or len(fresh) < len(tree.rows):
@@ -561,7 +561,7 @@ def _body(
     position = {doc: k for k, doc in enumerate(names)}
     head = 0
     if names:
-        key = json.dumps(names[0], ensure_ascii=False)
+        key = json_string(names[0])
         head = values[0][0] - 2 - (len(key.encode()) if binary else len(key))
 
     def add_run(first: int, last: int) -> None:
