@@ -28,6 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _bytecode import compile_evalset
+
 WORDS = [
     "order",
     "return",
@@ -168,6 +171,7 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=50_000)
     parser.add_argument("--no-dvc", action="store_true", help="skip the dvc add baseline")
     args = parser.parse_args()
+    print(compile_evalset())
     work = Path(tempfile.mkdtemp(prefix="evalset-snapbench-"))
     repo = work / "repo"
     corpus = repo / "corpus"

@@ -14,6 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _bytecode import compile_evalset
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 7
 
@@ -28,6 +31,7 @@ def timed(cmd: list[str]) -> float:
 
 
 def main() -> int:
+    print(compile_evalset())
     python = timed([sys.executable, "-c", "pass"])
     git = timed(["git", "status", "--short"])
     version = timed([sys.executable, "-m", "evalset", "--version"])

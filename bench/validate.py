@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _bytecode import compile_evalset
 from _data import set_yaml
 from evalset import EvalSet, edit_set
 from evalset.validate import validate
@@ -37,6 +38,7 @@ def best_of(fn, runs: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
+    print(compile_evalset())
     folder = Path(tempfile.mkdtemp(prefix="evalset-bench-"))
     path = folder / "bench.yaml"
     text = set_yaml(ITEMS)
