@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write(path: Path, text: str | bytes | list[bytes]) -> None:
+def atomic_write(path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview]) -> None:
     """Write ``text`` (UTF-8), bytes or a list of byte chunks to ``path`` via a temporary
     file in the same folder, fsync and rename."""
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644

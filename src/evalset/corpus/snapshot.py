@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evalset.corpus import SECTIONING_VERSION, HashMode, registry, sectioner_for
+from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, sectioner_for, use_formats
 from evalset.corpus.manifest import (
     FORMAT,
     MANIFEST_TAIL,
@@ -302,13 +303,6 @@ def _installed() -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
-def _plugins() -> tuple[str, ...]:
-    """Which function sections each format: a changed plug-in invalidates the cache."""
-    return tuple(
-        sorted(f"{ext}={fn.__module__}.{fn.__qualname__}" for ext, fn in registry().items())
-    )
-
-
 class _Cache:
     """The stat cache in ``.evalset/``: the folder listings (read on every run), an index of
     every document's signature, row digest and section count (read when something changed),
@@ -423,6 +417,8 @@ def read_working_tree(
     installed = _installed()
     usable = quick.get("settings") == settings and quick.get("installed") == installed
     previous: dict[str, Listing] | None = quick["listing"] if usable else None
+    # Nothing installed since the cached run: its plug-ins are still the ones.
+    use_formats(quick["plugins"] if usable else None)
     found = scan(corpus, previous)
     warnings = list(found.warnings)
     for ext, count in sorted(found.unknown.items()):
@@ -431,7 +427,7 @@ def read_working_tree(
         return _Tree(
             quick["id"], quick["documents"], quick["sections"], None, {}, warnings, quick["id"]
         )
-    plugins = quick["plugins"] if usable else _plugins()
+    plugins = quick["plugins"] if usable else format_specs()
     cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
     index = {} if every else cache.index()
     known: dict[str, Any] = index.get("files", {})
@@ -518,21 +514,24 @@ def _changes(tree: _Tree, base: LazyDocuments) -> Changes:
 Spans = dict[str, tuple[int, int]]
 
 
+Chunks = list[bytes | memoryview]
+
+
 def _body(
     tree: _Tree, base: LazyDocuments | None, start: int
-) -> tuple[list[bytes], Spans | None] | None:
+) -> tuple[Chunks, Spans | None] | None:
     """The manifest's document lines, in order, as chunks to be joined by ``,\\n``: the lines
     read now, and runs of the cached state's manifest copied as they stand between them (all
     of it when nothing changed). Also each document's byte span in the new manifest when its
     first line starts at ``start`` (None unless it is ASCII), so that its index is written
     with it. None when a line is missing."""
     fresh = tree.fresh
-    chunks: list[bytes] = []
+    chunks: Chunks = []
     spans_out: Spans = {}
     at = start  # where the next chunk starts, before its separator
     plain = True
 
-    def add(chunk: bytes) -> int:
+    def add(chunk: bytes | memoryview) -> int:
         nonlocal at
         begin = at + (2 if chunks else 0)
         chunks.append(chunk)
@@ -553,47 +552,52 @@ def _body(
             add_line(doc, fresh[doc])
         return chunks, spans_out if plain else None
     text, spans = base.text, base.spans
+    names = list(spans)
+    if names != sorted(names):  # written sorted; the runs below rely on it
+        return None
+    rows = tree.rows
+    gone = spans.keys() - rows.keys() if rows is not None else set()
+    # Every document is read now or has a base line: the rows with no base line (there are
+    # as many as the base lines that remain, less the rows) are all fresh ones.
+    added = [doc for doc in fresh if doc not in spans]
+    if rows is not None and len(rows) - (len(spans) - len(gone)) != len(added):
+        return None
     binary = isinstance(text, bytes)
     plain = plain and binary
-    order = sorted(tree.rows) if tree.rows is not None else list(spans)
-    names = list(spans)
+    view = memoryview(text) if isinstance(text, bytes) else None  # copied once, when written
     values = list(spans.values())
-    position = {doc: k for k, doc in enumerate(names)}
     head = 0
     if names:
         key = json_string(names[0])
         head = values[0][0] - 2 - (len(key.encode()) if binary else len(key))
 
-    def add_run(first: int, last: int) -> None:
+    def add_run(first: int, stop: int) -> None:
         source = values[first - 1][1] + 2 if first else head
-        chunk = text[source : values[last][1]]
-        begin = add(chunk if isinstance(chunk, bytes) else chunk.encode())
-        if plain:
+        end = values[stop - 1][1]
+        begin = add(view[source:end] if view is not None else str(text[source:end]).encode())
+        if plain:  # the spans of the run, moved by as much as the run moved
             shift = begin - source
-            for k in range(first, last + 1):
-                value = values[k]
-                spans_out[names[k]] = (value[0] + shift, value[1] + shift)
+            run = zip(names[first:stop], values[first:stop], strict=True)
+            spans_out.update({doc: (a + shift, b + shift) for doc, (a, b) in run})
 
-    run = (-1, -1)
-    for doc in order:
-        line = fresh.get(doc)
-        if line is not None:
-            if run[0] >= 0:
-                add_run(*run)
-            run = (-1, -1)
-            add_line(doc, line)
-            continue
-        k = position.get(doc)
-        if k is None:
-            return None
-        if run[0] >= 0 and k == run[1] + 1:
-            run = (run[0], k)
-            continue
-        if run[0] >= 0:
-            add_run(*run)
-        run = (k, k)
-    if run[0] >= 0:
-        add_run(*run)
+    # The base's lines are copied in runs between the places where a line is read now
+    # (inserted before the base line it sorts before) or a base line is left out (its
+    # document changed or went away): a handful of places, found by bisection.
+    events = sorted(
+        [(bisect_left(names, doc), 0, doc) for doc in fresh]
+        + [(bisect_left(names, doc), 1, doc) for doc in gone | (fresh.keys() & spans.keys())]
+    )
+    cursor = 0
+    for pos, skip, doc in events:
+        if pos > cursor:
+            add_run(cursor, pos)
+            cursor = pos
+        if skip:
+            cursor = pos + 1
+        else:
+            add_line(doc, fresh[doc])
+    if cursor < len(names):
+        add_run(cursor, len(names))
     return chunks, spans_out if plain else None
 
 
@@ -714,7 +718,7 @@ def take_snapshot(
     store = SnapshotStore(snapshots_dir)
     previous = store.newest_id()
     changes: Changes | None = None
-    chunks: list[bytes]
+    chunks: Chunks
     spans: Spans | None = None
     # Microseconds: "newest" must order snapshots taken within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
@@ -758,7 +762,7 @@ def take_snapshot(
     if write and (not target.exists() or previous != ident):
         # New content, or content seen before that is now the newest again.
         snapshots_dir.mkdir(parents=True, exist_ok=True)
-        parts = [manifest_head(about, empty=not chunks)]
+        parts: Chunks = [manifest_head(about, empty=not chunks)]
         for n, chunk in enumerate(chunks):
             parts.extend((b",\n", chunk) if n else (chunk,))
         if chunks:
