@@ -309,3 +309,16 @@ def test_ascii_slugs_follow_the_character_rule(title: str) -> None:
 
     kept = "".join(ch for ch in title.strip().lower() if _keeps(ch))
     assert slugify(title) == kept.replace(" ", "-")
+
+
+def test_formats_named_by_their_specs_are_the_registered_ones() -> None:
+    from evalset.corpus import format_specs, registry, use_formats
+
+    try:
+        use_formats(format_specs())
+        assert sectioner_for("a/b.md") is markdown.sections
+        assert format_specs() == tuple(sorted(format_specs()))
+        use_formats([".md=evalset.corpus.nowhere:sections"])  # gone: the entry points again
+        assert sectioner_for("x.htm") is html.sections and len(format_specs()) == len(registry())
+    finally:
+        use_formats(None)

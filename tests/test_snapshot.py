@@ -296,3 +296,56 @@ def test_snapshot_of_a_git_revision(corpus_repo: Path, cli) -> None:  # type: ig
     bad = cli(corpus_repo, "snapshot", "--rev", "no-such-rev")
     assert bad.code == 2
     assert "'no-such-rev' is not a git revision here; check the name." in bad.err
+
+
+PLUGIN = '''
+from evalset.corpus import Section, Sections, normalise
+
+
+def sections(text, mode):
+    """One section per line that starts with '= ': a toy format for the test."""
+    parts = {}
+    for block in text.split("\\n= ")[1:]:
+        title, _, body = block.partition("\\n")
+        parts[title.strip().lower()] = Section(title.strip(), 1, normalise(body))
+    return Sections(normalise(text), parts)
+'''
+
+
+def test_a_format_plug_in_is_found_and_its_removal_noticed(
+    corpus_repo: Path, tmp_path: Path
+) -> None:
+    """A distribution with an ``evalset.formats`` entry point adds a format; the next run
+    takes it from the cache without reading entry points, and removing the distribution
+    (a change in the folders packages are installed in) is noticed."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "evalset_toy_format.py").write_text(PLUGIN)
+    dist = site / "evalset_toy_format-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: evalset-toy-format\nVersion: 0.1\n"
+    )
+    (dist / "entry_points.txt").write_text("[evalset.formats]\ntoy = evalset_toy_format:sections\n")
+    write_files(corpus_repo, {"corpus/a.toy": "intro\n= First\none\n= Second\ntwo\n"})
+    env = {**os.environ, "PYTHONPATH": str(site)}
+
+    def snapshot() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-m", "evalset", "snapshot", "--json"],
+            cwd=corpus_repo, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        newest = SnapshotStore(corpus_repo / "snapshots").newest()
+        assert newest is not None
+        return {"out": json.loads(done.stdout), "docs": dict(newest.documents)}
+
+    first = snapshot()
+    assert sorted(first["docs"]["a.toy"]["sections"]) == ["first", "second"]  # type: ignore[index]
+    again = snapshot()
+    assert again["docs"] == first["docs"]
+    shutil.rmtree(dist)
+    gone = snapshot()
+    assert gone["docs"] == {}

@@ -60,8 +60,8 @@ PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
 QUICK = "snapshot-listing.marshal"
-LISTING = 2
-"""Version of the folder listings kept in QUICK."""
+LISTING = 3
+"""Version of what QUICK holds (the folder listings, and the plug-ins as `format_specs`)."""
 
 
 @dataclass
