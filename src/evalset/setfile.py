@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from evalset.bulk import bulk
 from evalset.errors import EditRefused, SetFileError
 from evalset.findings import Finding, Severity, field_path
 from evalset.fsio import atomic_write
@@ -111,6 +112,11 @@ def parse_set(text: str, path: Path, only: Collection[int] | None = None) -> Set
     """Validate set-file text: unreadable input raises SetFileError, schema problems become
     findings (items that fail are left out of ``items``). ``only`` limits item validation to
     those file positions (an edit re-checks just what it touched)."""
+    with bulk():
+        return _parse_set(text, path, only)
+
+
+def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
     raw = parse_mapping(text, path)
     loaded = SetFile(path, text, raw, None, [], [])
     header_raw = {k: v for k, v in raw.items() if k != "items"}

@@ -17,15 +17,15 @@ exactly that text.
 from __future__ import annotations
 
 import difflib
-import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from evalset.citations import Citation
-from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore
+from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore, json_string
 from evalset.model import Item
 from evalset.setfile import SetFile
 
@@ -141,7 +141,7 @@ def _unchanged(citation: Citation, old: Snapshot, new: Snapshot) -> bool:
         return False
     if citation.section is None:
         return True
-    key = f'{json.dumps(citation.section, ensure_ascii=False)}: {{"hash": "'
+    key = f'{json_string(citation.section)}: {{"hash": "'
     return key.encode() in line if isinstance(line, bytes) else key in line
 
 
@@ -158,6 +158,8 @@ class StaleChecker:
         self.index = _Index(newest)
         self.root = root
         self._seen: dict[tuple[str, Citation], CitationStatus] = {}
+        self._pending: list[tuple[CitationStatus, Citation, Snapshot, Any, Any]] | None = None
+        """Changed citations whose texts are read together, when ``stale_items`` checks a set."""
 
     def citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
         """The status of one citation against ``old``; the same citation verified against
@@ -183,7 +185,10 @@ class StaleChecker:
             if after["hash"] == before["hash"]:
                 return CitationStatus(text, "ok")
             status = CitationStatus(text, "changed")
-            self._texts(status, citation, old, before, after)
+            if self._pending is not None:
+                self._pending.append((status, citation, old, before, after))
+            else:
+                self._texts(status, citation, old, before, after)
             return status
         if before["hash"] != EMPTY:
             pool = (
@@ -197,7 +202,11 @@ class StaleChecker:
         return status
 
     def _text_at(
-        self, snap: Snapshot, citation: Citation, expected: str
+        self,
+        snap: Snapshot,
+        citation: Citation,
+        expected: str,
+        blobs: Mapping[str, bytes] | None = None,
     ) -> tuple[str | None, bool]:
         """A citation's text as ``snap`` saw it, found outside the manifest (working tree, or
         the snapshot's commit through git/DVC), and whether any version could be read."""
@@ -207,7 +216,7 @@ class StaleChecker:
         from evalset.corpus.snapshot import document_versions  # only when text is needed
 
         for version in document_versions(
-            self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode
+            self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode, blobs
         ):
             read = True
             part = (
@@ -218,19 +227,25 @@ class StaleChecker:
         return None, read
 
     def _texts(
-        self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any, after: Any
+        self,
+        status: CitationStatus,
+        citation: Citation,
+        old: Snapshot,
+        before: Any,
+        after: Any,
+        blobs: Mapping[str, bytes] | None = None,
     ) -> None:
         status.old_text = before.get("text")
         status.new_text = after.get("text")
         if status.old_text is None:
-            status.old_text, read = self._text_at(old, citation, before["hash"])
+            status.old_text, read = self._text_at(old, citation, before["hash"], blobs)
             if read and status.old_text is None and old.commit:
                 status.note = (
                     f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
                     f"{old.short} (the corpus had uncommitted changes then)"
                 )
         if status.new_text is None:
-            status.new_text, _ = self._text_at(self.newest, citation, after["hash"])
+            status.new_text, _ = self._text_at(self.newest, citation, after["hash"], blobs)
         if (status.old_text is None or status.new_text is None) and not status.note:
             status.note = (
                 "no text to compare: the snapshots do not store text and the corpus could not "
@@ -284,15 +299,42 @@ class StaleChecker:
         """Stale active items of a set, and how many active items are verified against
         no snapshot yet."""
         stale, unverified = [], 0
-        for item in loaded.items:
-            if item.status != "active":
-                continue
-            status = self.item(loaded, item)
-            if status is None:
-                unverified += 1
-            elif status.stale:
-                stale.append(status)
+        self._pending = []
+        try:
+            for item in loaded.items:
+                if item.status != "active":
+                    continue
+                status = self.item(loaded, item)
+                if status is None:
+                    unverified += 1
+                elif status.stale:
+                    stale.append(status)
+            pending = self._pending
+        finally:
+            self._pending = None
+        self._read_texts(pending)
         return stale, unverified
+
+    def _read_texts(
+        self, pending: list[tuple[CitationStatus, Citation, Snapshot, Any, Any]]
+    ) -> None:
+        """The old and new texts of changed citations, with every version git may have to
+        read fetched in one batch rather than one ``git show`` each."""
+        if not pending:
+            return
+        blobs = None
+        if self.root is not None:
+            from evalset.corpus.snapshot import git_blobs, git_name
+
+            names = [
+                git_name(snap.commit, snap.corpus, citation.doc)
+                for _, citation, old, before, after in pending
+                for snap, part in ((old, before), (self.newest, after))
+                if snap.commit and part.get("text") is None
+            ]
+            blobs = git_blobs(self.root, names)
+        for status, citation, old, before, after in pending:
+            self._texts(status, citation, old, before, after, blobs)
 
 
 SHORT_COMMIT = 10

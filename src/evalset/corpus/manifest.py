@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from evalset.bulk import bulk
 from evalset.corpus import HashMode, Sections
 from evalset.errors import EvalsetError
 from evalset.fsio import replace_cache
@@ -300,7 +301,9 @@ def _indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments
     that the manifest is read as bytes and neither decoded nor scanned."""
     try:
         st = path.stat()
-        index = marshal.loads((index_dir / f"{path.stem}.marshal").read_bytes())
+        data = (index_dir / f"{path.stem}.marshal").read_bytes()
+        with bulk():
+            index = marshal.loads(data)
         if index.get("file") != (st.st_size, st.st_mtime_ns, st.st_ino):
             return None
         return index["about"], LazyDocuments(path.read_bytes(), index["spans"])

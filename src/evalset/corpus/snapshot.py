@@ -23,12 +23,13 @@ import sys
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evalset.bulk import bulk
 from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, sectioner_for, use_formats
 from evalset.corpus.manifest import (
     FORMAT,
@@ -318,7 +319,9 @@ class _Cache:
     def quick(state_dir: Path) -> dict[str, Any]:
         """The last scan's folder listings and result (marshal: loads in a millisecond)."""
         try:
-            data = marshal.loads((state_dir / QUICK).read_bytes())
+            blob = (state_dir / QUICK).read_bytes()
+            with bulk():
+                data = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         return data if isinstance(data, dict) else {}
@@ -329,7 +332,9 @@ class _Cache:
     def index(self) -> dict[str, Any]:
         """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
         try:
-            cached = marshal.loads(self.index_path.read_bytes())
+            blob = self.index_path.read_bytes()
+            with bulk():
+                cached = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         ok = isinstance(cached, dict) and cached.get("key") == self.key
@@ -643,12 +648,53 @@ def _hidden(doc: str) -> bool:
     return any(part.startswith(".") for part in doc.split("/"))
 
 
+def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
+    """The contents of ``commit:path`` names, read by one ``git cat-file --batch``; names git
+    does not have (or that the batch protocol cannot carry) are left out."""
+    wanted = sorted({name for name in names if "\n" not in name})
+    if not wanted:
+        return {}
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "--batch"], cwd=repo, capture_output=True,
+            input="".join(f"{name}\n" for name in wanted).encode(),
+        )  # fmt: skip
+    except OSError:
+        return {}
+    if done.returncode != 0:
+        return {}
+    out, pos, found = done.stdout, 0, {}
+    for name in wanted:  # "<oid> <type> <size>" and the content, or "<name> missing"
+        end = out.find(b"\n", pos)
+        if end < 0:
+            break
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[name] = out[pos : pos + size]
+            pos += size + 1
+    return found
+
+
+def git_name(commit: str, corpus_rel: str, doc: str) -> str:
+    """How git names a corpus document at a commit."""
+    return f"{commit}:{corpus_rel.rstrip('/')}/{doc}"
+
+
 def document_versions(
-    repo: Path, corpus_rel: str, commit: str | None, doc: str, mode: HashMode
+    repo: Path,
+    corpus_rel: str,
+    commit: str | None,
+    doc: str,
+    mode: HashMode,
+    blobs: Mapping[str, bytes] | None = None,
 ) -> Iterator[Document]:
     """Where a document's text may still be found, cheapest first: the working-tree file, the
-    file at ``commit`` through git, the file at ``commit`` through DVC's filesystem (for a
-    DVC-tracked corpus). Lazy: DVC is imported only if nothing before it was wanted."""
+    file at ``commit`` through git (from ``blobs`` when they were read together before, see
+    ``git_blobs``), the file at ``commit`` through DVC's filesystem (for a DVC-tracked
+    corpus). Lazy: DVC is imported only if nothing before it was wanted."""
     path = repo / corpus_rel / doc
     if path.is_file():
         entry = parse_document(doc, path.read_bytes(), mode, True).entry
@@ -656,20 +702,17 @@ def document_versions(
             yield entry
     if not commit:
         return
-    name = f"{corpus_rel.rstrip('/')}/{doc}"
-    try:
-        shown = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=repo, capture_output=True)
-    except OSError:
-        shown = None
-    if shown is not None and shown.returncode == 0:
-        entry = parse_document(doc, shown.stdout, mode, True).entry
+    name = git_name(commit, corpus_rel, doc)
+    shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
+    if shown is not None:
+        entry = parse_document(doc, shown, mode, True).entry
         if entry is not None:
             yield entry
         return
     try:
         from dvc.api import DVCFileSystem
 
-        data = DVCFileSystem(str(repo), rev=commit).cat_file(name)
+        data = DVCFileSystem(str(repo), rev=commit).cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
     except Exception:  # any failure means the text is not available this way
         return
     entry = parse_document(doc, data, mode, True).entry
