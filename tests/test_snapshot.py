@@ -349,3 +349,17 @@ def test_a_format_plug_in_is_found_and_its_removal_noticed(
     shutil.rmtree(dist)
     gone = snapshot()
     assert gone["docs"] == {}
+
+
+def test_git_blobs_reads_many_versions_in_one_batch(corpus_repo: Path) -> None:
+    from evalset.corpus.snapshot import git_blobs
+
+    write_files(corpus_repo, DOCS)
+    commit_all(corpus_repo, "docs")
+    names = ["HEAD:corpus", "HEAD:corpus/a.md", "HEAD:nope.md", "HEAD:a\nb", "HEAD:corpus/c.txt"]
+    found = git_blobs(corpus_repo, names)
+    assert found == {
+        "HEAD:corpus/a.md": DOCS["corpus/a.md"].encode(),
+        "HEAD:corpus/c.txt": b"plain text\n",
+    }  # a folder, a missing file and a name the batch cannot carry are left out
+    assert git_blobs(corpus_repo, []) == {} and git_blobs(corpus_repo.parent, names) == {}

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import SET_HEADER, set_item, write_files
+from conftest import SET_HEADER, commit_all, set_item, write_files
 from evalset.corpus.manifest import SnapshotStore
 from evalset.corpus.snapshot import take_snapshot
 from evalset.stale import stale_report
@@ -262,3 +262,42 @@ def test_unchanged_documents_are_decided_without_parsing(corpus_repo: Path) -> N
     write_files(corpus_repo, {"corpus/other.md": "# Other\n\ntext\n"})
     snapshot(corpus_repo)
     assert statuses(corpus_repo) == {"missing": [("de.md#groesse", "unresolved", None, [])]}
+
+
+def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Without stored text, the old wording of every changed citation is read at the old
+    snapshot's commit (all of them in one batch); text the commit never had is explained."""
+
+    def snapshot(repo: Path) -> str:
+        return take_snapshot(
+            repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False
+        ).short
+
+    write_files(corpus_repo, V1)
+    commit_all(corpus_repo, "v1")
+    old = snapshot(corpus_repo)
+    items = set_item("changed", "policy.md#returns") + set_item("exchanges", "other.md#copy")
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
+    )
+    write_files(corpus_repo, V2)
+    write_files(
+        corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
+    )
+    commit_all(corpus_repo, "v2")
+    snapshot(corpus_repo)
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert "      Return within [-14-] {+30+} days of delivery." in result.out
+    assert "      Return {+it+} within [-14 days of delivery.-] {+a week.+}" in result.out
+    # A snapshot of uncommitted text: its commit has other wording, and the output says so.
+    write_files(corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nUncommitted words.\n"})
+    uncommitted = snapshot(corpus_repo)
+    sets = corpus_repo / "sets" / "docs.yaml"
+    sets.write_text(sets.read_text().replace(f"snapshot: {old}", f"snapshot: {uncommitted}"))
+    write_files(
+        corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
+    )
+    snapshot(corpus_repo)
+    later = cli(corpus_repo, "stale").out
+    assert "differs from snapshot" in later and "uncommitted changes" in later
