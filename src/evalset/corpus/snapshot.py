@@ -529,7 +529,8 @@ def _body(
     read now, and runs of the cached state's manifest copied as they stand between them (all
     of it when nothing changed). Also each document's byte span in the new manifest when its
     first line starts at ``start`` (None unless it is ASCII), so that its index is written
-    with it. None when a line is missing."""
+    with it. None when a line is missing, or the base is not in the sorted order it is
+    written in."""
     fresh = tree.fresh
     chunks: Chunks = []
     spans_out: Spans = {}
@@ -564,8 +565,8 @@ def _body(
     gone = spans.keys() - rows.keys() if rows is not None else set()
     # Every document is read now or has a base line: the rows with no base line (there are
     # as many as the base lines that remain, less the rows) are all fresh ones.
-    added = [doc for doc in fresh if doc not in spans]
-    if rows is not None and len(rows) - (len(spans) - len(gone)) != len(added):
+    added = sum(doc not in spans for doc in fresh)
+    if rows is not None and len(rows) - (len(spans) - len(gone)) != added:
         return None
     binary = isinstance(text, bytes)
     plain = plain and binary
