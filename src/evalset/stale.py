@@ -149,6 +149,10 @@ def _prefer_same_doc(matches: list[str], doc: str) -> list[str]:
     return sorted(matches, key=lambda c: (not c.startswith(doc + "#"), c))
 
 
+_Changed = tuple[CitationStatus, Citation, Snapshot, Any, Any]
+"""A changed citation waiting for its texts: status, citation, old snapshot, old and new entry."""
+
+
 class StaleChecker:
     """Compares items with the newest snapshot; one instance serves many items and sets."""
 
@@ -158,7 +162,7 @@ class StaleChecker:
         self.index = _Index(newest)
         self.root = root
         self._seen: dict[tuple[str, Citation], CitationStatus] = {}
-        self._pending: list[tuple[CitationStatus, Citation, Snapshot, Any, Any]] | None = None
+        self._pending: list[_Changed] | None = None
         """Changed citations whose texts are read together, when ``stale_items`` checks a set."""
 
     def citation(self, citation: Citation, old: Snapshot) -> CitationStatus:
@@ -315,9 +319,7 @@ class StaleChecker:
         self._read_texts(pending)
         return stale, unverified
 
-    def _read_texts(
-        self, pending: list[tuple[CitationStatus, Citation, Snapshot, Any, Any]]
-    ) -> None:
+    def _read_texts(self, pending: list[_Changed]) -> None:
         """The old and new texts of changed citations, with every version git may have to
         read fetched in one batch rather than one ``git show`` each."""
         if not pending:
