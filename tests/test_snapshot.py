@@ -270,9 +270,9 @@ def test_corrupt_and_newer_manifests_are_refused(corpus_repo: Path) -> None:
     path.write_text(text[: len(text) // 2])
     with pytest.raises(SnapshotError, match=r"is not a readable snapshot manifest \(invalid JSON"):
         read_snapshot(path)
-    path.write_text(text.replace('"version": 1', '"version": 7'))
+    path.write_text(text.replace('"version": 2', '"version": 7'))
     with pytest.raises(
-        SnapshotError, match=r"newer evalset \(snapshot format 7, this one reads 1\)"
+        SnapshotError, match=r"newer evalset \(snapshot format 7, this one reads 2\)"
     ):
         read_snapshot(path)
     path.write_text(text.replace('"first text"', '"edited text"'))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 
 from conftest import SET_HEADER, commit_all, set_item, write_files
-from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
 from evalset.stale import stale_report
 
@@ -301,3 +302,61 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
     snapshot(corpus_repo)
     later = cli(corpus_repo, "stale").out
     assert "differs from snapshot" in later and "uncommitted changes" in later
+
+
+def as_format_1(repo: Path, ident: str, keep_text: bool = True) -> str:
+    """Rewrite a snapshot as evalset's format 1 wrote it: every hash BLAKE2b-128 of the text,
+    rows hashed likewise, the id sha256 over those rows. Returns the new id's prefix."""
+    (path,) = (repo / "snapshots").glob(f"{ident}*.json")
+    data = json.loads(path.read_text())
+
+    def blake(text: str) -> str:
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    rows = []
+    for doc, entry in sorted(data["documents"].items()):
+        entry["hash"] = blake(entry["text"])
+        for section in entry["sections"].values():
+            section["hash"] = blake(section["text"])
+        parts = [doc, entry["hash"]]
+        parts += [f"{sid}={s['hash']}" for sid, s in sorted(entry["sections"].items())]
+        rows.append(f"{doc}\t{blake(chr(9).join(parts) + chr(10))}\n")
+        if not keep_text:
+            del entry["text"]
+            for section in entry["sections"].values():
+                del section["text"]
+    about = dict(data["about"], version=1, id=hashlib.sha256("".join(rows).encode()).hexdigest())
+    lines = ",\n".join(
+        document_line(doc, data["documents"][doc]) for doc in sorted(data["documents"])
+    )
+    path.unlink()
+    (repo / "snapshots" / f"{about['id']}.json").write_bytes(manifest_text(about, lines))
+    return str(about["id"])[:12]
+
+
+def test_format_1_manifests_are_compared_by_their_stored_text(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    old, _ = setup(corpus_repo, ITEMS)
+    legacy = as_format_1(corpus_repo, old)
+    set_file = corpus_repo / "sets" / "docs.yaml"
+    set_file.write_text(set_file.read_text().replace(f"snapshot: {old}", f"snapshot: {legacy}"))
+    (path,) = (corpus_repo / "snapshots").glob(f"{legacy}*.json")
+    assert read_snapshot(path, verify=True).id.startswith(legacy)  # its id checked as format 1
+    found = statuses(corpus_repo)
+    assert found["changed"] == [("policy.md#returns", "changed", None, [])]
+    assert "ok" not in found  # reformatted only: the same hash once recomputed
+    assert set(found) == {"changed", "moved", "deleted", "empty", "unresolved", "doc-moved"}
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert "      Return within [-14-] {+30+} days of delivery." in result.out
+
+
+def test_format_1_manifests_without_text_are_a_clear_error(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    old, _ = setup(corpus_repo, set_item("changed", "policy.md#returns"))
+    legacy = as_format_1(corpus_repo, old, keep_text=False)
+    set_file = corpus_repo / "sets" / "docs.yaml"
+    set_file.write_text(set_file.read_text().replace(f"snapshot: {old}", f"snapshot: {legacy}"))
+    result = cli(corpus_repo, "stale")
+    assert result.code == 2
+    assert "was written by an earlier evalset with other hashes (snapshot format 1)" in result.err
+    assert "take it again with `evalset snapshot --rev " in result.err
+    assert "Traceback" not in result.err

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 2
+SECTIONING_VERSION = 3
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused."""
 

@@ -381,7 +381,7 @@ def _base(snapshots_dir: Path, state_dir: Path, ident: str | None) -> LazyDocume
             documents = read_snapshot(path, False, state_dir / "manifests").documents
         except SnapshotError:
             continue
-        if isinstance(documents, LazyDocuments):
+        if isinstance(documents, LazyDocuments) and not documents.legacy:
             return documents
     return None
 
