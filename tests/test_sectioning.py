@@ -311,6 +311,16 @@ def test_ascii_slugs_follow_the_character_rule(title: str) -> None:
     assert slugify(title) == kept.replace(" ", "-")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=20), max_size=8))
+def test_slugs_of_many_titles_are_each_title_s_slug(titles: list[str]) -> None:
+    from evalset.corpus import slugify_all
+
+    assert slugify_all(titles) == [slugify(title) for title in titles]
+    normalised = [" ".join(title.split()) for title in titles]
+    assert slugify_all(normalised) == [slugify(title) for title in normalised]
+
+
 def test_formats_named_by_their_specs_are_the_registered_ones() -> None:
     from evalset.corpus import format_specs, registry, use_formats
 

@@ -68,6 +68,20 @@ def slugify(title: str) -> str:
     return kept.replace(" ", "-")
 
 
+_ASCII_DROP_LINES = re.compile(r"[^a-z0-9 _\n-]+")
+_EDGE_SPACE = re.compile(r"(?m)^\s|\s$")
+
+
+def slugify_all(titles: list[str]) -> list[str]:
+    """``slugify`` of each title: in one pass over them all when they are ASCII, have no
+    white space at either end and hold no new line (as normalised titles do)."""
+    lowered = "\n".join(titles).lower()
+    one_per_line = titles and lowered.count("\n") == len(titles) - 1
+    if one_per_line and lowered.isascii() and not _EDGE_SPACE.search(lowered):
+        return _ASCII_DROP_LINES.sub("", lowered).replace(" ", "-").split("\n")
+    return [slugify(title) for title in titles]
+
+
 class Slugger:
     """Unique anchors within one document, as GitHub numbers repeats: faq, faq-1, faq-2."""
 
@@ -121,8 +135,11 @@ def document_sections(
         stops[i] = pos
     whole = " ".join(pieces)
     sections: dict[str, Section] = {}
-    for (title, level, anchor, _), start, stop in zip(headed, starts, stops, strict=True):
-        ident = slugger(anchor or slugify(title))
+    slugs = slugify_all([title for title, _, _, _ in headed])
+    for (title, level, anchor, _), slug, start, stop in zip(
+        headed, slugs, starts, stops, strict=True
+    ):
+        ident = slugger(anchor or slug)
         if ident:
             text = whole[start + (start > 0) : stop] if stop > start else ""
             sections[ident] = Section(title, level, text)
