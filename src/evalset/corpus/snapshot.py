@@ -516,7 +516,8 @@ def _changes(tree: _Tree, base: LazyDocuments) -> Changes:
     return changes
 
 
-Spans = dict[str, tuple[int, int]]
+Spans = tuple[list[str], "array[int]"]
+"""Document names in order, and per name its value's start and end (``LazyDocuments``)."""
 
 
 Chunks = list[bytes | memoryview]
@@ -533,7 +534,8 @@ def _body(
     written in."""
     fresh = tree.fresh
     chunks: Chunks = []
-    spans_out: Spans = {}
+    names_out: list[str] = []
+    bounds_out = array("q")
     at = start  # where the next chunk starts, before its separator
     plain = True
 
@@ -549,49 +551,48 @@ def _body(
         data = line.encode()
         plain = plain and len(data) == len(line)
         begin = add(data)
-        spans_out[doc] = (begin + len(json_string(doc).encode()) + 2, at)
+        names_out.append(doc)
+        bounds_out.extend((begin + len(json_string(doc).encode()) + 2, at))
 
     if base is None:
         if tree.rows is None or len(fresh) < len(tree.rows):
             return None
         for doc in sorted(tree.rows):
             add_line(doc, fresh[doc])
-        return chunks, spans_out if plain else None
-    text, spans = base.text, base.spans
-    names = list(spans)
-    if names != sorted(names):  # written sorted; the runs below rely on it
+        return chunks, (names_out, bounds_out) if plain else None
+    text, names, bounds = base.text, base.names, base.bounds
+    if not base.in_order:  # as written; the runs below rely on it
         return None
     rows = tree.rows
-    gone = spans.keys() - rows.keys() if rows is not None else set()
+    gone = base.keys() - rows.keys() if rows is not None else set()
     # Every document is read now or has a base line: the rows with no base line (there are
     # as many as the base lines that remain, less the rows) are all fresh ones.
-    added = sum(doc not in spans for doc in fresh)
-    if rows is not None and len(rows) - (len(spans) - len(gone)) != added:
+    added = sum(doc not in base for doc in fresh)
+    if rows is not None and len(rows) - (len(names) - len(gone)) != added:
         return None
-    binary = isinstance(text, bytes)
+    view = None if isinstance(text, str) else memoryview(text)  # copied once, when written
+    binary = view is not None
     plain = plain and binary
-    view = memoryview(text) if isinstance(text, bytes) else None  # copied once, when written
-    values = list(spans.values())
     head = 0
     if names:
         key = json_string(names[0])
-        head = values[0][0] - 2 - (len(key.encode()) if binary else len(key))
+        head = bounds[0] - 2 - (len(key.encode()) if binary else len(key))
 
     def add_run(first: int, stop: int) -> None:
-        source = values[first - 1][1] + 2 if first else head
-        end = values[stop - 1][1]
+        source = bounds[2 * first - 1] + 2 if first else head
+        end = bounds[2 * stop - 1]
         begin = add(view[source:end] if view is not None else str(text[source:end]).encode())
         if plain:  # the spans of the run, moved by as much as the run moved
             shift = begin - source
-            run = zip(names[first:stop], values[first:stop], strict=True)
-            spans_out.update({doc: (a + shift, b + shift) for doc, (a, b) in run})
+            names_out.extend(names[first:stop])
+            bounds_out.extend([x + shift for x in bounds[2 * first : 2 * stop]])
 
     # The base's lines are copied in runs between the places where a line is read now
     # (inserted before the base line it sorts before) or a base line is left out (its
     # document changed or went away): a handful of places, found by bisection.
     events = sorted(
         [(bisect_left(names, doc), 0, doc) for doc in fresh]
-        + [(bisect_left(names, doc), 1, doc) for doc in gone | (fresh.keys() & spans.keys())]
+        + [(bisect_left(names, doc), 1, doc) for doc in gone | (fresh.keys() & base.keys())]
     )
     cursor = 0
     for pos, skip, doc in events:
@@ -604,7 +605,7 @@ def _body(
             add_line(doc, fresh[doc])
     if cursor < len(names):
         add_run(cursor, len(names))
-    return chunks, spans_out if plain else None
+    return chunks, (names_out, bounds_out) if plain else None
 
 
 def read_revision(
@@ -814,7 +815,7 @@ def take_snapshot(
         atomic_write(target, parts)
         written = True
         if spans is not None:
-            save_index(target, state_dir / "manifests", about, spans)
+            save_index(target, state_dir / "manifests", about, *spans)
     if write and rev is None:
         _keep_base(state_dir, target)
     if changes is None and previous is not None and previous != ident:
