@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import commit_all, write_files
 from evalset.corpus.manifest import SnapshotError, SnapshotStore, compare, read_snapshot
@@ -363,3 +365,32 @@ def test_git_blobs_reads_many_versions_in_one_batch(corpus_repo: Path) -> None:
         "HEAD:corpus/c.txt": b"plain text\n",
     }  # a folder, a missing file and a name the batch cannot carry are left out
     assert git_blobs(corpus_repo, []) == {} and git_blobs(corpus_repo.parent, names) == {}
+
+
+_names = st.text(alphabet="abcé/._", min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(_names, st.integers(0, 9), max_size=12),
+    st.sets(_names, max_size=6),
+    st.dictionaries(_names, st.integers(0, 9), max_size=6),
+)
+def test_cache_rows_updated_in_place_equal_rows_built_afresh(
+    before: dict[str, int], dropped: set[str], put: dict[str, int]
+) -> None:
+    from evalset.corpus.manifest import id_of_digests, id_of_ordered
+    from evalset.corpus.snapshot import _Rows
+
+    def row(doc: str, n: int) -> tuple[tuple[int, int, int, int], str, int]:
+        return (n, len(doc), 3, 4), f"{n:032x}", n
+
+    old = {doc: row(doc, n) for doc, n in before.items()}
+    new = {doc: r for doc, r in old.items() if doc not in dropped}
+    new.update({doc: row(doc, n + 10) for doc, n in put.items()})
+    table = _Rows.load(_Rows.of(old).dump())
+    assert table is not None
+    updated = table.updated(dropped, {doc: new[doc] for doc in put})
+    assert updated == _Rows.of(new)
+    assert id_of_ordered(updated.digests) == id_of_digests({d: r[1] for d, r in new.items()})
+    assert all(updated.get(doc) == r for doc, r in new.items())

@@ -119,7 +119,19 @@ def row_digest(doc: str, entry: Document) -> str:
 
 
 def id_of_digests(digests: dict[str, str]) -> str:
-    """sha256 over the sorted ``doc<TAB>row digest`` lines."""
+    """sha256 over the row digests, concatenated in the order of their documents' names
+    (each row digest covers its document's name). A table kept in that order gets its id
+    from one pass over one string (see ``id_of_ordered``)."""
+    return id_of_ordered("".join([digests[doc] for doc in sorted(digests)]))
+
+
+def id_of_ordered(digests: str) -> str:
+    """``id_of_digests`` of the row digests already concatenated in name order."""
+    return hashlib.sha256(digests.encode()).hexdigest()
+
+
+def _id_v1(digests: dict[str, str]) -> str:
+    """The id of format 1: sha256 over the sorted ``doc<TAB>row digest`` lines."""
     table = "".join([f"{doc}\t{digests[doc]}\n" for doc in sorted(digests)])
     return hashlib.sha256(table.encode()).hexdigest()
 
@@ -462,7 +474,7 @@ def _snapshot(
 ) -> Snapshot:
     about = _check_about(path, about)
     legacy = about["version"] < FORMAT
-    if verify and not _matches(about["id"], documents, _blake2b if legacy else xxh3_128_hexdigest):
+    if verify and not _matches(about["id"], documents, legacy):
         raise _corrupt(path, "its content does not match its id")
     if legacy:
         documents = _upgraded(path, about, documents)
@@ -481,11 +493,12 @@ def _snapshot(
     return snap
 
 
-def _matches(ident: str, documents: Mapping[str, Document], digest: Callable[[bytes], str]) -> bool:
+def _matches(ident: str, documents: Mapping[str, Document], legacy: bool) -> bool:
     """The table hashes to ``ident``, and stored texts (small corpora only) hash to what the
-    manifest says, with the format's ``digest``."""
+    manifest says, the way its format (``legacy``: 1) hashes them."""
+    digest = _blake2b if legacy else xxh3_128_hexdigest
     rows = {doc: digest(_row(doc, entry)) for doc, entry in documents.items()}
-    if id_of_digests(rows) != ident:
+    if (_id_v1 if legacy else id_of_digests)(rows) != ident:
         return False
     for entry in documents.values():
         if "text" in entry and digest(entry["text"].encode()) != entry["hash"]:

@@ -46,6 +46,7 @@ from evalset.corpus.manifest import (
     document_line,
     document_record,
     id_of_digests,
+    id_of_ordered,
     json_string,
     manifest_head,
     parse_line,
@@ -304,6 +305,130 @@ def _installed() -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
+Row = tuple[tuple[int, int, int, int], str, int]
+"""A document's cache row: its stat signature, row digest and section count."""
+
+DIGEST = 32
+"""Hex digits of a row digest."""
+
+
+@dataclass
+class _Rows:
+    """Every document's cache row, in columns in the order of the names: one list, two
+    arrays and one string, which marshal stores and loads as four blocks (a dictionary of
+    50,000 rows took 0.08 s to load). A few changed rows make a new table by copying the
+    runs between them (``updated``), and the snapshot id is one hash over ``digests``."""
+
+    names: list[str] = field(default_factory=list)
+    signatures: array[int] = field(default_factory=lambda: array("q"))
+    """Four numbers per document (``Scan.files``)."""
+    digests: str = ""
+    """The row digests, concatenated."""
+    counts: array[int] = field(default_factory=lambda: array("q"))
+
+    @classmethod
+    def of(cls, rows: dict[str, Row]) -> _Rows:
+        table = cls(sorted(rows))
+        for doc in table.names:
+            table.signatures.extend(rows[doc][0])
+            table.counts.append(rows[doc][2])
+        table.digests = "".join([rows[doc][1] for doc in table.names])
+        return table
+
+    @classmethod
+    def load(cls, data: Any) -> _Rows | None:
+        """The table ``dump`` gave; None for anything else."""
+        try:
+            names = data["names"].split("\0") if data["names"] else []
+            table = cls(names, array("q"), data["digests"], array("q"))
+            table.signatures.frombytes(data["signatures"])
+            table.counts.frombytes(data["counts"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        n = len(names)
+        if len(table.signatures) != 4 * n or len(table.counts) != n:
+            return None
+        if not isinstance(table.digests, str) or len(table.digests) != DIGEST * n:
+            return None
+        return table
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "names": "\0".join(self.names),
+            "signatures": self.signatures.tobytes(),
+            "digests": self.digests,
+            "counts": self.counts.tobytes(),
+        }
+
+    def find(self, doc: str) -> int:
+        i = bisect_left(self.names, doc)
+        return i if i < len(self.names) and self.names[i] == doc else -1
+
+    def get(self, doc: str) -> Row | None:
+        i = self.find(doc)
+        if i < 0:
+            return None
+        sig = self.signatures[4 * i : 4 * i + 4]
+        return (
+            (sig[0], sig[1], sig[2], sig[3]),
+            self.digests[DIGEST * i : DIGEST * (i + 1)],
+            self.counts[i],
+        )
+
+    def __contains__(self, doc: str) -> bool:
+        return self.find(doc) >= 0
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def sections(self) -> int:
+        return sum(self.counts)
+
+    def size_of(self, docs: Iterable[str]) -> int:
+        """The bytes of the documents among ``docs`` that the table has."""
+        return sum(self.signatures[4 * i + 1] for i in map(self.find, docs) if i >= 0)
+
+    @property
+    def total_size(self) -> int:
+        return sum(self.signatures[1::4])
+
+    def updated(self, dropped: Iterable[str], put: dict[str, Row]) -> _Rows:
+        """This table without the rows of ``dropped`` and with the rows of ``put`` (which
+        replace any of the same name)."""
+        names = self.names
+        out = _Rows()
+        digests: list[str] = []
+        positions = {self.find(doc) for doc in (*dropped, *put)} - {-1}
+        events = sorted(
+            [(i, 0, "") for i in positions] + [(bisect_left(names, doc), 1, doc) for doc in put]
+        )
+        cursor = 0
+
+        def run(stop: int) -> None:
+            out.names.extend(names[cursor:stop])
+            out.signatures.extend(self.signatures[4 * cursor : 4 * stop])
+            digests.append(self.digests[DIGEST * cursor : DIGEST * stop])
+            out.counts.extend(self.counts[cursor:stop])
+
+        for pos, kind, doc in events:
+            if pos > cursor:
+                run(pos)
+                cursor = pos
+            if kind == 0:
+                cursor = pos + 1
+            else:
+                signature, digest, count = put[doc]
+                out.names.append(doc)
+                out.signatures.extend(signature)
+                digests.append(digest)
+                out.counts.append(count)
+        if cursor < len(names):
+            run(len(names))
+        out.digests = "".join(digests)
+        return out
+
+
 class _Cache:
     """The stat cache in ``.evalset/``: the folder listings (read on every run), an index of
     every document's signature, row digest and section count (read when something changed),
@@ -329,20 +454,24 @@ class _Cache:
     def save_quick(self, data: dict[str, Any]) -> None:
         replace_cache(self.state_dir / QUICK, marshal.dumps(data))
 
-    def index(self) -> dict[str, Any]:
-        """``{"id": ..., "sections": n, "files": {doc: (signature, row digest, sections)}}``"""
+    def index(self) -> tuple[str | None, _Rows]:
+        """The cached state's id and rows (none when the cache is of other settings)."""
         try:
             blob = self.index_path.read_bytes()
-            with bulk():
-                cached = marshal.loads(blob)
+            cached = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError):
-            return {}
-        ok = isinstance(cached, dict) and cached.get("key") == self.key
-        return cached["data"] if ok else {}
+            return None, _Rows()
+        if not isinstance(cached, dict) or cached.get("key") != self.key:
+            return None, _Rows()
+        rows, ident = _Rows.load(cached.get("rows")), cached.get("id")
+        if rows is None or not isinstance(ident, str):
+            return None, _Rows()
+        return ident, rows
 
-    def save(self, index: dict[str, Any]) -> None:
+    def save(self, ident: str, rows: _Rows) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        replace_cache(self.index_path, marshal.dumps({"key": self.key, "data": index}))
+        blob = marshal.dumps({"key": self.key, "id": ident, "rows": rows.dump()})
+        replace_cache(self.index_path, blob)
         for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
             (self.state_dir / obsolete).unlink(missing_ok=True)
 
@@ -393,7 +522,7 @@ class _Tree:
     id: str
     documents: int
     sections: int
-    rows: dict[str, tuple[Any, str, int]] | None
+    rows: _Rows | None
     """Every document's cache row; None when nothing changed since the cached state."""
     fresh: dict[str, str]
     """The manifest lines of the documents that were read; the others are the cached
@@ -402,8 +531,10 @@ class _Tree:
     base_id: str | None
     reread: int = 0
     """How many files were read."""
-    known: dict[str, Any] = field(default_factory=dict)
+    known: _Rows = field(default_factory=_Rows)
     """The cached state's rows."""
+    gone: set[str] = field(default_factory=set)
+    """The cached state's documents that are no longer there."""
 
 
 def read_working_tree(
@@ -434,20 +565,21 @@ def read_working_tree(
         )
     plugins = quick["plugins"] if usable else format_specs()
     cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
-    index = {} if every else cache.index()
-    known: dict[str, Any] = index.get("files", {})
-    base_id = index.get("id")
-    rows: dict[str, tuple[Any, str, int]] = {}
-    if found.same and not _carry(top, found, known, rows, base_id, quick):
+    base_id, known = (None, _Rows()) if every else cache.index()
+    dropped = _carry(top, found, base_id, quick) if found.same else None
+    if found.same and dropped is None:
         found = scan(corpus)  # the listing and the cache are of different states: look again
-        rows.clear()
-    total = sum(row[0][1] for row in rows.values()) + found.total_bytes
+    carried = 0
+    if dropped is not None:  # the rows of the folders listed as before are the cache's
+        carried = known.total_size - known.size_of(dropped)
+    total = carried + found.total_bytes
     store = total < TEXT_LIMIT if store_text is None else store_text
+    put: dict[str, Row] = {}
     jobs = []
     for doc, signature in found.files.items():
         hit = known.get(doc)
         if hit is not None and hit[0] == signature:
-            rows[doc] = hit
+            put[doc] = hit
         else:
             jobs.append((found.paths[doc], doc, mode, store))
     fresh: dict[str, str] = {}
@@ -462,42 +594,42 @@ def read_working_tree(
                 warnings.append(result.warning)
             if result.line is not None and result.digest is not None:
                 fresh[result.doc] = result.line
-                rows[result.doc] = (found.files[result.doc], result.digest, result.sections)
+                put[result.doc] = (found.files[result.doc], result.digest, result.sections)
     finally:
         stop()
-    ident = id_of_digests({doc: row[1] for doc, row in rows.items()})
-    sections = sum(row[2] for row in rows.values())
+    if dropped is not None:
+        rows = known.updated(dropped, put)
+        gone = {doc for doc in dropped if doc not in put and doc in known}
+    else:
+        rows = _Rows.of(put)
+        gone = set(known.names) - put.keys()
+    ident = id_of_ordered(rows.digests)
+    sections = rows.sections
     if jobs or len(known) != len(rows) or base_id != ident:
-        cache.save({"id": ident, "sections": sections, "files": rows})
+        cache.save(ident, rows)
     cache.save_quick(
         {
             "settings": settings, "installed": installed, "plugins": plugins, "id": ident,
             "documents": len(rows), "sections": sections, "listing": found.listing,
         }
     )  # fmt: skip
-    return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known)
+    tree = _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known)
+    tree.gone = gone
+    return tree
 
 
-def _carry(
-    top: str,
-    found: Scan,
-    known: dict[str, Any],
-    rows: dict[str, Any],
-    base_id: str | None,
-    quick: dict[str, Any],
-) -> bool:
-    """Take the rows of every document in the folders listed as before from the cache: all
-    of the cache, less the documents of the folders that changed or went away. False when
-    the listing and the index are of different states (left by an interrupted run)."""
+def _carry(top: str, found: Scan, base_id: str | None, quick: dict[str, Any]) -> set[str] | None:
+    """The names the cache's rows may hold in the folders that changed or went away: every
+    other row is carried over as it is. None when the listing and the index are of
+    different states (left by an interrupted run)."""
     previous: dict[str, Listing] = quick.get("listing", {})
     if base_id is None or base_id != quick.get("id"):
-        return False
-    rows.update(known)
+        return None
+    dropped: set[str] = set()
     for folder, listing in previous.items():
         if found.listing.get(folder) is not listing:  # changed, or gone
-            for doc in _folder_docs(top, folder, listing):
-                rows.pop(doc, None)
-    return True
+            dropped.update(_folder_docs(top, folder, listing))
+    return dropped
 
 
 def _changes(tree: _Tree, base: LazyDocuments) -> Changes:
@@ -506,9 +638,10 @@ def _changes(tree: _Tree, base: LazyDocuments) -> Changes:
     known, rows = tree.known, tree.rows
     changes = Changes()
     changes.added = sorted(doc for doc in tree.fresh if doc not in known)
-    changes.removed = sorted(doc for doc in known if doc not in rows)
+    changes.removed = sorted(tree.gone)
     for doc in sorted(tree.fresh):
-        if doc not in known or rows[doc][1] == known[doc][1] or doc not in base:
+        before, after = known.get(doc), rows.get(doc)
+        if before is None or after is None or after[1] == before[1] or doc not in base:
             continue
         old = Snapshot("", "", "", None, None, "rendered", {doc: base[doc]})
         new = Snapshot("", "", "", None, None, "rendered", dict([parse_line(tree.fresh[doc])]))
@@ -557,14 +690,14 @@ def _body(
     if base is None:
         if tree.rows is None or len(fresh) < len(tree.rows):
             return None
-        for doc in sorted(tree.rows):
+        for doc in tree.rows.names:
             add_line(doc, fresh[doc])
         return chunks, (names_out, bounds_out) if plain else None
     text, names, bounds = base.text, base.names, base.bounds
     if not base.in_order:  # as written; the runs below rely on it
         return None
     rows = tree.rows
-    gone = base.keys() - rows.keys() if rows is not None else set()
+    gone = {doc for doc in tree.gone if doc in base} if rows is not None else set()
     # Every document is read now or has a base line: the rows with no base line (there are
     # as many as the base lines that remain, less the rows) are all fresh ones.
     added = sum(doc not in base for doc in fresh)
