@@ -59,12 +59,24 @@ def print_version() -> None:
     echo(f"evalset {__version__}")
 
 
+def _short_lived() -> None:
+    """Collect cyclic garbage less often, as suits one command's run: loading a 10,000-item
+    set and two large manifests builds a million objects in no cycle, and the collector's
+    default passes over them were a fifth of ``evalset stale``. What was imported so far is
+    moved out of its sight for good (modules live as long as the process)."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 def main() -> None:
     """Entry point: run the command and turn evalset's errors into one sentence and an exit
     code."""
     from evalset.cli.output import echo, emit_json
     from evalset.errors import EvalsetError
 
+    _short_lived()
     try:
         body = plain_form(sys.argv[1:])
         if body is None:

@@ -14,7 +14,6 @@ read, their hashes recomputed from the text they store (``_upgraded``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import mmap
@@ -53,6 +52,8 @@ def hash_text(text: str) -> str:
 
 def _blake2b(data: bytes) -> str:
     """The hash of format 1 manifests."""
+    import hashlib  # here: loading OpenSSL costs commands that compute no id ~15 ms
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
@@ -127,11 +128,15 @@ def id_of_digests(digests: dict[str, str]) -> str:
 
 def id_of_ordered(digests: str) -> str:
     """``id_of_digests`` of the row digests already concatenated in name order."""
+    import hashlib
+
     return hashlib.sha256(digests.encode()).hexdigest()
 
 
 def _id_v1(digests: dict[str, str]) -> str:
     """The id of format 1: sha256 over the sorted ``doc<TAB>row digest`` lines."""
+    import hashlib
+
     table = "".join([f"{doc}\t{digests[doc]}\n" for doc in sorted(digests)])
     return hashlib.sha256(table.encode()).hexdigest()
 
