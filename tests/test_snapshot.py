@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 from pathlib import Path
@@ -121,6 +122,16 @@ def test_an_unchanged_check_misses_no_kind_of_change(corpus_repo: Path) -> None:
     write_files(corpus_repo, {"corpus/sub/e.md": "# E\n\nchanged once more\n"})
     recovered = snap(corpus_repo, write=False)
     assert recovered.id == _fresh_id(corpus_repo) and recovered.reread > 1
+    # An index whose rows are out of order, or of another layout, is not used.
+    index = corpus_repo / ".evalset/snapshot-index.marshal"
+    cached = marshal.loads(index.read_bytes())
+    names = cached["rows"]["names"].split("\0")
+    cached["rows"]["names"] = "\0".join(reversed(names))
+    index.write_bytes(marshal.dumps(cached))
+    write_files(corpus_repo, {"corpus/sub/e.md": "# E\n\nand again\n"})
+    assert snap(corpus_repo, write=False).id == _fresh_id(corpus_repo)
+    index.write_bytes(marshal.dumps({"key": cached["key"], "id": cached["id"], "rows": [1]}))
+    assert snap(corpus_repo, write=False).id == _fresh_id(corpus_repo)
 
 
 def _body(path: Path) -> str:

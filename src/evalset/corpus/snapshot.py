@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +348,8 @@ class _Rows:
             return None
         n = len(names)
         if len(table.signatures) != 4 * n or len(table.counts) != n:
+            return None
+        if not all(a < b for a, b in pairwise(names)):  # rows are found by bisection
             return None
         if not isinstance(table.digests, str) or len(table.digests) != DIGEST * n:
             return None
