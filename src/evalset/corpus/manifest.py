@@ -252,6 +252,16 @@ def read_about(path: Path) -> dict[str, Any]:
     return _check_about(path, about)
 
 
+def find_sorted(names: list[str], name: str) -> int:
+    """Where ``name`` is in the sorted ``names``, or -1."""
+    i = bisect_left(names, name)
+    return i if i < len(names) and names[i] == name else -1
+
+
+def strictly_sorted(names: list[str]) -> bool:
+    return all(a < b for a, b in pairwise(names))
+
+
 Text = str | bytes | mmap.mmap
 """A manifest: decoded, or its UTF-8 bytes (read, or mapped into memory)."""
 
@@ -289,8 +299,7 @@ class LazyDocuments(Mapping[str, Document]):
         names = self._names
         if self._where is None:
             if self.in_order:
-                i = bisect_left(names, doc)
-                return i if i < len(names) and names[i] == doc else -1
+                return find_sorted(names, doc)
             self._where = {name: i for i, name in enumerate(names)}
         return self._where.get(doc, -1)
 
@@ -298,7 +307,7 @@ class LazyDocuments(Mapping[str, Document]):
     def in_order(self) -> bool:
         """Whether the names are sorted and unique (as evalset writes them)."""
         if self._sorted is None:
-            self._sorted = all(a < b for a, b in pairwise(self._names))
+            self._sorted = strictly_sorted(self._names)
         return self._sorted
 
     def __getitem__(self, doc: str) -> Document:

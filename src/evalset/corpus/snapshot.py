@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from evalset.corpus.manifest import (
     document_entry,
     document_line,
     document_record,
+    find_sorted,
     id_of_digests,
     id_of_ordered,
     json_string,
@@ -54,6 +54,7 @@ from evalset.corpus.manifest import (
     read_snapshot,
     row_digest,
     save_index,
+    strictly_sorted,
 )
 from evalset.fsio import atomic_write, replace_cache
 
@@ -306,6 +307,30 @@ def _installed() -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
+def _spliced(
+    names: list[str], skipped: Iterable[str], inserted: Iterable[str]
+) -> Iterator[tuple[int, int] | str]:
+    """How to make the sorted ``names`` into the sorted names without ``skipped`` and with
+    ``inserted``: runs ``(first, stop)`` of ``names`` to keep, and each inserted name, in
+    order. The places where something changes are found by bisection, so a few changes in a
+    long table cost a few steps."""
+    skips = {i for doc in skipped if (i := find_sorted(names, doc)) >= 0}
+    events = sorted(
+        [(i, 0, "") for i in skips] + [(bisect_left(names, doc), 1, doc) for doc in inserted]
+    )
+    cursor = 0
+    for pos, kind, doc in events:
+        if pos > cursor:
+            yield cursor, pos
+            cursor = pos
+        if kind == 0:
+            cursor = pos + 1
+        else:
+            yield doc
+    if cursor < len(names):
+        yield cursor, len(names)
+
+
 Row = tuple[tuple[int, int, int, int], str, int]
 """A document's cache row: its stat signature, row digest and section count."""
 
@@ -349,7 +374,7 @@ class _Rows:
         n = len(names)
         if len(table.signatures) != 4 * n or len(table.counts) != n:
             return None
-        if not all(a < b for a, b in pairwise(names)):  # rows are found by bisection
+        if not strictly_sorted(names):  # rows are found by bisection
             return None
         if not isinstance(table.digests, str) or len(table.digests) != DIGEST * n:
             return None
@@ -364,8 +389,7 @@ class _Rows:
         }
 
     def find(self, doc: str) -> int:
-        i = bisect_left(self.names, doc)
-        return i if i < len(self.names) and self.names[i] == doc else -1
+        return find_sorted(self.names, doc)
 
     def get(self, doc: str) -> Row | None:
         i = self.find(doc)
@@ -399,35 +423,21 @@ class _Rows:
     def updated(self, dropped: Iterable[str], put: dict[str, Row]) -> _Rows:
         """This table without the rows of ``dropped`` and with the rows of ``put`` (which
         replace any of the same name)."""
-        names = self.names
         out = _Rows()
         digests: list[str] = []
-        positions = {self.find(doc) for doc in (*dropped, *put)} - {-1}
-        events = sorted(
-            [(i, 0, "") for i in positions] + [(bisect_left(names, doc), 1, doc) for doc in put]
-        )
-        cursor = 0
-
-        def run(stop: int) -> None:
-            out.names.extend(names[cursor:stop])
-            out.signatures.extend(self.signatures[4 * cursor : 4 * stop])
-            digests.append(self.digests[DIGEST * cursor : DIGEST * stop])
-            out.counts.extend(self.counts[cursor:stop])
-
-        for pos, kind, doc in events:
-            if pos > cursor:
-                run(pos)
-                cursor = pos
-            if kind == 0:
-                cursor = pos + 1
-            else:
-                signature, digest, count = put[doc]
-                out.names.append(doc)
+        for step in _spliced(self.names, (*dropped, *put), put):
+            if isinstance(step, str):
+                signature, digest, count = put[step]
+                out.names.append(step)
                 out.signatures.extend(signature)
                 digests.append(digest)
                 out.counts.append(count)
-        if cursor < len(names):
-            run(len(names))
+            else:
+                first, stop = step
+                out.names.extend(self.names[first:stop])
+                out.signatures.extend(self.signatures[4 * first : 4 * stop])
+                digests.append(self.digests[DIGEST * first : DIGEST * stop])
+                out.counts.extend(self.counts[first:stop])
         out.digests = "".join(digests)
         return out
 
@@ -616,9 +626,7 @@ def read_working_tree(
             "documents": len(rows), "sections": sections, "listing": found.listing,
         }
     )  # fmt: skip
-    tree = _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known)
-    tree.gone = gone
-    return tree
+    return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known, gone)
 
 
 def _carry(top: str, found: Scan, base_id: str | None, quick: dict[str, Any]) -> set[str] | None:
@@ -725,22 +733,12 @@ def _body(
 
     # The base's lines are copied in runs between the places where a line is read now
     # (inserted before the base line it sorts before) or a base line is left out (its
-    # document changed or went away): a handful of places, found by bisection.
-    events = sorted(
-        [(bisect_left(names, doc), 0, doc) for doc in fresh]
-        + [(bisect_left(names, doc), 1, doc) for doc in gone | (fresh.keys() & base.keys())]
-    )
-    cursor = 0
-    for pos, skip, doc in events:
-        if pos > cursor:
-            add_run(cursor, pos)
-            cursor = pos
-        if skip:
-            cursor = pos + 1
+    # document changed or went away).
+    for step in _spliced(names, gone | {doc for doc in fresh if doc in base}, fresh):
+        if isinstance(step, str):
+            add_line(step, fresh[step])
         else:
-            add_line(doc, fresh[doc])
-    if cursor < len(names):
-        add_run(cursor, len(names))
+            add_run(*step)
     return chunks, (names_out, bounds_out) if plain else None
 
 
