@@ -14,7 +14,6 @@ and, per folder, the names and signatures it listed, so:
 
 from __future__ import annotations
 
-import gc
 import marshal
 import os
 import stat
@@ -56,6 +55,7 @@ from evalset.corpus.manifest import (
     save_index,
     strictly_sorted,
 )
+from evalset.corpus.workers import share
 from evalset.fsio import atomic_write, replace_cache
 
 TEXT_LIMIT = 20_000_000
@@ -244,33 +244,14 @@ def _folder_docs(top: str, folder: str, listing: Listing) -> Iterator[str]:
             yield prefix + name
 
 
-def _read_batch(jobs: list[tuple[str, str, HashMode, bool]]) -> list[ReadResult]:
-    return [_read_file(job) for job in jobs]
+ReadRow = tuple[str, str | None, str | None, int, str | None]
 
 
-def _read_many(
-    jobs: list[tuple[str, str, HashMode, bool]], progress: Callable[[int], None] | None
-) -> Iterator[ReadResult]:
-    if len(jobs) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
-        for job in jobs:
-            yield _read_file(job)
-            if progress:
-                progress(1)
-        return
-    import multiprocessing
-
-    # Batches of a few hundred files per task: one result message per file made the parent
-    # process the bottleneck.
-    size = 256
-    batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-    # Frozen: the workers' collections then skip every object inherited from this process
-    # (the whole CLI's imports), which otherwise made each worker twice as slow.
-    gc.freeze()
-    with multiprocessing.get_context("fork").Pool(min(os.cpu_count() or 2, 8), gc.disable) as pool:
-        for results in pool.imap_unordered(_read_batch, batches):
-            yield from results
-            if progress:
-                progress(len(results))
+def _read_row(job: tuple[str, str, HashMode, bool]) -> ReadRow:
+    """``_read_file`` as a tuple (document, line, digest, section count, warning), which the
+    helpers of ``workers.share`` pass back."""
+    result = _read_file(job)
+    return result.doc, result.line, result.digest, result.sections, result.warning
 
 
 def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
@@ -598,16 +579,17 @@ def read_working_tree(
     fresh: dict[str, str] = {}
     advance, stop = _progress_bar(len(jobs))
     try:
-        for result in _read_many(jobs, advance):
-            if result.warning and result.warning.startswith("!"):
+        helpers = None if len(jobs) >= PARALLEL_FROM else 0  # None: one per other core
+        for doc, line, digest, count, warning in share(jobs, _read_row, advance, helpers=helpers):
+            if warning and warning.startswith("!"):
                 raise SnapshotError(
-                    f"{result.warning[1:]}; fix its permissions or move it out of the corpus."
+                    f"{warning[1:]}; fix its permissions or move it out of the corpus."
                 )
-            if result.warning:
-                warnings.append(result.warning)
-            if result.line is not None and result.digest is not None:
-                fresh[result.doc] = result.line
-                put[result.doc] = (found.files[result.doc], result.digest, result.sections)
+            if warning:
+                warnings.append(warning)
+            if line is not None and digest is not None:
+                fresh[doc] = line
+                put[doc] = (found.files[doc], digest, count)
     finally:
         stop()
     if dropped is not None:

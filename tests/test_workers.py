@@ -1,0 +1,110 @@
+"""Work shared between this process and forked helpers (``evalset.corpus.workers``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from tests.conftest import write_files
+
+from evalset.corpus import snapshot
+from evalset.corpus.snapshot import TakeResult, take_snapshot
+from evalset.corpus.workers import share
+
+PARENT = os.getpid()
+
+
+def square(n: int) -> tuple[int, int, int]:
+    return n, n * n, os.getpid()
+
+
+def die_in_a_helper(n: int) -> tuple[int, int, int]:
+    """Kills the helper that takes job 700; in this process it is an ordinary job."""
+    if n == 700 and os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return square(n)
+
+
+def fail_in_a_helper(n: int) -> tuple[int, int, int]:
+    if n % 100 == 0 and os.getpid() != PARENT:
+        raise RuntimeError("a bug")
+    return square(n)
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_every_job_is_done_once(helpers: int) -> None:
+    told: list[int] = []
+    results = list(share(range(5_000), square, told.append, batch=64, helpers=helpers))
+    assert sorted((n, sq) for n, sq, _ in results) == [(n, n * n) for n in range(5_000)]
+    assert sum(told) == 5_000
+
+
+def slow_square(n: int) -> tuple[int, int, int]:
+    time.sleep(0.002)
+    return square(n)
+
+
+def test_this_process_and_its_helper_both_take_batches() -> None:
+    results = list(share(range(400), slow_square, batch=10, helpers=1))
+    assert sorted(n for n, _, _ in results) == list(range(400))
+    assert len({pid for _, _, pid in results}) == 2
+
+
+def test_what_a_killed_helper_did_not_deliver_is_done_here() -> None:
+    results = list(share(range(2_000), die_in_a_helper, batch=50, helpers=2))
+    assert sorted(n for n, _, _ in results) == list(range(2_000))
+
+
+def test_a_helper_that_fails_loses_nothing() -> None:
+    results = list(share(range(2_000), fail_in_a_helper, batch=50, helpers=1))
+    assert sorted(n for n, _, _ in results) == list(range(2_000))
+
+
+def _children() -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        found.update(int(pid) for pid in (task / "children").read_text().split())
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+def test_a_caller_that_stops_early_leaves_no_helper_behind() -> None:
+    before = _children()
+    results = share(range(100_000), square, batch=10, helpers=2)
+    next(results)
+    assert len(_children() - before) == 2
+    results.close()
+    assert _children() - before == set()  # killed and reaped: not even a zombie
+
+
+def test_a_large_corpus_read_in_parallel_equals_one_read_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files: dict[str, str | bytes] = {
+        f"corpus/part-{n % 7}/doc-{n:04d}.md": f"# Doc {n}\n\nText {n}.\n\n## Part\n\nMore {n}.\n"
+        for n in range(700)
+    }
+    files["corpus/latin-1.md"] = "# Caf\xe9\n".encode("latin-1")
+    for name in ("parallel", "serial"):
+        write_files(tmp_path / name, files)
+
+    def snap(name: str) -> TakeResult:
+        root = tmp_path / name
+        return take_snapshot(root, "corpus", root / "snapshots", root / ".evalset")
+
+    parallel = snap("parallel")
+    monkeypatch.setattr(snapshot, "PARALLEL_FROM", 10**9)
+    serial = snap("serial")
+    assert parallel.id == serial.id
+    assert parallel.documents == serial.documents == 701
+    assert parallel.reread == 701
+    assert parallel.path is not None and serial.path is not None
+    # The same manifest, but for the time it was taken.
+    assert (
+        parallel.path.read_bytes().split(b"\n", 1)[1] == serial.path.read_bytes().split(b"\n", 1)[1]
+    )
+    assert parallel.warnings == serial.warnings
+    assert any("latin-1.md: is not valid UTF-8" in w for w in parallel.warnings)
