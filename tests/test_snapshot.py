@@ -263,7 +263,7 @@ def test_unreadable_file_is_named_even_as_root(corpus_repo: Path) -> None:
     write_files(corpus_repo, {"corpus/ok.md": "# OK\n"})
     from evalset.corpus.snapshot import _read_file
 
-    result = _read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True))
+    result = _read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True, 5))
     assert result.entry is None and result.warning is not None
     assert result.warning.startswith("!") and "gone.md: cannot be read" in result.warning
 

@@ -108,3 +108,12 @@ def test_a_large_corpus_read_in_parallel_equals_one_read_alone(
     )
     assert parallel.warnings == serial.warnings
     assert any("latin-1.md: is not valid UTF-8" in w for w in parallel.warnings)
+
+
+def test_a_file_is_read_whole_whatever_size_it_was_listed_with(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_bytes(b"x" * 10_000)
+    for listed in (0, 1, 9_999, 10_000, 10_001, 1 << 20):  # it grew, stayed, or shrank
+        assert snapshot.read_bytes(str(path), listed) == b"x" * 10_000
+    with pytest.raises(FileNotFoundError):
+        snapshot.read_bytes(str(tmp_path / "gone.md"), 10)
