@@ -110,7 +110,6 @@ def document_sections(
     text followed by every deeper heading's title and own text. The document text is joined
     once and each section's text is one slice of it; a stack of open headings finds where
     each one ends, in one pass."""
-    slugger = slugger or Slugger()
     pieces = [preamble] if preamble else []
     pos = len(preamble)
     starts: list[int] = []  # per heading, where its text starts in the document text
@@ -133,12 +132,14 @@ def document_sections(
     for i in open_index:
         stops[i] = pos
     whole = " ".join(pieces)
-    sections: dict[str, Section] = {}
     slugs = slugify_all([title for title, _, _, _ in headed])
-    for (title, level, anchor, _), slug, start, stop in zip(
-        headed, slugs, starts, stops, strict=True
-    ):
-        ident = slugger(anchor or slug)
+    bases = [heading[2] or slug for heading, slug in zip(headed, slugs, strict=True)]
+    if slugger is not None or len(set(bases)) < len(bases):
+        slugger = slugger or Slugger()
+        bases = [slugger(base) for base in bases]
+    # else: no anchor repeats, and the Slugger would give each one as it is
+    sections: dict[str, Section] = {}
+    for (title, level, _, _), ident, start, stop in zip(headed, bases, starts, stops, strict=True):
         if ident:
             text = whole[start + (start > 0) : stop] if stop > start else ""
             sections[ident] = Section(title, level, text)
