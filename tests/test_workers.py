@@ -117,3 +117,26 @@ def test_a_file_is_read_whole_whatever_size_it_was_listed_with(tmp_path: Path) -
         assert snapshot.read_bytes(str(path), listed) == b"x" * 10_000
     with pytest.raises(FileNotFoundError):
         snapshot.read_bytes(str(tmp_path / "gone.md"), 10)
+
+
+@pytest.mark.parametrize("limit", [10**9, 10_000])
+def test_text_is_stored_below_the_threshold_only_as_the_whole_corpus_decides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    # Files are handed to the readers before the walk knows the corpus's size: those found
+    # while it is still below the threshold are read both ways, and the total decides.
+    monkeypatch.setattr(snapshot, "TEXT_LIMIT", limit)
+    files: dict[str, str | bytes] = {
+        f"corpus/d{n % 5}/doc-{n:04d}.md": f"# Doc {n}\n\nText of {n}.\n" for n in range(600)
+    }
+    write_files(tmp_path, files)
+    size = sum(len(text) for text in files.values())
+    assert 10_000 < size < 10**9
+    taken = take_snapshot(tmp_path, "corpus", tmp_path / "snapshots", tmp_path / ".evalset")
+    manifest = taken.load()
+    stored = [doc.get("text") for doc in manifest.documents.values()]
+    assert len(stored) == 600
+    if limit > size:
+        assert all(text and text.startswith("Doc ") for text in stored)
+    else:
+        assert not any(stored)

@@ -55,7 +55,7 @@ from evalset.corpus.manifest import (
     save_index,
     strictly_sorted,
 )
-from evalset.corpus.workers import share
+from evalset.corpus.workers import Shared
 from evalset.fsio import atomic_write, replace_cache
 
 TEXT_LIMIT = 20_000_000
@@ -78,13 +78,17 @@ class ReadResult:
     sections: int = 0
     warning: str | None = None
     entry: Document | None = None
+    with_text: str | None = None
+    """The manifest line with the text stored, when both lines were asked for."""
 
 
 def parse_document(
-    doc: str, data: bytes, mode: HashMode, store_text: bool, entry: bool = True
+    doc: str, data: bytes, mode: HashMode, store_text: bool | None, entry: bool = True
 ) -> ReadResult:
     """Section one document's bytes; binary files are skipped and bad UTF-8 replaced, with a
-    warning naming the file. ``entry=False`` gives only the manifest line and digest."""
+    warning naming the file. ``entry=False`` gives only the manifest line and digest;
+    ``store_text=None`` gives the line without the text and, in ``with_text``, the line
+    with it (and no entry)."""
     sectioner = sectioner_for(doc)
     if sectioner is None:
         return ReadResult(doc)
@@ -97,14 +101,17 @@ def parse_document(
         text = data.decode("utf-8", "replace")
         warning = f"{doc}: is not valid UTF-8 (byte {exc.start}); read with replacement characters"
     parsed = sectioner(text.removeprefix("\ufeff"), mode)
-    line, digest = document_record(doc, parsed, store_text)
+    line, digest = document_record(doc, parsed, bool(store_text))
+    if store_text is None:
+        with_text = document_record(doc, parsed, True)[0]
+        return ReadResult(doc, line, digest, len(parsed.sections), warning, None, with_text)
     table = document_entry(parsed, store_text) if entry else None
     return ReadResult(doc, line, digest, len(parsed.sections), warning, table)
 
 
-Job = tuple[str, str, HashMode, bool, int]
-"""A file to read: its path, document id, hash mode, whether to store text, and its size
-when it was listed."""
+Job = tuple[str, str, HashMode, bool | None, int]
+"""A file to read: its path, document id, hash mode, whether to store text (None: make the
+lines with and without it), and its size when it was listed."""
 
 ONE_READ = 0x7FFFF000
 """The most one ``read`` returns on Linux."""
@@ -172,13 +179,21 @@ Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
 files of unknown types, warnings."""
 
 
-def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
+Signature = tuple[int, int, int, int]
+
+
+def scan(
+    root: Path,
+    previous: dict[str, Listing] | None = None,
+    found: Callable[[str, str, Signature], None] | None = None,
+) -> Scan:
     """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
 
     This loop runs once per file on every snapshot, so it keeps to the cheapest calls:
     ``DirEntry`` type checks come from the directory listing, one ``stat`` per file. With the
     ``previous`` scan's listings, a folder whose names and signatures are all the same is
-    only recorded in ``same``: its files are the ones the cache already has."""
+    only recorded in ``same``: its files are the ones the cache already has. ``found`` is
+    called with each file recorded (document id, path, signature) as soon as it is."""
     result = Scan()
     top = str(root)
     real_top = os.path.realpath(top)
@@ -253,6 +268,8 @@ def scan(root: Path, previous: dict[str, Listing] | None = None) -> Scan:
             doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
             files[doc] = seen
             paths[doc] = path
+            if found is not None:
+                found(doc, path, seen)
         result.unknown.update(unknown)
         result.warnings.extend(warnings)
         result.listing[folder] = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
@@ -268,14 +285,14 @@ def _folder_docs(top: str, folder: str, listing: Listing) -> Iterator[str]:
             yield prefix + name
 
 
-ReadRow = tuple[str, str | None, str | None, int, str | None]
+ReadRow = tuple[str, str | None, str | None, int, str | None, str | None]
 
 
 def _read_row(job: Job) -> ReadRow:
-    """``_read_file`` as a tuple (document, line, digest, section count, warning), which the
-    helpers of ``workers.share`` pass back."""
-    result = _read_file(job)
-    return result.doc, result.line, result.digest, result.sections, result.warning
+    """``_read_file`` as a tuple (document, line, digest, section count, warning, line with
+    the text), which the helpers of ``workers.Shared`` pass back."""
+    r = _read_file(job)
+    return r.doc, r.line, r.digest, r.sections, r.warning, r.with_text
 
 
 def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
@@ -555,6 +572,13 @@ class _Tree:
     """The cached state's documents that are no longer there."""
 
 
+def _scan_warnings(found: Scan) -> list[str]:
+    warnings = list(found.warnings)
+    for ext, count in sorted(found.unknown.items()):
+        warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
+    return warnings
+
+
 def read_working_tree(
     corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, every: bool = False
 ) -> _Tree:
@@ -573,49 +597,71 @@ def read_working_tree(
     previous: dict[str, Listing] | None = quick["listing"] if usable else None
     # Nothing installed since the cached run: its plug-ins are still the ones.
     use_formats(quick["plugins"] if usable else None)
-    found = scan(corpus, previous)
-    warnings = list(found.warnings)
-    for ext, count in sorted(found.unknown.items()):
-        warnings.append(f"{count} file(s) of type {ext!r} skipped: no sectioner for that format")
-    if previous is not None and len(found.same) == len(found.listing) == len(previous):
-        return _Tree(
-            quick["id"], quick["documents"], quick["sections"], None, {}, warnings, quick["id"]
-        )
-    plugins = quick["plugins"] if usable else format_specs()
-    cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
-    base_id, known = (None, _Rows()) if every else cache.index()
-    dropped = _carry(top, found, base_id, quick) if found.same else None
-    if found.same and dropped is None:
-        found = scan(corpus)  # the listing and the cache are of different states: look again
-    carried = 0
-    if dropped is not None:  # the rows of the folders listed as before are the cache's
-        carried = known.total_size - known.size_of(dropped)
-    total = carried + found.total_bytes
-    store = total < TEXT_LIMIT if store_text is None else store_text
+    # The files to read are handed to the readers as the walk finds them, so reading starts
+    # while the walk goes on; the cache's rows are loaded when a first file needs them.
+    plugins = quick["plugins"] if usable else None
+    loaded: list[tuple[str | None, _Rows]] = []
+
+    def cached() -> tuple[str | None, _Rows]:
+        if not loaded:
+            nonlocal plugins
+            plugins = plugins if plugins is not None else format_specs()
+            key = (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins)
+            loaded.append((None, _Rows()) if every else _Cache(state_dir, key).index())
+        return loaded[0]
+
     put: dict[str, Row] = {}
-    jobs = []
-    for doc, signature in found.files.items():
-        hit = known.get(doc)
+    read: set[str] = set()
+    listed = 0  # bytes of the files this walk found so far: no more than the corpus has
+
+    def consider(doc: str, path: str, signature: Signature) -> None:
+        nonlocal listed
+        listed += signature[1]
+        if doc in read:  # found by an earlier walk
+            return
+        hit = cached()[1].get(doc)
         if hit is not None and hit[0] == signature:
             put[doc] = hit
-        else:
-            jobs.append((found.paths[doc], doc, mode, store, signature[1]))
-    fresh: dict[str, str] = {}
-    advance, stop = _progress_bar(len(jobs))
-    try:
-        helpers = None if len(jobs) >= PARALLEL_FROM else 0  # None: one per other core
-        for doc, line, digest, count, warning in share(jobs, _read_row, advance, helpers=helpers):
-            if warning and warning.startswith("!"):
-                raise SnapshotError(
-                    f"{warning[1:]}; fix its permissions or move it out of the corpus."
-                )
-            if warning:
-                warnings.append(warning)
-            if line is not None and digest is not None:
-                fresh[doc] = line
-                put[doc] = (found.files[doc], digest, count)
-    finally:
-        stop()
+            return
+        read.add(doc)
+        # Below the threshold so far, the text may yet be stored: both lines are made.
+        store = store_text if store_text is not None else (False if listed >= TEXT_LIMIT else None)
+        shared.add((path, doc, mode, store, signature[1]))
+
+    with Shared(_read_row, start_at=PARALLEL_FROM) as shared:
+        found = scan(corpus, previous, consider)
+        warnings = _scan_warnings(found)
+        if previous is not None and len(found.same) == len(found.listing) == len(previous):
+            return _Tree(
+                quick["id"], quick["documents"], quick["sections"], None, {}, warnings, quick["id"]
+            )
+        base_id, known = cached()
+        dropped = _carry(top, found, base_id, quick) if found.same else None
+        if found.same and dropped is None:
+            listed = 0
+            found = scan(corpus, None, consider)  # the listing and the cache are of other states
+        carried = 0
+        if dropped is not None:  # the rows of the folders listed as before are the cache's
+            carried = known.total_size - known.size_of(dropped)
+        total = carried + found.total_bytes
+        store = total < TEXT_LIMIT if store_text is None else store_text
+        fresh: dict[str, str] = {}
+        advance, stop = _progress_bar(shared.count)
+        try:
+            for doc, line, digest, count, warning, with_text in shared.results(advance):
+                if warning and warning.startswith("!"):
+                    raise SnapshotError(
+                        f"{warning[1:]}; fix its permissions or move it out of the corpus."
+                    )
+                if warning:
+                    warnings.append(warning)
+                if line is not None and digest is not None:
+                    fresh[doc] = with_text if store and with_text is not None else line
+                    put[doc] = (found.files[doc], digest, count)
+        finally:
+            stop()
+    assert plugins is not None
+    cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
     if dropped is not None:
         rows = known.updated(dropped, put)
         gone = {doc for doc in dropped if doc not in put and doc in known}
@@ -624,7 +670,7 @@ def read_working_tree(
         gone = set(known.names) - put.keys()
     ident = id_of_ordered(rows.digests)
     sections = rows.sections
-    if jobs or len(known) != len(rows) or base_id != ident:
+    if read or len(known) != len(rows) or base_id != ident:
         cache.save(ident, rows)
     cache.save_quick(
         {
@@ -632,7 +678,7 @@ def read_working_tree(
             "documents": len(rows), "sections": sections, "listing": found.listing,
         }
     )  # fmt: skip
-    return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(jobs), known, gone)
+    return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(read), known, gone)
 
 
 def _carry(top: str, found: Scan, base_id: str | None, quick: dict[str, Any]) -> set[str] | None:
