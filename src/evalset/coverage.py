@@ -67,7 +67,7 @@ def corpus_documents(workspace: Workspace | None) -> list[str] | None:
         return sorted(newest.documents)
     if not workspace.corpus_dir.is_dir():
         return None
-    from evalset.corpus.snapshot import scan
+    from evalset.corpus.walk import scan
 
     return sorted(scan(workspace.corpus_dir).files)
 

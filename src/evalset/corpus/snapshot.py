@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import marshal
 import os
-import stat
 import subprocess
 import sys
 from array import array
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -55,6 +53,7 @@ from evalset.corpus.manifest import (
     save_index,
     strictly_sorted,
 )
+from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.fsio import atomic_write, replace_cache
 
@@ -141,140 +140,6 @@ def _read_file(job: Job) -> ReadResult:
     except OSError as exc:
         return ReadResult(doc, warning=f"!{path}: cannot be read ({exc.strerror})")
     return parse_document(doc, data, mode, store_text, entry=False)
-
-
-@dataclass
-class Scan:
-    """The files of a corpus folder with their stat signature."""
-
-    files: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-    """doc -> (mtime, size, inode, ctime): ctime catches a rewrite whose mtime was put back."""
-    paths: dict[str, str] = field(default_factory=dict)
-    listing: dict[str, Listing] = field(default_factory=dict)
-    """Per folder: its entries' names and signatures, the counts of files of unknown types
-    and the warnings about its entries; what the next scan compares with."""
-    same: list[str] = field(default_factory=list)
-    """Folders listed exactly as in the previous scan: their files were not looked at."""
-    warnings: list[str] = field(default_factory=list)
-    unknown: Counter[str] = field(default_factory=Counter)
-    total_bytes: int = 0
-
-
-def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
-    """Where a symlink leads: (0, its target's stat) for a file inside the corpus, (-1, None)
-    for anything outside (not followed), (-2, None) for a folder or other non-file inside,
-    (-3, None) when it is dangling."""
-    target = os.path.realpath(path)
-    if not (target == real_top or target.startswith(real_top + os.sep)):
-        return -1, None
-    try:
-        st = os.stat(target)
-    except OSError:
-        return -3, None
-    return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
-
-
-Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
-"""A folder as a scan saw it: names joined by NUL, their signatures (4 int64 each), counts of
-files of unknown types, warnings."""
-
-
-Signature = tuple[int, int, int, int]
-
-
-def scan(
-    root: Path,
-    previous: dict[str, Listing] | None = None,
-    found: Callable[[str, str, Signature], None] | None = None,
-) -> Scan:
-    """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
-
-    This loop runs once per file on every snapshot, so it keeps to the cheapest calls:
-    ``DirEntry`` type checks come from the directory listing, one ``stat`` per file. With the
-    ``previous`` scan's listings, a folder whose names and signatures are all the same is
-    only recorded in ``same``: its files are the ones the cache already has. ``found`` is
-    called with each file recorded (document id, path, signature) as soon as it is."""
-    result = Scan()
-    top = str(root)
-    real_top = os.path.realpath(top)
-    cut = len(top) + 1
-    sep = os.sep
-    known: dict[str, bool] = {}  # extension -> has a sectioner
-    files = result.files
-    paths = result.paths
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = os.scandir(folder)
-        except OSError as exc:
-            raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
-        names: list[str] = []
-        signatures = array("q")
-        kept: list[tuple[os.DirEntry[str], tuple[int, int, int, int] | int]] = []
-        """Each entry with its signature, or for a symlink that is no document its kind."""
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                if entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                    continue
-                elif entry.is_symlink():
-                    kind, target = _link_target(entry.path, real_top)
-                    if target is None:  # recorded in the listing, but not a document
-                        names.append(name)
-                        signatures.extend((kind, 0, 0, 0))
-                        kept.append((entry, kind))
-                        continue
-                    signature = (
-                        target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns
-                    )  # fmt: skip
-                else:
-                    continue
-                names.append(name)
-                signatures.extend(signature)
-                kept.append((entry, signature))
-        joined, packed = "\0".join(names), signatures.tobytes()
-        before = previous.get(folder) if previous is not None else None
-        if before is not None and before[0] == joined and before[1] == packed:
-            result.same.append(folder)
-            result.listing[folder] = before
-            result.unknown.update(dict(before[2]))
-            result.warnings.extend(before[3])
-            continue
-        unknown: Counter[str] = Counter()
-        warnings: list[str] = []
-        for entry, seen in kept:
-            name = entry.name
-            if isinstance(seen, int):
-                if seen == -1:
-                    doc = entry.path[cut:].replace(sep, "/")
-                    warnings.append(f"{doc}: symlink to outside the corpus; not followed")
-                continue
-            dot = name.rfind(".")
-            ext = name[dot:].lower() if dot > 0 else name
-            wanted = known.get(ext)
-            if wanted is None:
-                wanted = known[ext] = sectioner_for(name) is not None
-            if not wanted:
-                unknown[ext] += 1
-                continue
-            path = entry.path
-            doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
-            files[doc] = seen
-            paths[doc] = path
-            if found is not None:
-                found(doc, path, seen)
-        result.unknown.update(unknown)
-        result.warnings.extend(warnings)
-        result.listing[folder] = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
-    result.total_bytes = sum(signature[1] for signature in files.values())
-    return result
 
 
 def _folder_docs(top: str, folder: str, listing: Listing) -> Iterator[str]:

@@ -1,0 +1,271 @@
+"""Walking the corpus folder: which files it holds, with their stat signatures.
+
+A walk keeps, per folder, the names and signatures it listed, so that the next walk can
+tell an unchanged folder from its listing alone (see ``evalset.corpus.snapshot``). Listing
+a large corpus is mostly ``stat`` calls; when the previous walk's folders are known, they
+are split between this process and a forked helper, which walk their halves at once.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import tempfile
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalset.corpus import sectioner_for
+from evalset.corpus.manifest import SnapshotError
+from evalset.corpus.workers import cores
+
+Signature = tuple[int, int, int, int]
+"""mtime, size, inode, ctime (ns): ctime catches a rewrite whose mtime was put back."""
+
+Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
+"""A folder as a walk saw it: names joined by NUL, their signatures (4 int64 each), counts of
+files of unknown types, warnings."""
+
+SPLIT_FROM = 8_000
+"""Split a walk between two processes when the previous one listed this many files."""
+
+
+@dataclass
+class Scan:
+    """The files of a corpus folder with their stat signature."""
+
+    files: dict[str, Signature] = field(default_factory=dict)
+    """doc -> (mtime, size, inode, ctime)."""
+    paths: dict[str, str] = field(default_factory=dict)
+    listing: dict[str, Listing] = field(default_factory=dict)
+    """Per folder: its entries' names and signatures, the counts of files of unknown types
+    and the warnings about its entries; what the next scan compares with."""
+    same: list[str] = field(default_factory=list)
+    """Folders listed exactly as in the previous scan: their files were not looked at."""
+    warnings: list[str] = field(default_factory=list)
+    unknown: Counter[str] = field(default_factory=Counter)
+    total_bytes: int = 0
+
+
+Visit = tuple[str, bool, Listing, list[tuple[str, str, Signature]], list[str]]
+"""One folder listed: its path, whether its listing is the previous one, the listing, its
+documents (id, path, signature; none when the listing is the previous one), and the paths
+of its sub-folders."""
+
+
+def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
+    """Where a symlink leads: (0, its target's stat) for a file inside the corpus, (-1, None)
+    for anything outside (not followed), (-2, None) for a folder or other non-file inside,
+    (-3, None) when it is dangling."""
+    target = os.path.realpath(path)
+    if not (target == real_top or target.startswith(real_top + os.sep)):
+        return -1, None
+    try:
+        st = os.stat(target)
+    except OSError:
+        return -3, None
+    return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
+
+
+class _Walker:
+    """Lists folders one at a time, as ``visit``; shared by the plain and the split walk."""
+
+    def __init__(self, root: Path, previous: dict[str, Listing] | None) -> None:
+        self.top = str(root)
+        self.real_top = os.path.realpath(self.top)
+        self.cut = len(self.top) + 1
+        self.previous = previous
+        self.known: dict[str, bool] = {}  # extension -> has a sectioner
+
+    def visit(self, folder: str) -> Visit:
+        """List one folder. This runs once per file on every snapshot, so it keeps to the
+        cheapest calls: ``DirEntry`` type checks come from the directory listing, one
+        ``stat`` per file."""
+        try:
+            entries = os.scandir(folder)
+        except OSError as exc:
+            raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
+        names: list[str] = []
+        signatures = array("q")
+        folders: list[str] = []
+        kept: list[tuple[os.DirEntry[str], Signature | int]] = []
+        """Each entry with its signature, or for a symlink that is no document its kind."""
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                    continue
+                elif entry.is_symlink():
+                    kind, target = _link_target(entry.path, self.real_top)
+                    if target is None:  # recorded in the listing, but not a document
+                        names.append(name)
+                        signatures.extend((kind, 0, 0, 0))
+                        kept.append((entry, kind))
+                        continue
+                    signature = (
+                        target.st_mtime_ns, target.st_size, target.st_ino, target.st_ctime_ns
+                    )  # fmt: skip
+                else:
+                    continue
+                names.append(name)
+                signatures.extend(signature)
+                kept.append((entry, signature))
+        joined, packed = "\0".join(names), signatures.tobytes()
+        before = self.previous.get(folder) if self.previous is not None else None
+        if before is not None and before[0] == joined and before[1] == packed:
+            return folder, True, before, [], folders
+        unknown: Counter[str] = Counter()
+        warnings: list[str] = []
+        files: list[tuple[str, str, Signature]] = []
+        cut, sep, known = self.cut, os.sep, self.known
+        for entry, seen in kept:
+            name = entry.name
+            if isinstance(seen, int):
+                if seen == -1:
+                    doc = entry.path[cut:].replace(sep, "/")
+                    warnings.append(f"{doc}: symlink to outside the corpus; not followed")
+                continue
+            dot = name.rfind(".")
+            ext = name[dot:].lower() if dot > 0 else name
+            wanted = known.get(ext)
+            if wanted is None:
+                wanted = known[ext] = sectioner_for(name) is not None
+            if not wanted:
+                unknown[ext] += 1
+                continue
+            path = entry.path
+            files.append((path[cut:] if sep == "/" else path[cut:].replace(sep, "/"), path, seen))
+        listing = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
+        return folder, False, listing, files, folders
+
+    def walk(self, folders: Iterable[str], skip: frozenset[str] = frozenset()) -> list[Visit]:
+        """Visit ``folders`` and, depth first, every sub-folder not in ``skip``."""
+        stack = list(folders)
+        stack.reverse()
+        visits = []
+        while stack:
+            visit = self.visit(stack.pop())
+            visits.append(visit)
+            stack.extend(sub for sub in visit[4] if sub not in skip)
+        return visits
+
+
+def scan(
+    root: Path,
+    previous: dict[str, Listing] | None = None,
+    found: Callable[[str, str, Signature], None] | None = None,
+) -> Scan:
+    """Walk the corpus: hidden entries skipped, symlinks followed only when they stay inside.
+
+    With the ``previous`` scan's listings, a folder whose names and signatures are all the
+    same is only recorded in ``same``: its files are the ones the cache already has.
+    ``found`` is called with each file recorded (document id, path, signature), as soon as
+    it is when one process walks."""
+    walker = _Walker(root, previous)
+    result = Scan()
+    if previous is not None and _worth_splitting(previous):
+        for visit in _split(walker, previous):
+            _record(result, visit, found)
+        return _done(result)
+    stack = [walker.top]
+    while stack:
+        visit = walker.visit(stack.pop())
+        stack.extend(visit[4])
+        _record(result, visit, found)
+    return _done(result)
+
+
+def _worth_splitting(previous: dict[str, Listing]) -> bool:
+    if cores() < 2 or not hasattr(os, "fork"):
+        return False
+    return sum(len(listing[1]) for listing in previous.values()) >= 32 * SPLIT_FROM
+
+
+def _record(
+    result: Scan, visit: Visit, found: Callable[[str, str, Signature], None] | None
+) -> None:
+    folder, same, listing, files, _ = visit
+    result.listing[folder] = listing
+    if same:
+        result.same.append(folder)
+    result.unknown.update(dict(listing[2]))
+    result.warnings.extend(listing[3])
+    for doc, path, signature in files:
+        result.files[doc] = signature
+        result.paths[doc] = path
+        if found is not None:
+            found(doc, path, signature)
+
+
+def _done(result: Scan) -> Scan:
+    result.total_bytes = sum(signature[1] for signature in result.files.values())
+    return result
+
+
+def _split(walker: _Walker, previous: dict[str, Listing]) -> list[Visit]:
+    """Every folder the plain walk would visit, listed by two processes: the previous walk's
+    folders are dealt out by their file counts, a new folder is walked by whoever finds it,
+    and only folders reached from the top through the listings are kept (one that was
+    renamed, hidden or made a symlink since is not)."""
+    known = frozenset(previous)
+    halves: tuple[list[str], list[str]] = ([], [])
+    loads = [0, 0]
+    sizes = sorted(
+        ((len(listing[1]), folder) for folder, listing in previous.items()), reverse=True
+    )
+    for size, folder in sizes:
+        lighter = 0 if loads[0] <= loads[1] else 1
+        halves[lighter].append(folder)
+        loads[lighter] += size + 1
+    if walker.top not in known:
+        halves[0].append(walker.top)
+
+    def walk(folders: list[str]) -> list[Visit | tuple[str, str]]:
+        visits: list[Visit | tuple[str, str]] = []
+        for folder in folders:
+            try:
+                visits.extend(walker.walk([folder], known))
+            except SnapshotError as exc:  # kept only if the folder is still reached
+                visits.append((folder, str(exc)))
+        return visits
+
+    with tempfile.TemporaryFile() as output:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the helper
+            status = 1
+            try:
+                marshal.dump(walk(halves[1]), output)
+                output.flush()
+                status = 0
+            finally:
+                os._exit(status)
+        try:
+            mine = walk(halves[0])
+        finally:
+            _, status = os.waitpid(pid, 0)
+        output.seek(0)
+        theirs = marshal.load(output) if status == 0 else walk(halves[1])
+    listed: dict[str, Visit | tuple[str, str]] = {item[0]: item for item in mine + theirs}
+    # Keep what the plain walk would reach: the top, and each sub-folder of a kept folder.
+    visits: list[Visit] = []
+    stack = [walker.top]
+    while stack:
+        item = listed.get(stack.pop())
+        if item is None:
+            continue
+        if len(item) == 2:
+            raise SnapshotError(item[1])
+        if item[1]:  # the previous listing itself, which callers tell by identity
+            item = (item[0], True, previous[item[0]], [], item[4])
+        visits.append(item)
+        stack.extend(item[4])
+    return visits
