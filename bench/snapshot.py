@@ -6,7 +6,7 @@ Generates a corpus of markdown documents (~6 KB each, nested folders, 3-8 sectio
 sub-sections), commits it to a git repository, and measures in the same run:
 
 - baselines: `sha256sum` over every file, `git status` on the tree, `dvc add` of the corpus;
-- `evalset snapshot` cold (no cache, 2 runs), unchanged (4 runs), and after 10 documents
+- `evalset snapshot` cold (no cache, 3 runs), unchanged (4 runs), and after 10 documents
   changed (3 rounds), each run right after a run of its baseline: this machine's speed drifts
   within minutes, so each ratio is the median of the ratios of those pairs;
 - `evalset stale` for a 10,000-item set against that snapshot (best of 4);
@@ -234,7 +234,7 @@ def main() -> int:
             subprocess.run(cmd, cwd=repo, env=env, check=True)
         os.sync()  # let the generated files settle so that writeback does not skew timings
         cold = Paired(SHA256SUM, "sha256sum")
-        for _ in range(2):
+        for _ in range(3):
             for state in (repo / ".evalset", repo / "snapshots"):  # from nothing
                 shutil.rmtree(state, ignore_errors=True)
             cold.run([*evalset, "snapshot"], repo)
