@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _data import perturb, questions
-from evalset.neardup import allowed_distance, near_duplicate_pairs, normalise
+from evalset.sets.neardup import allowed_distance, near_duplicate_pairs, normalise
 
 TOTAL = 50_000
 PLANTED_SHARE = 0.02

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
 from _data import set_yaml
 from evalset import EvalSet, edit_set
-from evalset.validate import validate
-from evalset.yamlio import parse_mapping
+from evalset.sets.validate import validate
+from evalset.sets.yamlio import parse_mapping
 
 ITEMS = 10_000
 

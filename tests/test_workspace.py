@@ -8,7 +8,7 @@ import pytest
 
 from conftest import git
 from evalset import UnknownSet, find_workspace
-from evalset.validate import validate
+from evalset.sets.validate import validate
 from evalset.workspace import resolve_set, set_paths
 
 

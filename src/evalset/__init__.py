@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Citation": "evalset.citations",
+    "Citation": "evalset.sets.citations",
     "Config": "evalset.config",
     "Workspace": "evalset.config",
     "find_workspace": "evalset.config",
@@ -22,33 +22,33 @@ _EXPORTS = {
     "NoWorkspace": "evalset.errors",
     "SetFileError": "evalset.errors",
     "UnknownSet": "evalset.errors",
-    "Finding": "evalset.findings",
-    "EvalSet": "evalset.model",
-    "Item": "evalset.model",
-    "KeyPoint": "evalset.model",
-    "Origin": "evalset.model",
-    "SetHeader": "evalset.model",
-    "DELETE": "evalset.setfile",
-    "SetEditor": "evalset.setfile",
-    "SetFile": "evalset.setfile",
-    "edit_set": "evalset.setfile",
-    "load_set": "evalset.setfile",
-    "Report": "evalset.validate",
-    "check_set": "evalset.validate",
-    "validate": "evalset.validate",
+    "Finding": "evalset.sets.findings",
+    "EvalSet": "evalset.sets.model",
+    "Item": "evalset.sets.model",
+    "KeyPoint": "evalset.sets.model",
+    "Origin": "evalset.sets.model",
+    "SetHeader": "evalset.sets.model",
+    "DELETE": "evalset.sets.setfile",
+    "SetEditor": "evalset.sets.setfile",
+    "SetFile": "evalset.sets.setfile",
+    "edit_set": "evalset.sets.setfile",
+    "load_set": "evalset.sets.setfile",
+    "Report": "evalset.sets.validate",
+    "check_set": "evalset.sets.validate",
+    "validate": "evalset.sets.validate",
     "Snapshot": "evalset.corpus.manifest",
     "SnapshotStore": "evalset.corpus.manifest",
     "take_snapshot": "evalset.corpus.snapshot",
-    "StaleReport": "evalset.stale",
-    "stale_report": "evalset.stale",
-    "fix_moved": "evalset.verify",
-    "set_fingerprint": "evalset.versions",
-    "item_fingerprints": "evalset.versions",
-    "pin": "evalset.release",
-    "release": "evalset.release",
-    "check_pin": "evalset.release",
-    "diff_sets": "evalset.setdiff",
-    "verify": "evalset.verify",
+    "StaleReport": "evalset.staleness.stale",
+    "stale_report": "evalset.staleness.stale",
+    "fix_moved": "evalset.staleness.verify",
+    "set_fingerprint": "evalset.sets.fingerprint",
+    "item_fingerprints": "evalset.sets.fingerprint",
+    "pin": "evalset.versions.release",
+    "release": "evalset.versions.release",
+    "check_pin": "evalset.versions.release",
+    "diff_sets": "evalset.versions.diff",
+    "verify": "evalset.staleness.verify",
 }
 
 __all__ = [
@@ -103,7 +103,6 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from evalset.citations import Citation
     from evalset.config import Config, Workspace, find_workspace
     from evalset.corpus.manifest import Snapshot, SnapshotStore
     from evalset.corpus.snapshot import take_snapshot
@@ -115,12 +114,13 @@ if TYPE_CHECKING:
         SetFileError,
         UnknownSet,
     )
-    from evalset.findings import Finding
-    from evalset.model import EvalSet, Item, KeyPoint, Origin, SetHeader
-    from evalset.release import check_pin, pin, release
-    from evalset.setdiff import diff_sets
-    from evalset.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
-    from evalset.stale import StaleReport, stale_report
-    from evalset.validate import Report, check_set, validate
-    from evalset.verify import fix_moved, verify
-    from evalset.versions import item_fingerprints, set_fingerprint
+    from evalset.sets.citations import Citation
+    from evalset.sets.findings import Finding
+    from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
+    from evalset.sets.model import EvalSet, Item, KeyPoint, Origin, SetHeader
+    from evalset.sets.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
+    from evalset.sets.validate import Report, check_set, validate
+    from evalset.staleness.stale import StaleReport, stale_report
+    from evalset.staleness.verify import fix_moved, verify
+    from evalset.versions.diff import diff_sets
+    from evalset.versions.release import check_pin, pin, release

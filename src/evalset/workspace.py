@@ -185,7 +185,7 @@ def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = F
             f.write(text)
         result.created.append(path)
     _ensure_ignored(root / ".gitignore", [f"/{STATE_DIR}/", "/reports/"], result)
-    from evalset.schema import write_schemas
+    from evalset.sets.schema import write_schemas
 
     for path in write_schemas(root / "schemas", overwrite=False):
         result.created.append(path)

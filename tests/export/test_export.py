@@ -17,8 +17,8 @@ from ruamel.yaml import YAML
 
 from conftest import ROOT
 from evalset.export import select
-from evalset.model import Item
-from evalset.setfile import load_set
+from evalset.sets.model import Item
+from evalset.sets.setfile import load_set
 
 EXAMPLE = load_set(ROOT / "sets" / "acme-support.yaml")
 TUNING = {i.id for i in EXAMPLE.items if i.status == "active" and i.holdout is False}
@@ -261,7 +261,7 @@ def test_views_property(rows: list[tuple[bool | None, str]], split: str) -> None
         + "}\n"
         for n, (flag, status) in enumerate(rows)
     )
-    from evalset.setfile import parse_set
+    from evalset.sets.setfile import parse_set
 
     loaded = parse_set(header + (body or "  []\n").replace("items:\n  []", "items: []"), "s.yaml")
     items, unassigned = select(loaded, split)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import ROOT, SET_HEADER, set_item, write_files
 from evalset.export import cited
-from evalset.setfile import load_set
+from evalset.sets.setfile import load_set
 
 
 def test_example_coverage_counts_every_active_item(cli) -> None:  # type: ignore[no-untyped-def]

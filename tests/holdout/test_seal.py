@@ -10,8 +10,8 @@ import pytest
 from pyrage import x25519
 
 from conftest import ROOT, commit_all, git
-from evalset.setfile import load_set
-from evalset.versions import item_fingerprints, set_fingerprint
+from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
+from evalset.sets.setfile import load_set
 
 NAME = "acme-support"
 EXAMPLE = load_set(ROOT / "sets" / f"{NAME}.yaml")

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import commit_all, write_files
-from evalset.model import Item
-from evalset.setfile import load_set
-from evalset.split import plan_split
+from evalset.holdout.split import plan_split
+from evalset.sets.model import Item
+from evalset.sets.setfile import load_set
 
 CORPUS = {"corpus/policy.md": "# Policy\n\n## Returns\n\nReturn within 14 days of delivery.\n"}
 HEADER = """\

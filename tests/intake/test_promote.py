@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, GIT_ENV, write_files
-from evalset.model import Item
-from evalset.setfile import load_set
+from evalset.sets.model import Item
+from evalset.sets.setfile import load_set
 
 PROMOTE = FIXTURES / "promote"
 EXPORT = PROMOTE / "production-failures.jsonl"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from conftest import ROOT
-from evalset.redact import Redactor, redact
+from evalset.intake.redact import Redactor, redact
 
 CORPUS = [
     json.loads(line)

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from evalset.citations import Citation
+from evalset.sets.citations import Citation
 
 
 def _by_the_rules(text: str) -> tuple[str, str | None] | None:

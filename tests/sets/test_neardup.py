@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalset import neardup
-from evalset.neardup import allowed_distance, near_duplicate_pairs, normalise
+from evalset.sets import neardup
+from evalset.sets.neardup import allowed_distance, near_duplicate_pairs, normalise
 
 
 def test_normalise_ignores_case_punctuation_and_spacing() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from conftest import EXAMPLE_SET, ROOT
-from evalset.model import EvalSet, FailureRecord, Item, KeyPoint, Origin, SetHeader
-from evalset.schema import rendered
+from evalset.sets.model import EvalSet, FailureRecord, Item, KeyPoint, Origin, SetHeader
+from evalset.sets.schema import rendered
 
 
 def test_committed_schemas_are_current() -> None:

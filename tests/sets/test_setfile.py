@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE_SET, FIXTURES
 from evalset import DELETE, EditRefused, Item, edit_set, load_set
-from evalset.locate import ItemSpans
-from evalset.setfile import SetEditor
+from evalset.sets.locate import ItemSpans
+from evalset.sets.setfile import SetEditor
 
 ALL_FIXTURES = [*sorted((FIXTURES / "sets").glob("*.yaml")), EXAMPLE_SET]
 BLOCK_FIXTURES = [p for p in ALL_FIXTURES if p.name != "flow.yaml"]
@@ -273,7 +273,7 @@ def test_editing_or_appending_one_item_leaves_every_other_line_unchanged(
 def test_findings_past_the_parse_budget_point_at_their_field(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import evalset.locate as locate
+    import evalset.sets.locate as locate
 
     monkeypatch.setattr(locate, "MAX_REGION_PARSES", 0)
     loaded = load_set(FIXTURES / "sets" / "styles.yaml")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from conftest import EXAMPLE_SET
 from evalset.config import ValidateConfig
-from evalset.setfile import parse_set
-from evalset.validate import check_set, validate
+from evalset.sets.setfile import parse_set
+from evalset.sets.validate import check_set, validate
 
 HEADER = """\
 evalset: 1

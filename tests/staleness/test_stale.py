@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import SET_HEADER, commit_all, set_item, write_files
 from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
-from evalset.stale import stale_report
+from evalset.staleness.stale import stale_report
 
 V1 = {
     "corpus/policy.md": (

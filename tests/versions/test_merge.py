@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item
-from evalset.merge import merge_sets
-from evalset.setfile import load_set
-from evalset.validate import validate
+from evalset.sets.setfile import load_set
+from evalset.sets.validate import validate
+from evalset.versions.merge import merge_sets
 
 SET = "sets/docs.yaml"
 

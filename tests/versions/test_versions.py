@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
-from evalset.setfile import edit_set, load_set, parse_set
-from evalset.versions import item_fingerprints, set_fingerprint
+from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
+from evalset.sets.setfile import edit_set, load_set, parse_set
 
 CORPUS = {
     "corpus/policy.md": (
@@ -338,7 +338,7 @@ def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> 
 
 def test_pin_api_returns_what_the_command_prints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     from evalset.config import find_workspace
-    from evalset.release import pin
+    from evalset.versions.release import pin
 
     printed = json.loads(cli(released, "pin", "docs").out)
     ws = find_workspace(released)
@@ -470,7 +470,7 @@ def test_drafts_and_retired_items_are_not_released_content() -> None:
 
 
 def test_an_invalid_set_cannot_be_fingerprinted() -> None:
-    from evalset.versions import InvalidSet
+    from evalset.sets.fingerprint import InvalidSet
 
     with pytest.raises(InvalidSet, match="cannot be fingerprinted"):
         set_fingerprint(parse_set(BASE.replace("category: a", "category: [a]"), Path("f.yaml")))

@@ -64,7 +64,7 @@ def verify(
     Example: evalset verify acme-support q-011 q-022
     """
     from evalset.config import find_workspace
-    from evalset.verify import verify as run
+    from evalset.staleness.verify import verify as run
     from evalset.workspace import resolve_set
 
     ws = find_workspace()

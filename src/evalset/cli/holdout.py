@@ -11,7 +11,7 @@ import typer
 from evalset.cli.output import echo, emit_json
 
 if TYPE_CHECKING:
-    from evalset.promote import PromoteResult
+    from evalset.intake.promote import PromoteResult
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
 
@@ -41,8 +41,8 @@ def split(
     tuning --force --reason "question published in the FAQ"
     """
     from evalset.config import SplitConfig, find_workspace_or_none
-    from evalset.split import move as run_move
-    from evalset.split import split as run_split
+    from evalset.holdout.split import move as run_move
+    from evalset.holdout.split import split as run_split
     from evalset.workspace import resolve_set
 
     ws = find_workspace_or_none()
@@ -148,7 +148,7 @@ def import_(
     """
     from evalset.config import find_workspace_or_none
     from evalset.errors import UnknownSet
-    from evalset.importer import import_rows
+    from evalset.intake.importer import import_rows
     from evalset.workspace import resolve_set
 
     ws = find_workspace_or_none()
@@ -209,8 +209,8 @@ def promote(
     import sys
 
     from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
-    from evalset.promote import PromoteRefused, parse_map
-    from evalset.promote import promote as run_promote
+    from evalset.intake.promote import PromoteRefused, parse_map
+    from evalset.intake.promote import promote as run_promote
     from evalset.workspace import resolve_set
 
     ws = find_workspace_or_none()
@@ -244,7 +244,7 @@ def promote(
 
 
 def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: bool) -> None:
-    from evalset.split import side
+    from evalset.holdout.split import side
 
     verb = "would add" if dry_run else "added"
     echo(f"{verb} {len(result.added)} draft item(s) to {path}")
@@ -290,7 +290,7 @@ def seal(
     before sealing. Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ay…
     """
     from evalset.config import find_workspace_or_none
-    from evalset.seal import seal_set
+    from evalset.holdout.seal import seal_set
     from evalset.workspace import resolve_set
 
     path = resolve_set(find_workspace_or_none(), name)
@@ -312,7 +312,7 @@ def unseal(
     Example: EVALSET_AGE_IDENTITY=~/.config/evalset/holdout.key evalset unseal acme-support
     """
     from evalset.config import find_workspace_or_none
-    from evalset.seal import unseal_set
+    from evalset.holdout.seal import unseal_set
     from evalset.workspace import resolve_set
 
     path = resolve_set(find_workspace_or_none(), name)

@@ -24,7 +24,7 @@ def validate(
     Example: evalset validate acme-support --strict
     """
     from evalset.config import find_workspace
-    from evalset.validate import validate as run
+    from evalset.sets.validate import validate as run
     from evalset.workspace import resolve_set, set_paths
 
     if targets:
@@ -87,7 +87,7 @@ def schema(
     Example: evalset schema --write
     """
     from evalset.config import find_workspace
-    from evalset.schema import rendered, write_schemas
+    from evalset.sets.schema import rendered, write_schemas
 
     if not write:
         kind = "config" if config else "failure" if failure else "evalset"

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from evalset.cli.output import echo, emit_json, style, table
 
 if TYPE_CHECKING:
-    from evalset.coverage import Coverage
-    from evalset.stale import CitationStatus, StaleReport
+    from evalset.holdout.coverage import Coverage
+    from evalset.staleness.stale import CitationStatus, StaleReport
 
 
 def snapshot(rev: str | None, as_json: bool) -> None:
@@ -84,8 +84,8 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
     ``no_fail``."""
     from evalset.config import find_workspace
     from evalset.corpus.manifest import SnapshotStore
-    from evalset.stale import stale_report
-    from evalset.verify import fix_moved as fix
+    from evalset.staleness.stale import stale_report
+    from evalset.staleness.verify import fix_moved as fix
     from evalset.workspace import resolve_set, set_paths
 
     ws = find_workspace()
@@ -110,7 +110,7 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
         note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
         echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
     if report.sealed and not as_json:
-        from evalset.seal import sealed_message
+        from evalset.holdout.seal import sealed_message
 
         for name, count in report.sealed.items():
             echo(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)
@@ -119,7 +119,7 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
 
 
 def _diff_text(status: CitationStatus, colour: bool, context: int = 8) -> str:
-    from evalset.stale import word_diff
+    from evalset.staleness.stale import word_diff
 
     assert status.old_text is not None and status.new_text is not None
     out = []

@@ -11,7 +11,7 @@ import typer
 from evalset.cli.output import echo, emit_json, table
 
 if TYPE_CHECKING:
-    from evalset.setdiff import SetDiff
+    from evalset.versions.diff import SetDiff
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
 
@@ -31,7 +31,7 @@ def release(
     annotated tag evalset/NAME/vX.Y.Z. Example: evalset release acme-support --bump minor
     """
     from evalset.config import find_workspace
-    from evalset.release import release as run
+    from evalset.versions.release import release as run
     from evalset.workspace import resolve_set
 
     if bump is not None and bump not in ("major", "minor", "patch"):
@@ -79,7 +79,7 @@ def pin(
     without --json. Example: evalset pin acme-support > pin.json
     """
     from evalset.config import find_workspace
-    from evalset.release import pin as run
+    from evalset.versions.release import pin as run
     from evalset.workspace import resolve_set
 
     ws = find_workspace()
@@ -95,7 +95,7 @@ def check_pin(
     Example: evalset check-pin reports/run-42.json
     """
     from evalset.config import find_workspace
-    from evalset.release import check_pin as run
+    from evalset.versions.release import check_pin as run
 
     result = run(find_workspace(), report)
     if as_json:
@@ -168,8 +168,8 @@ def diff(
     """
     from evalset.config import find_workspace
     from evalset.errors import EvalsetError
-    from evalset.history import SetHistory
-    from evalset.setdiff import diff_sets
+    from evalset.versions.diff import diff_sets
+    from evalset.versions.history import SetHistory
     from evalset.workspace import resolve_set
 
     if fmt not in ("text", "md"):
@@ -205,7 +205,7 @@ def log(
     Example: evalset log acme-support
     """
     from evalset.config import find_workspace
-    from evalset.release import release_log
+    from evalset.versions.release import release_log
     from evalset.workspace import resolve_set
 
     ws = find_workspace()
@@ -242,7 +242,7 @@ def merge_driver(
     one item was changed differently on both sides. Example (in git config):
     driver = python -m evalset merge-driver %O %A %B %P
     """
-    from evalset.merge import merge_driver as run
+    from evalset.versions.merge import merge_driver as run
 
     result = run(base, ours, theirs, path)
     for conflict in result.conflicts:

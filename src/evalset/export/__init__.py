@@ -15,11 +15,11 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from evalset.citations import Citation
 from evalset.config import Workspace
 from evalset.errors import EvalsetError
-from evalset.model import Item
-from evalset.setfile import SetFile, load_set
+from evalset.sets.citations import Citation
+from evalset.sets.model import Item
+from evalset.sets.setfile import SetFile, load_set
 
 SPLITS = ("tuning", "holdout", "all")
 FORMATS = {
@@ -131,7 +131,7 @@ class ExportResult:
 
 def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None) -> ExportResult:
     """Render one split of a set in one format."""
-    from evalset.versions import pin_of
+    from evalset.sets.fingerprint import pin_of
 
     if fmt not in FORMATS:
         raise ExportError(f"{fmt!r} is not an export format; use one of {', '.join(FORMATS)}.")
@@ -139,7 +139,7 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
     items, unassigned = select(loaded, split)
     sealed = [stub.id for stub in loaded.sealed if stub.status == "active"]
     if sealed and split != "tuning":
-        from evalset.seal import IDENTITY_ENV, identity_path
+        from evalset.holdout.seal import IDENTITY_ENV, identity_path
 
         why = (
             f"the key in {IDENTITY_ENV} ({identity_path()}) does not open them"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalset.config import Workspace
-from evalset.setfile import SetFile
+from evalset.sets.setfile import SetFile
 
 SPLITS = ("tuning", "holdout", "unassigned")
 
@@ -16,7 +16,7 @@ SPLITS = ("tuning", "holdout", "unassigned")
 def category_table(loaded: SetFile) -> dict[str, dict[str, int]]:
     """Active items (sealed ones included) per category and split: declared categories
     first, in their order, then any others."""
-    from evalset.split import side
+    from evalset.holdout.split import side
 
     counts: Counter[tuple[str, str]] = Counter(
         (item.category or "(none)", side(item.holdout))
@@ -74,7 +74,7 @@ def corpus_documents(workspace: Workspace | None) -> list[str] | None:
 
 def coverage(loaded: SetFile, corpus: list[str] | None) -> Coverage:
     from evalset.export import cited
-    from evalset.split import side
+    from evalset.holdout.split import side
 
     result = Coverage(corpus=corpus, categories=category_table(loaded))
     result.sealed = sum(1 for stub in loaded.sealed if stub.status == "active")

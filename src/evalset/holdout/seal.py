@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.model import Item, SealedItem
+from evalset.sets.model import Item, SealedItem
 
 IDENTITY_ENV = "EVALSET_AGE_IDENTITY"
 VISIBLE = ("id", "category", "holdout", "status")
@@ -112,7 +112,7 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
     import pyrage
     from ruamel.yaml.scalarstring import LiteralScalarString
 
-    from evalset.versions import item_fingerprint
+    from evalset.sets.fingerprint import item_fingerprint
 
     keys = list(dict.fromkeys(r.strip() for r in recipients))
     if not keys:
@@ -140,7 +140,7 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
     does not match what the stub shows raises SealError (``where`` names it)."""
     import pyrage
 
-    from evalset.versions import item_fingerprint
+    from evalset.sets.fingerprint import item_fingerprint
 
     try:
         data = pyrage.decrypt(stub.sealed.age.encode(), keys)
@@ -210,7 +210,7 @@ def sealed_message(count: int) -> str:
 def seal_set(path: Path, recipients: list[str]) -> list[str]:
     """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic);
     returns their ids. Items sealed already stay as they are."""
-    from evalset.setfile import edit_set
+    from evalset.sets.setfile import edit_set
 
     keys = [recipient(r) for r in recipients]  # every key checked before anything is written
     if not keys:
@@ -244,7 +244,7 @@ def _flow_short_lists(value: Any) -> Any:
 
 def unseal_set(path: Path) -> list[str]:
     """Turn every sealed item back into a plain item; needs the key. Returns their ids."""
-    from evalset.setfile import edit_set
+    from evalset.sets.setfile import edit_set
 
     unsealed: list[str] = []
     with edit_set(path) as editor:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.model import Item, SealedItem
-from evalset.setfile import SetFile, edit_set, load_set
+from evalset.sets.model import Item, SealedItem
+from evalset.sets.setfile import SetFile, edit_set, load_set
 
 
 def rank(item_id: str) -> int:
@@ -113,7 +113,7 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
     item = next((i for i in loaded.items if i.id == item_id), None)
     if item is None:
         if any(stub.id == item_id for stub in loaded.sealed):
-            from evalset.seal import refused_sealed
+            from evalset.holdout.seal import refused_sealed
 
             raise refused_sealed(path, item_id)
         raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
@@ -164,8 +164,8 @@ def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Ite
 def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
     """The state a set's holdout flags are compared with: its last release, or before any
     release its last commit. None outside git, or for a file git does not have yet."""
-    from evalset.gitrepo import Git
-    from evalset.versions import parse_set_text
+    from evalset.sets.fingerprint import parse_set_text
+    from evalset.versions.git import Git
 
     try:
         git = Git.find(path.resolve().parent)

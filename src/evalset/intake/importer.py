@@ -24,8 +24,8 @@ from pydantic import ValidationError
 from evalset.errors import EvalsetError
 from evalset.export import RowError
 from evalset.fsio import atomic_write
-from evalset.model import ID_PATTERN, Item
-from evalset.setfile import edit_set, load_set
+from evalset.sets.model import ID_PATTERN, Item
+from evalset.sets.setfile import edit_set, load_set
 
 READERS = {
     "jsonl": "evalset.export.jsonl",

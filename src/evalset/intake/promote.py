@@ -27,8 +27,8 @@ from pydantic import ValidationError
 
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
-from evalset.model import ID_PATTERN, FailureRecord, Item, SealedItem
-from evalset.redact import Redactor
+from evalset.intake.redact import Redactor
+from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 
 FIELDS = tuple(FailureRecord.model_fields)
 TEXT_FIELDS = ("question", "answer", "note")
@@ -340,7 +340,7 @@ def prepare(
 
 
 def _item_id(candidate: Candidate, id_from: str) -> str | None:
-    from evalset.importer import question_id
+    from evalset.intake.importer import question_id
 
     if id_from == "trace":
         trace = candidate.record.trace
@@ -383,8 +383,8 @@ def decide(
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
     as it is now); the drafts get their holdout assignment by the split rule."""
-    from evalset.neardup import near_duplicate_pairs
-    from evalset.split import plan_split
+    from evalset.holdout.split import plan_split
+    from evalset.sets.neardup import near_duplicate_pairs
 
     result = PromoteResult()
     existing = [e for e in entries if isinstance(e, Item) and e.status != "retired"]
@@ -483,7 +483,7 @@ def promote(
 ) -> PromoteResult:
     """Promote the failure records of ``text`` (read from ``source``) into the set file
     ``target``; see the module docstring."""
-    from evalset.setfile import edit_set, load_set
+    from evalset.sets.setfile import edit_set, load_set
 
     if id_from not in ("question", "trace"):
         raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")

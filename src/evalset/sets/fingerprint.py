@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
-from evalset.model import Item
-from evalset.setfile import SetFile, parse_set
+from evalset.sets.model import Item
+from evalset.sets.setfile import SetFile, parse_set
 
 ITEM_DIGITS = 16
 """Item fingerprints in a pin are the first 16 hex digits of the item's sha256."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalset.model import Item, KeyPoint, Origin, SetHeader
+from evalset.sets.model import Item, KeyPoint, Origin, SetHeader
 
 _MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
 

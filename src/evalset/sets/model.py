@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints
 
-from evalset.citations import Citation
+from evalset.sets.citations import Citation
 
 FORMAT_VERSION = 1
 ID_PATTERN = r"^[A-Za-z0-9._-]+$"

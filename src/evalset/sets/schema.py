@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Config
-from evalset.model import EvalSet, FailureRecord
+from evalset.sets.model import EvalSet, FailureRecord
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

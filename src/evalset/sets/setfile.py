@@ -22,12 +22,12 @@ from pydantic import BaseModel, ValidationError
 
 from evalset.bulk import bulk
 from evalset.errors import EditRefused, SetFileError
-from evalset.findings import Finding, Severity, field_path
 from evalset.fsio import atomic_write
-from evalset.locate import TextIndex, is_filler
-from evalset.messages import describe, schema_message
-from evalset.model import Item, SealedItem, SetHeader
-from evalset.yamlio import parse_mapping, read_text
+from evalset.sets.findings import Finding, Severity, field_path
+from evalset.sets.locate import TextIndex, is_filler
+from evalset.sets.messages import describe, schema_message
+from evalset.sets.model import Item, SealedItem, SetHeader
+from evalset.sets.yamlio import parse_mapping, read_text
 
 
 @dataclass
@@ -161,7 +161,7 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
             loc = ("items", k, *err["loc"])
             loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
         return
-    from evalset.seal import identities, open_sealed
+    from evalset.holdout.seal import identities, open_sealed
 
     keys = identities()
     item = None
@@ -247,7 +247,7 @@ class SetEditor:
     def _editable(self, item_id: str) -> int:
         k = self._position_of(item_id)
         if k in self.current.sealed_index:
-            from evalset.seal import refused_sealed
+            from evalset.holdout.seal import refused_sealed
 
             raise refused_sealed(self.current.path, item_id)
         return k
@@ -357,7 +357,7 @@ class SetEditor:
         for edit in self._item_edits.get(k, []):
             edit(entry)
         if stub is not None:
-            from evalset.seal import reseal
+            from evalset.holdout.seal import reseal
 
             entries[at] = reseal(entry, stub, str(self.current.path))
 

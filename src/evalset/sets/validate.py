@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.citations import Citation
 from evalset.config import ValidateConfig
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
-from evalset.findings import Finding, Severity
-from evalset.model import Item, SealedItem
-from evalset.neardup import near_duplicate_pairs, normalise
-from evalset.setfile import SetFile, load_set
-from evalset.stale import resolves_by_content
-from evalset.verify import unresolved
+from evalset.sets.citations import Citation
+from evalset.sets.findings import Finding, Severity
+from evalset.sets.model import Item, SealedItem
+from evalset.sets.neardup import near_duplicate_pairs, normalise
+from evalset.sets.setfile import SetFile, load_set
+from evalset.staleness.stale import resolves_by_content
+from evalset.staleness.verify import unresolved
 
 
 @dataclass
@@ -110,7 +110,7 @@ class _Checker:
         if self.baseline is not None:
             self._holdout_flips()
         if loaded.sealed:
-            from evalset.seal import IDENTITY_ENV, sealed_message
+            from evalset.holdout.seal import IDENTITY_ENV, sealed_message
 
             self.add(
                 "warning",
@@ -124,7 +124,7 @@ class _Checker:
 
     def _holdout_flips(self) -> None:
         """A holdout flag flipped by hand since the baseline, with no recorded move."""
-        from evalset.split import unrecorded_moves
+        from evalset.holdout.split import unrecorded_moves
 
         assert self.baseline is not None
         baseline, label = self.baseline
@@ -377,7 +377,7 @@ def validate(
         if config is None and store is None:
             file_config, file_store = _context(Path(path), contexts)
             if file_store is not None:  # in a workspace: compare with its git history
-                from evalset.split import holdout_baseline
+                from evalset.holdout.split import holdout_baseline
 
                 baseline = holdout_baseline(Path(path), loaded.name)
         report.findings.extend(check_set(loaded, file_config, file_store, baseline))

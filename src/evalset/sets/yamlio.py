@@ -96,7 +96,7 @@ def parse_yaml(text: str, path: Path) -> Any:
         )
     duplicate = re.match(r"duplicate mapping key: (.*)", detail)
     if duplicate:
-        from evalset.locate import locate_duplicate_key
+        from evalset.sets.locate import locate_duplicate_key
 
         where = locate_duplicate_key(text)
         loc = f"{path}:{where[0]}:{where[1]}" if where else str(path)

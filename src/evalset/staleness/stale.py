@@ -24,10 +24,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from evalset.citations import Citation
 from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore, json_string
-from evalset.model import Item
-from evalset.setfile import SetFile
+from evalset.sets.citations import Citation
+from evalset.sets.model import Item
+from evalset.sets.setfile import SetFile
 
 STALE = ("changed", "moved", "deleted", "unresolved", "unknown")
 MAX_CANDIDATES = 3
@@ -374,7 +374,7 @@ class StaleReport:
 
 def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:
     """Compare every active item of the given sets with the newest snapshot."""
-    from evalset.setfile import load_set
+    from evalset.sets.setfile import load_set
 
     newest = store.newest()
     report = StaleReport(newest.short if newest else None)

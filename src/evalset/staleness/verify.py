@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.citations import Citation
 from evalset.config import Workspace
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.setfile import edit_set, load_set
-from evalset.stale import StaleChecker, item_citations
+from evalset.sets.citations import Citation
+from evalset.sets.setfile import edit_set, load_set
+from evalset.staleness.stale import StaleChecker, item_citations
 
 
 def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
@@ -56,7 +56,7 @@ def verify(
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
     if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):
-        from evalset.seal import refused_sealed
+        from evalset.holdout.seal import refused_sealed
 
         raise refused_sealed(path, next(s.id for s in loaded.sealed if adopt_all or s.id in ids))
     if adopt_all:

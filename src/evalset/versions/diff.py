@@ -12,8 +12,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalset.model import Item
-from evalset.setfile import SetFile
+from evalset.sets.model import Item
+from evalset.sets.setfile import SetFile
 
 KEY_POINT_MATCH = 0.5
 """Least text similarity (difflib ratio) for two key points to count as one edited point."""
@@ -210,7 +210,7 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
     """Items sealed on either side (and not opened by a key) are compared by fingerprint."""
     if not (old.sealed or new.sealed):
         return
-    from evalset.versions import item_fingerprint
+    from evalset.sets.fingerprint import item_fingerprint
 
     def fingerprints(loaded: SetFile) -> dict[str, str]:
         found = {item.id: item_fingerprint(item) for item in loaded.items}

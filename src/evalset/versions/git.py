@@ -145,7 +145,7 @@ class Git:
 
     def tags(self, set_name: str | None = None) -> list[Tag]:
         """Release tags (of one set, or of every set), oldest version first."""
-        from evalset.versions import Version
+        from evalset.sets.fingerprint import Version
 
         pattern = f"refs/tags/{TAG_PREFIX}/{set_name}/" if set_name else f"refs/tags/{TAG_PREFIX}/"
         fields = "%(refname:strip=2)%00%(objecttype)%00%(*objectname)%00%(objectname)%00"

@@ -10,9 +10,9 @@ from pathlib import Path
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.gitrepo import Git, GitError, Tag, tag_name
-from evalset.setfile import SetFile, load_set
-from evalset.versions import Version, parse_set_text
+from evalset.sets.fingerprint import Version, parse_set_text
+from evalset.sets.setfile import SetFile, load_set
+from evalset.versions.git import Git, GitError, Tag, tag_name
 
 WORKTREE = "WORKTREE"
 """The name of the working tree where a revision is expected (as git says HEAD)."""

@@ -16,11 +16,11 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.gitrepo import PIN_LINE, Git, tag_name
-from evalset.history import SetAt, SetHistory
-from evalset.setdiff import SetDiff, diff_sets
-from evalset.setfile import SetFile, edit_set, load_set
-from evalset.versions import Version, pin_of, set_fingerprint
+from evalset.sets.fingerprint import Version, pin_of, set_fingerprint
+from evalset.sets.setfile import SetFile, edit_set, load_set
+from evalset.versions.diff import SetDiff, diff_sets
+from evalset.versions.git import PIN_LINE, Git, tag_name
+from evalset.versions.history import SetAt, SetHistory
 
 """The line of a release tag's message that holds its pin as JSON."""
 
@@ -104,9 +104,9 @@ def _refuse_unless_releasable(
     ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool
 ) -> str | None:
     """Check everything a release requires; returns the newest snapshot id."""
-    from evalset.split import holdout_baseline
-    from evalset.stale import StaleChecker
-    from evalset.validate import check_set
+    from evalset.holdout.split import holdout_baseline
+    from evalset.sets.validate import check_set
+    from evalset.staleness.stale import StaleChecker
 
     name, path = loaded.name, history.path
     store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
@@ -127,7 +127,7 @@ def _refuse_unless_releasable(
             f"{errors[0]}); fix them (`evalset validate {name}`) and run the release again."
         )
     if loaded.sealed:
-        from evalset.seal import IDENTITY_ENV
+        from evalset.holdout.seal import IDENTITY_ENV
 
         raise ReleaseRefused(
             f"{path}: cannot release {name} while {len(loaded.sealed)} sealed item(s) cannot "

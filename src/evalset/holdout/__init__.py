@@ -1,0 +1,1 @@
+"""The holdout: the deterministic split, sealing holdout items with age, and coverage."""
