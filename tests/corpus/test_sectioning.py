@@ -305,7 +305,7 @@ def test_manifest_records_equal_their_json_definition(blocks: list[str], store: 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
 def test_ascii_slugs_follow_the_character_rule(title: str) -> None:
-    from evalset.corpus import _keeps
+    from evalset.corpus.sections import _keeps
 
     kept = "".join(ch for ch in title.strip().lower() if _keeps(ch))
     assert slugify(title) == kept.replace(" ", "-")
@@ -314,7 +314,7 @@ def test_ascii_slugs_follow_the_character_rule(title: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(max_size=20), max_size=8))
 def test_slugs_of_many_titles_are_each_title_s_slug(titles: list[str]) -> None:
-    from evalset.corpus import slugify_all
+    from evalset.corpus.sections import slugify_all
 
     assert slugify_all(titles) == [slugify(title) for title in titles]
     normalised = [" ".join(title.split()) for title in titles]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from evalset.corpus import HashMode, Sections, document_sections, normalise
+from evalset.corpus.sections import HashMode, Sections, document_sections, normalise
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HIDDEN = frozenset(("script", "style", "head", "template", "noscript"))

@@ -29,7 +29,7 @@ from typing import Any
 
 from xxhash import xxh3_128_hexdigest
 
-from evalset.corpus import HashMode, Sections
+from evalset.corpus.sections import HashMode, Sections
 from evalset.errors import EvalsetError
 from evalset.fsio import replace_cache
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pyromark
 
-from evalset.corpus import HashMode, Headed, Sections, document_sections, normalise
+from evalset.corpus.sections import HashMode, Headed, Sections, document_sections, normalise
 
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
@@ -142,7 +142,7 @@ def _headings_from_html(text: str) -> tuple[str, Headed] | None:
 
 
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
-    """Split a markdown document into its sections (see ``evalset.corpus.document_sections``)."""
+    """Split a markdown document into its sections (see ``sections.document_sections``)."""
     found = None if _RAW_HEADING.search(text) else _headings_from_html(text)
     if found is None:
         preamble, headings = _headings(text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalset.corpus import HashMode, Sections, normalise
+from evalset.corpus.sections import HashMode, Sections, normalise
 
 
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
