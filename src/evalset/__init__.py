@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from evalset.version import __version__
 
 _EXPORTS = {
     "Citation": "evalset.sets.citations",
@@ -44,9 +44,9 @@ _EXPORTS = {
     "fix_moved": "evalset.staleness.verify",
     "set_fingerprint": "evalset.sets.fingerprint",
     "item_fingerprints": "evalset.sets.fingerprint",
-    "pin": "evalset.versions.release",
+    "pin": "evalset.versions.pin",
     "release": "evalset.versions.release",
-    "check_pin": "evalset.versions.release",
+    "check_pin": "evalset.versions.pin",
     "diff_sets": "evalset.versions.diff",
     "verify": "evalset.staleness.verify",
 }
@@ -123,4 +123,5 @@ if TYPE_CHECKING:
     from evalset.staleness.stale import StaleReport, stale_report
     from evalset.staleness.verify import fix_moved, verify
     from evalset.versions.diff import diff_sets
-    from evalset.versions.release import check_pin, pin, release
+    from evalset.versions.pin import check_pin, pin
+    from evalset.versions.release import release

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property
@@ -61,6 +62,28 @@ class Tag:
                     return None
                 return pin if isinstance(pin, dict) else None
         return None
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    major: int
+    minor: int
+    patch: int
+
+    @classmethod
+    def parse(cls, text: str) -> Version | None:
+        match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+    def bump(self, part: str) -> Version:
+        if part == "major":
+            return Version(self.major + 1, 0, 0)
+        if part == "minor":
+            return Version(self.major, self.minor + 1, 0)
+        return Version(self.major, self.minor, self.patch + 1)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
 
 
 def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -145,8 +168,6 @@ class Git:
 
     def tags(self, set_name: str | None = None) -> list[Tag]:
         """Release tags (of one set, or of every set), oldest version first."""
-        from evalset.sets.fingerprint import Version
-
         pattern = f"refs/tags/{TAG_PREFIX}/{set_name}/" if set_name else f"refs/tags/{TAG_PREFIX}/"
         fields = "%(refname:strip=2)%00%(objecttype)%00%(*objectname)%00%(objectname)%00"
         fields += "%(creatordate:iso-strict)%00%(contents)%1e"

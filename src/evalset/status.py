@@ -10,13 +10,13 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
+from evalset.git import TAG_PREFIX, Git, Tag
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.sets.fingerprint import set_fingerprint
 from evalset.sets.model import Item, SealedItem
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import check_set, draft_lacks
 from evalset.staleness.stale import StaleChecker
-from evalset.versions.git import TAG_PREFIX, Git, Tag
 from evalset.workspace import set_paths
 
 
@@ -99,7 +99,7 @@ def set_status(
     loaded = load_set(path)
     config = workspace.config.validate if workspace else None
     store = checker.store if checker else None
-    from evalset.holdout.split import holdout_baseline
+    from evalset.sets.validate import holdout_baseline
 
     baseline = holdout_baseline(path, loaded.name) if workspace is not None else None
     findings = check_set(loaded, config, store, baseline)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from ruamel.yaml import YAML
 
 from conftest import ROOT
-from evalset.export import select
+from evalset.export.view import select
 from evalset.sets.model import Item
 from evalset.sets.setfile import load_set
 

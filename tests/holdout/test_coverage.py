@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from conftest import ROOT, SET_HEADER, set_item, write_files
-from evalset.export import cited
+from evalset.sets.model import item_citations
 from evalset.sets.setfile import load_set
 
 
@@ -22,7 +22,7 @@ def test_example_coverage_counts_every_active_item(cli) -> None:  # type: ignore
     for item in loaded.items:
         if item.status == "active":
             split = "holdout" if item.holdout else "tuning"
-            expected.update((doc, split) for doc in {c.doc for c in cited(item)})
+            expected.update((doc, split) for doc in {c.doc for c in item_citations(item)})
     got = {(doc, split): n for doc, row in coverage["documents"].items()
            for split, n in row.items() if n}  # fmt: skip
     assert got == dict(expected)

@@ -338,7 +338,7 @@ def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> 
 
 def test_pin_api_returns_what_the_command_prints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     from evalset.config import find_workspace
-    from evalset.versions.release import pin
+    from evalset.versions.pin import pin
 
     printed = json.loads(cli(released, "pin", "docs").out)
     ws = find_workspace(released)

@@ -23,7 +23,9 @@ _FLAGS = {
 def plain_form(argv: list[str]) -> Callable[[], None] | None:
     """The command body to run for ``argv`` when it is a plain form, else None."""
     if argv == ["--version"]:
-        return print_version
+        from evalset.cli.run import version
+
+        return version
     if not argv or argv[0] not in _FLAGS:
         return None
     command, allowed = argv[0], _FLAGS[argv[0]]
@@ -50,13 +52,6 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
     if command == "status":
         return lambda: run.status("--coverage" in flags, as_json)
     return lambda: run.stale(names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags)
-
-
-def print_version() -> None:
-    from evalset import __version__
-    from evalset.cli.output import echo
-
-    echo(f"evalset {__version__}")
 
 
 def _short_lived() -> None:

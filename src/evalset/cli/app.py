@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from evalset.cli import corpus, holdout, inspect, print_version, setup, versions
+from evalset.cli import corpus, holdout, inspect, setup, versions
 from evalset.cli.output import echo
+from evalset.cli.run import version as print_version
 
 app = typer.Typer(
     name="evalset",

@@ -244,7 +244,7 @@ def promote(
 
 
 def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: bool) -> None:
-    from evalset.holdout.split import side
+    from evalset.sets.model import side
 
     verb = "would add" if dry_run else "added"
     echo(f"{verb} {len(result.added)} draft item(s) to {path}")

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from evalset.staleness.stale import CitationStatus, StaleReport
 
 
+def version() -> None:
+    """`evalset --version`."""
+    from evalset.version import __version__
+
+    echo(f"evalset {__version__}")
+
+
 def snapshot(rev: str | None, as_json: bool) -> None:
     """`evalset snapshot [--rev REV] [--json]`."""
     from evalset.config import find_workspace
@@ -110,7 +117,7 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
         note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
         echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
     if report.sealed and not as_json:
-        from evalset.holdout.seal import sealed_message
+        from evalset.sets.sealed import sealed_message
 
         for name, count in report.sealed.items():
             echo(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)

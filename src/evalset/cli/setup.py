@@ -25,7 +25,7 @@ def init(
 
     Never overwrites a file that exists. Example: evalset init --name support-bot
     """
-    from evalset.workspace import init_workspace
+    from evalset.scaffold import init_workspace
 
     result = init_workspace(path, name, git_hooks_only=git_hooks)
     if as_json:

@@ -79,7 +79,7 @@ def pin(
     without --json. Example: evalset pin acme-support > pin.json
     """
     from evalset.config import find_workspace
-    from evalset.versions.release import pin as run
+    from evalset.versions.pin import pin as run
     from evalset.workspace import resolve_set
 
     ws = find_workspace()
@@ -95,7 +95,7 @@ def check_pin(
     Example: evalset check-pin reports/run-42.json
     """
     from evalset.config import find_workspace
-    from evalset.versions.release import check_pin as run
+    from evalset.versions.pin import check_pin as run
 
     result = run(find_workspace(), report)
     if as_json:

@@ -7,7 +7,8 @@ import io
 import json
 from typing import Any
 
-from evalset.export import RowError, View
+from evalset.export.rows import RowError
+from evalset.export.view import View
 
 COLUMNS = [
     "id",

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export import View, cited, reference_answer
+from evalset.export.view import View, reference_answer
+from evalset.sets.model import item_citations
 
 
 def write(view: View) -> str:
@@ -17,7 +18,7 @@ def write(view: View) -> str:
         expected = reference_answer(item)
         if expected is not None:
             golden["expected_output"] = expected
-        texts = [view.text_of(c) for c in cited(item)]
+        texts = [view.text_of(c) for c in item_citations(item)]
         if any(texts):
             golden["context"] = [t for t in texts if t]
         golden["additional_metadata"] = view.metadata(item)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export import RowError, View, json_lines
+from evalset.export.rows import RowError, json_lines
+from evalset.export.view import View
 
 
 def write(view: View) -> str:

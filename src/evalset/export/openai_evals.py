@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from evalset.export import View
+from evalset.export.view import View
 
 
 def write(view: View) -> str:

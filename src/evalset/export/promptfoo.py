@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from evalset.export import View
+from evalset.export.view import View
 
 
 def _asserts(item: Any) -> list[dict[str, Any]]:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export import RowError, View, cited, json_lines, reference_answer
+from evalset.export.rows import RowError, json_lines
+from evalset.export.view import View, reference_answer
+from evalset.sets.model import item_citations
 
 
 def write(view: View) -> str:
     lines = []
     for item in view.items:
-        citations = cited(item)
+        citations = item_citations(item)
         row: dict[str, Any] = {"user_input": item.question}
         reference = reference_answer(item)
         if reference is not None:

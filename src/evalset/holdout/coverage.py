@@ -16,7 +16,7 @@ SPLITS = ("tuning", "holdout", "unassigned")
 def category_table(loaded: SetFile) -> dict[str, dict[str, int]]:
     """Active items (sealed ones included) per category and split: declared categories
     first, in their order, then any others."""
-    from evalset.holdout.split import side
+    from evalset.sets.model import side
 
     counts: Counter[tuple[str, str]] = Counter(
         (item.category or "(none)", side(item.holdout))
@@ -73,15 +73,14 @@ def corpus_documents(workspace: Workspace | None) -> list[str] | None:
 
 
 def coverage(loaded: SetFile, corpus: list[str] | None) -> Coverage:
-    from evalset.export import cited
-    from evalset.holdout.split import side
+    from evalset.sets.model import item_citations, side
 
     result = Coverage(corpus=corpus, categories=category_table(loaded))
     result.sealed = sum(1 for stub in loaded.sealed if stub.status == "active")
     by_document: Counter[tuple[str, str]] = Counter()
     for item in loaded.items:
         if item.status == "active":
-            for doc in dict.fromkeys(c.doc for c in cited(item)):
+            for doc in dict.fromkeys(c.doc for c in item_citations(item)):
                 by_document[(doc, side(item.holdout))] += 1
     declared = list(loaded.header.categories) if loaded.header else []
     result.empty_categories = [c for c in declared if not sum(result.categories[c].values())]

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.sets.model import Item, SealedItem
-from evalset.sets.setfile import SetFile, edit_set, load_set
+from evalset.sets.model import Item, SealedItem, side
+from evalset.sets.setfile import edit_set, load_set
 
 
 def rank(item_id: str) -> int:
@@ -99,11 +99,6 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     return plan
 
 
-def side(holdout: bool | None) -> str:
-    """holdout, tuning or unassigned."""
-    return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
-
-
 def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = None) -> bool:
     """Move one item to ``to`` (tuning or holdout). An assigned item moves only with
     ``force``, and the move is recorded on it. Returns whether anything changed."""
@@ -113,7 +108,7 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
     item = next((i for i in loaded.items if i.id == item_id), None)
     if item is None:
         if any(stub.id == item_id for stub in loaded.sealed):
-            from evalset.holdout.seal import refused_sealed
+            from evalset.sets.sealed import refused_sealed
 
             raise refused_sealed(path, item_id)
         raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
@@ -144,37 +139,3 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
     return True
 
 
-def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
-    """Items whose holdout flag flipped since ``baseline`` without a recorded move:
-    (position in the file, the item now, the item then)."""
-    before = {item.id: item for item in baseline.items}
-    found = []
-    for k, item in zip(current.item_index, current.items, strict=True):
-        old = before.get(item.id)
-        if old is None or old.holdout is None or item.holdout is None:
-            continue
-        if old.holdout == item.holdout:
-            continue
-        recorded = item.holdout_moves[len(old.holdout_moves) :]
-        if not any(m.to == side(item.holdout) for m in recorded):
-            found.append((k, item, old))
-    return found
-
-
-def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
-    """The state a set's holdout flags are compared with: its last release, or before any
-    release its last commit. None outside git, or for a file git does not have yet."""
-    from evalset.sets.fingerprint import parse_set_text
-    from evalset.versions.git import Git
-
-    try:
-        git = Git.find(path.resolve().parent)
-        rel = git.rel(path)
-        tags = git.tags(name)
-        rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
-        text = git.show(rev, rel)
-        if text is None:
-            return None
-        return parse_set_text(text, path, label), label
-    except EvalsetError:
-        return None

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalset.errors import EvalsetError
-from evalset.export import RowError
+from evalset.export.rows import RowError
 from evalset.fsio import atomic_write
 from evalset.sets.model import ID_PATTERN, Item
 from evalset.sets.setfile import edit_set, load_set

@@ -114,6 +114,20 @@ class Item(_Model):
     """Free labels for filtering."""
 
 
+def item_citations(item: Item) -> list[Citation]:
+    """Every citation of an item: expected sources, then key-point sources not among them,
+    without repeats."""
+    seen: dict[Citation, None] = dict.fromkeys(item.expected_sources)
+    for point in item.key_points:
+        seen.update(dict.fromkeys(point.sources))
+    return list(seen)
+
+
+def side(holdout: bool | None) -> str:
+    """holdout, tuning or unassigned."""
+    return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
+
+
 def _day(value: Any) -> Any:
     """A date from an ISO date, an ISO timestamp (``2026-11-30T14:02:11Z``, ``2026-11-30
     14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them."""

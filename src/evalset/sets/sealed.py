@@ -1,4 +1,4 @@
-"""Sealed holdout: the content of holdout items encrypted in place with age.
+"""Sealed holdout items: their content encrypted in place with age, as set files hold it.
 
 A sealed item keeps ``id``, ``category``, ``holdout`` and ``status`` visible, so counts,
 splits and coverage work for everyone; the rest of the item, as JSON, is encrypted to the
@@ -112,7 +112,7 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
     import pyrage
     from ruamel.yaml.scalarstring import LiteralScalarString
 
-    from evalset.sets.fingerprint import item_fingerprint
+    from evalset.sets.content import item_fingerprint
 
     keys = list(dict.fromkeys(r.strip() for r in recipients))
     if not keys:
@@ -140,7 +140,7 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
     does not match what the stub shows raises SealError (``where`` names it)."""
     import pyrage
 
-    from evalset.sets.fingerprint import item_fingerprint
+    from evalset.sets.content import item_fingerprint
 
     try:
         data = pyrage.decrypt(stub.sealed.age.encode(), keys)
@@ -207,52 +207,3 @@ def sealed_message(count: int) -> str:
     )
 
 
-def seal_set(path: Path, recipients: list[str]) -> list[str]:
-    """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic);
-    returns their ids. Items sealed already stay as they are."""
-    from evalset.sets.setfile import edit_set
-
-    keys = [recipient(r) for r in recipients]  # every key checked before anything is written
-    if not keys:
-        raise SealError("no recipient given; pass --recipient with an age public key.")
-    sealed: list[str] = []
-    with edit_set(path) as editor:
-        current = editor.current
-        for k, item in zip(current.item_index, current.items, strict=True):
-            if item.holdout and k not in current.opened:
-                editor.replace_item(item.id, seal(item, recipients))
-                sealed.append(item.id)
-    return sealed
-
-
-def _flow_short_lists(value: Any) -> Any:
-    """Short lists of single words (citations, tags) in flow style, as set files usually
-    write them; lists of sentences stay in block style."""
-    from ruamel.yaml.comments import CommentedSeq
-
-    if isinstance(value, dict):
-        return {k: _flow_short_lists(v) for k, v in value.items()}
-    if isinstance(value, list):
-        words = value and all(isinstance(v, str) and not any(c.isspace() for c in v) for v in value)
-        if words and (len(value) == 1 or len(", ".join(value)) <= 40):
-            seq = CommentedSeq(value)
-            seq.fa.set_flow_style()
-            return seq
-        return [_flow_short_lists(v) for v in value]
-    return value
-
-
-def unseal_set(path: Path) -> list[str]:
-    """Turn every sealed item back into a plain item; needs the key. Returns their ids."""
-    from evalset.sets.setfile import edit_set
-
-    unsealed: list[str] = []
-    with edit_set(path) as editor:
-        current = editor.current
-        if current.sealed:
-            raise SealError(f"{path}: {sealed_message(len(current.sealed))}; nothing was unsealed.")
-        for k in sorted(current.opened):
-            plain = current.plain(k)
-            editor.replace_item(plain["id"], _flow_short_lists(plain))
-            unsealed.append(plain["id"])
-    return unsealed

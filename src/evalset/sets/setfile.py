@@ -161,7 +161,7 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
             loc = ("items", k, *err["loc"])
             loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
         return
-    from evalset.holdout.seal import identities, open_sealed
+    from evalset.sets.sealed import identities, open_sealed
 
     keys = identities()
     item = None
@@ -181,6 +181,14 @@ def load_set(path: str | os.PathLike[str]) -> SetFile:
     """Read and schema-validate one set file."""
     p = Path(path)
     return parse_set(read_text(p), p)
+
+
+def parse_set_text(text: str, path: Path, where: str) -> SetFile:
+    """A set file's text read from history; ``where`` names the revision in errors."""
+    try:
+        return parse_set(text, path)
+    except SetFileError as exc:
+        raise SetFileError(f"{exc} (at {where})") from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -247,7 +255,7 @@ class SetEditor:
     def _editable(self, item_id: str) -> int:
         k = self._position_of(item_id)
         if k in self.current.sealed_index:
-            from evalset.holdout.seal import refused_sealed
+            from evalset.sets.sealed import refused_sealed
 
             raise refused_sealed(self.current.path, item_id)
         return k
@@ -357,7 +365,7 @@ class SetEditor:
         for edit in self._item_edits.get(k, []):
             edit(entry)
         if stub is not None:
-            from evalset.holdout.seal import reseal
+            from evalset.sets.sealed import reseal
 
             entries[at] = reseal(entry, stub, str(self.current.path))
 

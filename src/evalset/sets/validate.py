@@ -11,13 +11,13 @@ from typing import Any
 
 from evalset.config import ValidateConfig
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
+from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.findings import Finding, Severity
-from evalset.sets.model import Item, SealedItem
+from evalset.sets.model import Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
-from evalset.sets.setfile import SetFile, load_set
-from evalset.staleness.stale import resolves_by_content
-from evalset.staleness.verify import unresolved
+from evalset.sets.resolve import resolves_by_content, unresolved
+from evalset.sets.setfile import SetFile, load_set, parse_set_text
 
 
 @dataclass
@@ -69,6 +69,23 @@ def draft_lacks(item: Item) -> list[str]:
     return lacking
 
 
+def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
+    """Items whose holdout flag flipped since ``baseline`` without a recorded move:
+    (position in the file, the item now, the item then)."""
+    before = {item.id: item for item in baseline.items}
+    found = []
+    for k, item in zip(current.item_index, current.items, strict=True):
+        old = before.get(item.id)
+        if old is None or old.holdout is None or item.holdout is None:
+            continue
+        if old.holdout == item.holdout:
+            continue
+        recorded = item.holdout_moves[len(old.holdout_moves) :]
+        if not any(m.to == side(item.holdout) for m in recorded):
+            found.append((k, item, old))
+    return found
+
+
 class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
@@ -110,7 +127,7 @@ class _Checker:
         if self.baseline is not None:
             self._holdout_flips()
         if loaded.sealed:
-            from evalset.holdout.seal import IDENTITY_ENV, sealed_message
+            from evalset.sets.sealed import IDENTITY_ENV, sealed_message
 
             self.add(
                 "warning",
@@ -124,8 +141,6 @@ class _Checker:
 
     def _holdout_flips(self) -> None:
         """A holdout flag flipped by hand since the baseline, with no recorded move."""
-        from evalset.holdout.split import unrecorded_moves
-
         assert self.baseline is not None
         baseline, label = self.baseline
         for k, item, old in unrecorded_moves(self.loaded, baseline):
@@ -352,7 +367,7 @@ def check_set(
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
     are resolved in the snapshots the items were verified against; with a ``baseline``
-    (``(set file, label)``, see ``split.holdout_baseline``), holdout flags flipped since it
+    (``(set file, label)``, see ``holdout_baseline``), holdout flags flipped since it
     without a recorded move are errors."""
     findings = _Checker(loaded, config or ValidateConfig(), store, baseline).run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
@@ -377,11 +392,27 @@ def validate(
         if config is None and store is None:
             file_config, file_store = _context(Path(path), contexts)
             if file_store is not None:  # in a workspace: compare with its git history
-                from evalset.holdout.split import holdout_baseline
-
                 baseline = holdout_baseline(Path(path), loaded.name)
         report.findings.extend(check_set(loaded, file_config, file_store, baseline))
     return report
+
+
+def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
+    """The state a set's holdout flags are compared with: its last release, or before any
+    release its last commit. None outside git, or for a file git does not have yet."""
+    from evalset.git import Git
+
+    try:
+        git = Git.find(path.resolve().parent)
+        rel = git.rel(path)
+        tags = git.tags(name)
+        rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
+        text = git.show(rev, rel)
+        if text is None:
+            return None
+        return parse_set_text(text, path, label), label
+    except EvalsetError:
+        return None
 
 
 def _context(

@@ -26,7 +26,8 @@ from typing import Any
 
 from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore, json_string
 from evalset.sets.citations import Citation
-from evalset.sets.model import Item
+from evalset.sets.model import Item, item_citations
+from evalset.sets.resolve import content_in, lookup
 from evalset.sets.setfile import SetFile
 
 STALE = ("changed", "moved", "deleted", "unresolved", "unknown")
@@ -77,14 +78,6 @@ class ItemStatus:
         }
 
 
-def item_citations(item: Item) -> list[Citation]:
-    """Every citation of an item, expected sources first, without repeats."""
-    seen: dict[Citation, None] = dict.fromkeys(item.expected_sources)
-    for point in item.key_points:
-        seen.update(dict.fromkeys(point.sources))
-    return list(seen)
-
-
 class _Index:
     """Look-ups on the newest snapshot: sections by text hash, documents by hash."""
 
@@ -107,26 +100,6 @@ class _Index:
             if entry["hash"] != EMPTY:
                 found[entry["hash"]].append(doc)
         return found
-
-
-def _lookup(snap: Snapshot, citation: Citation) -> dict[str, Any] | None:
-    entry = snap.documents.get(citation.doc)
-    if entry is None or citation.section is None:
-        return entry
-    section: dict[str, Any] | None = entry["sections"].get(citation.section)
-    return section
-
-
-def _content_in(part: dict[str, Any], snap: Snapshot) -> bool:
-    """Whether a section's exact (non-empty) text is a section of ``snap``."""
-    return part["hash"] != EMPTY and part["hash"] in snap.section_hashes
-
-
-def resolves_by_content(citation: Citation, old: Snapshot, newest: Snapshot) -> bool:
-    """A citation missing from ``old`` that names, in ``newest``, text that ``old`` had
-    elsewhere: a relabelled (moved) citation, verified by its content."""
-    part = _lookup(newest, citation)
-    return part is not None and _content_in(part, old)
 
 
 def _unchanged(citation: Citation, old: Snapshot, new: Snapshot) -> bool:
@@ -179,10 +152,10 @@ class StaleChecker:
         text = str(citation)
         if _unchanged(citation, old, self.newest):
             return CitationStatus(text, "ok")
-        before = _lookup(old, citation)
-        after = _lookup(self.newest, citation)
+        before = lookup(old, citation)
+        after = lookup(self.newest, citation)
         if before is None:
-            if after is not None and _content_in(after, old):
+            if after is not None and content_in(after, old):
                 return CitationStatus(text, "ok")
             return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
         if after is not None:

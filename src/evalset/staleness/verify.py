@@ -10,9 +10,10 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.sets.citations import Citation
+from evalset.sets.model import item_citations
+from evalset.sets.resolve import unresolved
 from evalset.sets.setfile import edit_set, load_set
-from evalset.staleness.stale import StaleChecker, item_citations
+from evalset.staleness.stale import StaleChecker
 
 
 def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
@@ -23,20 +24,6 @@ def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
             f"{workspace.snapshots_dir}: holds no snapshot yet; run `evalset snapshot` first."
         )
     return store, newest
-
-
-def unresolved(citation: Citation, snap: Snapshot) -> str | None:
-    """Why ``citation`` does not resolve in ``snap`` (with a did-you-mean), or None."""
-    entry = snap.documents.get(citation.doc)
-    if entry is None:
-        close = difflib.get_close_matches(citation.doc, list(snap.documents), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"document {citation.doc!r} is not in snapshot {snap.short}{hint}"
-    if citation.section is not None and citation.section not in entry["sections"]:
-        close = difflib.get_close_matches(citation.section, list(entry["sections"]), 1, 0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"{citation.doc} has no section {citation.section!r} in snapshot {snap.short}{hint}"
-    return None
 
 
 @dataclass
@@ -56,7 +43,7 @@ def verify(
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
     if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):
-        from evalset.holdout.seal import refused_sealed
+        from evalset.sets.sealed import refused_sealed
 
         raise refused_sealed(path, next(s.id for s in loaded.sealed if adopt_all or s.id in ids))
     if adopt_all:

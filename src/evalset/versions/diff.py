@@ -210,7 +210,7 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
     """Items sealed on either side (and not opened by a key) are compared by fingerprint."""
     if not (old.sealed or new.sealed):
         return
-    from evalset.sets.fingerprint import item_fingerprint
+    from evalset.sets.content import item_fingerprint
 
     def fingerprints(loaded: SetFile) -> dict[str, str]:
         found = {item.id: item_fingerprint(item) for item in loaded.items}

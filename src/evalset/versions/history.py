@@ -10,9 +10,8 @@ from pathlib import Path
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.sets.fingerprint import Version, parse_set_text
-from evalset.sets.setfile import SetFile, load_set
-from evalset.versions.git import Git, GitError, Tag, tag_name
+from evalset.git import Git, GitError, Tag, Version, tag_name
+from evalset.sets.setfile import SetFile, load_set, parse_set_text
 
 WORKTREE = "WORKTREE"
 """The name of the working tree where a revision is expected (as git says HEAD)."""
@@ -125,3 +124,5 @@ class SetHistory:
             key = (str(about.get("created", "")), str(about.get("id", "")))
             best = key if best is None or key > best else best
         return best[1][:SHORT] if best else None
+
+

@@ -1,4 +1,4 @@
-"""Releases of a set: tagging a checked version, pinning it, checking pins, listing releases.
+"""Releases of a set: tagging a checked version and listing the releases.
 
 A release writes ``version`` and ``fingerprint`` into the set's header, commits that one
 file, and creates the annotated tag ``evalset/NAME/vX.Y.Z`` whose message records the pin
@@ -9,30 +9,25 @@ between its commit and its tag is completed by running ``evalset release`` again
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.sets.fingerprint import Version, pin_of, set_fingerprint
-from evalset.sets.setfile import SetFile, edit_set, load_set
+from evalset.git import PIN_LINE, Git, Version, tag_name
+from evalset.sets.fingerprint import set_fingerprint
+from evalset.sets.setfile import SetFile, edit_set
 from evalset.versions.diff import SetDiff, diff_sets
-from evalset.versions.git import PIN_LINE, Git, tag_name
 from evalset.versions.history import SetAt, SetHistory
-
-"""The line of a release tag's message that holds its pin as JSON."""
+from evalset.versions.pin import pin_of
 
 
 class ReleaseRefused(EvalsetError):
     """The set is not in a state that can be released; the message says what to do."""
 
     exit_code = 1
-
-
-class PinError(EvalsetError):
-    """A report's pin cannot be read."""
 
 
 @dataclass
@@ -104,8 +99,7 @@ def _refuse_unless_releasable(
     ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool
 ) -> str | None:
     """Check everything a release requires; returns the newest snapshot id."""
-    from evalset.holdout.split import holdout_baseline
-    from evalset.sets.validate import check_set
+    from evalset.sets.validate import check_set, holdout_baseline
     from evalset.staleness.stale import StaleChecker
 
     name, path = loaded.name, history.path
@@ -127,7 +121,7 @@ def _refuse_unless_releasable(
             f"{errors[0]}); fix them (`evalset validate {name}`) and run the release again."
         )
     if loaded.sealed:
-        from evalset.holdout.seal import IDENTITY_ENV
+        from evalset.sets.sealed import IDENTITY_ENV
 
         raise ReleaseRefused(
             f"{path}: cannot release {name} while {len(loaded.sealed)} sealed item(s) cannot "
@@ -266,130 +260,6 @@ def _create_tag(git: Git, tag: str, commit: str, message: str) -> None:
     if tag in [t.name for t in repo.tags]:
         raise ReleaseRefused(f"{git.root}: tag {tag} exists already; tags are never moved.")
     repo.create_tag(tag, ref=commit, message=message)
-
-
-# ---------------------------------------------------------------------------------------
-# Pins
-
-
-def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
-    """The pin of a set in the working tree, or at a revision or release version."""
-    if rev is None:
-        loaded = load_set(path)
-        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
-        newest = store.newest_id()
-        return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
-    history = SetHistory(ws, path)
-    state = history.at(rev)
-    assert state.commit is not None
-    snapshot = history.newest_snapshot(state.commit)
-    recorded = state.tag.pin if state.tag else None
-    if recorded is not None:
-        snapshot = recorded.get("snapshot")
-    return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
-
-
-@dataclass
-class PinCheck:
-    pin: dict[str, Any]
-    tag: str | None = None
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "tag": self.tag, "problems": self.problems, "pin": self.pin}
-
-
-def read_pin(report: Path) -> dict[str, Any]:
-    """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
-    is a pin itself, as `evalset pin` prints it)."""
-    try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinError(f"{report}: no such file; give the path of the report.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PinError(f"{report}: cannot be read ({exc}).") from None
-    except ValueError as exc:
-        raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
-    found = data.get("evalset") if isinstance(data, dict) else None
-    if found is None and isinstance(data, dict) and "fingerprint" in data:
-        found = data
-    if not isinstance(found, dict):
-        raise PinError(
-            f'{report}: has no pin (no top-level "evalset" object); put the output of '
-            '`evalset pin NAME --json` under "evalset" in the report.'
-        )
-    for key in ("set", "fingerprint"):
-        if not isinstance(found.get(key), str):
-            raise PinError(f'{report}: the pin has no "{key}" text; write the pin as printed.')
-    return found
-
-
-def _differing_items(reported: Any, released: SetFile) -> list[str] | None:
-    """Ids whose content differs between the report's item fingerprints and a release."""
-    if not isinstance(reported, dict):
-        return None
-    ours = pin_of(released, None)["item_fingerprints"]
-    ids = sorted(set(reported) | set(ours))
-    return [i for i in ids if reported.get(i) != ours.get(i)]
-
-
-def check_pin(ws: Workspace, report: Path) -> PinCheck:
-    """Check a report's pin against the release tags of the workspace's repository."""
-    from evalset.workspace import resolve_set
-
-    found = read_pin(report)
-    check = PinCheck(found)
-    name, version = found["set"], found.get("version")
-    history = SetHistory(ws, resolve_set(ws, name))
-    if not isinstance(version, str):
-        check.problems.append(
-            f"report was run on an unreleased working copy of {name} (version: null); only "
-            "released versions can be checked"
-        )
-        return check
-    base, _, suffix = version.partition("+")
-    if Version.parse(base) is None:
-        check.problems.append(f"report names version {version!r}, which is not X.Y.Z")
-        return check
-    tag = history.release(base)
-    if tag is None:
-        check.problems.append(history.missing_release(base).split(": ", 1)[1].rstrip("."))
-        return check
-    check.tag = tag.name
-    recorded = tag.pin if tag.annotated else None
-    released = history.at_release(tag).loaded
-    actual = set_fingerprint(released)
-    if recorded is None:
-        check.problems.append(
-            f"tag {tag.name} was not made by `evalset release` (it records no pin); it "
-            "cannot vouch for the content"
-        )
-    elif recorded.get("fingerprint") != actual:
-        check.problems.append(
-            f"tag {tag.name} was created or moved by hand: its content has fingerprint "
-            f"{actual}, but its message records {recorded.get('fingerprint')}"
-        )
-    differing = _differing_items(found.get("item_fingerprints"), released)
-    detail = f": {len(differing)} item(s) differ from the release" if differing else ""
-    if differing:
-        detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
-    if suffix:
-        check.problems.append(f"report was run on {version}{detail or ', not on the release'}")
-    elif found["fingerprint"] != actual:
-        check.problems.append(
-            f"report's fingerprint {found['fingerprint']} does not match release {base} "
-            f"({actual}){detail}"
-        )
-    if recorded is not None and found.get("snapshot") != recorded.get("snapshot"):
-        check.problems.append(
-            f"report names corpus snapshot {found.get('snapshot')}, but release {base} was "
-            f"made against {recorded.get('snapshot')}"
-        )
-    return check
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,171 @@
+"""`evalset init`: scaffolding a workspace (config, a first set, snapshots/, the DVC
+pipeline, JSON Schemas) and registering the git merge driver for set files. A file that
+exists is never overwritten."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
+from evalset.errors import EvalsetError
+from evalset.sets.schema import write_schemas
+
+FIRST_SET = """\
+# yaml-language-server: $schema=../schemas/evalset.schema.json
+evalset: 1
+name: {name}
+description: What the system under test does, in one sentence
+categories:
+  direct-lookup: a fact stated in one section
+  paraphrased: asked in other words than the documents use
+  multi-hop: needs two or more sections
+  out-of-scope: the corpus cannot answer; the system must decline
+  injection: tries to override instructions (direct or via a planted document)
+items: []
+"""
+
+
+CONFIG = """\
+# evalset workspace configuration (see the README's Configuration section).
+sets = "sets"            # eval-set YAML files
+corpus = "corpus"        # the documents (git- or DVC-tracked, or neither)
+snapshots = "snapshots"  # snapshot manifests, committed to git
+
+[split]
+ratio = 0.2              # target holdout share per category
+
+[validate]
+min_per_category = 5     # coverage warning threshold
+"""
+
+
+PIPELINE = """\
+# evalset pipeline: `dvc repro` snapshots the corpus when it changes, validates the sets,
+# and writes the stale report (run `dvc init` once if the repository has no .dvc/ yet).
+stages:
+  snapshot:
+    cmd: evalset snapshot
+    deps:
+      - {corpus}
+    outs:
+      - {snapshots}:
+          cache: false
+          persist: true
+  validate:
+    cmd: evalset validate
+    deps:
+      - {sets}
+      - {snapshots}
+  stale:
+    cmd: mkdir -p reports && evalset stale --no-fail --json > reports/stale.json
+    deps:
+      - {sets}
+      - {snapshots}
+    outs:
+      - reports/stale.json:
+          cache: false
+"""
+
+
+@dataclass
+class InitResult:
+    root: Path
+    created: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+    configured: list[str] = field(default_factory=list)
+    """git config keys that were set."""
+
+
+def _git_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+MERGE_ATTRIBUTES = "{sets}/*.yaml merge=evalset\n{sets}/*.yml merge=evalset\n"
+
+
+def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
+    """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
+    routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
+    each clone, so `evalset init --git-hooks` repeats it after cloning)."""
+    import shlex
+    import subprocess
+    import sys
+
+    git_root = _git_root(root)
+    if git_root is None:
+        raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    prefix = Path(os.path.relpath(root / sets, git_root)).as_posix()
+    attributes = git_root / ".gitattributes"
+    existing = attributes.read_text("utf-8") if attributes.exists() else ""
+    wanted = MERGE_ATTRIBUTES.format(sets=prefix).splitlines()
+    missing = [line for line in wanted if line not in existing.splitlines()]
+    if missing:
+        lead = "" if not existing or existing.endswith("\n") else "\n"
+        with attributes.open("a", encoding="utf-8") as f:
+            f.write(lead + "".join(f"{line}\n" for line in missing))
+        (result.kept if existing else result.created).append(attributes)
+    # The interpreter's own path: git runs the driver without the virtual environment active.
+    command = f"{shlex.quote(sys.executable)} -m evalset merge-driver %O %A %B %P"
+    for key, value in (
+        ("merge.evalset.name", "evalset set files, merged by item id"),
+        ("merge.evalset.driver", command),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=git_root, check=True)
+    result.configured.append("merge.evalset.driver")
+
+
+def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = False) -> InitResult:
+    """Scaffold a workspace in ``root`` (inside a git repository); never overwrites a file."""
+    root = root.resolve()
+    if _git_root(root) is None:
+        raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    set_name = name or re.sub(r"[^A-Za-z0-9._-]+", "-", root.name).strip("-") or "evals"
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", set_name):
+        raise EvalsetError(f"{set_name!r}: a set name uses only letters, digits, '.', '_' and '-'.")
+    result = InitResult(root)
+    if git_hooks_only:
+        from evalset.config import find_workspace
+
+        workspace = find_workspace(root)
+        install_merge_driver(workspace.root, workspace.config.sets, result)
+        return result
+    pyproject = root / PYPROJECT
+    configured = pyproject.is_file() and "[tool.evalset" in pyproject.read_text("utf-8", "replace")
+    files: dict[Path, str] = {}
+    if not configured:
+        files[root / CONFIG_FILE] = CONFIG
+    files[root / "sets" / f"{set_name}.yaml"] = FIRST_SET.format(name=set_name)
+    files[root / "snapshots" / ".gitkeep"] = ""
+    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus="corpus", snapshots="snapshots")
+    for path, text in files.items():
+        if path.exists():
+            result.kept.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as f:
+            f.write(text)
+        result.created.append(path)
+    _ensure_ignored(root / ".gitignore", [f"/{STATE_DIR}/", "/reports/"], result)
+    for path in write_schemas(root / "schemas", overwrite=False):
+        result.created.append(path)
+    install_merge_driver(root, "sets", result)
+    return result
+
+
+def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) -> None:
+    """Append the patterns .gitignore lacks (local state and generated reports)."""
+    existing = gitignore.read_text("utf-8") if gitignore.exists() else ""
+    missing = [p for p in patterns if p not in existing.split("\n")]
+    if not missing:
+        return
+    with gitignore.open("a", encoding="utf-8") as f:
+        lead = "" if not existing or existing.endswith("\n") else "\n"
+        f.write(lead + "".join(f"{p}\n" for p in missing))
+    (result.kept if existing else result.created).append(gitignore)
+

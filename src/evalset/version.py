@@ -1,0 +1,3 @@
+"""The version of evalset, in one place: the package metadata reads it from here."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,192 @@
+"""Pins: the short record a report carries to name the set version, content fingerprint and
+corpus snapshot it ran on, and checking a report's pin against the release tags."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.config import Workspace
+from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.errors import EvalsetError
+from evalset.git import Version
+from evalset.sets.content import sha256_of
+from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
+from evalset.sets.setfile import SetFile, load_set
+from evalset.version import __version__
+from evalset.versions.history import SetHistory
+
+ITEM_DIGITS = 16
+"""Item fingerprints in a pin are the first 16 hex digits of the item's sha256."""
+
+
+def counts(loaded: SetFile) -> dict[str, Any]:
+    """Item counts of the released content: total, holdout, per declared category."""
+    items = [item for item in loaded.entries if item.status == "active"]
+    per_category = Counter(item.category for item in items)
+    declared = list(loaded.header.categories) if loaded.header else []
+    extra = sorted(c for c in per_category if c is not None and c not in declared)
+    return {
+        "total": len(items),
+        "holdout": sum(bool(item.holdout) for item in items),
+        "categories": {c: per_category[c] for c in declared + extra},
+    }
+
+
+def pin_of(
+    loaded: SetFile, snapshot: str | None, rev: str | None = None, items: bool = True
+) -> dict[str, Any]:
+    """The pin of a set's content: what a report carries to name what it ran on.
+
+    ``version`` is the header's released version when the content still has the released
+    fingerprint, ``X.Y.Z+modified`` when it does not, and None for a set never released."""
+    fingerprint = set_fingerprint(loaded)
+    assert loaded.header is not None
+    version = loaded.header.version
+    if version is not None and loaded.header.fingerprint != fingerprint:
+        version = f"{version}+modified"
+    per_item = item_fingerprints(loaded)
+    pin: dict[str, Any] = {
+        "set": loaded.header.name,
+        "version": version,
+        "fingerprint": fingerprint,
+        "snapshot": snapshot,
+        "items": counts(loaded),
+        "items_digest": sha256_of(per_item),
+        "tool": f"evalset {__version__}",
+    }
+    if rev is not None:
+        pin["rev"] = rev
+    if items:
+        pin["item_fingerprints"] = {
+            ident: fp.removeprefix("sha256:")[:ITEM_DIGITS] for ident, fp in per_item.items()
+        }
+    return pin
+
+
+class PinError(EvalsetError):
+    """A report's pin cannot be read."""
+
+
+def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
+    """The pin of a set in the working tree, or at a revision or release version."""
+    if rev is None:
+        loaded = load_set(path)
+        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+        newest = store.newest_id()
+        return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
+    history = SetHistory(ws, path)
+    state = history.at(rev)
+    assert state.commit is not None
+    snapshot = history.newest_snapshot(state.commit)
+    recorded = state.tag.pin if state.tag else None
+    if recorded is not None:
+        snapshot = recorded.get("snapshot")
+    return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+
+
+@dataclass
+class PinCheck:
+    pin: dict[str, Any]
+    tag: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "tag": self.tag, "problems": self.problems, "pin": self.pin}
+
+
+def read_pin(report: Path) -> dict[str, Any]:
+    """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
+    is a pin itself, as `evalset pin` prints it)."""
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PinError(f"{report}: no such file; give the path of the report.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PinError(f"{report}: cannot be read ({exc}).") from None
+    except ValueError as exc:
+        raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
+    found = data.get("evalset") if isinstance(data, dict) else None
+    if found is None and isinstance(data, dict) and "fingerprint" in data:
+        found = data
+    if not isinstance(found, dict):
+        raise PinError(
+            f'{report}: has no pin (no top-level "evalset" object); put the output of '
+            '`evalset pin NAME --json` under "evalset" in the report.'
+        )
+    for key in ("set", "fingerprint"):
+        if not isinstance(found.get(key), str):
+            raise PinError(f'{report}: the pin has no "{key}" text; write the pin as printed.')
+    return found
+
+
+def _differing_items(reported: Any, released: SetFile) -> list[str] | None:
+    """Ids whose content differs between the report's item fingerprints and a release."""
+    if not isinstance(reported, dict):
+        return None
+    ours = pin_of(released, None)["item_fingerprints"]
+    ids = sorted(set(reported) | set(ours))
+    return [i for i in ids if reported.get(i) != ours.get(i)]
+
+
+def check_pin(ws: Workspace, report: Path) -> PinCheck:
+    """Check a report's pin against the release tags of the workspace's repository."""
+    from evalset.workspace import resolve_set
+
+    found = read_pin(report)
+    check = PinCheck(found)
+    name, version = found["set"], found.get("version")
+    history = SetHistory(ws, resolve_set(ws, name))
+    if not isinstance(version, str):
+        check.problems.append(
+            f"report was run on an unreleased working copy of {name} (version: null); only "
+            "released versions can be checked"
+        )
+        return check
+    base, _, suffix = version.partition("+")
+    if Version.parse(base) is None:
+        check.problems.append(f"report names version {version!r}, which is not X.Y.Z")
+        return check
+    tag = history.release(base)
+    if tag is None:
+        check.problems.append(history.missing_release(base).split(": ", 1)[1].rstrip("."))
+        return check
+    check.tag = tag.name
+    recorded = tag.pin if tag.annotated else None
+    released = history.at_release(tag).loaded
+    actual = set_fingerprint(released)
+    if recorded is None:
+        check.problems.append(
+            f"tag {tag.name} was not made by `evalset release` (it records no pin); it "
+            "cannot vouch for the content"
+        )
+    elif recorded.get("fingerprint") != actual:
+        check.problems.append(
+            f"tag {tag.name} was created or moved by hand: its content has fingerprint "
+            f"{actual}, but its message records {recorded.get('fingerprint')}"
+        )
+    differing = _differing_items(found.get("item_fingerprints"), released)
+    detail = f": {len(differing)} item(s) differ from the release" if differing else ""
+    if differing:
+        detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
+    if suffix:
+        check.problems.append(f"report was run on {version}{detail or ', not on the release'}")
+    elif found["fingerprint"] != actual:
+        check.problems.append(
+            f"report's fingerprint {found['fingerprint']} does not match release {base} "
+            f"({actual}){detail}"
+        )
+    if recorded is not None and found.get("snapshot") != recorded.get("snapshot"):
+        check.problems.append(
+            f"report names corpus snapshot {found.get('snapshot')}, but release {base} was "
+            f"made against {recorded.get('snapshot')}"
+        )
+    return check
+
