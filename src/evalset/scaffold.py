@@ -168,4 +168,3 @@ def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) ->
         lead = "" if not existing or existing.endswith("\n") else "\n"
         f.write(lead + "".join(f"{p}\n" for p in missing))
     (result.kept if existing else result.created).append(gitignore)
-

@@ -43,5 +43,3 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
     raise UnknownSet(f"{workspace.sets_dir}: has no set named {ref!r} ({hint}).")
-
-

@@ -261,9 +261,9 @@ def test_unreadable_file_is_a_clear_error(corpus_repo: Path) -> None:  # pragma:
 def test_unreadable_file_is_named_even_as_root(corpus_repo: Path) -> None:
     # A dangling path cannot be opened by anyone: the error names it and says what to do.
     write_files(corpus_repo, {"corpus/ok.md": "# OK\n"})
-    from evalset.corpus.snapshot import _read_file
+    from evalset.corpus.reading import read_file
 
-    result = _read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True, 5))
+    result = read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True, 5))
     assert result.entry is None and result.warning is not None
     assert result.warning.startswith("!") and "gone.md: cannot be read" in result.warning
 
@@ -365,7 +365,7 @@ def test_a_format_plug_in_is_found_and_its_removal_noticed(
 
 
 def test_git_blobs_reads_many_versions_in_one_batch(corpus_repo: Path) -> None:
-    from evalset.corpus.snapshot import git_blobs
+    from evalset.corpus.revision import git_blobs
 
     write_files(corpus_repo, DOCS)
     commit_all(corpus_repo, "docs")
@@ -390,8 +390,8 @@ _names = st.text(alphabet="abcé/._", min_size=1, max_size=6)
 def test_cache_rows_updated_in_place_equal_rows_built_afresh(
     before: dict[str, int], dropped: set[str], put: dict[str, int]
 ) -> None:
+    from evalset.corpus.cache import Rows
     from evalset.corpus.manifest import id_of_digests, id_of_ordered
-    from evalset.corpus.snapshot import _Rows
 
     def row(doc: str, n: int) -> tuple[tuple[int, int, int, int], str, int]:
         return (n, len(doc), 3, 4), f"{n:032x}", n
@@ -399,9 +399,9 @@ def test_cache_rows_updated_in_place_equal_rows_built_afresh(
     old = {doc: row(doc, n) for doc, n in before.items()}
     new = {doc: r for doc, r in old.items() if doc not in dropped}
     new.update({doc: row(doc, n + 10) for doc, n in put.items()})
-    table = _Rows.load(_Rows.of(old).dump())
+    table = Rows.load(Rows.of(old).dump())
     assert table is not None
     updated = table.updated(dropped, {doc: new[doc] for doc in put})
-    assert updated == _Rows.of(new)
+    assert updated == Rows.of(new)
     assert id_of_ordered(updated.digests) == id_of_digests({d: r[1] for d, r in new.items()})
     assert all(updated.get(doc) == r for doc, r in new.items())

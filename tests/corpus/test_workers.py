@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import write_files
 
-from evalset.corpus import snapshot
+from evalset.corpus import reading, snapshot
 from evalset.corpus.snapshot import TakeResult, take_snapshot
 from evalset.corpus.workers import share
 
@@ -114,9 +114,9 @@ def test_a_file_is_read_whole_whatever_size_it_was_listed_with(tmp_path: Path) -
     path = tmp_path / "doc.md"
     path.write_bytes(b"x" * 10_000)
     for listed in (0, 1, 9_999, 10_000, 10_001, 1 << 20):  # it grew, stayed, or shrank
-        assert snapshot.read_bytes(str(path), listed) == b"x" * 10_000
+        assert reading.read_bytes(str(path), listed) == b"x" * 10_000
     with pytest.raises(FileNotFoundError):
-        snapshot.read_bytes(str(tmp_path / "gone.md"), 10)
+        reading.read_bytes(str(tmp_path / "gone.md"), 10)
 
 
 @pytest.mark.parametrize("limit", [10**9, 10_000])

@@ -14,35 +14,37 @@ and, per folder, the names and signatures it listed, so:
 
 from __future__ import annotations
 
-import marshal
-import os
-import subprocess
 import sys
 from array import array
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evalset.bulk import bulk
-from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, sectioner_for, use_formats
+from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, use_formats
+from evalset.corpus.cache import (
+    LISTING,
+    Row,
+    Rows,
+    StatCache,
+    base_table,
+    folder_docs,
+    installed_stamp,
+    keep_base,
+    spliced,
+)
 from evalset.corpus.manifest import (
     FORMAT,
     MANIFEST_TAIL,
     SHORT,
+    TEXT_LIMIT,
     Changes,
-    Document,
-    LazyDocuments,
     Snapshot,
     SnapshotError,
     SnapshotStore,
     compare,
-    document_entry,
     document_line,
-    document_record,
-    find_sorted,
     id_of_digests,
     id_of_ordered,
     json_string,
@@ -50,118 +52,20 @@ from evalset.corpus.manifest import (
     parse_line,
     read_snapshot,
     row_digest,
-    save_index,
-    strictly_sorted,
 )
+from evalset.corpus.reading import read_row
+from evalset.corpus.revision import read_revision, run_git
+from evalset.corpus.table import LazyDocuments, save_index
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
-from evalset.fsio import atomic_write, replace_cache
+from evalset.fsio import atomic_write
 
-TEXT_LIMIT = 20_000_000
-"""Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
 PROGRESS_FROM = 2_000
-QUICK = "snapshot-listing.marshal"
-LISTING = 3
-"""Version of what QUICK holds (the folder listings, and the plug-ins as `format_specs`)."""
-
-
-@dataclass
-class ReadResult:
-    """One file read and sectioned: its manifest line, row digest and section count."""
-
-    doc: str
-    line: str | None = None
-    digest: str | None = None
-    sections: int = 0
-    warning: str | None = None
-    entry: Document | None = None
-    with_text: str | None = None
-    """The manifest line with the text stored, when both lines were asked for."""
-
-
-def parse_document(
-    doc: str, data: bytes, mode: HashMode, store_text: bool | None, entry: bool = True
-) -> ReadResult:
-    """Section one document's bytes; binary files are skipped and bad UTF-8 replaced, with a
-    warning naming the file. ``entry=False`` gives only the manifest line and digest;
-    ``store_text=None`` gives the line without the text and, in ``with_text``, the line
-    with it (and no entry)."""
-    sectioner = sectioner_for(doc)
-    if sectioner is None:
-        return ReadResult(doc)
-    if b"\x00" in data[:8192]:
-        return ReadResult(doc, warning=f"{doc}: looks binary (NUL bytes); skipped")
-    warning = None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", "replace")
-        warning = f"{doc}: is not valid UTF-8 (byte {exc.start}); read with replacement characters"
-    parsed = sectioner(text.removeprefix("\ufeff"), mode)
-    line, digest = document_record(doc, parsed, bool(store_text))
-    if store_text is None:
-        with_text = document_record(doc, parsed, True)[0]
-        return ReadResult(doc, line, digest, len(parsed.sections), warning, None, with_text)
-    table = document_entry(parsed, store_text) if entry else None
-    return ReadResult(doc, line, digest, len(parsed.sections), warning, table)
-
-
-Job = tuple[str, str, HashMode, bool | None, int]
-"""A file to read: its path, document id, hash mode, whether to store text (None: make the
-lines with and without it), and its size when it was listed."""
-
-ONE_READ = 0x7FFFF000
-"""The most one ``read`` returns on Linux."""
-
-
-def read_bytes(path: str, size: int) -> bytes:
-    """A file's bytes in one ``read`` of the size it was listed with (and one byte more, to
-    notice growth): half the time of ``open().read()``, which asks for the size again and
-    reads twice."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        data = os.read(fd, size + 1)
-        if len(data) > size or len(data) >= ONE_READ:  # it grew, or is too large for one read
-            parts = [data]
-            while chunk := os.read(fd, 1 << 24):
-                parts.append(chunk)
-            data = b"".join(parts)
-    finally:
-        os.close(fd)
-    return data
-
-
-def _read_file(job: Job) -> ReadResult:
-    path, doc, mode, store_text, size = job
-    try:
-        data = read_bytes(path, size)
-    except OSError as exc:
-        return ReadResult(doc, warning=f"!{path}: cannot be read ({exc.strerror})")
-    return parse_document(doc, data, mode, store_text, entry=False)
-
-
-def _folder_docs(top: str, folder: str, listing: Listing) -> Iterator[str]:
-    """The document ids a folder's listing names (any of them may be of an unknown type)."""
-    prefix = folder[len(top) + 1 :].replace(os.sep, "/") + "/" if folder != top else ""
-    if listing[0]:
-        for name in listing[0].split("\0"):
-            yield prefix + name
-
-
-ReadRow = tuple[str, str | None, str | None, int, str | None, str | None]
-
-
-def _read_row(job: Job) -> ReadRow:
-    """``_read_file`` as a tuple (document, line, digest, section count, warning, line with
-    the text), which the helpers of ``workers.Shared`` pass back."""
-    r = _read_file(job)
-    return r.doc, r.line, r.digest, r.sections, r.warning, r.with_text
 
 
 def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
-    import sys
 
     if total < PROGRESS_FROM or not sys.stderr.isatty():
         return None, lambda: None
@@ -173,248 +77,6 @@ def _progress_bar(total: int) -> tuple[Callable[[int], None] | None, Callable[[]
     return (lambda n: bar.advance(task, n)), bar.stop
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def _installed() -> tuple[tuple[str, int], ...]:
-    """The modification times of the folders installed packages live in (sys.path after
-    the script's own folder): they change when a distribution, and so a plug-in, is added,
-    removed or upgraded. Cheap where reading every entry point is not (~0.1 s)."""
-    found = []
-    for folder in sys.path[1:]:
-        try:
-            found.append((folder, os.stat(folder).st_mtime_ns))
-        except OSError:
-            continue
-    return tuple(found)
-
-
-def _spliced(
-    names: list[str], skipped: Iterable[str], inserted: Iterable[str]
-) -> Iterator[tuple[int, int] | str]:
-    """How to make the sorted ``names`` into the sorted names without ``skipped`` and with
-    ``inserted``: runs ``(first, stop)`` of ``names`` to keep, and each inserted name, in
-    order. The places where something changes are found by bisection, so a few changes in a
-    long table cost a few steps."""
-    skips = {i for doc in skipped if (i := find_sorted(names, doc)) >= 0}
-    events = sorted(
-        [(i, 0, "") for i in skips] + [(bisect_left(names, doc), 1, doc) for doc in inserted]
-    )
-    cursor = 0
-    for pos, kind, doc in events:
-        if pos > cursor:
-            yield cursor, pos
-            cursor = pos
-        if kind == 0:
-            cursor = pos + 1
-        else:
-            yield doc
-    if cursor < len(names):
-        yield cursor, len(names)
-
-
-Row = tuple[tuple[int, int, int, int], str, int]
-"""A document's cache row: its stat signature, row digest and section count."""
-
-DIGEST = 32
-"""Hex digits of a row digest."""
-
-
-@dataclass
-class _Rows:
-    """Every document's cache row, in columns in the order of the names: one list, two
-    arrays and one string, which marshal stores and loads as four blocks (a dictionary of
-    50,000 rows took 0.08 s to load). A few changed rows make a new table by copying the
-    runs between them (``updated``), and the snapshot id is one hash over ``digests``."""
-
-    names: list[str] = field(default_factory=list)
-    signatures: array[int] = field(default_factory=lambda: array("q"))
-    """Four numbers per document (``Scan.files``)."""
-    digests: str = ""
-    """The row digests, concatenated."""
-    counts: array[int] = field(default_factory=lambda: array("q"))
-
-    @classmethod
-    def of(cls, rows: dict[str, Row]) -> _Rows:
-        table = cls(sorted(rows))
-        for doc in table.names:
-            table.signatures.extend(rows[doc][0])
-            table.counts.append(rows[doc][2])
-        table.digests = "".join([rows[doc][1] for doc in table.names])
-        return table
-
-    @classmethod
-    def load(cls, data: Any) -> _Rows | None:
-        """The table ``dump`` gave; None for anything else."""
-        try:
-            names = data["names"].split("\0") if data["names"] else []
-            table = cls(names, array("q"), data["digests"], array("q"))
-            table.signatures.frombytes(data["signatures"])
-            table.counts.frombytes(data["counts"])
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
-        n = len(names)
-        if len(table.signatures) != 4 * n or len(table.counts) != n:
-            return None
-        if not strictly_sorted(names):  # rows are found by bisection
-            return None
-        if not isinstance(table.digests, str) or len(table.digests) != DIGEST * n:
-            return None
-        return table
-
-    def dump(self) -> dict[str, Any]:
-        return {
-            "names": "\0".join(self.names),
-            "signatures": self.signatures.tobytes(),
-            "digests": self.digests,
-            "counts": self.counts.tobytes(),
-        }
-
-    def find(self, doc: str) -> int:
-        return find_sorted(self.names, doc)
-
-    def get(self, doc: str) -> Row | None:
-        i = self.find(doc)
-        if i < 0:
-            return None
-        sig = self.signatures[4 * i : 4 * i + 4]
-        return (
-            (sig[0], sig[1], sig[2], sig[3]),
-            self.digests[DIGEST * i : DIGEST * (i + 1)],
-            self.counts[i],
-        )
-
-    def __contains__(self, doc: str) -> bool:
-        return self.find(doc) >= 0
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    @property
-    def sections(self) -> int:
-        return sum(self.counts)
-
-    def size_of(self, docs: Iterable[str]) -> int:
-        """The bytes of the documents among ``docs`` that the table has."""
-        return sum(self.signatures[4 * i + 1] for i in map(self.find, docs) if i >= 0)
-
-    @property
-    def total_size(self) -> int:
-        return sum(self.signatures[1::4])
-
-    def updated(self, dropped: Iterable[str], put: dict[str, Row]) -> _Rows:
-        """This table without the rows of ``dropped`` and with the rows of ``put`` (which
-        replace any of the same name)."""
-        out = _Rows()
-        digests: list[str] = []
-        for step in _spliced(self.names, (*dropped, *put), put):
-            if isinstance(step, str):
-                signature, digest, count = put[step]
-                out.names.append(step)
-                out.signatures.extend(signature)
-                digests.append(digest)
-                out.counts.append(count)
-            else:
-                first, stop = step
-                out.names.extend(self.names[first:stop])
-                out.signatures.extend(self.signatures[4 * first : 4 * stop])
-                digests.append(self.digests[DIGEST * first : DIGEST * stop])
-                out.counts.extend(self.counts[first:stop])
-        out.digests = "".join(digests)
-        return out
-
-
-class _Cache:
-    """The stat cache in ``.evalset/``: the folder listings (read on every run), an index of
-    every document's signature, row digest and section count (read when something changed),
-    and a hard link to the manifest of the cached state, whose lines are reused for the
-    documents that did not change."""
-
-    def __init__(self, state_dir: Path, key: tuple[Any, ...]) -> None:
-        self.index_path = state_dir / "snapshot-index.marshal"
-        self.state_dir = state_dir
-        self.key = key
-
-    @staticmethod
-    def quick(state_dir: Path) -> dict[str, Any]:
-        """The last scan's folder listings and result (marshal: loads in a millisecond)."""
-        try:
-            blob = (state_dir / QUICK).read_bytes()
-            with bulk():
-                data = marshal.loads(blob)
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def save_quick(self, data: dict[str, Any]) -> None:
-        replace_cache(self.state_dir / QUICK, marshal.dumps(data))
-
-    def index(self) -> tuple[str | None, _Rows]:
-        """The cached state's id and rows (none when the cache is of other settings)."""
-        try:
-            blob = self.index_path.read_bytes()
-            cached = marshal.loads(blob)
-        except (OSError, EOFError, ValueError, TypeError):
-            return None, _Rows()
-        if not isinstance(cached, dict) or cached.get("key") != self.key:
-            return None, _Rows()
-        rows, ident = _Rows.load(cached.get("rows")), cached.get("id")
-        if rows is None or not isinstance(ident, str):
-            return None, _Rows()
-        return ident, rows
-
-    def save(self, ident: str, rows: _Rows) -> None:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        blob = marshal.dumps({"key": self.key, "id": ident, "rows": rows.dump()})
-        replace_cache(self.index_path, blob)
-        for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
-            (self.state_dir / obsolete).unlink(missing_ok=True)
-
-
-def _keep_base(state_dir: Path, manifest: Path) -> None:
-    """Hard-link the manifest of the cached state into ``.evalset/base/``, so that its lines
-    are at hand even after a checkout removes it from ``snapshots/`` (a copy where links
-    are not possible)."""
-    folder = state_dir / "base"
-    target = folder / manifest.name
-    try:
-        if target.exists() and os.path.samefile(target, manifest):
-            return
-        folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.iterdir():
-            old.unlink()
-        try:
-            os.link(manifest, target)
-        except OSError:
-            import shutil
-
-            shutil.copy2(manifest, target)
-    except OSError:
-        return  # only speed is lost
-
-
-def _base(snapshots_dir: Path, state_dir: Path, ident: str | None) -> LazyDocuments | None:
-    """The document table of the manifest with id ``ident``: from ``snapshots/``, else from
-    the cache's link; None when neither is readable."""
-    if ident is None:
-        return None
-    for path in (snapshots_dir / f"{ident}.json", state_dir / "base" / f"{ident}.json"):
-        if not path.is_file():
-            continue
-        try:
-            documents = read_snapshot(path, False, state_dir / "manifests").documents
-        except SnapshotError:
-            continue
-        if isinstance(documents, LazyDocuments) and not documents.legacy:
-            return documents
-    return None
-
-
 @dataclass
 class _Tree:
     """The working tree read through the cache."""
@@ -422,7 +84,7 @@ class _Tree:
     id: str
     documents: int
     sections: int
-    rows: _Rows | None
+    rows: Rows | None
     """Every document's cache row; None when nothing changed since the cached state."""
     fresh: dict[str, str]
     """The manifest lines of the documents that were read; the others are the cached
@@ -431,7 +93,7 @@ class _Tree:
     base_id: str | None
     reread: int = 0
     """How many files were read."""
-    known: _Rows = field(default_factory=_Rows)
+    known: Rows = field(default_factory=Rows)
     """The cached state's rows."""
     gone: set[str] = field(default_factory=set)
     """The cached state's documents that are no longer there."""
@@ -456,8 +118,8 @@ def read_working_tree(
         )
     top = str(corpus)
     settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION, LISTING)
-    quick = {} if every else _Cache.quick(state_dir)
-    installed = _installed()
+    quick = {} if every else StatCache.quick(state_dir)
+    installed = installed_stamp()
     usable = quick.get("settings") == settings and quick.get("installed") == installed
     previous: dict[str, Listing] | None = quick["listing"] if usable else None
     # Nothing installed since the cached run: its plug-ins are still the ones.
@@ -465,14 +127,14 @@ def read_working_tree(
     # The files to read are handed to the readers as the walk finds them, so reading starts
     # while the walk goes on; the cache's rows are loaded when a first file needs them.
     plugins = quick["plugins"] if usable else None
-    loaded: list[tuple[str | None, _Rows]] = []
+    loaded: list[tuple[str | None, Rows]] = []
 
-    def cached() -> tuple[str | None, _Rows]:
+    def cached() -> tuple[str | None, Rows]:
         if not loaded:
             nonlocal plugins
             plugins = plugins if plugins is not None else format_specs()
             key = (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins)
-            loaded.append((None, _Rows()) if every else _Cache(state_dir, key).index())
+            loaded.append((None, Rows()) if every else StatCache(state_dir, key).index())
         return loaded[0]
 
     put: dict[str, Row] = {}
@@ -493,7 +155,7 @@ def read_working_tree(
         store = store_text if store_text is not None else (False if listed >= TEXT_LIMIT else None)
         shared.add((path, doc, mode, store, signature[1]))
 
-    with Shared(_read_row, start_at=PARALLEL_FROM) as shared:
+    with Shared(read_row, start_at=PARALLEL_FROM) as shared:
         found = scan(corpus, previous, consider)
         warnings = _scan_warnings(found)
         if previous is not None and len(found.same) == len(found.listing) == len(previous):
@@ -526,12 +188,14 @@ def read_working_tree(
         finally:
             stop()
     assert plugins is not None
-    cache = _Cache(state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins))
+    cache = StatCache(
+        state_dir, (settings[0], mode, store_text, FORMAT, SECTIONING_VERSION, plugins)
+    )
     if dropped is not None:
         rows = known.updated(dropped, put)
         gone = {doc for doc in dropped if doc not in put and doc in known}
     else:
-        rows = _Rows.of(put)
+        rows = Rows.of(put)
         gone = set(known.names) - put.keys()
     ident = id_of_ordered(rows.digests)
     sections = rows.sections
@@ -556,7 +220,7 @@ def _carry(top: str, found: Scan, base_id: str | None, quick: dict[str, Any]) ->
     dropped: set[str] = set()
     for folder, listing in previous.items():
         if found.listing.get(folder) is not listing:  # changed, or gone
-            dropped.update(_folder_docs(top, folder, listing))
+            dropped.update(folder_docs(top, folder, listing))
     return dropped
 
 
@@ -651,126 +315,12 @@ def _body(
     # The base's lines are copied in runs between the places where a line is read now
     # (inserted before the base line it sorts before) or a base line is left out (its
     # document changed or went away).
-    for step in _spliced(names, gone | {doc for doc in fresh if doc in base}, fresh):
+    for step in spliced(names, gone | {doc for doc in fresh if doc in base}, fresh):
         if isinstance(step, str):
             add_line(step, fresh[step])
         else:
             add_run(*step)
     return chunks, (names_out, bounds_out) if plain else None
-
-
-def read_revision(
-    repo: Path, corpus_rel: str, rev: str, mode: HashMode, store_text: bool | None
-) -> tuple[dict[str, Document], list[str]]:
-    """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
-    tracked by git and by DVC both work."""
-    try:
-        from dvc.api import DVCFileSystem
-    except ImportError as exc:  # pragma: no cover - dvc is a dependency
-        raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
-    try:
-        fs = DVCFileSystem(str(repo), rev=rev)
-        if not fs.isdir(corpus_rel):
-            raise SnapshotError(
-                f"{repo}: has no folder {corpus_rel!r} at revision {rev!r}; check the revision."
-            )
-        names = sorted(fs.find(corpus_rel, detail=False))
-    except SnapshotError:
-        raise
-    except Exception as exc:  # dvc/scmrepo raise many types for a bad revision
-        raise SnapshotError(
-            f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
-        ) from None
-    prefix = corpus_rel.rstrip("/") + "/"
-    docs = [n.lstrip("/") for n in names]
-    wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
-    sizes = {n: fs.size(n) or 0 for n in wanted}
-    store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
-    documents: dict[str, Document] = {}
-    warnings: list[str] = []
-    for name in wanted:
-        result = parse_document(name[len(prefix) :], fs.cat_file(name), mode, store)
-        if result.warning:
-            warnings.append(result.warning)
-        if result.entry is not None:
-            documents[result.doc] = result.entry
-    return documents, warnings
-
-
-def _hidden(doc: str) -> bool:
-    return any(part.startswith(".") for part in doc.split("/"))
-
-
-def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
-    """The contents of ``commit:path`` names, read by one ``git cat-file --batch``; names git
-    does not have (or that the batch protocol cannot carry) are left out."""
-    wanted = sorted({name for name in names if "\n" not in name})
-    if not wanted:
-        return {}
-    try:
-        done = subprocess.run(
-            ["git", "cat-file", "--batch"], cwd=repo, capture_output=True,
-            input="".join(f"{name}\n" for name in wanted).encode(),
-        )  # fmt: skip
-    except OSError:
-        return {}
-    if done.returncode != 0:
-        return {}
-    out, pos, found = done.stdout, 0, {}
-    for name in wanted:  # "<oid> <type> <size>" and the content, or "<name> missing"
-        end = out.find(b"\n", pos)
-        if end < 0:
-            break
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) == 3 and header[2].isdigit():
-            size = int(header[2])
-            if header[1] == b"blob":
-                found[name] = out[pos : pos + size]
-            pos += size + 1
-    return found
-
-
-def git_name(commit: str, corpus_rel: str, doc: str) -> str:
-    """How git names a corpus document at a commit."""
-    return f"{commit}:{corpus_rel.rstrip('/')}/{doc}"
-
-
-def document_versions(
-    repo: Path,
-    corpus_rel: str,
-    commit: str | None,
-    doc: str,
-    mode: HashMode,
-    blobs: Mapping[str, bytes] | None = None,
-) -> Iterator[Document]:
-    """Where a document's text may still be found, cheapest first: the working-tree file, the
-    file at ``commit`` through git (from ``blobs`` when they were read together before, see
-    ``git_blobs``), the file at ``commit`` through DVC's filesystem (for a DVC-tracked
-    corpus). Lazy: DVC is imported only if nothing before it was wanted."""
-    path = repo / corpus_rel / doc
-    if path.is_file():
-        entry = parse_document(doc, path.read_bytes(), mode, True).entry
-        if entry is not None:
-            yield entry
-    if not commit:
-        return
-    name = git_name(commit, corpus_rel, doc)
-    shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
-    if shown is not None:
-        entry = parse_document(doc, shown, mode, True).entry
-        if entry is not None:
-            yield entry
-        return
-    try:
-        from dvc.api import DVCFileSystem
-
-        data = DVCFileSystem(str(repo), rev=commit).cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
-    except Exception:  # any failure means the text is not available this way
-        return
-    entry = parse_document(doc, data, mode, True).entry
-    if entry is not None:
-        yield entry
 
 
 @dataclass
@@ -824,15 +374,15 @@ def take_snapshot(
         target = snapshots_dir / f"{ident}.json"
         if not write or (previous == ident and target.exists()):
             if write:
-                _keep_base(state_dir, target)
+                keep_base(state_dir, target)
             return TakeResult(
                 ident, target if write else None, tree.documents, tree.sections, previous,
                 False, tree.warnings, tree.reread, Changes(),
             )  # fmt: skip
-        commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+        commit = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
         start = len(manifest_head(about))
-        base = _base(snapshots_dir, state_dir, tree.base_id)
+        base = base_table(snapshots_dir, state_dir, tree.base_id)
         spliced = _body(tree, base, start)
         if spliced is None:  # the cached state's manifest is gone: read every file again
             tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, every=True)
@@ -844,7 +394,7 @@ def take_snapshot(
         if tree.base_id is not None and tree.base_id == previous:
             changes = _changes(tree, base) if base is not None and tree.rows else Changes()
     else:
-        commit = _git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        commit = run_git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
@@ -868,7 +418,7 @@ def take_snapshot(
         if spans is not None:
             save_index(target, state_dir / "manifests", about, *spans)
     if write and rev is None:
-        _keep_base(state_dir, target)
+        keep_base(state_dir, target)
     if changes is None and previous is not None and previous != ident:
         old = store.get(previous)
         changes = compare(old, read_snapshot(target, verify=False)) if old else None

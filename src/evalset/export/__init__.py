@@ -85,5 +85,3 @@ def _newest_short(workspace: Workspace | None) -> str | None:
 
     ident = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest_id()
     return ident[:SHORT] if ident else None
-
-

@@ -26,4 +26,3 @@ def json_lines(text: str) -> Iterator[tuple[int, Any]]:
             yield number, json.loads(line)
         except json.JSONDecodeError as exc:
             raise RowError(number, f"is not valid JSON ({exc.msg})", exc.colno) from None
-

@@ -61,7 +61,7 @@ def texts(workspace: Workspace | None) -> Callable[[Citation], str | None]:
     if workspace is None:
         return lambda citation: None
     from evalset.corpus.manifest import SnapshotStore
-    from evalset.corpus.snapshot import document_versions
+    from evalset.corpus.revision import document_versions
 
     newest = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest()
     read: dict[str, Any] = {}
@@ -101,4 +101,3 @@ def reference_answer(item: Item) -> str | None:
     if item.key_points:
         return " ".join(p.text.rstrip(".") + "." for p in item.key_points)
     return None
-

@@ -59,4 +59,3 @@ def unseal_set(path: Path) -> list[str]:
             editor.replace_item(plain["id"], _flow_short_lists(plain))
             unsealed.append(plain["id"])
     return unsealed
-

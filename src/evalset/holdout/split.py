@@ -137,5 +137,3 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
     with edit_set(path) as editor:
         editor.update_item(item_id, changes)
     return True
-
-

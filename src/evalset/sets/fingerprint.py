@@ -56,5 +56,3 @@ def set_fingerprint(loaded: SetFile) -> str:
     )
     items = [[ident, fp] for ident, fp in item_fingerprints(loaded).items()]
     return sha256_of({"header": header, "items": items})
-
-

@@ -205,5 +205,3 @@ def sealed_message(count: int) -> str:
         f"{count} sealed item(s) could not be checked; set {IDENTITY_ENV} to the age key "
         "file to check them"
     )
-
-

@@ -24,7 +24,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from evalset.corpus.manifest import EMPTY, LazyDocuments, Snapshot, SnapshotStore, json_string
+from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore, json_string
+from evalset.corpus.table import LazyDocuments
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item, item_citations
 from evalset.sets.resolve import content_in, lookup
@@ -190,7 +191,7 @@ class StaleChecker:
         if self.root is None:
             return None, False
         read = False
-        from evalset.corpus.snapshot import document_versions  # only when text is needed
+        from evalset.corpus.revision import document_versions  # only when text is needed
 
         for version in document_versions(
             self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode, blobs
@@ -299,7 +300,7 @@ class StaleChecker:
             return
         blobs = None
         if self.root is not None:
-            from evalset.corpus.snapshot import git_blobs, git_name
+            from evalset.corpus.revision import git_blobs, git_name
 
             names = [
                 git_name(snap.commit, snap.corpus, citation.doc)

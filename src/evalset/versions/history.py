@@ -124,5 +124,3 @@ class SetHistory:
             key = (str(about.get("created", "")), str(about.get("id", "")))
             best = key if best is None or key > best else best
         return best[1][:SHORT] if best else None
-
-

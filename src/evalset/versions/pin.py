@@ -189,4 +189,3 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
             f"made against {recorded.get('snapshot')}"
         )
     return check
-

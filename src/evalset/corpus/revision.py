@@ -1,0 +1,139 @@
+"""The corpus as it was: every document at a git revision (through DVC's filesystem, so
+git- and DVC-tracked corpora both work), and one document's text where it can still be
+found (working tree, git, DVC), for diffs of changed sections."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from evalset.corpus import HashMode, sectioner_for
+from evalset.corpus.manifest import (
+    TEXT_LIMIT,
+    SnapshotError,
+)
+from evalset.corpus.reading import parse_document
+from evalset.corpus.table import Document
+
+
+def run_git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def read_revision(
+    repo: Path, corpus_rel: str, rev: str, mode: HashMode, store_text: bool | None
+) -> tuple[dict[str, Document], list[str]]:
+    """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
+    tracked by git and by DVC both work."""
+    try:
+        from dvc.api import DVCFileSystem
+    except ImportError as exc:  # pragma: no cover - dvc is a dependency
+        raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
+    try:
+        fs = DVCFileSystem(str(repo), rev=rev)
+        if not fs.isdir(corpus_rel):
+            raise SnapshotError(
+                f"{repo}: has no folder {corpus_rel!r} at revision {rev!r}; check the revision."
+            )
+        names = sorted(fs.find(corpus_rel, detail=False))
+    except SnapshotError:
+        raise
+    except Exception as exc:  # dvc/scmrepo raise many types for a bad revision
+        raise SnapshotError(
+            f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
+        ) from None
+    prefix = corpus_rel.rstrip("/") + "/"
+    docs = [n.lstrip("/") for n in names]
+    wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
+    sizes = {n: fs.size(n) or 0 for n in wanted}
+    store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
+    documents: dict[str, Document] = {}
+    warnings: list[str] = []
+    for name in wanted:
+        result = parse_document(name[len(prefix) :], fs.cat_file(name), mode, store)
+        if result.warning:
+            warnings.append(result.warning)
+        if result.entry is not None:
+            documents[result.doc] = result.entry
+    return documents, warnings
+
+
+def _hidden(doc: str) -> bool:
+    return any(part.startswith(".") for part in doc.split("/"))
+
+
+def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
+    """The contents of ``commit:path`` names, read by one ``git cat-file --batch``; names git
+    does not have (or that the batch protocol cannot carry) are left out."""
+    wanted = sorted({name for name in names if "\n" not in name})
+    if not wanted:
+        return {}
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "--batch"], cwd=repo, capture_output=True,
+            input="".join(f"{name}\n" for name in wanted).encode(),
+        )  # fmt: skip
+    except OSError:
+        return {}
+    if done.returncode != 0:
+        return {}
+    out, pos, found = done.stdout, 0, {}
+    for name in wanted:  # "<oid> <type> <size>" and the content, or "<name> missing"
+        end = out.find(b"\n", pos)
+        if end < 0:
+            break
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[name] = out[pos : pos + size]
+            pos += size + 1
+    return found
+
+
+def git_name(commit: str, corpus_rel: str, doc: str) -> str:
+    """How git names a corpus document at a commit."""
+    return f"{commit}:{corpus_rel.rstrip('/')}/{doc}"
+
+
+def document_versions(
+    repo: Path,
+    corpus_rel: str,
+    commit: str | None,
+    doc: str,
+    mode: HashMode,
+    blobs: Mapping[str, bytes] | None = None,
+) -> Iterator[Document]:
+    """Where a document's text may still be found, cheapest first: the working-tree file, the
+    file at ``commit`` through git (from ``blobs`` when they were read together before, see
+    ``git_blobs``), the file at ``commit`` through DVC's filesystem (for a DVC-tracked
+    corpus). Lazy: DVC is imported only if nothing before it was wanted."""
+    path = repo / corpus_rel / doc
+    if path.is_file():
+        entry = parse_document(doc, path.read_bytes(), mode, True).entry
+        if entry is not None:
+            yield entry
+    if not commit:
+        return
+    name = git_name(commit, corpus_rel, doc)
+    shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
+    if shown is not None:
+        entry = parse_document(doc, shown, mode, True).entry
+        if entry is not None:
+            yield entry
+        return
+    try:
+        from dvc.api import DVCFileSystem
+
+        data = DVCFileSystem(str(repo), rev=commit).cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
+    except Exception:  # any failure means the text is not available this way
+        return
+    entry = parse_document(doc, data, mode, True).entry
+    if entry is not None:
+        yield entry

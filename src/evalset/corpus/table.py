@@ -1,0 +1,217 @@
+"""A manifest's document table, parsed one document at a time, and its index of byte
+offsets (in ``.evalset/manifests/``), so that a command looking at a few cited documents of
+a large manifest neither parses nor scans the rest."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import mmap
+import os
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from evalset.fsio import replace_cache
+
+Document = dict[str, Any]
+"""``{"hash": h, "sections": {id: {"hash": h, "title": t, "level": n[, "text": s]}}}``"""
+DOCUMENTS_LINES = ('"documents": {', '"documents": {}}')
+"""The second line of a manifest: the start of the document table, or an empty table."""
+
+
+def find_sorted(names: list[str], name: str) -> int:
+    """Where ``name`` is in the sorted ``names``, or -1."""
+    i = bisect_left(names, name)
+    return i if i < len(names) and names[i] == name else -1
+
+
+def strictly_sorted(names: list[str]) -> bool:
+    return all(a < b for a, b in pairwise(names))
+
+
+Text = str | bytes | mmap.mmap
+"""A manifest: decoded, or its UTF-8 bytes (read, or mapped into memory)."""
+
+
+class LazyDocuments(Mapping[str, Document]):
+    """A manifest's document table, each document parsed from its line on first access.
+
+    Commands that look at a few cited documents of a 50,000-document manifest should not pay
+    for parsing all of it (about 0.6 s), nor for copying its lines: the table holds the
+    manifest's text, its document names in order, and where each one's value lies (two
+    offsets per name in one array, which its index stores and loads as one block)."""
+
+    def __init__(
+        self,
+        text: Text,
+        names: list[str],
+        bounds: array[int],
+        upgrade: Callable[[str, Document], Document] | None = None,
+    ) -> None:
+        self._text = text
+        """The manifest, decoded, or as bytes when ``bounds`` are byte offsets."""
+        self._names = names
+        self._bounds = bounds
+        self._sorted: bool | None = None
+        self._where: dict[str, int] | None = None
+        self._parsed: dict[str, Document] = {}
+        self._upgrade = upgrade
+        """Turns an entry of an earlier format into the current one, as it is parsed."""
+
+    def _position(self, doc: object) -> int:
+        """Where ``doc`` is among the names, or -1. Names in sorted order (as evalset writes
+        them) are found by bisection; others through a dictionary built once."""
+        if not isinstance(doc, str):
+            return -1
+        names = self._names
+        if self._where is None:
+            if self.in_order:
+                return find_sorted(names, doc)
+            self._where = {name: i for i, name in enumerate(names)}
+        return self._where.get(doc, -1)
+
+    @property
+    def in_order(self) -> bool:
+        """Whether the names are sorted and unique (as evalset writes them)."""
+        if self._sorted is None:
+            self._sorted = strictly_sorted(self._names)
+        return self._sorted
+
+    def __getitem__(self, doc: str) -> Document:
+        entry = self._parsed.get(doc)
+        if entry is None:
+            i = self._position(doc)
+            if i < 0:
+                raise KeyError(doc)
+            entry = json.loads(self._text[self._bounds[2 * i] : self._bounds[2 * i + 1]])
+            if self._upgrade is not None:
+                entry = self._upgrade(doc, entry)
+            self._parsed[doc] = entry
+        return entry
+
+    @property
+    def legacy(self) -> bool:
+        """Whether the lines are of an earlier format (their raw values then compare equal
+        only with lines of that format)."""
+        return self._upgrade is not None
+
+    def __contains__(self, doc: object) -> bool:
+        return self._position(doc) >= 0
+
+    def raw(self, doc: str) -> str | bytes | None:
+        """The document's JSON value exactly as the manifest holds it: text, or UTF-8 bytes
+        when the manifest was read as bytes (compare raw values only with each other)."""
+        i = self._position(doc)
+        return None if i < 0 else self._text[self._bounds[2 * i] : self._bounds[2 * i + 1]]
+
+    @property
+    def names(self) -> list[str]:
+        """The document names in the manifest's order."""
+        return self._names
+
+    @property
+    def bounds(self) -> array[int]:
+        """Per name, where its value starts and ends in ``text``."""
+        return self._bounds
+
+    @property
+    def text(self) -> Text:
+        return self._text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def split_lines(text: str) -> tuple[dict[str, Any], LazyDocuments] | None:
+    """Header and lazy document table of a manifest in the layout evalset writes, or None
+    for any other layout (which is then parsed as plain JSON).
+
+    One pass over the lines without splitting them: per line, the document name is decoded
+    where it stands and the value's start and end are noted."""
+    first = text.find("\n")
+    second = text.find("\n", first + 1)
+    if first < 0 or second < 0 or text[first + 1 : second] not in DOCUMENTS_LINES:
+        return None
+    try:
+        about = json.loads(text[:first].removesuffix(",") + "}")["about"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    names: list[str] = []
+    bounds = array("q")
+    if text[first + 1 : second] == DOCUMENTS_LINES[1]:
+        return about, LazyDocuments(text, names, bounds)
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]
+    find = text.find
+    pos = second + 1
+    while True:
+        if text.startswith("}}", pos):
+            return about, LazyDocuments(text, names, bounds)
+        if not text.startswith('"', pos):
+            return None
+        try:
+            doc, end = scan(text, pos + 1)
+        except ValueError:
+            return None
+        stop = find("\n", end)
+        if stop < 0:
+            return None
+        names.append(doc)
+        bounds.extend((end + 2, stop - 1 if text[stop - 1] == "," else stop))
+        pos = stop + 1
+
+
+def indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments] | None:
+    """The header and table of a manifest from its index in ``index_dir`` (byte offsets of
+    each document's value, kept while the file's size, mtime and inode are unchanged), so
+    that the manifest is neither decoded nor scanned: it is mapped into memory (read, where
+    that is not possible), and only the lines asked for are touched."""
+    try:
+        st = path.stat()
+        data = (index_dir / f"{path.stem}.marshal").read_bytes()
+        index = marshal.loads(data)
+        if index.get("file") != (st.st_size, st.st_mtime_ns, st.st_ino):
+            return None
+        names = index["names"].split("\0") if index["names"] else []
+        bounds = array("q")
+        bounds.frombytes(index["bounds"])
+        if len(bounds) != 2 * len(names):
+            return None
+        return index["about"], LazyDocuments(mapped(path), names, bounds)
+    except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def mapped(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes, mapped read-only where the system allows a mapped file to be
+    replaced (POSIX); read otherwise, and when it is empty."""
+    with path.open("rb") as f:
+        if os.name == "posix" and os.fstat(f.fileno()).st_size:
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return f.read()
+
+
+def save_index(
+    path: Path, index_dir: Path, about: dict[str, Any], names: list[str], bounds: array[int]
+) -> None:
+    """Keep a manifest's index: its document names, and the byte offsets of each one's value
+    (see ``_indexed``), as two blocks that load in a few milliseconds. A failure to write it
+    costs only speed."""
+    try:
+        st = path.stat()
+        index_dir.mkdir(parents=True, exist_ok=True)
+        index = {
+            "file": (st.st_size, st.st_mtime_ns, st.st_ino),
+            "about": about,
+            "names": "\0".join(names),
+            "bounds": bounds.tobytes(),
+        }
+        replace_cache(index_dir / f"{path.stem}.marshal", marshal.dumps(index))
+    except (OSError, ValueError):
+        return
