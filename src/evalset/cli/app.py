@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import typer
 
 from evalset.cli import corpus, holdout, inspect, setup, versions
@@ -40,11 +43,65 @@ versions.register(app)
 holdout.register(app)
 
 
+def command() -> Any:
+    """The app as the click command it runs as, with help that reads as prose (``tidy``)."""
+    import typer.main
+
+    built = typer.main.get_command(app)
+    tidy(built)
+    return built
+
+
+def tidy(command: Any) -> None:
+    """Help for people rather than for types: each paragraph of a docstring joined into one
+    line (the terminal wraps it where it fits, never mid-sentence at the docstring's own
+    breaks), a value shown by a placeholder (``--ratio RATIO``, ``NAME``) instead of its type
+    (``<float>``, ``<str>``), and a flag shown by its name alone (not ``<bool>``)."""
+    for sub in getattr(command, "commands", {}).values():
+        tidy(sub)
+    if command.help:
+        command.help = reflow(command.help)
+    for param in command.params:
+        _tidy_param(param)
+    help_option = command.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        option = help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
+
+
+def _tidy_param(param: Any) -> None:
+    if getattr(param, "is_flag", False):
+        param.metavar = ""
+        return
+    if param.param_type_name == "option":
+        longest = max(param.opts, key=len).lstrip("-")
+        param.metavar = param.metavar or longest.upper().replace("-", "_")
+        return
+    name = param.metavar = param.metavar or param.name.upper()
+    usage = name if param.required else f"[{name}]"
+    usage += "..." if param.nargs != 1 else ""
+    # typer shows an argument's type beside its name, and braces around a required one in
+    # the usage line, whatever the metavar says
+    param.display_type_rich = lambda ctx: None
+    param._usage_display_name = lambda: usage
+
+
+def reflow(text: str) -> str:
+    """A docstring's paragraphs, each joined into one line; blank lines between them kept."""
+    paragraphs = re.split(r"\n\s*\n", text.strip())
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
 def run_app() -> int:
     """Run the app; click's usage errors are shown and give their exit code. evalset's own
     errors propagate to ``evalset.cli.main``."""
     try:
-        code = app(standalone_mode=False)
+        code = command().main(prog_name="evalset", standalone_mode=False)
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:

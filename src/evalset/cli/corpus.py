@@ -21,7 +21,9 @@ def snapshot(
     """Snapshot the corpus: hash every document and section into snapshots/<id>.json.
 
     Unchanged files are not read again (a stat cache in .evalset/). Prints what changed
-    since the previous snapshot. Example: evalset snapshot --rev v2.0
+    since the previous snapshot.
+
+    Example: evalset snapshot --rev v2.0
     """
     from evalset.cli import run
 
@@ -29,7 +31,9 @@ def snapshot(
 
 
 def stale(
-    sets: list[str] = typer.Argument(None, help="Set names or paths. Default: every set."),
+    sets: list[str] = typer.Argument(
+        None, metavar="SET", help="Set names or paths. Default: every set."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
     fmt: str = typer.Option("text", "--format", help="text, or md for a pull-request comment."),
     fix_moved: bool = typer.Option(
@@ -42,7 +46,9 @@ def stale(
     """List items whose citations changed since they were verified; exit 1 if any did.
 
     Each citation is ok, changed (with a word diff), moved (text now elsewhere), deleted
-    (with similar sections), or unresolved. Example: evalset stale acme-support --fix-moved
+    (with similar sections), or unresolved.
+
+    Example: evalset stale acme-support --fix-moved
     """
     if fmt not in ("text", "md"):
         raise typer.BadParameter("use text or md", param_hint="--format")
@@ -53,7 +59,9 @@ def stale(
 
 def verify(
     name: str = typer.Argument(..., help="The set, by name or path."),
-    items: list[str] = typer.Argument(None, help="Ids of the items you re-checked."),
+    items: list[str] = typer.Argument(
+        None, metavar="ITEM", help="Ids of the items you re-checked."
+    ),
     adopt_all: bool = typer.Option(
         False, "--all", help="Adopt the whole set: its header records the newest snapshot."
     ),

@@ -25,8 +25,10 @@ def split(
         max=1,
         help="Target holdout share per category (config split.ratio).",
     ),
-    move: str = typer.Option(None, "--move", help="Move this item instead (needs --to)."),
-    to: str = typer.Option(None, "--to", help="With --move: tuning or holdout."),
+    move: str = typer.Option(
+        None, "--move", metavar="ITEM", help="Move this item instead (needs --to)."
+    ),
+    to: str = typer.Option(None, "--to", metavar="SIDE", help="With --move: tuning or holdout."),
     force: bool = typer.Option(
         False, "--force", help="With --move: move an assigned item; the move is recorded."
     ),
@@ -36,9 +38,10 @@ def split(
 ) -> None:
     """Assign holdout to the items that have no assignment yet, per category.
 
-    Deterministic and sticky: existing assignments never change. Example:
-    evalset split acme-support --ratio 0.25; evalset split acme-support --move q-007 --to
-    tuning --force --reason "question published in the FAQ"
+    Deterministic and sticky: existing assignments never change. An assigned item moves only
+    with --move ITEM --to SIDE --force, and the move is recorded on it.
+
+    Example: evalset split acme-support --ratio 0.25
     """
     from evalset.config import SplitConfig, find_workspace_or_none
     from evalset.holdout.split import move as run_move
@@ -88,13 +91,16 @@ def export(
     split_name: str = typer.Option(
         "tuning", "--split", help="tuning (default), holdout or all: name the holdout to get it."
     ),
-    output: Path = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
+    output: Path = typer.Option(
+        None, "-o", "--output", metavar="FILE", help="Write here instead of stdout."
+    ),
     as_json: bool = typer.Option(False, "--json", help="With -o: report as JSON."),
 ) -> None:
     """Export one split of a set for another eval tool. Drafts and retired items never are.
 
-    The tuning view never contains a holdout item. Example:
-    evalset export acme-support --format ragas -o tuning.jsonl
+    The tuning view never contains a holdout item.
+
+    Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
     from evalset.config import find_workspace_or_none
     from evalset.export import export as run
@@ -135,6 +141,7 @@ def import_(
     set_name: str = typer.Option(
         ...,
         "--set",
+        metavar="NAME",
         help="The set to add the rows to; a new name creates sets/NAME.yaml in the workspace.",
     ),
     fmt: str = typer.Option(..., "--format", help="jsonl, csv, ragas or langsmith."),
@@ -180,12 +187,15 @@ def promote(
     source: str = typer.Argument(
         ..., help="JSONL (or JSON array) of failure records; - reads stdin."
     ),
-    set_name: str = typer.Option(..., "--set", help="The set to add the drafts to."),
+    set_name: str = typer.Option(
+        ..., "--set", metavar="NAME", help="The set to add the drafts to."
+    ),
     field_map: str = typer.Option(
         None,
         "--map",
-        help="Where each field is in other shapes, as dotted paths: "
-        "question=inputs.query,answer=outputs.output (a|b tries a, then b).",
+        metavar="FIELD=PATH,...",
+        help="Where each field is in other shapes, as dotted paths, e.g. question=inputs.query "
+        "(a|b tries a, then b).",
     ),
     preset: str = typer.Option(
         None, "--preset", help="A trace export's shape: langfuse or langsmith (--map overrides)."
@@ -201,11 +211,13 @@ def promote(
 ) -> None:
     """Turn wrong production answers into draft items, with personal data redacted.
 
-    Each record's question, answer, note and retrieved entries are redacted first. A record whose trace was promoted before, or whose question is a near duplicate of an item's, adds its trace to that item instead. One invalid record and nothing is written (unless --skip-invalid).
+    Each record's question, answer, note and retrieved entries are redacted first. A record
+    whose trace was promoted before, or whose question is a near duplicate of an item's, adds
+    its trace to that item instead. One invalid record and nothing is written (unless
+    --skip-invalid).
 
-    Example: evalset promote failures.jsonl --set acme-support; evalset promote
-    langfuse-export.jsonl --set acme-support --preset langfuse
-    """  # noqa: E501
+    Example: evalset promote langfuse-export.jsonl --set acme-support --preset langfuse
+    """
     import sys
 
     from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
@@ -278,6 +290,7 @@ def seal(
         ...,
         "--recipient",
         "-r",
+        metavar="KEY",
         help="age public key (age1…) or SSH public key to seal to; repeat for several.",
     ),
     as_json: bool = _JSON,
@@ -287,8 +300,10 @@ def seal(
     Ids, categories, the holdout flag and the status stay visible, so counts, splits and
     coverage work without the key; fingerprints do not change. Commands that need the content
     read the key file named by EVALSET_AGE_IDENTITY. Git history keeps what was committed
-    before sealing. Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ay…
-    """
+    before sealing.
+
+    Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
+    """  # noqa: E501 - a key is one word
     from evalset.config import find_workspace_or_none
     from evalset.holdout.seal import seal_set
     from evalset.workspace import resolve_set

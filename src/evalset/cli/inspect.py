@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 def validate(
     targets: list[str] = typer.Argument(
-        None, help="Set names or paths to set files. Default: every set of the workspace."
+        None,
+        metavar="SET",
+        help="Set names or paths to set files. Default: every set of the workspace.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),

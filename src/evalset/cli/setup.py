@@ -23,7 +23,9 @@ def init(
     """Scaffold a workspace: config, sets/ with a first set, snapshots/, dvc.yaml, schemas,
     and the git merge driver that merges set files by item id.
 
-    Never overwrites a file that exists. Example: evalset init --name support-bot
+    Never overwrites a file that exists.
+
+    Example: evalset init --name support-bot
     """
     from evalset.scaffold import init_workspace
 

@@ -18,7 +18,9 @@ _JSON = typer.Option(False, "--json", help="Print one JSON document.")
 
 def release(
     name: str = typer.Argument(..., help="The set, by name or path."),
-    bump: str = typer.Option(None, "--bump", help="major, minor or patch (from the last release)."),
+    bump: str = typer.Option(
+        None, "--bump", metavar="PART", help="major, minor or patch (from the last release)."
+    ),
     version: str = typer.Option(None, "--version", help="Release exactly this version (X.Y.Z)."),
     exclude_drafts: bool = typer.Option(
         False, "--exclude-drafts", help="Release although drafts exist; they are not released."
@@ -28,7 +30,9 @@ def release(
     """Release a set: validate, refuse if stale/draft/uncommitted, commit, tag.
 
     Writes version and fingerprint into the header, commits the set file, and creates the
-    annotated tag evalset/NAME/vX.Y.Z. Example: evalset release acme-support --bump minor
+    annotated tag evalset/NAME/vX.Y.Z.
+
+    Example: evalset release acme-support --bump minor
     """
     from evalset.config import find_workspace
     from evalset.versions.release import release as run
@@ -76,7 +80,9 @@ def pin(
     """Print the pin a report should carry (JSON): set, version, fingerprint, snapshot, counts.
 
     Put it under the top-level "evalset" key of a report. The output is JSON with or
-    without --json. Example: evalset pin acme-support > pin.json
+    without --json.
+
+    Example: evalset pin acme-support > pin.json
     """
     from evalset.config import find_workspace
     from evalset.versions.pin import pin as run
@@ -164,7 +170,9 @@ def diff(
 ) -> None:
     """Show what changed between two versions of a set, item by item and field by field.
 
-    Holdout moves are flagged. Example: evalset diff acme-support 0.1.0 0.2.0 --format md
+    Holdout moves are flagged.
+
+    Example: evalset diff acme-support 0.1.0 0.2.0 --format md
     """
     from evalset.config import find_workspace
     from evalset.errors import EvalsetError
@@ -239,8 +247,10 @@ def merge_driver(
     """Git merge driver for set files: merges by item id (registered by `evalset init`).
 
     Exits 1, leaving conflict markers that name the item and field, only when one field of
-    one item was changed differently on both sides. Example (in git config):
-    driver = python -m evalset merge-driver %O %A %B %P
+    one item was changed differently on both sides. `evalset init` registers it in git config
+    as: python -m evalset merge-driver %O %A %B %P
+
+    Example: evalset merge-driver base.yaml ours.yaml theirs.yaml sets/acme-support.yaml
     """
     from evalset.versions.merge import merge_driver as run
 

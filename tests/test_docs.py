@@ -1,0 +1,65 @@
+"""The generated references in docs/ match the code, and the help they are made from reads
+as prose: one example per command, no type names, no line breaks of the source's."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from evalset.cli.app import command
+
+
+def _docs_script() -> Any:
+    spec = importlib.util.spec_from_file_location("docs_script", ROOT / "scripts" / "docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["cli.md", "api.md"])
+def test_the_references_are_current(name: str) -> None:
+    rendered = {path.name: text for path, text in _docs_script().rendered().items()}
+    current = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    assert current == rendered[name], f"docs/{name} is out of date: run `python scripts/docs.py`"
+
+
+def test_the_check_names_a_stale_reference(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    script = _docs_script()
+    monkeypatch.setattr(script, "DOCS", tmp_path)
+    monkeypatch.setattr(script, "ROOT", tmp_path.parent)
+    assert script.main(["--check"]) == 1
+    assert "cli.md: out of date; run `python scripts/docs.py`" in capsys.readouterr().err
+    assert script.main([]) == 0 and script.main(["--check"]) == 0
+
+
+COMMANDS = list(command().commands.items())
+
+
+@pytest.mark.parametrize(("name", "cmd"), COMMANDS, ids=[name for name, _ in COMMANDS])
+def test_each_command_has_help_and_one_example(name: str, cmd: Any) -> None:
+    paragraphs = cmd.help.split("\n\n")
+    examples = [p for p in paragraphs if p.startswith("Example")]
+    assert len(examples) == 1 and paragraphs[-1] == examples[0], cmd.help
+    assert examples[0].count("evalset ") == 1, "one command per example"
+    assert all("\n" not in p for p in paragraphs), "paragraphs are joined, the terminal wraps"
+    for param in cmd.params:
+        assert param.help, f"{name}: {param.name} has no help"
+
+
+@pytest.mark.parametrize("name", ["", *[name for name, _ in COMMANDS]])
+def test_help_shows_no_type_names(cli, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    done = cli(tmp_path, *([name] if name else []), "--help")
+    assert done.code == 0
+    assert not re.search(r"<(bool|str|int|float|path|list|Path|file|choice)[^>]*>", done.out)
+    assert not re.search(r"\{[A-Za-z_]+\}", done.out), "no braces around arguments"
+
+
+def test_the_readme_links_the_references() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/cli.md" in readme and "docs/api.md" in readme
