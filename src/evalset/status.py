@@ -52,6 +52,9 @@ class SetStatus:
     stale: int | None = None
     """Active items with a citation that changed since verification; None without snapshots."""
     stale_ids: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    """Active items verified against no snapshot yet: not compared, so neither stale nor
+    fresh."""
     snapshot: str | None = None
     """The newest snapshot the staleness was computed against."""
     release: str | None = None
@@ -79,6 +82,7 @@ class SetStatus:
             "warnings": self.warnings,
             "stale": self.stale,
             "stale_items": self.stale_ids,
+            "unverified_items": self.unverified,
             "snapshot": self.snapshot,
             "release": self.release,
             "drafts": [d.to_json() for d in self.draft_items],
@@ -118,7 +122,7 @@ def set_status(
     if with_coverage:
         status.coverage = coverage(loaded, corpus)
     if checker is not None:
-        stale, _ = checker.stale_items(loaded)
+        stale, status.unverified = checker.stale_items(loaded)
         status.stale = len(stale)
         status.stale_ids = [s.id for s in stale]
         status.snapshot = checker.newest.short

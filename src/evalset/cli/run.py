@@ -113,9 +113,15 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
             for old, new in moves.items():
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
         _print_text(report)
-        unverified = sum(report.unverified.values())
-        note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
-        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
+        unverified = [i for ids in report.unverified.values() for i in ids]
+        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}")
+        if unverified:
+            shown = ", ".join(unverified[:10]) + (", …" if len(unverified) > 10 else "")
+            echo(
+                f"{len(unverified)} item(s) not verified against any snapshot, so not compared: "
+                f"{shown} (check them, then `evalset verify SET ITEM…`)",
+                fg="yellow",
+            )
     if report.sealed and not as_json:
         from evalset.sets.sealed import sealed_message
 
@@ -218,6 +224,9 @@ def status(coverage: bool, as_json: bool) -> None:
             stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
         else:
             stale = f"0 against snapshot {s.snapshot}"
+        if s.unverified:
+            shown = ", ".join(s.unverified[:5]) + (", …" if len(s.unverified) > 5 else "")
+            stale += f"; unverified: {len(s.unverified)} ({shown})"
         release = s.release or "unreleased"
         echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "

@@ -105,7 +105,9 @@ class Item(_Model):
     """active: scored; draft: under review, may be incomplete, never exported or released;
     retired: kept for history only."""
     verified: SnapshotRef | None = None
-    """Id (or unique prefix) of the corpus snapshot a person last checked this item against."""
+    """Id (or unique prefix) of the corpus snapshot a person last checked this item against
+    (`evalset verify` writes it). Without it the item is unverified: staleness cannot be
+    judged for it."""
     origin: Origin | None = None
     """Where the item came from."""
     tags: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
@@ -205,7 +207,10 @@ class SetHeader(_Model):
     description: Text | None = None
     """What the system under test does, in a sentence."""
     snapshot: SnapshotRef | None = None
-    """Default corpus snapshot the items were verified against."""
+    """Obsolete: earlier versions counted it as the snapshot of every item without its own
+    `verified`, including items written after it was recorded. Each item now records its
+    own; `evalset verify NAME --from-header` moves this onto the items that were in the set
+    when it was recorded."""
     categories: dict[Identifier, Annotated[str, StringConstraints(strict=True)]] = Field(
         min_length=1
     )

@@ -272,28 +272,42 @@ class _Checker:
         return snap
 
     def _citations(self, pairs: list[tuple[int, Item]]) -> None:
-        """Every citation resolves in the snapshot its item was verified against."""
+        """Every citation resolves in the snapshot its item was verified against; an item
+        without its own ``verified`` is unverified, and checked against the newest."""
         assert self.store is not None
         header = self.loaded.header
-        default = None
+        name = self.loaded.name
         if header is not None and header.snapshot:
-            default = self._snapshot(header.snapshot, ("snapshot",))
+            self.add(
+                "warning",
+                ("snapshot",),
+                f"the header's `snapshot: {header.snapshot}` no longer counts as the items' "
+                "verification: an item is verified only by its own `verified:`",
+                f"if the items without `verified:` were checked against {header.snapshot}, run "
+                f"`evalset verify {name} --from-header`; else check them and run `evalset verify "
+                f"{name} ITEM…`",
+                "snapshot-header",
+            )
         newest = self.store.newest()
         for k, item in pairs:
             if item.status == "retired":
                 continue
             if item.verified:
                 snap = self._snapshot(item.verified, ("items", k, "verified"))
-            elif header is not None and header.snapshot:
-                snap = default
             else:
                 snap = newest
                 if item.status == "active":
+                    hint = (
+                        f"check it, then run `evalset verify {name} {item.id}`"
+                        if newest is not None
+                        else f"run `evalset snapshot`, then `evalset verify {name} --all` once "
+                        "the items are checked against it"
+                    )
                     self.add(
                         "warning",
                         ("items", k),
                         "not verified against any corpus snapshot yet",
-                        f"check it, then run `evalset verify {self.loaded.name} {item.id}`",
+                        hint,
                         "unverified",
                     )
             if snap is None:

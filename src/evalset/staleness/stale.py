@@ -254,8 +254,11 @@ class StaleChecker:
 
     def item(self, loaded: SetFile, item: Item) -> ItemStatus | None:
         """The status of every citation of an active item; None when it has never been
-        verified against a snapshot (validate warns about those)."""
-        ref = item.verified or (loaded.header.snapshot if loaded.header else None)
+        verified against a snapshot (validate, stale and status report those as unverified).
+
+        Only the item's own ``verified`` counts: a snapshot named in the header says nothing
+        about an item written after it was recorded."""
+        ref = item.verified
         if ref is None:
             return None
         citations = item_citations(item)
@@ -273,10 +276,11 @@ class StaleChecker:
             statuses = [self.citation(c, old) for c in citations]
         return ItemStatus(loaded.name, item.id, ref, loaded.path, statuses)
 
-    def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], int]:
-        """Stale active items of a set, and how many active items are verified against
-        no snapshot yet."""
-        stale, unverified = [], 0
+    def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
+        """Stale active items of a set, and the ids of the active items verified against no
+        snapshot yet (they are not compared: nobody checked them against any text)."""
+        stale: list[ItemStatus] = []
+        unverified: list[str] = []
         self._pending = []
         try:
             for item in loaded.items:
@@ -284,7 +288,7 @@ class StaleChecker:
                     continue
                 status = self.item(loaded, item)
                 if status is None:
-                    unverified += 1
+                    unverified.append(item.id)
                 elif status.stale:
                     stale.append(status)
             pending = self._pending
@@ -337,13 +341,17 @@ class StaleReport:
 
     snapshot: str | None
     items: list[ItemStatus] = field(default_factory=list)
-    unverified: dict[str, int] = field(default_factory=dict)
-    """Per set, active items verified against no snapshot yet (not compared)."""
+    unverified: dict[str, list[str]] = field(default_factory=dict)
+    """Per set, the active items verified against no snapshot yet (not compared)."""
     sealed: dict[str, int] = field(default_factory=dict)
     """Per set, sealed items the key did not open (not compared)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"snapshot": self.snapshot, "items": [i.to_json() for i in self.items]}
+        return {
+            "snapshot": self.snapshot,
+            "items": [i.to_json() for i in self.items],
+            "unverified": {name: ids for name, ids in self.unverified.items() if ids},
+        }
 
 
 def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:

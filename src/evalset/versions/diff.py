@@ -193,14 +193,12 @@ def _same_snapshot(a: str | None, b: str | None) -> bool:
     return a == b or (a is not None and b is not None and (a.startswith(b) or b.startswith(a)))
 
 
-def item_changes(
-    old: Item, new: Item, old_default: str | None = None, new_default: str | None = None
-) -> list[FieldChange]:
-    """Field-level changes of one item. ``verified`` is compared as the snapshot it means
-    (the item's own, else the set's default), so writing out the default is no change."""
+def item_changes(old: Item, new: Item) -> list[FieldChange]:
+    """Field-level changes of one item. ``verified`` is compared as the snapshot it means,
+    so writing a longer or shorter prefix of the same id is no change."""
     a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
     changes = _key_points(a.pop("key_points"), b.pop("key_points"))
-    va, vb = a.pop("verified") or old_default, b.pop("verified") or new_default
+    va, vb = a.pop("verified"), b.pop("verified")
     if not _same_snapshot(va, vb):
         changes.append(FieldChange("verified", "changed", va, vb))
     return _deep(a, b, "") + changes
@@ -232,8 +230,6 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
     result = SetDiff(new.name, old_label, new_label)
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
-    old_default = old.header.snapshot if old.header else None
-    new_default = new.header.snapshot if new.header else None
     sealed_before = {stub.id for stub in old.sealed}
     for ident, item in after.items():
         if ident not in before:
@@ -241,7 +237,7 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
                 result.added.append(ident)
             continue
         previous = before[ident]
-        changes = item_changes(previous, item, old_default, new_default)
+        changes = item_changes(previous, item)
         if item.status == "retired" and previous.status != "retired":
             result.retired.append(ident)
             changes = [c for c in changes if c.field != "status"]

@@ -128,7 +128,13 @@ def _refuse_unless_releasable(
             f"be checked; set {IDENTITY_ENV} to the age key file and run the release again."
         )
     if newest is not None:
-        stale, _ = StaleChecker(store, newest, ws.root).stale_items(loaded)
+        stale, unverified = StaleChecker(store, newest, ws.root).stale_items(loaded)
+        if unverified:
+            ids = ", ".join(unverified[:5]) + (", …" if len(unverified) > 5 else "")
+            raise ReleaseRefused(
+                f"{path}: cannot release {name} with {len(unverified)} item(s) verified against "
+                f"no snapshot ({ids}); check them, then `evalset verify {name} ITEM…`."
+            )
         if stale:
             ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
             raise ReleaseRefused(
