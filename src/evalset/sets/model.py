@@ -173,6 +173,9 @@ class Sealed(_Model):
 
     fingerprint: Fingerprint
     """The item's fingerprint, so pins and releases stay the same without the key."""
+    fingerprint_format: Literal[1, 2] = 1
+    """The fingerprint format it was computed with: 2 leaves provenance out; 1 (written
+    without this field by evalset 0.1) did not."""
     recipients: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
         min_length=1
     )

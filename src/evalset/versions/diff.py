@@ -210,9 +210,13 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
         return
     from evalset.sets.content import item_fingerprint
 
+    # Compared in the format a sealed side stores (evalset 0.1 sealed with format 1).
+    stubs = [*old.sealed, *new.sealed]
+    fmt = min(stub.sealed.fingerprint_format for stub in stubs)
+
     def fingerprints(loaded: SetFile) -> dict[str, str]:
-        found = {item.id: item_fingerprint(item) for item in loaded.items}
-        found.update({stub.id: stub.sealed.fingerprint for stub in loaded.sealed})
+        found = {item.id: item_fingerprint(item, fmt) for item in loaded.items}
+        found.update({s.id: s.sealed.fingerprint for s in loaded.sealed})
         return found
 
     before, after = fingerprints(old), fingerprints(new)
