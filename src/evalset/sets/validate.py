@@ -367,8 +367,10 @@ class _Checker:
                 self.add(
                     "warning",
                     ("categories", name),
-                    f"category {name!r} has no holdout item, so tuning on it cannot be checked",
-                    "run `evalset split` or mark some of its items `holdout: true`",
+                    f"category {name!r} has no active holdout item, so tuning on it cannot be "
+                    "checked",
+                    "run `evalset split` or mark some of its active items `holdout: true` (a "
+                    "holdout draft counts once it is active)",
                     "coverage",
                 )
 
