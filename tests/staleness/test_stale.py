@@ -114,6 +114,13 @@ def test_changed_citations_come_with_old_and_new_text(corpus_repo: Path, cli) ->
                     "status": "changed",
                     "new": None,
                     "candidates": [],
+                    "old_text": "Return within 14 days of delivery.",
+                    "new_text": "Return within 30 days of delivery.",
+                    "diff": "Return within [-14-] {+30+} days of delivery.",
+                    "cited_by": {
+                        "expected_sources": True,
+                        "key_points": [{"index": 0, "text": "The fact changed asks about"}],
+                    },
                 }
             ],
         }
