@@ -133,3 +133,16 @@ def test_subsections_from_git_when_snapshots_store_no_text(
     text = cli(corpus_repo, "stale").out
     assert "  changed    policy.md#returns (in #damaged-items)" in text
     assert "{+60 days, with a photo.+}" in text
+
+
+def test_a_holdout_items_key_points_are_not_printed(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """stale reports go to CI logs and pull-request comments that tuners read."""
+    setup(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("  - id: gone\n", "  - id: gone\n    holdout: true\n"))
+    out = cli(corpus_repo, "stale").out + cli(corpus_repo, "stale", "--format", "md").out
+    assert "The fact gone asks about" not in out
+    assert "cited by key point 1: (a holdout item: not shown)" in out
+    document = json.loads(cli(corpus_repo, "stale", "--json").out)
+    gone = next(i for i in document["items"] if i["id"] == "gone")
+    assert gone["citations"][0]["cited_by"]["key_points"] == [{"index": 0}]

@@ -151,6 +151,10 @@ def import_(
     """Import rows from evalset JSONL/CSV, Ragas or LangSmith into a set (drafts when labels
     are missing).
 
+    Rows already in the set, and rows whose question is a near duplicate of an item's, are
+    skipped and listed; a row whose id the set has with other content is reported as a
+    conflict (exit 1) and not imported.
+
     Example: evalset import ragas-testset.jsonl --set acme-support --format ragas
     """
     from evalset.config import find_workspace_or_none
@@ -168,19 +172,34 @@ def import_(
         from evalset.workspace import display_path
 
         path, create = display_path(ws.sets_dir / f"{set_name}.yaml"), True
-    result = import_rows(source, path, fmt, dry_run, create)
+    store = None
+    if ws is not None:
+        from evalset.corpus.manifest import SnapshotStore
+
+        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    result = import_rows(source, path, fmt, dry_run, create, store)
     if as_json:
         emit_json({"set": str(path), "created": create, "written": not dry_run,
                    **result.to_json()})  # fmt: skip
-        return
-    verb = "would add" if dry_run else "added"
-    new = " (a new set: describe it and its categories)" if create else ""
-    echo(
-        f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts to "
-        f"review); skipped {len(result.skipped)}"
-    )
-    for ident, why in result.skipped.items():
-        echo(f"  skipped {ident}: {why}")
+    else:
+        verb = "would add" if dry_run else "added"
+        new = " (a new set: describe it and its categories)" if create else ""
+        echo(
+            f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts "
+            f"to review); skipped {len(result.skipped)}"
+        )
+        for ident, why in result.skipped.items():
+            echo(f"  skipped {ident}: {why}")
+        if result.unverified:
+            echo(
+                f"  {len(result.unverified)} item(s) arrive unverified: the snapshot they were "
+                "verified against is not in this workspace's snapshots",
+                fg="yellow",
+            )
+        for ident, why in result.conflicts.items():
+            echo(f"  conflict {ident}: {why}", fg="red")
+    if result.conflicts:
+        raise typer.Exit(1)
 
 
 def promote(

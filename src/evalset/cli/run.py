@@ -176,7 +176,8 @@ def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str
     elif c.status == "deleted" and c.old_text is not None:
         lines.append(f"was: {_clip(c.old_text)}")
         for k in item.citing(c.citation):
-            lines.append(f"cited by key point {k + 1}: {_clip(item.key_points[k], 16)}")
+            text = "(a holdout item: not shown)" if item.holdout else _clip(item.key_points[k], 16)
+            lines.append(f"cited by key point {k + 1}: {text}")
         if c.candidates and c.candidate_text is not None:
             diff = _diff_text(c.old_text, c.candidate_text, colour)
             lines.append(f"against {c.candidates[0]}: {diff}")

@@ -91,6 +91,9 @@ class ItemStatus:
     """The citations among the item's expected sources."""
     point_sources: list[frozenset[str]] = field(default_factory=list)
     """Each key point's citations."""
+    holdout: bool = False
+    """A holdout item's key-point texts are never printed: stale reports end up in CI logs
+    and pull-request comments that the people tuning prompts read."""
 
     def citing(self, citation: str) -> list[int]:
         """The indices of the key points whose sources include ``citation``."""
@@ -108,7 +111,8 @@ class ItemStatus:
                 data["cited_by"] = {
                     "expected_sources": c.citation in self.expected,
                     "key_points": [
-                        {"index": k, "text": self.key_points[k]} for k in self.citing(c.citation)
+                        {"index": k} if self.holdout else {"index": k, "text": self.key_points[k]}
+                        for k in self.citing(c.citation)
                     ],
                 }
             citations.append(data)
@@ -349,6 +353,7 @@ class StaleChecker:
             [point.text for point in item.key_points],
             frozenset(str(c) for c in item.expected_sources),
             [frozenset(str(c) for c in point.sources) for point in item.key_points],
+            bool(item.holdout),
         )
 
     def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
