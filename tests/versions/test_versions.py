@@ -181,7 +181,7 @@ def test_diff_defaults_to_last_release_against_the_working_tree(released: Path, 
         "  ~ q-2",
         "      key_points[0].sources: - 'policy.md#refunds'",
         "  ~ q-3",
-        "      holdout: None -> False",
+        "      holdout: null -> false",
     ]
     md = cli(released, "diff", "docs", "--format", "md").out
     assert md.startswith("### `docs`: 0.1.0 → working tree\n\n2 changed\n")

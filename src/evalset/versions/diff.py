@@ -40,9 +40,31 @@ class FieldChange:
 
 
 def _show(value: Any) -> str:
+    """A value as YAML writes it in a set file (``false``, ``null``, ``{to: holdout}``), with
+    texts in single quotes so that ``old -> new`` reads unambiguously; a key point by its
+    text."""
     if isinstance(value, dict) and "text" in value:
-        return repr(value["text"])
-    return repr(value) if isinstance(value, str) else str(value)
+        value = value["text"]
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, dict):  # as the file has it: unset fields are not written
+        value = {k: v for k, v in value.items() if v is not None}
+    return yaml_flow(value)
+
+
+def yaml_flow(value: Any) -> str:
+    """``value`` in YAML's flow style, on one line, keys in their order."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = True
+    yaml.width = 1_000_000
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    out = io.StringIO()
+    yaml.dump(value, out)
+    return out.getvalue().removesuffix("\n").removesuffix("\n...").strip()
 
 
 @dataclass
