@@ -14,6 +14,9 @@ from evalset.sets.citations import Citation
 FORMAT_VERSION = 1
 ID_PATTERN = r"^[A-Za-z0-9._-]+$"
 MAX_TEXT = 20_000
+PLACEHOLDER = "TODO: the question, as a user would ask it"
+"""The question `evalset new` writes when none is given; a draft that still has it lacks a
+question."""
 """Longest question, key point or answer accepted, in characters."""
 
 Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=200)]

@@ -14,7 +14,7 @@ from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.findings import Finding, Severity
-from evalset.sets.model import Item, SealedItem, side
+from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text
@@ -62,7 +62,8 @@ def _covers(expected: list[Citation], source: Citation) -> bool:
 
 def draft_lacks(item: Item) -> list[str]:
     """The labels an item needs before it can be made active and does not have yet."""
-    lacking = ["a category"] if item.category is None else []
+    lacking = ["a question"] if item.question == PLACEHOLDER else []
+    lacking += ["a category"] if item.category is None else []
     if item.answerable:
         lacking += [name for name, present in (("key points", item.key_points),
                     ("expected sources", item.expected_sources)) if not present]  # fmt: skip
