@@ -139,7 +139,8 @@ def test_example_has_both_splits_and_rows_never_exported() -> None:
 def test_jsonl_rows_are_items_with_the_pin(cli) -> None:  # type: ignore[no-untyped-def]
     rows = [json.loads(line) for line in run_export(cli, "jsonl").splitlines()]
     for row in rows:
-        assert row.pop("evalset")["set"] == "acme-support"
+        pin = row.pop("evalset")
+        assert pin["set"] == "acme-support" and pin["fingerprint_format"] == 2
         assert row.pop("split") == "tuning"
         Item.model_validate(row)
     check_ids([r["id"] for r in rows], TUNING)

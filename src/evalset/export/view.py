@@ -28,7 +28,8 @@ class View:
     split: str
     items: list[Item]
     pin: dict[str, Any]
-    """``{"set", "version", "fingerprint", "snapshot"}`` of the set the view was taken of."""
+    """``{"set", "version", "fingerprint", "fingerprint_format", "snapshot"}`` of the set the
+    view was taken of."""
     text_of: Callable[[Citation], str | None]
     """The text of a cited section (or document) in the newest snapshot, when known."""
     skipped: dict[str, str] = field(default_factory=dict)
