@@ -202,3 +202,29 @@ def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: i
     opened = load_set(path)
     assert not opened.sealed
     assert set_fingerprint(opened) == set_fingerprint(plain)
+
+
+def test_re_verifying_against_a_new_snapshot_is_releasable(
+    corpus_repo: Path, cli, identity: None
+) -> None:  # type: ignore[no-untyped-def]
+    """verified is bookkeeping, so the fingerprint stays; the release speaks for another
+    snapshot, so it is not "nothing to release"."""
+    write_files(corpus_repo, CORPUS)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + set_item("q-1", "policy.md#returns"))
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert cli(corpus_repo, "verify", "docs", "--all").code == 0
+    commit_all(corpus_repo, "a set")
+    assert cli(corpus_repo, "release", "docs", "--bump", "minor").code == 0
+    refused = cli(corpus_repo, "release", "docs", "--bump", "patch")
+    assert refused.code == 1 and "has not changed since release 0.1.0" in refused.err
+    write_files(corpus_repo, {"corpus/policy.md": CORPUS["corpus/policy.md"] + "More text.\n"})
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert cli(corpus_repo, "verify", "docs", "q-1").code == 0
+    commit_all(corpus_repo, "re-verified against the new corpus")
+    result = cli(corpus_repo, "release", "docs", "--bump", "patch", "--json")
+    assert result.code == 0, result.err
+    released = json.loads(result.out)
+    log = json.loads(cli(corpus_repo, "log", "docs", "--json").out)["releases"]
+    assert log[0]["fingerprint"] == log[1]["fingerprint"] == released["fingerprint"]
+    assert log[0]["snapshot"] != log[1]["snapshot"]
