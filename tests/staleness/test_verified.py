@@ -37,6 +37,8 @@ def test_an_item_without_verified_is_unverified_not_changed(corpus_repo: Path, c
     text = cli(corpus_repo, "stale").out
     assert "item new" not in text
     assert "1 item(s) not verified against any snapshot, so not compared: new" in text
+    md = cli(corpus_repo, "stale", "--format", "md").out
+    assert "1 item(s) not verified against any snapshot, so not compared: `new`." in md
 
     validate = cli(corpus_repo, "validate").out
     assert "item new: warning: not verified against any corpus snapshot yet (check it, then " \

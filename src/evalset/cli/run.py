@@ -108,6 +108,12 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
         _print_md(report)
+        unverified = [i for ids in report.unverified.values() for i in ids]
+        if unverified:
+            echo(
+                f"\n{len(unverified)} item(s) not verified against any snapshot, so not "
+                f"compared: {', '.join(f'`{i}`' for i in unverified)}."
+            )
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
