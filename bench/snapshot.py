@@ -247,10 +247,7 @@ def main() -> int:
         cold_snapshot = SnapshotStore(repo / "snapshots").newest()
         assert cold_snapshot is not None
         (repo / "sets").mkdir()
-        items = [
-            "evalset: 1\nname: big\ncategories:\n  direct-lookup: a fact\n",
-            f"snapshot: {cold_snapshot.short}\nitems:\n",
-        ]
+        items = ["evalset: 1\nname: big\ncategories:\n  direct-lookup: a fact\nitems:\n"]
         docs = sorted(cold_snapshot.documents)
         for n in range(10_000):
             doc = docs[n % len(docs)]
@@ -259,6 +256,7 @@ def main() -> int:
                 f"  - id: q-{n:05d}\n    question: Question {n} about {doc}?\n"
                 f"    category: direct-lookup\n    expected_sources: [{doc}#{section}]\n"
                 f"    key_points:\n      - text: Fact {n}\n        sources: [{doc}#{section}]\n"
+                f"    verified: {cold_snapshot.short}\n"
             )
         (repo / "sets" / "big.yaml").write_text("".join(items))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,6 +156,18 @@ def set_item(ident: str, *citations: str, verified: str | None = None) -> str:
         f"        sources: [{listed}]  # cited here too\n"
     )
     return text + (f"    verified: {verified}\n" if verified else "")
+
+
+def verified_items(items: str, snapshot: str) -> str:
+    """``items`` (set-file text) with ``verified: SNAPSHOT`` on each item that has none, as
+    `evalset verify NAME --all` writes it: the items were checked against that snapshot."""
+    blocks = re.split(r"(?m)^(?=  - id: )", items)
+    return "".join(
+        block.rstrip("\n") + f"\n    verified: {snapshot}\n"
+        if block.startswith("  - id: ") and "\n    verified:" not in block
+        else block
+        for block in blocks
+    )
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,11 +13,13 @@ from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
-from evalset.sets.fingerprint import set_fingerprint
+from evalset.sets.content import FINGERPRINT_FORMAT
+from evalset.sets.fingerprint import newest_format, set_fingerprint
 from evalset.sets.model import Item, SealedItem
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import check_set, draft_lacks
 from evalset.staleness.stale import StaleChecker
+from evalset.versions.pin import recorded_format
 from evalset.workspace import set_paths
 
 
@@ -52,6 +55,9 @@ class SetStatus:
     stale: int | None = None
     """Active items with a citation that changed since verification; None without snapshots."""
     stale_ids: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    """Active items verified against no snapshot yet: not compared, so neither stale nor
+    fresh."""
     snapshot: str | None = None
     """The newest snapshot the staleness was computed against."""
     release: str | None = None
@@ -79,6 +85,7 @@ class SetStatus:
             "warnings": self.warnings,
             "stale": self.stale,
             "stale_items": self.stale_ids,
+            "unverified_items": self.unverified,
             "snapshot": self.snapshot,
             "release": self.release,
             "drafts": [d.to_json() for d in self.draft_items],
@@ -118,16 +125,34 @@ def set_status(
     if with_coverage:
         status.coverage = coverage(loaded, corpus)
     if checker is not None:
-        stale, _ = checker.stale_items(loaded)
+        stale, status.unverified = checker.stale_items(loaded)
         status.stale = len(stale)
         status.stale_ids = [s.id for s in stale]
         status.snapshot = checker.newest.short
     if tags is not None:
         status.release = release_state(loaded, [t for t in tags if t.name.startswith(
-            f"{TAG_PREFIX}/{status.name}/v")])  # fmt: skip
+            f"{TAG_PREFIX}/{status.name}/v")], _reader(workspace, path))  # fmt: skip
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
+
+
+def _reader(workspace: Workspace | None, path: Path) -> Callable[[Tag], SetFile | None] | None:
+    """Reads the set file at a release's tag (for releases of an older fingerprint format)."""
+    if workspace is None:
+        return None
+
+    def read(tag: Tag) -> SetFile | None:
+        from evalset.sets.setfile import parse_set_text
+
+        try:
+            git = Git.find(workspace.root)
+            text = git.show(tag.commit, git.rel(path))
+            return parse_set_text(text, path, tag.version) if text is not None else None
+        except EvalsetError:
+            return None
+
+    return read
 
 
 def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> list[Draft]:
@@ -160,16 +185,28 @@ def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[
     ]
 
 
-def release_state(loaded: SetFile, tags: list[Tag]) -> str | None:
+def release_state(
+    loaded: SetFile, tags: list[Tag], read_release: Callable[[Tag], SetFile | None] | None = None
+) -> str | None:
     """The status column: the latest release, with ``+modified`` when the working copy's
-    content is no longer that release's. None for a set never released."""
+    content is no longer that release's. None for a set never released.
+
+    The content is fingerprinted in the format the release's tag recorded; a release made in
+    format 1 (which counted provenance) whose fingerprint differs is read at its tag with
+    ``read_release`` and compared in the current format, so that a trace appended since is
+    no change."""
     if not tags:
         return None
     latest = tags[-1]
     recorded = latest.pin or {}
+    fmt = recorded_format(recorded)
     try:
-        current = set_fingerprint(loaded)
+        clean = recorded.get("fingerprint") == set_fingerprint(loaded, fmt)
+        if not clean and fmt < FINGERPRINT_FORMAT and read_release is not None:
+            released = read_release(latest)
+            if released is not None:
+                fmt = min(newest_format(loaded), newest_format(released))
+                clean = set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
     except EvalsetError:
-        return f"{latest.version}+modified"
-    clean = recorded.get("fingerprint") == current
+        clean = False
     return latest.version if clean else f"{latest.version}+modified"

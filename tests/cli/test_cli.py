@@ -23,7 +23,7 @@ def test_validate_json(cli) -> None:  # type: ignore[no-untyped-def]
     document = json.loads(result.out)
     assert document["ok"] is True and document["errors"] == 0 and document["warnings"] == 2
     assert document["findings"][0]["item"] == "q-3f2a9c41"
-    assert document["findings"][0]["line"] == 511
+    assert document["findings"][0]["line"] == 550
 
 
 def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-untyped-def]

@@ -40,8 +40,7 @@ def test_dvc_tracked_corpus(corpus_repo: Path, cli) -> None:  # type: ignore[no-
     assert json.loads(cli(corpus_repo, "snapshot", "--json").out)["snapshot"] == new["snapshot"]
 
     (corpus_repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {old['snapshot']}\nitems:\n")
-        + set_item("q-1", "policy.md#returns")
+        SET_HEADER + set_item("q-1", "policy.md#returns", verified=old["snapshot"])
     )
     result = cli(corpus_repo, "stale")
     assert result.code == 1

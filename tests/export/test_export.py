@@ -17,6 +17,8 @@ from ruamel.yaml import YAML
 
 from conftest import ROOT
 from evalset.export.view import select
+from evalset.sets.content import item_content
+from evalset.sets.fingerprint import item_fingerprints
 from evalset.sets.model import Item
 from evalset.sets.setfile import load_set
 
@@ -50,6 +52,10 @@ class RagasSingleTurnSample(_Shape):
     query_length: str | None = None
 
 
+RAGAS_EXTRA = {"evalset_id", "category", "split", "answerable"}
+"""Keys the Ragas export adds for joining results; SingleTurnSample ignores unknown keys."""
+
+
 class DeepEvalGolden(_Shape):
     """deepeval.dataset.Golden, as add_goldens_from_json_file reads it."""
 
@@ -59,6 +65,7 @@ class DeepEvalGolden(_Shape):
     context: list[str] | None = None
     retrieval_context: list[str] | None = None
     additional_metadata: dict[str, Any] | None = None
+    custom_column_key_values: dict[str, str] | None = None
     comments: str | None = None
     source_file: str | None = None
     name: str | None = None
@@ -68,7 +75,7 @@ class LangSmithExample(_Shape):
     """langsmith.schemas.ExampleCreate, the rows Client.create_examples takes."""
 
     inputs: dict[str, Any]
-    outputs: dict[str, Any] | None = None
+    reference_outputs: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
     split: str | list[str] | None = None
 
@@ -79,11 +86,13 @@ class ChatMessage(_Shape):
 
 
 class OpenAIEvalsSample(BaseModel):
-    """A sample of the basic OpenAI Evals templates (Match, Includes, FuzzyMatch): chat input
-    and the ideal answer(s); other keys are allowed."""
+    """A sample for the model-graded `closedqa` spec of OpenAI Evals: chat input and the
+    criterion its prompt formats in; `ideal` (a single short answer, for the basic templates)
+    only where the item has one; other keys are allowed."""
 
     input: list[ChatMessage]
-    ideal: str | list[str]
+    criteria: str
+    ideal: str | None = None
 
 
 class PromptfooAssertion(_Shape):
@@ -130,7 +139,9 @@ def test_example_has_both_splits_and_rows_never_exported() -> None:
 def test_jsonl_rows_are_items_with_the_pin(cli) -> None:  # type: ignore[no-untyped-def]
     rows = [json.loads(line) for line in run_export(cli, "jsonl").splitlines()]
     for row in rows:
-        assert row.pop("evalset")["set"] == "acme-support"
+        pin = row.pop("evalset")
+        assert pin["set"] == "acme-support" and pin["fingerprint_format"] == 2
+        assert row.pop("split") == "tuning"
         Item.model_validate(row)
     check_ids([r["id"] for r in rows], TUNING)
 
@@ -143,14 +154,20 @@ def test_csv_rows(cli) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_ragas_samples_carry_the_cited_text(cli) -> None:  # type: ignore[no-untyped-def]
+    rows = [json.loads(line) for line in run_export(cli, "ragas").splitlines()]
+    assert all(set(row) >= RAGAS_EXTRA for row in rows)
     samples = [
-        RagasSingleTurnSample.model_validate_json(line)
-        for line in run_export(cli, "ragas").splitlines()
+        RagasSingleTurnSample.model_validate({k: v for k, v in row.items() if k not in RAGAS_EXTRA})
+        for row in rows
     ]
     questions = {i.question: i for i in EXAMPLE.items}
     check_ids([questions[s.user_input or ""].id for s in samples], TUNING)
+    assert [questions[s.user_input or ""].id for s in samples] == [r["evalset_id"] for r in rows]
     q001 = next(s for s in samples if questions[s.user_input or ""].id == "q-001")
-    assert q001.reference == "30 days"
+    assert q001.reference == (
+        "Damaged or defective items can be returned within 30 days of delivery. "
+        "A photo of the damage is required."
+    )
     assert q001.reference_context_ids and q001.reference_contexts
     assert len(q001.reference_context_ids) == len(q001.reference_contexts)
     assert all(text.strip() for text in q001.reference_contexts)
@@ -193,23 +210,22 @@ def test_langsmith_sdk_takes_the_examples(cli) -> None:  # type: ignore[no-untyp
     schemas = pytest.importorskip("langsmith.schemas")
     rows = [json.loads(line) for line in run_export(cli, "langsmith").splitlines()]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # `outputs`, as the REST API names it
+        warnings.simplefilter("error", DeprecationWarning)  # `outputs` is deprecated there
         examples = [schemas.ExampleCreate(**row) for row in rows]
     for row, example in zip(rows, examples, strict=True):
         assert example.inputs == row["inputs"] and example.metadata == row["metadata"]
-        assert example.reference_outputs == row["outputs"] and example.split == "tuning"
+        assert example.reference_outputs == row["reference_outputs"]
+        assert example.split == "tuning"
     check_ids([e.metadata["evalset_id"] for e in examples], TUNING)
 
 
-def test_openai_evals_samples_leave_out_unanswerable_items(cli) -> None:  # type: ignore[no-untyped-def]
+def test_openai_evals_samples_carry_a_criterion_per_item(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli(ROOT, "export", "acme-support", "--format", "openai")
     samples = [OpenAIEvalsSample.model_validate_json(line) for line in result.out.splitlines()]
     ids = [json.loads(line)["metadata"]["evalset_id"] for line in result.out.splitlines()]
-    unanswerable = {i.id for i in EXAMPLE.items if i.id in TUNING and not i.answerable}
-    assert unanswerable
-    check_ids(ids, TUNING - unanswerable)
+    check_ids(ids, TUNING)
     assert all(s.input[0].role == "user" for s in samples)
-    assert "unanswerable" in result.err
+    assert not any(isinstance(s.ideal, list) for s in samples)
 
 
 @pytest.mark.parametrize(
@@ -303,55 +319,129 @@ def test_jsonl_round_trip_keeps_every_label(cli, tmp_path: Path, empty_set: Path
     imported = active(empty_set)
     for ident in TUNING | HOLDOUT:
         original = next(i for i in EXAMPLE.items if i.id == ident)
-        if original.origin is None:  # an item without an origin gets "imported" as its origin
-            assert imported[ident].origin is not None and imported[ident].origin.kind == "imported"
-            original = original.model_copy(update={"origin": imported[ident].origin})
-        assert imported[ident] == original
+        assert item_content(imported[ident]) == item_content(original)
+        assert imported[ident].tags == original.tags
+        assert imported[ident].origin is not None and imported[ident].origin.kind == "imported"
     assert "name: mine  # ours" in empty_set.read_text()
 
-    # Importing the same rows again adds nothing.
+    # Importing the same rows again adds nothing, and says why.
     again = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "jsonl")
     assert "added 0 item(s)" in again.out and f"skipped {len(imported)}" in again.out
+    assert "  skipped q-001: the set has this item already" in again.out
 
 
 LABELS = ("question", "category", "answerable", "answer", "expected_sources", "key_points",
-          "must_not_say", "tags", "holdout")  # fmt: skip
+          "must_not_say", "tags", "holdout", "status", "verified")  # fmt: skip
 
 
-@pytest.mark.parametrize("fmt", ["csv", "langsmith"])
-def test_csv_and_langsmith_round_trips(cli, tmp_path: Path, empty_set: Path, fmt: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def example_workspace(tmp_path: Path) -> Path:
+    """A workspace with the example's corpus and snapshots but no set."""
+    import shutil
+
+    from conftest import make_git_repo
+
+    repo = make_git_repo(tmp_path / "other")
+    for folder in ("corpus", "snapshots"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    (repo / "sets").mkdir()
+    (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n')
+    return repo
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "langsmith"])
+def test_round_trips_give_a_valid_set_equal_in_every_label(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, example_workspace: Path, fmt: str
+) -> None:
     source = export_file(cli, tmp_path, fmt)
-    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", fmt)
+    result = cli(example_workspace, "import", str(source), "--set", "brought", "--format", fmt)
     assert result.code == 0, result.err
-    imported = active(empty_set)
+    path = example_workspace / "sets" / "brought.yaml"
+    imported = active(path)
     assert set(imported) == TUNING | HOLDOUT
     for ident, item in imported.items():
         original = next(i for i in EXAMPLE.items if i.id == ident)
-        if fmt == "langsmith":  # key points come back without their sources
-            assert [p.text for p in item.key_points] == [p.text for p in original.key_points]
-            assert item.tags == []
-            compared = [k for k in LABELS if k not in ("key_points", "tags")]
-        else:
-            compared = list(LABELS)
-        assert {k: getattr(item, k) for k in compared} == {
-            k: getattr(original, k) for k in compared
-        }
+        assert {k: getattr(item, k) for k in LABELS} == {k: getattr(original, k) for k in LABELS}
         assert item.origin is not None and item.origin.kind == "imported"
+    loaded = load_set(path)
+    assert loaded.header is not None and EXAMPLE.header is not None
+    used = {i.category for i in EXAMPLE.items if i.id in TUNING | HOLDOUT}
+    assert set(loaded.header.categories) == used
+    if fmt != "csv":  # the meanings travel in the pin of JSONL rows and LangSmith metadata
+        assert loaded.header.categories == EXAMPLE.header.categories
+    report = json.loads(cli(example_workspace, "validate", "brought", "--json").out)
+    assert report["errors"] == 0, report["findings"]
+    # Same content, so the same item fingerprints: results compare item by item.
+    ours, theirs = item_fingerprints(loaded), item_fingerprints(EXAMPLE)
+    assert ours == {k: v for k, v in theirs.items() if k in ours}
+    again = cli(example_workspace, "import", str(source), "--set", "brought", "--format", fmt)
+    assert again.code == 0 and "added 0 item(s)" in again.out
 
 
-def test_ragas_import_makes_drafts_to_review(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_reports_an_id_with_other_content_and_skips_near_duplicates(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, example_workspace: Path
+) -> None:
+    source = export_file(cli, tmp_path, "jsonl")
+    assert cli(example_workspace, "import", str(source), "--set", "brought", "--format",
+               "jsonl").code == 0  # fmt: skip
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    q001 = next(r for r in rows if r["id"] == "q-001")
+    changed = {**q001, "answer": "sixty days"}
+    copy = {**q001, "id": "q-901", "question": q001["question"].replace("How long", "how long")}
+    new = tmp_path / "more.jsonl"
+    new.write_text(json.dumps(changed) + "\n" + json.dumps(copy) + "\n")
+    path = example_workspace / "sets" / "brought.yaml"
+    before = path.read_bytes()
+    result = cli(example_workspace, "import", str(new), "--set", "brought", "--format", "jsonl")
+    assert result.code == 1
+    assert (
+        "  conflict q-001: line 1: the set has q-001 with other content (answer); rename one of "
+        "them or edit the set's item"
+    ) in result.out
+    assert "  skipped q-901: line 2: near duplicate of q-001's question" in result.out
+    assert path.read_bytes() == before
+
+
+def test_a_verified_snapshot_unknown_here_is_dropped(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "jsonl")
+    result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format",
+                 "jsonl", "--json")  # fmt: skip
+    report = json.loads(result.out)
+    assert sorted(report["unverified"]) == sorted(TUNING | HOLDOUT)
+    assert all(item.verified is None for item in active(empty_set).values())
+
+
+def test_langsmith_import_reads_tags_and_key_point_sources(
+    cli, tmp_path: Path, empty_set: Path
+) -> None:  # type: ignore[no-untyped-def]
+    source = export_file(cli, tmp_path, "langsmith")
+    assert cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format",
+               "langsmith").code == 0  # fmt: skip
+    q001 = active(empty_set)["q-001"]
+    assert q001.tags == ["returns"]
+    assert [str(s) for s in q001.key_points[0].sources] == ["policies/returns.md#damaged-items"]
+
+
+def test_ragas_import_takes_ids_and_categories_over(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
     source = export_file(cli, tmp_path, "ragas")
     result = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "ragas",
                  "--json")  # fmt: skip
     assert result.code == 0, result.err
     report = json.loads(result.out)
-    assert report["drafts"] == report["added"] and len(report["added"]) == len(TUNING | HOLDOUT)
-    items = list(active(empty_set).values())
-    assert all(i.status == "draft" and i.id.startswith("q-") for i in items)
-    by_question = {i.question: i for i in items}
-    q001 = by_question[next(i.question for i in EXAMPLE.items if i.id == "q-001")]
-    assert [p.text for p in q001.key_points] == ["30 days"]
-    # The drafts validate (as drafts: warnings, no errors).
+    assert sorted(report["added"]) == sorted(TUNING | HOLDOUT)
+    items = active(empty_set)
+    original = {i.id: i for i in EXAMPLE.items}
+    for ident, item in items.items():
+        assert (item.category, item.holdout, item.answerable) == (
+            original[ident].category,
+            original[ident].holdout,
+            original[ident].answerable,
+        )
+    # The key points come back as one sentence-joined point, to review.
+    assert [p.text for p in items["q-001"].key_points] == [
+        "Damaged or defective items can be returned within 30 days of delivery. "
+        "A photo of the damage is required."
+    ]
     validated = cli(empty_set.parents[1], "validate", "mine", "--json")
     assert json.loads(validated.out)["errors"] == 0, validated.out
 

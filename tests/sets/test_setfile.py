@@ -101,7 +101,11 @@ def test_edit_changes_only_the_item_it_targets(tmp_path: Path) -> None:
         for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0)
         if line[:1] in "+-" and line[:3] not in ("+++", "---")
     ]
-    assert diff == ["-    tags: [shipping]", "+    verified: 3f9a1c2b7d4e"]
+    assert diff == [
+        "-    verified: 301688de6b37",
+        "-    tags: [shipping]",
+        "+    verified: 3f9a1c2b7d4e",
+    ]
     assert load_set(target).items[13].verified == "3f9a1c2b7d4e"
 
 
@@ -111,7 +115,10 @@ def test_a_replaced_value_keeps_its_flow_or_block_style(tmp_path: Path) -> None:
     with edit_set(target) as editor:
         editor.update_item("q-014", {"tags": ["shipping", "customs"]})
         editor.update_item("q-022", {"expected_sources": ["policies/returns.md#refund-method"]})
-    q014 = "      - you must pay customs duties on delivery\n    holdout: false\n"
+    q014 = (
+        "      - you must pay customs duties on delivery\n    holdout: false\n"
+        "    verified: 301688de6b37\n"
+    )
     assert target.read_text() == before.replace(
         q014 + "    tags: [shipping]\n", q014 + "    tags: [shipping, customs]\n"
     ).replace(

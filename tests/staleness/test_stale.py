@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import SET_HEADER, commit_all, set_item, write_files
+from conftest import SET_HEADER, commit_all, set_item, verified_items, write_files
 from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
 from evalset.staleness.stale import stale_report
@@ -41,9 +41,7 @@ def snapshot(repo: Path) -> str:
 def setup(repo: Path, items: str) -> tuple[str, str]:
     write_files(repo, V1)
     old = snapshot(repo)
-    (repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
-    )
+    (repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
     for path in V1:
         (repo / path).unlink()
     write_files(repo, V2)
@@ -87,9 +85,7 @@ def test_moved_prefers_the_same_document_and_lists_the_others(corpus_repo: Path)
     write_files(corpus_repo, V1)
     old = snapshot(corpus_repo)
     items = set_item("dup", "policy.md#returns")
-    (corpus_repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
-    )
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
     write_files(
         corpus_repo,
         {"corpus/policy.md": V1["corpus/policy.md"].replace("## Returns", "## Sending back")},
@@ -118,6 +114,13 @@ def test_changed_citations_come_with_old_and_new_text(corpus_repo: Path, cli) ->
                     "status": "changed",
                     "new": None,
                     "candidates": [],
+                    "old_text": "Return within 14 days of delivery.",
+                    "new_text": "Return within 30 days of delivery.",
+                    "diff": "Return within [-14-] {+30+} days of delivery.",
+                    "cited_by": {
+                        "expected_sources": True,
+                        "key_points": [{"index": 0, "text": "The fact changed asks about"}],
+                    },
                 }
             ],
         }
@@ -196,7 +199,8 @@ def test_verify_all_adopts_a_set(corpus_repo: Path, cli) -> None:  # type: ignor
     path.write_text(SET_HEADER + set_item("a", "policy.md#returns"))
     assert "not verified against any corpus snapshot yet" in cli(corpus_repo, "validate").out
     assert cli(corpus_repo, "verify", "docs", "--all").code == 0
-    assert f"name: docs\nsnapshot: {new}\ncategories:" in path.read_text()
+    assert f"    verified: {new}\n" in path.read_text()
+    assert "snapshot:" not in path.read_text()  # recorded on the item, not in the header
     assert "not verified" not in cli(corpus_repo, "validate").out
 
 
@@ -204,14 +208,14 @@ def test_validate_resolves_citations_with_did_you_mean(corpus_repo: Path, cli) -
     write_files(corpus_repo, V1)
     new = snapshot(corpus_repo)
     (corpus_repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {new}\nitems:\n")
-        + set_item("a", "policy.md#return")
-        + set_item("b", "polcy.md#returns")
+        SET_HEADER
+        + set_item("a", "policy.md#return", verified=new)
+        + set_item("b", "polcy.md#returns", verified=new)
     )
     result = cli(corpus_repo, "validate")
     assert result.code == 1
     assert (
-        f"sets/docs.yaml:10:24: item a: expected_sources[0]: error: policy.md has no section "
+        f"sets/docs.yaml:9:24: item a: expected_sources[0]: error: policy.md has no section "
         f"'return' in snapshot {new} (did you mean 'returns'?)"
     ) in result.out.splitlines()
     assert (
@@ -257,9 +261,7 @@ def test_unchanged_documents_are_decided_without_parsing(corpus_repo: Path) -> N
     write_files(corpus_repo, files)
     old = snapshot(corpus_repo)
     items = set_item("ok", "de.md#größe-ändern") + set_item("missing", "de.md#groesse")
-    (corpus_repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
-    )
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
     write_files(corpus_repo, {"corpus/other.md": "# Other\n\ntext\n"})
     snapshot(corpus_repo)
     assert statuses(corpus_repo) == {"missing": [("de.md#groesse", "unresolved", None, [])]}
@@ -278,9 +280,7 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
     commit_all(corpus_repo, "v1")
     old = snapshot(corpus_repo)
     items = set_item("changed", "policy.md#returns") + set_item("exchanges", "other.md#copy")
-    (corpus_repo / "sets" / "docs.yaml").write_text(
-        SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n") + items
-    )
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
     write_files(corpus_repo, V2)
     write_files(
         corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
@@ -295,7 +295,7 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
     write_files(corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nUncommitted words.\n"})
     uncommitted = snapshot(corpus_repo)
     sets = corpus_repo / "sets" / "docs.yaml"
-    sets.write_text(sets.read_text().replace(f"snapshot: {old}", f"snapshot: {uncommitted}"))
+    sets.write_text(sets.read_text().replace(f"verified: {old}", f"verified: {uncommitted}"))
     write_files(
         corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
     )
@@ -338,7 +338,7 @@ def test_format_1_manifests_are_compared_by_their_stored_text(corpus_repo: Path,
     old, _ = setup(corpus_repo, ITEMS)
     legacy = as_format_1(corpus_repo, old)
     set_file = corpus_repo / "sets" / "docs.yaml"
-    set_file.write_text(set_file.read_text().replace(f"snapshot: {old}", f"snapshot: {legacy}"))
+    set_file.write_text(set_file.read_text().replace(f"verified: {old}", f"verified: {legacy}"))
     (path,) = (corpus_repo / "snapshots").glob(f"{legacy}*.json")
     assert read_snapshot(path, verify=True).id.startswith(legacy)  # its id checked as format 1
     found = statuses(corpus_repo)
@@ -354,7 +354,7 @@ def test_format_1_manifests_without_text_are_a_clear_error(corpus_repo: Path, cl
     old, _ = setup(corpus_repo, set_item("changed", "policy.md#returns"))
     legacy = as_format_1(corpus_repo, old, keep_text=False)
     set_file = corpus_repo / "sets" / "docs.yaml"
-    set_file.write_text(set_file.read_text().replace(f"snapshot: {old}", f"snapshot: {legacy}"))
+    set_file.write_text(set_file.read_text().replace(f"verified: {old}", f"verified: {legacy}"))
     result = cli(corpus_repo, "stale")
     assert result.code == 2
     assert "was written by an earlier evalset with other hashes (snapshot format 1)" in result.err

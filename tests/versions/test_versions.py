@@ -181,7 +181,7 @@ def test_diff_defaults_to_last_release_against_the_working_tree(released: Path, 
         "  ~ q-2",
         "      key_points[0].sources: - 'policy.md#refunds'",
         "  ~ q-3",
-        "      holdout: None -> False",
+        "      holdout: null -> false",
     ]
     md = cli(released, "diff", "docs", "--format", "md").out
     assert md.startswith("### `docs`: 0.1.0 → working tree\n\n2 changed\n")
@@ -443,8 +443,11 @@ LABEL_CHANGES = [
     ("What is the return window?", "What is the refund window?"),
     ("sources: [doc.md#returns]", "sources: [doc.md#refunds]"),
     ("category: b", "category: a"),
-    ("tags: [returns, window]", "tags: [returns]"),
+    ("expected_sources: [doc.md#returns]", "expected_sources: [doc.md#returns, doc.md]"),
+    ("    tags: [returns", "    answer: 14 days\n    tags: [returns"),
+    ("    tags: [returns", "    must_not_say: [thirty days]\n    tags: [returns"),
     ("answerable: false\n", "answerable: false\n    holdout: true\n"),
+    ("answerable: false\n", "answerable: false\n    status: retired\n"),
     ("  b: kind b\n", "  b: kind b\n  c: kind c\n"),
 ]
 

@@ -63,20 +63,49 @@ def verify(
         None, metavar="ITEM", help="Ids of the items you re-checked."
     ),
     adopt_all: bool = typer.Option(
-        False, "--all", help="Adopt the whole set: its header records the newest snapshot."
+        False, "--all", help="Every active item of the set: each records the newest snapshot."
+    ),
+    from_header: bool = typer.Option(
+        False,
+        "--from-header",
+        help="Move the header's `snapshot:` (older versions' default) onto the items that "
+        "were in the set when it was recorded (from git history); later items stay unverified.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Record that you re-checked items against the newest corpus snapshot.
 
+    Each item gets `verified: SNAPSHOT`; an item without it counts as unverified. Refused,
+    changing nothing, while a cited section is missing from the snapshot or an item still
+    lacks labels.
+
     Example: evalset verify acme-support q-011 q-022
     """
     from evalset.config import find_workspace
+    from evalset.errors import EvalsetError, UnknownSet
+    from evalset.staleness.verify import sets_with_item, verify_from_header
     from evalset.staleness.verify import verify as run
     from evalset.workspace import resolve_set
 
     ws = find_workspace()
-    result = run(ws, resolve_set(ws, name), items or [], adopt_all)
+    try:
+        path = resolve_set(ws, name)
+    except UnknownSet as exc:
+        owners = sets_with_item(ws, name)
+        if not owners:
+            raise
+        ids = " ".join([name, *(items or [])])
+        raise UnknownSet(
+            f"{str(exc).rstrip('.')}; {name!r} is an item of {', '.join(owners)}: name the set "
+            f"first, as in `evalset verify {owners[0]} {ids}`."
+        ) from None
+    if from_header:
+        if adopt_all or items:
+            raise EvalsetError("--from-header moves the header's snapshot alone; run it first, "
+                               "then verify items.")  # fmt: skip
+        result = verify_from_header(ws, path)
+    else:
+        result = run(ws, path, items or [], adopt_all)
     if as_json:
         emit_json(
             {
@@ -84,10 +113,24 @@ def verify(
                 "snapshot": result.snapshot,
                 "verified": result.verified,
                 "adopted": result.adopted,
+                "unverified": result.left,
             }
         )
         return
-    what = "the whole set" if adopt_all else ", ".join(result.verified)
+    if from_header:
+        echo(
+            f"moved the header's snapshot {result.snapshot} onto {len(result.verified)} item(s) "
+            f"in {result.path}"
+        )
+        if result.left:
+            echo(
+                f"left unverified (added after it was recorded): {', '.join(result.left)}; check "
+                f"them and run `evalset verify {name} ITEM…`",
+                fg="yellow",
+            )
+        return
+    count = len(result.verified)
+    what = f"every active item ({count})" if adopt_all else ", ".join(result.verified)
     echo(f"verified {what} against snapshot {result.snapshot} in {result.path}")
 
 

@@ -1,5 +1,5 @@
 """Commands on the holdout and on what goes in and out of a set: split, seal, unseal, export,
-import, promote."""
+import, promote, and new and retire for items written or withdrawn by hand."""
 
 from __future__ import annotations
 
@@ -151,6 +151,10 @@ def import_(
     """Import rows from evalset JSONL/CSV, Ragas or LangSmith into a set (drafts when labels
     are missing).
 
+    Rows already in the set, and rows whose question is a near duplicate of an item's, are
+    skipped and listed; a row whose id the set has with other content is reported as a
+    conflict (exit 1) and not imported.
+
     Example: evalset import ragas-testset.jsonl --set acme-support --format ragas
     """
     from evalset.config import find_workspace_or_none
@@ -168,19 +172,34 @@ def import_(
         from evalset.workspace import display_path
 
         path, create = display_path(ws.sets_dir / f"{set_name}.yaml"), True
-    result = import_rows(source, path, fmt, dry_run, create)
+    store = None
+    if ws is not None:
+        from evalset.corpus.manifest import SnapshotStore
+
+        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    result = import_rows(source, path, fmt, dry_run, create, store)
     if as_json:
         emit_json({"set": str(path), "created": create, "written": not dry_run,
                    **result.to_json()})  # fmt: skip
-        return
-    verb = "would add" if dry_run else "added"
-    new = " (a new set: describe it and its categories)" if create else ""
-    echo(
-        f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts to "
-        f"review); skipped {len(result.skipped)}"
-    )
-    for ident, why in result.skipped.items():
-        echo(f"  skipped {ident}: {why}")
+    else:
+        verb = "would add" if dry_run else "added"
+        new = " (a new set: describe it and its categories)" if create else ""
+        echo(
+            f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts "
+            f"to review); skipped {len(result.skipped)}"
+        )
+        for ident, why in result.skipped.items():
+            echo(f"  skipped {ident}: {why}")
+        if result.unverified:
+            echo(
+                f"  {len(result.unverified)} item(s) arrive unverified: the snapshot they were "
+                "verified against is not in this workspace's snapshots",
+                fg="yellow",
+            )
+        for ident, why in result.conflicts.items():
+            echo(f"  conflict {ident}: {why}", fg="red")
+    if result.conflicts:
+        raise typer.Exit(1)
 
 
 def promote(
@@ -340,7 +359,66 @@ def unseal(
         echo(f"{path}: no sealed item")
 
 
+def new(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    question: str = typer.Option(
+        None, "--question", "-q", help="The question (default: a placeholder to replace)."
+    ),
+    category: str = typer.Option(None, "--category", help="One of the set's categories."),
+    as_json: bool = _JSON,
+) -> None:
+    """Append a draft item with a fresh id, to fill in: question, category, expected sources
+    and key points.
+
+    The id continues the set's numbering (q-041 after q-040). Make it active and verify it
+    once its labels are written.
+
+    Example: evalset new acme-support --question "Can I return a gift?" --category direct-lookup
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.sets.items import new_item
+    from evalset.workspace import resolve_set
+
+    path = resolve_set(find_workspace_or_none(), name)
+    ident = new_item(path, question, category)
+    if as_json:
+        emit_json({"set": str(path), "id": ident})
+        return
+    echo(f"added draft {ident} to {path}")
+    echo(
+        "next: write its question, category, expected sources and key points, set "
+        f"`status: active`, then `evalset verify {name} {ident}`"
+    )
+
+
+def retire(
+    name: str = typer.Argument(..., help="The set, by name or path."),
+    items: list[str] = typer.Argument(..., metavar="ITEM", help="Ids of the items to retire."),
+    reason: str = typer.Option(..., "--reason", help="Why; written beside `status: retired`."),
+    as_json: bool = _JSON,
+) -> None:
+    """Retire items: they stay in the file for history, out of releases and exports.
+
+    Example: evalset retire acme-support q-041 --reason "the free-returns promotion ended"
+    """
+    from evalset.config import find_workspace_or_none
+    from evalset.sets.items import retire as run
+    from evalset.workspace import resolve_set
+
+    path = resolve_set(find_workspace_or_none(), name)
+    result = run(path, items, reason)
+    if as_json:
+        emit_json({"set": str(path), "retired": result.retired, "already": result.already})
+        return
+    if result.retired:
+        echo(f"retired {', '.join(result.retired)} in {path}")
+    if result.already:
+        echo(f"already retired: {', '.join(result.already)}")
+
+
 def register(app: typer.Typer) -> None:
+    app.command()(new)
+    app.command()(retire)
     app.command()(split)
     app.command()(seal)
     app.command()(unseal)

@@ -16,7 +16,7 @@ from evalset.cli.output import echo, emit_json, style, table
 
 if TYPE_CHECKING:
     from evalset.holdout.coverage import Coverage
-    from evalset.staleness.stale import CitationStatus, StaleReport
+    from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
 
 
 def version() -> None:
@@ -108,14 +108,26 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
         _print_md(report)
+        unverified = [i for ids in report.unverified.values() for i in ids]
+        if unverified:
+            echo(
+                f"\n{len(unverified)} item(s) not verified against any snapshot, so not "
+                f"compared: {', '.join(f'`{i}`' for i in unverified)}."
+            )
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
         _print_text(report)
-        unverified = sum(report.unverified.values())
-        note = f"; {unverified} item(s) not verified against any snapshot" if unverified else ""
-        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{note}")
+        unverified = [i for ids in report.unverified.values() for i in ids]
+        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}")
+        if unverified:
+            shown = ", ".join(unverified[:10]) + (", …" if len(unverified) > 10 else "")
+            echo(
+                f"{len(unverified)} item(s) not verified against any snapshot, so not compared: "
+                f"{shown} (check them, then `evalset verify SET ITEM…`)",
+                fg="yellow",
+            )
     if report.sealed and not as_json:
         from evalset.sets.sealed import sealed_message
 
@@ -125,12 +137,11 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
         raise SystemExit(1)
 
 
-def _diff_text(status: CitationStatus, colour: bool, context: int = 8) -> str:
-    from evalset.staleness.stale import word_diff
+def _diff_text(old: str, new: str, colour: bool, context: int = 8) -> str:
+    from evalset.staleness.textdiff import word_diff
 
-    assert status.old_text is not None and status.new_text is not None
     out = []
-    for op, text in word_diff(status.old_text, status.new_text):
+    for op, text in word_diff(old, new):
         if op == "=":
             words = text.split()
             if len(words) > 2 * context:
@@ -142,6 +153,43 @@ def _diff_text(status: CitationStatus, colour: bool, context: int = 8) -> str:
         else:
             out.append(f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
     return " ".join(out)
+
+
+def _clip(text: str, words: int = 24) -> str:
+    parts = text.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+def _anchor(citation: str, parent: str) -> str:
+    """``#section`` for a part of ``parent``'s document; ``#parent (own text)`` for itself."""
+    section = "#" + citation.split("#", 1)[-1]
+    return f"{section} (own text)" if citation == parent else section
+
+
+def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str]:
+    """What a person needs to re-check a stale citation: the word diff (per subsection for a
+    section that has some), or the deleted text, what cites it, and its best candidate."""
+    lines = []
+    if c.status == "changed" and c.parts:
+        for part in c.parts:
+            where = _anchor(part.section, c.citation)
+            if part.old is not None and part.new is not None:
+                lines.append(f"{where}: {_diff_text(part.old, part.new, colour)}")
+            else:
+                lines.append(f"{where} ({part.status}): {_clip(part.new or part.old or '')}")
+    elif c.status == "changed" and c.old_text is not None and c.new_text is not None:
+        lines.append(_diff_text(c.old_text, c.new_text, colour))
+    elif c.status == "deleted" and c.old_text is not None:
+        lines.append(f"was: {_clip(c.old_text)}")
+        for k in item.citing(c.citation):
+            text = "(a holdout item: not shown)" if item.holdout else _clip(item.key_points[k], 16)
+            lines.append(f"cited by key point {k + 1}: {text}")
+        if c.candidates and c.candidate_text is not None:
+            diff = _diff_text(c.old_text, c.candidate_text, colour)
+            lines.append(f"against {c.candidates[0]}: {diff}")
+    if c.note:
+        lines.append(f"({c.note})")
+    return lines
 
 
 def _print_text(report: StaleReport) -> None:
@@ -161,11 +209,21 @@ def _print_text(report: StaleReport) -> None:
                 line += f" (similar: {', '.join(c.candidates)})"
             elif c.status == "moved" and c.candidates:
                 line += f" (also identical: {', '.join(c.candidates)})"
+            elif c.parts:
+                line += f" (in {', '.join(_anchor(p.section, c.citation) for p in c.parts)})"
             echo(line)
-            if c.status == "changed" and c.old_text is not None and c.new_text is not None:
-                echo(f"      {_diff_text(c, colour)}")
-            elif c.note:
-                echo(f"      ({c.note})")
+            for detail in _detail_lines(item, c, colour):
+                echo(f"      {detail}")
+
+
+def _md(text: str) -> str:
+    return (
+        text.replace("|", "\\|")
+        .replace("[-", "~~")
+        .replace("-]", "~~")
+        .replace("{+", "**")
+        .replace("+}", "**")
+    )
 
 
 def _print_md(report: StaleReport) -> None:
@@ -180,18 +238,18 @@ def _print_md(report: StaleReport) -> None:
             if c.status == "ok":
                 continue
             now = c.new or ", ".join(c.candidates) or ""
+            if c.parts:
+                now = "in " + ", ".join(_anchor(p.section, c.citation) for p in c.parts)
             echo(f"| {item.set} | `{item.id}` | `{c.citation}` | {c.status} | {now} |")
-    changed = [(i, c) for i in report.items for c in i.citations if c.old_text and c.new_text]
-    for item, c in changed:
-        echo(f"\n<details><summary>{item.id}: {c.citation}</summary>\n")
-        echo(
-            _diff_text(c, colour=False)
-            .replace("[-", "~~")
-            .replace("-]", "~~")
-            .replace("{+", "**")
-            .replace("+}", "**")
-        )
-        echo("\n</details>")
+    for item in report.items:
+        for c in item.citations:
+            details = _detail_lines(item, c, colour=False) if c.status != "ok" else []
+            if c.status not in ("changed", "deleted") or not details:
+                continue
+            echo(f"\n<details><summary>{item.id}: {c.citation} ({c.status})</summary>\n")
+            for detail in details:
+                echo(_md(detail) + "\n")
+            echo("</details>")
 
 
 def status(coverage: bool, as_json: bool) -> None:
@@ -218,6 +276,9 @@ def status(coverage: bool, as_json: bool) -> None:
             stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
         else:
             stale = f"0 against snapshot {s.snapshot}"
+        if s.unverified:
+            shown = ", ".join(s.unverified[:5]) + (", …" if len(s.unverified) > 5 else "")
+            stale += f"; unverified: {len(s.unverified)} ({shown})"
         release = s.release or "unreleased"
         echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "

@@ -71,8 +71,9 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
             f"and {why} (or export --split tuning)."
         )
     full = pin_of(loaded, _newest_short(workspace), items=False)
-    pin = {k: full[k] for k in ("set", "version", "fingerprint", "snapshot")}
-    view = View(loaded.name, split, items, pin, texts(workspace))
+    pin = {k: full[k] for k in ("set", "version", "fingerprint", "fingerprint_format", "snapshot")}
+    categories = dict(loaded.header.categories) if loaded.header else {}
+    view = View(loaded.name, split, items, pin, texts(workspace), categories=categories)
     writer: Callable[[View], str] = import_module(FORMATS[fmt]).write
     text = writer(view)
     return ExportResult(fmt, split, text, len(items) - len(view.skipped), unassigned, view.skipped)

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from evalset.export.rows import RowError
-from evalset.export.view import View
+from evalset.export.view import View, split_of
 
 COLUMNS = [
     "id",
@@ -22,6 +22,7 @@ COLUMNS = [
     "expected_sources",
     "must_not_say",
     "tags",
+    "verified",
     "set",
     "version",
     "fingerprint",
@@ -38,7 +39,7 @@ def write(view: View) -> str:
                 "id": item.id,
                 "question": item.question,
                 "category": item.category or "",
-                "split": "holdout" if item.holdout else "tuning",
+                "split": split_of(item) or "",
                 "answerable": "true" if item.answerable else "false",
                 "answer": item.answer or "",
                 "key_points": json.dumps([p.text for p in item.key_points], ensure_ascii=False),
@@ -48,6 +49,7 @@ def write(view: View) -> str:
                 "expected_sources": json.dumps([str(c) for c in item.expected_sources]),
                 "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
                 "tags": json.dumps(item.tags, ensure_ascii=False),
+                "verified": item.verified or "",
                 "set": view.pin["set"],
                 "version": view.pin["version"] or "",
                 "fingerprint": view.pin["fingerprint"],
@@ -81,7 +83,7 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         points = _list(row, "key_points", line)
         sources = _list(row, "key_point_sources", line) or [[] for _ in points]
         item: dict[str, Any] = {"question": row.get("question") or ""}
-        for key in ("id", "category", "answer"):
+        for key in ("id", "category", "answer", "verified"):
             if row.get(key):
                 item[key] = row[key]
         if row.get("answerable") == "false":

@@ -1,4 +1,5 @@
-"""evalset's own JSONL: one item per line, as in the set file, plus the pin under "evalset"."""
+"""evalset's own JSONL: one item per line, as in the set file, plus ``split`` and the pin
+(with the set's categories) under ``"evalset"``."""
 
 from __future__ import annotations
 
@@ -6,24 +7,28 @@ import json
 from typing import Any
 
 from evalset.export.rows import RowError, json_lines
-from evalset.export.view import View
+from evalset.export.view import View, split_of
 
 
 def write(view: View) -> str:
     lines = []
     for item in view.items:
         row = item.model_dump(mode="json", exclude_defaults=True)
-        row["evalset"] = view.pin
+        row["split"] = split_of(item)
+        row["evalset"] = {**view.pin, "categories": view.categories}
         lines.append(json.dumps(row, ensure_ascii=False, sort_keys=False))
     return "".join(line + "\n" for line in lines)
 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, item mapping) per non-empty line; the pin is dropped."""
+    """(line number, item mapping) per non-empty line; ``split`` gives ``holdout`` when the
+    row has none, and the pin is kept under ``"evalset"`` for the importer."""
     rows = []
     for number, row in json_lines(text):
         if not isinstance(row, dict):
             raise RowError(number, "is not a JSON object")
-        row.pop("evalset", None)
+        split = row.pop("split", None)
+        if "holdout" not in row and split in ("tuning", "holdout"):
+            row["holdout"] = split == "holdout"
         rows.append((number, row))
     return rows

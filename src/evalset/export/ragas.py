@@ -1,9 +1,15 @@
 """Ragas: an ``EvaluationDataset`` of single-turn samples as JSONL.
 
 Fields are those of ``ragas.SingleTurnSample``: ``user_input`` (the question), ``reference``
-(the short answer, else the key points), ``reference_contexts`` (the cited sections' text
-from the newest snapshot) and ``reference_context_ids`` (the citations). Ragas samples have
-no metadata field; the citations identify what each sample is about.
+(every key point as a sentence; the short answer only for an item without key points),
+``reference_contexts`` (the cited sections' text from the newest snapshot) and
+``reference_context_ids`` (the citations). Ragas samples have no metadata field, and
+``EvaluationDataset.from_jsonl`` ignores keys it does not know, so each line also carries
+``evalset_id``, ``category``, ``split`` and ``answerable`` for joining per-item results
+(Ragas keeps the rows in file order; ``pandas.read_json(..., lines=True)`` keeps the keys).
+An unanswerable item's reference says that a correct response declines (``DECLINES``), and
+its contexts are empty lists: answer metrics score it, context metrics have nothing to
+recall.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import json
 from typing import Any
 
 from evalset.export.rows import RowError, json_lines
-from evalset.export.view import View, reference_answer
+from evalset.export.view import DECLINES, View, reference_answer, split_of
 from evalset.sets.model import item_citations
 
 
@@ -24,22 +30,35 @@ def write(view: View) -> str:
         reference = reference_answer(item)
         if reference is not None:
             row["reference"] = reference
-        if citations:
-            texts = [view.text_of(c) for c in citations]
-            row["reference_contexts"] = [t or "" for t in texts]
-            row["reference_context_ids"] = [str(c) for c in citations]
+        texts = [view.text_of(c) for c in citations]
+        row["reference_contexts"] = [t or "" for t in texts]
+        row["reference_context_ids"] = [str(c) for c in citations]
+        row["evalset_id"] = item.id
+        row["category"] = item.category
+        row["split"] = split_of(item)
+        row["answerable"] = item.answerable
         lines.append(json.dumps(row, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Samples as item mappings: the reference becomes one key point (to be reviewed), the
-    reference context ids that are citations become expected sources."""
+    reference context ids that are citations become expected sources; the keys this module
+    adds (id, category, split, answerable) are taken over."""
     rows = []
     for number, sample in json_lines(text):
         if not isinstance(sample, dict) or not isinstance(sample.get("user_input"), str):
             raise RowError(number, "has no user_input text")
         item: dict[str, Any] = {"question": sample["user_input"]}
+        for key, target in (("evalset_id", "id"), ("category", "category")):
+            if isinstance(sample.get(key), str):
+                item[target] = sample[key]
+        if sample.get("split") in ("tuning", "holdout"):
+            item["holdout"] = sample["split"] == "holdout"
+        if sample.get("answerable") is False or sample.get("reference") == DECLINES:
+            item["answerable"] = False
+            rows.append((number, item))
+            continue
         ids = [str(c) for c in sample.get("reference_context_ids") or []]
         if ids:
             item["expected_sources"] = ids

@@ -28,18 +28,28 @@ class View:
     split: str
     items: list[Item]
     pin: dict[str, Any]
-    """``{"set", "version", "fingerprint", "snapshot"}`` of the set the view was taken of."""
+    """``{"set", "version", "fingerprint", "fingerprint_format", "snapshot"}`` of the set the
+    view was taken of."""
     text_of: Callable[[Citation], str | None]
     """The text of a cited section (or document) in the newest snapshot, when known."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Item id -> why a format could not write it."""
+    categories: dict[str, str] = field(default_factory=dict)
+    """The set's declared categories (name -> meaning), for formats that carry them."""
 
     def metadata(self, item: Item) -> dict[str, Any]:
         data: dict[str, Any] = {"evalset_id": item.id, "category": item.category}
-        data["split"] = "holdout" if item.holdout else "tuning"
+        data["split"] = split_of(item)
         data["tags"] = list(item.tags)
+        if item.verified:
+            data["verified"] = item.verified
         data["evalset"] = dict(self.pin)
         return data
+
+
+def split_of(item: Item) -> str | None:
+    """tuning, holdout, or None for an item with no assignment yet (only in ``all``)."""
+    return None if item.holdout is None else "holdout" if item.holdout else "tuning"
 
 
 def select(loaded: SetFile, split: str) -> tuple[list[Item], int]:
@@ -93,11 +103,19 @@ def texts(workspace: Workspace | None) -> Callable[[Citation], str | None]:
     return text_of
 
 
+DECLINES = (
+    "The documents available do not answer this question; a correct response says so and "
+    "declines to answer rather than guessing."
+)
+"""The reference of an unanswerable item, for tools that score every row against one."""
+
+
 def reference_answer(item: Item) -> str | None:
-    """The answer a reference-based metric compares with: the short answer, else the key
-    points as sentences."""
-    if item.answer:
-        return item.answer
+    """The reference a reference-based metric compares with: the key points as sentences
+    (every fact a correct answer must state), the short answer when there are none, and
+    ``DECLINES`` for an item the corpus cannot answer."""
+    if not item.answerable:
+        return DECLINES
     if item.key_points:
         return " ".join(p.text.rstrip(".") + "." for p in item.key_points)
-    return None
+    return item.answer

@@ -2,7 +2,9 @@
 
 Only items without a ``holdout`` decision are ever assigned. Within each category the
 unassigned items are ranked by a hash of their id, and as many of the first become holdout
-as bring the category's holdout share closest to the target ratio; the rest become tuning.
+as bring the category's holdout share of *active* items closest to the target ratio; the
+rest become tuning. Drafts are assigned too (so that promoted drafts arrive with a side),
+but never count toward a category's share until they are active.
 No random state: the same file always gets the same split, and adding items never changes
 an existing assignment. Moving an assigned item is refused unless forced, and a forced move
 is recorded on the item, because a tuning item has been seen by tuners and a holdout item
@@ -46,7 +48,7 @@ class SplitPlan:
     uncategorised: list[str] = field(default_factory=list)
     """Unassigned items without a category (drafts), left unassigned."""
     shares: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Per category after the split: (holdout, items)."""
+    """Per category after the split: (holdout, items), of active items only."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,9 +62,15 @@ class SplitPlan:
 
 
 def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
-    """Assign every unassigned, categorised, non-retired item (see the module docstring)."""
+    """Assign every unassigned, categorised, non-retired item (see the module docstring).
+
+    Shares are computed over active items only: a draft may never be completed, so a
+    draft's side, pre-assigned or not, never fills a category's holdout slot. Active items
+    are assigned first, as if no draft existed; then unassigned drafts get their sides so
+    that the category would stay at the target if every draft became active."""
     plan = SplitPlan(ratio)
-    by_category: dict[str, list[Item | SealedItem]] = defaultdict(list)
+    active: dict[str, list[Item | SealedItem]] = defaultdict(list)
+    drafts: dict[str, list[Item | SealedItem]] = defaultdict(list)
     for item in items:
         if item.status == "retired":
             continue
@@ -70,15 +78,22 @@ def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
             if item.holdout is None:
                 plan.uncategorised.append(item.id)
             continue
-        by_category[item.category].append(item)
-    for category, members in by_category.items():
+        (active if item.status == "active" else drafts)[item.category].append(item)
+    for category in dict.fromkeys([*active, *drafts]):
+        members, waiting = active[category], drafts[category]
         held = sum(1 for item in members if item.holdout)
         open_items = sorted((i for i in members if i.holdout is None), key=lambda i: rank(i.id))
         wanted = max(0, min(len(open_items), _target(len(members), ratio) - held))
         plan.holdout.extend(item.id for item in open_items[:wanted])
         plan.tuning.extend(item.id for item in open_items[wanted:])
-        if ratio > 0 and _target(len(members), ratio) == 0:
-            plan.too_small[category] = len(members)
+        held_all = held + wanted + sum(1 for item in waiting if item.holdout)
+        open_drafts = sorted((i for i in waiting if i.holdout is None), key=lambda i: rank(i.id))
+        total = len(members) + len(waiting)
+        wanted_drafts = max(0, min(len(open_drafts), _target(total, ratio) - held_all))
+        plan.holdout.extend(item.id for item in open_drafts[:wanted_drafts])
+        plan.tuning.extend(item.id for item in open_drafts[wanted_drafts:])
+        if ratio > 0 and _target(total, ratio) == 0:
+            plan.too_small[category] = total
         plan.shares[category] = (held + wanted, len(members))
     return plan
 

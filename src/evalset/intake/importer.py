@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -21,10 +22,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
 from evalset.fsio import atomic_write
-from evalset.sets.model import ID_PATTERN, Item
+from evalset.sets.content import item_content
+from evalset.sets.model import ID_PATTERN, Item, SealedItem
 from evalset.sets.setfile import edit_set, load_set
 
 READERS = {
@@ -51,10 +54,22 @@ class ImportResult:
     drafts: list[str] = field(default_factory=list)
     """Of the added items, those that lack labels and came in as drafts."""
     skipped: dict[str, str] = field(default_factory=dict)
-    """Item id -> why it was not added (already in the set, or twice in the file)."""
+    """Item id -> why it was not added: the set has it already with the same content, or
+    its question is a near duplicate of one in the set or of an earlier row."""
+    conflicts: dict[str, str] = field(default_factory=dict)
+    """Item id -> how the row differs from the set's item of that id (not imported)."""
+    unverified: list[str] = field(default_factory=list)
+    """Added items whose ``verified`` snapshot is not in this workspace's snapshots, so they
+    arrive unverified."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"added": self.added, "drafts": self.drafts, "skipped": self.skipped}
+        return {
+            "added": self.added,
+            "drafts": self.drafts,
+            "skipped": self.skipped,
+            "conflicts": self.conflicts,
+            "unverified": self.unverified,
+        }
 
 
 def _complete(row: dict[str, Any]) -> bool:
@@ -65,25 +80,55 @@ def _complete(row: dict[str, Any]) -> bool:
     return bool(row.get("key_points")) and bool(row.get("expected_sources"))
 
 
-def new_set_text(name: str, source: Path, categories: list[str]) -> str:
-    """The header of a set created by an import: the rows' categories, to be described."""
+def new_set_text(name: str, source: Path, categories: dict[str, str]) -> str:
+    """The header of a set created by an import: the categories the rows carry (with their
+    meaning when the export recorded it), to be described where it did not."""
+    described = categories or {"general": ""}
     lines = [
         "# yaml-language-server: $schema=../schemas/evalset.schema.json",
         "evalset: 1",
         f"name: {name}",
         f"description: Imported from {source.name}; say what the system under test does",
         "categories:",
-        *(f"  {c}: imported; say what this kind of question is" for c in categories or ["general"]),
+        *(
+            f"  {c}: {json.dumps(d or 'imported; say what this kind of question is')}"
+            for c, d in described.items()
+        ),
         "items: []",
     ]
     return "\n".join(lines) + "\n"
 
 
+def _origin(row: dict[str, Any], today: dt.date) -> dict[str, Any]:
+    """The origin of an imported item: kind ``imported``, keeping the source's traces (so a
+    trace is never promoted twice) and what else it recorded."""
+    source = row.get("origin")
+    origin = dict(source) if isinstance(source, dict) else {}
+    origin["kind"] = "imported"
+    origin.setdefault("date", today.isoformat())
+    return origin
+
+
+def _differences(row: Item, existing: Item) -> list[str]:
+    """The content fields in which a row differs from the set's item of the same id."""
+    a, b = item_content(row), item_content(existing)
+    return [key for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
+
+
 def import_rows(
-    source: Path, target: Path, fmt: str, dry_run: bool = False, create: bool = False
+    source: Path,
+    target: Path,
+    fmt: str,
+    dry_run: bool = False,
+    create: bool = False,
+    snapshots: SnapshotStore | None = None,
 ) -> ImportResult:
     """Append the rows of ``source`` to the set file ``target`` (``create``: a new set file
-    named after it, declaring the categories the rows use)."""
+    named after it, declaring the categories the rows use). A row whose id the set has is
+    skipped when its content is the same and reported as a conflict when it is not; a row
+    whose question is a near duplicate of an item's (or an earlier row's) is skipped, as
+    promote does. ``snapshots``: the workspace's, to keep only ``verified`` snapshots that
+    exist there."""
     if fmt not in READERS:
         raise ImportRefused(f"{fmt!r} cannot be imported; use one of {', '.join(READERS)}.")
     try:
@@ -104,23 +149,26 @@ def import_rows(
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
     if create and target.exists():
         raise ImportRefused(f"{target}: exists already; import into it with --set {target}.")
-    existing = set() if create else {item.id for item in load_set(target).entries}
+    entries = [] if create else load_set(target).entries
+    existing = {entry.id: entry for entry in entries}
     result = ImportResult()
-    items: list[Item] = []
+    candidates: list[tuple[int, Item]] = []
+    categories: dict[str, str] = {}
     today = dt.date.today()
     for number, row in rows:
         if not isinstance(row, dict) or not isinstance(row.get("question"), str):
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
+        pin = row.pop("evalset", None)
+        if isinstance(pin, dict) and isinstance(pin.get("categories"), dict):
+            for name, meaning in pin["categories"].items():
+                if isinstance(name, str) and isinstance(meaning, str):
+                    categories.setdefault(name, meaning)
         ident = row.get("id")
         if not isinstance(ident, str) or not re.fullmatch(ID_PATTERN, ident):
             row["id"] = question_id(row["question"])
-        if row["id"] in existing or any(i.id == row["id"] for i in items):
-            where = "the set" if row["id"] in existing else "an earlier row"
-            result.skipped[row["id"]] = f"{where} has this id already"
-            continue
         if not _complete(row):
             row["status"] = "draft"
-        row.setdefault("origin", {"kind": "imported", "date": today.isoformat()})
+        row["origin"] = _origin(row, today)
         try:
             item = Item.model_validate(row)
         except ValidationError as exc:
@@ -129,17 +177,74 @@ def import_rows(
             raise ImportRefused(
                 f"{source}:{number}: {where}: {first['msg']}; fix the row, nothing was imported."
             ) from None
-        items.append(item)
-        result.added.append(item.id)
-        if item.status == "draft":
-            result.drafts.append(item.id)
+        candidates.append((number, item))
+    items = _decide(candidates, existing, result)
+    for item in items:
+        if item.verified and snapshots is not None and not _known(snapshots, item.verified):
+            result.unverified.append(item.id)
+    if result.unverified:
+        keep = set(result.unverified)
+        items = [i.model_copy(update={"verified": None}) if i.id in keep else i for i in items]
+    result.added = [item.id for item in items]
+    result.drafts = [item.id for item in items if item.status == "draft"]
     if create and not dry_run:
-        categories = list(dict.fromkeys(i.category for i in items if i.category))
+        used = list(dict.fromkeys(i.category for i in items if i.category))
+        declared = {c: categories.get(c, "") for c in [*categories, *used]}
         if not re.fullmatch(ID_PATTERN, target.stem):
             raise ImportRefused(f"{target.stem!r} cannot name a set; use letters, digits, . _ -.")
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, new_set_text(target.stem, source, categories))
+        atomic_write(target, new_set_text(target.stem, source, declared))
     if items and not dry_run:
         with edit_set(target) as editor:
             editor.append_items(items)
     return result
+
+
+def _known(store: SnapshotStore, ref: str) -> bool:
+    try:
+        return store.get(ref) is not None
+    except EvalsetError:
+        return False
+
+
+def _decide(
+    candidates: list[tuple[int, Item]], existing: dict[str, Item | SealedItem], result: ImportResult
+) -> list[Item]:
+    """Which rows are added: not a row whose id the set has (skipped when it is the same
+    item, a conflict when its content differs), nor one whose question is a near duplicate
+    of an item's or of an earlier row's (the rule `validate` and `promote` use)."""
+    from evalset.sets.neardup import near_duplicate_pairs
+
+    live = [e for e in existing.values() if isinstance(e, Item) and e.status != "retired"]
+    questions = [e.question for e in live] + [item.question for _, item in candidates]
+    partners: dict[int, list[int]] = {}
+    for a, b in near_duplicate_pairs(questions):
+        partners.setdefault(b, []).append(a)
+    owner = {k: entry.id for k, entry in enumerate(live)}
+    added: list[Item] = []
+    for n, (number, item) in enumerate(candidates):
+        k = len(live) + n
+        same = existing.get(item.id)
+        if same is not None or any(i.id == item.id for i in added):
+            earlier = same if same is not None else next(i for i in added if i.id == item.id)
+            where = "the set" if same is not None else "an earlier row"
+            if isinstance(earlier, SealedItem):
+                result.conflicts[item.id] = (
+                    f"line {number}: the set has {item.id} sealed, so its content cannot be "
+                    "compared without the key; set EVALSET_AGE_IDENTITY, or rename the row"
+                )
+            elif differs := _differences(item, earlier):
+                result.conflicts[item.id] = (
+                    f"line {number}: {where} has {item.id} with other content "
+                    f"({', '.join(differs)}); rename one of them or edit the set's item"
+                )
+            else:
+                result.skipped[item.id] = f"{where} has this item already"
+            continue
+        match = next((owner[a] for a in partners.get(k, []) if a in owner), None)
+        if match is not None:
+            result.skipped[item.id] = f"line {number}: near duplicate of {match}'s question"
+            continue
+        owner[k] = item.id
+        added.append(item)
+    return added

@@ -1,19 +1,25 @@
 """Set fingerprints: what names the exact content a score was measured on.
 
-The set fingerprint is ``sha256:`` over canonical JSON of the header (without
-``version``/``fingerprint``) and of the active items sorted by id, each given as ``[id, item
-fingerprint]`` (see ``evalset.sets.content``). So comments, key order, quoting, blank lines
-and explicitly written defaults never change it, and any change of a label does. Drafts and
-retired items are not part of the released content.
+The set fingerprint is ``sha256:`` over canonical JSON of the header's content and of the
+active items sorted by id, each given as ``[id, item fingerprint]`` (see
+``evalset.sets.content``, which says which fields are content and which provenance). So
+comments, key order, quoting, blank lines, explicitly written defaults and provenance never
+change it, and any change of a label does. Drafts and retired items are not part of the
+released content.
 
 Item fingerprints let results of two runs on different set versions be compared on the
 items that did not change.
+
+Every function takes the fingerprint ``fmt`` (see ``FINGERPRINT_FORMAT``); releases tagged
+with format 1 are checked in format 1. A holdout item sealed by evalset 0.1 stores a format-1
+fingerprint, so a set holding one that the key does not open is fingerprinted in format 1
+(``newest_format``) until it is sealed again.
 """
 
 from __future__ import annotations
 
 from evalset.errors import EvalsetError
-from evalset.sets.content import item_fingerprint, sha256_of
+from evalset.sets.content import FINGERPRINT_FORMAT, header_content, item_fingerprint, sha256_of
 from evalset.sets.model import Item
 from evalset.sets.setfile import SetFile
 
@@ -36,23 +42,37 @@ def _require_valid(loaded: SetFile) -> None:
         )
 
 
-def item_fingerprints(loaded: SetFile) -> dict[str, str]:
+def newest_format(loaded: SetFile) -> int:
+    """The newest fingerprint format that can be computed for ``loaded``: the current one,
+    unless an active item stays sealed with a fingerprint of an older format."""
+    formats = [s.sealed.fingerprint_format for s in loaded.sealed if s.status == "active"]
+    return min([FINGERPRINT_FORMAT, *formats])
+
+
+def item_fingerprints(loaded: SetFile, fmt: int | None = None) -> dict[str, str]:
     """``{item id: sha256:…}`` for every active item, sorted by id; a sealed item gives the
     fingerprint stored with it, so the key is not needed."""
     _require_valid(loaded)
-    found = {item.id: item_fingerprint(item) for item in released_items(loaded)}
+    fmt = newest_format(loaded) if fmt is None else fmt
+    found = {item.id: item_fingerprint(item, fmt) for item in released_items(loaded)}
     for stub in loaded.sealed:
-        if stub.status == "active":
-            found[stub.id] = stub.sealed.fingerprint
+        if stub.status != "active":
+            continue
+        if stub.sealed.fingerprint_format != fmt:
+            raise InvalidSet(
+                f"{loaded.path}: sealed item {stub.id!r} stores a fingerprint of format "
+                f"{stub.sealed.fingerprint_format}, and format {fmt} is asked for; set "
+                "EVALSET_AGE_IDENTITY to the age key file so that it can be computed."
+            )
+        found[stub.id] = stub.sealed.fingerprint
     return dict(sorted(found.items()))
 
 
-def set_fingerprint(loaded: SetFile) -> str:
-    """The content fingerprint of a set (see the module docstring)."""
+def set_fingerprint(loaded: SetFile, fmt: int | None = None) -> str:
+    """The content fingerprint of a set (see the module docstring); ``fmt`` defaults to
+    ``newest_format(loaded)``."""
     _require_valid(loaded)
     assert loaded.header is not None
-    header = loaded.header.model_dump(
-        mode="json", exclude={"version", "fingerprint"}, exclude_defaults=True
-    )
-    items = [[ident, fp] for ident, fp in item_fingerprints(loaded).items()]
-    return sha256_of({"header": header, "items": items})
+    fmt = newest_format(loaded) if fmt is None else fmt
+    items = [[ident, fp] for ident, fp in item_fingerprints(loaded, fmt).items()]
+    return sha256_of({"header": header_content(loaded.header, fmt), "items": items})

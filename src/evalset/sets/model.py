@@ -14,6 +14,9 @@ from evalset.sets.citations import Citation
 FORMAT_VERSION = 1
 ID_PATTERN = r"^[A-Za-z0-9._-]+$"
 MAX_TEXT = 20_000
+PLACEHOLDER = "TODO: the question, as a user would ask it"
+"""The question `evalset new` writes when none is given; a draft that still has it lacks a
+question."""
 """Longest question, key point or answer accepted, in characters."""
 
 Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=200)]
@@ -105,7 +108,9 @@ class Item(_Model):
     """active: scored; draft: under review, may be incomplete, never exported or released;
     retired: kept for history only."""
     verified: SnapshotRef | None = None
-    """Id (or unique prefix) of the corpus snapshot a person last checked this item against."""
+    """Id (or unique prefix) of the corpus snapshot a person last checked this item against
+    (`evalset verify` writes it). Without it the item is unverified: staleness cannot be
+    judged for it."""
     origin: Origin | None = None
     """Where the item came from."""
     tags: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
@@ -171,6 +176,9 @@ class Sealed(_Model):
 
     fingerprint: Fingerprint
     """The item's fingerprint, so pins and releases stay the same without the key."""
+    fingerprint_format: Literal[1, 2] = 1
+    """The fingerprint format it was computed with: 2 leaves provenance out; 1 (written
+    without this field by evalset 0.1) did not."""
     recipients: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
         min_length=1
     )
@@ -205,7 +213,10 @@ class SetHeader(_Model):
     description: Text | None = None
     """What the system under test does, in a sentence."""
     snapshot: SnapshotRef | None = None
-    """Default corpus snapshot the items were verified against."""
+    """Obsolete: earlier versions counted it as the snapshot of every item without its own
+    `verified`, including items written after it was recorded. Each item now records its
+    own; `evalset verify NAME --from-header` moves this onto the items that were in the set
+    when it was recorded."""
     categories: dict[Identifier, Annotated[str, StringConstraints(strict=True)]] = Field(
         min_length=1
     )

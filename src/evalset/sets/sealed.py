@@ -112,7 +112,7 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
     import pyrage
     from ruamel.yaml.scalarstring import LiteralScalarString
 
-    from evalset.sets.content import item_fingerprint
+    from evalset.sets.content import FINGERPRINT_FORMAT, item_fingerprint
 
     keys = list(dict.fromkeys(r.strip() for r in recipients))
     if not keys:
@@ -129,6 +129,7 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
         **visible,
         "sealed": {
             "fingerprint": item_fingerprint(item),
+            "fingerprint_format": FINGERPRINT_FORMAT,
             "recipients": keys,
             "age": LiteralScalarString(armored),
         },
@@ -162,7 +163,7 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
             f"sealed content ({inside[changed[0]]!r}); undo the hand edit, or `evalset unseal`, "
             "edit and seal again."
         )
-    if item_fingerprint(item) != stub.sealed.fingerprint:
+    if item_fingerprint(item, stub.sealed.fingerprint_format) != stub.sealed.fingerprint:
         raise SealError(
             f"{where}: sealed item {stub.id!r} has a fingerprint that does not match its "
             "sealed content; undo the hand edit of `sealed.fingerprint`."

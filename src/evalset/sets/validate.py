@@ -14,7 +14,7 @@ from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.findings import Finding, Severity
-from evalset.sets.model import Item, SealedItem, side
+from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text
@@ -62,7 +62,8 @@ def _covers(expected: list[Citation], source: Citation) -> bool:
 
 def draft_lacks(item: Item) -> list[str]:
     """The labels an item needs before it can be made active and does not have yet."""
-    lacking = ["a category"] if item.category is None else []
+    lacking = ["a question"] if item.question == PLACEHOLDER else []
+    lacking += ["a category"] if item.category is None else []
     if item.answerable:
         lacking += [name for name, present in (("key points", item.key_points),
                     ("expected sources", item.expected_sources)) if not present]  # fmt: skip
@@ -272,28 +273,42 @@ class _Checker:
         return snap
 
     def _citations(self, pairs: list[tuple[int, Item]]) -> None:
-        """Every citation resolves in the snapshot its item was verified against."""
+        """Every citation resolves in the snapshot its item was verified against; an item
+        without its own ``verified`` is unverified, and checked against the newest."""
         assert self.store is not None
         header = self.loaded.header
-        default = None
+        name = self.loaded.name
         if header is not None and header.snapshot:
-            default = self._snapshot(header.snapshot, ("snapshot",))
+            self.add(
+                "warning",
+                ("snapshot",),
+                f"the header's `snapshot: {header.snapshot}` no longer counts as the items' "
+                "verification: an item is verified only by its own `verified:`",
+                f"if the items without `verified:` were checked against {header.snapshot}, run "
+                f"`evalset verify {name} --from-header`; else check them and run `evalset verify "
+                f"{name} ITEM…`",
+                "snapshot-header",
+            )
         newest = self.store.newest()
         for k, item in pairs:
             if item.status == "retired":
                 continue
             if item.verified:
                 snap = self._snapshot(item.verified, ("items", k, "verified"))
-            elif header is not None and header.snapshot:
-                snap = default
             else:
                 snap = newest
                 if item.status == "active":
+                    hint = (
+                        f"check it, then run `evalset verify {name} {item.id}`"
+                        if newest is not None
+                        else f"run `evalset snapshot`, then `evalset verify {name} --all` once "
+                        "the items are checked against it"
+                    )
                     self.add(
                         "warning",
                         ("items", k),
                         "not verified against any corpus snapshot yet",
-                        f"check it, then run `evalset verify {self.loaded.name} {item.id}`",
+                        hint,
                         "unverified",
                     )
             if snap is None:
@@ -353,8 +368,10 @@ class _Checker:
                 self.add(
                     "warning",
                     ("categories", name),
-                    f"category {name!r} has no holdout item, so tuning on it cannot be checked",
-                    "run `evalset split` or mark some of its items `holdout: true`",
+                    f"category {name!r} has no active holdout item, so tuning on it cannot be "
+                    "checked",
+                    "run `evalset split` or mark some of its active items `holdout: true` (a "
+                    "holdout draft counts once it is active)",
                     "coverage",
                 )
 

@@ -30,6 +30,7 @@ from evalset.sets.citations import Citation
 from evalset.sets.model import Item, item_citations
 from evalset.sets.resolve import content_in, lookup
 from evalset.sets.setfile import SetFile
+from evalset.staleness.textdiff import PartChange, diff_text, subsection_changes
 
 STALE = ("changed", "moved", "deleted", "unresolved", "unknown")
 MAX_CANDIDATES = 3
@@ -42,7 +43,13 @@ class CitationStatus:
     new: str | None = None
     candidates: list[str] = field(default_factory=list)
     old_text: str | None = None
+    """changed and deleted: the text as it was verified."""
     new_text: str | None = None
+    """changed: the text now."""
+    parts: list[PartChange] = field(default_factory=list)
+    """changed, for a section with subsections: which of them (or its own text) changed."""
+    candidate_text: str | None = None
+    """deleted: the text of the most similar section now (``candidates[0]``), when known."""
     note: str | None = None
     """Why a diff or comparison is not available, when it is not."""
 
@@ -53,6 +60,19 @@ class CitationStatus:
             "new": self.new,
             "candidates": self.candidates,
         }
+        if self.status == "changed" and self.old_text is not None and self.new_text is not None:
+            data["old_text"], data["new_text"] = self.old_text, self.new_text
+            data["diff"] = diff_text(self.old_text, self.new_text)
+            if self.parts:
+                data["changed_in"] = [part.to_json() for part in self.parts]
+        if self.status == "deleted" and self.old_text is not None:
+            data["old_text"] = self.old_text
+            if self.candidates and self.candidate_text is not None:
+                data["candidate"] = {
+                    "citation": self.candidates[0],
+                    "new_text": self.candidate_text,
+                    "diff": diff_text(self.old_text, self.candidate_text),
+                }
         if self.note:
             data["note"] = self.note
         return data
@@ -65,17 +85,42 @@ class ItemStatus:
     verified: str | None
     file: Path
     citations: list[CitationStatus]
+    key_points: list[str] = field(default_factory=list)
+    """The texts of the item's key points, to show which facts rest on a stale citation."""
+    expected: frozenset[str] = frozenset()
+    """The citations among the item's expected sources."""
+    point_sources: list[frozenset[str]] = field(default_factory=list)
+    """Each key point's citations."""
+    holdout: bool = False
+    """A holdout item's key-point texts are never printed: stale reports end up in CI logs
+    and pull-request comments that the people tuning prompts read."""
+
+    def citing(self, citation: str) -> list[int]:
+        """The indices of the key points whose sources include ``citation``."""
+        return [k for k, sources in enumerate(self.point_sources) if citation in sources]
 
     @property
     def stale(self) -> bool:
         return any(c.status != "ok" for c in self.citations)
 
     def to_json(self) -> dict[str, Any]:
+        citations = []
+        for c in self.citations:
+            data = c.to_json()
+            if c.status != "ok":
+                data["cited_by"] = {
+                    "expected_sources": c.citation in self.expected,
+                    "key_points": [
+                        {"index": k} if self.holdout else {"index": k, "text": self.key_points[k]}
+                        for k in self.citing(c.citation)
+                    ],
+                }
+            citations.append(data)
         return {
             "set": self.set,
             "id": self.id,
             "verified": self.verified,
-            "citations": [c.to_json() for c in self.citations],
+            "citations": citations,
         }
 
 
@@ -177,7 +222,25 @@ class StaleChecker:
                 return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:])
         status = CitationStatus(text, "deleted")
         status.candidates = self._similar(citation, old, before)
+        self._deleted_texts(status, citation, old, before)
         return status
+
+    def _deleted_texts(
+        self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any
+    ) -> None:
+        """The text a deleted citation had, and its best candidate's text now."""
+        status.old_text = before.get("text")
+        if status.old_text is None and before["hash"] != EMPTY:
+            status.old_text, _, _ = self._text_at(old, citation, before["hash"])
+        if not status.candidates or status.old_text is None:
+            return
+        best = Citation.parse(status.candidates[0])
+        part = lookup(self.newest, best)
+        if part is None:
+            return
+        status.candidate_text = part.get("text")
+        if status.candidate_text is None:
+            status.candidate_text, _, _ = self._text_at(self.newest, best, part["hash"])
 
     def _text_at(
         self,
@@ -185,11 +248,12 @@ class StaleChecker:
         citation: Citation,
         expected: str,
         blobs: Mapping[str, bytes] | None = None,
-    ) -> tuple[str | None, bool]:
+    ) -> tuple[str | None, bool, Any]:
         """A citation's text as ``snap`` saw it, found outside the manifest (working tree, or
-        the snapshot's commit through git/DVC), and whether any version could be read."""
+        the snapshot's commit through git/DVC), whether any version could be read, and the
+        document version it was found in."""
         if self.root is None:
-            return None, False
+            return None, False, None
         read = False
         from evalset.corpus.revision import document_versions  # only when text is needed
 
@@ -201,8 +265,8 @@ class StaleChecker:
                 version if citation.section is None else version["sections"].get(citation.section)
             )
             if part is not None and part["hash"] == expected:
-                return part.get("text"), True
-        return None, read
+                return part.get("text"), True, version
+        return None, read, None
 
     def _texts(
         self,
@@ -215,19 +279,25 @@ class StaleChecker:
     ) -> None:
         status.old_text = before.get("text")
         status.new_text = after.get("text")
+        old_doc = old.documents.get(citation.doc) if status.old_text is not None else None
+        new_doc = self.newest.documents.get(citation.doc) if status.new_text is not None else None
         if status.old_text is None:
-            status.old_text, read = self._text_at(old, citation, before["hash"], blobs)
+            status.old_text, read, old_doc = self._text_at(old, citation, before["hash"], blobs)
             if read and status.old_text is None and old.commit:
                 status.note = (
                     f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
                     f"{old.short} (the corpus had uncommitted changes then)"
                 )
         if status.new_text is None:
-            status.new_text, _ = self._text_at(self.newest, citation, after["hash"], blobs)
+            status.new_text, _, new_doc = self._text_at(self.newest, citation, after["hash"], blobs)
         if (status.old_text is None or status.new_text is None) and not status.note:
             status.note = (
                 "no text to compare: the snapshots do not store text and the corpus could not "
                 "be read at their commits; only the hashes differ"
+            )
+        if citation.section is not None and status.old_text and status.new_text:
+            status.parts = subsection_changes(
+                str(citation), citation.section, old_doc, new_doc, status.old_text, status.new_text
             )
 
     def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
@@ -254,8 +324,11 @@ class StaleChecker:
 
     def item(self, loaded: SetFile, item: Item) -> ItemStatus | None:
         """The status of every citation of an active item; None when it has never been
-        verified against a snapshot (validate warns about those)."""
-        ref = item.verified or (loaded.header.snapshot if loaded.header else None)
+        verified against a snapshot (validate, stale and status report those as unverified).
+
+        Only the item's own ``verified`` counts: a snapshot named in the header says nothing
+        about an item written after it was recorded."""
+        ref = item.verified
         if ref is None:
             return None
         citations = item_citations(item)
@@ -271,12 +344,23 @@ class StaleChecker:
             ]
         else:
             statuses = [self.citation(c, old) for c in citations]
-        return ItemStatus(loaded.name, item.id, ref, loaded.path, statuses)
+        return ItemStatus(
+            loaded.name,
+            item.id,
+            ref,
+            loaded.path,
+            statuses,
+            [point.text for point in item.key_points],
+            frozenset(str(c) for c in item.expected_sources),
+            [frozenset(str(c) for c in point.sources) for point in item.key_points],
+            bool(item.holdout),
+        )
 
-    def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], int]:
-        """Stale active items of a set, and how many active items are verified against
-        no snapshot yet."""
-        stale, unverified = [], 0
+    def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
+        """Stale active items of a set, and the ids of the active items verified against no
+        snapshot yet (they are not compared: nobody checked them against any text)."""
+        stale: list[ItemStatus] = []
+        unverified: list[str] = []
         self._pending = []
         try:
             for item in loaded.items:
@@ -284,7 +368,7 @@ class StaleChecker:
                     continue
                 status = self.item(loaded, item)
                 if status is None:
-                    unverified += 1
+                    unverified.append(item.id)
                 elif status.stale:
                     stale.append(status)
             pending = self._pending
@@ -316,34 +400,23 @@ class StaleChecker:
 SHORT_COMMIT = 10
 
 
-def word_diff(old: str, new: str) -> list[tuple[str, str]]:
-    """Word-level diff as (op, text) runs: op is '=', '-' or '+'."""
-    a, b = old.split(), new.split()
-    runs: list[tuple[str, str]] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            runs.append(("=", " ".join(a[i1:i2])))
-            continue
-        if op in ("delete", "replace"):
-            runs.append(("-", " ".join(a[i1:i2])))
-        if op in ("insert", "replace"):
-            runs.append(("+", " ".join(b[j1:j2])))
-    return runs
-
-
 @dataclass
 class StaleReport:
     """Stale items of one or more sets against the newest snapshot."""
 
     snapshot: str | None
     items: list[ItemStatus] = field(default_factory=list)
-    unverified: dict[str, int] = field(default_factory=dict)
-    """Per set, active items verified against no snapshot yet (not compared)."""
+    unverified: dict[str, list[str]] = field(default_factory=dict)
+    """Per set, the active items verified against no snapshot yet (not compared)."""
     sealed: dict[str, int] = field(default_factory=dict)
     """Per set, sealed items the key did not open (not compared)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"snapshot": self.snapshot, "items": [i.to_json() for i in self.items]}
+        return {
+            "snapshot": self.snapshot,
+            "items": [i.to_json() for i in self.items],
+            "unverified": {name: ids for name, ids in self.unverified.items() if ids},
+        }
 
 
 def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:

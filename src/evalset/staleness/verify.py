@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.model import item_citations
 from evalset.sets.resolve import unresolved
-from evalset.sets.setfile import edit_set, load_set
+from evalset.sets.setfile import DELETE, edit_set, load_set
+from evalset.sets.validate import draft_lacks
 from evalset.staleness.stale import StaleChecker
 
 
@@ -32,13 +34,18 @@ class VerifyResult:
     snapshot: str
     verified: list[str] = field(default_factory=list)
     adopted: bool = False
+    left: list[str] = field(default_factory=list)
+    """With ``--from-header``: active items without ``verified`` that were added after the
+    header's snapshot was recorded, so nobody checked them against it."""
 
 
 def verify(
     workspace: Workspace, path: Path, ids: list[str], adopt_all: bool = False
 ) -> VerifyResult:
-    """Record that items were re-checked against the newest snapshot (``adopt_all``: the
-    whole set). Refused when any of their citations does not exist in that snapshot."""
+    """Record that items were re-checked against the newest snapshot (``adopt_all``: every
+    active item of the set): each gets ``verified: <snapshot>``. Refused when any of their
+    citations does not exist in that snapshot, or when one still lacks labels (a draft
+    that is not complete yet)."""
     _, newest = newest_snapshot(workspace)
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
@@ -57,6 +64,13 @@ def verify(
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise EvalsetError(f"{path}: has no item {missing[0]!r}{hint}.")
         targets = [by_id[i] for i in ids]
+    for item in targets:
+        lacking = draft_lacks(item)
+        if lacking:
+            raise EvalsetError(
+                f"{path}: item {item.id} cannot be verified while it lacks "
+                f"{' and '.join(lacking)}; add them (and `status: active`), then verify it."
+            )
     problems = [
         f"item {item.id}: {why}"
         for item in targets
@@ -71,12 +85,96 @@ def verify(
         )
     result = VerifyResult(path, newest.short, [item.id for item in targets], adopt_all)
     with edit_set(path) as editor:
-        if adopt_all:
-            editor.set_header("snapshot", newest.short)
+        if adopt_all and loaded.header is not None and loaded.header.snapshot:
+            editor.set_header("snapshot", DELETE)
         for item in targets:
-            if not adopt_all or item.verified is not None:
-                editor.update_item(item.id, {"verified": newest.short})
+            editor.update_item(item.id, {"verified": newest.short})
     return result
+
+
+def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
+    """Move the header's ``snapshot:`` (which earlier versions counted as the verification
+    of every item without its own ``verified``) onto the items that were in the set when
+    it was recorded, as git's history of the file shows; items added later stay
+    unverified, because nobody checked them against it."""
+    loaded = load_set(path)
+    header = loaded.header
+    if header is None or not header.snapshot:
+        raise EvalsetError(f"{path}: has no `snapshot:` in its header; there is nothing to move.")
+    ref = header.snapshot
+    present = _items_when_recorded(workspace, path, ref)
+    targets = [
+        item
+        for item in loaded.items
+        if item.status == "active" and item.verified is None and item.id in present
+    ]
+    left = [
+        item.id
+        for item in loaded.items
+        if item.status == "active" and item.verified is None and item.id not in present
+    ]
+    result = VerifyResult(path, ref, [item.id for item in targets], left=left)
+    with edit_set(path) as editor:
+        editor.set_header("snapshot", DELETE)
+        for item in targets:
+            editor.update_item(item.id, {"verified": ref})
+    return result
+
+
+def _items_when_recorded(workspace: Workspace, path: Path, ref: str) -> set[str]:
+    """The ids of the items of the set file at the oldest commit of the latest run of
+    commits whose header names ``ref``."""
+    from evalset.git import Git
+    from evalset.sets.setfile import parse_set_text
+
+    try:
+        git = Git.find(workspace.root)
+        rel = git.rel(path)
+        commits = git.run("log", "--format=%H", "--", rel).split()
+    except EvalsetError:
+        commits = []
+    recorded: tuple[str, str] | None = None
+    for commit in commits:
+        text = git.show(commit, rel)
+        if text is None or _header_snapshot(text) != ref:
+            break
+        recorded = (commit, text)
+    if recorded is None:
+        raise EvalsetError(
+            f"{path}: git has no commit of it whose header names snapshot {ref}, so which "
+            "items were checked against it cannot be told; commit the set file, or check the "
+            "items and run `evalset verify NAME ITEM…`."
+        )
+    commit, text = recorded
+    then = parse_set_text(text, path, commit[:12])
+    return {entry.id for entry in then.entries}
+
+
+_HEADER_SNAPSHOT = re.compile(r"^snapshot:[ \t]*['\"]?([0-9a-f]+)['\"]?[ \t]*(?:#.*)?$", re.M)
+
+
+def _header_snapshot(text: str) -> str | None:
+    """The header's ``snapshot:`` of a set file's text, found without parsing the items
+    (history may hold many versions of a large file)."""
+    head = re.split(r"^items:", text, maxsplit=1, flags=re.M)[0]
+    found = _HEADER_SNAPSHOT.search(head)
+    return found.group(1) if found else None
+
+
+def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
+    """The names of the workspace's sets that have an item ``item_id`` (for a hint when an
+    item id was given where a set name belongs)."""
+    from evalset.workspace import set_paths
+
+    found = []
+    for path in set_paths(workspace):
+        try:
+            loaded = load_set(path)
+        except EvalsetError:
+            continue
+        if any(entry.id == item_id for entry in loaded.entries):
+            found.append(loaded.name)
+    return found
 
 
 def _rewrite(moves: dict[str, str]) -> Any:

@@ -40,9 +40,31 @@ class FieldChange:
 
 
 def _show(value: Any) -> str:
+    """A value as YAML writes it in a set file (``false``, ``null``, ``{to: holdout}``), with
+    texts in single quotes so that ``old -> new`` reads unambiguously; a key point by its
+    text."""
     if isinstance(value, dict) and "text" in value:
-        return repr(value["text"])
-    return repr(value) if isinstance(value, str) else str(value)
+        value = value["text"]
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, dict):  # as the file has it: unset fields are not written
+        value = {k: v for k, v in value.items() if v is not None}
+    return yaml_flow(value)
+
+
+def yaml_flow(value: Any) -> str:
+    """``value`` in YAML's flow style, on one line, keys in their order."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = True
+    yaml.width = 1_000_000
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    out = io.StringIO()
+    yaml.dump(value, out)
+    return out.getvalue().removesuffix("\n").removesuffix("\n...").strip()
 
 
 @dataclass
@@ -193,14 +215,12 @@ def _same_snapshot(a: str | None, b: str | None) -> bool:
     return a == b or (a is not None and b is not None and (a.startswith(b) or b.startswith(a)))
 
 
-def item_changes(
-    old: Item, new: Item, old_default: str | None = None, new_default: str | None = None
-) -> list[FieldChange]:
-    """Field-level changes of one item. ``verified`` is compared as the snapshot it means
-    (the item's own, else the set's default), so writing out the default is no change."""
+def item_changes(old: Item, new: Item) -> list[FieldChange]:
+    """Field-level changes of one item. ``verified`` is compared as the snapshot it means,
+    so writing a longer or shorter prefix of the same id is no change."""
     a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
     changes = _key_points(a.pop("key_points"), b.pop("key_points"))
-    va, vb = a.pop("verified") or old_default, b.pop("verified") or new_default
+    va, vb = a.pop("verified"), b.pop("verified")
     if not _same_snapshot(va, vb):
         changes.append(FieldChange("verified", "changed", va, vb))
     return _deep(a, b, "") + changes
@@ -212,9 +232,13 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
         return
     from evalset.sets.content import item_fingerprint
 
+    # Compared in the format a sealed side stores (evalset 0.1 sealed with format 1).
+    stubs = [*old.sealed, *new.sealed]
+    fmt = min(stub.sealed.fingerprint_format for stub in stubs)
+
     def fingerprints(loaded: SetFile) -> dict[str, str]:
-        found = {item.id: item_fingerprint(item) for item in loaded.items}
-        found.update({stub.id: stub.sealed.fingerprint for stub in loaded.sealed})
+        found = {item.id: item_fingerprint(item, fmt) for item in loaded.items}
+        found.update({s.id: s.sealed.fingerprint for s in loaded.sealed})
         return found
 
     before, after = fingerprints(old), fingerprints(new)
@@ -232,8 +256,6 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
     result = SetDiff(new.name, old_label, new_label)
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
-    old_default = old.header.snapshot if old.header else None
-    new_default = new.header.snapshot if new.header else None
     sealed_before = {stub.id for stub in old.sealed}
     for ident, item in after.items():
         if ident not in before:
@@ -241,7 +263,7 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
                 result.added.append(ident)
             continue
         previous = before[ident]
-        changes = item_changes(previous, item, old_default, new_default)
+        changes = item_changes(previous, item)
         if item.status == "retired" and previous.status != "retired":
             result.retired.append(ident)
             changes = [c for c in changes if c.field != "status"]

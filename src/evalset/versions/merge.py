@@ -21,6 +21,7 @@ from evalset.sets.setfile import DELETE, SetEditor, parse_set
 from evalset.sets.yamlio import parse_mapping
 
 _MISSING = object()
+ADDED_ON_BOTH = "the same id was added on both branches; renumber one"
 
 
 @dataclass
@@ -127,6 +128,11 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
             conflicted[ident] = ["deleted on their side, changed on ours"]
             continue
         if o == t or t == b:
+            continue
+        if b is None:
+            # Two items that share only an id: merging them field by field would make one
+            # item of two questions.
+            conflicted[ident] = [ADDED_ON_BOTH]
             continue
         if o == b:
             take_theirs.append(ident)

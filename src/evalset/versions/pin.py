@@ -13,8 +13,8 @@ from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import Version
-from evalset.sets.content import sha256_of
-from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
+from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
+from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
 from evalset.sets.setfile import SetFile, load_set
 from evalset.version import __version__
 from evalset.versions.history import SetHistory
@@ -36,23 +36,54 @@ def counts(loaded: SetFile) -> dict[str, Any]:
     }
 
 
+def released_as(loaded: SetFile, released: SetFile | None = None) -> bool:
+    """Whether ``loaded`` still has the content of the release its header names: its
+    fingerprint is the header's, in the current format or in format 1 (releases made by
+    evalset 0.1); failing that, its content equals ``released`` (the set at the release's
+    tag, when known), so that provenance added since a format-1 release (a trace appended
+    by promote) is no change."""
+    header = loaded.header
+    assert header is not None
+    if header.version is None or header.fingerprint is None:
+        return False
+    for fmt in sorted({newest_format(loaded), *FORMATS}, reverse=True):
+        try:
+            if set_fingerprint(loaded, fmt) == header.fingerprint:
+                return True
+        except EvalsetError:
+            continue
+    if released is None or released.header is None:
+        return False
+    fmt = min(newest_format(loaded), newest_format(released))
+    return set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
+
+
 def pin_of(
-    loaded: SetFile, snapshot: str | None, rev: str | None = None, items: bool = True
+    loaded: SetFile,
+    snapshot: str | None,
+    rev: str | None = None,
+    items: bool = True,
+    fmt: int | None = None,
+    released: SetFile | None = None,
 ) -> dict[str, Any]:
     """The pin of a set's content: what a report carries to name what it ran on.
 
-    ``version`` is the header's released version when the content still has the released
-    fingerprint, ``X.Y.Z+modified`` when it does not, and None for a set never released."""
-    fingerprint = set_fingerprint(loaded)
+    ``version`` is the header's released version when the content is still the release's
+    (``released_as``), ``X.Y.Z+modified`` when it is not, and None for a set never
+    released. ``fingerprint_format`` says how the fingerprints were computed (``fmt``,
+    default the newest the set allows)."""
+    fmt = newest_format(loaded) if fmt is None else fmt
+    fingerprint = set_fingerprint(loaded, fmt)
     assert loaded.header is not None
     version = loaded.header.version
-    if version is not None and loaded.header.fingerprint != fingerprint:
+    if version is not None and not released_as(loaded, released):
         version = f"{version}+modified"
-    per_item = item_fingerprints(loaded)
+    per_item = item_fingerprints(loaded, fmt)
     pin: dict[str, Any] = {
         "set": loaded.header.name,
         "version": version,
         "fingerprint": fingerprint,
+        "fingerprint_format": fmt,
         "snapshot": snapshot,
         "items": counts(loaded),
         "items_digest": sha256_of(per_item),
@@ -67,6 +98,13 @@ def pin_of(
     return pin
 
 
+def recorded_format(pin: dict[str, Any]) -> int:
+    """The fingerprint format a pin (or a tag's recorded pin) was made with: pins of evalset
+    0.1 carry none and are format 1."""
+    fmt = pin.get("fingerprint_format", 1)
+    return fmt if fmt in FORMATS else FINGERPRINT_FORMAT
+
+
 class PinError(EvalsetError):
     """A report's pin cannot be read."""
 
@@ -77,7 +115,8 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
         loaded = load_set(path)
         store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
         newest = store.newest_id()
-        return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
+        snapshot = newest[:SHORT] if newest else None
+        return pin_of(loaded, snapshot, items=items, released=_release_of(ws, path, loaded))
     history = SetHistory(ws, path)
     state = history.at(rev)
     assert state.commit is not None
@@ -86,6 +125,19 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     if recorded is not None:
         snapshot = recorded.get("snapshot")
     return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+
+
+def _release_of(ws: Workspace, path: Path, loaded: SetFile) -> SetFile | None:
+    """The set as released under the version its header names, read at the release's tag
+    only when its fingerprint alone cannot tell (a release made in an older format)."""
+    if loaded.header is None or loaded.header.version is None or released_as(loaded):
+        return None
+    try:
+        history = SetHistory(ws, path)
+        tag = history.release(loaded.header.version)
+        return history.at_release(tag).loaded if tag is not None else None
+    except EvalsetError:
+        return None
 
 
 @dataclass
@@ -127,17 +179,19 @@ def read_pin(report: Path) -> dict[str, Any]:
     return found
 
 
-def _differing_items(reported: Any, released: SetFile) -> list[str] | None:
+def _differing_items(reported: Any, released: SetFile, fmt: int) -> list[str] | None:
     """Ids whose content differs between the report's item fingerprints and a release."""
     if not isinstance(reported, dict):
         return None
-    ours = pin_of(released, None)["item_fingerprints"]
+    ours = pin_of(released, None, fmt=fmt)["item_fingerprints"]
     ids = sorted(set(reported) | set(ours))
     return [i for i in ids if reported.get(i) != ours.get(i)]
 
 
 def check_pin(ws: Workspace, report: Path) -> PinCheck:
-    """Check a report's pin against the release tags of the workspace's repository."""
+    """Check a report's pin against the release tags of the workspace's repository. The
+    tag's content is fingerprinted in the format its tag recorded, and compared with the
+    report in the format the report's pin names (format 1 for pins of evalset 0.1)."""
     from evalset.workspace import resolve_set
 
     found = read_pin(report)
@@ -161,18 +215,21 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     check.tag = tag.name
     recorded = tag.pin if tag.annotated else None
     released = history.at_release(tag).loaded
-    actual = set_fingerprint(released)
     if recorded is None:
         check.problems.append(
             f"tag {tag.name} was not made by `evalset release` (it records no pin); it "
             "cannot vouch for the content"
         )
-    elif recorded.get("fingerprint") != actual:
-        check.problems.append(
-            f"tag {tag.name} was created or moved by hand: its content has fingerprint "
-            f"{actual}, but its message records {recorded.get('fingerprint')}"
-        )
-    differing = _differing_items(found.get("item_fingerprints"), released)
+    else:
+        tagged = set_fingerprint(released, recorded_format(recorded))
+        if recorded.get("fingerprint") != tagged:
+            check.problems.append(
+                f"tag {tag.name} was created or moved by hand: its content has fingerprint "
+                f"{tagged}, but its message records {recorded.get('fingerprint')}"
+            )
+    fmt = recorded_format(found)
+    actual = set_fingerprint(released, fmt)
+    differing = _differing_items(found.get("item_fingerprints"), released, fmt)
     detail = f": {len(differing)} item(s) differ from the release" if differing else ""
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
@@ -181,7 +238,7 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     elif found["fingerprint"] != actual:
         check.problems.append(
             f"report's fingerprint {found['fingerprint']} does not match release {base} "
-            f"({actual}){detail}"
+            f"({actual}, fingerprint format {fmt}){detail}"
         )
     if recorded is not None and found.get("snapshot") != recorded.get("snapshot"):
         check.problems.append(

@@ -21,7 +21,7 @@ from evalset.sets.fingerprint import set_fingerprint
 from evalset.sets.setfile import SetFile, edit_set
 from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
-from evalset.versions.pin import pin_of
+from evalset.versions.pin import pin_of, recorded_format
 
 
 class ReleaseRefused(EvalsetError):
@@ -128,7 +128,13 @@ def _refuse_unless_releasable(
             f"be checked; set {IDENTITY_ENV} to the age key file and run the release again."
         )
     if newest is not None:
-        stale, _ = StaleChecker(store, newest, ws.root).stale_items(loaded)
+        stale, unverified = StaleChecker(store, newest, ws.root).stale_items(loaded)
+        if unverified:
+            ids = ", ".join(unverified[:5]) + (", …" if len(unverified) > 5 else "")
+            raise ReleaseRefused(
+                f"{path}: cannot release {name} with {len(unverified)} item(s) verified against "
+                f"no snapshot ({ids}); check them, then `evalset verify {name} ITEM…`."
+            )
         if stale:
             ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
             raise ReleaseRefused(
@@ -197,10 +203,15 @@ def release(
         assert header.version is not None
         new_version = header.version
     else:
-        if previous is not None and set_fingerprint(previous.loaded) == fingerprint:
+        previous_snapshot = ((latest.pin if latest else None) or {}).get("snapshot")
+        if (
+            previous is not None
+            and _same_content(previous.loaded, fingerprint)
+            and previous_snapshot == snapshot
+        ):
             raise ReleaseRefused(
-                f"{path}: {loaded.name} has not changed since release {previous.label}; there "
-                "is nothing to release."
+                f"{path}: {loaded.name} has not changed since release {previous.label} (same "
+                f"content, same snapshot {snapshot}); there is nothing to release."
             )
         new_version = str(_next_version(history, bump, version))
     pin = pin_of(loaded, snapshot)
@@ -216,6 +227,13 @@ def release(
     return ReleaseResult(
         loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
     )
+
+
+def _same_content(previous: SetFile, fingerprint: str) -> bool:
+    try:
+        return set_fingerprint(previous) == fingerprint
+    except EvalsetError:
+        return False
 
 
 def _commit_release(
@@ -273,10 +291,12 @@ class LogEntry:
     tag: str
     commit: str
     fingerprint: str
+    """As its tag records it (in the fingerprint format of its time)."""
     snapshot: str | None
     items: dict[str, Any]
     summary: str
     """What changed since the previous release, in one line."""
+    fingerprint_format: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -285,6 +305,7 @@ class LogEntry:
             "tag": self.tag,
             "commit": self.commit,
             "fingerprint": self.fingerprint,
+            "fingerprint_format": self.fingerprint_format,
             "snapshot": self.snapshot,
             "items": self.items,
             "summary": self.summary,
@@ -304,17 +325,19 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         if previous is not None:
             changes = diff_sets(previous.loaded, state.loaded, previous.label, tag.version)
             summary = changes.summary()
-        pinned = pin_of(state.loaded, snapshot, items=False)
+        fmt = recorded_format(recorded)
+        pinned = pin_of(state.loaded, snapshot, items=False, fmt=fmt)
         entries.append(
             LogEntry(
                 tag.version,
                 tag.date,
                 tag.name,
                 tag.commit,
-                pinned["fingerprint"],
+                recorded.get("fingerprint") or pinned["fingerprint"],
                 snapshot,
                 pinned["items"],
                 summary,
+                fmt,
             )
         )
         previous = state

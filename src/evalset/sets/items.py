@@ -1,0 +1,92 @@
+"""Adding an item by hand and retiring items: the two edits people make most without a tool
+that writes the labels for them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.errors import EditRefused
+from evalset.sets.model import PLACEHOLDER
+from evalset.sets.setfile import edit_set
+
+_NUMBERED = re.compile(r"^(.*?)(\d{1,6})$")
+
+
+def next_id(ids: list[str]) -> str:
+    """A fresh id that continues the set's numbering: the prefix and width most of its
+    numbered ids use (``q-007`` -> ``q-008``), one past the highest; ``q-001`` for a set
+    without any. Ids with more than six digits (promote's hashes) are not numbering."""
+    numbered = [m for m in map(_NUMBERED.match, ids) if m]
+    if not numbered:
+        return "q-001"
+    (prefix, width), _ = Counter((m.group(1), len(m.group(2))) for m in numbered).most_common(1)[0]
+    highest = max(int(m.group(2)) for m in numbered if m.group(1) == prefix)
+    taken = set(ids)
+    number = highest + 1
+    while f"{prefix}{number:0{width}d}" in taken:
+        number += 1
+    return f"{prefix}{number:0{width}d}"
+
+
+def new_item(path: Path, question: str | None = None, category: str | None = None) -> str:
+    """Append a draft skeleton with a fresh id: the question (or a placeholder), the category
+    when given, and empty expected sources and key points to fill in. Returns its id."""
+    with edit_set(path) as editor:
+        ids = [entry.get("id") for entry in editor.current.raw_items if isinstance(entry, dict)]
+        ident = next_id([i for i in ids if isinstance(i, str)])
+        entry: dict[str, Any] = {"id": ident, "question": question or PLACEHOLDER}
+        if category:
+            entry["category"] = category
+        entry.update({"status": "draft", "expected_sources": [], "key_points": []})
+        editor.append_items([entry])
+    return ident
+
+
+@dataclass
+class Retired:
+    retired: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    """Items that were retired before."""
+
+
+def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None) -> Retired:
+    """Set ``status: retired`` on items, with the date and reason as a comment on that line
+    (retired items are kept for history; releases and exports leave them out)."""
+    if not ids:
+        raise EditRefused("name the items to retire.")
+    if not reason.strip():
+        raise EditRefused("say why the items are retired: --reason TEXT.")
+    note = f"{(today or dt.date.today()).isoformat()}: {' '.join(reason.split())}"
+    result = Retired()
+    with edit_set(path) as editor:
+        statuses = {
+            entry.get("id"): entry.get("status", "active")
+            for entry in editor.current.raw_items
+            if isinstance(entry, dict)
+        }
+        for ident in ids:
+            if ident not in statuses:
+                close = difflib.get_close_matches(ident, [str(i) for i in statuses], n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise EditRefused(f"{path}: has no item {ident!r}{hint}; nothing was retired.")
+            if statuses[ident] == "retired":
+                result.already.append(ident)
+                continue
+            editor.edit_item(ident, _retired(note))
+            result.retired.append(ident)
+    return result
+
+
+def _retired(note: str) -> Any:
+    def edit(entry: Any) -> None:
+        entry["status"] = "retired"
+        if hasattr(entry, "yaml_add_eol_comment"):
+            entry.yaml_add_eol_comment(f"retired {note}", "status")
+
+    return edit

@@ -1,0 +1,140 @@
+"""Word diffs of section texts, and where inside a parent section a change happened.
+
+A section's text includes its subsections (it runs to the next heading of the same or a
+higher level), so a citation of a parent section changes when only one of its subsections
+does. ``subsection_changes`` keeps that rule but says which part changed: the parent's own
+text (before its first subsection), or which direct subsection was changed, added or
+removed, each with its own old and new text.
+
+Manifests keep sections by id, not in document order, so a subsection is recognised by its
+text: a section of a deeper level whose heading and text appear in the parent's text.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def word_diff(old: str, new: str) -> list[tuple[str, str]]:
+    """Word-level diff as (op, text) runs: op is '=', '-' or '+'."""
+    a, b = old.split(), new.split()
+    runs: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            runs.append(("=", " ".join(a[i1:i2])))
+            continue
+        if op in ("delete", "replace"):
+            runs.append(("-", " ".join(a[i1:i2])))
+        if op in ("insert", "replace"):
+            runs.append(("+", " ".join(b[j1:j2])))
+    return runs
+
+
+def diff_text(old: str, new: str) -> str:
+    """The whole word diff in wdiff's notation: ``[-removed-]`` and ``{+added+}``."""
+    out = []
+    for op, text in word_diff(old, new):
+        out.append(text if op == "=" else f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
+    return " ".join(out)
+
+
+@dataclass
+class PartChange:
+    """A change inside a cited section: its own text, or one of its direct subsections."""
+
+    section: str
+    """The citation of the part: the cited section itself for its own text."""
+    status: str
+    """changed, added or removed."""
+    old: str | None
+    new: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"section": self.section, "status": self.status}
+        data["old"], data["new"] = self.old, self.new
+        if self.old is not None and self.new is not None:
+            data["diff"] = diff_text(self.old, self.new)
+        return data
+
+
+def _block(section: Mapping[str, Any]) -> str:
+    title, text = section.get("title") or "", section.get("text") or ""
+    return f"{title} {text}".strip()
+
+
+def _children(
+    sections: Mapping[str, Any], parent_id: str, parent_text: str
+) -> dict[str, Mapping[str, Any]]:
+    """The direct subsections of a section, found by their text inside the parent's."""
+    level = sections[parent_id].get("level", 0)
+    inside = {
+        sid: section
+        for sid, section in sections.items()
+        if sid != parent_id
+        and section.get("level", 0) > level
+        and section.get("text") is not None
+        and _block(section)
+        and _block(section) in parent_text
+    }
+    return {
+        sid: section
+        for sid, section in inside.items()
+        if not any(
+            other["level"] < section["level"] and _block(section) in _block(other)
+            for oid, other in inside.items()
+            if oid != sid
+        )
+    }
+
+
+def _own_text(text: str, children: Mapping[str, Mapping[str, Any]]) -> str:
+    for child in children.values():
+        text = text.replace(_block(child), " ", 1)
+    return " ".join(text.split())
+
+
+def subsection_changes(
+    citation: str,
+    section_id: str,
+    old_doc: Mapping[str, Any] | None,
+    new_doc: Mapping[str, Any] | None,
+    old_text: str,
+    new_text: str,
+) -> list[PartChange]:
+    """Which parts of a changed parent section changed (see the module docstring); empty
+    when the section has no subsections in either version, or their texts are unknown."""
+    if old_doc is None or new_doc is None:
+        return []
+    old_sections, new_sections = old_doc.get("sections", {}), new_doc.get("sections", {})
+    if section_id not in old_sections or section_id not in new_sections:
+        return []
+    before = _children(old_sections, section_id, old_text)
+    after = _children(new_sections, section_id, new_text)
+    if not before and not after:
+        return []
+    doc = citation.split("#", 1)[0]
+    parts: list[PartChange] = []
+    own_old, own_new = _own_text(old_text, before), _own_text(new_text, after)
+    if own_old != own_new:
+        parts.append(PartChange(citation, "changed", own_old, own_new))
+    order = sorted(
+        {*before, *after},
+        key=lambda sid: (new_text.find(_block(after[sid])) if sid in after else -1, sid),
+    )
+    for sid in order:
+        old_part = before[sid].get("text") if sid in before else None
+        new_part = after[sid].get("text") if sid in after else None
+        if old_part == new_part:
+            continue
+        status = (
+            "changed"
+            if sid in before and sid in after
+            else "added"
+            if sid in after
+            else ("removed")
+        )
+        parts.append(PartChange(f"{doc}#{sid}", status, old_part, new_part))
+    return parts

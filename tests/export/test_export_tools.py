@@ -1,0 +1,223 @@
+"""Exports scored the way the labels say: every key point required, unanswerable items in a
+form each tool scores, ids and categories on every row the format allows.
+
+Each tool's documented semantics are mirrored here, and, where the tool itself is installed
+(Ragas, DeepEval and OpenAI Evals are not in the dev extras: their dependency stacks take
+hundreds of MB and, together with ours, minutes of pip's resolver), the tool's own classes
+read the export too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from evalset.export.view import DECLINES
+from evalset.sets.setfile import load_set
+
+EXAMPLE = load_set(ROOT / "sets" / "acme-support.yaml")
+BY_ID = {item.id: item for item in EXAMPLE.items}
+EXPORTED = {i.id for i in EXAMPLE.items if i.status == "active" and i.holdout is not None}
+UNANSWERABLE = {i for i in EXPORTED if not BY_ID[i].answerable}
+SEVERAL_POINTS = {i for i in EXPORTED if len(BY_ID[i].key_points) > 1}
+
+
+def export(cli, fmt: str, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    out = tmp_path / f"all.{fmt}"
+    result = cli(ROOT, "export", "acme-support", "--format", fmt, "--split", "all", "-o", str(out))
+    assert result.code == 0, result.err
+    return out
+
+
+def test_the_example_has_the_cases() -> None:
+    assert UNANSWERABLE and SEVERAL_POINTS
+
+
+# OpenAI Evals
+
+
+def includes(sample: dict[str, Any], completion: str) -> bool:
+    """evals.elsuite.basic.includes.Includes.eval_sample: passes when the completion
+    contains any one of the ideal answers (a string is a list of one)."""
+    ideal = sample["ideal"] if isinstance(sample["ideal"], list) else [sample["ideal"]]
+    return any(completion.rfind(ref) != -1 for ref in ideal)
+
+
+def test_a_list_ideal_would_pass_an_answer_with_one_key_point_of_several() -> None:
+    """Why the export does not write the key points as `ideal`: the documented semantics."""
+    item = BY_ID[sorted(SEVERAL_POINTS)[0]]
+    as_list = {"ideal": [p.text for p in item.key_points]}
+    assert includes(as_list, f"Sure. {item.key_points[0].text}.")
+
+
+def test_openai_samples_require_every_key_point(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    samples = [
+        json.loads(line) for line in export(cli, "openai", tmp_path).read_text().splitlines()
+    ]
+    assert {s["metadata"]["evalset_id"] for s in samples} == EXPORTED  # unanswerable included
+    for sample in samples:
+        item = BY_ID[sample["metadata"]["evalset_id"]]
+        assert sample["metadata"]["category"] == item.category
+        criteria = sample["criteria"]
+        for n, point in enumerate(item.key_points, 1):
+            assert f"({n}) {point.text}" in criteria
+        for wrong in item.must_not_say:
+            assert wrong in criteria
+        if item.answerable:
+            assert "If any of them is missing, the criterion is not met." in criteria
+        else:
+            assert "declines to answer" in criteria
+        # `ideal` is a single short answer or absent: never "any one of several".
+        assert sample.get("ideal", item.answer) == item.answer
+        if "ideal" in sample:
+            assert isinstance(sample["ideal"], str)
+
+
+CLOSEDQA_FIELDS = {"input", "completion", "criteria"}
+"""The fields of the `closedqa` spec's prompt (evals/registry/modelgraded/closedqa.yaml)."""
+
+
+def test_openai_samples_fill_the_closedqa_prompt(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """ModelBasedClassify formats the spec's prompt with the sample's own keys and the
+    completion: every field the prompt names must be there."""
+    for line in export(cli, "openai", tmp_path).read_text().splitlines():
+        sample = json.loads(line)
+        assert CLOSEDQA_FIELDS - {"completion"} <= set(sample)
+        assert isinstance(sample["criteria"], str) and sample["criteria"]
+
+
+def test_openai_samples_with_the_evals_classes(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """With OpenAI Evals installed: its own ModelBasedClassify runs the closedqa spec on the
+    exported samples, with a stand-in grader that applies the criterion word for word. An
+    answer with one key point of several scores 0, one with all of them 1."""
+    os.environ.setdefault("OPENAI_API_KEY", "unused-offline")  # evals builds a client on import
+    pytest.importorskip("evals")
+    import random
+
+    from evals.api import CompletionResult
+    from evals.base import RunSpec
+    from evals.elsuite.modelgraded.classify import ModelBasedClassify
+    from evals.record import RecorderBase
+
+    class Result(CompletionResult):
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        def get_completions(self) -> list[str]:
+            return [self.text]
+
+    class Grader:
+        """Says Y when every numbered fact of the criterion is in the submission."""
+
+        def __call__(self, prompt: Any, **kwargs: Any) -> Result:
+            text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
+            submission = text.split("[Submission]:", 1)[1].split("***", 1)[0]
+            criterion = text.split("[Criterion]:", 1)[1].split("***", 1)[0]
+            facts = criterion.split("in any words:", 1)[1].split(". If any", 1)[0]
+            wanted = [f.split(") ", 1)[1].strip(" ;") for f in facts.split("(")[1:]]
+            return Result("Y" if all(w in submission for w in wanted) else "N")
+
+    class Answer:
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        def __call__(self, prompt: Any, **kwargs: Any) -> Result:
+            return Result(self.text)
+
+    samples = [
+        json.loads(line) for line in export(cli, "openai", tmp_path).read_text().splitlines()
+    ]
+    sample = next(s for s in samples if s["metadata"]["evalset_id"] in SEVERAL_POINTS)
+    points = [p.text for p in BY_ID[sample["metadata"]["evalset_id"]].key_points]
+    scores = {}
+    for label, answer in (("one", points[0]), ("all", " ".join(points))):
+        classify = ModelBasedClassify(
+            completion_fns=[Answer(answer), Grader()],
+            eval_registry_path=Path("."),
+            name="acme.dev.v0",
+            modelgraded_spec="closedqa",
+            eval_type="classify",
+        )
+        recorder = RecorderBase(
+            RunSpec(["answer", "grader"], "acme.dev.v0", "acme", "dev", {}, "test")
+        )
+        with recorder.as_default_recorder("s-1"):
+            choice = classify.eval_sample(json.loads(json.dumps(sample)), random.Random(0))
+        scores[label] = (choice, recorder.get_metrics()[-1]["score"])
+    assert scores == {"one": ("N", 0.0), "all": ("Y", 1.0)}
+
+
+# Ragas
+
+
+def test_ragas_rows_carry_ids_and_score_unanswerable_items(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rows = [json.loads(line) for line in export(cli, "ragas", tmp_path).read_text().splitlines()]
+    assert {r["evalset_id"] for r in rows} == EXPORTED
+    for row in rows:
+        item = BY_ID[row["evalset_id"]]
+        assert (row["category"], row["answerable"]) == (item.category, item.answerable)
+        assert row["split"] == ("holdout" if item.holdout else "tuning")
+        assert row["reference"]  # never NaN for lack of a reference
+        if item.answerable:
+            for point in item.key_points:
+                assert point.text.rstrip(".") in row["reference"]
+        else:
+            assert row["reference"] == DECLINES
+            assert row["reference_contexts"] == [] and row["reference_context_ids"] == []
+
+
+def test_ragas_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    pytest.importorskip("ragas")
+    from ragas import EvaluationDataset
+
+    dataset = EvaluationDataset.from_jsonl(str(export(cli, "ragas", tmp_path)))
+    assert len(dataset) == len(EXPORTED)
+    assert all(sample.reference for sample in dataset.samples)
+
+
+# DeepEval
+
+
+def test_deepeval_goldens_carry_ids_and_score_unanswerable_items(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    goldens = json.loads(export(cli, "deepeval", tmp_path).read_text())
+    assert {g["name"] for g in goldens} == EXPORTED
+    for golden in goldens:
+        item = BY_ID[golden["name"]]
+        assert golden["custom_column_key_values"] == {
+            "evalset_id": item.id,
+            "category": item.category,
+            "split": "holdout" if item.holdout else "tuning",
+        }
+        assert golden["additional_metadata"]["evalset_id"] == item.id
+        # What MissingTestCaseParamsError checks: none of them is None.
+        assert golden["expected_output"] is not None and golden["context"] is not None
+        if not item.answerable:
+            assert golden["expected_output"] == DECLINES and golden["context"] == []
+        else:
+            for point in item.key_points:
+                assert point.text.rstrip(".") in golden["expected_output"]
+
+
+def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+    pytest.importorskip("deepeval")
+    from deepeval.dataset import EvaluationDataset
+    from deepeval.test_case import LLMTestCase
+
+    dataset = EvaluationDataset()
+    dataset.add_goldens_from_json_file(str(export(cli, "deepeval", tmp_path)))
+    assert {g.name for g in dataset.goldens} == EXPORTED
+    for golden in dataset.goldens:
+        case = LLMTestCase(
+            input=golden.input,
+            actual_output="an answer",
+            expected_output=golden.expected_output,
+            context=golden.context,
+        )
+        assert case.expected_output is not None and case.context is not None

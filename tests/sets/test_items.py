@@ -1,0 +1,67 @@
+"""`evalset new` (a draft skeleton with a fresh id) and `evalset retire` (with the reason)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import EXAMPLE_SET
+from evalset.sets.items import next_id
+from evalset.sets.setfile import load_set
+
+
+def test_next_id_continues_the_numbering() -> None:
+    assert next_id([]) == "q-001"
+    assert next_id(["q-001", "q-002", "q-010", "q-80989283", "q-3f2a9c41"]) == "q-011"
+    assert next_id(["faq-7", "faq-9", "x"]) == "faq-10"
+    assert next_id(["a-1", "a-2", "b-01"]) == "a-3"
+
+
+def copy_example(tmp_path: Path) -> Path:
+    target = tmp_path / "sets" / EXAMPLE_SET.name
+    target.parent.mkdir()
+    shutil.copy(EXAMPLE_SET, target)
+    return target
+
+
+def test_new_appends_a_draft_skeleton(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = copy_example(tmp_path)
+    before = path.read_text()
+    result = cli(tmp_path, "new", str(path), "--category", "direct-lookup", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["id"] == "q-042"  # q-041 is the last numbered item
+    after = path.read_text()
+    assert after.startswith(before)  # nothing else moved
+    assert after[len(before) :] == (
+        "\n  - id: q-042\n    question: 'TODO: the question, as a user would ask it'\n"
+        "    category: direct-lookup\n    status: draft\n    expected_sources: []\n"
+        "    key_points: []\n"
+    )
+    validate = cli(tmp_path, "validate", str(path)).out
+    assert (
+        "item q-042: warning: draft still lacks a question, key points and expected sources"
+    ) in validate
+    text = cli(tmp_path, "new", str(path), "--question", "Can I return a gift?").out
+    assert text.startswith("added draft q-043 to ")
+    assert load_set(path).items[-1].question == "Can I return a gift?"
+
+
+def test_retire_records_the_reason(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = copy_example(tmp_path)
+    result = cli(tmp_path, "retire", str(path), "q-040", "q-041", "--reason", "policy ended")
+    assert result.code == 0, result.err
+    assert "retired q-040 in " in result.out and "already retired: q-041" in result.out
+    text = path.read_text()
+    assert "    status: retired  # retired " in text and ": policy ended\n" in text
+    assert next(i for i in load_set(path).items if i.id == "q-040").status == "retired"
+
+
+def test_retire_refuses_an_unknown_item_and_changes_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = copy_example(tmp_path)
+    before = path.read_bytes()
+    result = cli(tmp_path, "retire", str(path), "q-040", "q-0400", "--reason", "x")
+    assert result.code == 2
+    assert "has no item 'q-0400' (did you mean 'q-040'?); nothing was retired." in result.err
+    assert path.read_bytes() == before
+    assert cli(tmp_path, "retire", str(path), "q-040").code == 2  # --reason is required

@@ -1,0 +1,46 @@
+"""The pre-commit hooks this repository publishes run evalset commands that exist, in the
+way pre-commit calls them."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from conftest import ROOT
+
+REQUIRED = {"id", "name", "entry", "language"}
+"""The keys pre-commit requires of a hook in .pre-commit-hooks.yaml."""
+OPTIONAL = {"description", "files", "exclude", "types", "pass_filenames", "always_run",
+            "stages", "args", "require_serial", "minimum_pre_commit_version"}  # fmt: skip
+
+
+def hooks() -> list[dict[str, object]]:
+    loaded = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert isinstance(loaded, list)
+    return loaded
+
+
+def test_the_hooks_are_well_formed() -> None:
+    found = hooks()
+    assert [h["id"] for h in found] == ["evalset-validate", "evalset-stale"]
+    for hook in found:
+        assert set(hook) >= REQUIRED and set(hook) <= REQUIRED | OPTIONAL, hook
+        assert hook["language"] == "python"  # installs this package in the hook's env
+        if "files" in hook:
+            assert re.search(str(hook["files"]), "sets/acme-support.yaml")
+
+
+def test_each_hook_runs_as_pre_commit_calls_it(cli, example: Path) -> None:  # type: ignore[no-untyped-def]
+    """pre-commit appends the staged file names when pass_filenames is on."""
+    for hook in hooks():
+        program, *args = shlex.split(str(hook["entry"]))
+        assert program == "evalset"
+        if hook.get("pass_filenames", True):
+            args.append("sets/acme-support.yaml")
+        result = cli(example, *args)
+        # validate passes on the example; stale finds its six stale items.
+        expected = 1 if args[0] == "stale" else 0
+        assert result.code == expected, (hook["id"], result.out, result.err)
