@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
 from evalset.fsio import atomic_write
-from evalset.sets.model import ID_PATTERN, Item
+from evalset.sets.model import ID_PATTERN, Item, set_name_problem
 from evalset.sets.setfile import edit_set, load_set
 
 READERS = {
@@ -135,8 +135,9 @@ def import_rows(
             result.drafts.append(item.id)
     if create and not dry_run:
         categories = list(dict.fromkeys(i.category for i in items if i.category))
-        if not re.fullmatch(ID_PATTERN, target.stem):
-            raise ImportRefused(f"{target.stem!r} cannot name a set; use letters, digits, . _ -.")
+        problem = set_name_problem(target.stem)
+        if problem is not None:
+            raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, new_set_text(target.stem, source, categories))
     if items and not dry_run:
