@@ -85,11 +85,14 @@ def _write(
     path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
 ) -> None:
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    folder = path.parent
-    if scratch is not None:
+    prefix = _temp_prefix(path.name)
+    try:
+        if scratch is None:
+            raise FileNotFoundError
         scratch.mkdir(parents=True, exist_ok=True)
-        folder = scratch
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path.name), suffix=TEMP_SUFFIX)
+        fd, tmp = tempfile.mkstemp(dir=scratch, prefix=prefix, suffix=TEMP_SUFFIX)
+    except OSError:  # no scratch folder (or an unwritable one): beside the target
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
             if isinstance(text, list):
@@ -250,3 +253,34 @@ def json_loads(text: str | bytes) -> Any:
     except RecursionError:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
+
+
+_CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def conflict_line(text: str) -> int | None:
+    """The line of the first git conflict marker (``<<<<<<<``, ``>>>>>>>``), if any."""
+    found = _CONFLICT.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def memory_left() -> int | None:
+    """Bytes this process may still allocate under its address-space or data limit
+    (``ulimit -v``, ``ulimit -d``), or None when there is no such limit. The native parsers
+    (YAML, markdown) abort the whole process when an allocation fails, so input too large
+    for what is left is refused before they see it."""
+    import resource
+
+    limits = []
+    for kind in (resource.RLIMIT_AS, getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)):
+        soft, _ = resource.getrlimit(kind)
+        if soft != resource.RLIM_INFINITY:
+            limits.append(soft)
+    if not limits:
+        return None
+    try:
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(min(limits) - used, 0)

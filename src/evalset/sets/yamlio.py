@@ -15,6 +15,7 @@ from typing import Any
 import yaml_rs
 
 from evalset.errors import SetFileError
+from evalset.fsio import conflict_line, memory_left
 
 MAX_ALIAS_EVENTS = 100_000
 """Aliases may replay at most this many parse events: a 'billion laughs' file fails fast."""
@@ -56,26 +57,6 @@ READ_FACTOR = 12
 objects); the margin covers the rest."""
 
 
-def memory_left() -> int | None:
-    """Bytes this process may still allocate under its address-space or data limit
-    (``ulimit -v``, ``ulimit -d``), or None when there is no such limit."""
-    import resource
-
-    limits = []
-    for kind in (resource.RLIMIT_AS, getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)):
-        soft, _ = resource.getrlimit(kind)
-        if soft != resource.RLIM_INFINITY:
-            limits.append(soft)
-    if not limits:
-        return None
-    try:
-        with open("/proc/self/statm") as f:
-            used = int(f.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        used = 0
-    return max(min(limits) - used, 0)
-
-
 def check_memory(
     size: int, path: object, what: str = "set file", factor: int = READ_FACTOR
 ) -> None:
@@ -115,7 +96,6 @@ MAX_DEPTH = 1000
 """How deeply a YAML file may nest collections. A set nests about six levels deep; the native
 parser overflows its stack (and the process dies) somewhere past ten thousand."""
 _DEEP_PREFIX = re.compile(rf"^[ \t\-?:]{{{MAX_DEPTH // 2}}}", re.MULTILINE)
-_CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 _TAG = re.compile(r"invalid tag: '([^']*)'", re.IGNORECASE)
 
 
@@ -182,12 +162,6 @@ def _in_big_stack(call: Any) -> Any:
     if not ok:
         raise value
     return value
-
-
-def conflict_line(text: str) -> int | None:
-    """The line of the first git conflict marker (``<<<<<<<``, ``>>>>>>>``), if any."""
-    found = _CONFLICT.search(text)
-    return text.count("\n", 0, found.start()) + 1 if found else None
 
 
 def conflict_message(path: Path, line: int) -> str:
