@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
-from evalset.fsio import atomic_write
+from evalset.fsio import TextError, atomic_write, read_user_text
 from evalset.sets.model import ID_PATTERN, Item, set_name_problem
 from evalset.sets.setfile import edit_set, load_set
 
@@ -87,11 +87,9 @@ def import_rows(
     if fmt not in READERS:
         raise ImportRefused(f"{fmt!r} cannot be imported; use one of {', '.join(READERS)}.")
     try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ImportRefused(f"{source}: no such file; check the path.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportRefused(f"{source}: cannot be read ({exc}).") from None
+        text = read_user_text(source, f"{fmt} file")
+    except TextError as exc:
+        raise ImportRefused(str(exc)) from None
     try:
         rows = import_module(READERS[fmt]).read(text)
     except RowError as exc:
