@@ -325,6 +325,12 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
+        if previous is None and history.git.shallow:
+            # Older releases may exist where this clone's history ends.
+            summary = (
+                "earliest release in this shallow clone (older history is missing: "
+                "git fetch --unshallow --tags)"
+            )
         if previous is not None:
             changes = diff_sets(previous.loaded, state.loaded, previous.label, tag.version)
             summary = changes.summary()
