@@ -135,3 +135,54 @@ def test_every_command_over_a_hostile_input(  # type: ignore[no-untyped-def]
             assert args[0] in SHOWS or lenient, shown
         if case["expect"] == "invalid" and args[0] == "validate" and "--json" not in args:
             assert case["mentions"] in both, shown
+
+
+def _read_only(folder: Path) -> bool:
+    """Make ``folder`` read-only for everyone, root included (a read-only bind mount);
+    False where this machine does not allow it."""
+    import subprocess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if done.returncode != 0:
+        return False
+    done = subprocess.run(
+        ["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        subprocess.run(["umount", str(folder)], capture_output=True, check=False)
+        return False
+    return True
+
+
+@pytest.mark.parametrize("folder", ["sets", "snapshots", ".evalset"])
+def test_a_read_only_folder_is_one_sentence(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, folder: str
+) -> None:
+    import subprocess
+
+    repo, _ = _workspace(tmp_path, {"file": "failures-not-json.jsonl", "kind": "failures"})
+    returns = repo / "corpus" / "policies" / "returns.md"
+    returns.write_text(returns.read_text() + "\n## Added\n\nA new section.\n")
+    if not _read_only(repo / folder):
+        pytest.skip("read-only bind mounts are not allowed here")
+    try:
+        before = _files(repo)
+        for args in (["snapshot"], ["split", "acme-support"], ["verify", "acme-support", "q-003"],
+                     ["status"], ["stale", "--no-fail"], ["validate"]):  # fmt: skip
+            result = cli(repo, *args)
+            shown = f"evalset {' '.join(args)} -> {result.code}\n{result.err}"
+            assert result.code in (0, 1, 2), shown
+            assert "internal error" not in result.err and "Traceback" not in result.err, shown
+            if result.code == 2:
+                sentences = _sentences(result.err)
+                assert len(sentences) == 1, shown
+                assert "writable" in sentences[0] and "Read-only file system" in sentences[0]
+            if folder != "snapshots" and args == ["snapshot"]:
+                assert result.code == 0, shown  # a read-only cache costs only speed
+        if folder == "sets":
+            assert {k: v for k, v in _files(repo).items() if k.startswith("sets/")} == {
+                k: v for k, v in before.items() if k.startswith("sets/")
+            }
+    finally:
+        subprocess.run(["umount", str(repo / folder)], capture_output=True, check=False)

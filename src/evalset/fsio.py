@@ -3,6 +3,7 @@ the new, never a mix (and never a stray temporary file where git would see it)."
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -104,7 +105,7 @@ def _write(
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        _discard(Path(tmp))
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -169,10 +170,16 @@ def replace_cache(path: Path, data: bytes) -> None:
         tmp.write_bytes(data)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        _discard(tmp)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _discard(tmp)
         raise
+
+
+def _discard(path: Path) -> None:
+    """Remove a temporary file if there is one (a read-only folder has none to remove)."""
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 # ---------------------------------------------------------------------------------------

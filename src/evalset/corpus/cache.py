@@ -5,6 +5,7 @@ for the documents that did not change. Anything unreadable in it only costs spee
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import sys
@@ -274,11 +275,16 @@ class StatCache:
         return ident, rows
 
     def save(self, ident: str, rows: Rows) -> None:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        """Keep the rows; a state folder that cannot be written costs only speed."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
         blob = marshal.dumps({"key": self.key, "id": ident, "rows": rows.dump()})
         replace_cache(self.index_path, blob)
         for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
-            (self.state_dir / obsolete).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                (self.state_dir / obsolete).unlink(missing_ok=True)
 
 
 def keep_base(state_dir: Path, manifest: Path) -> None:

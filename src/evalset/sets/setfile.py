@@ -9,6 +9,7 @@ file atomically.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -744,7 +745,10 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     try:
         target = Path(os.path.realpath(p)) if p.is_symlink() else p
         for leftover in target.parent.glob(f".{target.name}.*.tmp"):
-            leftover.unlink(missing_ok=True)  # from a writer killed mid-write; we hold the lock
+            with contextlib.suppress(
+                OSError
+            ):  # a writer killed mid-write left it; we hold the lock
+                leftover.unlink(missing_ok=True)
         if scratch is not None:
             sweep_temps(scratch)
         before = load_set(p)
