@@ -186,3 +186,56 @@ def test_a_read_only_folder_is_one_sentence(  # type: ignore[no-untyped-def]
             }
     finally:
         subprocess.run(["umount", str(repo / folder)], capture_output=True, check=False)
+
+
+def _vm_after_import(modules: str) -> int:
+    """Address space an evalset process holds once ``modules`` are loaded (native libraries
+    reserve much of it up front)."""
+    import subprocess
+
+    code = (
+        f"import resource, {modules}\n"
+        "print(int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+@pytest.mark.parametrize("kind", ["set", "corpus document"])
+def test_input_too_large_for_the_memory_limit_is_one_sentence(tmp_path: Path, kind: str) -> None:
+    """Under `ulimit -v`, the native parsers abort the process when an allocation fails (a
+    Rust backtrace, no error to catch): a file too large for what is left is refused first."""
+    import resource
+    import subprocess
+
+    repo, _ = _workspace(tmp_path, {"file": "failures-not-json.jsonl", "kind": "failures"})
+    if kind == "set":
+        limit = _vm_after_import("evalset.cli.app, evalset.sets.setfile") + 150_000_000
+        item = (
+            "  - id: q-{n}\n    question: Question {n} about the policy, in some words?\n"
+            "    category: direct-lookup\n    answerable: false\n"
+        )
+        body = "".join(item.format(n=n) for n in range(200_000))
+        (repo / "sets" / "big.yaml").write_text(
+            "evalset: 1\nname: big\ncategories:\n  direct-lookup: a fact\nitems:\n" + body
+        )
+        args = ["validate", "sets/big.yaml"]
+        named = "sets/big.yaml: is "
+    else:
+        (repo / "corpus" / "big.md").write_text("# Big\n\n" + "Words of policy text. " * 3_000_000)
+        args = ["snapshot"]
+        limit = _vm_after_import("evalset.cli.run, evalset.corpus.snapshot") + 150_000_000
+        named = "big.md: is "
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    exe = Path(sys.executable).with_name("evalset")
+    done = subprocess.run(
+        [str(exe), *args], cwd=repo, capture_output=True, text=True, preexec_fn=limited
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0], done.stderr[-2000:]
+    assert "too large to" in lines[0] and "memory limit" in lines[0]
