@@ -58,7 +58,7 @@ class Tag:
             if line.startswith(PIN_LINE):
                 try:
                     pin = json.loads(line[len(PIN_LINE) :])
-                except ValueError:
+                except (ValueError, RecursionError):  # a tag message is anyone's text
                     return None
                 return pin if isinstance(pin, dict) else None
         return None

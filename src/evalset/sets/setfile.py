@@ -29,7 +29,7 @@ from evalset.sets.findings import Finding, Severity, field_path
 from evalset.sets.locate import TextIndex, is_filler, line_break
 from evalset.sets.messages import describe, error_loc, schema_message
 from evalset.sets.model import Item, SealedItem, SetHeader
-from evalset.sets.yamlio import line_col, parse_mapping, read_text
+from evalset.sets.yamlio import parse_mapping, read_text
 
 
 @dataclass
@@ -185,12 +185,16 @@ def _cross_item_aliases(loaded: SetFile) -> None:
         k = bisect.bisect_right(spans.starts, line) - 1
         return k if k >= 0 and line < spans.ends[k] else -1
 
+    by_name: dict[str, list[int]] = {}
+    for offset, anchor in anchors:
+        by_name.setdefault(anchor, []).append(offset)
     for alias in _ALIAS.finditer(text):
         name = alias.group(1)
-        defined = [at for at, anchor in anchors if anchor == name and at < alias.start()]
-        if not defined:
+        offsets = by_name.get(name, [])
+        last = bisect.bisect_left(offsets, alias.start()) - 1  # the anchor in force there
+        if last < 0:
             continue
-        home, here = owner(defined[-1]), owner(alias.start())
+        home, here = owner(offsets[last]), owner(alias.start())
         if home == here or here < 0:
             continue
         entry = loaded.raw_items[home] if home >= 0 else None
@@ -198,7 +202,8 @@ def _cross_item_aliases(loaded: SetFile) -> None:
         if home >= 0:
             ident = entry.get("id") if isinstance(entry, dict) else None
             what = f"item {ident!r}" if ident is not None else f"item #{home + 1}"
-        row, col = line_col(text, alias.start())
+        at = bisect.bisect_right(breaks, alias.start()) - 1  # not line_col: one scan per alias
+        row, col = at + 1, alias.start() - breaks[at] + 1
         entry = loaded.raw_items[here]
         user = entry.get("id") if isinstance(entry, dict) else None
         loaded.schema_findings.append(
