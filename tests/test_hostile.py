@@ -66,7 +66,7 @@ COMMANDS: dict[str, list[list[str]]] = {
     ],
     "report": [["check-pin", "{input}"], ["check-pin", "{input}", "--json"]],
 }
-SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "pin", "promote", "import"}
+SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "promote", "import"}
 """Commands that may succeed (exit 0) on a set that is readable but invalid: those that
 show it (`validate` is the gate), and edits of single items, which re-validate what they
 touch and leave the rest as it is."""

@@ -579,3 +579,11 @@ def test_log_in_a_shallow_clone_does_not_call_a_release_the_first(  # type: igno
     assert releases and all(r["summary"] != "first release" for r in releases)
     assert "shallow clone" in releases[0]["summary"]
     assert "git fetch --unshallow --tags" in releases[0]["summary"]
+
+
+def test_a_set_with_a_repeated_id_cannot_be_fingerprinted_or_pinned() -> None:
+    from evalset.sets.fingerprint import InvalidSet
+
+    text = SET_HEADER + set_item("q-1", RETURNS) + set_item("q-1", REFUNDS)
+    with pytest.raises(InvalidSet, match="the id 'q-1' is used by more than one item"):
+        set_fingerprint(parse_set(text, Path("f.yaml")))
