@@ -65,7 +65,18 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["import", "{input}", "--set", "brand-new", "--format", "jsonl", "--dry-run"],
     ],
     "report": [["check-pin", "{input}"], ["check-pin", "{input}", "--json"]],
+    "manifest": [
+        ["validate"],
+        ["status"],
+        ["stale"],
+        ["verify", "acme-support", "q-003"],
+        ["export", "acme-support", "--format", "ragas"],
+        ["pin", "acme-support"],
+        ["release", "acme-support", "--bump", "minor"],
+    ],
 }
+MANIFEST = "snapshots/0e183dc93927eb7392a5cb9b22cf7e11dd2a041fa9b47adb62c9b9f8c9d69afb.json"
+"""The example's newest snapshot, which a hostile manifest replaces."""
 SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "promote", "import"}
 """Commands that may succeed (exit 0) on a set that is readable but invalid: those that
 show it (`validate` is the gate), and edits of single items, which re-validate what they
@@ -82,7 +93,7 @@ def _workspace(tmp_path: Path, case: dict[str, str]) -> tuple[Path, str]:
     (repo / "good-failures.jsonl").write_text(GOOD_FAILURES, "utf-8")
     (repo / "good-rows.jsonl").write_text(GOOD_ROWS, "utf-8")
     source = HOSTILE / case["file"]
-    target = SET if case["kind"] == "set" else case["file"]
+    target = {"set": SET, "manifest": MANIFEST}.get(case["kind"], case["file"])
     shutil.copy(source, repo / target)
     commit_all(repo, "workspace with a hostile input")
     return repo, target

@@ -241,6 +241,8 @@ def read_about(path: Path) -> dict[str, Any]:
         raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
     except UnicodeDecodeError:
         raise _corrupt(path, "not UTF-8") from None
+    if conflict_line(first) is not None:
+        raise _corrupt(path, "an unresolved merge conflict at line 1")
     try:
         about = json_loads(first.rstrip().removesuffix(",") + "}")["about"]
     except (ValueError, KeyError, TypeError):

@@ -76,6 +76,8 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
         loaded = load_set(path)
         store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
         newest = store.newest_id()
+        if newest is not None:
+            store.get(newest)  # a pin must not name a damaged manifest
         return pin_of(loaded, newest[:SHORT] if newest else None, items=items)
     history = SetHistory(ws, path)
     state = history.at(rev)
