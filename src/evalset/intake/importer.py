@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
 from evalset.fsio import TextError, atomic_write, read_user_text
+from evalset.intake.redact import redact
 from evalset.sets.model import ID_PATTERN, Item, set_name_problem
 from evalset.sets.setfile import edit_set, load_set
 
@@ -123,7 +124,8 @@ def import_rows(
             item = Item.model_validate(row)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "row"
+            where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "row"
+            where = redact(where)  # a key may itself be personal data
             raise ImportRefused(
                 f"{source}:{number}: {where}: {first['msg']}; fix the row, nothing was imported."
             ) from None
