@@ -117,6 +117,61 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
 }
 
 
+CASES.update(
+    {
+        "utf-16": (
+            (HEADER + ITEM).encode("utf-16"),
+            2,
+            "evalset: {f}: is UTF-16 text, but a set file must be UTF-8; save it as UTF-8 "
+            "(for example `iconv -f UTF-16 -t UTF-8`).",
+        ),
+        "utf-16-without-bom": (
+            (HEADER + ITEM).encode("utf-16-be"),
+            2,
+            "evalset: {f}: is UTF-16 text, but a set file must be UTF-8; save it as UTF-8 "
+            "(for example `iconv -f UTF-16 -t UTF-8`).",
+        ),
+        "conflict-markers": (
+            HEADER + "<<<<<<< HEAD\n" + ITEM + "=======\n" + ITEM + ">>>>>>> theirs\n",
+            2,
+            "evalset: {f}:6:1: holds an unresolved merge conflict (git's conflict markers); "
+            "resolve it: keep the right lines between `<<<<<<<` and `>>>>>>>`, delete the "
+            "markers, then `git add` the file.",
+        ),
+        "python-tag": (
+            HEADER + ITEM.replace("question: How", "question: !!python/object:os.system How"),
+            2,
+            "evalset: {f}:7:15: uses the YAML tag '!!python/object:os.system', which set files "
+            "do not allow; remove the tag and write the value as plain text.",
+        ),
+        "deep-nesting": (
+            HEADER + "  - " + "- " * 20_000 + "x\n",
+            2,
+            "evalset: {f}: nests collections more than 1,000 levels deep, which no set file "
+            "needs; fix the file (restore it from git if it was damaged).",
+        ),
+        "quoted-format-version": (
+            HEADER.replace("evalset: 1", "evalset: '1'") + ITEM,
+            1,
+            "{f}:1:1: evalset: error: expected the number 1, got text ('1') (write it without "
+            "quotes: `evalset: 1`)",
+        ),
+        "mapping-as-citation": (
+            HEADER + ITEM.replace("expected_sources: [a.md#b]", "expected_sources: [{doc: a.md}]"),
+            1,
+            "{f}:9:24: item q-1: expected_sources[0]: error: expected a citation as text (`doc` "
+            "or `doc#section`), got a mapping (write the citation as one piece of text)",
+        ),
+        "unknown-status": (
+            HEADER + ITEM + "    status: done\n",
+            1,
+            "{f}:14:5: item q-1: status: error: text ('done') is not allowed; use one of "
+            "'active', 'draft' or 'retired'",
+        ),
+    }
+)
+
+
 def _alias_bomb() -> str:
     text = "evalset: 1\nname: bomb\ncategories: {a: b}\nl0: &l0 [x,x,x,x,x,x,x,x,x,x]\n"
     for n in range(1, 10):

@@ -1,17 +1,99 @@
-"""Writing files so that a crash leaves the old content or the new, never a mix."""
+"""Reading users' files as text, and writing files so that a crash leaves the old content or
+the new, never a mix (and never a stray temporary file where git would see it)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import json
 import os
+import re
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from evalset.errors import EvalsetError
 
 
-def atomic_write(path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview]) -> None:
+class WriteFailed(EvalsetError):
+    """A file could not be written (a missing or read-only folder, a folder in the way)."""
+
+
+class TextError(EvalsetError):
+    """A file meant to be text is not UTF-8 text."""
+
+
+TEMP_SUFFIX = ".tmp"
+
+
+def _temp_prefix(name: str) -> str:
+    """Temporary files are named after their target and this process, so that one left by a
+    killed process can be told from one being written now (see ``sweep_temps``)."""
+    return f".{name}.{os.getpid()}."
+
+
+def _write_error(path: Path, exc: OSError) -> WriteFailed:
+    folder = path.parent
+    if exc.errno == errno.EISDIR or path.is_dir():
+        return WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    if exc.errno == errno.ENOENT and not folder.is_dir():
+        return WriteFailed(
+            f"{path}: cannot be written because the folder {folder} does not exist; create it "
+            "first, or name a file in an existing folder."
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return WriteFailed(
+            f"{path}: cannot be written ({exc.strerror}); make {folder} writable, or run the "
+            "command as a user who may write there."
+        )
+    if exc.errno == errno.ENOSPC:
+        return WriteFailed(f"{path}: cannot be written (no space left on the device); free space.")
+    return WriteFailed(f"{path}: cannot be written ({exc.strerror or exc}).")
+
+
+def atomic_write(
+    path: Path,
+    text: str | bytes | list[bytes] | list[bytes | memoryview],
+    scratch: Path | None = None,
+) -> None:
     """Write ``text`` (UTF-8), bytes or a list of byte chunks to ``path`` via a temporary
-    file in the same folder, fsync and rename."""
+    file, fsync and rename. A symlink is written through (its target is replaced), never
+    replaced by a regular file. The temporary file goes in ``scratch`` when given (a folder
+    git ignores, on the same file system), else beside the target.
+
+    Raises WriteFailed, one sentence, when the folder is missing, read-only or full, or a
+    folder stands where the file should be."""
+    path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.is_dir():
+        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    try:
+        _write(path, text, scratch)
+    except WriteFailed:
+        raise
+    except OSError as exc:
+        if scratch is not None and exc.errno == errno.EXDEV:  # another file system
+            try:
+                _write(path, text, None)
+                return
+            except OSError as again:
+                raise _write_error(path, again) from None
+        raise _write_error(path, exc) from None
+
+
+def _write(
+    path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
+) -> None:
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    prefix = _temp_prefix(path.name)
+    try:
+        if scratch is None:
+            raise FileNotFoundError
+        scratch.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=scratch, prefix=prefix, suffix=TEMP_SUFFIX)
+    except OSError:  # no scratch folder (or an unwritable one): beside the target
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
             if isinstance(text, list):
@@ -23,7 +105,7 @@ def atomic_write(path: Path, text: str | bytes | list[bytes] | list[bytes | memo
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        _discard(Path(tmp))
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -32,14 +114,180 @@ def atomic_write(path: Path, text: str | bytes | list[bytes] | list[bytes | memo
         os.close(dir_fd)
 
 
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to someone else
+        return True
+    return True
+
+
+def sweep_temps(folder: Path, older_than: float = 3600.0) -> list[Path]:
+    """Remove the temporary files that writers killed mid-write left in ``folder``: those
+    of a process that no longer runs, and (named by an earlier evalset, without a process)
+    those older than ``older_than`` seconds. Returns what was removed; failures are ignored
+    (only tidiness is lost)."""
+    import time
+
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+            continue
+        owner = _TEMP_NAME.match(name)
+        try:
+            if owner is not None:
+                stale = not _alive(int(owner.group(1)))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > older_than
+            if stale and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except (OSError, ValueError):
+            continue
+    return removed
+
+
 def replace_cache(path: Path, data: bytes) -> None:
     """Replace a cache file whole: written beside it under a name of this process, then
     renamed over it, so readers see the old file or the new one. Not fsynced: a cache lost
-    in a crash costs only speed."""
+    in a crash costs only speed, and so does a cache that cannot be written (a read-only
+    folder): the failure is ignored."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)
+    except OSError:
+        _discard(tmp)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _discard(tmp)
         raise
+
+
+def _discard(path: Path) -> None:
+    """Remove a temporary file if there is one (a read-only folder has none to remove)."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def utf16_kind(data: bytes) -> str | None:
+    """'UTF-16' or 'UTF-32' when ``data`` looks like text in that encoding (a byte-order
+    mark, or a NUL beside every other byte), else None."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = data[:4096]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):
+        even, odd = head[0::2], head[1::2]
+        if even.count(0) * 4 >= len(even) * 3 or odd.count(0) * 4 >= len(odd) * 3:
+            return "UTF-16"
+    return None
+
+
+def decode_text(data: bytes, where: object, what: str = "file") -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark kept), or one sentence naming the
+    file, the position and the fix: UTF-16/32 is named as such, a NUL byte and invalid UTF-8
+    are located."""
+    kind = utf16_kind(data)
+    if kind is not None:
+        return _raise(
+            f"{where}: is {kind} text, but a {what} must be UTF-8; save it as UTF-8 (for "
+            f"example `iconv -f {kind} -t UTF-8`)."
+        )
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, col = _line_col(data[:nul].decode("utf-8", "replace"), nul)
+        return _raise(
+            f"{where}:{line}:{col}: contains a NUL byte, so it is not a text file; remove the "
+            "byte or restore the file from git."
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = data[: exc.start].decode("utf-8", "replace")
+        line, col = _line_col(prefix, len(prefix))
+        return _raise(
+            f"{where}:{line}:{col}: is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save "
+            "the file as UTF-8."
+        )
+
+
+def _raise(message: str) -> str:
+    raise TextError(message)
+
+
+def read_user_text(path: Path, what: str = "file") -> str:
+    """A user's text file as UTF-8 text without its byte-order mark; every failure is one
+    sentence (missing, a folder, unreadable, not UTF-8)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TextError(f"{path}: no such file; check the path.") from None
+    except IsADirectoryError:
+        raise TextError(f"{path}: is a folder, not a {what}; name a file.") from None
+    except OSError as exc:
+        raise TextError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+    return decode_text(data, path, what).removeprefix("\ufeff")
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads`` that fails as for any malformed JSON (``json.JSONDecodeError``) on
+    values nested too deeply to read, instead of exhausting the interpreter's recursion."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
+
+
+_CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def conflict_line(text: str) -> int | None:
+    """The line of the first git conflict marker (``<<<<<<<``, ``>>>>>>>``), if any."""
+    found = _CONFLICT.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def memory_left() -> int | None:
+    """Bytes this process may still allocate under its address-space or data limit
+    (``ulimit -v``, ``ulimit -d``), or None when there is no such limit. The native parsers
+    (YAML, markdown) abort the whole process when an allocation fails, so input too large
+    for what is left is refused before they see it."""
+    import resource
+
+    limits = []
+    for kind in (resource.RLIMIT_AS, getattr(resource, "RLIMIT_DATA", resource.RLIMIT_AS)):
+        soft, _ = resource.getrlimit(kind)
+        if soft != resource.RLIM_INFINITY:
+            limits.append(soft)
+    if not limits:
+        return None
+    try:
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        used = 0
+    return max(min(limits) - used, 0)

@@ -58,7 +58,7 @@ class Tag:
             if line.startswith(PIN_LINE):
                 try:
                     pin = json.loads(line[len(PIN_LINE) :])
-                except ValueError:
+                except (ValueError, RecursionError):  # a tag message is anyone's text
                     return None
                 return pin if isinstance(pin, dict) else None
         return None
@@ -100,6 +100,18 @@ def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     return done
 
 
+def _show(root: Path, name: str) -> bytes | None:
+    """The bytes of ``rev:path``, or None when git cannot show it."""
+    try:
+        done = subprocess.run(
+            ["git", "show", name], cwd=root, capture_output=True, check=False,
+            env={**os.environ, "LC_ALL": "C"},
+        )  # fmt: skip
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
 @dataclass(frozen=True)
 class Git:
     """The git repository a workspace lies in."""
@@ -134,9 +146,15 @@ class Git:
     def show(self, rev: str, rel: str) -> str | None:
         """The text of file ``rel`` at ``rev``; None when the file is not there. A revision
         whose objects a shallow clone lacks is an error that says so."""
+        shown = _show(self.root, f"{rev}:{rel}")
+        if shown is not None:
+            from evalset.fsio import TextError, decode_text
+
+            try:
+                return decode_text(shown, f"{rel} (at {rev})", "set file").removeprefix("\ufeff")
+            except TextError as exc:
+                raise GitError(str(exc)) from None
         done = _run(self.root, "show", f"{rev}:{rel}", check=False)
-        if done.returncode == 0:
-            return done.stdout
         if (self.shallow and self.commit_of(rev) is None) or "bad object" in done.stderr:
             raise GitError(
                 f"{self.root}: is a shallow clone and lacks the history of {rev!r}; run "

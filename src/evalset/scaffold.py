@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
 from evalset.errors import EvalsetError
+from evalset.sets.model import set_name_problem
 from evalset.sets.schema import write_schemas
 
 FIRST_SET = """\
@@ -70,6 +71,13 @@ stages:
 """
 
 
+def _default_name(folder: str) -> str:
+    """A set name from a folder name, made fit for a git tag."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", folder)
+    name = re.sub(r"\.{2,}", ".", name).strip("-.").removesuffix(".lock").strip("-.")
+    return name or "evals"
+
+
 @dataclass
 class InitResult:
     root: Path
@@ -125,9 +133,10 @@ def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = F
     root = root.resolve()
     if _git_root(root) is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
-    set_name = name or re.sub(r"[^A-Za-z0-9._-]+", "-", root.name).strip("-") or "evals"
-    if not re.fullmatch(r"[A-Za-z0-9._-]+", set_name):
-        raise EvalsetError(f"{set_name!r}: a set name uses only letters, digits, '.', '_' and '-'.")
+    set_name = name or _default_name(root.name)
+    problem = set_name_problem(set_name)
+    if problem is not None:
+        raise EvalsetError(f"{root}: {problem}; choose another with --name.")
     result = InitResult(root)
     if git_hooks_only:
         from evalset.config import find_workspace

@@ -265,7 +265,10 @@ def test_unreadable_file_is_named_even_as_root(corpus_repo: Path) -> None:
 
     result = read_file((str(corpus_repo / "corpus/gone.md"), "gone.md", "rendered", True, 5))
     assert result.entry is None and result.warning is not None
-    assert result.warning.startswith("!") and "gone.md: cannot be read" in result.warning
+    assert result.warning.startswith("!") and result.warning.endswith(
+        "gone.md: was removed while the snapshot read the corpus (is something changing "
+        "it?); run `evalset snapshot` again once it is done"
+    )
 
 
 def test_a_100_mb_document(corpus_repo: Path) -> None:
@@ -289,7 +292,7 @@ def test_corrupt_and_newer_manifests_are_refused(corpus_repo: Path) -> None:
     ):
         read_snapshot(path)
     path.write_text(text.replace('"first text"', '"edited text"'))
-    with pytest.raises(SnapshotError, match="does not match its id"):
+    with pytest.raises(SnapshotError, match=r"text of document .a\.md. does not match its hash"):
         read_snapshot(path)
 
 
@@ -405,3 +408,188 @@ def test_cache_rows_updated_in_place_equal_rows_built_afresh(
     assert updated == Rows.of(new)
     assert id_of_ordered(updated.digests) == id_of_digests({d: r[1] for d, r in new.items()})
     assert all(updated.get(doc) == r for doc, r in new.items())
+
+
+# -- manifests and caches as hostile input --------------------------------------------------
+
+
+def _state(repo: Path) -> Path:
+    return repo / ".evalset"
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda t: t[: len(t) // 2], "invalid JSON"),
+        (lambda t: t[: t.rindex("\n", 0, len(t) - 5) + 1] + "}}\n", "does not match its id"),
+        (lambda t: t.replace('"first text"', '"edited text"'), "does not match its hash"),
+        (lambda t: t.replace('{"hash": "', '{"hash": "0', 1), "does not match its hash"),
+        (lambda t: t.replace('{"hash"', '{"hash" ,, garbage', 1), "is damaged"),
+        (lambda t: t.replace('{"hash"', "[" * 5000, 1), "is damaged"),
+    ],
+    ids=["truncated", "cut-at-a-line", "edited-text", "edited-hash", "bad-line", "deep-line"],
+)
+def test_a_damaged_manifest_is_named_then_written_again_by_snapshot(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, damage, why: str
+) -> None:
+    write_files(corpus_repo, DOCS)
+    (corpus_repo / "evalset.toml").write_text('corpus = "corpus"\n')
+    first = snap(corpus_repo)
+    good = first.path.read_bytes()
+    first.path.write_text(damage(good.decode()))
+    # A command that decides on it names the file, the problem and the fix.
+    with pytest.raises(SnapshotError) as refused:
+        SnapshotStore(corpus_repo / "snapshots", state_dir=_state(corpus_repo)).get(first.id)
+    assert str(refused.value).startswith(f"{first.path}: is not a readable snapshot manifest (")
+    assert why in str(refused.value) and "run `evalset snapshot`" in str(refused.value)
+    stale = cli(corpus_repo, "stale")
+    assert stale.code == 2 and stale.err.strip() == f"evalset: {refused.value}"
+    # snapshot recognises it and writes it again from the corpus.
+    result = cli(corpus_repo, "snapshot", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert report["written"] and report["id"] == first.id
+    assert report["warnings"][-1].startswith(f"{first.path}: was damaged (")
+    assert first.path.read_bytes().split(b"\n", 1)[1] == good.split(b"\n", 1)[1]
+    assert read_snapshot(first.path).id == first.id
+
+
+def test_a_renamed_manifest_is_called_renamed(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    renamed = first.path.with_name("0" * 64 + ".json")
+    first.path.rename(renamed)
+    with pytest.raises(SnapshotError) as refused:
+        read_snapshot(renamed)
+    assert str(refused.value) == (
+        f"{renamed}: holds snapshot {first.id[:12]}, not the one its name says (was it "
+        f"renamed?); rename it to {first.id}.json, or restore it from git."
+    )
+
+
+def test_the_base_cache_never_shares_storage_with_a_committed_manifest(
+    corpus_repo: Path,
+) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    base = _state(corpus_repo) / "base" / first.path.name
+    assert base.exists() and not os.path.samefile(base, first.path)
+    committed = first.path.read_bytes()
+    base.write_text("garbage")  # damage to the cache stays in the cache
+    assert first.path.read_bytes() == committed
+    write_files(corpus_repo, {"corpus/c.txt": "plain text, changed\n"})
+    changed = snap(corpus_repo)
+    fresh = take_snapshot(corpus_repo, "corpus", corpus_repo / "x", corpus_repo / ".y")
+    assert changed.id == fresh.id
+    assert (
+        changed.path.read_bytes().split(b"\n", 1)[1] == fresh.path.read_bytes().split(b"\n", 1)[1]
+    )
+    # A hard link left by an earlier evalset is replaced by a copy.
+    base = _state(corpus_repo) / "base" / changed.path.name
+    base.unlink()
+    os.link(changed.path, base)
+    snap(corpus_repo)
+    assert not os.path.samefile(base, changed.path)
+
+
+@pytest.mark.parametrize(
+    "craft",
+    [
+        lambda d: {k: v for k, v in d.items() if k != "listing"},
+        lambda d: {**d, "id": "garbage"},
+        lambda d: {**d, "id": "../../../outside"},
+        lambda d: {**d, "documents": "many"},
+        lambda d: {**d, "listing": {k: (1, 2) for k in d["listing"]}},
+        lambda d: [d],
+    ],
+    ids=["no-listing", "id-not-a-hash", "id-a-path", "count-not-a-number", "bad-listing", "list"],
+)
+def test_a_crafted_listing_cache_means_no_cache(corpus_repo: Path, craft) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    quick = _state(corpus_repo) / "snapshot-listing.marshal"
+    quick.write_bytes(marshal.dumps(craft(marshal.loads(quick.read_bytes()))))
+    again = snap(corpus_repo)
+    assert again.id == first.id
+    assert sorted(p.name for p in (corpus_repo / "snapshots").iterdir()) == [first.path.name]
+    assert not list(corpus_repo.parent.glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "craft",
+    [
+        lambda d: {**d, "id": "garbage"},
+        lambda d: {**d, "rows": {"names": 5}},
+        lambda d: {**d, "key": None},
+    ],
+    ids=["id-not-a-hash", "rows-not-rows", "no-key"],
+)
+def test_a_crafted_row_cache_means_no_cache(corpus_repo: Path, craft) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, DOCS)
+    snap(corpus_repo)
+    (_state(corpus_repo) / "snapshot-listing.marshal").unlink()
+    index = _state(corpus_repo) / "snapshot-index.marshal"
+    index.write_bytes(marshal.dumps(craft(marshal.loads(index.read_bytes()))))
+    write_files(corpus_repo, {"corpus/c.txt": "plain text, changed\n"})
+    changed = snap(corpus_repo)
+    assert read_snapshot(changed.path).id == changed.id
+
+
+def test_a_crafted_manifest_index_is_not_trusted(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    index = _state(corpus_repo) / "manifests" / f"{first.id}.marshal"
+    data = marshal.loads(index.read_bytes())
+    data["bounds"] = bytes(len(data["bounds"]))  # every offset 0
+    index.write_bytes(marshal.dumps(data))
+    store = SnapshotStore(corpus_repo / "snapshots", state_dir=_state(corpus_repo))
+    snapshot = store.get(first.id)
+    assert snapshot is not None and snapshot.documents["a.md"]["sections"]["one"]["text"] == (
+        "first text"
+    )
+
+
+def test_temporary_files_of_a_killed_snapshot_are_removed_and_never_seen_by_git(
+    corpus_repo: Path,
+) -> None:
+    import subprocess
+    import time
+
+    write_files(corpus_repo, DOCS)
+    first = snap(corpus_repo)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    snapshots = corpus_repo / "snapshots"
+    leftovers = [
+        snapshots / f".{first.path.name}.{dead.pid}.abc123.tmp",  # a killed writer's
+        snapshots / f".{first.path.name}.x1y2z3.tmp",  # an earlier evalset's, an hour old
+    ]
+    for leftover in leftovers:
+        leftover.write_bytes(b"x" * 1000)
+    old = time.time() - 7200
+    os.utime(leftovers[1], (old, old))
+    running = snapshots / f".{first.path.name}.{os.getpid()}.def456.tmp"  # being written
+    running.write_bytes(b"x")
+    write_files(corpus_repo, {"corpus/c.txt": "plain text, changed\n"})
+    snap(corpus_repo)
+    assert not any(p.exists() for p in leftovers) and running.exists()
+    running.unlink()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=corpus_repo, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert ".evalset" not in status
+    assert (_state(corpus_repo) / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_name_that_is_not_utf8_is_refused_in_a_sentence(corpus_repo: Path) -> None:
+    write_files(corpus_repo, DOCS)
+    os.makedirs(os.fsencode(corpus_repo / "corpus") + b"/caf\xe9", exist_ok=True)
+    with open(os.fsencode(corpus_repo / "corpus") + b"/caf\xe9/menu.md", "wb") as f:
+        f.write(b"# Menu\n")
+    with pytest.raises(SnapshotError) as refused:
+        snap(corpus_repo)
+    assert str(refused.value) == (
+        "caf\\xe9: its name is not UTF-8, so no set could cite it; rename it (or move it out "
+        "of the corpus) and run `evalset snapshot` again."
+    )

@@ -515,3 +515,50 @@ def test_import_dry_run_creates_no_set(cli, tmp_path: Path, corpus_repo: Path) -
                  "--dry-run")  # fmt: skip
     assert result.code == 0, result.err and "a new set" in result.out
     assert not (corpus_repo / "sets" / "brought.yaml").exists()
+
+
+# -- hostile targets and corpora --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("missing/out.jsonl", "cannot be written because the folder missing does not exist"),
+        ("sets", "is a folder; name a file to write instead."),
+    ],
+)
+def test_export_into_a_missing_folder_or_onto_a_folder_is_one_sentence(  # type: ignore[no-untyped-def]
+    cli, example: Path, target: str, message: str
+) -> None:
+    result = cli(example, "export", "acme-support", "--format", "jsonl", "-o", target)
+    assert result.code == 2
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evalset: {target}: ")
+    assert message in lines[0] and "internal error" not in result.err
+
+
+def test_corpus_text_is_never_read_through_a_link_that_leaves_the_corpus(example: Path) -> None:
+    from evalset.corpus.revision import document_versions
+
+    secret = example.parent / "secret.md"
+    secret.write_text("# Secret\n\nthe text outside the workspace\n")
+    (example / "corpus" / "leak.md").symlink_to(secret)
+    (example / "corpus" / "inside.md").symlink_to(example / "corpus" / "policies" / "returns.md")
+    (example / "corpus" / ".hidden.md").write_text("# Hidden\n\nnot a document\n")
+    assert list(document_versions(example, "corpus", None, "leak.md", "rendered")) == []
+    assert list(document_versions(example, "corpus", None, ".hidden.md", "rendered")) == []
+    assert list(document_versions(example, "corpus", None, "policies/../leak.md", "rendered")) == []
+    inside = list(document_versions(example, "corpus", None, "inside.md", "rendered"))
+    assert len(inside) == 1  # a link that stays inside the corpus is read, as snapshot does
+
+
+def test_export_refuses_an_invalid_set(cli, example: Path) -> None:  # type: ignore[no-untyped-def]
+    path = example / "sets" / "acme-support.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("    holdout: true\n", "    holdout: true\n    oops: 1\n", 1))
+    result = cli(example, "export", "acme-support", "--split", "all", "--format", "jsonl")
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith(
+        "evalset: sets/acme-support.yaml: cannot export acme-support with 1 validation error(s)"
+    )
+    assert "unknown field 'oops'" in result.err and "`evalset validate acme-support`" in result.err

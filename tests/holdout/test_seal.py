@@ -273,3 +273,132 @@ def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
     assert tampered.code == 2
     assert f"sealed item {target.id!r} shows a category that differs" in tampered.err
     git(example, "status")  # the repository is still usable
+
+
+# -- hostile sets: nothing of the holdout may stay readable, and no item may be lost ------
+
+SMALL = """\
+evalset: 1
+name: small
+categories:
+  direct-lookup: a fact
+items:
+"""
+
+
+def small_item(ident: str, question: str, holdout: bool, extra: str = "") -> str:
+    return (
+        f"  - id: {ident}\n"
+        f"    question: {question}\n"
+        "    category: direct-lookup\n"
+        "    answerable: false\n"
+        f"    holdout: {str(holdout).lower()}\n" + extra
+    )
+
+
+def write_small(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "items", "message"),
+    [
+        (
+            "repeated-id",
+            small_item("q-1", "Which tuning question comes first here?", False)
+            + small_item("q-1", "Which secret holdout question is this one?", True),
+            "id 'q-1' is used by another item",
+        ),
+        (
+            "holdout-failing-the-schema",
+            small_item("q-1", "Which tuning question comes first here?", False)
+            + small_item(
+                "q-2", "Which secret holdout question is this one?", True, "    oops: 1\n"
+            ),
+            "unknown field 'oops'",
+        ),
+        (
+            "holdout-flag-of-the-wrong-type",
+            small_item("q-1", "Which tuning question comes first here?", False)
+            + small_item("q-2", "Which secret holdout question is this one?", True).replace(
+                "holdout: true", "holdout: 'yes'"
+            ),
+            "expected true or false",
+        ),
+    ],
+)
+def test_seal_refuses_a_set_with_validation_errors(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch,
+    name: str, items: str, message: str,
+) -> None:  # fmt: skip
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = write_small(tmp_path, SMALL + items)
+    before = path.read_bytes()
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2, result.out
+    assert result.err.startswith(f"evalset: {path.name}: cannot seal small with ")
+    assert message in result.err and "Nothing was sealed." in result.err
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+    assert path.read_bytes() == before
+
+
+COMMENTED = (
+    SMALL
+    + "  # the first tuning question, kept\n"
+    + small_item("q-1", "Which tuning question comes first here?", False)
+    + "    # tuning: a trailing note, kept\n"
+    + "\n"
+    + "  # holdout: asks whether damaged returns cost anything\n"
+    + "  - id: q-2  # holdout: a note on the id line\n"
+    + "    # holdout: a note inside the item\n"
+    + "    question: Which secret holdout question is this one?  # holdout: end of line\n"
+    + "    category: direct-lookup\n"
+    + "    answerable: false\n"
+    + "    holdout: true\n"
+    + "    # holdout: a note under the last line\n"
+    + "  # the next tuning question, kept\n"
+    + small_item("q-3", "Which tuning question comes last here?", False)
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_sealed_item_keeps_no_comment(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, newline: str
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = tmp_path / "small.yaml"
+    path.write_bytes(COMMENTED.replace("\n", newline).encode())
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 0, result.err
+    text = path.read_bytes().decode()
+    assert "holdout:" not in text.replace("holdout: true", "").replace("holdout: false", "")
+    assert "secret" not in text
+    for kept in (
+        "# the first tuning question, kept",
+        "# tuning: a trailing note, kept",
+        "# the next tuning question, kept",
+        "Which tuning question comes last here?",
+    ):
+        assert kept in text  # fmt: skip
+    assert text.count(newline) == text.count("\n")  # one kind of line break throughout
+    lines = text.split(newline)
+    assert lines[: lines.index("  - id: q-2")] == COMMENTED.split("\n")[:13]
+
+
+def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    text = SMALL.replace(
+        "categories:", "# to do: reword 'Which secret holdout question is this one?'\ncategories:"
+    ) + small_item("q-2", "Which secret holdout question is this one?", True)
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"evalset: {path.name}:3: the text of a holdout item would stay readable there after "
+        "sealing (a comment?); remove it and seal again. Nothing was sealed."
+    )
+    assert path.read_text() == text

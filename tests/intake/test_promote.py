@@ -341,3 +341,24 @@ def test_a_missing_file_or_set_is_one_sentence(example: Path, cli) -> None:  # t
     unknown = cli(example, "promote", str(EXPORT), "--set", "acme-suport")
     assert unknown.code == 2
     assert "did you mean 'acme-support'?" in unknown.err
+
+
+@pytest.mark.parametrize(
+    ("record", "shown"),
+    [
+        ({"question": "Where is it?", "anna.schmidt@example.com": 1}, "<EMAIL_1> is not a"),
+        ({"question": "Where is it?", "category": "DE89370400440532013000"}, "'<IBAN_1>'"),
+        ({"question": "Where is it?", "category": "4111111111111111"}, "'<CARD_1>'"),
+    ],
+    ids=["email-as-key", "iban-as-category", "card-as-category"],
+)
+def test_personal_data_in_a_refused_record_stays_out_of_the_message(  # type: ignore[no-untyped-def]
+    example: Path, cli, record: dict[str, Any], shown: str
+) -> None:
+    failures = example / "failures.jsonl"
+    failures.write_text(json.dumps(record) + "\n")
+    result = cli(example, "promote", "failures.jsonl", "--set", "acme-support")
+    assert result.code == 2
+    assert shown in result.err
+    for value in ("anna.schmidt", "DE8937", "4111111111111111"):
+        assert value not in result.err + result.out

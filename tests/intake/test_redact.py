@@ -1,11 +1,14 @@
 """Redaction, measured on a labelled corpus of personal data and look-alikes.
 
-tests/data/pii_corpus.jsonl holds one snippet per line, ``{"text", "pii": [values]}``: 163
-with personal data (emails; libphonenumber's example numbers of 15 regions in
-international, E.164 and national forms; card numbers and IBANs with real check digits,
-plain and grouped; IPv4 and IPv6 addresses) and 114 look-alikes that support questions
-carry and that are not personal: order and tracking numbers, dates, prices, percentages,
-clause numbers, times, versions, SKUs, numbers that fail the Luhn or IBAN check.
+tests/data/pii_corpus.jsonl holds one snippet per line, ``{"text", "pii": [values]}``: 190
+with personal data (emails, internationalised ones too, with local parts and domains in
+Latin, Cyrillic, Greek, Han, Devanagari and Thai script and in punycode;
+libphonenumber's example numbers of 15 regions in international, E.164 and national
+forms; card numbers and IBANs with real check digits, plain, grouped, cards written with
+dots and IBANs in lower case; IPv4 and IPv6 addresses) and 127 look-alikes that support
+questions carry and that are not personal: order and tracking numbers, dates, prices,
+percentages, clause numbers, times, versions, SKUs, numbers that fail the Luhn or IBAN
+check (dotted and lower-case ones too), addresses without a real domain, a lone '@'.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ def test_corpus_recall_and_look_alikes() -> None:
         if not row["pii"]:
             touched += out != row["text"]
     look_alikes = sum(1 for row in CORPUS if not row["pii"])
-    assert len(CORPUS) >= 200 and look_alikes >= 100
+    assert len(CORPUS) >= 300 and look_alikes >= 120
     print(f"recall {found}/{found + missed}; look-alikes redacted {touched}/{look_alikes}")
-    assert found / (found + missed) >= 0.99
+    assert missed == 0
     assert touched == 0
 
 

@@ -286,3 +286,125 @@ def test_findings_past_the_parse_budget_point_at_their_field(
     loaded = load_set(FIXTURES / "sets" / "styles.yaml")
     line, col = loaded.position(("items", 1, "key_points", 0, "sources", 0))
     assert (line, col) == (29, 3)  # the item's `key_points:` line, found by line scan
+
+
+# -- line breaks, byte-order marks and links: an edit changes only what it means to ----------
+
+
+def _edited_bytes(data: bytes, tmp_path: Path, name: str = "set.yaml") -> tuple[bytes, bytes]:
+    """The file's bytes after tagging q-014 and appending an item, and the bytes the same
+    edit gives on the LF version of the file."""
+    results = []
+    for raw in (data, data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")):
+        path = tmp_path / f"{len(results)}-{name}"
+        path.write_bytes(raw)
+        with edit_set(path) as editor:
+            editor.update_item("q-014", {"tags": ["edited"]})
+            editor.append_items([{"id": "q-new", "question": "A new one?", "status": "draft"}])
+        with edit_set(path) as editor:
+            editor.set_header("description", "Edited description")
+        results.append(path.read_bytes())
+    return results[0], results[1]
+
+
+@pytest.mark.parametrize("newline", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+def test_edits_keep_the_files_line_breaks(tmp_path: Path, newline: bytes) -> None:
+    original = EXAMPLE_SET.read_bytes().replace(b"\n", newline)
+    edited, lf = _edited_bytes(original, tmp_path)
+    assert edited == lf.replace(b"\n", newline)
+    assert b"\n" not in edited.replace(b"\r\n", b"") if newline == b"\r\n" else b"\n" not in edited
+    loaded = load_set(tmp_path / "0-set.yaml")
+    assert loaded.items[13].tags == ["edited"] and loaded.header is not None
+    assert loaded.header.description == "Edited description"
+
+
+def test_edits_of_a_file_with_mixed_line_breaks_keep_every_untouched_line(
+    tmp_path: Path,
+) -> None:
+    lines = EXAMPLE_SET.read_bytes().split(b"\n")
+    mixed = b"".join(line + (b"\r\n" if n % 3 == 0 else b"\n") for n, line in enumerate(lines[:-1]))
+    path = tmp_path / "mixed.yaml"
+    path.write_bytes(mixed)
+    with edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["edited"]})
+    old = mixed.decode().splitlines(keepends=True)
+    new = path.read_bytes().decode().splitlines(keepends=True)
+    changed = [line for line in difflib.ndiff(old, new) if line[:1] in "+-"]
+    assert len(changed) == 2 and changed[0].startswith("-     tags: [")
+    assert changed[1].rstrip("\r\n") == "+     tags: [edited]"
+
+
+def test_edits_keep_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE_SET.read_bytes())
+    with edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["edited"]})
+    plain = copy(EXAMPLE_SET, tmp_path)
+    with edit_set(plain) as editor:
+        editor.update_item("q-014", {"tags": ["edited"]})
+    assert path.read_bytes() == b"\xef\xbb\xbf" + plain.read_bytes()
+
+
+def test_line_separators_inside_values_are_not_line_breaks(tmp_path: Path) -> None:
+    text = EXAMPLE_SET.read_text().replace(
+        "# yaml-language-server", "# a comment with a\u2028separator and a form\x0cfeed\n#", 1
+    )
+    path = tmp_path / "separators.yaml"
+    path.write_text(text, encoding="utf-8")
+    plain = copy(EXAMPLE_SET, tmp_path)
+    for target in (path, plain):
+        with edit_set(target) as editor:
+            editor.update_item("q-014", {"tags": ["edited"]})
+    after = path.read_text(encoding="utf-8")
+    assert after.split("\n", 1)[0] == text.split("\n", 1)[0]
+    assert after.split("\n", 2)[2] == plain.read_text().split("\n", 1)[1]
+
+
+def test_an_edit_writes_through_a_symlinked_set_file(tmp_path: Path) -> None:
+    real = copy(EXAMPLE_SET, tmp_path)
+    (tmp_path / "sets").mkdir()
+    link = tmp_path / "sets" / "linked.yaml"
+    link.symlink_to(real)
+    with edit_set(link) as editor:
+        editor.update_item("q-014", {"tags": ["edited"]})
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert load_set(real).items[13].tags == ["edited"]
+    assert not list(tmp_path.glob(".*.tmp")) and not list((tmp_path / "sets").glob(".*.tmp"))
+
+
+def test_an_edit_by_a_repeated_id_is_refused(tmp_path: Path) -> None:
+    text = EXAMPLE_SET.read_text().replace("id: q-015", "id: q-014", 1)
+    path = tmp_path / "repeated.yaml"
+    path.write_text(text)
+    with pytest.raises(EditRefused) as refused, edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["edited"]})
+    message = str(refused.value)
+    assert "the id 'q-014' is used by more than one item (line" in message
+    assert message.endswith("The file is unchanged.")
+    assert path.read_text() == text
+
+
+def test_an_alias_to_another_items_anchor_is_an_error_and_refuses_its_edit(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "evalset: 1\nname: aliases\ncategories: {a: b}\nitems:\n"
+        "  - id: q-1\n    question: &q How long do I have?\n    category: a\n"
+        "    answerable: false\n"
+        "  - id: q-2\n    question: *q\n    category: a\n    answerable: false\n"
+    )
+    path = tmp_path / "aliases.yaml"
+    path.write_text(text)
+    findings = [str(f) for f in load_set(path).schema_findings]
+    assert findings == [
+        f"{path}:10:15: item q-2: error: uses the alias *q of an anchor in item 'q-1' (write "
+        "the value out: items are edited, sealed and merged one at a time)"
+    ]
+    with pytest.raises(EditRefused) as refused, edit_set(path) as editor:
+        editor.update_item("q-2", {"tags": ["edited"]})
+    assert "item 'q-2' cannot be edited on its own (found undefined alias 'q')" in str(
+        refused.value
+    )
+    with edit_set(path) as editor:  # the item that holds the anchor can still be edited
+        editor.update_item("q-1", {"tags": ["edited"]})
+    assert "&q How long do I have?" in path.read_text()

@@ -137,3 +137,41 @@ def test_header_keys_merge_one_by_one() -> None:
 
 def test_an_unreadable_side_falls_back_to_a_line_merge() -> None:
     assert merge_sets(BASE, "items: [", BASE, Path(SET)) is None
+
+
+def _three(tmp_path: Path, base: bytes, ours: bytes, theirs: bytes) -> tuple[Path, Path, Path]:
+    paths = []
+    for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_bytes(data)
+        paths.append(path)
+    return paths[0], paths[1], paths[2]
+
+
+BYTES_BASE = (SET_HEADER + set_item("q-1", "a.md") + set_item("q-2", "a.md")).encode()
+
+
+def test_a_line_break_change_on_one_side_is_kept(tmp_path: Path) -> None:
+    from evalset.versions.merge import merge_driver
+
+    theirs = BYTES_BASE.replace(b"\n", b"\r\n")  # they converted the file to CRLF
+    ours = BYTES_BASE.replace(b"Question q-2", b"Reworded q-2")  # we reworded an item
+    base, mine, their = _three(tmp_path, BYTES_BASE, ours, theirs)
+    result = merge_driver(base, mine, their, "sets/docs.yaml")
+    assert result.clean
+    assert mine.read_bytes() == ours.replace(b"\n", b"\r\n")
+
+
+def test_a_side_that_is_not_utf8_gets_gits_line_merge_with_markers(tmp_path: Path) -> None:
+    from evalset.versions.merge import merge_driver
+
+    ours = BYTES_BASE.replace(b"Question q-1", b"Question \xe9 q-1")  # saved as Latin-1
+    theirs = BYTES_BASE.replace(b"Question q-1", b"Other q-1")
+    base, mine, their = _three(tmp_path, BYTES_BASE, ours, theirs)
+    result = merge_driver(base, mine, their, "sets/docs.yaml")
+    assert result.conflicts == [
+        "the file could not be merged item by item (ours is not UTF-8); git's line merge was used"
+    ]
+    merged = mine.read_bytes()
+    assert b"<<<<<<< ours" in merged and b">>>>>>> theirs" in merged
+    assert b"Question \xe9 q-1" in merged and b"Other q-1" in merged

@@ -496,3 +496,97 @@ def test_release_refuses_an_uncommitted_snapshot(released: Path, cli) -> None:  
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 1
     assert "while snapshots/" in result.err and "has uncommitted changes" in result.err
+
+
+# -- names git cannot use in a tag, tags git cannot create, reports as untrusted input -------
+
+
+@pytest.mark.parametrize("name", ["a.lock", "..", ".hidden", "a..b", "trailing."])
+def test_a_set_name_git_cannot_tag_is_invalid(cli, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "named.yaml"
+    path.write_text(SET_HEADER.replace("name: docs", f"name: '{name}'"))
+    result = cli(tmp_path, "validate", "named.yaml")
+    assert result.code == 1
+    assert (
+        f"named.yaml:2:1: name: error: set name {name!r} cannot be part of a git tag "
+        "(evalset/NAME/vX.Y.Z): it may not start or end with '.', contain '..', or end with "
+        "'.lock'"
+    ) in result.out
+
+
+def test_init_refuses_a_name_git_cannot_tag(cli, git_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli(git_repo, "init", "--name", "a.lock")
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"evalset: {git_repo.resolve()}: set name 'a.lock' cannot be part of a git tag "
+        "(evalset/NAME/vX.Y.Z): it may not start or end with '.', contain '..', or end with "
+        "'.lock'; choose another with --name."
+    )
+    assert not (git_repo / "sets").exists()
+
+
+def test_a_tag_git_cannot_create_is_one_sentence_and_the_next_run_finishes(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    git(released, "config", "tag.gpgSign", "true")
+    git(released, "config", "gpg.program", "/bin/false")  # no key can sign
+    commits = git(released, "rev-list", "--count", "HEAD")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 2
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in result.err
+    assert "the release commit" in lines[0] and "git could not create its tag" in lines[0]
+    assert "evalset/docs/v0.2.0" in lines[0] and "run the same release command again" in lines[0]
+    assert int(git(released, "rev-list", "--count", "HEAD")) == int(commits) + 1
+    git(released, "config", "tag.gpgSign", "false")
+    again = cli(released, "release", "docs", "--bump", "minor")
+    assert again.code == 0, again.err
+    assert "completed the interrupted release docs 0.2.0" in again.out
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+
+
+@pytest.mark.parametrize("name", ["../evalset.toml", "/etc/passwd", "sets/docs.yaml", "docs.yaml/"])
+def test_check_pin_never_reads_a_path_from_the_report(released: Path, cli, name: str) -> None:  # type: ignore[no-untyped-def]
+    pin = json.loads(cli(released, "pin", "docs").out)
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": {**pin, "set": name}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"evalset: {report}: the pin's \"set\" is not a set name (letters, digits, '.', "
+        "'_' and '-'); write the pin as `evalset pin NAME --json` prints it."
+    )
+
+
+def test_check_pin_names_a_set_the_workspace_does_not_hold(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    pin = json.loads(cli(released, "pin", "docs").out)
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": {**pin, "set": "evalset"}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 2
+    assert "names the set 'evalset', which" in result.err and "does not hold" in result.err
+
+
+def test_log_in_a_shallow_clone_does_not_call_a_release_the_first(  # type: ignore[no-untyped-def]
+    released: Path, tmp_path: Path, cli
+) -> None:
+    second_release(released, cli)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{released}", str(clone))
+    result = cli(clone, "log", "docs", "--json")
+    assert result.code == 0, result.err
+    releases = json.loads(result.out)["releases"]
+    assert releases and all(r["summary"] != "first release" for r in releases)
+    assert "shallow clone" in releases[0]["summary"]
+    assert "git fetch --unshallow --tags" in releases[0]["summary"]
+
+
+def test_a_set_with_a_repeated_id_cannot_be_fingerprinted_or_pinned() -> None:
+    from evalset.sets.fingerprint import InvalidSet
+
+    text = SET_HEADER + set_item("q-1", RETURNS) + set_item("q-1", REFUNDS)
+    with pytest.raises(InvalidSet, match="the id 'q-1' is used by more than one item"):
+        set_fingerprint(parse_set(text, Path("f.yaml")))

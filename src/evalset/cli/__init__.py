@@ -88,6 +88,15 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except MemoryError:  # input larger than a memory limit allows, past the checks on size
+        message = (
+            "ran out of memory reading the input; raise the memory limit (ulimit -v) or give "
+            "smaller input."
+        )
+        if "--json" in sys.argv:
+            emit_json({"error": message, "exit_code": 2})
+        echo(f"evalset: {message}", err=True)
+        sys.exit(2)
     except BrokenPipeError:  # the reader went away (`evalset stale | head`): stop quietly
         import os
 

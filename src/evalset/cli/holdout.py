@@ -240,7 +240,7 @@ def promote(
     import sys
 
     from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
-    from evalset.intake.promote import PromoteRefused, parse_map
+    from evalset.intake.promote import parse_map
     from evalset.intake.promote import promote as run_promote
     from evalset.workspace import resolve_set
 
@@ -250,12 +250,9 @@ def promote(
     if source == "-":
         text, label = sys.stdin.read(), "<stdin>"
     else:
-        try:
-            text, label = Path(source).read_text(encoding="utf-8"), source
-        except FileNotFoundError:
-            raise PromoteRefused(f"{source}: no such file; check the path.") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PromoteRefused(f"{source}: cannot be read ({exc}).") from None
+        from evalset.fsio import read_user_text
+
+        text, label = read_user_text(Path(source), "failure file"), source
     config = ws.config if ws else None
     result = run_promote(
         text,

@@ -99,6 +99,10 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
     paths = [resolve_set(ws, s) for s in sets] if sets else set_paths(ws)
     fixed: dict[str, dict[str, str]] = {}
     if fix_moved:
+        from evalset.sets.setfile import load_set
+
+        for path in paths:  # every set readable before any is rewritten
+            load_set(path)
         for path in paths:
             fixed.update(fix(ws, path))
     report = stale_report(paths, SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir), ws.root)

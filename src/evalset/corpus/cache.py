@@ -5,6 +5,7 @@ for the documents that did not change. Anything unreadable in it only costs spee
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import sys
@@ -17,11 +18,11 @@ from typing import Any
 
 from evalset.bulk import bulk
 from evalset.corpus.manifest import (
-    SnapshotError,
     read_snapshot,
 )
 from evalset.corpus.table import LazyDocuments, find_sorted, strictly_sorted
 from evalset.corpus.walk import Listing
+from evalset.errors import EvalsetError
 from evalset.fsio import replace_cache
 
 QUICK = "snapshot-listing.marshal"
@@ -188,6 +189,50 @@ class Rows:
         return out
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_id(value: Any) -> bool:
+    """A snapshot id: 64 lower-case hex digits (what names a manifest file)."""
+    return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
+
+
+def _sound_listing(listing: Any) -> bool:
+    if not (isinstance(listing, tuple) and len(listing) == 4):
+        return False
+    names, signatures, unknown, warnings = listing
+    if not (isinstance(names, str) and isinstance(signatures, bytes)):
+        return False
+    count = names.count("\0") + 1 if names else 0
+    if len(signatures) != 32 * count:
+        return False
+    pairs_ok = isinstance(unknown, tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], int)
+        for p in unknown
+    )
+    return pairs_ok and isinstance(warnings, tuple) and all(isinstance(w, str) for w in warnings)
+
+
+def _sound_quick(data: Any) -> bool:
+    """Whether ``data`` has the shape ``save_quick`` gives it (see ``read_working_tree``)."""
+    if not isinstance(data, dict):
+        return False
+    try:
+        counts = [data["documents"], data["sections"]]
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+            return False
+        plugins, listing = data["plugins"], data["listing"]
+        if not is_id(data["id"]) or not isinstance(data["settings"], tuple):
+            return False
+        if not (isinstance(plugins, tuple) and all(isinstance(p, str) for p in plugins)):
+            return False
+        return isinstance(listing, dict) and all(
+            isinstance(folder, str) and _sound_listing(entry) for folder, entry in listing.items()
+        )
+    except (KeyError, TypeError):
+        return False
+
+
 class StatCache:
     """The stat cache in ``.evalset/``: the folder listings (read on every run), an index of
     every document's signature, row digest and section count (read when something changed),
@@ -201,14 +246,16 @@ class StatCache:
 
     @staticmethod
     def quick(state_dir: Path) -> dict[str, Any]:
-        """The last scan's folder listings and result (marshal: loads in a millisecond)."""
+        """The last scan's folder listings and result (marshal: loads in a millisecond); {}
+        when the file is missing or holds anything but what ``save_quick`` writes: a cache
+        file is never trusted further than its shape."""
         try:
             blob = (state_dir / QUICK).read_bytes()
             with bulk():
                 data = marshal.loads(blob)
-        except (OSError, EOFError, ValueError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError, MemoryError):
             return {}
-        return data if isinstance(data, dict) else {}
+        return data if _sound_quick(data) else {}
 
     def save_quick(self, data: dict[str, Any]) -> None:
         replace_cache(self.state_dir / QUICK, marshal.dumps(data))
@@ -218,41 +265,49 @@ class StatCache:
         try:
             blob = self.index_path.read_bytes()
             cached = marshal.loads(blob)
-        except (OSError, EOFError, ValueError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError, MemoryError):
             return None, Rows()
         if not isinstance(cached, dict) or cached.get("key") != self.key:
             return None, Rows()
         rows, ident = Rows.load(cached.get("rows")), cached.get("id")
-        if rows is None or not isinstance(ident, str):
+        if rows is None or not is_id(ident):
             return None, Rows()
         return ident, rows
 
     def save(self, ident: str, rows: Rows) -> None:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        """Keep the rows; a state folder that cannot be written costs only speed."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
         blob = marshal.dumps({"key": self.key, "id": ident, "rows": rows.dump()})
         replace_cache(self.index_path, blob)
         for obsolete in ("snapshot-index.pickle", "snapshot-lines.pickle"):  # earlier layout
-            (self.state_dir / obsolete).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                (self.state_dir / obsolete).unlink(missing_ok=True)
 
 
 def keep_base(state_dir: Path, manifest: Path) -> None:
-    """Hard-link the manifest of the cached state into ``.evalset/base/``, so that its lines
-    are at hand even after a checkout removes it from ``snapshots/`` (a copy where links
-    are not possible)."""
+    """Copy the manifest of the cached state into ``.evalset/base/``, so that its lines are
+    at hand even after a checkout removes it from ``snapshots/``. A copy, never a hard
+    link: damage to the cache must never reach a committed file (a link left by an earlier
+    evalset is replaced by a copy). Its name is its content id, so a copy of the same size
+    is taken as current; it is checked against its id when it is read."""
     folder = state_dir / "base"
     target = folder / manifest.name
     try:
-        if target.exists() and os.path.samefile(target, manifest):
-            return
+        if target.exists():
+            linked = os.path.samefile(target, manifest)
+            if not linked and target.stat().st_size == manifest.stat().st_size:
+                return
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.iterdir():
             old.unlink()
-        try:
-            os.link(manifest, target)
-        except OSError:
-            import shutil
+        import shutil
 
-            shutil.copy2(manifest, target)
+        tmp = folder / f".{manifest.name}.{os.getpid()}.tmp"
+        shutil.copyfile(manifest, tmp)
+        os.replace(tmp, target)
     except OSError:
         return  # only speed is lost
 
@@ -266,8 +321,8 @@ def base_table(snapshots_dir: Path, state_dir: Path, ident: str | None) -> LazyD
         if not path.is_file():
             continue
         try:
-            documents = read_snapshot(path, False, state_dir / "manifests").documents
-        except SnapshotError:
+            documents = read_snapshot(path, True, state_dir / "manifests").documents
+        except EvalsetError:  # damaged: the files are read again instead
             continue
         if isinstance(documents, LazyDocuments) and not documents.legacy:
             return documents

@@ -12,6 +12,7 @@ from evalset.corpus.manifest import (
     document_record,
 )
 from evalset.corpus.table import Document
+from evalset.fsio import memory_left
 
 
 @dataclass
@@ -38,6 +39,15 @@ def parse_document(
     sectioner = sectioner_for(doc)
     if sectioner is None:
         return ReadResult(doc)
+    if len(data) >= 1 << 20:
+        left = memory_left()
+        if left is not None and len(data) * SECTION_FACTOR > left:
+            return ReadResult(
+                doc,
+                warning=f"!{doc}: is {len(data) / 1e6:,.1f} MB, too large to section within "
+                f"this process's memory limit ({left / 1e6:,.0f} MB left; ulimit -v); raise "
+                "the limit, or split the document",
+            )
     if b"\x00" in data[:8192]:
         return ReadResult(doc, warning=f"{doc}: looks binary (NUL bytes); skipped")
     warning = None
@@ -53,6 +63,11 @@ def parse_document(
         return ReadResult(doc, line, digest, len(parsed.sections), warning, None, with_text)
     table = document_entry(parsed, store_text) if entry else None
     return ReadResult(doc, line, digest, len(parsed.sections), warning, table)
+
+
+SECTION_FACTOR = 16
+"""Sectioning a document takes a few times its size (the parser's events, the rendered
+text, Python's strings); the margin covers the rest."""
 
 
 Job = tuple[str, str, HashMode, bool | None, int]
@@ -85,8 +100,18 @@ def read_file(job: Job) -> ReadResult:
     path, doc, mode, store_text, size = job
     try:
         data = read_bytes(path, size)
+    except FileNotFoundError:
+        return ReadResult(
+            doc,
+            warning=f"!{path}: was removed while the snapshot read the corpus (is something "
+            "changing it?); run `evalset snapshot` again once it is done",
+        )
     except OSError as exc:
-        return ReadResult(doc, warning=f"!{path}: cannot be read ({exc.strerror})")
+        return ReadResult(
+            doc,
+            warning=f"!{path}: cannot be read ({exc.strerror}); fix its permissions or move "
+            "it out of the corpus",
+        )
     return parse_document(doc, data, mode, store_text, entry=False)
 
 

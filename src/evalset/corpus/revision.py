@@ -15,6 +15,7 @@ from evalset.corpus.manifest import (
 )
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
+from evalset.corpus.walk import corpus_file
 
 
 def run_git(root: Path, *args: str) -> str | None:
@@ -114,9 +115,15 @@ def document_versions(
     file at ``commit`` through git (from ``blobs`` when they were read together before, see
     ``git_blobs``), the file at ``commit`` through DVC's filesystem (for a DVC-tracked
     corpus). Lazy: DVC is imported only if nothing before it was wanted."""
-    path = repo / corpus_rel / doc
-    if path.is_file():
-        entry = parse_document(doc, path.read_bytes(), mode, True).entry
+    path = corpus_file(repo / corpus_rel, doc)
+    data = None
+    if path is not None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = None
+    if data is not None:
+        entry = parse_document(doc, data, mode, True).entry
         if entry is not None:
             yield entry
     if not commit:

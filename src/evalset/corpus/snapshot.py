@@ -14,6 +14,7 @@ and, per folder, the names and signatures it listed, so:
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from array import array
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evalset.config import ensure_state_dir
 from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, use_formats
 from evalset.corpus.cache import (
     LISTING,
@@ -58,7 +60,8 @@ from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
-from evalset.fsio import atomic_write
+from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write, sweep_temps
 
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
@@ -177,9 +180,7 @@ def read_working_tree(
         try:
             for doc, line, digest, count, warning, with_text in shared.results(advance):
                 if warning and warning.startswith("!"):
-                    raise SnapshotError(
-                        f"{warning[1:]}; fix its permissions or move it out of the corpus."
-                    )
+                    raise SnapshotError(f"{warning[1:]}.")
                 if warning:
                     warnings.append(warning)
                 if line is not None and digest is not None:
@@ -323,6 +324,16 @@ def _body(
     return chunks, (names_out, bounds_out) if plain else None
 
 
+def _damage(manifest: Path, state_dir: Path) -> str | None:
+    """What is wrong with a manifest that is about to be trusted as the record of the
+    corpus (checked once per change of the file), or None."""
+    try:
+        read_snapshot(manifest, True, state_dir / "manifests")
+    except EvalsetError as exc:
+        return str(exc).split(": ", 1)[-1].split(";")[0].removeprefix("is not a readable ")
+    return None
+
+
 @dataclass
 class TakeResult:
     id: str
@@ -361,8 +372,13 @@ def take_snapshot(
 
     An unchanged working tree costs a walk, a stat per file and a small cache read: the
     manifest is neither rebuilt nor rewritten."""
-    store = SnapshotStore(snapshots_dir)
-    previous = store.newest_id()
+    with contextlib.suppress(OSError):  # a read-only state folder costs only speed
+        ensure_state_dir(state_dir)
+    sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write
+    sweep_temps(state_dir / "tmp")
+    store = SnapshotStore(snapshots_dir, state_dir=state_dir)
+    previous = store.newest_id(skip_damaged=True)
+    damaged: str | None = None
     changes: Changes | None = None
     chunks: Chunks
     spans: Spans | None = None
@@ -372,7 +388,8 @@ def take_snapshot(
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
-        if not write or (previous == ident and target.exists()):
+        damaged = _damage(target, state_dir) if write and target.exists() else None
+        if not write or (previous == ident and target.exists() and damaged is None):
             if write:
                 keep_base(state_dir, target)
             return TakeResult(
@@ -405,7 +422,11 @@ def take_snapshot(
         target = snapshots_dir / f"{ident}.json"
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
     written = False
-    if write and (not target.exists() or previous != ident):
+    if damaged is None and rev is not None and target.exists():
+        damaged = _damage(target, state_dir)
+    if damaged is not None:
+        warnings.append(f"{target}: was damaged ({damaged}); written again from the corpus")
+    if write and (not target.exists() or previous != ident or damaged is not None):
         # New content, or content seen before that is now the newest again.
         snapshots_dir.mkdir(parents=True, exist_ok=True)
         parts: Chunks = [manifest_head(about, empty=not chunks)]
@@ -413,10 +434,12 @@ def take_snapshot(
             parts.extend((b",\n", chunk) if n else (chunk,))
         if chunks:
             parts.append(MANIFEST_TAIL)
-        atomic_write(target, parts)
+        atomic_write(target, parts, state_dir / "tmp")
         written = True
         if spans is not None:
             save_index(target, state_dir / "manifests", about, *spans)
+        else:  # written from checked content: no need to check it on its first read
+            save_index(target, state_dir / "manifests", about, None, None)
     if write and rev is None:
         keep_base(state_dir, target)
     if changes is None and previous is not None and previous != ident:

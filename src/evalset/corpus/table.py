@@ -15,7 +15,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from evalset.fsio import replace_cache
+from evalset.errors import EvalsetError
+from evalset.fsio import json_loads, replace_cache
+
+
+class DamagedLine(EvalsetError):
+    """A document's line of a manifest is not the JSON it should be."""
+
 
 Document = dict[str, Any]
 """``{"hash": h, "sections": {id: {"hash": h, "title": t, "level": n[, "text": s]}}}``"""
@@ -51,6 +57,7 @@ class LazyDocuments(Mapping[str, Document]):
         names: list[str],
         bounds: array[int],
         upgrade: Callable[[str, Document], Document] | None = None,
+        source: Path | None = None,
     ) -> None:
         self._text = text
         """The manifest, decoded, or as bytes when ``bounds`` are byte offsets."""
@@ -61,6 +68,8 @@ class LazyDocuments(Mapping[str, Document]):
         self._parsed: dict[str, Document] = {}
         self._upgrade = upgrade
         """Turns an entry of an earlier format into the current one, as it is parsed."""
+        self.source = source
+        """The manifest, named in errors."""
 
     def _position(self, doc: object) -> int:
         """Where ``doc`` is among the names, or -1. Names in sorted order (as evalset writes
@@ -87,7 +96,17 @@ class LazyDocuments(Mapping[str, Document]):
             i = self._position(doc)
             if i < 0:
                 raise KeyError(doc)
-            entry = json.loads(self._text[self._bounds[2 * i] : self._bounds[2 * i + 1]])
+            raw = self._text[self._bounds[2 * i] : self._bounds[2 * i + 1]]
+            try:
+                entry = json_loads(raw)
+                if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
+                    raise ValueError("not a document entry")
+            except ValueError:
+                raise DamagedLine(
+                    f"{self.source or 'a snapshot manifest'}: the line of document {doc!r} is "
+                    "damaged; restore the manifest from git, or run `evalset snapshot` on the "
+                    "corpus it recorded to write it again."
+                ) from None
             if self._upgrade is not None:
                 entry = self._upgrade(doc, entry)
             self._parsed[doc] = entry
@@ -140,7 +159,7 @@ def split_lines(text: str) -> tuple[dict[str, Any], LazyDocuments] | None:
     if first < 0 or second < 0 or text[first + 1 : second] not in DOCUMENTS_LINES:
         return None
     try:
-        about = json.loads(text[:first].removesuffix(",") + "}")["about"]
+        about = json_loads(text[:first].removesuffix(",") + "}")["about"]
     except (ValueError, KeyError, TypeError):
         return None
     names: list[str] = []
@@ -168,24 +187,47 @@ def split_lines(text: str) -> tuple[dict[str, Any], LazyDocuments] | None:
 
 
 def indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments] | None:
-    """The header and table of a manifest from its index in ``index_dir`` (byte offsets of
-    each document's value, kept while the file's size, mtime and inode are unchanged), so
-    that the manifest is neither decoded nor scanned: it is mapped into memory (read, where
-    that is not possible), and only the lines asked for are touched."""
+    """The header and table of a manifest that was checked before (its id recomputed from
+    its content) and has not changed since (same size, mtime and inode), from its index in
+    ``index_dir``; None when there is no such index, or it is not what this module writes
+    (a cache is never trusted further than that). Through the index, the manifest is
+    neither decoded nor scanned: it is mapped into memory (read, where that is not
+    possible), and only the lines asked for are touched. A manifest whose table the index
+    does not hold (not ASCII) is read as bytes and scanned."""
     try:
         st = path.stat()
         data = (index_dir / f"{path.stem}.marshal").read_bytes()
         index = marshal.loads(data)
-        if index.get("file") != (st.st_size, st.st_mtime_ns, st.st_ino):
+        if not isinstance(index, dict) or index.get("file") != (
+            st.st_size, st.st_mtime_ns, st.st_ino
+        ):  # fmt: skip
             return None
+        about = index["about"]
+        if not isinstance(about, dict):
+            return None
+        if index.get("names") is None:  # checked, but its table is read from the file
+            text = path.read_bytes().decode("utf-8")
+            split = split_lines(text)
+            if split is None:
+                return None
+            split[1].source = path
+            return about, split[1]
         names = index["names"].split("\0") if index["names"] else []
         bounds = array("q")
         bounds.frombytes(index["bounds"])
-        if len(bounds) != 2 * len(names):
+        if len(bounds) != 2 * len(names) or not _plausible(bounds, st.st_size):
             return None
-        return index["about"], LazyDocuments(mapped(path), names, bounds)
-    except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
+        return about, LazyDocuments(mapped(path), names, bounds, source=path)
+    except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError, MemoryError):
         return None
+
+
+def _plausible(bounds: array[int], size: int) -> bool:
+    """Offsets that rise and stay inside the file, as an index of it has them."""
+    if not bounds:
+        return True
+    values = bounds.tolist()
+    return values[0] > 0 and values[-1] <= size and values == sorted(values)
 
 
 def mapped(path: Path) -> bytes | mmap.mmap:
@@ -198,19 +240,25 @@ def mapped(path: Path) -> bytes | mmap.mmap:
 
 
 def save_index(
-    path: Path, index_dir: Path, about: dict[str, Any], names: list[str], bounds: array[int]
+    path: Path,
+    index_dir: Path,
+    about: dict[str, Any],
+    names: list[str] | None,
+    bounds: array[int] | None,
 ) -> None:
-    """Keep a manifest's index: its document names, and the byte offsets of each one's value
-    (see ``_indexed``), as two blocks that load in a few milliseconds. A failure to write it
-    costs only speed."""
+    """Keep a checked manifest's index: its document names, and the byte offsets of each
+    one's value (see ``indexed``), as two blocks that load in a few milliseconds; or, with
+    no ``names``, only the verdict that it was checked. Call it only for a manifest whose
+    content was checked against its id (or that was just written from checked content). A
+    failure to write it costs only speed."""
     try:
         st = path.stat()
         index_dir.mkdir(parents=True, exist_ok=True)
         index = {
             "file": (st.st_size, st.st_mtime_ns, st.st_ino),
             "about": about,
-            "names": "\0".join(names),
-            "bounds": bounds.tobytes(),
+            "names": "\0".join(names) if names is not None else None,
+            "bounds": bounds.tobytes() if bounds is not None else b"",
         }
         replace_cache(index_dir / f"{path.stem}.marshal", marshal.dumps(index))
     except (OSError, ValueError):

@@ -70,6 +70,39 @@ def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
     return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
 
 
+def _check_name(path: str, cut: int) -> None:
+    """Refuse a file or folder whose name is not UTF-8: a document id must be text that set
+    files can cite (and git shows)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path[cut:]).decode("utf-8", "backslashreplace")
+        raise SnapshotError(
+            f"{shown}: its name is not UTF-8, so no set could cite it; rename it (or move it "
+            "out of the corpus) and run `evalset snapshot` again."
+        ) from None
+
+
+def corpus_file(corpus: Path, doc: str) -> Path | None:
+    """The file of document ``doc`` in the corpus folder, by the rule the walk follows (so
+    every reader of corpus text sees what a snapshot sees): no hidden, empty, '.' or '..'
+    part, a regular file, and a symlink only when it leads to a file inside the corpus.
+    None for anything else."""
+    parts = doc.split("/")
+    if any(not part or part[0] == "." for part in parts):
+        return None
+    top = os.path.realpath(corpus)
+    path = os.path.join(corpus, *parts)
+    real = os.path.realpath(path)
+    if not real.startswith(top + os.sep):
+        return None
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    return Path(real) if stat.S_ISREG(st.st_mode) else None
+
+
 class _Walker:
     """Lists folders one at a time, as ``visit``; shared by the plain and the split walk."""
 
@@ -98,8 +131,13 @@ class _Walker:
                 name = entry.name
                 if name[0] == ".":
                     continue
+                if not name.isascii():
+                    _check_name(entry.path, self.cut)
                 if entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:  # removed since it was listed: not there
+                        continue
                     signature = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
                 elif entry.is_dir(follow_symlinks=False):
                     folders.append(entry.path)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evalset.config import Workspace
 from evalset.export.view import SPLITS, ExportError, View, select, texts
-from evalset.sets.setfile import load_set
+from evalset.sets.setfile import SetFile, load_set
 
 __all__ = ["EXTENSIONS", "FORMATS", "SPLITS", "ExportError", "ExportResult", "View", "export"]
 
@@ -56,6 +56,7 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
     if fmt not in FORMATS:
         raise ExportError(f"{fmt!r} is not an export format; use one of {', '.join(FORMATS)}.")
     loaded = load_set(path)
+    _refuse_invalid(loaded)
     items, unassigned = select(loaded, split)
     sealed = [stub.id for stub in loaded.sealed if stub.status == "active"]
     if sealed and split != "tuning":
@@ -77,6 +78,19 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
     writer: Callable[[View], str] = import_module(FORMATS[fmt]).write
     text = writer(view)
     return ExportResult(fmt, split, text, len(items) - len(view.skipped), unassigned, view.skipped)
+
+
+def _refuse_invalid(loaded: SetFile) -> None:
+    """An export of a set with validation errors would leave out what failed, silently."""
+    from evalset.sets.validate import check_in_place
+
+    errors = [f for f in check_in_place(loaded) if f.severity == "error"]
+    if errors:
+        raise ExportError(
+            f"{loaded.path}: cannot export {loaded.name} with {len(errors)} validation "
+            f"error(s) (first: {errors[0]}); fix them (`evalset validate {loaded.name}`) and "
+            "export again."
+        )
 
 
 def _newest_short(workspace: Workspace | None) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from evalset.export.rows import RowError
 from evalset.export.view import View, split_of
+from evalset.fsio import json_loads
 
 COLUMNS = [
     "id",
@@ -63,7 +64,7 @@ def _list(row: dict[str, str], key: str, line: int) -> list[Any]:
     if not value:
         return []
     try:
-        parsed = json.loads(value)
+        parsed = json_loads(value)
     except json.JSONDecodeError:
         parsed = None
     if not isinstance(parsed, list):

@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from evalset.fsio import json_loads
+
 
 class RowError(ValueError):
     """A row of a file to import that cannot be read: where, and what is wrong."""
@@ -23,6 +25,6 @@ def json_lines(text: str) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, json_loads(line)
         except json.JSONDecodeError as exc:
             raise RowError(number, f"is not valid JSON ({exc.msg})", exc.colno) from None

@@ -16,18 +16,85 @@ from evalset.sets.setfile import edit_set
 
 def seal_set(path: Path, recipients: list[str]) -> list[str]:
     """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic);
-    returns their ids. Items sealed already stay as they are."""
+    returns their ids. Items sealed already stay as they are.
+
+    A set with validation errors is refused, naming them: an item that fails the schema (or
+    shares its id with another) could not be sealed, and would stay readable. The result is
+    checked before it replaces the file: no holdout item may be left in plain text, and no
+    text of a sealed item may remain readable anywhere in the file (in a comment, say)."""
+    from evalset.sets.validate import check_in_place
+
     keys = [recipient(r) for r in recipients]  # every key checked before anything is written
     if not keys:
         raise SealError("no recipient given; pass --recipient with an age public key.")
     sealed: list[str] = []
     with edit_set(path) as editor:
         current = editor.current
+        errors = [f for f in check_in_place(current) if f.severity == "error"]
+        if errors:
+            raise SealError(
+                f"{path}: cannot seal {current.name} with {len(errors)} validation error(s) "
+                f"(first: {errors[0]}); fix them (`evalset validate {current.name}`) and seal "
+                "again. Nothing was sealed."
+            )
+        secrets: list[str] = []
         for k, item in zip(current.item_index, current.items, strict=True):
             if item.holdout and k not in current.opened:
-                editor.replace_item(item.id, seal(item, recipients))
+                editor.replace_at(k, seal(item, recipients))
                 sealed.append(item.id)
+                secrets.extend(_texts_of(item))
+        _refuse_leaks(path, editor.render(), secrets)
     return sealed
+
+
+MIN_SECRET = 12
+"""Texts shorter than this ("30 days", "Yes") may stand in a file by coincidence."""
+
+
+def _texts_of(item: Any) -> list[str]:
+    """The free texts of an item that sealing hides."""
+    texts = [item.question, *item.must_not_say, *(p.text for p in item.key_points)]
+    if item.answer:
+        texts.append(item.answer)
+    if item.origin is not None:
+        texts.extend(t for t in (item.origin.note, item.origin.observed_answer) if t)
+    return [t for t in texts if len(t.strip()) >= MIN_SECRET]
+
+
+def _refuse_leaks(path: Path, text: str, secrets: list[str]) -> None:
+    """Refuse a sealed file in which a holdout item stays plain, or a sealed item's text can
+    still be read (outside the texts the plain items hold themselves)."""
+    from evalset.sets.setfile import parse_set
+    from evalset.sets.yamlio import line_col
+
+    after = parse_set(text, path, only=())
+    plain = [e for e in after.raw_items if isinstance(e, dict) and "sealed" not in e]
+    for entry in plain:
+        if entry.get("holdout") is True:
+            raise SealError(
+                f"{path}: holdout item {entry.get('id')!r} would stay readable after sealing; "
+                "nothing was sealed. Fix the item (`evalset validate`) and seal again."
+            )
+    visible = "\0".join(_strings(plain))
+    for secret in secrets:
+        at = text.find(secret)
+        if at >= 0 and secret not in visible:
+            line, _ = line_col(text, at)
+            raise SealError(
+                f"{path}:{line}: the text of a holdout item would stay readable there after "
+                "sealing (a comment?); remove it and seal again. Nothing was sealed."
+            )
+
+
+def _strings(value: Any) -> list[str]:
+    """Every text in plain data."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _flow_short_lists(value: Any) -> Any:

@@ -25,9 +25,10 @@ from pydantic import ValidationError
 from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
-from evalset.fsio import atomic_write
+from evalset.fsio import TextError, atomic_write, read_user_text
+from evalset.intake.redact import redact
 from evalset.sets.content import item_content
-from evalset.sets.model import ID_PATTERN, Item, SealedItem
+from evalset.sets.model import ID_PATTERN, Item, SealedItem, set_name_problem
 from evalset.sets.setfile import edit_set, load_set
 
 READERS = {
@@ -132,11 +133,9 @@ def import_rows(
     if fmt not in READERS:
         raise ImportRefused(f"{fmt!r} cannot be imported; use one of {', '.join(READERS)}.")
     try:
-        text = source.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ImportRefused(f"{source}: no such file; check the path.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportRefused(f"{source}: cannot be read ({exc}).") from None
+        text = read_user_text(source, f"{fmt} file")
+    except TextError as exc:
+        raise ImportRefused(str(exc)) from None
     try:
         rows = import_module(READERS[fmt]).read(text)
     except RowError as exc:
@@ -173,7 +172,8 @@ def import_rows(
             item = Item.model_validate(row)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "row"
+            where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "row"
+            where = redact(where)  # a key may itself be personal data
             raise ImportRefused(
                 f"{source}:{number}: {where}: {first['msg']}; fix the row, nothing was imported."
             ) from None
@@ -190,8 +190,9 @@ def import_rows(
     if create and not dry_run:
         used = list(dict.fromkeys(i.category for i in items if i.category))
         declared = {c: categories.get(c, "") for c in [*categories, *used]}
-        if not re.fullmatch(ID_PATTERN, target.stem):
-            raise ImportRefused(f"{target.stem!r} cannot name a set; use letters, digits, . _ -.")
+        problem = set_name_problem(target.stem)
+        if problem is not None:
+            raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, new_set_text(target.stem, source, declared))
     if items and not dry_run:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
+from evalset.fsio import json_loads
 from evalset.intake.redact import Redactor
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 
@@ -141,7 +142,7 @@ def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[In
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
+            records.append((number, json_loads(line)))
         except json.JSONDecodeError as exc:
             bad.append(Invalid(number, f"is not valid JSON ({exc.msg})", exc.colno))
     return records, bad
@@ -157,7 +158,10 @@ def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
                 pos += 1
             if pos >= len(text) or text[pos] == "]":
                 break
-            value, end = decoder.raw_decode(text, pos)
+            try:
+                value, end = decoder.raw_decode(text, pos)
+            except RecursionError:
+                raise json.JSONDecodeError("values nested too deeply to read", text, pos) from None
             records.append((text.count("\n", 0, pos) + 1, value))
             pos = end
     except json.JSONDecodeError as exc:
@@ -269,13 +273,15 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
 # -- checking and redacting ------------------------------------------------------------------
 
 
-def _validation_problem(exc: ValidationError) -> str:
+def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
     errors = exc.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    where = ".".join(str(p) for p in first["loc"]) or "record"
+    # A record's keys are its sender's text too: one may be an email address.
+    where = redactor.record({"key": ".".join(str(p) for p in first["loc"])}).texts["key"]
+    where = where or "record"
     if first["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(first["loc"][0]), FIELDS, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        hint = f" (did you mean {close[0]}?)" if close and where == first["loc"][0] else ""
         return (
             f"{where} is not a failure-record field{hint}; records of another shape need "
             "--map or --preset"
@@ -308,15 +314,16 @@ def prepare(
             try:
                 record = FailureRecord.model_validate(mapped)
             except ValidationError as exc:
-                problem = _validation_problem(exc)
+                problem = _validation_problem(exc, redactor)
         if problem is None and categories is not None and record.category not in (
             None, *categories
         ):  # fmt: skip
             close = difflib.get_close_matches(record.category or "", list(categories), n=1)
             hint = f"did you mean {close[0]}? " if close else ""
+            shown = redactor.record({"category": record.category or ""}).texts["category"]
             problem = (
-                f"category: {record.category!r} is not declared in the set; {hint}declare it "
-                "in the set's categories or correct the record"
+                f"category: {shown!r} is not declared in the set; {hint}declare it in the "
+                "set's categories or correct the record"
             )
         if problem is not None:
             invalid.append(Invalid(line, problem))

@@ -23,9 +23,24 @@ from evalset.config import PromoteConfig
 DEFAULT_REGIONS = PromoteConfig.regions
 """Regions whose national phone formats are recognised unless the config says otherwise."""
 
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,3})?\b")
-_CARD = re.compile(r"(?<![\w.,/-])\d(?:[ -]?\d){12,18}(?![\w.,/-]?\d)")
+_WORD = r"[^\W_]"
+"""A letter or digit of any script (``\\w`` without the underscore)."""
+_MARK = r"\u0300-\u036f\u0900-\u0dff\u0e30-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+"""Combining marks, which scripts such as Devanagari and Thai write inside words."""
+_LABEL = rf"(?:{_WORD}|[{_MARK}])(?:(?:{_WORD}|[{_MARK}-])*(?:{_WORD}|[{_MARK}]))?"
+_EMAIL = re.compile(
+    rf"(?<![\w.+\-{_MARK}])[\w.%+\-{_MARK}]+@{_LABEL}(?:\.{_LABEL})*"
+    rf"\.(?:[^\W\d_][{_MARK}]*){{2,}}(?![\w{_MARK}])"
+)
+"""An address whose parts may be in any script (RFC 6531 internationalised addresses):
+the local part, the domain's labels and its top-level domain (letters, or an ``xn--``
+label)."""
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
+_CARD = re.compile(
+    r"(?<![\w.,/-])\d(?:[ -]?\d){12,18}(?![\w.,/-]?\d)"
+    r"|(?<![\w.,/-])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\w.,/-]?\d)"
+)
+"""Card numbers: digits grouped by spaces or hyphens, or in groups of four by dots."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?(?![\w:])")
 
@@ -48,7 +63,7 @@ def _ibans(text: str) -> Iterator[_Found]:
     from stdnum import iban
 
     for m in _IBAN.finditer(text):
-        compact = re.sub(r"[ -]", "", m.group())
+        compact = re.sub(r"[ -]", "", m.group()).upper()
         try:
             iban.validate(compact, check_country=False)  # mod-97 and the BBAN structure
         except ValueError:
@@ -60,7 +75,7 @@ def _cards(text: str) -> Iterator[_Found]:
     from stdnum import luhn
 
     for m in _CARD.finditer(text):
-        digits = re.sub(r"[ -]", "", m.group())
+        digits = re.sub(r"[ .-]", "", m.group())
         if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
             yield _Found(m.start(), m.end(), "CARD", digits)
 

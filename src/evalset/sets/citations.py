@@ -66,13 +66,14 @@ class Citation(NamedTuple):
         def validate(value: Any) -> Citation:
             if isinstance(value, Citation):
                 return value
+            if not isinstance(value, str):
+                raise ValueError(
+                    f"expected a citation as text (`doc` or `doc#section`), got {_kind(value)}"
+                )
             return cls.parse(value)
 
-        return core_schema.no_info_after_validator_function(
+        return core_schema.no_info_plain_validator_function(
             validate,
-            core_schema.union_schema(
-                [core_schema.is_instance_schema(Citation), core_schema.str_schema(strict=True)]
-            ),
             serialization=core_schema.plain_serializer_function_ser_schema(str),
         )
 
@@ -86,6 +87,18 @@ class Citation(NamedTuple):
             "description": "A document id (path under the corpus root) or doc#section-anchor.",
             "examples": ["policies/returns.md#damaged-items"],
         }
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping (write the citation as one piece of text)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    return "nothing (null)" if value is None else type(value).__name__
 
 
 _parse = lru_cache(maxsize=1 << 16)(Citation._parse)

@@ -40,6 +40,14 @@ def _require_valid(loaded: SetFile) -> None:
             f"{loaded.path}: cannot be fingerprinted while it does not pass the schema"
             f"{f' ({first})' if first else ''}; run `evalset validate` and fix it."
         )
+    from collections import Counter
+
+    repeated = sorted(i for i, n in Counter(e.id for e in loaded.entries).items() if n > 1)
+    if repeated:  # one id would stand for two items in the item fingerprints
+        raise InvalidSet(
+            f"{loaded.path}: cannot be fingerprinted while the id {repeated[0]!r} is used by "
+            "more than one item; give each item its own id (`evalset validate` lists them)."
+        )
 
 
 def newest_format(loaded: SetFile) -> int:

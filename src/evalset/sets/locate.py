@@ -14,8 +14,42 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-_ITEMS_KEY = re.compile(r"^items[ \t]*:[ \t]*(?:#.*)?$")
-_EMPTY_ITEMS = re.compile(r"^items[ \t]*:[ \t]*(?:\[\s*\]|null|~)?[ \t]*(?:#.*)?$")
+_ITEMS_KEY = re.compile(r"items[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?\n?")
+_EMPTY_ITEMS = re.compile(r"items[ \t]*:[ \t]*(?:\[\s*\]|null|~)?[ \t]*(?:#[^\r\n]*)?\r?\n?")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+"""A line with its break; YAML breaks lines at CR LF, CR and LF only (not at the other
+characters ``str.splitlines`` breaks at, which may stand inside a value)."""
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` cut into lines at YAML's line breaks, each line keeping its own."""
+    if "\r" in text:
+        return _LINE.findall(text)
+    parts = text.split("\n")
+    last = parts.pop()
+    lines = [part + "\n" for part in parts]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def line_break(line: str) -> str:
+    """The break that ends ``line`` ("" for a last line without one)."""
+    if line.endswith("\r\n"):
+        return "\r\n"
+    return line[-1] if line.endswith(("\n", "\r")) else ""
+
+
+def newline_of(lines: list[str]) -> str:
+    """The line break a file mostly uses (LF when it has none)."""
+    counts = {"\n": 0, "\r\n": 0, "\r": 0}
+    for line in lines[:1000]:
+        brk = line_break(line)
+        if brk:
+            counts[brk] += 1
+    best = max(counts, key=lambda k: counts[k])
+    return best if counts[best] else "\n"
+
 
 Path_ = tuple[str | int, ...]
 
@@ -48,9 +82,9 @@ class ItemSpans:
     @classmethod
     def scan(cls, lines: list[str]) -> ItemSpans | None:
         """Find the items block, or None when the file is not laid out in block style."""
-        items_line = next((i for i, ln in enumerate(lines) if _ITEMS_KEY.match(ln)), None)
+        items_line = next((i for i, ln in enumerate(lines) if _ITEMS_KEY.fullmatch(ln)), None)
         if items_line is None:
-            empty = next((i for i, ln in enumerate(lines) if _EMPTY_ITEMS.match(ln)), None)
+            empty = next((i for i, ln in enumerate(lines) if _EMPTY_ITEMS.fullmatch(ln)), None)
             if empty is None:
                 return None
             return cls(empty, 2, (), (), empty + 1)
@@ -120,7 +154,12 @@ class TextIndex:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
+        return split_lines(self.text)
+
+    @cached_property
+    def newline(self) -> str:
+        """The line break the file mostly uses."""
+        return newline_of(self.lines)
 
     @cached_property
     def spans(self) -> ItemSpans | None:

@@ -37,6 +37,12 @@ def _fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
     return list(model.model_fields)
 
 
+def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
+    """Where a pydantic error is, as field names and list indices only: the steps pydantic
+    adds for the validators of a union (``is-instance[Citation]``) mean nothing to a user."""
+    return tuple(step for step in err["loc"] if not (isinstance(step, str) and "[" in step))
+
+
 def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
     """One sentence for a pydantic error, and a hint."""
     kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
@@ -68,8 +74,14 @@ def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | No
     if kind == "string_too_short":
         return "must not be empty", None
     if kind == "literal_error":
-        expected = ctx.get("expected", "")
-        return f"{describe(value)} is not allowed; use one of {expected}", None
+        expected = str(ctx.get("expected", ""))
+        if isinstance(value, str) and value.strip() == expected:
+            return (
+                f"expected the number {expected}, got text ({value!r})",
+                f"write it without quotes: `{loc[-1]}: {expected}`",
+            )
+        choices = "use" if " or " not in expected else "use one of"
+        return f"{describe(value)} is not allowed; {choices} {expected}", None
     if kind == "value_error":
         return str(ctx.get("error", err["msg"])), None
     if kind == "too_short":

@@ -7,7 +7,15 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+)
 
 from evalset.sets.citations import Citation
 
@@ -25,6 +33,30 @@ Text = Annotated[
 ]
 SnapshotRef = Annotated[str, StringConstraints(strict=True, pattern=r"^[0-9a-f]{4,64}$")]
 Status = Literal["active", "draft", "retired"]
+
+
+def set_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a set, or None. A set's name is part of its release tags
+    (``evalset/NAME/vX.Y.Z``), so besides letters, digits, '.', '_' and '-' it must be what
+    git accepts as one part of a tag name (``git check-ref-format``)."""
+    if not re.fullmatch(ID_PATTERN, name):
+        return f"set name {name!r} may use only letters, digits, '.', '_' and '-'"
+    if name.startswith(".") or name.endswith(".") or ".." in name or name.endswith(".lock"):
+        return (
+            f"set name {name!r} cannot be part of a git tag (evalset/NAME/vX.Y.Z): it may not "
+            "start or end with '.', contain '..', or end with '.lock'"
+        )
+    return None
+
+
+def _set_name(value: str) -> str:
+    problem = set_name_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+SetName = Annotated[Identifier, AfterValidator(_set_name)]
 
 
 class _Model(BaseModel):
@@ -208,8 +240,9 @@ class SetHeader(_Model):
 
     evalset: Literal[1]
     """File-format version; this version of evalset reads 1."""
-    name: Identifier
-    """The set's name, used on the command line and in release tags."""
+    name: SetName
+    """The set's name, used on the command line and in release tags (so git must accept it
+    in a tag name: it may not start or end with '.', contain '..' or end with '.lock')."""
     description: Text | None = None
     """What the system under test does, in a sentence."""
     snapshot: SnapshotRef | None = None

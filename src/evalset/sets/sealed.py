@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalset.errors import EditRefused, EvalsetError
+from evalset.fsio import json_loads
 from evalset.sets.model import Item, SealedItem
 
 IDENTITY_ENV = "EVALSET_AGE_IDENTITY"
@@ -148,7 +149,7 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
     except pyrage.DecryptError:
         return None
     try:
-        item = Item.model_validate(json.loads(data))
+        item = Item.model_validate(json_loads(data))
     except (ValueError, ValidationError):
         raise SealError(
             f"{where}: sealed item {stub.id!r} opens to content that is not a valid item; "

@@ -9,8 +9,10 @@ file atomically.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,8 +26,8 @@ from evalset.bulk import bulk
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
 from evalset.sets.findings import Finding, Severity, field_path
-from evalset.sets.locate import TextIndex, is_filler
-from evalset.sets.messages import describe, schema_message
+from evalset.sets.locate import TextIndex, is_filler, line_break
+from evalset.sets.messages import describe, error_loc, schema_message
 from evalset.sets.model import Item, SealedItem, SetHeader
 from evalset.sets.yamlio import parse_mapping, read_text
 
@@ -49,6 +51,8 @@ class SetFile:
     """For each entry of ``sealed``, its index in the file's item list."""
     opened: dict[int, SealedItem] = field(default_factory=dict)
     """File index -> sealed form, for the sealed items the key opened (they are in ``items``)."""
+    bom: bool = False
+    """Whether the file starts with a byte-order mark (kept when it is edited)."""
 
     @cached_property
     def index(self) -> TextIndex:
@@ -125,7 +129,7 @@ def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
     except ValidationError as exc:
         for err in exc.errors():
             text_, hint = schema_message(err, is_item=False)
-            loaded.schema_findings.append(loaded.finding("error", tuple(err["loc"]), text_, hint))
+            loaded.schema_findings.append(loaded.finding("error", error_loc(err), text_, hint))
     items = raw.get("items", [])
     if items is None:
         items = []
@@ -134,6 +138,8 @@ def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
             loaded.finding("error", ("items",), f"expected a list of items, got {describe(items)}")
         )
         return loaded
+    if only is None:
+        _cross_item_aliases(loaded)
     validate_item = Item.model_validate
     for k, entry in enumerate(items):
         if only is not None and k not in only:
@@ -147,9 +153,72 @@ def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
         except ValidationError as exc:
             for err in exc.errors():
                 text_, hint = schema_message(err, is_item=True)
-                loc = ("items", k, *err["loc"])
+                loc = ("items", k, *error_loc(err))
                 loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
     return loaded
+
+
+_ANCHOR = re.compile(r"(?:(?<=[\s\[{,])|^)&([^\s,\[\]{}]+)", re.MULTILINE)
+_ALIAS = re.compile(r"(?:(?<=[\s\[{,])|^)\*([^\s,\[\]{}]+)", re.MULTILINE)
+
+
+def _cross_item_aliases(loaded: SetFile) -> None:
+    """An alias to an anchor defined in another item (or in the header) is an error: items
+    are edited, sealed and merged one at a time, and such an item cannot be read alone."""
+    text = loaded.text
+    if "&" not in text or "*" not in text:
+        return
+    anchors = [(m.start(), m.group(1)) for m in _ANCHOR.finditer(text)]
+    if not anchors:
+        return
+    spans = loaded.index.spans
+    if spans is None or len(spans.starts) != len(loaded.raw_items):
+        return  # edited by one round trip of the whole file, where aliases resolve
+    import bisect
+
+    breaks = [0]
+    for text_line in loaded.index.lines:
+        breaks.append(breaks[-1] + len(text_line))
+
+    def owner(offset: int) -> int:
+        line = bisect.bisect_right(breaks, offset) - 1
+        k = bisect.bisect_right(spans.starts, line) - 1
+        return k if k >= 0 and line < spans.ends[k] else -1
+
+    by_name: dict[str, list[int]] = {}
+    for offset, anchor in anchors:
+        by_name.setdefault(anchor, []).append(offset)
+    for alias in _ALIAS.finditer(text):
+        name = alias.group(1)
+        offsets = by_name.get(name, [])
+        last = bisect.bisect_left(offsets, alias.start()) - 1  # the anchor in force there
+        if last < 0:
+            continue
+        home, here = owner(offsets[last]), owner(alias.start())
+        if home == here or here < 0:
+            continue
+        entry = loaded.raw_items[home] if home >= 0 else None
+        what = "the header"
+        if home >= 0:
+            ident = entry.get("id") if isinstance(entry, dict) else None
+            what = f"item {ident!r}" if ident is not None else f"item #{home + 1}"
+        at = bisect.bisect_right(breaks, alias.start()) - 1  # not line_col: one scan per alias
+        row, col = at + 1, alias.start() - breaks[at] + 1
+        entry = loaded.raw_items[here]
+        user = entry.get("id") if isinstance(entry, dict) else None
+        loaded.schema_findings.append(
+            Finding(
+                "error",
+                loaded.path,
+                f"uses the alias *{name} of an anchor in {what}",
+                row,
+                col,
+                str(user) if user is not None else f"#{here + 1}",
+                None,
+                "write the value out: items are edited, sealed and merged one at a time",
+                "alias",
+            )
+        )
 
 
 def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
@@ -158,7 +227,7 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
     except ValidationError as exc:
         for err in exc.errors():
             text_, hint = schema_message(err, is_item=True)
-            loc = ("items", k, *err["loc"])
+            loc = ("items", k, *error_loc(err))
             loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
         return
     from evalset.sets.sealed import identities, open_sealed
@@ -180,7 +249,11 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
 def load_set(path: str | os.PathLike[str]) -> SetFile:
     """Read and schema-validate one set file."""
     p = Path(path)
-    return parse_set(read_text(p), p)
+    text = read_text(p, keep_bom=True)
+    bom = text.startswith("\ufeff")
+    loaded = parse_set(text[1:] if bom else text, p)
+    loaded.bom = bom
+    return loaded
 
 
 def parse_set_text(text: str, path: Path, where: str) -> SetFile:
@@ -261,10 +334,22 @@ class SetEditor:
         return k
 
     def _position_of(self, item_id: str) -> int:
-        for k, entry in enumerate(self.current.raw_items):
-            if isinstance(entry, dict) and entry.get("id") == item_id:
-                return k
-        raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
+        found = [
+            k
+            for k, entry in enumerate(self.current.raw_items)
+            if isinstance(entry, dict) and entry.get("id") == item_id
+        ]
+        if not found:
+            raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
+        if len(found) > 1:
+            lines = [self.current.position(("items", k))[0] for k in found]
+            where = " and ".join(f"line {n}" for n in lines if n) or f"{len(found)} places"
+            raise EditRefused(
+                f"{self.current.path}: the id {item_id!r} is used by more than one item "
+                f"({where}), so an edit cannot tell which is meant; give each a unique id, "
+                "then run the command again. The file is unchanged."
+            )
+        return found[0]
 
     def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
         """Set (or, with ``DELETE``, remove) top-level fields of one item."""
@@ -278,8 +363,13 @@ class SetEditor:
         self._item_edits.setdefault(self._editable(item_id), []).append(edit)
 
     def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
-        """Write a whole new entry for one item (sealing and unsealing do): its comments go."""
-        self._replaced[self._position_of(item_id)] = dict(entry)
+        """Write a whole new entry for one item (sealing and unsealing do): its comments go,
+        and so do the comments directly above it."""
+        self.replace_at(self._position_of(item_id), entry)
+
+    def replace_at(self, k: int, entry: Mapping[str, Any]) -> None:
+        """``replace_item`` for the item at file position ``k``."""
+        self._replaced[k] = dict(entry)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
@@ -342,9 +432,21 @@ class SetEditor:
         replacements: list[tuple[int, int, str]] = []
         for k in sorted(self.touched):
             start, end = spans.starts[k], spans.ends[k]
-            doc = yaml.load("items:\n" + index.region(start, end))
-            self._rewrite(doc["items"], k, 0)
-            replacements.append((start, end, _dump(yaml, doc).split("\n", 1)[1]))
+            newline = line_break(lines[start]) or index.newline
+            if k in self._replaced:
+                # A whole new entry (sealing): nothing of the old one may remain, not even
+                # the comments around it.
+                start, end = self._bare_bounds(k)
+                text = _dump(yaml, {"items": [self._replaced[k]]}).split("\n", 1)[1]
+            else:
+                doc = self._load(yaml, "items:\n" + _lf(index.region(start, end)), k)
+                self._rewrite(doc["items"], k, 0)
+                text = _dump(yaml, doc).split("\n", 1)[1]
+                old = lines[start:end]
+                if any(line_break(line) not in (newline, "") for line in old):
+                    replacements.append((start, end, _keep_lines(old, text, newline)))
+                    continue
+            replacements.append((start, end, _breaks(text, newline)))
         if self._appended:
             replacements.append(self._append_text(yaml, spans))
         if self._header_changes:
@@ -352,6 +454,48 @@ class SetEditor:
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
             lines[start:end] = [text]
         return "".join(lines)
+
+    def _load(self, yaml: Any, text: str, k: int | None = None) -> Any:
+        """A region parsed round-trip; a region that does not parse on its own (an alias to
+        an anchor outside it) refuses the edit."""
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            return yaml.load(text)
+        except YAMLError as exc:
+            what = "the header" if k is None else f"item #{k + 1}"
+            if k is not None and isinstance(self.current.raw_items[k], dict):
+                what = f"item {self.current.raw_items[k].get('id')!r}"
+            problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            raise EditRefused(
+                f"{self.current.path}: the edit was refused because {what} cannot be edited on "
+                f"its own ({problem}); write out the value its alias stands for, then edit "
+                "again. The file is unchanged."
+            ) from None
+
+    def _bare_bounds(self, k: int) -> tuple[int, int]:
+        """Lines of item ``k`` with the comments that belong to it: those inside it, those
+        indented under it after its last line, and those directly above it (no blank line
+        between)."""
+        index = self.current.index
+        spans = index.spans
+        assert spans is not None
+        lines = index.lines
+        start, end = spans.starts[k], spans.ends[k]
+        floor = spans.ends[k - 1] if k else spans.items_line + 1
+        while start > floor:
+            body = lines[start - 1].lstrip(" ")
+            if not body.startswith("#") or len(lines[start - 1]) - len(body) > spans.indent:
+                break
+            start -= 1
+        ceiling = spans.starts[k + 1] if k + 1 < len(spans.starts) else spans.block_end
+        while end < ceiling:
+            line = lines[end]
+            body = line.lstrip(" ")
+            if not body.startswith("#") or len(line) - len(body) <= spans.indent:
+                break
+            end += 1
+        return start, end
 
     def _rewrite(self, entries: Any, k: int, at: int) -> None:
         """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.
@@ -370,29 +514,33 @@ class SetEditor:
             entries[at] = reseal(entry, stub, str(self.current.path))
 
     def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
-        lines = self.current.index.lines
+        index = self.current.index
+        lines, newline = index.lines, index.newline
         text = _dump(yaml, {"items": self._appended}).split("\n", 1)[1]
         if not spans.starts:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
-            return (spans.items_line, spans.items_line + 1, "items:\n" + text)
+            newline = line_break(lines[spans.items_line]) or newline
+            return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
         last_end = spans.ends[-1]
-        if not lines[last_end - 1].endswith("\n"):
-            text = "\n" + text
+        newline = line_break(lines[last_end - 1]) or newline
         gap = lines[spans.ends[-2] : spans.starts[-1]] if len(spans.starts) > 1 else []
         spaced = any(not line.strip() for line in gap)
         if spaced:
             # Items separated by blank lines: keep doing so for the new ones.
             chunks = [_dump(yaml, {"items": [entry]}).split("\n", 1)[1] for entry in self._appended]
             text = "".join("\n" + chunk for chunk in chunks)
-        return (last_end, last_end, text)
+        if not line_break(lines[last_end - 1]):
+            text = "\n" + text
+        return (last_end, last_end, _breaks(text, newline))
 
     def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
-        lines = self.current.index.lines
+        index = self.current.index
+        lines = index.lines
         end = items_line
         while end > 0 and is_filler(lines[end - 1]):
             end -= 1  # blank lines and comments before `items:` stay where they are
-        region = self.current.index.region(0, end)
-        doc = yaml.load(region) if region.strip() else None
+        region = index.region(0, end)
+        doc = self._load(yaml, _lf(region)) if region.strip() else None
         if doc is None:
             from ruamel.yaml.comments import CommentedMap
 
@@ -407,20 +555,79 @@ class SetEditor:
                 # A new key goes where the format puts it (e.g. `snapshot` before `categories`).
                 later = [k for k in doc if k in order and order.index(k) > order.index(key)]
                 doc.insert(list(doc).index(later[0]) if later else len(doc), key, value)
-        return (0, end, _dump(yaml, doc))
+        newline = (line_break(lines[0]) if lines else "") or index.newline
+        return (0, end, _breaks(_dump(yaml, doc), newline))
 
     def _render_whole(self) -> str:
         """Fallback for layouts the line scan cannot split: one round trip of the file."""
         yaml = _yaml((2, 4, 2))
-        doc = yaml.load(self.current.text)
+        doc = self._load(yaml, _lf(self.current.text))
         items = doc.get("items")
         if items is None:
             items = doc["items"] = []
         for k in sorted(self.touched):
             self._rewrite(items, k, k)
+            if k in self._replaced:
+                _drop_comments(items, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
-        return _dump(yaml, doc)
+        return _breaks(_dump(yaml, doc), self.current.index.newline)
+
+
+def _lf(text: str) -> str:
+    """Text with every line break made LF, as ruamel.yaml is given it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _breaks(text: str, newline: str) -> str:
+    """LF-broken text (as ruamel.yaml writes it) with the file's line break instead."""
+    return text if newline == "\n" else text.replace("\n", newline)
+
+
+def _keep_lines(old: list[str], text: str, newline: str) -> str:
+    """``text`` (LF breaks) with each line that is unchanged from ``old`` written exactly as
+    it was, its own line break included (for a file whose lines end in different ways)."""
+    import difflib
+
+    bare = [line.rstrip("\r\n") for line in old]
+    new = text.split("\n")
+    tail = new.pop() if new and new[-1] == "" else None
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, bare, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.extend(old[i1:i2])
+        else:
+            out.extend(line + newline for line in new[j1:j2])
+    joined = "".join(out)
+    if tail is None and joined.endswith(newline):
+        joined = joined[: -len(newline)]
+    return joined
+
+
+def _drop_comments(items: Any, k: int) -> None:
+    """Forget the comments ruamel.yaml attached to entry ``k`` of a round-trip sequence and,
+    as the comments above an entry, to the end of the entry before it."""
+    attached = getattr(items, "ca", None)
+    if attached is None:
+        return
+    attached.items.pop(k, None)
+    if k == 0:
+        attached.comment = None
+        return
+    previous = items[k - 1]
+    while True:  # comments above entry k hang on the last value of entry k-1
+        inner = getattr(previous, "ca", None)
+        if inner is None:
+            break
+        if isinstance(previous, dict) and previous:
+            inner.items.pop(list(previous)[-1], None)
+            previous = previous[list(previous)[-1]]
+        elif isinstance(previous, list) and previous:
+            inner.items.pop(len(previous) - 1, None)
+            previous = previous[-1]
+        else:
+            break
 
 
 def _changes_anything(raw: Any, changes: Mapping[str, Any]) -> bool:
@@ -491,27 +698,43 @@ def _duplicate_count(items: list[Any]) -> int:
     return len(ids) - len(set(ids))
 
 
-def _lock_path(path: Path) -> Path:
+def _state_dirs(path: Path) -> tuple[Path, Path | None]:
+    """Where the edit lock of a set file lives, and the folder its temporary file is written
+    in (None: beside the file): the workspace's git-ignored ``.evalset/`` when the file lies
+    in a workspace."""
     from evalset.config import STATE_DIR, find_workspace
     from evalset.errors import NoWorkspace
 
     try:
         workspace = find_workspace(path.parent)
     except NoWorkspace:
-        return path.with_name(f".{path.name}.lock")
-    folder = workspace.root / STATE_DIR / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{path.name}.lock"
+        return path.with_name(f".{path.name}.lock"), None
+    state = workspace.root / STATE_DIR
+    try:
+        from evalset.config import ensure_state_dir
+
+        ensure_state_dir(state)
+        (state / "locks").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SetFileError(
+            f"{state}: cannot hold the edit lock of {path.name} ({exc.strerror}); make the "
+            "folder writable, or delete it (it holds only caches and locks)."
+        ) from None
+    return state / "locks" / f"{path.name}.lock", state / "tmp"
 
 
 @contextmanager
 def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetEditor]:
     """Edit a set file: lock it, read it fresh, collect changes, then re-validate and replace
-    it atomically. If anything fails, the file is left as it was."""
+    it atomically. If anything fails, the file is left as it was. A set file that is a
+    symlink is written through: the file it points at is replaced, the link stays."""
     from filelock import FileLock, Timeout
 
+    from evalset.fsio import sweep_temps
+
     p = Path(path)
-    lock = FileLock(str(_lock_path(p)), timeout=timeout)
+    lock_file, scratch = _state_dirs(p)
+    lock = FileLock(str(lock_file), timeout=timeout)
     try:
         lock.acquire()
     except Timeout:
@@ -519,9 +742,20 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
             f"{p}: another evalset command is editing it (lock held for {timeout:.0f} s); "
             "try again when it has finished."
         ) from None
+    except OSError as exc:
+        raise SetFileError(
+            f"{lock_file}: the edit lock of {p} cannot be taken ({exc.strerror}); make "
+            f"{lock_file.parent} writable."
+        ) from None
     try:
-        for leftover in p.parent.glob(f".{p.name}.*.tmp"):
-            leftover.unlink(missing_ok=True)  # from a writer killed mid-write; we hold the lock
+        target = Path(os.path.realpath(p)) if p.is_symlink() else p
+        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
+            with contextlib.suppress(
+                OSError
+            ):  # a writer killed mid-write left it; we hold the lock
+                leftover.unlink(missing_ok=True)
+        if scratch is not None:
+            sweep_temps(scratch)
         before = load_set(p)
         editor = SetEditor(before)
         yield editor
@@ -539,6 +773,6 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
                     f"({exc}); the file is unchanged."
                 ) from None
             _check(before, after, editor)
-            atomic_write(p, text)
+            atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)
     finally:
         lock.release()

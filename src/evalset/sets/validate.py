@@ -404,14 +404,24 @@ def validate(
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
-        file_config, file_store = config, store
-        baseline = None
         if config is None and store is None:
-            file_config, file_store = _context(Path(path), contexts)
-            if file_store is not None:  # in a workspace: compare with its git history
-                baseline = holdout_baseline(Path(path), loaded.name)
-        report.findings.extend(check_set(loaded, file_config, file_store, baseline))
+            report.findings.extend(check_in_place(loaded, contexts))
+        else:
+            report.findings.extend(check_set(loaded, config, store))
     return report
+
+
+def check_in_place(
+    loaded: SetFile, contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] | None = None
+) -> list[Finding]:
+    """The findings `evalset validate` reports for a loaded set: checked with the
+    configuration and snapshots of the workspace it lies in, and, in a workspace, against
+    its git history (holdout flags)."""
+    file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
+    baseline = None
+    if file_store is not None:  # in a workspace: compare with its git history
+        baseline = holdout_baseline(loaded.path, loaded.name)
+    return check_set(loaded, file_config, file_store, baseline)
 
 
 def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:

@@ -15,6 +15,7 @@ from typing import Any
 import yaml_rs
 
 from evalset.errors import SetFileError
+from evalset.fsio import conflict_line, memory_left
 
 MAX_ALIAS_EVENTS = 100_000
 """Aliases may replay at most this many parse events: a 'billion laughs' file fails fast."""
@@ -30,8 +31,11 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def read_text(path: Path, what: str = "set file") -> str:
-    """Read a text file as UTF-8, refusing folders, binary content and bad encodings."""
+def read_text(path: Path, what: str = "set file", keep_bom: bool = False) -> str:
+    """Read a text file as UTF-8, refusing folders, binary content and bad encodings (UTF-16
+    is named as such). The byte-order mark is dropped unless ``keep_bom``."""
+    from evalset.fsio import TextError, decode_text
+
     try:
         data = path.read_bytes()
     except IsADirectoryError:
@@ -40,23 +44,33 @@ def read_text(path: Path, what: str = "set file") -> str:
         raise SetFileError(f"{path}: no such file; check the path or the set name.") from None
     except OSError as exc:
         raise SetFileError(f"{path}: cannot be read ({exc.strerror}).") from None
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line, col = line_col(data[:nul].decode("utf-8", "replace"), nul)
-        raise SetFileError(
-            f"{path}:{line}:{col}: contains a NUL byte, so it is not a text file; "
-            "remove the byte or restore the file from git."
-        )
+    check_memory(len(data), path)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        prefix = data[: exc.start].decode("utf-8", "replace")
-        line, col = line_col(prefix, len(prefix))
+        text = decode_text(data, path, what)
+    except TextError as exc:
+        raise SetFileError(str(exc)) from None
+    return text if keep_bom else text.removeprefix("\ufeff")
+
+
+READ_FACTOR = 12
+"""Reading a set takes about ten times its size in memory (the parser's tree, then Python's
+objects); the margin covers the rest."""
+
+
+def check_memory(
+    size: int, path: object, what: str = "set file", factor: int = READ_FACTOR
+) -> None:
+    """Refuse, in one sentence, a file too large to read within the process's memory limit:
+    the native parsers abort the process (no error to catch) when an allocation fails."""
+    if size < 1 << 20:
+        return
+    left = memory_left()
+    if left is not None and size * factor > left:
         raise SetFileError(
-            f"{path}:{line}:{col}: is not valid UTF-8 (byte 0x{data[exc.start]:02x}); "
-            "save the file as UTF-8."
-        ) from None
-    return text.removeprefix("\ufeff")
+            f"{path}: is {size / 1e6:,.1f} MB, too large to read within this process's memory "
+            f"limit ({left / 1e6:,.0f} MB left; ulimit -v); raise the limit, or split the "
+            f"{what}."
+        )
 
 
 _LEADING_TAB = re.compile(r"^[ ]*\t", re.MULTILINE)
@@ -78,17 +92,107 @@ def _syntax_message(path: Path, detail: str, text: str) -> str:
     return f"{loc}: not valid YAML ({reason}); fix the syntax there."
 
 
+MAX_DEPTH = 1000
+"""How deeply a YAML file may nest collections. A set nests about six levels deep; the native
+parser overflows its stack (and the process dies) somewhere past ten thousand."""
+_DEEP_PREFIX = re.compile(rf"^[ \t\-?:]{{{MAX_DEPTH // 2}}}", re.MULTILINE)
+_TAG = re.compile(r"invalid tag: '([^']*)'", re.IGNORECASE)
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests block collections more than MAX_DEPTH levels deep.
+
+    A block collection nested in another starts on a new line indented further, or after
+    an indicator (``- ``, ``? ``, ``: ``) of its parent on the same line, so a node that
+    starts at column c is at most 2c + 2 levels deep: only a line whose leading run of
+    spaces and indicators is MAX_DEPTH/2 long can be too deep (a fast scan). Flow
+    collections are limited by the parser itself. Such rare lines are checked exactly, with
+    ruamel.yaml's event stream (pure Python, no recursion)."""
+    if _DEEP_PREFIX.search(text) is None:
+        return False
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    depth = 0
+    try:
+        for event in YAML(typ="rt", pure=True).parse(text):
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return True
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return False  # not valid YAML: the real parser says where
+    return False
+
+
+_STACK = 256 << 20
+"""Stack of the thread that parses: room for the nesting aliases can build (they replay at
+most MAX_ALIAS_EVENTS events) on top of MAX_DEPTH levels. Only what is used is allocated."""
+
+
+def _in_big_stack(call: Any) -> Any:
+    """``call()`` in a thread with a large stack (the native parser recurses once per level
+    of nesting); in this thread when no such thread can be started."""
+    import threading
+
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome.append((False, exc))
+
+    try:
+        previous = threading.stack_size(_STACK)
+    except (ValueError, RuntimeError):
+        return call()
+    try:
+        worker = threading.Thread(target=run, name="evalset-yaml")
+        worker.start()
+    except RuntimeError:
+        return call()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+def conflict_message(path: Path, line: int) -> str:
+    return (
+        f"{path}:{line}:1: holds an unresolved merge conflict (git's conflict markers); "
+        "resolve it: keep the right lines between `<<<<<<<` and `>>>>>>>`, delete the "
+        "markers, then `git add` the file."
+    )
+
+
 def parse_yaml(text: str, path: Path) -> Any:
     """Parse one YAML document with yaml-rs (YAML 1.2 core schema, dates left as text)."""
+    if _too_deep(text):
+        raise SetFileError(
+            f"{path}: nests collections more than {MAX_DEPTH:,} levels deep, which no set "
+            "file needs; fix the file (restore it from git if it was damaged)."
+        )
     try:
-        return yaml_rs.loads(
-            text,
-            parse_datetime=False,
-            duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error,
-            alias_limits=yaml_rs.AliasLimits(max_total_replayed_events=MAX_ALIAS_EVENTS),
+        return _in_big_stack(
+            lambda: yaml_rs.loads(
+                text,
+                parse_datetime=False,
+                duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error,
+                alias_limits=yaml_rs.AliasLimits(max_total_replayed_events=MAX_ALIAS_EVENTS),
+            )
         )
     except yaml_rs.YAMLDecodeError as exc:
         detail = str(exc)
+    line = conflict_line(text)
+    if line is not None:
+        raise SetFileError(conflict_message(path, line))
     if "alias" in detail and "limit" in detail:
         raise SetFileError(
             f"{path}: its YAML aliases expand to more than {MAX_ALIAS_EVENTS:,} nodes "
@@ -102,6 +206,14 @@ def parse_yaml(text: str, path: Path) -> Any:
         loc = f"{path}:{where[0]}:{where[1]}" if where else str(path)
         raise SetFileError(
             f"{loc}: key {duplicate.group(1)} appears twice in the same mapping; keep one of them."
+        )
+    tag = _TAG.search(detail)
+    if tag:
+        offset = text.find(tag.group(1))
+        loc = f"{path}:{':'.join(map(str, line_col(text, offset)))}" if offset >= 0 else str(path)
+        raise SetFileError(
+            f"{loc}: uses the YAML tag {tag.group(1)!r}, which set files do not allow; remove "
+            "the tag and write the value as plain text."
         )
     raise SetFileError(_syntax_message(path, detail, text))
 

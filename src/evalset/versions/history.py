@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
+from evalset.fsio import json_loads
 from evalset.git import Git, GitError, Tag, Version, tag_name
 from evalset.sets.setfile import SetFile, load_set, parse_set_text
 
@@ -118,7 +118,7 @@ class SetHistory:
                 continue
             first = self.git.first_line(commit, f"{folder}/{name}")
             try:
-                about = json.loads((first or "").rstrip().removesuffix(",") + "}")["about"]
+                about = json_loads((first or "").rstrip().removesuffix(",") + "}")["about"]
             except (ValueError, KeyError, TypeError):
                 continue
             key = (str(about.get("created", "")), str(about.get("id", "")))

@@ -255,23 +255,60 @@ def _header_conflict(text: str, theirs: _Side) -> str:
     return _conflict_block("header", ours_header, theirs_header) + rest
 
 
+def _newline_style(text: str) -> str | None:
+    """The one line break a text uses ("\\n", "\\r\\n", "\\r"), "" for none, None when mixed."""
+    crlf = text.count("\r\n")
+    cr, lf = text.count("\r") - crlf, text.count("\n") - crlf
+    kinds = [k for k, n in (("\r\n", crlf), ("\r", cr), ("\n", lf)) if n]
+    return kinds[0] if len(kinds) == 1 else ("" if not kinds else None)
+
+
+def merge_texts(base: str, ours: str, theirs: str, path: Path) -> MergeResult | None:
+    """``merge_sets``, with line breaks merged like any change: a side that only converted
+    the file to CRLF (or back) gives the result its line breaks. Files whose lines end in
+    different ways are merged as they are."""
+    styles = [_newline_style(t) for t in (base, ours, theirs)]
+    if any(style is None for style in styles):
+        return merge_sets(base, ours, theirs, path)
+    plain = [t.replace("\r\n", "\n").replace("\r", "\n") for t in (base, ours, theirs)]
+    known = [style or "\n" for style in styles]
+    style, clash = _three_way(known[0], known[1], known[2])
+    if clash:
+        return None  # both sides changed the line breaks, differently: git's own merge
+    result = merge_sets(plain[0], plain[1], plain[2], path)
+    if result is not None and style != "\n":
+        result.text = result.text.replace("\n", style)
+    return result
+
+
 def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) -> MergeResult:
     """Run as git's merge driver: merge into ``ours`` (git's %A) and report conflicts. A
-    file that cannot be merged item by item gets git's own line merge instead."""
+    file that cannot be merged item by item (one side not UTF-8 text, or not a readable
+    set) gets git's own line merge instead, which leaves conflict markers when the sides
+    disagree."""
     from evalset.fsio import atomic_write
 
-    base_text, ours_text, theirs_text = (
-        p.read_text(encoding="utf-8") if p.exists() else "" for p in (base, ours, theirs)
-    )
-    result = merge_sets(base_text, ours_text, theirs_text, Path(name or ours))
+    texts: list[str] = []
+    unreadable: str | None = None
+    for p in (base, ours, theirs):
+        data = p.read_bytes() if p.exists() else b""
+        try:
+            texts.append(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            unreadable = unreadable or f"{['base', 'ours', 'theirs'][len(texts)]} is not UTF-8"
+            texts.append("")
+    result = None
+    if unreadable is None:
+        result = merge_texts(texts[0], texts[1], texts[2], Path(name or ours))
     if result is None:
         done = subprocess.run(
             ["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", str(ours),
              str(base), str(theirs)],
             capture_output=True, check=False,
         )  # fmt: skip
-        merged = ours.read_text(encoding="utf-8")
-        conflicts = ["the file could not be merged item by item; git's line merge was used"]
+        merged = ours.read_bytes().decode("utf-8", "replace")
+        why = f" ({unreadable})" if unreadable else ""
+        conflicts = [f"the file could not be merged item by item{why}; git's line merge was used"]
         return MergeResult(merged, conflicts if done.returncode else [])
     atomic_write(ours, result.text)
     return result

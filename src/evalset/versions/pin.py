@@ -3,7 +3,6 @@ corpus snapshot it ran on, and checking a report's pin against the release tags.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,6 +114,8 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
         loaded = load_set(path)
         store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
         newest = store.newest_id()
+        if newest is not None:
+            store.get(newest)  # a pin must not name a damaged manifest
         snapshot = newest[:SHORT] if newest else None
         return pin_of(loaded, snapshot, items=items, released=_release_of(ws, path, loaded))
     history = SetHistory(ws, path)
@@ -157,12 +158,12 @@ class PinCheck:
 def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it)."""
+    from evalset.fsio import TextError, json_loads, read_user_text
+
     try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinError(f"{report}: no such file; give the path of the report.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PinError(f"{report}: cannot be read ({exc}).") from None
+        data = json_loads(read_user_text(report, "report"))
+    except TextError as exc:
+        raise PinError(str(exc)) from None
     except ValueError as exc:
         raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
     found = data.get("evalset") if isinstance(data, dict) else None
@@ -188,16 +189,35 @@ def _differing_items(reported: Any, released: SetFile, fmt: int) -> list[str] | 
     return [i for i in ids if reported.get(i) != ours.get(i)]
 
 
+def _set_named(ws: Workspace, report: Path, name: str) -> Path:
+    """The set file a pin names: a report is untrusted input, so its ``set`` is only ever a
+    set name looked up in the workspace's sets folder, never a path."""
+    from evalset.sets.model import set_name_problem
+
+    if set_name_problem(name) is not None:
+        raise PinError(
+            f"{report}: the pin's \"set\" is not a set name (letters, digits, '.', '_' "
+            "and '-'); write the pin as `evalset pin NAME --json` prints it."
+        )
+    for suffix in (".yaml", ".yml"):
+        candidate = ws.sets_dir / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    raise PinError(
+        f"{report}: names the set {name!r}, which {ws.sets_dir} does not hold; check the "
+        "report, or run check-pin in the workspace the report was made in."
+    )
+
+
 def check_pin(ws: Workspace, report: Path) -> PinCheck:
     """Check a report's pin against the release tags of the workspace's repository. The
     tag's content is fingerprinted in the format its tag recorded, and compared with the
     report in the format the report's pin names (format 1 for pins of evalset 0.1)."""
-    from evalset.workspace import resolve_set
 
     found = read_pin(report)
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
-    history = SetHistory(ws, resolve_set(ws, name))
+    history = SetHistory(ws, _set_named(ws, report, name))
     if not isinstance(version, str):
         check.problems.append(
             f"report was run on an unreleased working copy of {name} (version: null); only "

@@ -217,6 +217,7 @@ def release(
     pin = pin_of(loaded, snapshot)
     pin["version"] = new_version
     tag = tag_name(loaded.name, new_version)
+    _check_tag_name(git, path, tag)
     if interrupted:
         commit = git.last_commit_of(history.rel)
         assert commit is not None
@@ -271,13 +272,36 @@ def _commit_release(
     return repo.head.commit.hexsha
 
 
+def _check_tag_name(git: Git, path: Path, tag: str) -> None:
+    """Refuse, before anything is committed, a release whose tag git would not create."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "check-ref-format", f"refs/tags/{tag}"], cwd=git.root, capture_output=True
+    )
+    if done.returncode != 0:
+        raise ReleaseRefused(
+            f"{path}: git cannot name a tag {tag!r}; rename the set (its `name:`) so that it "
+            "does not start or end with '.', contain '..' or end with '.lock', then release."
+        )
+
+
 def _create_tag(git: Git, tag: str, commit: str, message: str) -> None:
     import git as gitpython
 
     repo = gitpython.Repo(git.root)
     if tag in [t.name for t in repo.tags]:
         raise ReleaseRefused(f"{git.root}: tag {tag} exists already; tags are never moved.")
-    repo.create_tag(tag, ref=commit, message=message)
+    try:
+        repo.create_tag(tag, ref=commit, message=message)
+    except gitpython.GitCommandError as exc:
+        detail = " ".join((exc.stderr or "").split()).removeprefix("stderr: ").strip("'")
+        raise EvalsetError(
+            f"{git.root}: the release commit {commit[:12]} was made, but git could not create "
+            f"its tag {tag} ({detail or exc}); fix the cause (for a signed tag, a signing key "
+            "or `git config tag.gpgSign false`) and run the same release command again: it "
+            "finishes the release."
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,6 +346,12 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
+        if previous is None and history.git.shallow:
+            # Older releases may exist where this clone's history ends.
+            summary = (
+                "earliest release in this shallow clone (older history is missing: "
+                "git fetch --unshallow --tags)"
+            )
         if previous is not None:
             changes = diff_sets(previous.loaded, state.loaded, previous.label, tag.version)
             summary = changes.summary()
