@@ -28,10 +28,10 @@ _EXPORTS = {
     "KeyPoint": "evalset.sets.model",
     "Origin": "evalset.sets.model",
     "SetHeader": "evalset.sets.model",
-    "DELETE": "evalset.sets.setfile",
-    "SetEditor": "evalset.sets.setfile",
+    "DELETE": "evalset.sets.editor",
+    "SetEditor": "evalset.sets.editor",
     "SetFile": "evalset.sets.setfile",
-    "edit_set": "evalset.sets.setfile",
+    "edit_set": "evalset.sets.editor",
     "load_set": "evalset.sets.setfile",
     "Report": "evalset.sets.validate",
     "check_set": "evalset.sets.validate",
@@ -115,10 +115,11 @@ if TYPE_CHECKING:
         UnknownSet,
     )
     from evalset.sets.citations import Citation
+    from evalset.sets.editor import DELETE, SetEditor, edit_set
     from evalset.sets.findings import Finding
     from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
     from evalset.sets.model import EvalSet, Item, KeyPoint, Origin, SetHeader
-    from evalset.sets.setfile import DELETE, SetEditor, SetFile, edit_set, load_set
+    from evalset.sets.setfile import SetFile, load_set
     from evalset.sets.validate import Report, check_set, validate
     from evalset.staleness.stale import StaleReport, stale_report
     from evalset.staleness.verify import fix_moved, verify

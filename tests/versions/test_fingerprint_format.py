@@ -10,8 +10,9 @@ import pytest
 
 from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
 from evalset.sets.content import FINGERPRINT_FORMAT
+from evalset.sets.editor import edit_set
 from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
-from evalset.sets.setfile import edit_set, load_set, parse_set
+from evalset.sets.setfile import load_set, parse_set
 from evalset.versions.pin import pin_of
 from evalset.versions.release import _tag_message
 

@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
+from evalset.sets.editor import edit_set
 from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
-from evalset.sets.setfile import edit_set, load_set, parse_set
+from evalset.sets.setfile import load_set, parse_set
 
 CORPUS = {
     "corpus/policy.md": (

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evalset.sets.editor import edit_set
 from evalset.sets.sealed import SealError, recipient, seal, sealed_message
-from evalset.sets.setfile import edit_set
 
 
 def seal_set(path: Path, recipients: list[str]) -> list[str]:

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
+from evalset.sets.editor import edit_set
 from evalset.sets.model import Item, SealedItem, side
-from evalset.sets.setfile import edit_set, load_set
+from evalset.sets.setfile import load_set
 
 
 def rank(item_id: str) -> int:

@@ -28,8 +28,9 @@ from evalset.export.rows import RowError
 from evalset.fsio import TextError, atomic_write, read_user_text
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
+from evalset.sets.editor import edit_set
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, set_name_problem
-from evalset.sets.setfile import edit_set, load_set
+from evalset.sets.setfile import load_set
 
 READERS = {
     "jsonl": "evalset.export.jsonl",

@@ -490,7 +490,8 @@ def promote(
 ) -> PromoteResult:
     """Promote the failure records of ``text`` (read from ``source``) into the set file
     ``target``; see the module docstring."""
-    from evalset.sets.setfile import edit_set, load_set
+    from evalset.sets.editor import edit_set
+    from evalset.sets.setfile import load_set
 
     if id_from not in ("question", "trace"):
         raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused
+from evalset.sets.editor import edit_set
 from evalset.sets.model import PLACEHOLDER
-from evalset.sets.setfile import edit_set
 
 _NUMBERED = re.compile(r"^(.*?)(\d{1,6})$")
 

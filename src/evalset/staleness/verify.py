@@ -11,9 +11,10 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
+from evalset.sets.editor import DELETE, edit_set
 from evalset.sets.model import item_citations
 from evalset.sets.resolve import unresolved
-from evalset.sets.setfile import DELETE, edit_set, load_set
+from evalset.sets.setfile import load_set
 from evalset.sets.validate import draft_lacks
 from evalset.staleness.stale import StaleChecker
 

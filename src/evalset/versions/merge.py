@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalset.errors import SetFileError
+from evalset.sets.editor import DELETE, SetEditor
 from evalset.sets.locate import TextIndex
-from evalset.sets.setfile import DELETE, SetEditor, parse_set
+from evalset.sets.setfile import parse_set
 from evalset.sets.yamlio import parse_mapping
 
 _MISSING = object()

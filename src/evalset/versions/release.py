@@ -17,8 +17,9 @@ from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import PIN_LINE, Git, Version, tag_name
+from evalset.sets.editor import edit_set
 from evalset.sets.fingerprint import set_fingerprint
-from evalset.sets.setfile import SetFile, edit_set
+from evalset.sets.setfile import SetFile
 from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
 from evalset.versions.pin import pin_of, recorded_format

@@ -1,0 +1,534 @@
+"""Surgical editing of set files: re-render only the items (or header keys) an edit touches
+with ruamel.yaml round-trip and splice them into the original text, so every other byte
+stays as the user wrote it (line breaks, byte-order mark, comments, quoting). Writes hold a
+lock, re-validate what they touched, check that nothing else changed, and replace the file
+atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from evalset.errors import EditRefused, SetFileError
+from evalset.fsio import atomic_write
+from evalset.sets.locate import is_filler, line_break
+from evalset.sets.model import Item, SetHeader
+from evalset.sets.setfile import SetFile, load_set, parse_set
+
+
+def _yaml(indent: tuple[int, int, int]) -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap a user's long lines
+    yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    return yaml
+
+
+def _dump(yaml: Any, data: Any) -> str:
+    import io
+
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _plain(value: Any) -> Any:
+    """Models become the plain data they serialise to; everything else passes through."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+DELETE = object()
+"""Pass as a field's new value to remove the field."""
+
+
+class SetEditor:
+    """The changes of one edit transaction (see ``edit_set``); nothing is written until it ends."""
+
+    def __init__(self, current: SetFile) -> None:
+        self.current = current
+        self._item_changes: dict[int, dict[str, Any]] = {}
+        self._item_edits: dict[int, list[Callable[[Any], None]]] = {}
+        self._appended: list[dict[str, Any]] = []
+        self._header_changes: dict[str, Any] = {}
+        self._replaced: dict[int, dict[str, Any]] = {}
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self._item_changes
+            or self._item_edits
+            or self._appended
+            or self._header_changes
+            or self._replaced
+        )
+
+    @property
+    def touched(self) -> set[int]:
+        """File indices of the items this edit changes."""
+        return set(self._item_changes) | set(self._item_edits) | set(self._replaced)
+
+    def _editable(self, item_id: str) -> int:
+        k = self._position_of(item_id)
+        if k in self.current.sealed_index:
+            from evalset.sets.sealed import refused_sealed
+
+            raise refused_sealed(self.current.path, item_id)
+        return k
+
+    def _position_of(self, item_id: str) -> int:
+        found = [
+            k
+            for k, entry in enumerate(self.current.raw_items)
+            if isinstance(entry, dict) and entry.get("id") == item_id
+        ]
+        if not found:
+            raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
+        if len(found) > 1:
+            lines = [self.current.position(("items", k))[0] for k in found]
+            where = " and ".join(f"line {n}" for n in lines if n) or f"{len(found)} places"
+            raise EditRefused(
+                f"{self.current.path}: the id {item_id!r} is used by more than one item "
+                f"({where}), so an edit cannot tell which is meant; give each a unique id, "
+                "then run the command again. The file is unchanged."
+            )
+        return found[0]
+
+    def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
+        """Set (or, with ``DELETE``, remove) top-level fields of one item."""
+        k = self._editable(item_id)
+        self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
+
+    def edit_item(self, item_id: str, edit: Callable[[Any], None]) -> None:
+        """Change one item in place: ``edit`` receives its round-trip mapping (comments and
+        styles attached) and mutates it. For changes deep inside lists, such as rewriting
+        one citation, where replacing a whole field would drop comments within it."""
+        self._item_edits.setdefault(self._editable(item_id), []).append(edit)
+
+    def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
+        """Write a whole new entry for one item (sealing and unsealing do): its comments go,
+        and so do the comments directly above it."""
+        self.replace_at(self._position_of(item_id), entry)
+
+    def replace_at(self, k: int, entry: Mapping[str, Any]) -> None:
+        """``replace_item`` for the item at file position ``k``."""
+        self._replaced[k] = dict(entry)
+
+    def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
+        for item in items:
+            self._appended.append(_plain(item) if isinstance(item, BaseModel) else dict(item))
+
+    def set_header(self, key: str, value: Any) -> None:
+        if key == "items":
+            raise ValueError("items are edited with update_item and append_items")
+        self._header_changes[key] = _plain(value)
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def _indent(self) -> tuple[int, int, int]:
+        """(mapping, sequence, offset) indentation, read off the file's first item."""
+        spans = self.current.index.spans
+        if spans is None or not spans.starts:
+            return (2, 4, 2)
+        lines = self.current.index.lines
+        first = lines[spans.starts[0]]
+        after_dash = first[spans.indent + 1 :]
+        content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" "))
+        mapping = 2
+        region = lines[spans.starts[0] : spans.ends[0]]
+        for line, following in itertools.pairwise(region):
+            body = line.strip()
+            if body.endswith(":") and not body.startswith("#"):
+                inner = following.lstrip(" ")
+                if not inner.startswith("-"):
+                    mapping = (len(following) - len(inner)) - (len(line) - len(line.lstrip(" ")))
+                    break
+        return (max(mapping, 1), max(content, 2), spans.indent)
+
+    def _prune(self) -> None:
+        """Drop changes that set what is already there, so they never touch the text."""
+        current = self.current
+        self._item_changes = {
+            k: changes
+            for k, changes in self._item_changes.items()
+            if k in self._item_edits
+            or _changes_anything(
+                current.plain(k) if k in current.opened else current.raw_items[k], changes
+            )
+        }
+        for k in self._item_edits:
+            self._item_changes.setdefault(k, {})
+        if not _changes_anything(self.current.raw, self._header_changes):
+            self._header_changes = {}
+
+    def render(self) -> str:
+        """The new text of the file."""
+        self._prune()
+        if not self.changed:
+            return self.current.text
+        index = self.current.index
+        spans = index.spans
+        if spans is None or len(spans.starts) != len(self.current.raw_items):
+            return self._render_whole()
+        yaml = _yaml(self._indent())
+        lines = list(index.lines)
+        replacements: list[tuple[int, int, str]] = []
+        for k in sorted(self.touched):
+            start, end = spans.starts[k], spans.ends[k]
+            newline = line_break(lines[start]) or index.newline
+            if k in self._replaced:
+                # A whole new entry (sealing): nothing of the old one may remain, not even
+                # the comments around it.
+                start, end = self._bare_bounds(k)
+                text = _dump(yaml, {"items": [self._replaced[k]]}).split("\n", 1)[1]
+            else:
+                doc = self._load(yaml, "items:\n" + _lf(index.region(start, end)), k)
+                self._rewrite(doc["items"], k, 0)
+                text = _dump(yaml, doc).split("\n", 1)[1]
+                old = lines[start:end]
+                if any(line_break(line) not in (newline, "") for line in old):
+                    replacements.append((start, end, _keep_lines(old, text, newline)))
+                    continue
+            replacements.append((start, end, _breaks(text, newline)))
+        if self._appended:
+            replacements.append(self._append_text(yaml, spans))
+        if self._header_changes:
+            replacements.append(self._header_text(yaml, spans.items_line))
+        for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
+            lines[start:end] = [text]
+        return "".join(lines)
+
+    def _load(self, yaml: Any, text: str, k: int | None = None) -> Any:
+        """A region parsed round-trip; a region that does not parse on its own (an alias to
+        an anchor outside it) refuses the edit."""
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            return yaml.load(text)
+        except YAMLError as exc:
+            what = "the header" if k is None else f"item #{k + 1}"
+            if k is not None and isinstance(self.current.raw_items[k], dict):
+                what = f"item {self.current.raw_items[k].get('id')!r}"
+            problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            raise EditRefused(
+                f"{self.current.path}: the edit was refused because {what} cannot be edited on "
+                f"its own ({problem}); write out the value its alias stands for, then edit "
+                "again. The file is unchanged."
+            ) from None
+
+    def _bare_bounds(self, k: int) -> tuple[int, int]:
+        """Lines of item ``k`` with the comments that belong to it: those inside it, those
+        indented under it after its last line, and those directly above it (no blank line
+        between)."""
+        index = self.current.index
+        spans = index.spans
+        assert spans is not None
+        lines = index.lines
+        start, end = spans.starts[k], spans.ends[k]
+        floor = spans.ends[k - 1] if k else spans.items_line + 1
+        while start > floor:
+            body = lines[start - 1].lstrip(" ")
+            if not body.startswith("#") or len(lines[start - 1]) - len(body) > spans.indent:
+                break
+            start -= 1
+        ceiling = spans.starts[k + 1] if k + 1 < len(spans.starts) else spans.block_end
+        while end < ceiling:
+            line = lines[end]
+            body = line.lstrip(" ")
+            if not body.startswith("#") or len(line) - len(body) <= spans.indent:
+                break
+            end += 1
+        return start, end
+
+    def _rewrite(self, entries: Any, k: int, at: int) -> None:
+        """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.
+        An opened sealed item is edited as plain data and sealed again."""
+        if k in self._replaced:
+            entries[at] = self._replaced[k]
+            return
+        stub = self.current.opened.get(k)
+        entry = self.current.plain(k) if stub is not None else entries[at]
+        _apply(entry, self._item_changes.get(k, {}))
+        for edit in self._item_edits.get(k, []):
+            edit(entry)
+        if stub is not None:
+            from evalset.sets.sealed import reseal
+
+            entries[at] = reseal(entry, stub, str(self.current.path))
+
+    def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
+        index = self.current.index
+        lines, newline = index.lines, index.newline
+        text = _dump(yaml, {"items": self._appended}).split("\n", 1)[1]
+        if not spans.starts:
+            # `items: []` (or an empty `items:`) becomes a block with the new entries.
+            newline = line_break(lines[spans.items_line]) or newline
+            return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
+        last_end = spans.ends[-1]
+        newline = line_break(lines[last_end - 1]) or newline
+        gap = lines[spans.ends[-2] : spans.starts[-1]] if len(spans.starts) > 1 else []
+        spaced = any(not line.strip() for line in gap)
+        if spaced:
+            # Items separated by blank lines: keep doing so for the new ones.
+            chunks = [_dump(yaml, {"items": [entry]}).split("\n", 1)[1] for entry in self._appended]
+            text = "".join("\n" + chunk for chunk in chunks)
+        if not line_break(lines[last_end - 1]):
+            text = "\n" + text
+        return (last_end, last_end, _breaks(text, newline))
+
+    def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
+        index = self.current.index
+        lines = index.lines
+        end = items_line
+        while end > 0 and is_filler(lines[end - 1]):
+            end -= 1  # blank lines and comments before `items:` stay where they are
+        region = index.region(0, end)
+        doc = self._load(yaml, _lf(region)) if region.strip() else None
+        if doc is None:
+            from ruamel.yaml.comments import CommentedMap
+
+            doc = CommentedMap()
+        order = list(SetHeader.model_fields)
+        for key, value in self._header_changes.items():
+            if value is DELETE:
+                doc.pop(key, None)
+            elif key in doc or key not in order:
+                doc[key] = value
+            else:
+                # A new key goes where the format puts it (e.g. `snapshot` before `categories`).
+                later = [k for k in doc if k in order and order.index(k) > order.index(key)]
+                doc.insert(list(doc).index(later[0]) if later else len(doc), key, value)
+        newline = (line_break(lines[0]) if lines else "") or index.newline
+        return (0, end, _breaks(_dump(yaml, doc), newline))
+
+    def _render_whole(self) -> str:
+        """Fallback for layouts the line scan cannot split: one round trip of the file."""
+        yaml = _yaml((2, 4, 2))
+        doc = self._load(yaml, _lf(self.current.text))
+        items = doc.get("items")
+        if items is None:
+            items = doc["items"] = []
+        for k in sorted(self.touched):
+            self._rewrite(items, k, k)
+            if k in self._replaced:
+                _drop_comments(items, k)
+        items.extend(self._appended)
+        _apply(doc, self._header_changes)
+        return _breaks(_dump(yaml, doc), self.current.index.newline)
+
+
+def _lf(text: str) -> str:
+    """Text with every line break made LF, as ruamel.yaml is given it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _breaks(text: str, newline: str) -> str:
+    """LF-broken text (as ruamel.yaml writes it) with the file's line break instead."""
+    return text if newline == "\n" else text.replace("\n", newline)
+
+
+def _keep_lines(old: list[str], text: str, newline: str) -> str:
+    """``text`` (LF breaks) with each line that is unchanged from ``old`` written exactly as
+    it was, its own line break included (for a file whose lines end in different ways)."""
+    import difflib
+
+    bare = [line.rstrip("\r\n") for line in old]
+    new = text.split("\n")
+    tail = new.pop() if new and new[-1] == "" else None
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, bare, new, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.extend(old[i1:i2])
+        else:
+            out.extend(line + newline for line in new[j1:j2])
+    joined = "".join(out)
+    if tail is None and joined.endswith(newline):
+        joined = joined[: -len(newline)]
+    return joined
+
+
+def _drop_comments(items: Any, k: int) -> None:
+    """Forget the comments ruamel.yaml attached to entry ``k`` of a round-trip sequence and,
+    as the comments above an entry, to the end of the entry before it."""
+    attached = getattr(items, "ca", None)
+    if attached is None:
+        return
+    attached.items.pop(k, None)
+    if k == 0:
+        attached.comment = None
+        return
+    previous = items[k - 1]
+    while True:  # comments above entry k hang on the last value of entry k-1
+        inner = getattr(previous, "ca", None)
+        if inner is None:
+            break
+        if isinstance(previous, dict) and previous:
+            inner.items.pop(list(previous)[-1], None)
+            previous = previous[list(previous)[-1]]
+        elif isinstance(previous, list) and previous:
+            inner.items.pop(len(previous) - 1, None)
+            previous = previous[-1]
+        else:
+            break
+
+
+def _changes_anything(raw: Any, changes: Mapping[str, Any]) -> bool:
+    for key, value in changes.items():
+        if value is DELETE:
+            if key in raw:
+                return True
+        elif key not in raw or raw[key] != value:
+            return True
+    return False
+
+
+def _styled_like(old: Any, value: Any) -> Any:
+    """``value`` in the flow (``[a, b]``) or block style the replaced value was written in."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    fa = getattr(old, "fa", None)
+    if fa is None or not fa.flow_style():
+        return value
+    if isinstance(value, list):
+        styled: Any = CommentedSeq(value)
+    elif isinstance(value, dict):
+        styled = CommentedMap(value)
+    else:
+        return value
+    styled.fa.set_flow_style()
+    return styled
+
+
+def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
+    for key, value in changes.items():
+        if value is DELETE:
+            mapping.pop(key, None)
+        else:
+            mapping[key] = _styled_like(mapping.get(key), value)
+
+
+def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
+    """Refuse an edit that breaks the file or touches what it should not."""
+    new_errors = {f.message for f in after.schema_findings} - {
+        f.message for f in before.schema_findings
+    }
+    if new_errors or (before.header is not None and after.header is None):
+        first = next(f for f in after.schema_findings if f.message in new_errors)
+        raise EditRefused(
+            f"{before.path}: the edit was refused because the result would be invalid "
+            f"({first}); the file is unchanged."
+        )
+    old_items, new_items = before.raw_items, after.raw_items
+    expected = len(old_items) + len(editor._appended)
+    untouched_changed = len(new_items) != expected or any(
+        new_items[k] != old for k, old in enumerate(old_items) if k not in editor.touched
+    )
+    if untouched_changed:
+        raise EditRefused(
+            f"{before.path}: the edit was refused because it would have changed items it did "
+            "not target (an unusual layout?); the file is unchanged."
+        )
+    if _duplicate_count(new_items) > _duplicate_count(old_items):
+        raise EditRefused(
+            f"{before.path}: the edit was refused because it would duplicate an item id; "
+            "the file is unchanged."
+        )
+
+
+def _duplicate_count(items: list[Any]) -> int:
+    ids = [entry.get("id") for entry in items if isinstance(entry, dict)]
+    return len(ids) - len(set(ids))
+
+
+def _state_dirs(path: Path) -> tuple[Path, Path | None]:
+    """Where the edit lock of a set file lives, and the folder its temporary file is written
+    in (None: beside the file): the workspace's git-ignored ``.evalset/`` when the file lies
+    in a workspace."""
+    from evalset.config import STATE_DIR, find_workspace
+    from evalset.errors import NoWorkspace
+
+    try:
+        workspace = find_workspace(path.parent)
+    except NoWorkspace:
+        return path.with_name(f".{path.name}.lock"), None
+    state = workspace.root / STATE_DIR
+    try:
+        from evalset.config import ensure_state_dir
+
+        ensure_state_dir(state)
+        (state / "locks").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SetFileError(
+            f"{state}: cannot hold the edit lock of {path.name} ({exc.strerror}); make the "
+            "folder writable, or delete it (it holds only caches and locks)."
+        ) from None
+    return state / "locks" / f"{path.name}.lock", state / "tmp"
+
+
+@contextmanager
+def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetEditor]:
+    """Edit a set file: lock it, read it fresh, collect changes, then re-validate and replace
+    it atomically. If anything fails, the file is left as it was. A set file that is a
+    symlink is written through: the file it points at is replaced, the link stays."""
+    from filelock import FileLock, Timeout
+
+    from evalset.fsio import sweep_temps
+
+    p = Path(path)
+    lock_file, scratch = _state_dirs(p)
+    lock = FileLock(str(lock_file), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise SetFileError(
+            f"{p}: another evalset command is editing it (lock held for {timeout:.0f} s); "
+            "try again when it has finished."
+        ) from None
+    except OSError as exc:
+        raise SetFileError(
+            f"{lock_file}: the edit lock of {p} cannot be taken ({exc.strerror}); make "
+            f"{lock_file.parent} writable."
+        ) from None
+    try:
+        target = Path(os.path.realpath(p)) if p.is_symlink() else p
+        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
+            with contextlib.suppress(
+                OSError
+            ):  # a writer killed mid-write left it; we hold the lock
+                leftover.unlink(missing_ok=True)
+        if scratch is not None:
+            sweep_temps(scratch)
+        before = load_set(p)
+        editor = SetEditor(before)
+        yield editor
+        text = editor.render()
+        if text != before.text:
+            touched = set(editor._item_changes)
+            touched.update(
+                range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
+            )
+            try:
+                after = parse_set(text, p, only=touched)
+            except SetFileError as exc:
+                raise EditRefused(
+                    f"{p}: the edit was refused because the result would not be readable "
+                    f"({exc}); the file is unchanged."
+                ) from None
+            _check(before, after, editor)
+            atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)
+    finally:
+        lock.release()
