@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
-from evalset.sets.locate import is_filler, line_break
+from evalset.sets.locate import is_filler, line_break, shorten_long_comments
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
 
@@ -65,6 +65,8 @@ class SetEditor:
         self._appended: list[dict[str, Any]] = []
         self._header_changes: dict[str, Any] = {}
         self._replaced: dict[int, dict[str, Any]] = {}
+        self._long_comments: dict[str, str] = {}
+        """Placeholder -> the long comment it stands for while ruamel.yaml has a region."""
 
     @property
     def changed(self) -> bool:
@@ -208,16 +210,32 @@ class SetEditor:
         if self._header_changes:
             replacements.append(self._header_text(yaml, spans.items_line))
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
-            lines[start:end] = [text]
+            lines[start:end] = [self._put_back(text)]
         return "".join(lines)
+
+    def _put_back(self, text: str) -> str:
+        """The long comments ``_load`` took out, in their places again."""
+        for placeholder, comment in self._long_comments.items():
+            text = text.replace(placeholder, comment)
+        return text
 
     def _load(self, yaml: Any, text: str, k: int | None = None) -> Any:
         """A region parsed round-trip; a region that does not parse on its own (an alias to
-        an anchor outside it) refuses the edit."""
+        an anchor outside it) refuses the edit. Long comments are read as placeholders and
+        put back by ``render`` (see ``locate.shorten_long_comments``)."""
         from ruamel.yaml.error import YAMLError
 
+        kept: dict[str, str] = {}
+        short = shorten_long_comments(text, kept)
         try:
-            return yaml.load(text)
+            doc = yaml.load(short)
+            self._long_comments.update(kept)
+            return doc
+        except YAMLError:
+            if not kept:
+                raise
+        try:
+            return yaml.load(text)  # a placeholder landed inside a scalar: read it as it is
         except YAMLError as exc:
             what = "the header" if k is None else f"item #{k + 1}"
             if k is not None and isinstance(self.current.raw_items[k], dict):
@@ -327,7 +345,7 @@ class SetEditor:
                 _drop_comments(items, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
-        return _breaks(_dump(yaml, doc), self.current.index.newline)
+        return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
 
 
 def _lf(text: str) -> str:

@@ -118,11 +118,55 @@ class ItemSpans:
         return cls(items_line, indent, tuple(starts), tuple(ends), block_end)
 
 
+LONG_LINE = 1_000
+"""Comments on lines longer than this are taken out before ruamel.yaml reads a region (see
+``shorten_long_comments``)."""
+_COMMENT_START = re.compile(r"(?:^|[ \t])#")
+PLACEHOLDER = "#~evalset-long-comment-{}~"
+
+
+def shorten_long_comments(text: str, kept: dict[str, str] | None = None) -> str:
+    """``text`` with the comment of every line longer than ``LONG_LINE`` taken out.
+
+    ruamel.yaml's scanner builds a comment one character at a time; depending on where the
+    allocator can grow the string, one 800 KB comment line costs it from a tenth of a second
+    to ten seconds, and a 20 MB one hours. A comment is cut where it starts, so every line
+    and every column before it stay where they were: positions read off the result are
+    those of ``text``. With ``kept``, the comment is replaced by a short placeholder comment
+    instead, and ``kept`` maps each placeholder to the comment it stands for, so that an
+    editor can put the comment back, byte for byte, into what ruamel.yaml writes.
+
+    Only a ``#`` with nothing but plain text before it on its line is taken for a comment
+    (no quote: it could be inside a quoted scalar). Inside a block scalar such a line is
+    content; it is put back all the same."""
+    if len(text) <= LONG_LINE or "#" not in text:
+        return text
+    lines = text.split("\n")  # YAML's line breaks: no other character ends a line here
+    for i, line in enumerate(lines):
+        if len(line) <= LONG_LINE or not (found := _COMMENT_START.search(line)):
+            continue
+        start = found.end() - 1
+        if '"' in line[:start] or "'" in line[:start]:
+            continue
+        cr = "\r" if line.endswith("\r") else ""
+        comment = line[start : len(line) - len(cr)]
+        short = "#"
+        if kept is not None:
+            n = len(kept)
+            while PLACEHOLDER.format(n) in text or PLACEHOLDER.format(n) in kept:
+                n += 1
+            short = PLACEHOLDER.format(n)
+            kept[short] = comment
+        lines[i] = line[:start] + short + cr
+    return "\n".join(lines)
+
+
 def _ruamel_load(text: str) -> Any:
+    """Parse a region for the positions of its nodes (never for its values)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
-    return yaml.load(text)
+    return yaml.load(shorten_long_comments(text))
 
 
 def _node_position(node: Any, path: Path_) -> tuple[int, int] | None:
