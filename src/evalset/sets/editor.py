@@ -227,15 +227,16 @@ class SetEditor:
 
         kept: dict[str, str] = {}
         short = shorten_long_comments(text, kept)
+        if kept:
+            try:
+                doc = yaml.load(short)
+            except YAMLError:
+                pass  # a placeholder landed inside a scalar: read the region as it is
+            else:
+                self._long_comments.update(kept)
+                return doc
         try:
-            doc = yaml.load(short)
-            self._long_comments.update(kept)
-            return doc
-        except YAMLError:
-            if not kept:
-                raise
-        try:
-            return yaml.load(text)  # a placeholder landed inside a scalar: read it as it is
+            return yaml.load(text)
         except YAMLError as exc:
             what = "the header" if k is None else f"item #{k + 1}"
             if k is not None and isinstance(self.current.raw_items[k], dict):
