@@ -316,8 +316,11 @@ def _differences(
 
 def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str) -> str:
     a, b = baseline["definitions"][metric], current["definitions"][metric]
-    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    preferred = ["granularity", "kind", "family"]  # say the setting, not the text it changes
+    keys = [k for k in dict.fromkeys([*preferred, *a, *b]) if a.get(k) != b.get(k)]
     key = keys[0] if keys else "definition"
+    if key == "definition":
+        return "its definition changed"
     return f"{key}: {a.get(key)!r} vs {b.get(key)!r}"
 
 
