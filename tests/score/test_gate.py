@@ -53,7 +53,7 @@ def test_the_gate_blocks_a_run_whose_mean_rose_while_a_category_fell(score_ws: P
     assert lookup["difference"] > 0 and lookup["low"] <= lookup["difference"] <= lookup["high"]
     text = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1")
     assert text.code == 1
-    assert "REGRESSION multi hit@1: 0.500 -> 0.000 (-0.500 (" in text.out
+    assert "REGRESSION multi hit@1: 0.500 -> 0.000 (difference -0.500 [" in text.out
     assert "a drop beyond the margin 0.03" in text.out
     assert "failed: 1 regression(s) beyond the margin 0.03" in text.out
     # every metric both reports define, by default
@@ -144,10 +144,18 @@ def test_accept_records_the_run_the_gate_compares_with(score_ws: Path, cli) -> N
     assert cli(score_ws, "gate", str(current), "--metric", "hit@1").code == 1
     again = json.loads(cli(score_ws, "accept", str(current), "--json").out)
     assert again == {"set": "docs", "accepted": "reports/accepted/docs.json", "replaced": True,
-                     "version": None}  # fmt: skip
+                     "version": None, "ignored_by_git": False}  # fmt: skip
     assert cli(score_ws, "gate", str(current)).code == 0
     # the accepted report is meant to be committed, reports/ being otherwise ignored
     assert "reports/accepted/docs.json" in commit_all_listing(score_ws)
+
+
+def test_accept_says_when_git_would_ignore_the_copy(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    (score_ws / ".gitignore").write_text("/.evalset/\n/reports/\n")  # as init wrote it before
+    warned = cli(score_ws, "accept", str(base))
+    assert warned.code == 0
+    assert "note: git ignores reports/accepted/docs.json: in .gitignore, replace" in warned.out
 
 
 def commit_all_listing(repo: Path) -> str:

@@ -250,7 +250,8 @@ def _print_gate(result: GateResult) -> None:
     for c in result.regressions:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
-            f"({_difference(c.difference)}), a drop beyond the margin {result.margin:g}",
+            f"(difference {_difference(c.difference)}), a drop beyond the margin "
+            f"{result.margin:g}",
             fg="red",
         )
     rows = [
@@ -269,7 +270,7 @@ def _print_gate(result: GateResult) -> None:
          _difference(c.difference), "")
         for c in result.overall
     ]  # fmt: skip
-    table(["category", "metric", "baseline", "current", "difference (95% interval)", ""], rows)
+    table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
     if result.ok:
         echo(f"ok: no category dropped by more than {result.margin:g}", fg="green")
     else:
@@ -280,7 +281,7 @@ def _print_gate(result: GateResult) -> None:
 
 
 def _difference(d: Any) -> str:
-    return f"{d.value:+.3f} ({d.low:+.3f} to {d.high:+.3f})"
+    return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
 
 
 def accept(
@@ -307,11 +308,18 @@ def accept(
                 "accepted": str(shown),
                 "replaced": done.replaced,
                 "version": done.version,
+                "ignored_by_git": done.ignored,
             }
         )
         return
     verb = "replaced the accepted run" if done.replaced else "accepted"
     echo(f"{verb} of {done.set}: {report} -> {shown}; commit it (git add {shown})")
+    if done.ignored:
+        echo(
+            f"note: git ignores {shown}: in .gitignore, replace /reports/ by /reports/* and "
+            "!/reports/accepted/ so that accepted runs can be committed",
+            fg="yellow",
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.config import Workspace
+from evalset.corpus.revision import run_git
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write
 from evalset.git import Version
@@ -350,6 +351,8 @@ class Accepted:
     path: Path
     replaced: bool
     version: str | None
+    ignored: bool = False
+    """Whether git ignores the copy (a .gitignore written before accepted runs existed)."""
 
 
 def accept(ws: Workspace, report_path: Path) -> Accepted:
@@ -365,4 +368,5 @@ def accept(ws: Workspace, report_path: Path) -> Accepted:
         atomic_write(target, report_path.read_bytes())
     except OSError as exc:
         raise ReportError(f"{target}: cannot be written ({exc.strerror}).") from None
-    return Accepted(name, target, replaced, report["evalset"].get("version"))
+    ignored = run_git(ws.root, "check-ignore", "-q", str(target.relative_to(ws.root))) is not None
+    return Accepted(name, target, replaced, report["evalset"].get("version"), ignored)
