@@ -113,6 +113,7 @@ def test_several_trials_count_each_item_once_and_report_the_spread(score_ws: Pat
         {"id": "a1", "retrieved": [], "trial": 1, "latency_ms": 300, "cost": 2},
         {"id": "a2", "retrieved": ["guide.md#shipping"], "trial": 0, "latency_ms": 200},
         {"id": "a2", "retrieved": ["guide.md#shipping"], "trial": 1},
+        {"id": "r1", "retrieved": [], "latency_ms": 400},  # not scored, but it took its time
     ]
     data = _score(score_ws, run)
     lookup = data["categories"]["lookup"]["hit@1"]  # type: ignore[index]
@@ -128,7 +129,7 @@ def test_several_trials_count_each_item_once_and_report_the_spread(score_ws: Pat
         {"min": 0, "max": 1, "std": math.sqrt(0.5)}
     )
     assert per_item["a2"]["metrics"]["hit@1"]["std"] == 0
-    assert data["latency"] == pytest.approx({"p50": 200, "p95": 290, "total": 600, "n": 3})
+    assert data["latency"] == pytest.approx({"p50": 250, "p95": 385, "total": 1000, "n": 4})
     assert data["cost"] == pytest.approx({"p50": 1.5, "p95": 1.95, "total": 3, "n": 2})
     assert set(data["missing"]) == {"a3", "m1", "m2"}  # type: ignore[arg-type]
 

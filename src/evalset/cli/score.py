@@ -160,7 +160,7 @@ def _print_report(data: dict[str, Any]) -> None:
     if splits:
         echo("")
         table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
-    echo("values: mean over items (95% interval); n per group in the JSON report")
+    echo("values: mean over items [95% interval]; n per group in the JSON report")
     for note in notes(data):
         echo(f"note: {note}", fg="yellow")
 
@@ -312,8 +312,8 @@ def accept(
             }
         )
         return
-    verb = "replaced the accepted run" if done.replaced else "accepted"
-    echo(f"{verb} of {done.set}: {report} -> {shown}; commit it (git add {shown})")
+    what = "is now" if done.replaced else "becomes"
+    echo(f"{report} {what} the accepted run of {done.set}: {shown}; commit it (git add {shown})")
     if done.ignored:
         echo(
             f"note: git ignores {shown}: in .gitignore, replace /reports/ by /reports/* and "

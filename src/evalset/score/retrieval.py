@@ -341,8 +341,8 @@ def _score(
     }
     spread, item_spread = _spread(rows, row_item, item_ids)
     data["spread"] = spread
-    data["latency"] = _summary([line.latency_ms for line in lines])
-    data["cost"] = _summary([line.cost for line in lines])
+    data["latency"] = _summary([line.latency_ms for line in run.lines])  # the whole run's
+    data["cost"] = _summary([line.cost for line in run.lines])
     data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids)
     data["stale"] = [
         {
