@@ -194,3 +194,19 @@ def test_intervals_are_seeded_and_cover_the_mean() -> None:
     assert intervals(np.zeros((0, 2)), ["mean", "rate"], "empty")[0].value is None
     same = paired_difference(values, values, "gate:x")[0]
     assert (same.value, same.low, same.high) == (0, 0, 0)
+
+
+def test_drawing_distinct_rows_is_the_same_bootstrap_as_drawing_items() -> None:
+    """Few distinct rows are resampled as a multinomial over them; rows that all differ,
+    item by item. Both must give the same distribution of resampled means."""
+    from evalset.score.intervals import resample_means
+
+    rng = np.random.default_rng(7)
+    few = rng.choice([0.0, 1 / 3, 0.5, 1.0], size=(3000, 2))
+    jittered = few + rng.normal(0, 1e-12, few.shape)  # every row distinct: item by item
+    a, b = resample_means(few, "x", 4000), resample_means(jittered, "x", 4000)
+    assert a.mean(axis=0) == pytest.approx(few.mean(axis=0), abs=2e-3)
+    assert b.mean(axis=0) == pytest.approx(few.mean(axis=0), abs=2e-3)
+    assert a.std(axis=0) == pytest.approx(b.std(axis=0), rel=0.08)
+    expected = few.std(axis=0) / math.sqrt(len(few))  # the standard error of a mean
+    assert a.std(axis=0) == pytest.approx(expected, rel=0.08)

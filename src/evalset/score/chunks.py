@@ -186,7 +186,10 @@ def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
     holding = [p for p in view.by_size if text in p.key]
     if not holding:
         return (Citation(view.doc),)
-    minimal = [
-        p for p in holding if not any(q is not p and view.within(q.id, p.id) for q in holding)
-    ]
+    # shortest first: a holding section is not minimal when a shorter one lies inside it
+    # (a section's text holds its subsections' headings and texts)
+    minimal = [holding[0]]
+    for p in holding[1:]:
+        if not any(q.level > p.level and q.key in p.text for q in minimal):
+            minimal.append(p)
     return tuple(Citation(view.doc, p.id) for p in minimal)

@@ -54,23 +54,42 @@ def wilson(p: float, n: int, z: float = Z) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _rng(seed: int, group: str) -> np.random.Generator:
-    return np.random.default_rng([seed, zlib.crc32(group.encode())])
+def _rng(seed: int, group: str, column: int = 0) -> np.random.Generator:
+    return np.random.default_rng([seed, zlib.crc32(group.encode()), column])
 
 
 def resample_means(
     values: NDArray[np.float64], group: str, resamples: int = RESAMPLES, seed: int = SEED
 ) -> NDArray[np.float64]:
     """Means of ``resamples`` bootstrap resamples of the rows of ``values`` (items x
-    columns): a ``resamples x columns`` array. Each resample draws as many items as there
-    are, with replacement; the draws are counted per item and multiplied through, which
-    costs one matrix product rather than one gather per column."""
-    n = values.shape[0]
-    draws = _rng(seed, group).integers(0, n, size=(resamples, n), dtype=np.int64)
-    draws += (np.arange(resamples, dtype=np.int64) * n)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
-    means: NDArray[np.float64] = (counts.astype(np.float64) @ values) / n
-    return means
+    columns), per column: a ``resamples x columns`` array. A resample draws as many items as
+    there are, with replacement; each metric's interval needs only its own column.
+
+    Items with the same score are interchangeable, so a column with few distinct scores is
+    resampled as how many times each score comes up: a multinomial over the distinct scores
+    with their frequencies, which has exactly the distribution of drawing the items one by
+    one. Scores take few distinct values (0, 1, 1/2, 1/3, and their means over trials), so
+    this costs a few draws per resample rather than one per item. The other columns share
+    one drawing of items, counted per item and multiplied through (one matrix product).
+    Generators are seeded by ``seed``, the group and the column. (Resamples of more than
+    2**31 item draws are beyond what a report needs.)"""
+    n, width = values.shape
+    out = np.empty((resamples, width))
+    spread: list[int] = []
+    for j in range(width):
+        distinct, counts = np.unique(values[:, j], return_counts=True)
+        if len(distinct) * 4 > n:
+            spread.append(j)
+            continue
+        drawn = _rng(seed, group, j + 1).multinomial(n, counts / n, size=resamples)
+        out[:, j] = (drawn @ distinct) / n
+    if spread:  # in single precision: four times faster, and exact to ~1e-7 of a mean
+        draws = _rng(seed, group).integers(0, n, size=(resamples, n), dtype=np.int32)
+        draws += (np.arange(resamples, dtype=np.int32) * n)[:, None]
+        tally = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
+        sums = tally.astype(np.float32) @ values[:, spread].astype(np.float32)
+        out[:, spread] = sums.astype(np.float64) / n
+    return out
 
 
 def percentile_bounds(

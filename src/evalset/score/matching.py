@@ -55,7 +55,10 @@ class Matcher:
             depth = -self.outlines.level(source.doc, source.section)
             for inner in self.inside(source):
                 ranked.setdefault(f"{source.doc}#{inner}", []).append(((1, depth), i))
-        exact = {key: tuple(i for _, i in sorted(found)) for key, found in ranked.items()}
+        exact = {
+            key: (found[0][1],) if len(found) == 1 else tuple(i for _, i in sorted(found))
+            for key, found in ranked.items()
+        }
         return Targets(len(expected), exact, {d: tuple(ids) for d, ids in documents.items()})
 
     def inside(self, source: Citation) -> list[str]:

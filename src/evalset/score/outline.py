@@ -35,6 +35,10 @@ class Part:
     text: str
 
 
+def _length(part: Part) -> int:
+    return len(part.key)
+
+
 @dataclass
 class DocumentView:
     """A document of a snapshot: its whole text and its sections."""
@@ -46,29 +50,76 @@ class DocumentView:
     @cached_property
     def by_size(self) -> list[Part]:
         """Sections from the shortest key to the longest: the most specific first."""
-        return sorted(self.parts.values(), key=lambda p: (len(p.key), p.id))
+        return sorted(self.parts.values(), key=_length)  # ties: in the manifest's order
+
+    @cached_property
+    def spans(self) -> dict[str, tuple[int, int]] | None:
+        """Where each section's heading and text lie in the document's text, when every one
+        occurs there exactly once (else None, and containment is tested on the texts)."""
+        found = {}
+        for part in self.parts.values():
+            at = self.text.find(part.key)
+            if at < 0 or self.text.find(part.key, at + 1) >= 0:
+                return None
+            found[part.id] = (at, at + len(part.key))
+        return found
 
     def within(self, inner: str, outer: str) -> bool:
         """Whether section ``inner`` is ``outer`` or lies inside it."""
         if inner == outer:
             return True
         a, b = self.parts.get(inner), self.parts.get(outer)
-        return a is not None and b is not None and a.level > b.level and a.key in b.text
+        if a is None or b is None or a.level <= b.level:
+            return False
+        spans = self.spans
+        if spans is None:
+            return a.key in b.text
+        (a_start, a_end), (b_start, b_end) = spans[inner], spans[outer]
+        return b_start < a_start and a_end <= b_end
 
     def inside(self, outer: str) -> list[str]:
         """The ids of ``outer`` and of every section inside it."""
-        return [p.id for p in self.by_size if self.within(p.id, outer)]
+        return self._inside.get(outer, [])
+
+    @cached_property
+    def _inside(self) -> dict[str, list[str]]:
+        """Per section, itself and the sections inside it, found for the whole document at
+        once: in order of position, a section's descendants are the deeper sections that
+        follow it before its end."""
+        spans = self.spans
+        if spans is None:
+            return {
+                o.id: [p.id for p in self.by_size if self.within(p.id, o.id)] for o in self.by_size
+            }
+        ordered = sorted(self.parts.values(), key=lambda p: spans[p.id])
+        found: dict[str, list[str]] = {}
+        for k, outer in enumerate(ordered):
+            end = spans[outer.id][1]
+            inner = [outer.id]
+            for part in ordered[k + 1 :]:
+                start, stop = spans[part.id]
+                if start >= end:
+                    break
+                if part.level > outer.level and stop <= end:
+                    inner.append(part.id)
+            found[outer.id] = inner
+        return found
 
 
 def _view(doc: str, entry: dict[str, Any]) -> DocumentView | None:
-    if "text" not in entry or any("text" not in s for s in entry["sections"].values()):
+    """The view of a manifest entry that stores text; None for one that does not."""
+    try:
+        parts = {
+            ident: Part(ident, s["level"], _key(s["title"], s["text"]), s["text"])
+            for ident, s in entry["sections"].items()
+        }
+        return DocumentView(doc, entry["text"], parts)
+    except KeyError:  # the snapshot stores no text (or no title: written by a plug-in)
         return None
-    parts = {}
-    for ident, section in entry["sections"].items():
-        title, text = section.get("title", ""), section["text"]
-        key = f"{title} {text}" if title and text else (title or text)
-        parts[ident] = Part(ident, int(section.get("level", 0)), key, text)
-    return DocumentView(doc, entry["text"], parts)
+
+
+def _key(title: str, text: str) -> str:
+    return f"{title} {text}" if title and text else (title or text)
 
 
 class Outlines:

@@ -45,7 +45,7 @@ from evalset.fsio import atomic_write
 
 FORMAT = 1
 """Version of the report's layout."""
-LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "items")
+LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items")
 """Keys whose lists are written one element per line."""
 DIGEST_MARK = ',\n  "digest": "'
 
@@ -54,10 +54,19 @@ class ReportError(EvalsetError):
     """A file that is not a readable evalset report, or was changed after it was written."""
 
 
+def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
+    """Each value as JSON writes it (Python's shortest repr), formatting every distinct value
+    once: scores repeat a few values (0, 1, 1/2, 1/3...) over many rows."""
+    distinct, where = np.unique(values, return_inverse=True)
+    texts = np.array([repr(float(v)) for v in distinct.tolist()], dtype=object)
+    found: NDArray[np.object_] = texts[where.reshape(values.shape)]
+    return found
+
+
 @dataclass
 class ItemRows:
     """Per item and trial: id, trial, category, split, first relevant rank, metric values
-    (one column per metric) and flags (``stale``, ``missing``)."""
+    (one column per metric), and which rows are of stale or missing items."""
 
     ids: list[str]
     trials: list[int]
@@ -67,25 +76,31 @@ class ItemRows:
     """0 when no entry was credited."""
     metrics: list[str]
     values: NDArray[np.float64]
-    flags: list[dict[str, bool]] = field(default_factory=list)
+    stale: list[bool] = field(default_factory=list)
+    missing: list[bool] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """Each row as one line of JSON."""
-        metrics = ", ".join(f"{json.dumps(m)}: %r" for m in self.metrics)
+        metrics = ", ".join(f"{json.dumps(m)}: %s" for m in self.metrics)
         template = '{"id": %s, "trial": %d, "category": %s, "split": "%s", "first_rank": %s, '
         template += '"metrics": {' + metrics + "}%s}"
-        flags = self.flags or [{}] * len(self.ids)
+        n = len(self.ids)
+        flags = [
+            (', "stale": true' if s else "") + (', "missing": true' if m else "")
+            for s, m in zip(self.stale or [False] * n, self.missing or [False] * n, strict=True)
+        ]
         dumps = json.dumps
+        names = {c: dumps(c, ensure_ascii=False) for c in set(self.categories)}
         return [
             template
             % (
                 dumps(ident, ensure_ascii=False),
                 trial,
-                dumps(category, ensure_ascii=False),
+                names[category],
                 split,
                 first or "null",
                 *row,
-                "".join(f', "{k}": true' for k, v in flag.items() if v),
+                flag,
             )
             for ident, trial, category, split, first, row, flag in zip(
                 self.ids,
@@ -93,7 +108,7 @@ class ItemRows:
                 self.categories,
                 self.splits,
                 self.first_ranks,
-                self.values.tolist(),
+                number_texts(self.values).tolist(),
                 flags,
                 strict=True,
             )
@@ -101,6 +116,17 @@ class ItemRows:
 
     def to_json(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.lines()]
+
+
+@dataclass
+class RenderedRows:
+    """A list of the report already written as JSON lines (large lists are formatted with
+    array operations rather than element by element)."""
+
+    lines: list[str]
+
+    def to_json(self) -> list[Any]:
+        return [json.loads(line) for line in self.lines]
 
 
 @dataclass
@@ -112,7 +138,8 @@ class Report:
     items: ItemRows
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.data, "items": self.items.to_json()}
+        data = {k: v.to_json() if isinstance(v, RenderedRows) else v for k, v in self.data.items()}
+        return {**data, "items": self.items.to_json()}
 
     def render(self) -> str:
         """The report as written: indented JSON, one list element per line, then the
@@ -122,7 +149,11 @@ class Report:
             if key == "items":
                 rendered = _lines(self.items.lines())
             elif key in LISTS:
-                rendered = _lines([json.dumps(v, ensure_ascii=False) for v in value])
+                rows = value if isinstance(value, RenderedRows) else value or []
+                rendered = _lines(
+                    rows.lines if isinstance(rows, RenderedRows)
+                    else [json.dumps(v, ensure_ascii=False) for v in rows]
+                )  # fmt: skip
             else:
                 rendered = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
             parts.append(f"  {json.dumps(key)}: {rendered}")

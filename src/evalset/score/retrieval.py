@@ -12,6 +12,7 @@ have is an error (or, with ``skip_invalid``, listed and left out).
 from __future__ import annotations
 
 import difflib
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from evalset.score.metrics import (
     retrieval_values,
 )
 from evalset.score.outline import Outlines
-from evalset.score.report import FORMAT, ItemRows, Report
+from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, number_texts
 from evalset.score.runfile import Chunk, RunFile, RunFileError, RunLine, read_run
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
@@ -251,7 +252,8 @@ def _score(
     scored = [_Scored(by_id[line.id], line.trial, line) for line in lines]
     missing = [item.id for item in items if item.id not in answered]
     scored += [_Scored(by_id[ident], 0, None) for ident in missing]
-    scored.sort(key=lambda s: (s.item.id, s.trial))
+    order = np.lexsort((np.array([s.trial for s in scored]), np.array([s.item.id for s in scored])))
+    scored = [scored[k] for k in order.tolist()]
     for s in scored:
         t = targets.get(s.item.id)
         if t is None:
@@ -272,7 +274,6 @@ def _score(
     names = [m.name for m in metrics]
     matrix = np.column_stack([values[n] for n in names]) if scored else np.zeros((0, len(names)))
     stale_ids = {s.id for s in stale}
-    missing_ids = set(missing)
     rows = ItemRows(
         [s.item.id for s in scored],
         [s.trial for s in scored],
@@ -281,7 +282,8 @@ def _score(
         first.tolist(),
         names,
         matrix,
-        [{"stale": s.item.id in stale_ids, "missing": s.item.id in missing_ids} for s in scored],
+        [s.item.id in stale_ids for s in scored],
+        [s.line is None for s in scored],
     )
     item_ids = list(dict.fromkeys(rows.ids))
     index = {ident: k for k, ident in enumerate(item_ids)}
@@ -393,12 +395,12 @@ def _item_means(
 
 def _spread(
     rows: ItemRows, row_item: NDArray[np.int64], item_ids: list[str]
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+) -> tuple[dict[str, Any] | None, RenderedRows]:
     """With several trials: per metric, min/max/std of the per-trial means over the run,
     and per item with several trials, min/max/std over its trials."""
     trials = np.asarray(rows.trials, dtype=np.int64)
     if not len(trials) or trials.max() == 0:
-        return None, []
+        return None, RenderedRows([])
     values = rows.values
     per_trial = np.array(
         [values[trials == t].mean(axis=0) for t in np.unique(trials)], dtype=np.float64
@@ -407,36 +409,23 @@ def _spread(
     counts = np.bincount(row_item, minlength=len(item_ids))
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     several = np.flatnonzero(counts > 1)
-    lows = np.minimum.reduceat(values, starts, axis=0)
-    highs = np.maximum.reduceat(values, starts, axis=0)
-    sums = np.add.reduceat(values, starts, axis=0)
-    squares = np.add.reduceat(values * values, starts, axis=0)
-    n = np.maximum(counts, 2)[:, None].astype(np.float64)
-    variance = np.maximum(squares - sums * sums / np.maximum(counts, 1)[:, None], 0) / (n - 1)
-    std = np.sqrt(variance)
-    per_item = [
-        {
-            "id": item_ids[k],
-            "trials": int(counts[k]),
-            "metrics": {
-                name: {"min": lows[k, j], "max": highs[k, j], "std": std[k, j]}
-                for j, name in enumerate(rows.metrics)
-            },
-        }
-        for k in several.tolist()
+    lows = np.minimum.reduceat(values, starts, axis=0)[several]
+    highs = np.maximum.reduceat(values, starts, axis=0)[several]
+    sums = np.add.reduceat(values, starts, axis=0)[several]
+    squares = np.add.reduceat(values * values, starts, axis=0)[several]
+    n = counts[several][:, None].astype(np.float64)
+    std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
+    texts = number_texts(np.stack([lows, highs, std], axis=2))
+    metric = ", ".join(
+        f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
+    )
+    flat = texts.reshape(len(several), -1)  # per item: min, max, std of each metric in turn
+    lines = [
+        f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
+        f'"metrics": {{{metric % tuple(row)}}}}}'
+        for k, row in zip(several.tolist(), flat.tolist(), strict=True)
     ]
-    return {"trials": len(per_trial), "overall": overall}, _floats(per_item)
-
-
-def _floats(value: Any) -> Any:
-    """numpy numbers as Python floats, for JSON."""
-    if isinstance(value, dict):
-        return {k: _floats(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_floats(v) for v in value]
-    if isinstance(value, np.floating):
-        return float(value)
-    return value
+    return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
 
 
 def _min_max_std(values: NDArray[np.float64]) -> dict[str, float]:

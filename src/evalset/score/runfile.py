@@ -28,6 +28,8 @@ from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "metadata")
+_KEYS = frozenset(KEYS)
+_STR = frozenset([str])
 MAX_ERRORS = 20
 """How many invalid lines ``--skip-invalid`` lists by name (all are counted)."""
 
@@ -85,19 +87,21 @@ class RunFile:
         return len({line.trial for line in self.lines})
 
 
-def _problem(obj: Any) -> str | None:
-    """What is wrong with one parsed line, or None."""
+def _problem(obj: Any, plain: bool) -> str | None:
+    """What is wrong with one parsed line, or None. Citations given as text are checked
+    later, once per distinct text (``_bad_citations``); ``plain``: every retrieved entry is
+    text."""
     if not isinstance(obj, dict):
         return f"is a JSON {_kind(obj)}, not an object; each line is one object like " + (
             '{"id": "q-001", "retrieved": ["doc.md#section"]}'
         )
-    unknown = [key for key in obj if key not in KEYS]
-    if unknown:
-        close = difflib.get_close_matches(str(unknown[0]), KEYS, n=1)
+    if not obj.keys() <= _KEYS:
+        unknown = next(key for key in obj if key not in _KEYS)
+        close = difflib.get_close_matches(str(unknown), KEYS, n=1)
         hint = f"did you mean {close[0]!r}?" if close else 'put extra data under "metadata"'
-        return f"has an unknown key {unknown[0]!r} ({hint})"
+        return f"has an unknown key {unknown!r} ({hint})"
     ident = obj.get("id")
-    if not isinstance(ident, str) or not ident:
+    if type(ident) is not str or not ident:
         return 'has no "id" text; give the id of the set item it answers'
     trial = obj.get("trial", 0)
     if type(trial) is not int or trial < 0:
@@ -113,22 +117,47 @@ def _problem(obj: Any) -> str | None:
         return f'item {ident}: "answer" must be text, not a {_kind(answer)}'
     retrieved = obj.get("retrieved")
     if retrieved is not None:
-        if not isinstance(retrieved, list):
+        if type(retrieved) is not list:
             return f'item {ident}: "retrieved" must be a list, not a {_kind(retrieved)}'
-        for k, entry in enumerate(retrieved):
-            wrong = _entry_problem(entry)
-            if wrong:
-                return f"item {ident}: retrieved[{k}] {wrong}"
+        if not plain:
+            for k, entry in enumerate(retrieved):
+                wrong = _entry_problem(entry)
+                if wrong:
+                    return f"item {ident}: retrieved[{k}] {wrong}"
     return None
+
+
+def _bad_citations(lines: list[RunLine]) -> list[tuple[int, str]]:
+    """(line, problem) of the lines with a retrieved text that is not a citation; each
+    distinct text is parsed once (a run repeats the same sections many times)."""
+    texts: set[str] = set()
+    for line in lines:
+        if line.plain and line.retrieved:
+            texts.update(line.retrieved)  # type: ignore[arg-type]
+        elif line.retrieved:
+            texts.update(e for e in line.retrieved if type(e) is str)
+    bad = {}
+    for text in texts:
+        try:
+            Citation.parse(text)
+        except ValueError as exc:
+            bad[text] = str(exc)
+    if not bad:
+        return []
+    found = []
+    for line in lines:
+        for k, entry in enumerate(line.retrieved or []):
+            if type(entry) is str and entry in bad:
+                found.append(
+                    (line.line, f"item {line.id}: retrieved[{k}] is not a citation ({bad[entry]})")
+                )
+                break
+    return found
 
 
 def _entry_problem(entry: Any) -> str | None:
     if isinstance(entry, str):
-        try:
-            Citation.parse(entry)
-        except ValueError as exc:
-            return f"is not a citation ({exc})"
-        return None
+        return None  # checked once per distinct text, by _bad_citations
     if not isinstance(entry, dict):
         return (
             f"is a JSON {_kind(entry)}; an entry is a citation, "
@@ -160,8 +189,7 @@ def _kind(value: Any) -> str:
 
 
 def _entries(raw: list[Any]) -> list[Entry]:
-    if all(type(e) is str for e in raw):
-        return raw
+    """The entries of a line some of whose entries are chunks."""
     out: list[Entry] = []
     for e in raw:
         if isinstance(e, str):
@@ -215,7 +243,9 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
     lines: list[RunLine] = []
     first: dict[tuple[str, int], int] = {}
     for n, obj in parsed:
-        problem = _problem(obj)
+        retrieved = obj.get("retrieved") if type(obj) is dict else None
+        plain = type(retrieved) is not list or set(map(type, retrieved)) <= _STR
+        problem = _problem(obj, plain)
         if problem is None:
             key = (obj["id"], obj.get("trial", 0))
             if key in first:
@@ -228,8 +258,7 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
         if problem is not None:
             invalid.append((n, problem))
             continue
-        retrieved = obj.get("retrieved")
-        entries = _entries(retrieved) if retrieved is not None else None
+        entries = retrieved if plain or retrieved is None else _entries(retrieved)
         lines.append(
             RunLine(
                 n,
@@ -239,9 +268,14 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
                 obj.get("latency_ms"),
                 obj.get("cost"),
                 obj.get("answer"),
-                entries is retrieved,
+                plain,
             )
         )
+    cited = _bad_citations(lines)
+    if cited:
+        refused = {n for n, _ in cited}
+        lines = [line for line in lines if line.line not in refused]
+        invalid += cited
     invalid.sort()
     if invalid and not skip_invalid:
         n, problem = invalid[0]
