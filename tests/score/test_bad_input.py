@@ -79,6 +79,10 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         b'{"id": "a1", "retrieved": ["\xff"]}\n',
         "run.jsonl:1: is not UTF-8 (byte 28); write the run file as UTF-8 JSONL.",
     ),
+    "deeply-nested": (
+        GOOD + "[" * 100_000 + "]" * 100_000 + "\n",
+        "run.jsonl:2: is not JSON that can be read (too deeply nested, or a number too long)" + FIX,
+    ),
     "several-bad-lines": (
         "x\n" + GOOD + "y\n",
         "run.jsonl:1: is not JSON (column 1: Expecting value) (1 more invalid line(s))" + FIX,
@@ -134,4 +138,8 @@ def test_a_missing_run_file_or_set(score_ws: Path, cli) -> None:  # type: ignore
     usage = cli(score_ws, "score", "retrieval", "docs")
     assert usage.code == 2 and "give the set and the run file" in usage.err
     k = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--k", "0,3")
-    assert k.code == 2 and "give whole numbers from 1, comma-separated" in k.err
+    assert k.code == 2 and "give whole numbers from 1 to 100000, comma-separated" in k.err
+    deep = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--k", "1,100000", "--json")
+    assert deep.code == 0 and json.loads(deep.out)["overall"]["precision@100000"][
+        "value"
+    ] == pytest.approx(0.2e-5)

@@ -186,12 +186,15 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
         )
     (score_ws / "pin.json").write_text(cli(score_ws, "pin", "docs").out)
     (score_ws / "broken.json").write_text('{"evalset": ')
+    (score_ws / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     for name, expected in (
         ("pin.json", 'pin.json: is not an evalset report (it has no "report" format); give a '
          "report written by `evalset score`."),
         ("broken.json", "broken.json:1:13: is not valid JSON (Expecting value); give a report "
          "written by `evalset score`."),
         ("nowhere.json", "nowhere.json: no such file; give the path of a report."),
+        ("deep.json", "deep.json: is not JSON that can be read (too deeply nested, or a number "
+         "too long); give a report written by `evalset score`."),
     ):  # fmt: skip
         done = cli(score_ws, "gate", str(base), name)
         assert done.code == 2 and done.err.strip() == f"evalset: {expected}"

@@ -35,8 +35,10 @@ def _ks(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
         found = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
     except ValueError:
         found = ()
-    if not found or found[0] < 1:
-        raise typer.BadParameter("give whole numbers from 1, comma-separated", param_hint="--k")
+    if not found or found[0] < 1 or found[-1] > 100_000:
+        raise typer.BadParameter(
+            "give whole numbers from 1 to 100000, comma-separated", param_hint="--k"
+        )
     return found
 
 

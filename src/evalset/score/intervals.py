@@ -24,6 +24,9 @@ Z = 1.959963984540054
 RESAMPLES = 1000
 """Bootstrap resamples per group."""
 SEED = 0
+FEW = 128
+"""Up to this many distinct scores, a metric is resampled as a multinomial over them (about
+resamples x scores draws); beyond, from a drawing of items that all such metrics share."""
 
 
 @dataclass(frozen=True)
@@ -71,21 +74,20 @@ def resample_means(
     one. Scores take few distinct values (0, 1, 1/2, 1/3, and their means over trials), so
     this costs a few draws per resample rather than one per item. The other columns share
     one drawing of items, counted per item and multiplied through (one matrix product).
-    Generators are seeded by ``seed``, the group and the column. (Resamples of more than
-    2**31 item draws are beyond what a report needs.)"""
+    Generators are seeded by ``seed``, the group and the column."""
     n, width = values.shape
     out = np.empty((resamples, width))
     spread: list[int] = []
     for j in range(width):
         distinct, counts = np.unique(values[:, j], return_counts=True)
-        if len(distinct) * 4 > n:
+        if len(distinct) > FEW:
             spread.append(j)
             continue
         drawn = _rng(seed, group, j + 1).multinomial(n, counts / n, size=resamples)
         out[:, j] = (drawn @ distinct) / n
-    if spread:  # in single precision: four times faster, and exact to ~1e-7 of a mean
-        draws = _rng(seed, group).integers(0, n, size=(resamples, n), dtype=np.int32)
-        draws += (np.arange(resamples, dtype=np.int32) * n)[:, None]
+    if spread:  # summed in single precision: four times faster, exact to ~1e-7 of a mean
+        draws = _rng(seed, group).integers(0, n, size=(resamples, n), dtype=np.int64)
+        draws += (np.arange(resamples, dtype=np.int64) * n)[:, None]
         tally = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
         sums = tally.astype(np.float32) @ values[:, spread].astype(np.float32)
         out[:, spread] = sums.astype(np.float64) / n

@@ -161,8 +161,8 @@ def retrieval_values(
     ``relevant_ranks[i]``: the ranks of list i's credited entries; ``expected[i]``: how many
     expected sources it had (at least 1)."""
     ks = sorted({int(m.name.split("@")[1]) for m in metrics if "@" in m.name} or {1})
-    deepest = max((r for ranks in relevant_ranks for r in ranks), default=0)
-    width = max(ks[-1], deepest, 1)
+    # as wide as the deepest credited rank: a cutoff beyond it changes nothing but K itself
+    width = max((r for ranks in relevant_ranks for r in ranks), default=1)
     rel = relevance_matrix(relevant_ranks, width)
     cumulative = rel.cumsum(axis=1)
     total = np.maximum(expected, 1).astype(np.float64)
@@ -170,12 +170,13 @@ def retrieval_values(
     first = np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
     ranks = np.arange(1, width + 1, dtype=np.float64)
     dcg_weights = discounts(width)
-    ideal_prefix = np.cumsum(dcg_weights)
+    most = int(expected.max()) if len(expected) else 1
+    ideal_prefix = np.cumsum(discounts(max(1, min(ks[-1], most))))
     values: dict[str, NDArray[np.float64]] = {}
     for m in metrics:
         name, _, at = m.name.partition("@")
         k = int(at) if at else 0
-        hits = cumulative[:, k - 1].astype(np.float64) if k else None
+        hits = cumulative[:, min(k, width) - 1].astype(np.float64) if k else None
         if name == "hit":
             assert hits is not None
             values[m.name] = (hits > 0).astype(np.float64)

@@ -54,14 +54,18 @@ class DocumentView:
 
     @cached_property
     def spans(self) -> dict[str, tuple[int, int]] | None:
-        """Where each section's heading and text lie in the document's text, when every one
-        occurs there exactly once (else None, and containment is tested on the texts)."""
+        """Where each section's heading and text lie in the document's text (its first
+        occurrence); None when one is missing or two sections have the same heading and text
+        (then containment is tested on the texts)."""
         found = {}
+        taken: set[tuple[int, int]] = set()
         for part in self.parts.values():
             at = self.text.find(part.key)
-            if at < 0 or self.text.find(part.key, at + 1) >= 0:
+            span = (at, at + len(part.key))
+            if at < 0 or span in taken:
                 return None
-            found[part.id] = (at, at + len(part.key))
+            taken.add(span)
+            found[part.id] = span
         return found
 
     def within(self, inner: str, outer: str) -> bool:

@@ -14,8 +14,9 @@ Top-level keys, in order:
   ``unassigned`` when some items have no split yet): per metric ``{"value", "low", "high",
   "n"}``, n counting items;
 - ``counts``, ``spread`` (several trials: per metric the min, max and standard deviation of
-  the per-trial means, and per item over its trials), ``latency`` and ``cost`` (p50, p95,
-  total, n), ``misses``, ``stale``, ``missing``, ``unresolved``, ``invalid_lines``;
+  the per-trial means), ``latency`` and ``cost`` (p50, p95,
+  total, n), ``misses``, ``stale``, ``missing``, ``unresolved``, ``invalid_lines``,
+  ``item_spread`` (per item whose trials differed, each metric's min/max/std);
 - ``items``: per item and trial, its category, split, first relevant rank and metrics;
 - ``digest``: ``sha256:`` over the report's bytes before it (line endings as ``\\n``), so
   that an edit after `evalset score` wrote it is noticed by `evalset gate` and `evalset
@@ -196,11 +197,14 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = f":{exc.lineno}:{exc.colno}"
-        message = exc.msg
         raise ReportError(
-            f"{path}{where}: is not valid JSON ({message}); give a report written by "
-            "`evalset score`."
+            f"{path}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); give a report "
+            "written by `evalset score`."
+        ) from None
+    except (ValueError, RecursionError):  # numbers too long, nesting too deep
+        raise ReportError(
+            f"{path}: is not JSON that can be read (too deeply nested, or a number too long); "
+            "give a report written by `evalset score`."
         ) from None
     problem = _shape_problem(data)
     if problem:

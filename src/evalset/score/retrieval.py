@@ -76,7 +76,7 @@ class Options:
     seed: int = SEED
 
 
-@dataclass
+@dataclass(slots=True)
 class _Scored:
     """One line to score: the item, the trial and the citations of each entry."""
 
@@ -396,8 +396,9 @@ def _item_means(
 def _spread(
     rows: ItemRows, row_item: NDArray[np.int64], item_ids: list[str]
 ) -> tuple[dict[str, Any] | None, RenderedRows]:
-    """With several trials: per metric, min/max/std of the per-trial means over the run,
-    and per item with several trials, min/max/std over its trials."""
+    """With several trials: per metric, min/max/std of the per-trial means over the run;
+    and per item whose trials did not all score the same, each metric's min/max/std over
+    its trials (an item left out scored the same in every trial)."""
     trials = np.asarray(rows.trials, dtype=np.int64)
     if not len(trials) or trials.max() == 0:
         return None, RenderedRows([])
@@ -408,22 +409,23 @@ def _spread(
     overall = {name: _min_max_std(per_trial[:, j]) for j, name in enumerate(rows.metrics)}
     counts = np.bincount(row_item, minlength=len(item_ids))
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    several = np.flatnonzero(counts > 1)
-    lows = np.minimum.reduceat(values, starts, axis=0)[several]
-    highs = np.maximum.reduceat(values, starts, axis=0)[several]
-    sums = np.add.reduceat(values, starts, axis=0)[several]
-    squares = np.add.reduceat(values * values, starts, axis=0)[several]
-    n = counts[several][:, None].astype(np.float64)
+    lows = np.minimum.reduceat(values, starts, axis=0)
+    highs = np.maximum.reduceat(values, starts, axis=0)
+    varied = np.flatnonzero((highs > lows).any(axis=1))
+    lows, highs = lows[varied], highs[varied]
+    sums = np.add.reduceat(values, starts, axis=0)[varied]
+    squares = np.add.reduceat(values * values, starts, axis=0)[varied]
+    n = counts[varied][:, None].astype(np.float64)
     std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
     texts = number_texts(np.stack([lows, highs, std], axis=2))
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
-    flat = texts.reshape(len(several), -1)  # per item: min, max, std of each metric in turn
+    flat = texts.reshape(len(varied), -1).tolist()  # per item: min, max, std of each metric
     lines = [
         f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
         f'"metrics": {{{metric % tuple(row)}}}}}'
-        for k, row in zip(several.tolist(), flat.tolist(), strict=True)
+        for k, row in zip(varied.tolist(), flat, strict=True)
     ]
     return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
 

@@ -207,7 +207,7 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
     numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     try:
         values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
-    except ValueError:
+    except (ValueError, RecursionError):
         values = None
     if isinstance(values, list) and len(values) == len(numbered):
         return [(n, v) for (n, _), v in zip(numbered, values, strict=True)], []
@@ -215,9 +215,11 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
     for n, line in numbered:
         try:
             parsed.append((n, json.loads(line)))
-        except ValueError as exc:
-            where = f"column {exc.colno}: " if hasattr(exc, "colno") else ""
-            broken.append((n, f"is not JSON ({where}{getattr(exc, 'msg', exc)})"))
+        except json.JSONDecodeError as exc:
+            broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+        except (ValueError, RecursionError):  # numbers too long, nesting too deep
+            broken.append((n, "is not JSON that can be read (too deeply nested, or a number "
+                           "too long)"))  # fmt: skip
     return parsed, broken
 
 
