@@ -161,3 +161,25 @@ def test_a_category_without_items_is_shown_as_such(score_ws: Path) -> None:
     report = score_retrieval(find_workspace(score_ws), score_ws / "sets" / "docs.yaml", run)
     assert [name for name, _ in columns(report.data)] == ["overall", "lookup"]
     assert report.data["categories"]["multi"]["mrr"]["n"] == 0
+
+
+def test_sealed_holdout_items_are_scored_only_with_the_key(score_ws: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from pyrage import x25519
+
+    identity = x25519.Identity.generate()
+    key = score_ws.parent / "holdout.key"
+    key.write_text(f"# public key: {identity.to_public()}\n{identity}\n")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(score_ws, "seal", "docs", "--recipient", str(identity.to_public())).code == 0
+    write_run(score_ws / "run.jsonl", RUN)
+    without = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert without["counts"]["sealed"] == 3  # a3, m2 and r2 are held out
+    assert {r["id"] for r in without["items"]} == {"a1", "a2", "m1"}
+    assert without["counts"]["ignored_lines"]["sealed"] == 2
+    assert without["splits"]["holdout"]["mrr"]["n"] == 0
+    text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
+    assert "note: 3 sealed holdout item(s) not scored (their labels need the key)" in text.out
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key))
+    opened = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert opened["counts"]["sealed"] == 0 and len(opened["items"]) == 5
+    assert opened["evalset"]["fingerprint"] == without["evalset"]["fingerprint"]

@@ -174,3 +174,13 @@ def test_the_command_prints_trec_evals_names(tmp_path: Path, cli) -> None:  # ty
     assert "P_15" not in text.out
     usage = cli(tmp_path, "score", "retrieval", "set", "--qrels", "q", "--run", "r")
     assert usage.code == 2 and "TREC mode takes --qrels QRELS --run RUN" in usage.err
+
+
+def test_a_run_whose_queries_are_interleaved(tmp_path: Path) -> None:
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n2 0 c 2\n")
+    (tmp_path / "r").write_text(
+        "1 Q0 x 1 0.9 r\n2 Q0 c 1 0.8 r\n1 Q0 a 2 0.7 r\n2 Q0 b 2 0.9 r\n1 Q0 y 3 0.1 r\n"
+    )
+    result = score_trec(tmp_path / "q", tmp_path / "r")
+    assert result.per_query["1"]["recip_rank"] == 0.5 and result.per_query["2"]["map"] == 1
+    _assert_equal(tmp_path / "q", tmp_path / "r")

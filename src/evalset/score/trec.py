@@ -30,6 +30,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
+from operator import ne
 from pathlib import Path
 from typing import Any
 
@@ -82,11 +83,27 @@ class Run:
     """The file line (from 1) of each entry."""
 
 
-def _codes(values: list[bytes]) -> tuple[list[bytes], NDArray[np.int64]]:
-    """The distinct values in order of appearance, and each value's index among them."""
+def _codes(values: list[bytes], grouped: bool = False) -> tuple[list[bytes], NDArray[np.int64]]:
+    """The distinct values in order of appearance, and each value's index among them. With
+    ``grouped`` (a run's queries, as runs are written), a column whose equal values stand
+    together is numbered from where the value changes, without a look-up per line."""
+    if grouped:
+        changes = list(compress(range(1, len(values)), map(ne, values[1:], values)))
+        names = [values[k] for k in [0, *changes]] if values else []
+        if len(set(names)) == len(names):
+            lengths: NDArray[np.int64] = np.diff(np.array([0, *changes, len(values)]))
+            return names, np.repeat(np.arange(len(names), dtype=np.int64), lengths)
     names = list(dict.fromkeys(values))
     index = {name: i for i, name in enumerate(names)}
     return names, np.fromiter(map(index.__getitem__, values), np.int64, len(values))
+
+
+def _numbers(texts: list[bytes]) -> NDArray[np.float64]:
+    """Score texts as numbers; NaN where one is not a number."""
+    try:
+        return np.fromiter(map(float, texts), np.float64, len(texts))
+    except ValueError:
+        return np.array([_number(t) for t in texts], dtype=np.float64)
 
 
 def default_measures(cutoffs: Sequence[int] = CUTOFFS) -> list[str]:
@@ -252,17 +269,14 @@ def read_run(path: Path) -> Run:
             "document, rank, score, run name)."
         )
     texts = columns.column(4)
-    try:
-        scores = np.fromiter(map(float, texts), np.float64, len(texts))
-    except ValueError:
-        scores = np.array([_number(t) for t in texts], dtype=np.float64)
+    scores = _numbers(texts)
     if not np.isfinite(scores).all():
         at = int(np.flatnonzero(~np.isfinite(scores))[0])
         raise TrecFileError(
             f"{path}:{columns.numbers[at]}: score {texts[at].decode()!r} is not a number; the "
             "fifth column of a run line is the score (higher is retrieved first)."
         )
-    query_names, queries = _codes(columns.column(0))
+    query_names, queries = _codes(columns.column(0), grouped=True)
     doc_names, docs = _codes(columns.column(2))
     keys = queries * len(doc_names) + docs
     ordered = np.sort(keys)
@@ -308,24 +322,25 @@ class TrecResult:
 
     def to_json_text(self) -> str:
         """``to_json()`` as indented JSON, each query on one line, written without building
-        the nested dictionaries (a run of 30,000 queries has a million values)."""
+        the nested dictionaries (a run of 30,000 queries has a million values): each
+        distinct value is formatted once."""
+        from evalset.score.report import number_texts
+
         names = self.measures[1:]
-        template = (
-            "{"
-            + ", ".join(f"{json.dumps(m)}: {'%d' if m in SUMMED else '%r'}" for m in names)
-            + "}"
-        )
+        template = "{" + ", ".join(f"{json.dumps(m)}: %s" for m in names) + "}"
+        texts = number_texts(self.values)
+        for j, m in enumerate(names):
+            if m in SUMMED:  # counts print as integers
+                texts[:, j] = self.values[:, j].astype(np.int64).astype(str)
         head = json.dumps({"all": self.all}, indent=2)[:-2]
         rows = [
             f"    {json.dumps(q, ensure_ascii=False)}: {template % tuple(row)}"
-            for q, row in zip(self.queries, self.values.tolist(), strict=True)
+            for q, row in zip(self.queries, texts.tolist(), strict=True)
         ]
+        if not rows:
+            return f'{head},\n  "per_query": {{}}\n}}'
         body = ",\n".join(rows)
-        return (
-            f'{head},\n  "per_query": {{\n{body}\n  }}\n}}'
-            if rows
-            else (f'{head},\n  "per_query": {{}}\n}}')
-        )
+        return f'{head},\n  "per_query": {{\n{body}\n  }}\n}}'
 
 
 def evaluate(qrels: Qrels, run: Run, cutoffs: Sequence[int] = CUTOFFS) -> TrecResult:
