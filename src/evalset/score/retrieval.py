@@ -184,6 +184,9 @@ def _check_lines(
             "--skip-invalid."
         )
     run.invalid = sorted(run.invalid + problems)
+    if problems:  # left out (--skip-invalid): they count nowhere else
+        refused = {n for n, _ in problems}
+        run.lines = [line for line in run.lines if line.line not in refused]
     if not kept and not scored_ids:
         raise RunFileError(
             f"{run.path}: answers no active answerable item of set {loaded.name}; there is "
@@ -229,6 +232,27 @@ def _unresolved(line: RunLine, rank: int, chunk: Chunk, how: str) -> dict[str, A
     }
 
 
+def _credit(
+    scored: _Scored,
+    targets: Targets,
+    resolver: Resolver,
+    granularity: Granularity,
+    deepest: int,
+    unresolved: list[dict[str, Any]],
+) -> None:
+    """The credited ranks of one line, and what its first entries stand for."""
+    line = scored.line
+    if line is None or not line.retrieved:
+        return
+    if line.plain and granularity == "section":
+        scored.ranks = credited_ranks_plain(targets, line.retrieved)  # type: ignore[arg-type]
+        scored.shown = line.retrieved[:deepest]  # type: ignore[assignment]
+        return
+    cited = _entry_citations(line, resolver, granularity, unresolved)
+    scored.ranks = credited_ranks(targets, cited, granularity)
+    scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
+
+
 def _score(
     loaded: SetFile,
     run: RunFile,
@@ -258,17 +282,7 @@ def _score(
         t = targets.get(s.item.id)
         if t is None:
             t = targets[s.item.id] = matcher.targets(s.item.expected_sources)
-        line = s.line
-        if line is None or not line.retrieved:
-            continue
-        assert line.retrieved is not None
-        if line.plain and options.granularity == "section":
-            s.ranks = credited_ranks_plain(t, line.retrieved)  # type: ignore[arg-type]
-            s.shown = line.retrieved[:deepest]  # type: ignore[assignment]
-        else:
-            cited = _entry_citations(line, resolver, options.granularity, unresolved)
-            s.ranks = credited_ranks(t, cited, options.granularity)
-            s.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
+        _credit(s, t, resolver, options.granularity, deepest, unresolved)
     expected = np.array([targets[s.item.id].count for s in scored], dtype=np.int64)
     values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
     names = [m.name for m in metrics]
