@@ -163,7 +163,7 @@ def test_a_category_without_items_is_shown_as_such(score_ws: Path) -> None:
     assert report.data["categories"]["multi"]["mrr"]["n"] == 0
 
 
-def test_sealed_holdout_items_are_scored_only_with_the_key(score_ws: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_sealed_holdout_items_need_the_key(score_ws: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from pyrage import x25519
 
     identity = x25519.Identity.generate()
