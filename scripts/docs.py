@@ -33,6 +33,18 @@ def _default(param: Any) -> str:
     return f"`{default}`"
 
 
+def _commands(group: Any, ctx: Any, prefix: str) -> list[tuple[str, Any, Any]]:
+    """Every command under ``group`` as (full name, command, context), a group before its
+    subcommands, in the order `--help` lists them."""
+    found = []
+    for name, sub in group.commands.items():
+        sub_ctx = sub.context_class(sub, info_name=name, parent=ctx)
+        found.append((f"{prefix} {name}", sub, sub_ctx))
+        if getattr(sub, "commands", None):
+            found += _commands(sub, sub_ctx, f"{prefix} {name}")
+    return found
+
+
 def render_cli() -> str:
     """The command-line reference, in the order `evalset --help` lists the commands."""
     from evalset.cli.app import command
@@ -53,17 +65,20 @@ def render_cli() -> str:
         "argument and option.",
         "",
     ]
-    out += [f"- [`evalset {name}`](#evalset-{name}): {_cell(sub.help.split(chr(10))[0])}"
-            for name, sub in root.commands.items()]  # fmt: skip
-    for name, sub in root.commands.items():
-        ctx = sub.context_class(sub, info_name=name, parent=root_ctx)
+    listed = _commands(root, root_ctx, "evalset")
+    out += [f"- [`{name}`](#{name.replace(' ', '-')}): {_cell(sub.help.split(chr(10))[0])}"
+            for name, sub, _ in listed]  # fmt: skip
+    for name, sub, ctx in listed:
         usage = sub.get_usage(ctx).removeprefix("Usage: ")
-        out += ["", f"## evalset {name}", "", "```text", usage, "```", ""]
+        out += ["", f"## {name}", "", "```text", usage, "```", ""]
         for paragraph in sub.help.split("\n\n"):
             if paragraph.startswith("Example: "):
                 out += ["```console", "$ " + paragraph.removeprefix("Example: "), "```", ""]
             else:
                 out += [paragraph, ""]
+        if getattr(sub, "commands", None):
+            out += [f"Commands: {', '.join(f'`{name} {c}`' for c in sub.commands)}."]
+            continue
         params = [p for p in sub.get_params(ctx) if p.param_type_name == "argument"]
         if params:
             out += ["| argument | meaning |", "|---|---|"]

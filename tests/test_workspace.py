@@ -33,7 +33,7 @@ def test_init_scaffolds_a_valid_workspace(git_repo: Path, cli) -> None:  # type:
     workspace = find_workspace(git_repo)
     report = validate(set_paths(workspace))
     assert report.errors == []
-    assert (git_repo / ".gitignore").read_text() == "/.evalset/\n/reports/\n"
+    assert (git_repo / ".gitignore").read_text() == "/.evalset/\n/reports/*\n!/reports/accepted/\n"
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-qm", "scaffold")  # everything init writes can be committed
 
@@ -43,7 +43,9 @@ def test_init_never_overwrites(git_repo: Path, cli) -> None:  # type: ignore[no-
     (git_repo / ".gitignore").write_text("*.pyc")
     assert cli(git_repo, "init", "--name", "x").code == 0
     assert (git_repo / "dvc.yaml").read_text() == "stages: {}\n"
-    assert (git_repo / ".gitignore").read_text() == "*.pyc\n/.evalset/\n/reports/\n"
+    assert (git_repo / ".gitignore").read_text() == (
+        "*.pyc\n/.evalset/\n/reports/*\n!/reports/accepted/\n"
+    )
     set_file = git_repo / "sets" / "x.yaml"
     set_file.write_text(set_file.read_text() + "# mine\n")
     before = {

@@ -160,7 +160,9 @@ def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = F
         with path.open("x", encoding="utf-8") as f:
             f.write(text)
         result.created.append(path)
-    _ensure_ignored(root / ".gitignore", [f"/{STATE_DIR}/", "/reports/"], result)
+    # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
+    ignored = [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
+    _ensure_ignored(root / ".gitignore", ignored, result)
     for path in write_schemas(root / "schemas", overwrite=False):
         result.created.append(path)
     install_merge_driver(root, "sets", result)

@@ -52,7 +52,7 @@ def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     # Work on the tree as it is now (the test may run before a commit).
-    for name in ("dvc.yaml", "corpus", "sets", "snapshots", "pyproject.toml", ".dvc"):
+    for name in ("dvc.yaml", "corpus", "sets", "snapshots", "examples", "pyproject.toml", ".dvc"):
         src, dst = ROOT / name, clone / name
         if src.is_dir():
             shutil.rmtree(dst, ignore_errors=True)
@@ -73,7 +73,7 @@ def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for stage in ("snapshot", "validate", "stale"):
+    for stage in ("snapshot", "validate", "stale", "score"):
         assert f"Running stage '{stage}'" in done.stdout
     report = json.loads((clone / "reports" / "stale.json").read_text())
     assert [item["id"] for item in report["items"]] == [
@@ -85,3 +85,6 @@ def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
         "q-029",
     ]
     assert tracked() == before  # an unchanged corpus adds no snapshot and edits no set
+    scored = json.loads((clone / "reports" / "score.json").read_text())
+    assert scored["evalset"]["set"] == "acme-support" and scored["counts"]["scored"] == 32
+    assert (clone / "reports" / "score.html").read_text().startswith("<!DOCTYPE html>")

@@ -48,7 +48,8 @@ def _findings(path: Path, text: str) -> list[tuple[Any, ...]]:
 def test_positions_are_those_of_short_comments(tmp_path: Path, where: str) -> None:
     template, _ = WHERE[where]
     # an unknown field deep in the item and one at its top: both need positions
-    broken = template.replace("      - text: fact 1\n", "      - text: fact 1\n        sourcse: []\n")
+    point = "      - text: fact 1\n"
+    broken = template.replace(point, point + "        sourcse: []\n")
     broken = broken.replace("    category: a", "    categroy: a", 1)
     short = _findings(tmp_path / "short.yaml", broken.replace("{c}", "short"))
     long = _findings(tmp_path / "long.yaml", broken.replace("{c}", LONG))

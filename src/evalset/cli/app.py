@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from evalset.cli import corpus, holdout, inspect, setup, versions
+from evalset.cli import corpus, holdout, inspect, score, setup, versions
 from evalset.cli.output import echo
 from evalset.cli.run import version as print_version
 
@@ -41,6 +41,7 @@ corpus.register(app)
 setup.register(app)
 versions.register(app)
 holdout.register(app)
+score.register(app)
 
 
 def command() -> Any:

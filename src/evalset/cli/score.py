@@ -1,0 +1,331 @@
+"""Commands that score runs and gate on them: score retrieval, gate, accept."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from evalset.cli.output import echo, emit_json, table
+
+if TYPE_CHECKING:
+    from evalset.score.gate import GateResult
+    from evalset.score.trec import TrecResult
+
+_JSON = typer.Option(False, "--json", help="Print one JSON document.")
+
+score_app = typer.Typer(
+    name="score",
+    help="""Score a run of your system against a set, and write the pinned report.
+
+    `evalset score retrieval` scores what the retriever returned for each item.
+
+    Example: evalset score retrieval acme-support examples/runs/acme-support-bm25.jsonl
+    """,
+    no_args_is_help=True,
+)
+
+
+def _ks(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
+    if text is None:
+        return default
+    try:
+        found = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        found = ()
+    if not found or found[0] < 1 or found[-1] > 100_000:
+        raise typer.BadParameter(
+            "give whole numbers from 1 to 100000, comma-separated", param_hint="--k"
+        )
+    return found
+
+
+def retrieval(
+    set_ref: str = typer.Argument(None, metavar="SET", help="The set, by name or path."),
+    run: Path = typer.Argument(
+        None, metavar="RUN", help="The run file: JSONL, one line per item and trial."
+    ),
+    output: Path = typer.Option(None, "-o", "--output", help="Write the JSON report here."),
+    fmt: str = typer.Option(
+        "text", "--format", metavar="FORMAT", help="text, or md for a pull-request comment."
+    ),
+    html: Path = typer.Option(
+        None, "--html", metavar="FILE", help="Also write the report as a self-contained page."
+    ),
+    k: str = typer.Option(
+        None, "--k", metavar="K", help="Cutoffs, comma-separated (default 1,3,5,10)."
+    ),
+    granularity: str = typer.Option(
+        "section", "--granularity", help="section (a subsection counts) or document."
+    ),
+    snapshot: str = typer.Option(
+        None, "--snapshot", metavar="ID", help="The snapshot the run retrieved from (newest)."
+    ),
+    allow_stale: bool = typer.Option(
+        False, "--allow-stale", help="Score a set with stale items, marking them."
+    ),
+    skip_invalid: bool = typer.Option(
+        False, "--skip-invalid", help="Leave out invalid run lines, listing them."
+    ),
+    qrels: Path = typer.Option(
+        None, "--qrels", metavar="QRELS", help="TREC mode: a qrels file (with --run)."
+    ),
+    trec_run: Path = typer.Option(
+        None, "--run", metavar="RUN", help="TREC mode: a TREC run file (with --qrels)."
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Score what a retriever returned: hit@K, MRR, recall@K, precision@K, nDCG@K, MAP.
+
+    Refuses an invalid set, or one stale against the run's snapshot. Prints the misses
+    first, then each metric per category with its 95% interval; -o writes the JSON report,
+    which carries the set's pin (`evalset check-pin` accepts it). With --qrels and --run it
+    scores standard TREC files as trec_eval does.
+
+    Example: evalset score retrieval acme-support run.jsonl -o reports/score.json
+    """
+    if fmt not in ("text", "md"):
+        raise typer.BadParameter("use text or md", param_hint="--format")
+    if granularity not in ("section", "document"):
+        raise typer.BadParameter("use section or document", param_hint="--granularity")
+    if qrels is not None or trec_run is not None:
+        if qrels is None or trec_run is None or set_ref is not None or run is not None:
+            raise typer.BadParameter(
+                "TREC mode takes --qrels QRELS --run RUN and no SET or RUN argument",
+                param_hint="--qrels",
+            )
+        _trec(qrels, trec_run, k, as_json)
+        return
+    if set_ref is None or run is None:
+        raise typer.BadParameter("give the set and the run file (or --qrels and --run)")
+    from evalset.config import find_workspace
+    from evalset.score.markdown import markdown
+    from evalset.score.metrics import DEFAULT_K
+    from evalset.score.report import write_report
+    from evalset.score.retrieval import Options, score_retrieval
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace()
+    options = Options(
+        ks=_ks(k, DEFAULT_K),
+        granularity=granularity,
+        snapshot=snapshot,
+        allow_stale=allow_stale,
+        skip_invalid=skip_invalid,
+    )
+    report = score_retrieval(ws, resolve_set(ws, set_ref), run, options)
+    text = report.render()
+    if output is not None:
+        write_report(output, text)
+    if html is not None:
+        from evalset.score.html import page
+
+        write_report(html, page(report.data))
+    if as_json:
+        sys.stdout.write(text)
+    elif fmt == "md":
+        echo(markdown(report.data), nl=False)
+    else:
+        _print_report(report.data)
+        for path, what in ((output, "report"), (html, "page")):
+            if path is not None:
+                echo(f"{what} written to {path}")
+
+
+def _print_report(data: dict[str, Any]) -> None:
+    from evalset.score.markdown import columns, metric_rows, miss_cells, notes, title
+
+    counts = data["counts"]
+    k = max(data["settings"]["k"])
+    echo(
+        f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), "
+        f"run {data['run']['path']}",
+        bold=True,
+    )
+    misses = data["misses"]
+    if misses:
+        echo(f"misses, start reading here ({len(misses)} item(s) with no expected source in the "
+             f"first {k} entries):", fg="red")  # fmt: skip
+        for miss in misses:
+            ident, category, split, trials, expected, retrieved = miss_cells(miss)
+            echo(f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}")
+            echo(f"      expected   {expected}")
+            echo(f"      retrieved  {retrieved}")
+    else:
+        echo(f"no misses: every scored item had an expected source in the first {k} entries")
+    tables = columns(data)
+    echo("")
+    table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
+    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    if splits:
+        echo("")
+        table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
+    echo("values: mean over items [95% interval]; n per group in the JSON report")
+    for note in notes(data):
+        echo(f"note: {note}", fg="yellow")
+
+
+def _trec(qrels: Path, run: Path, k: str | None, as_json: bool) -> None:
+    from evalset.score.trec import CUTOFFS, score_trec
+
+    result = score_trec(qrels, run, _ks(k, CUTOFFS))
+    if as_json:
+        sys.stdout.write(result.to_json_text() + "\n")
+        return
+    _print_trec(result)
+
+
+def _print_trec(result: TrecResult) -> None:
+    """Like trec_eval's summary: measure, all, value (four decimals)."""
+    for name, value in result.all.items():
+        shown = str(value) if isinstance(value, int) else f"{value:.4f}"
+        echo(f"{name:<22}\tall\t{shown}")
+
+
+def gate(
+    first: Path = typer.Argument(
+        ..., metavar="BASELINE", help="The baseline report (or, alone, the current report)."
+    ),
+    second: Path = typer.Argument(
+        None,
+        metavar="CURRENT",
+        help="The current report; without it, FIRST is compared with the set's accepted run.",
+    ),
+    margin: float = typer.Option(
+        0.03, "--margin", min=0, help="The largest drop allowed in any category."
+    ),
+    metric: list[str] = typer.Option(
+        None, "--metric", metavar="M", help="Gate on these metrics (default: all both share)."
+    ),
+    allow_snapshot_change: bool = typer.Option(
+        False,
+        "--allow-snapshot-change",
+        help="Compare reports on different snapshots or metric definitions.",
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Compare a run with the accepted one per category; exit 1 when any category dropped.
+
+    A drop of more than the margin in any category's metric fails, even when the overall mean
+    rose. Each difference comes with a paired bootstrap interval. Reports on different set
+    versions are compared on the items whose fingerprints are equal.
+
+    Example: evalset gate reports/score.json --margin 0.03
+    """
+    from evalset.config import find_workspace
+    from evalset.score.gate import baseline_for, load_checked
+    from evalset.score.gate import gate as run
+
+    ws = find_workspace()
+    if second is None:
+        current_path = first
+        current = load_checked(ws, current_path)
+        baseline_path = baseline_for(ws, current, current_path)
+    else:
+        baseline_path, current_path = first, second
+        current = load_checked(ws, current_path)
+    baseline = load_checked(ws, baseline_path)
+    wanted = [m.strip() for item in metric or [] for m in item.split(",") if m.strip()]
+    result = run(
+        baseline, current, baseline_path, current_path, margin, wanted, allow_snapshot_change
+    )
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        _print_gate(result)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _print_gate(result: GateResult) -> None:
+    left = result.left_out
+    echo(
+        f"gate: {result.current} against {result.baseline}: {result.compared} item(s) "
+        f"compared, {result.left_out_count} left out ({len(left['added'])} added, "
+        f"{len(left['removed'])} removed, {len(left['changed'])} changed)",
+        bold=True,
+    )
+    for note in result.notes:
+        echo(f"note: {note}", fg="yellow")
+    for c in result.regressions:
+        echo(
+            f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
+            f"(difference {_difference(c.difference)}), a drop beyond the margin "
+            f"{result.margin:g}",
+            fg="red",
+        )
+    rows = [
+        (
+            c.category,
+            c.metric,
+            f"{c.baseline:.3f}",
+            f"{c.current:.3f}",
+            _difference(c.difference),
+            "REGRESSION" if c.regression else "",
+        )
+        for c in result.comparisons
+    ]
+    rows += [
+        ("(all compared)", c.metric, f"{c.baseline:.3f}", f"{c.current:.3f}",
+         _difference(c.difference), "")
+        for c in result.overall
+    ]  # fmt: skip
+    table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
+    if result.ok:
+        echo(f"ok: no category dropped by more than {result.margin:g}", fg="green")
+    else:
+        echo(
+            f"failed: {len(result.regressions)} regression(s) beyond the margin {result.margin:g}",
+            fg="red",
+        )
+
+
+def _difference(d: Any) -> str:
+    return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
+
+
+def accept(
+    report: Path = typer.Argument(..., help="The report to accept (written by evalset score)."),
+    as_json: bool = _JSON,
+) -> None:
+    """Record a report as its set's accepted run (reports/accepted/SET.json), for the gate.
+
+    The report is checked first (its digest, and its pin when it names a release) and
+    copied unchanged. Commit the copy: `evalset gate CURRENT.json` compares with it.
+
+    Example: evalset accept reports/score.json
+    """
+    from evalset.config import find_workspace
+    from evalset.score.gate import accept as run
+
+    ws = find_workspace()
+    done = run(ws, report)
+    shown = done.path.relative_to(ws.root)
+    if as_json:
+        emit_json(
+            {
+                "set": done.set,
+                "accepted": str(shown),
+                "replaced": done.replaced,
+                "version": done.version,
+                "ignored_by_git": done.ignored,
+            }
+        )
+        return
+    what = "is now" if done.replaced else "becomes"
+    echo(f"{report} {what} the accepted run of {done.set}: {shown}; commit it (git add {shown})")
+    if done.ignored:
+        echo(
+            f"note: git ignores {shown}: in .gitignore, replace /reports/ by /reports/* and "
+            "!/reports/accepted/ so that accepted runs can be committed",
+            fg="yellow",
+        )
+
+
+def register(app: typer.Typer) -> None:
+    score_app.command()(retrieval)
+    app.add_typer(score_app)
+    app.command()(gate)
+    app.command()(accept)

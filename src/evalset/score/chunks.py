@@ -1,0 +1,195 @@
+"""Chunks to citations: which section of the run's snapshot a retrieved chunk comes from.
+
+A retriever that knows nothing of anchors returns chunks: a document and a piece of its text
+(``{"doc": ..., "text": ...}``), or a span of the document's source (``{"doc": ...,
+"start": ..., "end": ...}``). A chunk stands for the most specific section that holds it:
+
+1. **exact**: its text, normalised as snapshots normalise text (Unicode NFC, white space
+   collapsed), and failing that rendered as the document's format renders it (markup
+   removed), occurs in the section's heading and text. The most specific such section wins;
+   when the same passage is in two unrelated sections, the chunk stands for both. A chunk
+   that lies before the first heading, or spans two top-level sections, stands for the
+   whole document.
+2. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
+   from the snapshot), the most specific section that holds at least ``OVERLAP`` (80%) of
+   the chunk's word trigrams (lower-case words; single words for chunks under three words),
+   else the document when it does.
+
+What does not resolve (unknown document, too little overlap, a source that cannot be read)
+is listed in the report with the reason, and scored as matching nothing: never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evalset.corpus import sectioner_for
+from evalset.corpus.manifest import Snapshot
+from evalset.corpus.reading import parse_document
+from evalset.corpus.revision import git_blobs, git_name
+from evalset.corpus.sections import normalise
+from evalset.score.outline import DocumentView, Outlines
+from evalset.score.runfile import Chunk
+from evalset.sets.citations import Citation
+
+OVERLAP = 0.8
+"""Share of a chunk's word trigrams a section must hold for the chunk to resolve to it when
+its text is not found exactly."""
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a chunk stands for: citations (empty when unresolved), and how or why not."""
+
+    citations: tuple[Citation, ...]
+    how: str
+    """``exact``, ``rendered`` (found once its markup was removed), ``overlap``, or the reason
+    it did not resolve."""
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.citations)
+
+
+def _trigrams(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    if len(words) < 3:
+        return {(w,) for w in words}
+    return set(zip(words, words[1:], words[2:], strict=False))
+
+
+class Resolver:
+    """Resolves chunks against one snapshot; results are remembered per (doc, text)."""
+
+    def __init__(self, outlines: Outlines) -> None:
+        self.outlines = outlines
+        self._memo: dict[tuple[str, str], Resolution] = {}
+        self._sources: dict[str, str | None] = {}
+        self._grams: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        return self.outlines.snapshot
+
+    def resolve(self, chunk: Chunk) -> Resolution:
+        if chunk.text is not None:
+            key = (chunk.doc, chunk.text)
+            found = self._memo.get(key)
+            if found is None:
+                found = self._memo[key] = self._text(chunk.doc, chunk.text)
+            return found
+        assert chunk.start is not None and chunk.end is not None
+        source = self.source(chunk.doc)
+        if source is None:
+            why = self.outlines.unreadable.get(chunk.doc) or (
+                f"the source of {chunk.doc} as snapshot "
+                f"{self.snapshot.short if self.snapshot else '-'} saw it could not be read"
+            )
+            return Resolution((), f"unresolved: {why}")
+        if chunk.end > len(source):
+            return Resolution(
+                (), f"unresolved: the span ends at {chunk.end}, past the document's end "
+                f"({len(source)} characters)"
+            )  # fmt: skip
+        return self.resolve(Chunk(chunk.doc, text=source[chunk.start : chunk.end]))
+
+    def _text(self, doc: str, raw: str) -> Resolution:
+        view = self.outlines.view(doc)
+        if view is None:
+            return Resolution((), f"unresolved: {self.outlines.unreadable[doc]}")
+        text = normalise(raw)
+        found = _containing(view, text)
+        if found is not None:
+            return Resolution(found, "exact")
+        rendered = self._rendered(doc, raw)
+        if rendered and rendered != text:
+            found = _containing(view, rendered)
+            if found is not None:
+                return Resolution(found, "rendered")
+        return self._overlap(view, rendered or text)
+
+    def _rendered(self, doc: str, raw: str) -> str:
+        """The chunk as the document's format renders it (markup removed, normalised)."""
+        snap = self.snapshot
+        sectioner = sectioner_for(doc)
+        if sectioner is None or snap is None or snap.hash_mode != "rendered":
+            return ""
+        try:
+            return sectioner(raw, snap.hash_mode).text
+        except Exception:  # a sectioner of a plug-in may fail on a fragment
+            return ""
+
+    def _overlap(self, view: DocumentView, text: str) -> Resolution:
+        wanted = _trigrams(text)
+        if not wanted:
+            return Resolution((), "unresolved: the chunk has no words")
+        grams = self._grams.get(view.doc)
+        if grams is None:
+            grams = self._grams[view.doc] = {p.id: _trigrams(p.key) for p in view.by_size}
+            grams[""] = _trigrams(view.text)
+        best = 0.0
+        for part in view.by_size:
+            share = len(wanted & grams[part.id]) / len(wanted)
+            best = max(best, share)
+            if share >= OVERLAP:
+                return Resolution((Citation(view.doc, part.id),), "overlap")
+        share = len(wanted & grams[""]) / len(wanted)
+        if share >= OVERLAP:
+            return Resolution((Citation(view.doc),), "overlap")
+        best = max(best, share)
+        return Resolution(
+            (),
+            f"unresolved: not found in {view.doc}, and no section holds {OVERLAP:.0%} of its "
+            f"word trigrams (best {best:.0%})",
+        )
+
+    def source(self, doc: str) -> str | None:
+        """The document's source text as the snapshot saw it (working tree, else git at the
+        snapshot's commit), when it hashes to what the snapshot recorded."""
+        if doc in self._sources:
+            return self._sources[doc]
+        found = self._sources[doc] = self._source(doc)
+        return found
+
+    def _source(self, doc: str) -> str | None:
+        snap, root = self.snapshot, self.outlines.root
+        entry = snap.documents.get(doc) if snap is not None else None
+        if snap is None or entry is None:
+            if snap is not None:
+                self.outlines.unreadable[doc] = f"it is not in snapshot {snap.short}"
+            return None
+        if root is None:
+            return None
+        candidates: list[bytes] = []
+        path = root / snap.corpus / doc
+        if path.is_file():
+            candidates.append(path.read_bytes())
+        if snap.commit:
+            name = git_name(snap.commit, snap.corpus, doc)
+            blob = git_blobs(root, [name]).get(name)
+            if blob is not None:
+                candidates.append(blob)
+        for data in candidates:
+            parsed = parse_document(doc, data, snap.hash_mode, False)
+            if parsed.entry is not None and parsed.entry["hash"] == entry["hash"]:
+                return data.decode("utf-8", "replace").removeprefix("\ufeff")
+        return None
+
+
+def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
+    """The most specific sections whose heading and text contain ``text``; the document
+    when only its whole text does; None when not even that."""
+    if not text or text not in view.text:
+        return None
+    holding = [p for p in view.by_size if text in p.key]
+    if not holding:
+        return (Citation(view.doc),)
+    # shortest first: a holding section is not minimal when a shorter one lies inside it
+    # (a section's text holds its subsections' headings and texts)
+    minimal = [holding[0]]
+    for p in holding[1:]:
+        if not any(q.level > p.level and q.key in p.text for q in minimal):
+            minimal.append(p)
+    return tuple(Citation(view.doc, p.id) for p in minimal)

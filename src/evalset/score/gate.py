@@ -1,0 +1,372 @@
+"""The gate: a run's scores per category against the last accepted run, and accepting a run.
+
+Averages hide the category a change broke, so the gate compares each category on its own:
+for every metric both reports define (or those asked for), the mean over the items of the
+category in the current report against the same items in the baseline. A drop of more than
+the margin in any category fails the gate, even when the overall mean rose. Each
+difference comes with a paired bootstrap interval over the items.
+
+Reports pinned to different versions of a set are compared on the items whose fingerprints
+are equal in both pins; items added, removed or changed since are left out and counted.
+Reports on different corpus snapshots, or whose metric definitions differ, measure different
+things and are refused unless ``allow_snapshot_change``.
+
+`evalset accept REPORT` records a report as the set's accepted run: a copy, byte for byte, at
+``reports/accepted/<set>.json`` in the workspace, to commit; `evalset gate CURRENT` then
+compares with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evalset.config import Workspace
+from evalset.corpus.revision import run_git
+from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write
+from evalset.git import Version
+from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
+from evalset.score.report import ReportError, read_report
+from evalset.versions.pin import check_pin
+
+MARGIN = 0.03
+ACCEPTED = Path("reports") / "accepted"
+"""Where accepted runs are kept, under the workspace root (commit them)."""
+_EPSILON = 1e-12
+"""Sums of the same numbers in another order differ in the last bits; no regression hides
+there."""
+
+
+class GateRefused(EvalsetError):
+    """Two reports that cannot be compared (different sets, snapshots or definitions)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One metric of one category (or of all compared items) in both reports."""
+
+    category: str | None
+    metric: str
+    baseline: float
+    current: float
+    difference: Interval
+    regression: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "metric": self.metric,
+            "baseline": self.baseline,
+            "current": self.current,
+            "difference": self.difference.value,
+            "low": self.difference.low,
+            "high": self.difference.high,
+            "n": self.difference.n,
+            "regression": self.regression,
+        }
+
+
+@dataclass
+class GateResult:
+    baseline: Path
+    current: Path
+    margin: float
+    metrics: list[str]
+    compared: int
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    """``added``, ``removed`` and ``changed`` item ids."""
+    comparisons: list[Comparison] = field(default_factory=list)
+    overall: list[Comparison] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[Comparison]:
+        return [c for c in self.comparisons if c.regression]
+
+    @property
+    def ok(self) -> bool:
+        return not self.regressions
+
+    @property
+    def left_out_count(self) -> int:
+        return sum(len(ids) for ids in self.left_out.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "compared_items": self.compared,
+            "left_out_items": self.left_out_count,
+            "regressions": [
+                {
+                    "category": c.category,
+                    "metric": c.metric,
+                    "baseline": c.baseline,
+                    "current": c.current,
+                }
+                for c in self.regressions
+            ],
+            "left_out": self.left_out,
+            "margin": self.margin,
+            "comparisons": [c.to_json() for c in self.comparisons],
+            "overall": [c.to_json() for c in self.overall],
+        }
+
+
+def load_checked(ws: Workspace | None, path: Path) -> dict[str, Any]:
+    """A report, checked: readable, of a report's shape, unchanged since it was written
+    (its digest), and, when it names a release, with a pin `evalset check-pin` accepts."""
+    report, _ = read_report(path)
+    _check_release_pin(ws, path, report)
+    return report
+
+
+def _check_release_pin(ws: Workspace | None, path: Path, report: dict[str, Any]) -> None:
+    version = report["evalset"].get("version")
+    if not isinstance(version, str) or Version.parse(version) is None:
+        return  # an unreleased or modified working copy: no tag can vouch for it
+    if ws is None:
+        raise ReportError(
+            f"{path}: names release {version}, which can be checked only inside the set's "
+            "workspace; run the command there."
+        )
+    check = check_pin(ws, path)
+    if not check.ok:
+        raise ReportError(
+            f"{path}: its pin fails `evalset check-pin` ({check.problems[0]}); it was not "
+            "written on that release, or was edited since."
+        )
+
+
+def _item_values(
+    report: dict[str, Any], metrics: Sequence[str]
+) -> tuple[dict[str, int], list[str | None], NDArray[np.float64]]:
+    """Per item (id -> row of the matrix): category and the mean of each metric over its
+    trials."""
+    index: dict[str, int] = {}
+    categories: list[str | None] = []
+    sums: list[list[float]] = []
+    counts: list[int] = []
+    for row in report["items"]:
+        k = index.get(row["id"])
+        values = [float(row["metrics"].get(m, np.nan)) for m in metrics]
+        if k is None:
+            index[row["id"]] = len(sums)
+            categories.append(row.get("category"))
+            sums.append(values)
+            counts.append(1)
+        else:
+            sums[k] = [a + b for a, b in zip(sums[k], values, strict=True)]
+            counts[k] += 1
+    matrix = np.array(sums, dtype=np.float64).reshape(len(sums), len(metrics))
+    return index, categories, matrix / np.maximum(np.array(counts, dtype=np.float64), 1)[:, None]
+
+
+def _fingerprints(report: dict[str, Any]) -> dict[str, str] | None:
+    found = report["evalset"].get("item_fingerprints")
+    return found if isinstance(found, dict) else None
+
+
+def gate(
+    baseline: dict[str, Any],
+    current: dict[str, Any],
+    baseline_path: Path,
+    current_path: Path,
+    margin: float = MARGIN,
+    metrics: Sequence[str] | None = None,
+    allow_snapshot_change: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> GateResult:
+    """Compare two checked reports (see the module docstring)."""
+    b_pin, c_pin = baseline["evalset"], current["evalset"]
+    if b_pin.get("set") != c_pin.get("set"):
+        raise GateRefused(
+            f"{current_path}: scores set {c_pin.get('set')!r}, but the baseline "
+            f"{baseline_path} scores set {b_pin.get('set')!r}; compare reports of one set."
+        )
+    chosen = _metrics(baseline, current, baseline_path, current_path, metrics)
+    notes = _differences(
+        baseline, current, baseline_path, current_path, chosen, allow_snapshot_change
+    )
+    b_index, _, b_values = _item_values(baseline, chosen)
+    c_index, c_categories, c_values = _item_values(current, chosen)
+    b_fp, c_fp = _fingerprints(baseline), _fingerprints(current)
+    same_content = b_pin.get("fingerprint") == c_pin.get("fingerprint")
+    left: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
+    compared: list[str] = []
+    for ident in sorted(set(b_index) | set(c_index)):
+        if b_fp is None or c_fp is None:
+            if same_content and ident in b_index and ident in c_index:
+                compared.append(ident)
+            else:
+                left["changed"].append(ident)
+        elif ident not in b_fp:
+            left["added"].append(ident)
+        elif ident not in c_fp:
+            left["removed"].append(ident)
+        elif b_fp[ident] != c_fp[ident]:
+            left["changed"].append(ident)
+        elif ident in b_index and ident in c_index:
+            compared.append(ident)
+        else:  # scored in one report only (e.g. sealed there): not comparable
+            left["changed" if ident in b_fp else "added"].append(ident)
+    result = GateResult(baseline_path, current_path, margin, chosen, len(compared), left)
+    result.notes = notes
+    rows_b = np.array([b_index[i] for i in compared], dtype=np.int64)
+    rows_c = np.array([c_index[i] for i in compared], dtype=np.int64)
+    categories = [c_categories[c_index[i]] for i in compared]
+    order = list(dict.fromkeys(list(current.get("categories", {})) + list(baseline["categories"])))
+    others = sorted(c for c in set(categories) if c is not None and c not in order)
+    for category in order + others:
+        members = [k for k, c in enumerate(categories) if c == category]
+        if members:
+            result.comparisons += _compare(
+                category, chosen, b_values[rows_b[members]], c_values[rows_c[members]],
+                margin, resamples, seed,
+            )  # fmt: skip
+    if compared:
+        result.overall = _compare(
+            None, chosen, b_values[rows_b], c_values[rows_c], None, resamples, seed
+        )
+    return result
+
+
+def _compare(
+    category: str | None,
+    metrics: Sequence[str],
+    base: NDArray[np.float64],
+    cur: NDArray[np.float64],
+    margin: float | None,
+    resamples: int,
+    seed: int,
+) -> list[Comparison]:
+    differences = paired_difference(cur, base, f"gate:{category}", resamples, seed)
+    out = []
+    for j, metric in enumerate(metrics):
+        b, c = float(base[:, j].mean()), float(cur[:, j].mean())
+        drop = margin is not None and b - c > margin + _EPSILON
+        out.append(Comparison(category, metric, b, c, differences[j], drop))
+    return out
+
+
+def _metrics(
+    baseline: dict[str, Any],
+    current: dict[str, Any],
+    baseline_path: Path,
+    current_path: Path,
+    wanted: Sequence[str] | None,
+) -> list[str]:
+    b_defs, c_defs = baseline["definitions"], current["definitions"]
+    if not wanted:
+        shared = [m for m in b_defs if m in c_defs]
+        if not shared:
+            raise GateRefused(
+                f"{current_path}: shares no metric with the baseline {baseline_path}; "
+                "compare reports of the same kind."
+            )
+        return shared
+    for m in wanted:
+        for path, defs in ((baseline_path, b_defs), (current_path, c_defs)):
+            if m not in defs:
+                raise GateRefused(
+                    f"{path}: has no metric {m!r} (it has {', '.join(defs)}); name one of "
+                    "those with --metric."
+                )
+    return list(dict.fromkeys(wanted))
+
+
+def _differences(
+    baseline: dict[str, Any],
+    current: dict[str, Any],
+    baseline_path: Path,
+    current_path: Path,
+    metrics: Sequence[str],
+    allowed: bool,
+) -> list[str]:
+    """Refuse reports that measured different things, unless allowed; the notes say what
+    was allowed."""
+    notes = []
+    b_snap, c_snap = baseline.get("snapshot"), current.get("snapshot")
+    if b_snap != c_snap:
+        if not allowed:
+            raise GateRefused(
+                f"{current_path}: was scored against corpus snapshot {c_snap}, the baseline "
+                f"{baseline_path} against {b_snap}, so their scores are not comparable; score "
+                "both runs on one snapshot, or compare anyway with --allow-snapshot-change."
+            )
+        notes.append(f"snapshot changed: {b_snap} -> {c_snap}")
+    changed = [m for m in metrics if baseline["definitions"][m] != current["definitions"][m]]
+    if changed:
+        if not allowed:
+            raise GateRefused(
+                f"{current_path}: defines {changed[0]} differently from the baseline "
+                f"{baseline_path} ({_what_differs(baseline, current, changed[0])}), so the "
+                "scores are not comparable; score both with the same settings, or compare "
+                "anyway with --allow-snapshot-change."
+            )
+        notes.append(f"definitions changed: {', '.join(changed)}")
+    return notes
+
+
+def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str) -> str:
+    a, b = baseline["definitions"][metric], current["definitions"][metric]
+    preferred = ["granularity", "kind", "family"]  # say the setting, not the text it changes
+    keys = [k for k in dict.fromkeys([*preferred, *a, *b]) if a.get(k) != b.get(k)]
+    key = keys[0] if keys else "definition"
+    if key == "definition":
+        return "its definition changed"
+    return f"{key}: {a.get(key)!r} vs {b.get(key)!r}"
+
+
+def accepted_path(ws: Workspace, set_name: str) -> Path:
+    """Where a set's accepted run is kept."""
+    return ws.root / ACCEPTED / f"{set_name}.json"
+
+
+def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> Path:
+    """The accepted run of the set a report scores."""
+    name = current["evalset"].get("set")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        raise ReportError(f"{current_path}: its pin names no set; give a report of a set.")
+    path = accepted_path(ws, name)
+    if not path.is_file():
+        raise GateRefused(
+            f"{current_path}: set {name} has no accepted run yet ({path.relative_to(ws.root)} "
+            f"is missing); accept one with `evalset accept REPORT.json`, or give the baseline "
+            "report as the first argument."
+        )
+    return path
+
+
+@dataclass
+class Accepted:
+    set: str
+    path: Path
+    replaced: bool
+    version: str | None
+    ignored: bool = False
+    """Whether git ignores the copy (a .gitignore written before accepted runs existed)."""
+
+
+def accept(ws: Workspace, report_path: Path) -> Accepted:
+    """Record a checked report as its set's accepted run (its bytes, unchanged)."""
+    report = load_checked(ws, report_path)
+    name = report["evalset"]["set"]
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        raise ReportError(f"{report_path}: its pin names no set; give a report of a set.")
+    target = accepted_path(ws, name)
+    replaced = target.is_file()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, report_path.read_bytes())
+    except OSError as exc:
+        raise ReportError(f"{target}: cannot be written ({exc.strerror}).") from None
+    ignored = run_git(ws.root, "check-ignore", "-q", str(target.relative_to(ws.root))) is not None
+    return Accepted(name, target, replaced, report["evalset"].get("version"), ignored)

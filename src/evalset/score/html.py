@@ -1,0 +1,184 @@
+"""A report as one self-contained HTML page: the pin, the misses, and per metric a bar chart
+of every category with its 95% interval.
+
+Everything is inline (styles and SVG; no script, font or image is fetched), so the page can
+be mailed or attached to a CI run and viewed offline. Each bar and interval carries
+``data-category``, ``data-metric``, ``data-value``, ``data-low`` and ``data-high`` so that
+a test, or a reader's own tooling, can check what was drawn.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from evalset.score.markdown import cell, columns, miss_cells, notes, title
+
+CHART_HEIGHT = 160
+"""Pixels from 0 to 1 on a chart's axis."""
+BAR = 44
+GAP = 44
+LEFT = 40
+TOP = 14
+BOTTOM = 58
+
+STYLE = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
+       color: #1f2328; max-width: 1200px; }
+h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
+.meta { color: #59636e; }
+table { border-collapse: collapse; margin: 8px 0; }
+th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+code, pre { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
+.charts { display: flex; flex-wrap: wrap; gap: 18px; }
+figure { margin: 0; border: 1px solid #d1d9e0; padding: 6px; }
+figcaption { font-weight: 600; }
+.bar { fill: #4f7cc4; } .bar.overall { fill: #2f4f7f; }
+.interval { stroke: #1f2328; stroke-width: 1.5; }
+.axis { stroke: #8c959f; stroke-width: 1; } .grid { stroke: #eaeef2; stroke-width: 1; }
+.label { font-size: 11px; fill: #1f2328; } .tick { font-size: 10px; fill: #59636e; }
+.empty { font-size: 10px; fill: #8c959f; }
+.note { background: #fff8c5; padding: 4px 8px; margin: 4px 0; }
+"""
+
+
+def _y(value: float) -> float:
+    return TOP + CHART_HEIGHT * (1 - min(max(value, 0.0), 1.0))
+
+
+def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
+    """One metric: a bar per table (overall, then categories) with its interval."""
+    width = LEFT + len(tables) * (BAR + GAP) + GAP
+    height = TOP + CHART_HEIGHT + BOTTOM
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(metric)} by category">'
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = _y(tick)
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{width}" y1="{y:.1f}" y2="{y:.1f}"/>')
+        parts.append(
+            f'<text class="tick" x="{LEFT - 4}" y="{y + 3:.1f}" text-anchor="end">{tick:g}</text>'
+        )
+    parts.append(
+        f'<line class="axis" x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + CHART_HEIGHT}"/>'
+    )
+    for k, (name, table) in enumerate(tables):
+        x = LEFT + GAP + k * (BAR + GAP)
+        entry = table.get(metric) or {}
+        value = entry.get("value")
+        attrs = f'data-category="{escape(name)}" data-metric="{escape(metric)}"'
+        if value is None:
+            parts.append(
+                f'<text class="empty" {attrs} x="{x + BAR / 2}" y="{_y(0) - 4}" '
+                'text-anchor="middle">no items</text>'
+            )
+        else:
+            low, high, n = entry["low"], entry["high"], entry["n"]
+            top = _y(value)
+            kind = "bar overall" if name == "overall" else "bar"
+            data = f'{attrs} data-value="{value!r}" data-low="{low!r}" data-high="{high!r}"'
+            parts.append(
+                f'<rect class="{kind}" {data} x="{x}" y="{top:.2f}" width="{BAR}" '
+                f'height="{_y(0) - top:.2f}"><title>{escape(name)}: {escape(cell(entry))}, '
+                f"n={n}</title></rect>"
+            )
+            mid, y_low, y_high = x + BAR / 2, _y(low), _y(high)
+            parts.append(
+                f'<line class="interval" {data} x1="{mid}" x2="{mid}" y1="{y_high:.2f}" '
+                f'y2="{y_low:.2f}"/>'
+            )
+            for y in (y_low, y_high):
+                parts.append(
+                    f'<line class="interval-cap" x1="{mid - 6}" x2="{mid + 6}" y1="{y:.2f}" '
+                    f'y2="{y:.2f}" stroke="#1f2328" stroke-width="1.5"/>'
+                )
+        label = name if len(name) <= 14 else name[:13] + "…"
+        parts.append(
+            f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
+            f'text-anchor="middle">{escape(label)}</text>'
+        )
+        if value is not None:
+            parts.append(
+                f'<text class="tick" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 27}" '
+                f'text-anchor="middle">{value:.2f}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def page(data: dict[str, Any]) -> str:
+    """The report as one HTML page that needs no network to view."""
+    pin = data["evalset"]
+    k = max(data["settings"]["k"])
+    shown_pin = {key: value for key, value in pin.items() if key != "item_fingerprints"}
+    if "item_fingerprints" in pin:
+        shown_pin["item_fingerprints"] = f"{len(pin['item_fingerprints'])} item fingerprints"
+    tables = columns(data)
+    misses = data.get("misses", [])
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Retrieval: {escape(title(data))}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>Retrieval: {escape(title(data))}</h1>",
+        f'<p class="meta">Run <code>{escape(data["run"]["path"])}</code> '
+        f"({escape(data['run']['sha256'])}), {data['counts']['scored']} item(s) scored, "
+        f"{data['run']['trials']} trial(s); {escape(data['tool'])}.</p>",
+    ]
+    out += [f'<p class="note">{escape(n)}</p>' for n in notes(data)]
+    out.append(f'<h2 id="misses">Misses: start reading here ({len(misses)})</h2>')
+    if misses:
+        out.append(
+            f"<p>Items with no expected source in the first {k} retrieved entries.</p>"
+            + _table(
+                ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"],
+                [miss_cells(m) for m in misses],
+                "misses",
+            )
+        )
+    else:
+        out.append(f"<p>Every scored item had an expected source in the first {k}.</p>")
+    out.append('<h2 id="charts">By category, with 95% intervals</h2><div class="charts">')
+    for metric, definition in data["definitions"].items():
+        out.append(
+            f'<figure data-metric="{escape(metric)}"><figcaption>{escape(metric)}</figcaption>'
+            f'{chart(metric, tables)}<div class="meta" style="max-width: 420px">'
+            f"{escape(definition['definition'])}</div></figure>"
+        )
+    out.append("</div>")
+    out.append('<h2 id="table">Per category</h2>')
+    out.append(
+        _table(
+            ["metric", *(name for name, _ in tables)],
+            [[m] + [cell(t.get(m)) for _, t in tables] for m in data["definitions"]],
+            "categories",
+        )
+    )
+    splits = [(name, t) for name, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    if splits:
+        out.append('<h2 id="splits">Per split</h2>')
+        out.append(
+            _table(
+                ["metric", *(name for name, _ in splits)],
+                [[m] + [cell(t.get(m)) for _, t in splits] for m in data["definitions"]],
+                "splits",
+            )
+        )
+    out.append('<h2 id="pin">Pin</h2>')
+    out.append(
+        f'<pre class="pin">{escape(json.dumps(shown_pin, indent=2, ensure_ascii=False))}</pre>'
+    )
+    out.append(f'<p class="meta">Matching: {escape(data["settings"]["matching"])}</p>')
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,133 @@
+"""A report as a pull-request comment (markdown), and the cells the terminal tables share:
+the misses first ("start reading here"), then each metric per category with its interval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_MISSES = 20
+"""Misses listed in a comment (the report holds them all)."""
+
+
+def cell(entry: dict[str, Any] | None) -> str:
+    """``0.625 [0.480, 0.741]``; ``-`` when nothing was scored."""
+    if not entry or entry.get("value") is None:
+        return "-"
+    return f"{entry['value']:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
+
+
+def columns(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The tables to show side by side: overall, then each category with scored items."""
+    found = [("overall", data["overall"])]
+    found += [(name, table) for name, table in data["categories"].items() if _scored(table)]
+    return found
+
+
+def _scored(table: dict[str, Any]) -> bool:
+    return any(entry.get("n") for entry in table.values())
+
+
+def metric_rows(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
+    """One row per metric: its name, then a cell per table."""
+    return [
+        [metric] + [cell(table.get(metric)) for _, table in tables]
+        for metric in data["definitions"]
+    ]
+
+
+def title(data: dict[str, Any]) -> str:
+    pin = data["evalset"]
+    version = pin.get("version") or "unreleased"
+    return f"{pin.get('set')} {version}, snapshot {data.get('snapshot') or '-'}"
+
+
+def miss_cells(miss: dict[str, Any]) -> list[str]:
+    marks = [m for m in ("stale", "missing") if miss.get(m)]
+    trials = f"{miss['missed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
+    return [
+        miss["id"] + (f" ({', '.join(marks)})" if marks else ""),
+        str(miss.get("category")),
+        miss.get("split", ""),
+        trials,
+        ", ".join(miss["expected"]),
+        ", ".join(miss["retrieved"]) or "(nothing)",
+    ]
+
+
+def notes(data: dict[str, Any]) -> list[str]:
+    """What a reader must know besides the numbers."""
+    counts = data["counts"]
+    out = []
+    if data.get("stale"):
+        ids = ", ".join(s["id"] for s in data["stale"])
+        out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")
+    if data.get("missing"):
+        out.append(f"{len(data['missing'])} item(s) not in the run, scored as retrieving nothing")
+    if counts.get("unanswerable"):
+        out.append(f"{counts['unanswerable']} unanswerable item(s) not scored for retrieval")
+    if counts.get("sealed"):
+        out.append(
+            f"{counts['sealed']} sealed holdout item(s) not scored (their labels need the key)"
+        )
+    if data.get("unresolved"):
+        out.append(
+            f"{len(data['unresolved'])} chunk(s) did not resolve to a section (report: "
+            '"unresolved")'
+        )
+    if data.get("invalid_lines"):
+        out.append(
+            f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'
+        )
+    return out
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The report as a pull-request comment."""
+    pin = data["evalset"]
+    k = max(data["settings"]["k"])
+    out = [
+        f"### Retrieval: {title(data)}",
+        "",
+        f"Run `{data['run']['path']}` ({data['run']['sha256'][:19]}…), "
+        f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
+        f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
+        "",
+    ]
+    misses = data.get("misses", [])
+    if misses:
+        out += [
+            f"**Misses, start reading here:** {len(misses)} item(s) with no expected source in "
+            f"the first {k} entries.",
+            "",
+            _row(["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]),
+            "|---|---|---|---|---|---|",
+        ]
+        out += [
+            _row([f"`{c}`" if j in (0, 4, 5) else c for j, c in enumerate(miss_cells(m))])
+            for m in misses[:MAX_MISSES]
+        ]
+        if len(misses) > MAX_MISSES:
+            out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
+        out.append("")
+    else:
+        out += [f"**No misses:** every scored item had an expected source in the first {k}.", ""]
+    tables = columns(data)
+    out += [_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
+    out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+    out += ["", "Values with their 95% interval over items; n = items scored.", ""]
+    splits = [(name, table) for name, table in data["splits"].items() if _scored(table)]
+    if splits:
+        out += ["<details><summary>By split</summary>", ""]
+        out += [_row(["metric", *(name for name, _ in splits)]), "|---" * (len(splits) + 1) + "|"]
+        out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, splits)]
+        out += ["", "</details>", ""]
+    out += ["<details><summary>Definitions</summary>", ""]
+    out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
+    out += ["", f"Matching: {data['settings']['matching']}", "", "</details>"]
+    for note in notes(data):
+        out.append(f"\n> {note}")
+    return "\n".join(out) + "\n"

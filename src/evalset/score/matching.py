@@ -1,0 +1,127 @@
+"""Which retrieved entries are credited with which expected sources.
+
+At ``section`` granularity an entry matches an expected source when it is that section or one
+of its subsections (a section includes its subsections), and an expected whole document
+(``doc``) is matched by the document or any part of it. At ``document`` granularity an entry
+matches when it names an expected document. Entries are taken in rank order; each is
+credited with one expected source that no earlier entry was credited with, the most specific
+one first (the source it is, then the deepest section holding it, the whole document last).
+An entry credited with nothing is not relevant, so a repeat earns nothing and no metric can
+pass 1. With plain citations and no subsections this is trec_eval's binary relevance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from evalset.score.metrics import Granularity
+from evalset.score.outline import Outlines
+from evalset.sets.citations import Citation
+
+
+@dataclass
+class Targets:
+    """An item's expected sources, keyed by what matches them."""
+
+    count: int
+    """How many expected sources (documents, at document granularity)."""
+    exact: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """A retrieved citation (or document, at document granularity) -> the expected sources
+    it matches, the most specific first."""
+    documents: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """A document -> the expected whole documents any part of it matches."""
+
+
+class Matcher:
+    """Builds the targets of items against one snapshot (subsections come from it)."""
+
+    def __init__(self, outlines: Outlines, granularity: Granularity) -> None:
+        self.outlines = outlines
+        self.granularity = granularity
+        self._inside: dict[Citation, list[str]] = {}
+
+    def targets(self, expected: Sequence[Citation]) -> Targets:
+        if self.granularity == "document":
+            docs = list(dict.fromkeys(c.doc for c in expected))
+            return Targets(len(docs), {doc: (i,) for i, doc in enumerate(docs)})
+        ranked: dict[str, list[tuple[tuple[int, int], int]]] = {}
+        documents: dict[str, list[int]] = {}
+        for i, source in enumerate(expected):
+            if source.section is None:
+                documents.setdefault(source.doc, []).append(i)
+                continue
+            ranked.setdefault(str(source), []).append(((0, 0), i))
+            depth = -self.outlines.level(source.doc, source.section)
+            for inner in self.inside(source):
+                ranked.setdefault(f"{source.doc}#{inner}", []).append(((1, depth), i))
+        exact = {
+            key: (found[0][1],) if len(found) == 1 else tuple(i for _, i in sorted(found))
+            for key, found in ranked.items()
+        }
+        return Targets(len(expected), exact, {d: tuple(ids) for d, ids in documents.items()})
+
+    def inside(self, source: Citation) -> list[str]:
+        """The sections inside an expected section (itself excluded), from the snapshot."""
+        found = self._inside.get(source)
+        if found is None:
+            assert source.section is not None
+            view = self.outlines.view(source.doc) if self.outlines.snapshot else None
+            if view is None or source.section not in view.parts:
+                found = []
+            else:
+                found = [s for s in view.inside(source.section) if s != source.section]
+            self._inside[source] = found
+        return found
+
+
+def candidates(targets: Targets, citations: Sequence[str], granularity: Granularity) -> list[int]:
+    """The expected sources an entry standing for ``citations`` matches, most specific
+    first."""
+    found: list[int] = []
+    for text in citations:
+        if granularity == "document":
+            found.extend(targets.exact.get(text.partition("#")[0], ()))
+            continue
+        found.extend(targets.exact.get(text, ()))
+        if targets.documents:
+            found.extend(targets.documents.get(text.partition("#")[0], ()))
+    return found
+
+
+def credited_ranks(
+    targets: Targets, entries: Sequence[Sequence[str]], granularity: Granularity
+) -> list[int]:
+    """The ranks (from 1) of the entries credited with an expected source; ``entries[r]``
+    holds the citations entry r + 1 stands for (one, usually; none when unresolved)."""
+    credited: set[int] = set()
+    ranks: list[int] = []
+    for rank, citations in enumerate(entries, 1):
+        for i in candidates(targets, citations, granularity):
+            if i not in credited:
+                credited.add(i)
+                ranks.append(rank)
+                break
+        if len(credited) == targets.count:
+            break
+    return ranks
+
+
+def credited_ranks_plain(targets: Targets, entries: Sequence[str]) -> list[int]:
+    """``credited_ranks`` at section granularity for entries that are all plain citations,
+    looking at only the entries that match anything (the common case, kept fast)."""
+    exact, documents = targets.exact, targets.documents
+    if documents:
+        return credited_ranks(targets, [(e,) for e in entries], "section")
+    hits = [(rank, exact[e]) for rank, e in enumerate(entries, 1) if e in exact]
+    if not hits:
+        return []
+    credited: set[int] = set()
+    ranks: list[int] = []
+    for rank, found in hits:
+        for i in found:
+            if i not in credited:
+                credited.add(i)
+                ranks.append(rank)
+                break
+    return ranks

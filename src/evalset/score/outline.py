@@ -1,0 +1,181 @@
+"""The sections of a document as the run's snapshot saw them: their text, level, and which
+section lies inside which.
+
+A section runs to the next heading of the same or a higher level, so its normalised text
+holds each of its subsections' heading and text, one after the other. A section R is
+therefore inside section E when R is deeper (a higher level number) and R's heading and text
+occur in E's text; this needs only what a snapshot stores, not the order of the headings.
+
+Texts come from the snapshot when it stores them (corpora under 20 MB by default). Otherwise
+the document is read again, from the working tree or from git or DVC at the snapshot's
+commit (``evalset.corpus.revision``), and used only when it hashes to what the snapshot
+recorded: a document that changed since cannot say what the snapshot held.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from evalset.corpus.manifest import Snapshot
+from evalset.corpus.revision import document_versions
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One section of a document."""
+
+    id: str
+    level: int
+    key: str
+    """Its heading and text as they appear in the document's text (the heading alone for an
+    empty section)."""
+    text: str
+
+
+def _length(part: Part) -> int:
+    return len(part.key)
+
+
+@dataclass
+class DocumentView:
+    """A document of a snapshot: its whole text and its sections."""
+
+    doc: str
+    text: str
+    parts: dict[str, Part] = field(default_factory=dict)
+
+    @cached_property
+    def by_size(self) -> list[Part]:
+        """Sections from the shortest key to the longest: the most specific first."""
+        return sorted(self.parts.values(), key=_length)  # ties: in the manifest's order
+
+    @cached_property
+    def spans(self) -> dict[str, tuple[int, int]] | None:
+        """Where each section's heading and text lie in the document's text (its first
+        occurrence); None when one is missing or two sections have the same heading and text
+        (then containment is tested on the texts)."""
+        found = {}
+        taken: set[tuple[int, int]] = set()
+        for part in self.parts.values():
+            at = self.text.find(part.key)
+            span = (at, at + len(part.key))
+            if at < 0 or span in taken:
+                return None
+            taken.add(span)
+            found[part.id] = span
+        return found
+
+    def within(self, inner: str, outer: str) -> bool:
+        """Whether section ``inner`` is ``outer`` or lies inside it."""
+        if inner == outer:
+            return True
+        a, b = self.parts.get(inner), self.parts.get(outer)
+        if a is None or b is None or a.level <= b.level:
+            return False
+        spans = self.spans
+        if spans is None:
+            return a.key in b.text
+        (a_start, a_end), (b_start, b_end) = spans[inner], spans[outer]
+        return b_start < a_start and a_end <= b_end
+
+    def inside(self, outer: str) -> list[str]:
+        """The ids of ``outer`` and of every section inside it."""
+        return self._inside.get(outer, [])
+
+    @cached_property
+    def _inside(self) -> dict[str, list[str]]:
+        """Per section, itself and the sections inside it, found for the whole document at
+        once: in order of position, a section's descendants are the deeper sections that
+        follow it before its end."""
+        spans = self.spans
+        if spans is None:
+            return {
+                o.id: [p.id for p in self.by_size if self.within(p.id, o.id)] for o in self.by_size
+            }
+        ordered = sorted(self.parts.values(), key=lambda p: spans[p.id])
+        found: dict[str, list[str]] = {}
+        for k, outer in enumerate(ordered):
+            end = spans[outer.id][1]
+            inner = [outer.id]
+            for part in ordered[k + 1 :]:
+                start, stop = spans[part.id]
+                if start >= end:
+                    break
+                if part.level > outer.level and stop <= end:
+                    inner.append(part.id)
+            found[outer.id] = inner
+        return found
+
+
+def _view(doc: str, entry: dict[str, Any]) -> DocumentView | None:
+    """The view of a manifest entry that stores text; None for one that does not."""
+    try:
+        parts = {
+            ident: Part(ident, s["level"], _key(s["title"], s["text"]), s["text"])
+            for ident, s in entry["sections"].items()
+        }
+        return DocumentView(doc, entry["text"], parts)
+    except KeyError:  # the snapshot stores no text (or no title: written by a plug-in)
+        return None
+
+
+def _key(title: str, text: str) -> str:
+    return f"{title} {text}" if title and text else (title or text)
+
+
+class Outlines:
+    """Document views of one snapshot, each built once."""
+
+    def __init__(self, snapshot: Snapshot | None, root: Path | None = None) -> None:
+        self.snapshot = snapshot
+        self.root = root
+        self._views: dict[str, DocumentView | None] = {}
+        self.unreadable: dict[str, str] = {}
+        """Documents whose text could not be had, and why."""
+
+    def view(self, doc: str) -> DocumentView | None:
+        """The document as the snapshot saw it; None when the snapshot does not have it or
+        its text cannot be found (``unreadable`` says why)."""
+        if doc in self._views:
+            return self._views[doc]
+        found = self._views[doc] = self._find(doc)
+        return found
+
+    def _find(self, doc: str) -> DocumentView | None:
+        snap = self.snapshot
+        if snap is None:
+            self.unreadable[doc] = "there is no snapshot to read it from"
+            return None
+        entry = snap.documents.get(doc)
+        if entry is None:
+            self.unreadable[doc] = f"it is not in snapshot {snap.short}"
+            return None
+        view = _view(doc, entry)
+        if view is not None:
+            return view
+        if self.root is not None:
+            for version in document_versions(
+                self.root, snap.corpus, snap.commit, doc, snap.hash_mode
+            ):
+                if version["hash"] == entry["hash"]:
+                    return _view(doc, version)
+        self.unreadable[doc] = (
+            f"snapshot {snap.short} stores no text and the document as it was then could not "
+            "be read (working tree, git or DVC)"
+        )
+        return None
+
+    def has_section(self, doc: str, section: str) -> bool:
+        """Whether the snapshot has the section (without reading any text)."""
+        snap = self.snapshot
+        entry = snap.documents.get(doc) if snap is not None else None
+        return entry is not None and section in entry["sections"]
+
+    def level(self, doc: str, section: str) -> int:
+        snap = self.snapshot
+        entry = snap.documents.get(doc) if snap is not None else None
+        part = entry["sections"].get(section) if entry is not None else None
+        return int(part.get("level", 0)) if part is not None else 0

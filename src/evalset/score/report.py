@@ -1,0 +1,257 @@
+"""The report: one JSON file that carries the set's pin, what the run scored, and how.
+
+Top-level keys, in order:
+
+- ``evalset``: the set's full pin, as `evalset pin` prints it, so `evalset check-pin` accepts
+  the report;
+- ``report``: its format version and kind (``retrieval``), ``tool``: evalset's version,
+  ``run``: the run file's path, sha256, lines and trials, ``snapshot``: the corpus snapshot
+  the run was scored against;
+- ``settings``: cutoffs, granularity, the matching rule, interval settings;
+- ``definitions``: per metric, its family, kind (``rate`` or ``mean``), definition and
+  granularity;
+- ``overall``, ``categories`` (per category) and ``splits`` (``tuning``, ``holdout``, and
+  ``unassigned`` when some items have no split yet): per metric ``{"value", "low", "high",
+  "n"}``, n counting items;
+- ``counts``, ``spread`` (several trials: per metric the min, max and standard deviation of
+  the per-trial means), ``latency`` and ``cost`` (p50, p95,
+  total, n), ``misses``, ``stale``, ``missing``, ``unresolved``, ``invalid_lines``,
+  ``item_spread`` (per item whose trials differed, each metric's min/max/std);
+- ``items``: per item and trial, its category, split, first relevant rank and metrics;
+- ``digest``: ``sha256:`` over the report's bytes before it (line endings as ``\\n``), so
+  that an edit after `evalset score` wrote it is noticed by `evalset gate` and `evalset
+  accept`.
+
+Other metric families (answers: coverage, violation rate, exact match, refusal,
+faithfulness) add their metrics to ``definitions``, to the same ``overall``, ``categories``
+and ``splits`` tables and to each item's ``metrics``; the gate compares whatever metrics two
+reports both define.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write
+
+FORMAT = 1
+"""Version of the report's layout."""
+LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items")
+"""Keys whose lists are written one element per line."""
+DIGEST_MARK = ',\n  "digest": "'
+
+
+class ReportError(EvalsetError):
+    """A file that is not a readable evalset report, or was changed after it was written."""
+
+
+def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
+    """Each value as JSON writes it (Python's shortest repr), formatting every distinct value
+    once: scores repeat a few values (0, 1, 1/2, 1/3...) over many rows."""
+    distinct, where = np.unique(values, return_inverse=True)
+    texts = np.array([repr(float(v)) for v in distinct.tolist()], dtype=object)
+    found: NDArray[np.object_] = texts[where.reshape(values.shape)]
+    return found
+
+
+@dataclass
+class ItemRows:
+    """Per item and trial: id, trial, category, split, first relevant rank, metric values
+    (one column per metric), and which rows are of stale or missing items."""
+
+    ids: list[str]
+    trials: list[int]
+    categories: list[str | None]
+    splits: list[str]
+    first_ranks: list[int]
+    """0 when no entry was credited."""
+    metrics: list[str]
+    values: NDArray[np.float64]
+    stale: list[bool] = field(default_factory=list)
+    missing: list[bool] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """Each row as one line of JSON."""
+        metrics = ", ".join(f"{json.dumps(m)}: %s" for m in self.metrics)
+        template = '{"id": %s, "trial": %d, "category": %s, "split": "%s", "first_rank": %s, '
+        template += '"metrics": {' + metrics + "}%s}"
+        n = len(self.ids)
+        flags = [
+            (', "stale": true' if s else "") + (', "missing": true' if m else "")
+            for s, m in zip(self.stale or [False] * n, self.missing or [False] * n, strict=True)
+        ]
+        dumps = json.dumps
+        names = {c: dumps(c, ensure_ascii=False) for c in set(self.categories)}
+        return [
+            template
+            % (
+                dumps(ident, ensure_ascii=False),
+                trial,
+                names[category],
+                split,
+                first or "null",
+                *row,
+                flag,
+            )
+            for ident, trial, category, split, first, row, flag in zip(
+                self.ids,
+                self.trials,
+                self.categories,
+                self.splits,
+                self.first_ranks,
+                number_texts(self.values).tolist(),
+                flags,
+                strict=True,
+            )
+        ]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.lines()]
+
+
+@dataclass
+class RenderedRows:
+    """A list of the report already written as JSON lines (large lists are formatted with
+    array operations rather than element by element)."""
+
+    lines: list[str]
+
+    def to_json(self) -> list[Any]:
+        return [json.loads(line) for line in self.lines]
+
+
+@dataclass
+class Report:
+    """A report: its JSON fields in order, with the item rows kept as arrays until it is
+    written (a 10,000-item run with three trials has 30,000 rows)."""
+
+    data: dict[str, Any]
+    items: ItemRows
+
+    def to_json(self) -> dict[str, Any]:
+        data = {k: v.to_json() if isinstance(v, RenderedRows) else v for k, v in self.data.items()}
+        return {**data, "items": self.items.to_json()}
+
+    def render(self) -> str:
+        """The report as written: indented JSON, one list element per line, then the
+        digest."""
+        parts = []
+        for key, value in {**self.data, "items": None}.items():
+            if key == "items":
+                rendered = _lines(self.items.lines())
+            elif key in LISTS:
+                rows = value if isinstance(value, RenderedRows) else value or []
+                rendered = _lines(
+                    rows.lines if isinstance(rows, RenderedRows)
+                    else [json.dumps(v, ensure_ascii=False) for v in rows]
+                )  # fmt: skip
+            else:
+                rendered = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            parts.append(f"  {json.dumps(key)}: {rendered}")
+        body = "{\n" + ",\n".join(parts)
+        return f'{body}{DIGEST_MARK}{digest_of(body)}"\n}}\n'
+
+
+def _lines(rows: Sequence[str]) -> str:
+    if not rows:
+        return "[]"
+    return "[\n    " + ",\n    ".join(rows) + "\n  ]"
+
+
+def digest_of(body: str) -> str:
+    return "sha256:" + hashlib.sha256(body.replace("\r\n", "\n").encode()).hexdigest()
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a rendered report atomically, making its folder if needed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot be written ({exc.strerror}).") from None
+
+
+def read_report(path: Path) -> tuple[dict[str, Any], str]:
+    """A report file, checked: JSON, a report's shape, and its digest. Returns the report
+    and its text."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such file; give the path of a report.") from None
+    except IsADirectoryError:
+        raise ReportError(f"{path}: is a folder; give the path of a report file.") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: is not UTF-8 text, so it is not an evalset report.") from None
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(
+            f"{path}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); give a report "
+            "written by `evalset score`."
+        ) from None
+    except (ValueError, RecursionError):  # numbers too long, nesting too deep
+        raise ReportError(
+            f"{path}: is not JSON that can be read (too deeply nested, or a number too long); "
+            "give a report written by `evalset score`."
+        ) from None
+    problem = _shape_problem(data)
+    if problem:
+        raise ReportError(
+            f"{path}: is not an evalset report ({problem}); give a report written by "
+            "`evalset score`."
+        )
+    normalised = text.replace("\r\n", "\n")
+    mark = normalised.rfind(DIGEST_MARK)
+    if mark < 0 or digest_of(normalised[:mark]) != data["digest"]:
+        raise ReportError(
+            f"{path}: was changed after `evalset score` wrote it (its content no longer "
+            "matches its digest); score the run again rather than editing the report."
+        )
+    return data, text
+
+
+def _shape_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "it is not a JSON object"
+    about = data.get("report")
+    if not isinstance(about, dict) or "format" not in about:
+        return 'it has no "report" format'
+    if not isinstance(about["format"], int) or about["format"] > FORMAT:
+        return f"format {about['format']!r}: written by a newer evalset; upgrade evalset"
+    for key, kind in (
+        ("evalset", dict),
+        ("definitions", dict),
+        ("categories", dict),
+        ("items", list),
+        ("digest", str),
+    ):
+        if not isinstance(data.get(key), kind):
+            what = {dict: "object", list: "list", str: "text"}[kind]
+            return f'it has no "{key}" {what}'
+    for name, definition in data["definitions"].items():
+        if not isinstance(definition, dict) or definition.get("kind") not in ("rate", "mean"):
+            return f"metric {name!r} has no kind"
+    for k, row in enumerate(data["items"]):
+        if (
+            not isinstance(row, dict)
+            or not isinstance(row.get("id"), str)
+            or not isinstance(row.get("metrics"), dict)
+            or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in row["metrics"].values()
+            )
+        ):
+            return f"items[{k}] is not an item row with numeric metrics"
+    return None

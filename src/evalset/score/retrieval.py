@@ -1,0 +1,487 @@
+"""Scoring a run's retrieval against a set: the labelled sections, were they retrieved, and
+at which rank.
+
+The set must be valid, and not stale against the snapshot the run retrieved from (the
+newest, unless said otherwise), else scoring is refused; ``allow_stale`` scores anyway and
+marks the stale items. Active answerable items are scored; ``answerable: false`` items are
+left out and counted, drafts and retired items are never scored, and an item the run did
+not answer is scored as retrieving nothing and listed. A run line whose id the set does not
+have is an error (or, with ``skip_invalid``, listed and left out).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from evalset.config import Workspace
+from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
+from evalset.errors import EvalsetError
+from evalset.score.chunks import OVERLAP, Resolver
+from evalset.score.intervals import (
+    CONFIDENCE,
+    RESAMPLES,
+    SEED,
+    intervals,
+    percentiles,
+)
+from evalset.score.matching import Matcher, Targets, credited_ranks, credited_ranks_plain
+from evalset.score.metrics import (
+    DEFAULT_K,
+    Granularity,
+    matching_rule,
+    retrieval_metrics,
+    retrieval_values,
+)
+from evalset.score.outline import Outlines
+from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, number_texts
+from evalset.score.runfile import Chunk, RunFile, RunFileError, RunLine, read_run
+from evalset.sets.model import Item, side
+from evalset.sets.setfile import SetFile, load_set
+from evalset.sets.validate import check_set, holdout_baseline
+from evalset.staleness.stale import ItemStatus, StaleChecker
+from evalset.version import __version__
+from evalset.versions.pin import pin_of
+
+SPLITS = ("tuning", "holdout")
+SHOWN = 200
+"""Longest chunk text kept in the report's list of unresolved chunks."""
+
+
+class ScoreRefused(EvalsetError):
+    """The set cannot be scored as it is (invalid, or stale against the run's snapshot)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to score a run's retrieval."""
+
+    ks: tuple[int, ...] = DEFAULT_K
+    granularity: Granularity = "section"
+    snapshot: str | None = None
+    """The snapshot the run retrieved from (an id prefix); default: the newest."""
+    allow_stale: bool = False
+    skip_invalid: bool = False
+    resamples: int = RESAMPLES
+    seed: int = SEED
+
+
+@dataclass(slots=True)
+class _Scored:
+    """One line to score: the item, the trial and the citations of each entry."""
+
+    item: Item
+    trial: int
+    line: RunLine | None
+    ranks: list[int] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    """What the first entries stand for, as citations (for the list of misses)."""
+
+
+def score_retrieval(
+    ws: Workspace, set_path: Path, run_path: Path, options: Options | None = None
+) -> Report:
+    """Score a run file against a set (see the module docstring)."""
+    options = options or Options()
+    loaded = load_set(set_path)
+    store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    _require_valid(loaded, ws, store, set_path)
+    snap = _run_snapshot(store, options.snapshot)
+    stale = _stale(loaded, store, snap, ws.root)
+    if stale and not options.allow_stale:
+        ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
+        raise ScoreRefused(
+            f"{set_path}: {len(stale)} item(s) are stale against snapshot "
+            f"{snap.short if snap else '-'} ({ids}), so their labels may not match what the "
+            f"run retrieved from; review them with `evalset stale {loaded.name}` and re-verify "
+            "them, or score anyway with --allow-stale, which marks them in the report."
+        )
+    newest = store.newest_id()
+    pin = pin_of(loaded, newest[:SHORT] if newest else None)
+    run = read_run(run_path, options.skip_invalid)
+    return _score(loaded, run, snap, ws.root, pin, stale, options)
+
+
+def _require_valid(loaded: SetFile, ws: Workspace, store: SnapshotStore, path: Path) -> None:
+    baseline = holdout_baseline(path, loaded.name)
+    errors = [
+        f for f in check_set(loaded, ws.config.validate, store, baseline) if f.severity == "error"
+    ]
+    if errors or loaded.header is None:
+        first = f"; first: {errors[0]}" if errors else ""
+        raise ScoreRefused(
+            f"{path}: cannot score a run against an invalid set ({len(errors)} error(s){first}); "
+            f"fix them (`evalset validate {loaded.name}` lists them) and score again."
+        )
+
+
+def _run_snapshot(store: SnapshotStore, ref: str | None) -> Snapshot | None:
+    if ref is None:
+        return store.newest()
+    found = store.get(ref)
+    if found is None:
+        known = ", ".join(i[:SHORT] for i in store.ids()) or "none"
+        raise EvalsetError(
+            f"{store.folder}: has no snapshot {ref!r} (snapshots: {known}); give the id of the "
+            "snapshot the run retrieved from."
+        )
+    return found
+
+
+def _stale(
+    loaded: SetFile, store: SnapshotStore, snap: Snapshot | None, root: Path
+) -> list[ItemStatus]:
+    if snap is None:
+        return []
+    stale, _ = StaleChecker(store, snap, root).stale_items(loaded)
+    return stale
+
+
+def _check_lines(
+    run: RunFile, loaded: SetFile, scored_ids: set[str], skip_invalid: bool
+) -> tuple[list[RunLine], Counter[str]]:
+    """The lines of scored items; lines of other known items are counted by why they are not
+    scored; lines of unknown items, and scored items' lines without a retrieved list, are
+    errors (or, with ``skip_invalid``, listed)."""
+    status: dict[str, str] = {item.id: item.status for item in loaded.items}
+    status.update({stub.id: "sealed" for stub in loaded.sealed})
+    unanswerable = {i.id for i in loaded.items if i.status == "active" and not i.answerable}
+    kept: list[RunLine] = []
+    ignored: Counter[str] = Counter()
+    problems: list[tuple[int, str]] = []
+    for line in run.lines:
+        if line.id in scored_ids:
+            if line.retrieved is None:
+                problems.append(
+                    (line.line, f'item {line.id} has no "retrieved" list; give what the '
+                     "retriever returned, best first")
+                )  # fmt: skip
+            else:
+                kept.append(line)
+        elif line.id in unanswerable:
+            ignored["unanswerable"] += 1
+        elif line.id in status:
+            ignored[status[line.id]] += 1
+        else:
+            close = difflib.get_close_matches(line.id, list(status), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "check the id"
+            problems.append((line.line, f"item {line.id} is not in set {loaded.name} ({hint})"))
+    if problems and not skip_invalid:
+        n, problem = min(problems)
+        more = f" ({len(problems) - 1} more such line(s))" if len(problems) > 1 else ""
+        raise RunFileError(
+            f"{run.path}:{n}: {problem}{more}; fix the line, or leave such lines out with "
+            "--skip-invalid."
+        )
+    run.invalid = sorted(run.invalid + problems)
+    if problems:  # left out (--skip-invalid): they count nowhere else
+        refused = {n for n, _ in problems}
+        run.lines = [line for line in run.lines if line.line not in refused]
+    if not kept and not scored_ids:
+        raise RunFileError(
+            f"{run.path}: answers no active answerable item of set {loaded.name}; there is "
+            "nothing to score."
+        )
+    return kept, ignored
+
+
+def _entry_citations(
+    line: RunLine,
+    resolver: Resolver,
+    granularity: Granularity,
+    unresolved: list[dict[str, Any]],
+) -> list[tuple[str, ...]]:
+    """What each retrieved entry stands for, as citations; chunks are resolved (at document
+    granularity a chunk's document is all that counts)."""
+    assert line.retrieved is not None
+    out: list[tuple[str, ...]] = []
+    for rank, entry in enumerate(line.retrieved, 1):
+        if isinstance(entry, str):
+            out.append((entry,))
+        elif granularity == "document":
+            out.append((entry.doc,))
+        else:
+            found = resolver.resolve(entry)
+            out.append(tuple(str(c) for c in found.citations))
+            if not found.resolved:
+                unresolved.append(_unresolved(line, rank, entry, found.how))
+    return out
+
+
+def _unresolved(line: RunLine, rank: int, chunk: Chunk, how: str) -> dict[str, Any]:
+    shown = chunk.to_json()
+    if chunk.text is not None and len(chunk.text) > SHOWN:
+        shown["text"] = chunk.text[:SHOWN] + "…"
+    return {
+        "line": line.line,
+        "id": line.id,
+        "trial": line.trial,
+        "rank": rank,
+        "chunk": shown,
+        "reason": how.removeprefix("unresolved: "),
+    }
+
+
+def _credit(
+    scored: _Scored,
+    targets: Targets,
+    resolver: Resolver,
+    granularity: Granularity,
+    deepest: int,
+    unresolved: list[dict[str, Any]],
+) -> None:
+    """The credited ranks of one line, and what its first entries stand for."""
+    line = scored.line
+    if line is None or not line.retrieved:
+        return
+    if line.plain and granularity == "section":
+        scored.ranks = credited_ranks_plain(targets, line.retrieved)  # type: ignore[arg-type]
+        scored.shown = line.retrieved[:deepest]  # type: ignore[assignment]
+        return
+    cited = _entry_citations(line, resolver, granularity, unresolved)
+    scored.ranks = credited_ranks(targets, cited, granularity)
+    scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
+
+
+def _score(
+    loaded: SetFile,
+    run: RunFile,
+    snap: Snapshot | None,
+    root: Path,
+    pin: dict[str, Any],
+    stale: list[ItemStatus],
+    options: Options,
+) -> Report:
+    metrics = retrieval_metrics(options.ks, options.granularity)
+    deepest = max(options.ks)
+    items = [i for i in loaded.items if i.status == "active" and i.answerable]
+    by_id = {item.id: item for item in items}
+    lines, ignored = _check_lines(run, loaded, set(by_id), options.skip_invalid)
+    outlines = Outlines(snap, root)
+    matcher = Matcher(outlines, options.granularity)
+    resolver = Resolver(outlines)
+    targets: dict[str, Targets] = {}
+    unresolved: list[dict[str, Any]] = []
+    answered = {line.id for line in lines}
+    scored = [_Scored(by_id[line.id], line.trial, line) for line in lines]
+    missing = [item.id for item in items if item.id not in answered]
+    scored += [_Scored(by_id[ident], 0, None) for ident in missing]
+    order = np.lexsort((np.array([s.trial for s in scored]), np.array([s.item.id for s in scored])))
+    scored = [scored[k] for k in order.tolist()]
+    for s in scored:
+        t = targets.get(s.item.id)
+        if t is None:
+            t = targets[s.item.id] = matcher.targets(s.item.expected_sources)
+        _credit(s, t, resolver, options.granularity, deepest, unresolved)
+    expected = np.array([targets[s.item.id].count for s in scored], dtype=np.int64)
+    values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
+    names = [m.name for m in metrics]
+    matrix = np.column_stack([values[n] for n in names]) if scored else np.zeros((0, len(names)))
+    stale_ids = {s.id for s in stale}
+    rows = ItemRows(
+        [s.item.id for s in scored],
+        [s.trial for s in scored],
+        [s.item.category for s in scored],
+        [side(s.item.holdout) for s in scored],
+        first.tolist(),
+        names,
+        matrix,
+        [s.item.id in stale_ids for s in scored],
+        [s.line is None for s in scored],
+    )
+    item_ids = list(dict.fromkeys(rows.ids))
+    index = {ident: k for k, ident in enumerate(item_ids)}
+    row_item = np.array([index[i] for i in rows.ids], dtype=np.int64)
+    per_item = _item_means(matrix, row_item, len(item_ids))
+    kinds = [m.kind for m in metrics]
+    item_of = [by_id[i] for i in item_ids]
+
+    def table(members: Sequence[int], group: str) -> dict[str, dict[str, Any]]:
+        found = intervals(
+            per_item[np.asarray(members, dtype=np.int64)], kinds, group, options.resamples,
+            options.seed,
+        )  # fmt: skip
+        return {name: iv.to_json() for name, iv in zip(names, found, strict=True)}
+
+    declared = list(loaded.header.categories) if loaded.header else []
+    used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
+    categories = {
+        c: table([k for k, i in enumerate(item_of) if i.category == c], f"category:{c}")
+        for c in declared + [c for c in used if c is not None]
+    }
+    sides = [side(i.holdout) for i in item_of]
+    split_names = [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]
+    splits = {
+        name: table([k for k, s in enumerate(sides) if s == name], f"split:{name}")
+        for name in split_names
+    }
+    data: dict[str, Any] = {
+        "evalset": pin,
+        "report": {"format": FORMAT, "kind": "retrieval"},
+        "tool": f"evalset {__version__}",
+        "run": {
+            "path": str(run.path),
+            "sha256": run.sha256,
+            "lines": len(run.lines),
+            "trials": max((s.trial for s in scored), default=0) + 1,
+        },
+        "snapshot": snap.short if snap else None,
+        "settings": _settings(options),
+        "definitions": {m.name: m.to_json() for m in metrics},
+        "counts": {
+            "active": sum(1 for i in loaded.items if i.status == "active") + len(loaded.sealed),
+            "scored": len(item_ids),
+            "unanswerable": sum(
+                1 for i in loaded.items if i.status == "active" and not i.answerable
+            ),
+            "missing": len(missing),
+            "stale": len(stale),
+            "sealed": len(loaded.sealed),
+            "ignored_lines": dict(sorted(ignored.items())),
+            "invalid_lines": len(run.invalid),
+            "unresolved_chunks": len(unresolved),
+        },
+        "overall": table(range(len(item_ids)), "overall"),
+        "categories": categories,
+        "splits": splits,
+    }
+    spread, item_spread = _spread(rows, row_item, item_ids)
+    data["spread"] = spread
+    data["latency"] = _summary([line.latency_ms for line in run.lines])  # the whole run's
+    data["cost"] = _summary([line.cost for line in run.lines])
+    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids)
+    data["stale"] = [
+        {
+            "id": s.id,
+            "verified": s.verified,
+            "citations": [c.to_json() for c in s.citations if c.status != "ok"],
+        }
+        for s in stale
+    ]
+    data["missing"] = missing
+    data["unresolved"] = unresolved
+    data["invalid_lines"] = [{"line": n, "problem": p} for n, p in run.invalid]
+    data["item_spread"] = item_spread
+    return Report(data, rows)
+
+
+def _settings(options: Options) -> dict[str, Any]:
+    return {
+        "k": list(options.ks),
+        "granularity": options.granularity,
+        "matching": matching_rule(options.granularity),
+        "intervals": {
+            "confidence": CONFIDENCE,
+            "rate": "Wilson score interval over items",
+            "mean": "percentile bootstrap over items",
+            "resamples": options.resamples,
+            "seed": options.seed,
+            "trials": "an item scored in several trials counts once, with its mean",
+        },
+        "chunks": {
+            "overlap": OVERLAP,
+            "rule": "the most specific section holding the chunk's text, else holding "
+            f"{OVERLAP:.0%} of its word trigrams",
+        },
+    }
+
+
+def _item_means(
+    matrix: NDArray[np.float64], row_item: NDArray[np.int64], n: int
+) -> NDArray[np.float64]:
+    """Per item, the mean of its rows (trials)."""
+    sums = np.zeros((n, matrix.shape[1]))
+    np.add.at(sums, row_item, matrix)
+    counts = np.bincount(row_item, minlength=n).astype(np.float64)
+    means: NDArray[np.float64] = sums / np.maximum(counts, 1)[:, None]
+    return means
+
+
+def _spread(
+    rows: ItemRows, row_item: NDArray[np.int64], item_ids: list[str]
+) -> tuple[dict[str, Any] | None, RenderedRows]:
+    """With several trials: per metric, min/max/std of the per-trial means over the run;
+    and per item whose trials did not all score the same, each metric's min/max/std over
+    its trials (an item left out scored the same in every trial)."""
+    trials = np.asarray(rows.trials, dtype=np.int64)
+    if not len(trials) or trials.max() == 0:
+        return None, RenderedRows([])
+    values = rows.values
+    per_trial = np.array(
+        [values[trials == t].mean(axis=0) for t in np.unique(trials)], dtype=np.float64
+    )
+    overall = {name: _min_max_std(per_trial[:, j]) for j, name in enumerate(rows.metrics)}
+    counts = np.bincount(row_item, minlength=len(item_ids))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    lows = np.minimum.reduceat(values, starts, axis=0)
+    highs = np.maximum.reduceat(values, starts, axis=0)
+    varied = np.flatnonzero((highs > lows).any(axis=1))
+    lows, highs = lows[varied], highs[varied]
+    sums = np.add.reduceat(values, starts, axis=0)[varied]
+    squares = np.add.reduceat(values * values, starts, axis=0)[varied]
+    n = counts[varied][:, None].astype(np.float64)
+    std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
+    texts = number_texts(np.stack([lows, highs, std], axis=2))
+    metric = ", ".join(
+        f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
+    )
+    flat = texts.reshape(len(varied), -1).tolist()  # per item: min, max, std of each metric
+    lines = [
+        f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
+        f'"metrics": {{{metric % tuple(row)}}}}}'
+        for k, row in zip(varied.tolist(), flat, strict=True)
+    ]
+    return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
+
+
+def _min_max_std(values: NDArray[np.float64]) -> dict[str, float]:
+    std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+    return {"min": float(values.min()), "max": float(values.max()), "std": std}
+
+
+def _summary(values: list[float | None]) -> dict[str, float | int] | None:
+    given = [v for v in values if v is not None]
+    return percentiles(given) if given else None
+
+
+def _misses(
+    scored: list[_Scored],
+    hit: NDArray[np.float64],
+    declared: list[str],
+    stale_ids: set[str],
+) -> list[dict[str, Any]]:
+    """Items that missed every expected source in the first K entries (K the deepest
+    cutoff) in some trial: category order, then id; the first missed trial is shown."""
+    found: dict[str, dict[str, Any]] = {}
+    trials: Counter[str] = Counter(s.item.id for s in scored)
+    for s, value in zip(scored, hit.tolist(), strict=True):
+        if value:
+            continue
+        entry = found.get(s.item.id)
+        if entry is None:
+            found[s.item.id] = {
+                "id": s.item.id,
+                "category": s.item.category,
+                "split": side(s.item.holdout),
+                "missed": 1,
+                "trials": trials[s.item.id],
+                "trial": s.trial,
+                "expected": [str(c) for c in s.item.expected_sources],
+                "retrieved": s.shown,
+                **({"stale": True} if s.item.id in stale_ids else {}),
+                **({"missing": True} if s.line is None else {}),
+            }
+        else:
+            entry["missed"] += 1
+    order = {c: k for k, c in enumerate(declared)}
+    return sorted(found.values(), key=lambda m: (order.get(m["category"], len(order)), m["id"]))

@@ -1,0 +1,294 @@
+"""Run files: what the system under test returned for each item of a set, one JSON object
+per line (JSONL), one line per item and trial.
+
+    {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items", ...], "trial": 0,
+     "latency_ms": 812, "cost": 0.0021, "answer": "..."}
+
+``id`` is the item's id. ``retrieved`` lists what the retriever returned, best first; each
+entry is a citation (``doc#section`` or ``doc``), a chunk as a retriever returns it
+(``{"doc": ..., "text": ...}``), or a span of the document's source (``{"doc": ...,
+"start": ..., "end": ...}``, character offsets, end excluded). ``trial`` (default 0) numbers
+repeated runs of the same item; ``latency_ms`` and ``cost`` are numbers of the run's own
+units, summarised in the report; ``answer`` is what the system answered (for answer
+scoring); ``metadata`` holds anything else. Other keys are refused, so that a misspelt key
+never drops data silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.errors import EvalsetError
+from evalset.sets.citations import Citation
+
+KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "metadata")
+_KEYS = frozenset(KEYS)
+_STR = frozenset([str])
+MAX_ERRORS = 20
+"""How many invalid lines ``--skip-invalid`` lists by name (all are counted)."""
+
+
+class RunFileError(EvalsetError):
+    """A run file, or one of its lines, that cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrieved chunk given by its text, or by its span of the document's source."""
+
+    doc: str
+    text: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.text is not None:
+            return {"doc": self.doc, "text": self.text}
+        return {"doc": self.doc, "start": self.start, "end": self.end}
+
+
+Entry = str | Chunk
+"""A retrieved entry: a citation as written, or a chunk to resolve."""
+
+
+@dataclass(slots=True)
+class RunLine:
+    """One line of a run file."""
+
+    line: int
+    id: str
+    trial: int
+    retrieved: list[Entry] | None
+    latency_ms: float | None = None
+    cost: float | None = None
+    answer: str | None = None
+    plain: bool = True
+    """Whether every retrieved entry is a citation (no chunk to resolve)."""
+
+
+@dataclass
+class RunFile:
+    """A read run file: its valid lines and, with ``skip_invalid``, the refused ones."""
+
+    path: Path
+    sha256: str
+    lines: list[RunLine]
+    invalid: list[tuple[int, str]] = field(default_factory=list)
+    """(line, problem) of each line left out."""
+
+    @property
+    def trials(self) -> int:
+        return len({line.trial for line in self.lines})
+
+
+def _problem(obj: Any, plain: bool) -> str | None:
+    """What is wrong with one parsed line, or None. Citations given as text are checked
+    later, once per distinct text (``_bad_citations``); ``plain``: every retrieved entry is
+    text."""
+    if not isinstance(obj, dict):
+        return f"is a JSON {_kind(obj)}, not an object; each line is one object like " + (
+            '{"id": "q-001", "retrieved": ["doc.md#section"]}'
+        )
+    if not obj.keys() <= _KEYS:
+        unknown = next(key for key in obj if key not in _KEYS)
+        close = difflib.get_close_matches(str(unknown), KEYS, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else 'put extra data under "metadata"'
+        return f"has an unknown key {unknown!r} ({hint})"
+    ident = obj.get("id")
+    if type(ident) is not str or not ident:
+        return 'has no "id" text; give the id of the set item it answers'
+    trial = obj.get("trial", 0)
+    if type(trial) is not int or trial < 0:
+        return f'item {ident}: "trial" must be a whole number from 0, not {trial!r}'
+    for key in ("latency_ms", "cost"):
+        value = obj.get(key)
+        if value is not None and (
+            type(value) not in (int, float) or not math.isfinite(value) or value < 0
+        ):
+            return f'item {ident}: "{key}" must be a number from 0, not {value!r}'
+    answer = obj.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        return f'item {ident}: "answer" must be text, not a {_kind(answer)}'
+    retrieved = obj.get("retrieved")
+    if retrieved is not None:
+        if type(retrieved) is not list:
+            return f'item {ident}: "retrieved" must be a list, not a {_kind(retrieved)}'
+        if not plain:
+            for k, entry in enumerate(retrieved):
+                wrong = _entry_problem(entry)
+                if wrong:
+                    return f"item {ident}: retrieved[{k}] {wrong}"
+    return None
+
+
+def _bad_citations(lines: list[RunLine]) -> list[tuple[int, str]]:
+    """(line, problem) of the lines with a retrieved text that is not a citation; each
+    distinct text is parsed once (a run repeats the same sections many times)."""
+    texts: set[str] = set()
+    for line in lines:
+        if line.plain and line.retrieved:
+            texts.update(line.retrieved)  # type: ignore[arg-type]
+        elif line.retrieved:
+            texts.update(e for e in line.retrieved if type(e) is str)
+    bad = {}
+    for text in texts:
+        try:
+            Citation.parse(text)
+        except ValueError as exc:
+            bad[text] = str(exc)
+    if not bad:
+        return []
+    found = []
+    for line in lines:
+        for k, entry in enumerate(line.retrieved or []):
+            if type(entry) is str and entry in bad:
+                found.append(
+                    (line.line, f"item {line.id}: retrieved[{k}] is not a citation ({bad[entry]})")
+                )
+                break
+    return found
+
+
+def _entry_problem(entry: Any) -> str | None:
+    if isinstance(entry, str):
+        return None  # checked once per distinct text, by _bad_citations
+    if not isinstance(entry, dict):
+        return (
+            f"is a JSON {_kind(entry)}; an entry is a citation, "
+            '{"doc": ..., "text": ...} or {"doc": ..., "start": ..., "end": ...}'
+        )
+    doc = entry.get("doc")
+    if not isinstance(doc, str) or not doc:
+        return 'has no "doc" text: name the document the chunk comes from'
+    try:
+        if Citation.parse(doc).section is not None:
+            return f'names {doc!r} as "doc"; give the document alone (no "#section")'
+    except ValueError as exc:
+        return f'has a "doc" that is not a document id ({exc})'
+    text, start, end = entry.get("text"), entry.get("start"), entry.get("end")
+    if text is not None:
+        if not isinstance(text, str) or not text.strip():
+            return 'has a "text" that is not (non-empty) text'
+        if start is not None or end is not None:
+            return 'gives both "text" and "start"/"end"; give one of them'
+        return None
+    if type(start) is not int or type(end) is not int or not 0 <= start < end:
+        return 'needs "text", or "start" and "end" as character offsets with 0 <= start < end'
+    return None
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "object", list: "list", str: "text", bool: "boolean", type(None): "null"}
+    return names.get(type(value), "number")
+
+
+def _entries(raw: list[Any]) -> list[Entry]:
+    """The entries of a line some of whose entries are chunks."""
+    out: list[Entry] = []
+    for e in raw:
+        if isinstance(e, str):
+            out.append(e)
+        elif "text" in e and e["text"] is not None:
+            out.append(Chunk(e["doc"], text=e["text"]))
+        else:
+            out.append(Chunk(e["doc"], start=e["start"], end=e["end"]))
+    return out
+
+
+def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+    """(line, parsed object) per content line, and (line, problem) for lines that are not
+    JSON. All lines are parsed in one call when they are valid, which is the usual case."""
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    try:
+        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
+    except (ValueError, RecursionError):
+        values = None
+    if isinstance(values, list) and len(values) == len(numbered):
+        return [(n, v) for (n, _), v in zip(numbered, values, strict=True)], []
+    parsed, broken = [], []
+    for n, line in numbered:
+        try:
+            parsed.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+        except (ValueError, RecursionError):  # numbers too long, nesting too deep
+            broken.append((n, "is not JSON that can be read (too deeply nested, or a number "
+                           "too long)"))  # fmt: skip
+    return parsed, broken
+
+
+def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
+    """Read a run file; a bad line raises ``RunFileError`` naming it, unless
+    ``skip_invalid``, which leaves it out and lists it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise RunFileError(f"{path}: no such file; give the path of the run file.") from None
+    except IsADirectoryError:
+        raise RunFileError(f"{path}: is a folder; give the path of the run file.") from None
+    except OSError as exc:
+        raise RunFileError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RunFileError(
+            f"{path}:{line}: is not UTF-8 (byte {exc.start}); write the run file as UTF-8 JSONL."
+        ) from None
+    parsed, invalid = _parse_lines(path, text)
+    lines: list[RunLine] = []
+    first: dict[tuple[str, int], int] = {}
+    for n, obj in parsed:
+        retrieved = obj.get("retrieved") if type(obj) is dict else None
+        plain = type(retrieved) is not list or set(map(type, retrieved)) <= _STR
+        problem = _problem(obj, plain)
+        if problem is None:
+            key = (obj["id"], obj.get("trial", 0))
+            if key in first:
+                problem = (
+                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
+                    'repeated runs with "trial"'
+                )
+            else:
+                first[key] = n
+        if problem is not None:
+            invalid.append((n, problem))
+            continue
+        entries = retrieved if plain or retrieved is None else _entries(retrieved)
+        lines.append(
+            RunLine(
+                n,
+                obj["id"],
+                obj.get("trial", 0),
+                entries,
+                obj.get("latency_ms"),
+                obj.get("cost"),
+                obj.get("answer"),
+                plain,
+            )
+        )
+    cited = _bad_citations(lines)
+    if cited:
+        refused = {n for n, _ in cited}
+        lines = [line for line in lines if line.line not in refused]
+        invalid += cited
+    invalid.sort()
+    if invalid and not skip_invalid:
+        n, problem = invalid[0]
+        more = f" ({len(invalid) - 1} more invalid line(s))" if len(invalid) > 1 else ""
+        raise RunFileError(
+            f"{path}:{n}: {problem}{more}; fix the line, or leave invalid lines out with "
+            "--skip-invalid."
+        )
+    if not lines:
+        raise RunFileError(
+            f"{path}: holds no {'valid ' if invalid else ''}run line; write one JSON object per "
+            'line, like {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}.'
+        )
+    return RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)

@@ -1,0 +1,164 @@
+"""Chunks given as text or as spans resolve to the sections of the snapshot that hold them,
+and score exactly as the same run given as citations; what does not resolve is listed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scoring_ws import FAQ, GUIDE, RUN, make_workspace, score_ws, write_run
+
+from conftest import commit_all, write_files
+from evalset.config import find_workspace
+from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.snapshot import take_snapshot
+from evalset.score.chunks import Resolver
+from evalset.score.outline import Outlines
+from evalset.score.retrieval import Options, score_retrieval
+from evalset.score.runfile import Chunk
+
+__all__ = ["score_ws"]
+
+# Each citation of RUN, as a chunk a retriever would return for it.
+AS_TEXT = {
+    "faq.md#hours": {"doc": "faq.md", "text": "The shop is open from nine to five,"},
+    "guide.md#damaged-returns": {
+        "doc": "guide.md",
+        "text": "Damaged returns\n\nDamaged items can be returned within **30 days**",
+    },
+    "guide.md#shipping": {"doc": "guide.md", "text": "Shipping costs 4.95 below fifty euros"},
+    "guide.md#returns": {
+        "doc": "guide.md",
+        "text": "Return within 14 days of delivery, unused and in the original box.",
+    },
+    "faq.md#contact": {"doc": "faq.md", "text": "Call us on weekdays"},
+    "guide.md#payments": {"doc": "guide.md", "text": "We accept cards, bank transfers"},
+    "guide.md": {"doc": "guide.md", "text": "and is free above. ## Payments We accept cards"},
+}
+
+
+def _span(doc: str, source: str, text: str) -> dict[str, Any]:
+    start = source.index(text)
+    return {"doc": doc, "start": start, "end": start + len(text)}
+
+
+AS_SPAN = {
+    "faq.md#hours": _span("faq.md", FAQ, "from nine to five, Monday"),
+    "guide.md#damaged-returns": _span("guide.md", GUIDE, "within **30 days** with a photo"),
+    "guide.md#shipping": _span("guide.md", GUIDE, "Shipping costs 4.95"),
+    "guide.md#returns": _span("guide.md", GUIDE, "## Returns\n\nReturn within 14 days"),
+    "faq.md#contact": _span("faq.md", FAQ, "write to the support address"),
+    "guide.md#payments": _span("guide.md", GUIDE, "bank transfers and gift cards"),
+    "guide.md": _span("guide.md", GUIDE, "free above.\n\n## Payments\n\nWe accept"),
+}
+
+
+def _report(repo: Path, run: list[dict[str, Any]], name: str = "run.jsonl") -> dict[str, Any]:
+    path = write_run(repo / name, run)
+    report = score_retrieval(find_workspace(repo), repo / "sets" / "docs.yaml", path)
+    data: dict[str, Any] = json.loads(report.render())
+    return data
+
+
+def _as(run: list[dict[str, Any]], table: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**line, "retrieved": [table[c] for c in line["retrieved"]]} for line in run]
+
+
+@pytest.mark.parametrize("table", [AS_TEXT, AS_SPAN], ids=["text", "span"])
+def test_chunks_score_exactly_as_the_same_run_given_as_citations(
+    score_ws: Path, table: dict[str, dict[str, Any]]
+) -> None:
+    cited = _report(score_ws, RUN, "cited.jsonl")
+    chunked = _report(score_ws, _as(RUN, table), "chunked.jsonl")
+    assert chunked["unresolved"] == []
+    assert [r["metrics"] for r in chunked["items"]] == [r["metrics"] for r in cited["items"]]
+    for key in ("overall", "categories", "splits"):
+        assert chunked[key] == cited[key]
+
+
+def _resolver(repo: Path) -> Resolver:
+    ws = find_workspace(repo)
+    return Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root))
+
+
+def test_how_each_chunk_resolves(score_ws: Path) -> None:
+    resolve = _resolver(score_ws).resolve
+    found = resolve(Chunk("guide.md", text="Damaged items can be returned"))
+    assert [str(c) for c in found.citations] == ["guide.md#damaged-returns"]
+    assert found.how == "exact"
+    # markup the snapshot does not keep: found once rendered
+    marked = resolve(Chunk("guide.md", text="within **30 days** with a photo"))
+    assert marked.how == "rendered" and str(marked.citations[0]) == "guide.md#damaged-returns"
+    # the heading of a section and its text: that section, not its parent
+    headed = resolve(Chunk("guide.md", text="Returns Return within 14 days"))
+    assert [str(c) for c in headed.citations] == ["guide.md#returns"]
+    # a passage across two sections: the section holding both
+    across = resolve(Chunk("guide.md", text="original box. Damaged returns Damaged items"))
+    assert [str(c) for c in across.citations] == ["guide.md#returns"]
+    # before the first heading: the whole document
+    before = resolve(Chunk("faq.md", text="Welcome to the frequently asked questions."))
+    assert [str(c) for c in before.citations] == ["faq.md"]
+    # cleaned by the retriever (case, punctuation): by overlap
+    cleaned = resolve(Chunk("guide.md", text="we ACCEPT cards; bank transfers and gift-cards!"))
+    assert cleaned.how == "overlap" and str(cleaned.citations[0]) == "guide.md#payments"
+    # a plain-text document has only the whole-document citation
+    notes = resolve(Chunk("notes.txt", text="notes without any"))
+    assert [str(c) for c in notes.citations] == ["notes.txt"]
+
+
+def test_what_does_not_resolve_is_listed_with_the_reason(score_ws: Path) -> None:
+    run = [
+        {"id": "a1", "retrieved": [{"doc": "guide.md", "text": "Bananas are yellow and curved."},
+                                   {"doc": "missing.md", "text": "anything"},
+                                   {"doc": "guide.md", "start": 10, "end": 100000},
+                                   "guide.md#returns"]},
+    ]  # fmt: skip
+    data = _report(score_ws, run)
+    reasons = [(u["rank"], u["reason"]) for u in data["unresolved"]]
+    assert reasons[0][0] == 1 and reasons[0][1].startswith(
+        "not found in guide.md, and no section holds 80% of its word trigrams (best "
+    )
+    assert reasons[1] == (2, f"it is not in snapshot {data['snapshot']}")
+    assert reasons[2][0] == 3 and reasons[2][1].startswith("the span ends at 100000, past")
+    assert data["unresolved"][0]["chunk"] == {
+        "doc": "guide.md",
+        "text": "Bananas are yellow and curved.",
+    }
+    assert data["counts"]["unresolved_chunks"] == 3
+    row = next(r for r in data["items"] if r["id"] == "a1")
+    assert row["first_rank"] == 4  # unresolved chunks match nothing, and keep their rank
+    miss_free = {m["id"] for m in data["misses"]}
+    assert "a1" not in miss_free
+
+
+def test_the_same_passage_in_two_sections_stands_for_both(tmp_path: Path) -> None:
+    repo, _ = make_workspace(tmp_path / "repo")
+    write_files(
+        repo, {"corpus/twice.md": "# One\n\nThe same sentence.\n\n# Two\n\nThe same sentence.\n"}
+    )
+    take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset")
+    found = _resolver(repo).resolve(Chunk("twice.md", text="The same sentence."))
+    assert sorted(str(c) for c in found.citations) == ["twice.md#one", "twice.md#two"]
+
+
+def test_sections_come_from_the_source_when_the_snapshot_stores_no_text(tmp_path: Path) -> None:
+    repo, _ = make_workspace(tmp_path / "repo")
+    (repo / "evalset.toml").write_text("store_text = false\n[validate]\nmin_per_category = 0\n")
+    write_files(repo, {"corpus/guide.md": GUIDE + "\n## Fees\n\nNo fees.\n"})
+    commit_all(repo, "a new section")
+    new = take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False)
+    text = (repo / "snapshots" / f"{new.id}.json").read_text()
+    assert '"text"' not in text
+    resolved = _resolver(repo).resolve(Chunk("guide.md", text="Damaged items can be returned"))
+    assert [str(c) for c in resolved.citations] == ["guide.md#damaged-returns"]
+    # the subsection still counts for its parent
+    run = [{"id": "a1", "retrieved": ["guide.md#damaged-returns"]}]
+    path = write_run(repo / "run.jsonl", run)
+    report = score_retrieval(
+        find_workspace(repo), repo / "sets" / "docs.yaml", path,
+        Options(snapshot=new.short, allow_stale=True),
+    )  # fmt: skip
+    row = json.loads(report.render())["items"][0]
+    assert row["id"] == "a1" and row["first_rank"] == 1

@@ -1,0 +1,222 @@
+"""The gate per category against the accepted run, and accepting a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scoring_ws import ITEMS, RUN, score_ws, set_text, write_run
+
+from conftest import commit_all, write_files
+from evalset.corpus.snapshot import take_snapshot
+from evalset.score.report import DIGEST_MARK, digest_of
+
+__all__ = ["score_ws"]
+
+# lookup improves from 1/3 to 1 at hit@1, multi falls from 1/2 to 0: the mean rises
+CURRENT: list[dict[str, Any]] = [
+    {"id": "a1", "retrieved": ["guide.md#returns"]},
+    {"id": "a2", "retrieved": ["guide.md#shipping"]},
+    {"id": "a3", "retrieved": ["faq.md#hours"]},
+    {"id": "m1", "retrieved": []},
+    {"id": "m2", "retrieved": ["guide.md#returns", "guide.md#damaged-returns"]},
+]
+
+
+def _score(repo: Path, cli, run: list[dict[str, Any]], name: str, *args: str) -> Path:  # type: ignore[no-untyped-def]
+    write_run(repo / f"{name}.jsonl", run)
+    out = f"reports/{name}.json"
+    done = cli(repo, "score", "retrieval", "docs", f"{name}.jsonl", "-o", out, *args)
+    assert done.code == 0, done.err
+    return repo / out
+
+
+def test_the_gate_blocks_a_run_whose_mean_rose_while_a_category_fell(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    b, c = (json.loads(p.read_text()) for p in (base, current))
+    assert c["overall"]["hit@1"]["value"] > b["overall"]["hit@1"]["value"]
+    done = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1", "--json")
+    assert done.code == 1
+    result = json.loads(done.out)
+    assert {k: result[k] for k in ("ok", "compared_items", "left_out_items", "regressions")} == {
+        "ok": False,
+        "compared_items": 5,
+        "left_out_items": 0,
+        "regressions": [{"category": "multi", "metric": "hit@1", "baseline": 0.5, "current": 0.0}],
+    }
+    assert all(
+        set(r) == {"category", "metric", "baseline", "current"} for r in result["regressions"]
+    )
+    lookup = next(x for x in result["comparisons"] if x["category"] == "lookup")
+    assert lookup["difference"] > 0 and lookup["low"] <= lookup["difference"] <= lookup["high"]
+    text = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1")
+    assert text.code == 1
+    assert "REGRESSION multi hit@1: 0.500 -> 0.000 (difference -0.500 [" in text.out
+    assert "a drop beyond the margin 0.03" in text.out
+    assert "failed: 1 regression(s) beyond the margin 0.03" in text.out
+    # every metric both reports define, by default
+    everything = json.loads(cli(score_ws, "gate", str(base), str(current), "--json").out)
+    assert {r["metric"] for r in everything["regressions"]} >= {"hit@1", "mrr", "map"}
+    assert {r["category"] for r in everything["regressions"]} == {"multi"}
+
+
+def test_a_drop_within_the_margin_passes_even_when_the_mean_fell(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    worse = [line if line["id"] != "m1" else {"id": "m1", "retrieved": []} for line in RUN]
+    current = _score(score_ws, cli, worse, "current")
+    strict = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1", "--json")
+    assert strict.code == 1
+    done = cli(
+        score_ws, "gate", str(base), str(current), "--metric", "hit@1", "--margin", "0.5", "--json"
+    )
+    assert done.code == 0, done.out
+    result = json.loads(done.out)
+    assert result["ok"] is True and result["regressions"] == []
+    overall = next(x for x in result["overall"] if x["metric"] == "hit@1")
+    assert overall["current"] < overall["baseline"]
+
+
+def test_reports_on_different_versions_compare_the_unchanged_items(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    path = score_ws / "sets" / "docs.yaml"
+    snapshot = path.read_text().split("verified: ")[1][:12]
+    items = {**ITEMS, "a4": ("lookup", False, ["guide.md#guide"])}
+    text = set_text(snapshot, items).replace(
+        "How long do I have to send something back?", "How many days do I get to return it?"
+    )
+    path.write_text(text)
+    commit_all(score_ws, "a1 reworded, a4 added")
+    current = _score(score_ws, cli, [*RUN, {"id": "a4", "retrieved": ["guide.md"]}], "current")
+    result = json.loads(cli(score_ws, "gate", str(base), str(current), "--json").out)
+    assert result["compared_items"] == 4 and result["left_out_items"] == 2
+    assert result["left_out"] == {"added": ["a4"], "removed": [], "changed": ["a1"]}
+    assert {c["n"] for c in result["comparisons"] if c["category"] == "lookup"} == {2}
+    shown = cli(score_ws, "gate", str(base), str(current))
+    assert "4 item(s) compared, 2 left out (1 added, 0 removed, 1 changed)" in shown.out
+
+
+def test_reports_on_different_snapshots_are_refused_unless_allowed(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    write_files(score_ws, {"corpus/notes.txt": "Other notes.\n"})
+    commit_all(score_ws, "notes changed")
+    new = take_snapshot(score_ws, "corpus", score_ws / "snapshots", score_ws / ".evalset").short
+    current = _score(score_ws, cli, RUN, "current")
+    refused = cli(score_ws, "gate", str(base), str(current))
+    assert refused.code == 2
+    assert refused.err.strip().startswith(
+        f"evalset: {current}: was scored against corpus snapshot {new}"
+    )
+    assert refused.err.strip().endswith("or compare anyway with --allow-snapshot-change.")
+    allowed = cli(score_ws, "gate", str(base), str(current), "--allow-snapshot-change")
+    assert allowed.code == 0 and "note: snapshot changed: " in allowed.out
+
+
+def test_reports_with_other_definitions_are_refused_unless_allowed(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, RUN, "current", "--granularity", "document")
+    refused = cli(score_ws, "gate", str(base), str(current))
+    assert refused.code == 2
+    assert "defines hit@1 differently from the baseline" in refused.err
+    assert "(granularity: 'section' vs 'document')" in refused.err
+    assert cli(score_ws, "gate", str(base), str(current), "--allow-snapshot-change").code in (0, 1)
+    missing = cli(score_ws, "gate", str(base), str(current), "--metric", "recall@7")
+    assert missing.code == 2 and "has no metric 'recall@7' (it has hit@1," in missing.err
+
+
+def test_accept_records_the_run_the_gate_compares_with(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    none_yet = cli(score_ws, "gate", str(current))
+    assert none_yet.code == 2
+    assert "set docs has no accepted run yet (reports/accepted/docs.json is missing)" in (
+        none_yet.err
+    )
+    accepted = cli(score_ws, "accept", str(base))
+    assert accepted.code == 0, accepted.err
+    assert accepted.out.strip() == (
+        f"{base} becomes the accepted run of docs: reports/accepted/docs.json; commit it (git "
+        "add reports/accepted/docs.json)"
+    )
+    target = score_ws / "reports" / "accepted" / "docs.json"
+    assert target.read_bytes() == base.read_bytes()
+    assert cli(score_ws, "gate", str(current), "--metric", "hit@1").code == 1
+    again = json.loads(cli(score_ws, "accept", str(current), "--json").out)
+    assert again == {"set": "docs", "accepted": "reports/accepted/docs.json", "replaced": True,
+                     "version": None, "ignored_by_git": False}  # fmt: skip
+    assert cli(score_ws, "gate", str(current)).code == 0
+    # the accepted report is meant to be committed, reports/ being otherwise ignored
+    assert "reports/accepted/docs.json" in commit_all_listing(score_ws)
+
+
+def test_accept_says_when_git_would_ignore_the_copy(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    (score_ws / ".gitignore").write_text("/.evalset/\n/reports/\n")  # as init wrote it before
+    warned = cli(score_ws, "accept", str(base))
+    assert warned.code == 0
+    assert "note: git ignores reports/accepted/docs.json: in .gitignore, replace" in warned.out
+
+
+def commit_all_listing(repo: Path) -> str:
+    from conftest import git
+
+    commit_all(repo, "accept")
+    return git(repo, "ls-files")
+
+
+def _tamper(path: Path, old: str, new: str, redigest: bool) -> None:
+    text = path.read_text().replace(old, new, 1)
+    if redigest:
+        body = text[: text.rindex(DIGEST_MARK)]
+        text = f'{body}{DIGEST_MARK}{digest_of(body)}"\n}}\n'
+    path.write_text(text)
+
+
+def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    _tamper(current, '"hit@1": 0.0', '"hit@1": 1.0', redigest=False)
+    for args in (("accept", str(current)), ("gate", str(base), str(current))):
+        done = cli(score_ws, *args)
+        assert done.code == 2
+        assert done.err.strip() == (
+            f"evalset: {current}: was changed after `evalset score` wrote it (its content no "
+            "longer matches its digest); score the run again rather than editing the report."
+        )
+    (score_ws / "pin.json").write_text(cli(score_ws, "pin", "docs").out)
+    (score_ws / "broken.json").write_text('{"evalset": ')
+    (score_ws / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    for name, expected in (
+        ("pin.json", 'pin.json: is not an evalset report (it has no "report" format); give a '
+         "report written by `evalset score`."),
+        ("broken.json", "broken.json:1:13: is not valid JSON (Expecting value); give a report "
+         "written by `evalset score`."),
+        ("nowhere.json", "nowhere.json: no such file; give the path of a report."),
+        ("deep.json", "deep.json: is not JSON that can be read (too deeply nested, or a number "
+         "too long); give a report written by `evalset score`."),
+    ):  # fmt: skip
+        done = cli(score_ws, "gate", str(base), name)
+        assert done.code == 2 and done.err.strip() == f"evalset: {expected}"
+    assert not (score_ws / "reports" / "accepted").exists()
+
+
+def test_a_report_whose_release_pin_fails_check_pin_is_refused(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli(score_ws, "release", "docs", "--bump", "minor", "--exclude-drafts").code == 0
+    report = _score(score_ws, cli, RUN, "base")
+    fingerprint = json.loads(report.read_text())["evalset"]["fingerprint"]
+    _tamper(report, fingerprint, "sha256:" + "0" * 64, redigest=True)  # digest made to match
+    done = cli(score_ws, "accept", str(report))
+    assert done.code == 2
+    assert done.err.startswith(f"evalset: {report}: its pin fails `evalset check-pin` (report's ")
+    assert not (score_ws / "reports" / "accepted").exists()
+
+
+def test_reports_of_two_sets_are_not_compared(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    other = score_ws / "reports" / "other.json"
+    other.write_text(base.read_text())
+    _tamper(other, '"set": "docs"', '"set": "manuals"', redigest=True)
+    done = cli(score_ws, "gate", str(base), str(other))
+    assert done.code == 2
+    assert "scores set 'manuals', but the baseline" in done.err

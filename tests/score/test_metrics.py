@@ -1,0 +1,213 @@
+"""Set-mode retrieval metrics: hand-computed values per item and per category, the same
+numbers as trec_eval (through pytrec_eval) where the two can be compared, and intervals."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+from scoring_ws import RUN, score_ws, write_run
+
+from evalset.config import find_workspace
+from evalset.score.intervals import intervals, paired_difference, wilson
+from evalset.score.metrics import retrieval_metrics, retrieval_values
+from evalset.score.retrieval import Options, score_retrieval
+
+__all__ = ["score_ws"]
+
+L3 = 1 / math.log2(3)  # nDCG discount at rank 2
+L4 = 1 / math.log2(4)  # at rank 3
+
+# Per item, K = 1 and 3, section granularity, the run RUN (see scoring_ws.py):
+#  a1: rank 2 is a subsection of the expected section; a2: found at 1, then repeated;
+#  a3: nothing; m1: ranks 1 and 3 (rank 2 is the whole document, broader than a section);
+#  m2: rank 1 is the parent of an expected section (broader: not credited), rank 2 credited.
+EXPECTED_ITEMS = {
+    "a1": {"hit@1": 0, "hit@3": 1, "mrr": 0.5, "recall@1": 0, "recall@3": 1,
+           "precision@1": 0, "precision@3": 1 / 3, "ndcg@1": 0, "ndcg@3": L3, "map": 0.5},
+    "a2": {"hit@1": 1, "hit@3": 1, "mrr": 1, "recall@1": 1, "recall@3": 1,
+           "precision@1": 1, "precision@3": 1 / 3, "ndcg@1": 1, "ndcg@3": 1, "map": 1},
+    "a3": dict.fromkeys(
+        ["hit@1", "hit@3", "mrr", "recall@1", "recall@3", "precision@1", "precision@3",
+         "ndcg@1", "ndcg@3", "map"], 0),
+    "m1": {"hit@1": 1, "hit@3": 1, "mrr": 1, "recall@1": 0.5, "recall@3": 1,
+           "precision@1": 1, "precision@3": 2 / 3, "ndcg@1": 1, "ndcg@3": (1 + L4) / (1 + L3),
+           "map": (1 + 2 / 3) / 2},
+    "m2": {"hit@1": 0, "hit@3": 1, "mrr": 0.5, "recall@1": 0, "recall@3": 0.5,
+           "precision@1": 0, "precision@3": 1 / 3, "ndcg@1": 0, "ndcg@3": L3 / (1 + L3),
+           "map": 0.25},
+}  # fmt: skip
+CATEGORIES = {"lookup": ["a1", "a2", "a3"], "multi": ["m1", "m2"]}
+SPLITS = {"tuning": ["a1", "a2", "m1"], "holdout": ["a3", "m2"]}
+
+
+def _score(repo: Path, run: list[dict[str, object]], **options: object) -> dict[str, object]:
+    path = write_run(repo / "run.jsonl", run)
+    ws = find_workspace(repo)
+    report = score_retrieval(ws, repo / "sets" / "docs.yaml", path, Options(ks=(1, 3), **options))  # type: ignore[arg-type]
+    data: dict[str, object] = json.loads(report.render())
+    return data
+
+
+def test_each_item_scores_as_computed_by_hand(score_ws: Path) -> None:
+    data = _score(score_ws, RUN)
+    rows = {row["id"]: row for row in data["items"]}  # type: ignore[attr-defined]
+    assert set(rows) == set(EXPECTED_ITEMS)  # r1 unanswerable, d1 draft, x1 retired: not scored
+    for ident, expected in EXPECTED_ITEMS.items():
+        assert rows[ident]["metrics"] == pytest.approx(expected, abs=1e-12), ident
+    assert rows["a1"]["first_rank"] == 2 and rows["a3"]["first_rank"] is None
+    assert data["counts"]["unanswerable"] == 2  # type: ignore[index]
+    assert data["counts"]["ignored_lines"] == {"draft": 1, "retired": 1, "unanswerable": 1}  # type: ignore[index]
+
+
+def test_each_category_and_split_is_the_mean_of_its_items(score_ws: Path) -> None:
+    data = _score(score_ws, RUN)
+    for group, members in [*CATEGORIES.items(), *SPLITS.items()]:
+        table = data["categories"].get(group) or data["splits"][group]  # type: ignore[attr-defined,index]
+        for metric, entry in table.items():
+            expected = sum(EXPECTED_ITEMS[i][metric] for i in members) / len(members)
+            assert entry["value"] == pytest.approx(expected, abs=1e-12), (group, metric)
+            assert entry["n"] == len(members)
+            assert entry["low"] <= entry["value"] <= entry["high"]
+    # hand-computed, spelled out: the lookup category
+    lookup = data["categories"]["lookup"]  # type: ignore[index]
+    assert lookup["hit@1"]["value"] == pytest.approx(1 / 3)
+    assert lookup["hit@3"]["value"] == pytest.approx(2 / 3)
+    assert lookup["mrr"]["value"] == pytest.approx(0.5)
+    assert lookup["precision@3"]["value"] == pytest.approx(2 / 9)
+    assert data["categories"]["refuse"]["mrr"] == {  # type: ignore[index]
+        "value": None,
+        "low": None,
+        "high": None,
+        "n": 0,
+    }
+    assert data["overall"]["map"]["value"] == pytest.approx((0.5 + 1 + 0 + 5 / 6 + 0.25) / 5)  # type: ignore[index]
+
+
+def test_rates_get_wilson_intervals_over_items(score_ws: Path) -> None:
+    data = _score(score_ws, RUN)
+    hit = data["categories"]["lookup"]["hit@3"]  # type: ignore[index]
+    assert (hit["low"], hit["high"]) == pytest.approx(wilson(2 / 3, 3))
+    assert wilson(2 / 3, 3) == pytest.approx((0.2077, 0.9385), abs=1e-4)  # the textbook value
+
+
+def test_document_granularity_counts_documents(score_ws: Path) -> None:
+    data = _score(score_ws, RUN, granularity="document")
+    rows = {row["id"]: row["metrics"] for row in data["items"]}  # type: ignore[attr-defined]
+    # m1 expects guide.md and faq.md; it retrieved faq.md, guide.md, guide.md (a repeat)
+    assert rows["m1"]["recall@1"] == 0.5 and rows["m1"]["recall@3"] == 1
+    assert rows["m1"]["precision@3"] == pytest.approx(2 / 3) and rows["m1"]["map"] == 1
+    # m2 expects only guide.md: its first entry counts now
+    assert rows["m2"]["hit@1"] == 1 and rows["m2"]["precision@3"] == pytest.approx(1 / 3)
+    assert data["definitions"]["map"]["granularity"] == "document"  # type: ignore[index]
+
+
+def test_several_trials_count_each_item_once_and_report_the_spread(score_ws: Path) -> None:
+    run = [
+        {"id": "a1", "retrieved": ["guide.md#returns"], "trial": 0, "latency_ms": 100, "cost": 1},
+        {"id": "a1", "retrieved": [], "trial": 1, "latency_ms": 300, "cost": 2},
+        {"id": "a2", "retrieved": ["guide.md#shipping"], "trial": 0, "latency_ms": 200},
+        {"id": "a2", "retrieved": ["guide.md#shipping"], "trial": 1},
+        {"id": "r1", "retrieved": [], "latency_ms": 400},  # not scored, but it took its time
+    ]
+    data = _score(score_ws, run)
+    lookup = data["categories"]["lookup"]["hit@1"]  # type: ignore[index]
+    assert lookup["n"] == 3 and lookup["value"] == pytest.approx((0.5 + 1 + 0) / 3)
+    spread = data["spread"]  # type: ignore[index]
+    assert spread["trials"] == 2
+    # per-trial means of hit@1 over all rows of that trial: trial 0 = 2/5, trial 1 = 1/2
+    assert spread["overall"]["hit@1"]["min"] == pytest.approx(0.4)
+    assert spread["overall"]["hit@1"]["max"] == pytest.approx(0.5)
+    # per item, only the items whose trials differed (a2 scored the same twice)
+    per_item = {s["id"]: s for s in data["item_spread"]}  # type: ignore[attr-defined]
+    assert set(per_item) == {"a1"} and per_item["a1"]["trials"] == 2
+    assert per_item["a1"]["metrics"]["hit@1"] == pytest.approx(
+        {"min": 0, "max": 1, "std": math.sqrt(0.5)}
+    )
+    assert set(per_item["a1"]["metrics"]) == set(data["definitions"])  # type: ignore[arg-type]
+    assert data["latency"] == pytest.approx({"p50": 250, "p95": 385, "total": 1000, "n": 4})
+    assert data["cost"] == pytest.approx({"p50": 1.5, "p95": 1.95, "total": 3, "n": 2})
+    assert set(data["missing"]) == {"a3", "m1", "m2"}  # type: ignore[arg-type]
+
+
+def _random_case(rng: random.Random) -> tuple[list[list[str]], list[list[str]]]:
+    pool = [f"doc{d}.md#s{s}" for d in range(8) for s in range(6)]
+    expected, retrieved = [], []
+    for _ in range(300):
+        expected.append(rng.sample(pool, rng.randint(1, 4)))
+        ranked = rng.sample(pool, rng.randint(0, 25))
+        retrieved.append(ranked)
+    return expected, retrieved
+
+
+def test_set_mode_equals_trec_eval_on_plain_citations() -> None:
+    """With plain, distinct citations and no subsections, set mode is trec_eval with binary
+    relevance: hit = success, mrr = recip_rank, precision = P, recall, ndcg = ndcg_cut."""
+    from evalset.score.matching import Targets, credited_ranks_plain
+
+    rng = random.Random(19)
+    expected, retrieved = _random_case(rng)
+    ks = (1, 3, 5, 10)
+    metrics = retrieval_metrics(ks)
+    ranks = []
+    for exp, ret in zip(expected, retrieved, strict=True):
+        targets = Targets(len(exp), {c: (i,) for i, c in enumerate(exp)})
+        ranks.append(credited_ranks_plain(targets, ret))
+    values, _ = retrieval_values(ranks, np.array([len(e) for e in expected]), metrics)
+    qrels = {f"q{i}": dict.fromkeys(e, 1) for i, e in enumerate(expected)}
+    run = {
+        f"q{i}": {doc: float(len(r) - k) for k, doc in enumerate(r)}
+        for i, r in enumerate(retrieved)
+        if r
+    }
+    names = {"success": "hit", "recip_rank": "mrr", "P": "precision", "recall": "recall",
+             "ndcg_cut": "ndcg", "map": "map"}  # fmt: skip
+    measures = {f"{m}.{','.join(map(str, ks))}" if m not in ("recip_rank", "map") else m
+                for m in names}  # fmt: skip
+    found = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    compared = 0
+    for i in range(len(expected)):
+        theirs = found.get(f"q{i}")
+        for name, ours in names.items():
+            for k in ks if name not in ("recip_rank", "map") else [None]:
+                key = f"{name}_{k}" if k else name
+                mine = values[f"{ours}@{k}" if k else ours][i]
+                reference = theirs[key] if theirs is not None else 0.0  # no result: all 0
+                assert mine == pytest.approx(reference, abs=1e-9), (i, key)
+                compared += 1
+    assert compared == 300 * 18
+
+
+def test_intervals_are_seeded_and_cover_the_mean() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.random((200, 3))
+    first = intervals(values, ["mean", "mean", "rate"], "category:x")
+    again = intervals(values, ["mean", "mean", "rate"], "category:x")
+    assert first == again
+    for iv, column in zip(first, values.T, strict=True):
+        assert iv.low < iv.value < iv.high and iv.value == pytest.approx(column.mean())
+        assert iv.n == 200
+    assert intervals(np.zeros((0, 2)), ["mean", "rate"], "empty")[0].value is None
+    same = paired_difference(values, values, "gate:x")[0]
+    assert (same.value, same.low, same.high) == (0, 0, 0)
+
+
+def test_drawing_distinct_rows_is_the_same_bootstrap_as_drawing_items() -> None:
+    """Few distinct rows are resampled as a multinomial over them; rows that all differ,
+    item by item. Both must give the same distribution of resampled means."""
+    from evalset.score.intervals import resample_means
+
+    rng = np.random.default_rng(7)
+    few = rng.choice([0.0, 1 / 3, 0.5, 1.0], size=(3000, 2))
+    jittered = few + rng.normal(0, 1e-12, few.shape)  # every row distinct: item by item
+    a, b = resample_means(few, "x", 4000), resample_means(jittered, "x", 4000)
+    assert a.mean(axis=0) == pytest.approx(few.mean(axis=0), abs=2e-3)
+    assert b.mean(axis=0) == pytest.approx(few.mean(axis=0), abs=2e-3)
+    assert a.std(axis=0) == pytest.approx(b.std(axis=0), rel=0.08)
+    expected = few.std(axis=0) / math.sqrt(len(few))  # the standard error of a mean
+    assert a.std(axis=0) == pytest.approx(expected, rel=0.08)

@@ -1,0 +1,185 @@
+"""The report: its pin is `evalset pin`'s and passes `evalset check-pin`; what it holds; the
+set it refuses (invalid, stale) and how --allow-stale marks stale items; its renderings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scoring_ws import GUIDE, ITEMS, RUN, score_ws, set_text, write_run
+
+from conftest import commit_all, write_files
+from evalset.corpus.snapshot import take_snapshot
+from evalset.score.report import FORMAT
+
+__all__ = ["score_ws"]
+
+
+def test_the_report_carries_the_pin_and_passes_check_pin(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    released = cli(score_ws, "release", "docs", "--bump", "minor", "--exclude-drafts")
+    assert released.code == 0, released.err
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "reports/score.json")
+    assert done.code == 0, done.err
+    report = json.loads((score_ws / "reports" / "score.json").read_text())
+    assert report["evalset"] == json.loads(cli(score_ws, "pin", "docs").out)
+    assert report["evalset"]["version"] == "0.1.0"
+    checked = cli(score_ws, "check-pin", "reports/score.json")
+    assert checked.code == 0, checked.err
+    assert checked.out.startswith("pin ok: docs 0.1.0 (sha256:")
+
+
+def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json", "--k", "1,5")
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert list(report) == [
+        "evalset", "report", "tool", "run", "snapshot", "settings", "definitions", "counts",
+        "overall", "categories", "splits", "spread", "latency", "cost", "misses", "stale",
+        "missing", "unresolved", "invalid_lines", "item_spread", "items", "digest",
+    ]  # fmt: skip
+    assert report["report"] == {"format": FORMAT, "kind": "retrieval"}
+    assert report["run"]["path"] == "run.jsonl"
+    assert report["run"]["sha256"].startswith("sha256:") and report["run"]["lines"] == 8
+    assert list(report["definitions"])[:3] == ["hit@1", "hit@5", "mrr"]
+    assert report["definitions"]["hit@5"]["kind"] == "rate"
+    assert report["definitions"]["map"] == {
+        "family": "retrieval",
+        "kind": "mean",
+        "definition": report["definitions"]["map"]["definition"],
+        "granularity": "section",
+    }
+    assert list(report["categories"]) == ["lookup", "multi", "refuse"]
+    assert list(report["splits"]) == ["tuning", "holdout"]
+    assert report["settings"]["k"] == [1, 5] and report["spread"] is None
+    assert report["latency"] is None and report["cost"] is None
+    assert [m["id"] for m in report["misses"]] == ["a3"]
+    assert report["misses"][0] == {
+        "id": "a3", "category": "lookup", "split": "holdout", "missed": 1, "trials": 1,
+        "trial": 0, "expected": ["faq.md#hours"], "retrieved": ["guide.md#returns"],
+    }  # fmt: skip
+    assert report["counts"] == {
+        "active": 7, "scored": 5, "unanswerable": 2, "missing": 0, "stale": 0, "sealed": 0,
+        "ignored_lines": {"draft": 1, "retired": 1, "unanswerable": 1}, "invalid_lines": 0,
+        "unresolved_chunks": 0,
+    }  # fmt: skip
+
+
+def test_an_item_the_run_left_out_scores_zero_and_is_listed(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_run(score_ws / "run.jsonl", [line for line in RUN if line["id"] != "a2"])
+    report = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert report["missing"] == ["a2"]
+    row = next(r for r in report["items"] if r["id"] == "a2")
+    assert row["missing"] is True and set(row["metrics"].values()) == {0.0}
+    assert next(m for m in report["misses"] if m["id"] == "a2")["missing"] is True
+
+
+def test_an_invalid_set_is_refused(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = score_ws / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("category: multi", "category: mutli", 1))
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
+    assert done.code == 1
+    assert "cannot score a run against an invalid set (1 error(s); first: " in done.err
+    assert "category 'mutli' is not declared" in done.err
+    assert not (score_ws / "out.json").exists()
+
+
+def _changed_corpus(repo: Path) -> str:
+    write_files(repo, {"corpus/guide.md": GUIDE.replace("4.95", "5.95")})
+    commit_all(repo, "shipping costs more")
+    return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").short
+
+
+def test_a_stale_set_is_refused_or_scored_with_the_items_marked(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    new = _changed_corpus(score_ws)
+    write_run(score_ws / "run.jsonl", RUN)
+    refused = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
+    assert refused.code == 1 and not (score_ws / "out.json").exists()
+    assert (
+        f"2 item(s) are stale against snapshot {new} (a2, m2), so their labels may not match "
+        "what the run retrieved from; review them with `evalset stale docs`"
+    ) in refused.err
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--allow-stale", "--json")
+    assert done.code == 0
+    report = json.loads(done.out)
+    assert [s["id"] for s in report["stale"]] == ["a2", "m2"]
+    assert report["stale"][0]["citations"][0]["status"] == "changed"
+    stale_rows = {r["id"] for r in report["items"] if r.get("stale")}
+    assert stale_rows == {"a2", "m2"}
+    assert report["snapshot"] == new
+    # the run retrieved from the snapshot the set was verified against: nothing is stale
+    verified = _verified(score_ws)
+    assert verified != new
+    ok = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--snapshot", verified, "--json")
+    assert ok.code == 0 and json.loads(ok.out)["stale"] == []
+
+
+def _verified(repo: Path) -> str:
+    return (repo / "sets" / "docs.yaml").read_text().split("verified: ")[1][:12]
+
+
+def test_markdown_is_a_pull_request_comment(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--format", "md")
+    assert done.code == 0
+    lines = done.out.splitlines()
+    assert lines[0].startswith("### Retrieval: docs unreleased, snapshot ")
+    misses = lines.index("| item | category | split | missed | expected | retrieved (first 10) |")
+    assert (
+        lines[misses + 2] == "| `a3` | lookup | holdout |  | `faq.md#hours` | `guide.md#returns` |"
+    )
+    header = next(line for line in lines if line.startswith("| metric |"))
+    assert header == "| metric | overall | lookup | multi |"
+    hit = next(line for line in lines if line.startswith("| `hit@3` |"))
+    assert hit.startswith("| `hit@3` | 0.800 [") and "| 0.667 [" in hit
+    assert "<details><summary>By split</summary>" in done.out
+    assert "> 2 unanswerable item(s) not scored for retrieval" in done.out
+
+
+def test_human_output_puts_the_misses_first(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
+    assert done.code == 0
+    lines = done.out.splitlines()
+    assert lines[1].startswith("misses, start reading here (1 item(s)")
+    assert lines[2].strip() == "a3  lookup (holdout)"
+    assert lines[3].split() == ["expected", "faq.md#hours"]
+    table = next(k for k, line in enumerate(lines) if line.startswith("metric "))
+    assert table > 4 and lines[table].split() == ["metric", "overall", "lookup", "multi"]
+
+
+def test_a_category_without_items_is_shown_as_such(score_ws: Path) -> None:
+    items = {k: v for k, v in ITEMS.items() if v[0] == "lookup"}
+    (score_ws / "sets" / "docs.yaml").write_text(set_text(_verified(score_ws), items))
+    from evalset.config import find_workspace
+    from evalset.score.markdown import columns
+    from evalset.score.retrieval import score_retrieval
+
+    run = write_run(score_ws / "run.jsonl", [line for line in RUN if line["id"] in items])
+    report = score_retrieval(find_workspace(score_ws), score_ws / "sets" / "docs.yaml", run)
+    assert [name for name, _ in columns(report.data)] == ["overall", "lookup"]
+    assert report.data["categories"]["multi"]["mrr"]["n"] == 0
+
+
+def test_sealed_holdout_items_need_the_key(score_ws: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from pyrage import x25519
+
+    identity = x25519.Identity.generate()
+    key = score_ws.parent / "holdout.key"
+    key.write_text(f"# public key: {identity.to_public()}\n{identity}\n")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(score_ws, "seal", "docs", "--recipient", str(identity.to_public())).code == 0
+    write_run(score_ws / "run.jsonl", RUN)
+    without = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert without["counts"]["sealed"] == 3  # a3, m2 and r2 are held out
+    assert {r["id"] for r in without["items"]} == {"a1", "a2", "m1"}
+    assert without["counts"]["ignored_lines"]["sealed"] == 2
+    assert without["splits"]["holdout"]["mrr"]["n"] == 0
+    text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
+    assert "note: 3 sealed holdout item(s) not scored (their labels need the key)" in text.out
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key))
+    opened = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert opened["counts"]["sealed"] == 0 and len(opened["items"]) == 5
+    assert opened["evalset"]["fingerprint"] == without["evalset"]["fingerprint"]

@@ -1,0 +1,145 @@
+"""Bad run files: one sentence naming the file and line, exit 2, nothing written; with
+--skip-invalid the bad lines are listed in the report and left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scoring_ws import RUN, score_ws
+
+__all__ = ["score_ws"]
+
+GOOD = '{"id": "a1", "retrieved": ["guide.md#returns"]}\n'
+FIX = "; fix the line, or leave invalid lines out with --skip-invalid."
+
+# name -> (run file content, expected message without "evalset: ")
+CASES: dict[str, tuple[str | bytes, str]] = {
+    "not-jsonl": (
+        GOOD + "a1, guide.md#returns\n",
+        "run.jsonl:2: is not JSON (column 1: Expecting value)" + FIX,
+    ),
+    "a-json-array": (
+        '[{"id": "a1", "retrieved": []}]\n',
+        'run.jsonl:1: is a JSON list, not an object; each line is one object like {"id": '
+        '"q-001", "retrieved": ["doc.md#section"]}' + FIX,
+    ),
+    "two-objects-on-a-line": (
+        GOOD.strip() + " " + GOOD,
+        "run.jsonl:1: is not JSON (column 49: Extra data)" + FIX,
+    ),
+    "unknown-item": (
+        GOOD + '{"id": "a11", "retrieved": []}\n',
+        "run.jsonl:2: item a11 is not in set docs (did you mean 'a1'?)"
+        "; fix the line, or leave such lines out with --skip-invalid.",
+    ),
+    "duplicate-trial": (
+        GOOD + '{"id": "a1", "trial": 0, "retrieved": []}\n',
+        'run.jsonl:2: repeats item a1 trial 0 of line 1; number repeated runs with "trial"' + FIX,
+    ),
+    "misspelt-key": (
+        '{"id": "a1", "retreived": ["guide.md#returns"]}\n',
+        "run.jsonl:1: has an unknown key 'retreived' (did you mean 'retrieved'?)" + FIX,
+    ),
+    "no-retrieved": (
+        '{"id": "a1", "answer": "14 days"}\n',
+        'run.jsonl:1: item a1 has no "retrieved" list; give what the retriever returned, best '
+        "first; fix the line, or leave such lines out with --skip-invalid.",
+    ),
+    "bad-citation": (
+        '{"id": "a1", "retrieved": ["/etc/passwd"]}\n',
+        "run.jsonl:1: item a1: retrieved[0] is not a citation (citation '/etc/passwd' is not a "
+        "path relative to the corpus root (no leading '/', no empty, '.' or '..' parts))" + FIX,
+    ),
+    "bad-span": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 9, "end": 3}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] needs "text", or "start" and "end" as character '
+        "offsets with 0 <= start < end" + FIX,
+    ),
+    "chunk-of-a-section": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md#returns", "text": "x"}]}\n',
+        "run.jsonl:1: item a1: retrieved[0] names 'guide.md#returns' as \"doc\"; give the "
+        'document alone (no "#section")' + FIX,
+    ),
+    "negative-trial": (
+        '{"id": "a1", "trial": -1, "retrieved": []}\n',
+        'run.jsonl:1: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+    ),
+    "latency-text": (
+        '{"id": "a1", "retrieved": [], "latency_ms": "fast"}\n',
+        "run.jsonl:1: item a1: \"latency_ms\" must be a number from 0, not 'fast'" + FIX,
+    ),
+    "empty": (
+        "\n\n",
+        'run.jsonl: holds no run line; write one JSON object per line, like {"id": "q-001", '
+        '"retrieved": ["policies/returns.md#damaged-items"]}.',
+    ),
+    "not-utf8": (
+        b'{"id": "a1", "retrieved": ["\xff"]}\n',
+        "run.jsonl:1: is not UTF-8 (byte 28); write the run file as UTF-8 JSONL.",
+    ),
+    "deeply-nested": (
+        GOOD + "[" * 100_000 + "]" * 100_000 + "\n",
+        "run.jsonl:2: is not JSON that can be read (too deeply nested, or a number too long)" + FIX,
+    ),
+    "several-bad-lines": (
+        "x\n" + GOOD + "y\n",
+        "run.jsonl:1: is not JSON (column 1: Expecting value) (1 more invalid line(s))" + FIX,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_bad_run_file_is_one_located_sentence(name: str, score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    content, message = CASES[name]
+    path = score_ws / "run.jsonl"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json",
+               "--html", "out.html")  # fmt: skip
+    assert done.code == 2, done.out
+    assert done.err == f"evalset: {message}\n"
+    assert done.out == "" and not (score_ws / "out.json").exists()
+    assert not (score_ws / "out.html").exists()
+    as_json = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json")
+    assert json.loads(as_json.out) == {"error": message, "exit_code": 2}
+
+
+def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    lines = [json.dumps(line) for line in RUN]
+    lines[1] = "not json"
+    lines.append('{"id": "zz", "retrieved": []}')
+    (score_ws / "run.jsonl").write_text("\n".join(lines) + "\n")
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid", "--json")
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["invalid_lines"] == [
+        {"line": 2, "problem": "is not JSON (column 1: Expecting value)"},
+        {"line": 9, "problem": "item zz is not in set docs (check the id)"},
+    ]
+    assert report["counts"]["invalid_lines"] == 2
+    assert report["missing"] == ["a2"]  # its line was the broken one
+    text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid")
+    assert "note: 2 invalid run line(s) left out" in text.out
+
+
+def test_a_missing_run_file_or_set(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    done = cli(score_ws, "score", "retrieval", "docs", "nope.jsonl")
+    assert done.code == 2
+    assert done.err == "evalset: nope.jsonl: no such file; give the path of the run file.\n"
+    (score_ws / "run.jsonl").write_text(GOOD)
+    unknown = cli(score_ws, "score", "retrieval", "dosc", "run.jsonl")
+    assert unknown.code == 2 and "has no set named 'dosc' (did you mean 'docs'?)" in unknown.err
+    snapshot = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--snapshot", "abc123")
+    assert snapshot.code == 2 and "has no snapshot 'abc123' (snapshots: " in snapshot.err
+    usage = cli(score_ws, "score", "retrieval", "docs")
+    assert usage.code == 2 and "give the set and the run file" in usage.err
+    k = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--k", "0,3")
+    assert k.code == 2 and "give whole numbers from 1 to 100000, comma-separated" in k.err
+    deep = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--k", "1,100000", "--json")
+    assert deep.code == 0 and json.loads(deep.out)["overall"]["precision@100000"][
+        "value"
+    ] == pytest.approx(0.2e-5)

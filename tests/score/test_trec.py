@@ -1,0 +1,186 @@
+"""TREC mode: trec_eval's values (through pytrec_eval, trec_eval's own code) on trec_eval's
+test data and on made fixtures, to 1e-9; its tie-break; its file format and bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+from evalset.score.trec import TrecFileError, default_measures, score_trec
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+            "recip_rank", "P", "recall", "ndcg_cut"}  # fmt: skip
+
+
+def _reference(qrels_path: Path, run_path: Path) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    """pytrec_eval over the same files, read as trec_eval reads them."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            q, _, d, rel = line.split()
+            qrels.setdefault(q, {})[d] = int(rel)
+    run: dict[str, dict[str, float]] = {}
+    for line in run_path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            q, _, d, _, score, *_ = line.split()
+            run.setdefault(q, {})[d] = float(score)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    overall = {
+        m: pytrec_eval.compute_aggregated_measure(m, [v[m] for v in per_query.values()])
+        for m in next(iter(per_query.values()))
+    }
+    return per_query, overall
+
+
+def _assert_equal(qrels: Path, run: Path) -> int:
+    mine = score_trec(qrels, run)
+    per_query, overall = _reference(qrels, run)
+    assert set(mine.per_query) == set(per_query)
+    compared = 0
+    for q, values in per_query.items():
+        for m, v in values.items():
+            if m == "num_q":
+                continue
+            assert mine.per_query[q][m] == pytest.approx(v, abs=1e-9), (q, m)
+            compared += 1
+    for m, v in overall.items():
+        assert mine.all[m] == pytest.approx(v, abs=1e-9), m
+    assert set(mine.all) == set(default_measures())
+    return compared
+
+
+def test_trec_eval_test_data_gives_trec_evals_values() -> None:
+    compared = _assert_equal(DATA / "qrels-302.test", DATA / "results-302.test")
+    assert compared == len(default_measures()) - 1
+    result = score_trec(DATA / "qrels-302.test", DATA / "results-302.test")
+    # four decimals, as trec_eval prints them
+    assert {m: round(float(result.all[m]), 4) for m in ("map", "P_10", "recall_100")} == {
+        "map": 0.4175,
+        "P_10": 0.7,
+        "recall_100": 0.5455,
+    }
+    assert result.all["num_rel"] == 77 and result.all["num_rel_ret"] == 50
+
+
+def _fixture(tmp_path: Path, seed: int) -> tuple[Path, Path]:
+    """Graded, negative and missing judgements, ties, comments, queries in one file only."""
+    rng = random.Random(seed)
+    qrels = ["# judgements"]
+    run = ["# a run", ""]
+    for q in range(120):
+        judged = rng.sample(range(80), rng.randint(0, 30))
+        qrels += [f"q{q} 0 d{d} {rng.choice([-1, 0, 0, 1, 1, 2, 3])}" for d in judged]
+        docs = rng.sample(range(80), rng.randint(0, 60))
+        scores = [1.0, 0.5, 0.25, round(rng.random(), 3)]
+        run += [f"q{q}\tQ0\td{d}\t{k}\t{rng.choice(scores)}\trun extra" for k, d in enumerate(docs)]
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run))
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_made_fixtures_give_trec_evals_values(tmp_path: Path, seed: int) -> None:
+    assert _assert_equal(*_fixture(tmp_path, seed)) > 1000
+
+
+def test_ties_are_broken_by_document_id_in_reverse_order(tmp_path: Path) -> None:
+    (tmp_path / "q").write_text("1 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 x\n1 Q0 b 2 0.5 x\n1 Q0 c 3 0.5 x\n")
+    # c, b, a: the relevant b is second
+    assert score_trec(tmp_path / "q", tmp_path / "r").all["recip_rank"] == 0.5
+    _assert_equal(tmp_path / "q", tmp_path / "r")
+
+
+def test_only_queries_in_both_files_are_scored(tmp_path: Path) -> None:
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 x\n3 Q0 a 1 1 x\n")
+    result = score_trec(tmp_path / "q", tmp_path / "r")
+    assert result.all["num_q"] == 1 and list(result.per_query) == ["1"]
+
+
+def test_json_text_is_the_json_document(tmp_path: Path) -> None:
+    result = score_trec(*_fixture(tmp_path, 4))
+    assert json.loads(result.to_json_text()) == result.to_json()
+
+
+CASES = {
+    "qrels-columns": ("1 0 a\n", "1 Q0 a 1 1 x\n", "{q}:1: has 3 column(s); a qrels line has 4 "
+                      "(query, iteration, document, relevance)."),
+    "qrels-five-columns": ("1 0 a 1\n1 0 b 1 extra\n", "1 Q0 a 1 1 x\n",
+                           "{q}:2: has 5 column(s); a qrels line has 4 (query, iteration, "
+                           "document, relevance)."),
+    "run-columns": ("1 0 a 1\n", "# run\n1 Q0 a 1 1 x\n1 Q0 b 1 0.5\n",
+                    "{r}:3: has 5 column(s); a run line has 6 (query, iteration, document, "
+                    "rank, score, run name)."),
+    "score": ("1 0 a 1\n", "1 Q0 a 1 high x\n", "{r}:1: score 'high' is not a number; the fifth "
+              "column of a run line is the score (higher is retrieved first)."),
+    "relevance": ("1 0 a yes\n", "1 Q0 a 1 1 x\n", "{q}:1: relevance 'yes' is not a number; the "
+                  "fourth column of a qrels line is the judgement (0 not relevant, 1 or more "
+                  "relevant)."),
+    "run-duplicate": ("1 0 a 1\n", "1 Q0 a 1 1 x\n1 Q0 a 2 0.5 x\n", "{r}:2: retrieves document "
+                      "'a' for query '1' a second time; a run lists each document once per "
+                      "query."),
+    "qrels-duplicate": ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 1 x\n", "{q}:2: judges document 'a' for "
+                        "query '1' a second time; keep one judgement."),
+    "empty-run": ("1 0 a 1\n", "# nothing\n\n", "{r}: holds no result; a run line is "
+                  "`qid Q0 docno rank score run`."),
+    "not-utf8": ("1 0 a 1\n", b"1 Q0 \xff 1 1 x\n", "{r}:1: is not UTF-8 (byte 5); save the file "
+                 "as UTF-8."),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_trec_files_are_one_located_sentence(name: str, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    qrels, run, message = CASES[name]
+    (tmp_path / "evalset.toml").write_text("")
+    (tmp_path / "q").write_text(qrels)
+    if isinstance(run, bytes):
+        (tmp_path / "r").write_bytes(run)
+    else:
+        (tmp_path / "r").write_text(run)
+    with pytest.raises(TrecFileError) as caught:
+        score_trec(tmp_path / "q", tmp_path / "r")
+    assert str(caught.value) == message.format(q=tmp_path / "q", r=tmp_path / "r")
+    done = cli(tmp_path, "score", "retrieval", "--qrels", "q", "--run", "r", "--json")
+    assert done.code == 2
+    assert done.err.strip() == "evalset: " + message.format(q="q", r="r")
+    assert json.loads(done.out)["exit_code"] == 2
+    assert "Traceback" not in done.out + done.err
+
+
+def test_the_command_prints_trec_evals_names(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    done = cli(
+        tmp_path, "score", "retrieval", "--qrels", str(DATA / "qrels-302.test"),
+        "--run", str(DATA / "results-302.test"), "--json",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    required = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank", "P_5", "P_10",
+                "recall_5", "recall_10", "ndcg_cut_10"]  # fmt: skip
+    assert all(m in document["all"] for m in required)
+    assert list(document["per_query"]) == ["302"]
+    assert all(m in document["per_query"]["302"] for m in required[1:])
+    text = cli(
+        tmp_path, "score", "retrieval", "--qrels", str(DATA / "qrels-302.test"),
+        "--run", str(DATA / "results-302.test"), "--k", "5,10",
+    )  # fmt: skip
+    assert text.code == 0
+    assert "map                   \tall\t0.4175" in text.out.splitlines()
+    assert "P_15" not in text.out
+    usage = cli(tmp_path, "score", "retrieval", "set", "--qrels", "q", "--run", "r")
+    assert usage.code == 2 and "TREC mode takes --qrels QRELS --run RUN" in usage.err
+
+
+def test_a_run_whose_queries_are_interleaved(tmp_path: Path) -> None:
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n2 0 c 2\n")
+    (tmp_path / "r").write_text(
+        "1 Q0 x 1 0.9 r\n2 Q0 c 1 0.8 r\n1 Q0 a 2 0.7 r\n2 Q0 b 2 0.9 r\n1 Q0 y 3 0.1 r\n"
+    )
+    result = score_trec(tmp_path / "q", tmp_path / "r")
+    assert result.per_query["1"]["recip_rank"] == 0.5 and result.per_query["2"]["map"] == 1
+    _assert_equal(tmp_path / "q", tmp_path / "r")
