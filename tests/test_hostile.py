@@ -188,6 +188,11 @@ def test_a_read_only_folder_is_one_sentence(  # type: ignore[no-untyped-def]
             if result.code == 2:
                 sentences = _sentences(result.err)
                 assert len(sentences) == 1, shown
+                if folder == "snapshots" and args[0] == "verify":
+                    # The corpus changed and its snapshot could not be written: verifying
+                    # would record a snapshot nobody checked against.
+                    assert "has changed since the newest snapshot" in sentences[0], shown
+                    continue
                 assert "writable" in sentences[0] and "Read-only file system" in sentences[0]
             if folder != "snapshots" and args == ["snapshot"]:
                 assert result.code == 0, shown  # a read-only cache costs only speed

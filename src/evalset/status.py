@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
-from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.current import workspace_store
+from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
@@ -170,19 +171,42 @@ def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> li
     return sorted(found, key=lambda d: -1 if d.age_days is None else d.age_days, reverse=True)
 
 
-def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
-    store = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir)
-    newest = store.newest()
+@dataclass
+class Overview:
+    """The overview of a workspace: every set's status, and what they were compared with."""
+
+    sets: list[SetStatus]
+    newest: Newest | None
+    """The snapshot staleness was computed against, and why it is the newest."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "newest": self.newest.to_json() if self.newest else None,
+            "sets": [s.to_json() for s in self.sets],
+        }
+
+
+def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Overview:
+    """Every set's status (``set_status``), against the newest snapshot."""
+    store = workspace_store(workspace)
+    choice = store.newest_choice()
+    newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
     try:
         tags: list[Tag] | None = Git.find(workspace.root).tags()  # one git call for all sets
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
-    corpus = corpus_documents(workspace) if with_coverage else None
-    return [
+    corpus = corpus_documents(workspace, newest) if with_coverage else None
+    sets = [
         set_status(path, workspace, checker, tags, with_coverage, corpus)
         for path in set_paths(workspace)
     ]
+    return Overview(sets, choice)
+
+
+def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
+    """Every set's status (``set_status``), against the newest snapshot."""
+    return workspace_overview(workspace, with_coverage).sets
 
 
 def release_state(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import ValidateConfig
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
@@ -289,14 +290,22 @@ class _Checker:
                 f"{name} ITEM…`",
                 "snapshot-header",
             )
-        newest = self.store.newest()
+        store = self.store
+        newest_of: list[Snapshot | None] = []
+
+        def newest_snapshot() -> Snapshot | None:
+            # Looked up only when needed: choosing the newest may mean walking the corpus.
+            if not newest_of:
+                newest_of.append(store.newest())
+            return newest_of[0]
+
         for k, item in pairs:
             if item.status == "retired":
                 continue
             if item.verified:
                 snap = self._snapshot(item.verified, ("items", k, "verified"))
             else:
-                snap = newest
+                snap = newest = newest_snapshot()
                 if item.status == "active":
                     hint = (
                         f"check it, then run `evalset verify {name} {item.id}`"
@@ -322,7 +331,10 @@ class _Checker:
                 )
             for loc, citation in cited:
                 why = unresolved(citation, snap)
-                if why is None or (newest and resolves_by_content(citation, snap, newest)):
+                if why is None:
+                    continue
+                newest = newest_snapshot()
+                if newest and resolves_by_content(citation, snap, newest):
                     continue
                 self.add("error", ("items", k, *loc), why, None, "citation")
 
@@ -457,6 +469,6 @@ def _context(
         else:
             seen[folder] = (
                 workspace.config.validate,
-                SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir),
+                workspace_store(workspace),
             )
     return seen[folder]

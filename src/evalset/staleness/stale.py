@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore, json_string
+from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item, item_citations
@@ -406,6 +407,8 @@ class StaleReport:
 
     snapshot: str | None
     items: list[ItemStatus] = field(default_factory=list)
+    newest: Newest | None = None
+    """Which snapshot the items were compared with, and why it is the newest."""
     unverified: dict[str, list[str]] = field(default_factory=dict)
     """Per set, the active items verified against no snapshot yet (not compared)."""
     sealed: dict[str, int] = field(default_factory=dict)
@@ -414,6 +417,7 @@ class StaleReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "snapshot": self.snapshot,
+            "newest": self.newest.to_json() if self.newest else None,
             "items": [i.to_json() for i in self.items],
             "unverified": {name: ids for name, ids in self.unverified.items() if ids},
         }
@@ -423,8 +427,9 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
     """Compare every active item of the given sets with the newest snapshot."""
     from evalset.sets.setfile import load_set
 
-    newest = store.newest()
-    report = StaleReport(newest.short if newest else None)
+    choice = store.newest_choice()
+    newest = store.get(choice.id) if choice else None
+    report = StaleReport(newest.short if newest else None, newest=choice)
     if newest is None:
         return report
     checker = StaleChecker(store, newest, root)
