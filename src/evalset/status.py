@@ -59,6 +59,9 @@ class SetStatus:
     unverified: list[str] = field(default_factory=list)
     """Active items verified against no snapshot yet: not compared, so neither stale nor
     fresh."""
+    unchecked: list[str] = field(default_factory=list)
+    """Active sealed items the key did not open whose staleness is unknown (not verified
+    against the newest snapshot): counted neither stale nor fresh."""
     snapshot: str | None = None
     """The newest snapshot the staleness was computed against."""
     release: str | None = None
@@ -87,6 +90,7 @@ class SetStatus:
             "stale": self.stale,
             "stale_items": self.stale_ids,
             "unverified_items": self.unverified,
+            "unchecked_sealed_items": self.unchecked,
             "snapshot": self.snapshot,
             "release": self.release,
             "drafts": [d.to_json() for d in self.draft_items],
@@ -129,6 +133,7 @@ def set_status(
         stale, status.unverified = checker.stale_items(loaded)
         status.stale = len(stale)
         status.stale_ids = [s.id for s in stale]
+        status.unchecked = checker.unchecked_sealed(loaded)
         status.snapshot = checker.newest.short
     if tags is not None:
         status.release = release_state(loaded, [t for t in tags if t.name.startswith(

@@ -91,9 +91,16 @@ def snapshot(rev: str | None, as_json: bool) -> None:
                 echo(f"      {mark} #{section}")
 
 
-def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bool) -> None:
-    """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, unless
-    ``no_fail``."""
+def stale(
+    sets: list[str],
+    as_json: bool,
+    fmt: str,
+    fix_moved: bool,
+    no_fail: bool,
+    skip_sealed: bool = False,
+) -> None:
+    """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
+    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``."""
     from evalset.config import find_workspace
     from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import stale_report
@@ -138,12 +145,14 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
                 f"{shown} (check them, then `evalset verify SET ITEM…`)",
                 fg="yellow",
             )
-    if report.sealed and not as_json:
-        from evalset.sets.sealed import sealed_message
+    unchecked = {name: ids for name, ids in report.unchecked.items() if ids}
+    if unchecked and not as_json:
+        from evalset.sets.sealed import unchecked_message
 
-        for name, count in report.sealed.items():
-            echo(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)
-    if report.items and not no_fail:
+        for name, ids in unchecked.items():
+            line = f"{name}: {unchecked_message(ids, 'stale')}"
+            echo(f"**{line}**" if fmt == "md" else line, fg="yellow")
+    if (report.items or (unchecked and not skip_sealed)) and not no_fail:
         raise SystemExit(1)
 
 
@@ -293,6 +302,8 @@ def status(coverage: bool, as_json: bool) -> None:
         if s.unverified:
             shown = ", ".join(s.unverified[:5]) + (", …" if len(s.unverified) > 5 else "")
             stale += f"; unverified: {len(s.unverified)} ({shown})"
+        if s.unchecked:
+            stale += f"; sealed, not checked without the key: {len(s.unchecked)}"
         release = s.release or "unreleased"
         echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "

@@ -40,7 +40,7 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
         secrets: list[str] = []
         for k, item in zip(current.item_index, current.items, strict=True):
             if item.holdout and k not in current.opened:
-                editor.replace_at(k, seal(item, recipients))
+                editor.replace_at(k, seal(item, recipients, editor.source_of(k)))
                 sealed.append(item.id)
                 secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
@@ -115,14 +115,27 @@ def _flow_short_lists(value: Any) -> Any:
 
 
 def unseal_set(path: Path) -> list[str]:
-    """Turn every sealed item back into a plain item; needs the key. Returns their ids."""
+    """Turn every sealed item back into a plain item; needs the key. Returns their ids.
+
+    Each item gets back the text it was sealed with (comments, key order, quoting, list
+    styles, line breaks), byte for byte, edits made with the key since included. An item
+    sealed by evalset 0.1, which sealed the content alone, is written from its content."""
+    from evalset.sets.sealed import item_of_text, same_item
+
     unsealed: list[str] = []
     with edit_set(path) as editor:
         current = editor.current
         if current.sealed:
             raise SealError(f"{path}: {sealed_message(len(current.sealed))}; nothing was unsealed.")
+        spans = current.index.spans
+        indent = spans.indent if spans is not None else None
         for k in sorted(current.opened):
-            plain = current.plain(k)
-            editor.replace_item(plain["id"], _flow_short_lists(plain))
-            unsealed.append(plain["id"])
+            item = current.items[current.item_index.index(k)]
+            text = current.sealed_text.get(k)
+            back = item_of_text(text, indent) if text is not None else None
+            if text is not None and back is not None and same_item(back, item):
+                editor.restore_at(k, text)
+            else:
+                editor.replace_at(k, _flow_short_lists(current.plain(k)))
+            unsealed.append(item.id)
     return unsealed

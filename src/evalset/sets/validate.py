@@ -27,6 +27,9 @@ class Report:
 
     files: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    unchecked_sealed: int = 0
+    """Sealed items the key did not open: their labels, citations and the leakage check
+    between holdout and tuning questions were not run, so the report is not clean."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -36,14 +39,18 @@ class Report:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
-    def ok(self, strict: bool = False) -> bool:
-        return not self.errors and not (strict and self.warnings)
+    def ok(self, strict: bool = False, skip_sealed: bool = False) -> bool:
+        """No errors (nor warnings, with ``strict``), and every item checked: sealed items
+        the key did not open count against it unless ``skip_sealed``."""
+        checked = skip_sealed or not self.unchecked_sealed
+        return checked and not self.errors and not (strict and self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "files": [str(p) for p in self.files],
             "errors": len(self.errors),
             "warnings": len(self.warnings),
+            "unchecked_sealed": self.unchecked_sealed,
             "findings": [f.to_json() for f in self.findings],
         }
 
@@ -135,8 +142,9 @@ class _Checker:
                 "warning",
                 ("items",),
                 sealed_message(len(loaded.sealed)),
-                f"their labels, citations and leakage were not checked; with {IDENTITY_ENV} "
-                "set they are checked like any item",
+                f"their labels, citations and leakage into tuning were not checked, so "
+                f"`evalset validate` exits 1; with {IDENTITY_ENV} set they are checked like "
+                "any item, and --skip-sealed accepts them unchecked",
                 "sealed",
             )
         return self.findings
@@ -416,6 +424,7 @@ def validate(
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
+        report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
             report.findings.extend(check_in_place(loaded, contexts))
         else:
