@@ -198,6 +198,7 @@ def import_(
             )
         for ident, why in result.conflicts.items():
             echo(f"  conflict {ident}: {why}", fg="red")
+        _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "rows")
     if result.conflicts:
         raise typer.Exit(1)
 
@@ -293,10 +294,33 @@ def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: boo
     if total:
         counts = ", ".join(f"{kind} {n}" for kind, n in sorted(total.items()))
         echo(f"redacted {sum(total.values())} value(s): {counts}")
+    _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "records")
     if result.added and not dry_run:
         echo(
             "next: give each draft a category, key points and expected sources, set "
             f"`status: active`, then `evalset verify {path} ID…`"
+        )
+
+
+def _print_sealing(
+    sealed: list[str], recipients: list[str], unchecked: int, dry_run: bool, what: str
+) -> None:
+    """What `promote` and `import` say about a set whose holdout is sealed."""
+    if sealed:
+        verb = "would seal" if dry_run else "sealed"
+        keys = ", ".join(k[:16] + "…" for k in recipients)
+        echo(
+            f"{verb} {len(sealed)} holdout item(s) on arrival ({', '.join(sealed)}), as the "
+            f"set's holdout is sealed, to {keys}; review them with the key "
+            "(EVALSET_AGE_IDENTITY)"
+        )
+    if unchecked:
+        echo(
+            f"note: {unchecked} sealed item(s) could not be compared with the {what} without "
+            "the key (a duplicate of one of them was not caught); `evalset validate` with "
+            "EVALSET_AGE_IDENTITY set checks them",
+            fg="yellow",
+            err=True,
         )
 
 

@@ -1,4 +1,5 @@
-"""Sealing and unsealing every holdout item of a set file (`evalset seal`, `evalset unseal`).
+"""Sealing and unsealing every holdout item of a set file (`evalset seal`, `evalset unseal`),
+and sealing the holdout items that arrive in a sealed set (`promote`, `import`).
 
 The sealed form itself, and opening it with the key, are part of the set-file format
 (``evalset.sets.sealed``); these commands rewrite a whole set, round-trip, locked and
@@ -7,11 +8,15 @@ atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalset.sets.editor import edit_set
+from evalset.sets.model import Item
 from evalset.sets.sealed import SealError, recipient, seal, sealed_message
+from evalset.sets.setfile import SetFile
 
 
 def seal_set(path: Path, recipients: list[str]) -> list[str]:
@@ -45,6 +50,50 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
                 secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
     return sealed
+
+
+@dataclass
+class Arrivals:
+    """Items about to be appended to a set, with its holdout ones sealed when the set's
+    holdout is sealed."""
+
+    entries: list[Mapping[str, Any]]
+    sealed: list[str] = field(default_factory=list)
+    """Ids of the arriving holdout items that were sealed."""
+    recipients: list[str] = field(default_factory=list)
+    """Who they were sealed to (empty when the set has no sealed item)."""
+    unchecked: int = 0
+    """Sealed items of the set the key did not open, so that the arrivals could not be
+    compared with them (duplicates, traces)."""
+
+
+def recipients_of(current: SetFile) -> list[str]:
+    """The recipients a holdout item arriving in the set is sealed to: those of the set's
+    last sealed item in file order (the most recently added, as items are appended; after a
+    change of keys, the new ones), or none when nothing in it is sealed."""
+    stubs = {**dict(zip(current.sealed_index, current.sealed, strict=True)), **current.opened}
+    return list(stubs[max(stubs)].sealed.recipients) if stubs else []
+
+
+def seal_arrivals(current: SetFile, items: Sequence[Item | Mapping[str, Any]]) -> Arrivals:
+    """``items`` as they are appended to ``current``: in a set whose holdout is sealed (it
+    has a sealed item), each holdout item is sealed to the set's recipients on arrival, so
+    that no holdout text is ever written in the clear there. Sealing needs only the public
+    keys, so this works without the key."""
+    keys = recipients_of(current)
+    arrivals = Arrivals([], recipients=keys, unchecked=len(current.sealed))
+    for entry in items:
+        item = entry if isinstance(entry, Item) else Item.model_validate(dict(entry))
+        if keys and item.holdout:
+            arrivals.entries.append(seal(item, keys))
+            arrivals.sealed.append(item.id)
+        else:
+            arrivals.entries.append(
+                item.model_dump(mode="json", exclude_defaults=True)
+                if isinstance(entry, Item)
+                else entry
+            )
+    return arrivals
 
 
 MIN_SECRET = 12
