@@ -98,7 +98,7 @@ def test_without_the_key_nothing_of_the_holdout_is_readable(  # type: ignore[no-
     assert f"{len(HOLDOUT)} sealed item(s) not checked" in stale.out
 
     tuning = tmp_path / "tuning.jsonl"
-    result = cli(example, "export", NAME, "--split", "tuning", "--format", "jsonl",
+    result = cli(example, "export", NAME, "--allow-stale", "--split", "tuning", "--format", "jsonl",
                  "-o", str(tuning))  # fmt: skip
     assert result.code == 0, result.err
     assert leaked(tuning.read_text()) == []
@@ -121,7 +121,9 @@ def test_with_the_key_everything_behaves_as_unsealed(  # type: ignore[no-untyped
             "pin": run_json(cli, example, "pin", NAME),
             "status": status,
             "validate": without_lines(run_json(cli, example, "validate")),
-            "holdout": cli(example, "export", NAME, "--split", "holdout", "--format", "ragas").out,
+            "holdout": cli(
+                example, "export", NAME, "--allow-stale", "--split", "holdout", "--format", "ragas"
+            ).out,
             "stale": run_json(cli, example, "stale", NAME, "--no-fail")["items"],
         }
 
