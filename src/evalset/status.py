@@ -12,7 +12,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
-from evalset.git import TAG_PREFIX, Git, Tag
+from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.sets.content import FINGERPRINT_FORMAT
 from evalset.sets.fingerprint import newest_format, set_fingerprint
@@ -183,10 +183,14 @@ class Overview:
     sets: list[SetStatus]
     newest: Newest | None
     """The snapshot staleness was computed against, and why it is the newest."""
+    merge_driver: str | None = None
+    """Why set files would not be merged by item id in this clone (``merge_driver_problem``),
+    or None."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "newest": self.newest.to_json() if self.newest else None,
+            "merge_driver": {"ok": self.merge_driver is None, "problem": self.merge_driver},
             "sets": [s.to_json() for s in self.sets],
         }
 
@@ -197,8 +201,11 @@ def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Ove
     choice = store.newest_choice()
     newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
+    driver: str | None = None
     try:
-        tags: list[Tag] | None = Git.find(workspace.root).tags()  # one git call for all sets
+        git = Git.find(workspace.root)
+        tags: list[Tag] | None = git.tags()  # one git call for all sets
+        driver = merge_driver_problem(git.root)
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
     corpus = corpus_documents(workspace, newest) if with_coverage else None
@@ -206,7 +213,7 @@ def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Ove
         set_status(path, workspace, checker, tags, with_coverage, corpus)
         for path in set_paths(workspace)
     ]
-    return Overview(sets, choice)
+    return Overview(sets, choice, driver)
 
 
 def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:

@@ -319,6 +319,8 @@ def status(coverage: bool, as_json: bool) -> None:
         if s.coverage is not None:
             _print_coverage(s.coverage)
         echo("")
+    if overview.merge_driver:
+        echo(f"note: {overview.merge_driver}", fg="yellow")
 
 
 def _print_coverage(report: Coverage) -> None:
