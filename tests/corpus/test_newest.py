@@ -135,7 +135,7 @@ def test_a_corpus_changed_since_the_newest_is_said_and_blocks_verify(  # type: i
     refused = cli(corpus_repo, "verify", "docs", "q-1")
     assert refused.code == 2
     assert refused.err.strip() == (
-        f"evalset: {corpus_repo / 'corpus'}: has changed since the newest snapshot, "
+        "evalset: corpus: has changed since the newest snapshot, "
         f"{first[:12]}, so what you checked is not recorded anywhere; run `evalset snapshot`, "
         "then verify again."
     )

@@ -52,8 +52,11 @@ def verify(
     store, newest = newest_snapshot(workspace)
     choice = store.newest_choice()
     if choice is not None and choice.corpus_changed:
+        from evalset.workspace import display_path
+
         raise SnapshotError(
-            f"{workspace.corpus_dir}: has changed since the newest snapshot, {newest.short}, "
+            f"{display_path(workspace.corpus_dir)}: has changed since the newest snapshot, "
+            f"{newest.short}, "
             "so what you checked is not recorded anywhere; run `evalset snapshot`, then verify "
             "again."
         )
