@@ -9,7 +9,8 @@ sub-sections), commits it to a git repository, and measures in the same run:
 - `evalset snapshot` cold (no cache, 3 runs), unchanged (4 runs), and after 10 documents
   changed (3 rounds), each run right after a run of its baseline: this machine's speed drifts
   within minutes, so each ratio is the median of the ratios of those pairs;
-- `evalset stale` for a 10,000-item set against that snapshot (best of 4);
+- `evalset stale` for a 10,000-item set against that snapshot (best of 4), which includes
+  the walk that finds the corpus as it is now among the snapshots (the newest);
 - peak memory (max RSS) of each evalset run.
 
 Targets: cold <= 3x sha256sum; unchanged <= 4x git status; 10 changed <= 5x git status;

@@ -39,6 +39,7 @@ _EXPORTS = {
     "Snapshot": "evalset.corpus.manifest",
     "SnapshotStore": "evalset.corpus.manifest",
     "take_snapshot": "evalset.corpus.snapshot",
+    "workspace_store": "evalset.corpus.current",
     "StaleReport": "evalset.staleness.stale",
     "stale_report": "evalset.staleness.stale",
     "fix_moved": "evalset.staleness.verify",
@@ -90,6 +91,7 @@ __all__ = [
     "take_snapshot",
     "validate",
     "verify",
+    "workspace_store",
 ]
 
 
@@ -104,6 +106,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from evalset.config import Config, Workspace, find_workspace
+    from evalset.corpus.current import workspace_store
     from evalset.corpus.manifest import Snapshot, SnapshotStore
     from evalset.corpus.snapshot import take_snapshot
     from evalset.errors import (

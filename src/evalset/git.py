@@ -218,3 +218,51 @@ class Git:
     def last_commit_of(self, rel: str) -> str | None:
         out = _run(self.root, "log", "-1", "--format=%H", "--", rel, check=False).stdout.strip()
         return out or None
+
+
+MERGE_DRIVER = (
+    "command -v evalset >/dev/null 2>&1 || { echo 'evalset merge driver: the evalset command "
+    "is not on PATH, so this set file was not merged item by item; activate the environment "
+    "evalset is installed in (or install it with pipx), run `git merge --abort` and merge "
+    "again' >&2; exit 1; }; evalset merge-driver %O %A %B %P"
+)
+"""What `evalset init` registers as ``merge.evalset.driver``. The command is found on PATH
+when git runs the driver, as git finds every other tool: a registered interpreter path
+(as evalset 0.1 wrote it) breaks when the environment is moved or rebuilt. When evalset is
+not on PATH, the merge stops with a sentence saying so, instead of git's "command not
+found"."""
+
+
+def merge_driver_problem(root: Path) -> str | None:
+    """Why set files of the repository at ``root`` would not be merged by item id, or None:
+    the driver is routed to by ``.gitattributes`` (committed) but not registered in this
+    clone's git config (which is not cloned), registered as another command, or not runnable
+    because evalset is not on PATH. None, too, when the repository does not route any file
+    to it."""
+    import shutil
+
+    attributes = root / ".gitattributes"
+    try:
+        routed = "merge=evalset" in attributes.read_text("utf-8", "replace")
+    except OSError:
+        routed = False
+    if not routed:
+        return None
+    done = _run(root, "config", "--get", "merge.evalset.driver", check=False)
+    registered = done.stdout.strip() if done.returncode == 0 else ""
+    fix = "run `evalset init --git-hooks`"
+    if not registered:
+        return f"the set-file merge driver is not registered in this clone; {fix}"
+    if registered != MERGE_DRIVER:
+        return (
+            f"the set-file merge driver is registered as another command ({registered[:60]}"
+            f"{'…' if len(registered) > 60 else ''}), which breaks when its environment moves; "
+            f"{fix}"
+        )
+    if shutil.which("evalset") is None:
+        return (
+            "the evalset command is not on PATH, so git cannot run the set-file merge driver; "
+            "activate the environment evalset is installed in before merging, or install it "
+            "with pipx"
+        )
+    return None

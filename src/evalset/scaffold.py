@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
 from evalset.errors import EvalsetError
+from evalset.git import MERGE_DRIVER
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import write_schemas
 
@@ -32,7 +33,7 @@ items: []
 CONFIG = """\
 # evalset workspace configuration (see the README's Configuration section).
 sets = "sets"            # eval-set YAML files
-corpus = "corpus"        # the documents (git- or DVC-tracked, or neither)
+corpus = {corpus}# the documents (git- or DVC-tracked, or neither)
 snapshots = "snapshots"  # snapshot manifests, committed to git
 
 [split]
@@ -85,6 +86,7 @@ class InitResult:
     kept: list[Path] = field(default_factory=list)
     configured: list[str] = field(default_factory=list)
     """git config keys that were set."""
+    warnings: list[str] = field(default_factory=list)
 
 
 def _git_root(start: Path) -> Path | None:
@@ -101,9 +103,7 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
     """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
     routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
     each clone, so `evalset init --git-hooks` repeats it after cloning)."""
-    import shlex
     import subprocess
-    import sys
 
     git_root = _git_root(root)
     if git_root is None:
@@ -118,18 +118,27 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
         with attributes.open("a", encoding="utf-8") as f:
             f.write(lead + "".join(f"{line}\n" for line in missing))
         (result.kept if existing else result.created).append(attributes)
-    # The interpreter's own path: git runs the driver without the virtual environment active.
-    command = f"{shlex.quote(sys.executable)} -m evalset merge-driver %O %A %B %P"
     for key, value in (
         ("merge.evalset.name", "evalset set files, merged by item id"),
-        ("merge.evalset.driver", command),
+        ("merge.evalset.driver", MERGE_DRIVER),
     ):
         subprocess.run(["git", "config", key, value], cwd=git_root, check=True)
     result.configured.append("merge.evalset.driver")
 
 
-def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = False) -> InitResult:
-    """Scaffold a workspace in ``root`` (inside a git repository); never overwrites a file."""
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def init_workspace(
+    root: Path, name: str | None = None, git_hooks_only: bool = False, corpus: str | None = None
+) -> InitResult:
+    """Scaffold a workspace in ``root`` (inside a git repository); never overwrites a file.
+    ``corpus``: the documents' folder, relative to ``root`` (default ``corpus``); a warning
+    says when it does not exist (yet)."""
     root = root.resolve()
     if _git_root(root) is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
@@ -146,12 +155,15 @@ def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = F
         return result
     pyproject = root / PYPROJECT
     configured = pyproject.is_file() and "[tool.evalset" in pyproject.read_text("utf-8", "replace")
+    folder = Path(corpus).as_posix() if corpus else "corpus"
     files: dict[Path, str] = {}
     if not configured:
-        files[root / CONFIG_FILE] = CONFIG
+        files[root / CONFIG_FILE] = CONFIG.format(corpus=_toml_string(folder).ljust(15) + " ")
     files[root / "sets" / f"{set_name}.yaml"] = FIRST_SET.format(name=set_name)
     files[root / "snapshots" / ".gitkeep"] = ""
-    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus="corpus", snapshots="snapshots")
+    plain = re.fullmatch(r"[A-Za-z0-9._/-]+", folder) is not None
+    dep = folder if plain else _toml_string(folder)  # a JSON string is a YAML scalar too
+    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus=dep, snapshots="snapshots")
     for path, text in files.items():
         if path.exists():
             result.kept.append(path)
@@ -166,7 +178,28 @@ def init_workspace(root: Path, name: str | None = None, git_hooks_only: bool = F
     for path in write_schemas(root / "schemas", overwrite=False):
         result.created.append(path)
     install_merge_driver(root, "sets", result)
+    _check_corpus(root, corpus, result)
     return result
+
+
+def _check_corpus(root: Path, asked: str | None, result: InitResult) -> None:
+    """Warn when the corpus folder the workspace is configured with does not exist, and when
+    ``--corpus`` could not be written (a configuration that existed is kept)."""
+    from evalset.config import find_workspace
+
+    workspace = find_workspace(root)
+    configured = workspace.config.corpus
+    where = os.path.relpath(workspace.config_file, root)
+    if asked is not None and Path(asked).as_posix() != configured:
+        result.warnings.append(
+            f"{where} was kept, and configures the corpus as {configured!r}: --corpus "
+            f"{asked!r} was not written; edit `corpus` there to change it"
+        )
+    if not workspace.corpus_dir.is_dir():
+        result.warnings.append(
+            f"the corpus folder {configured!r} does not exist yet: put the documents there "
+            f"(or set `corpus` in {where}), then run `evalset snapshot`"
+        )
 
 
 def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) -> None:

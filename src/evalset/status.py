@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
-from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.current import workspace_store
+from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
-from evalset.git import TAG_PREFIX, Git, Tag
+from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.sets.content import FINGERPRINT_FORMAT
 from evalset.sets.fingerprint import newest_format, set_fingerprint
@@ -58,6 +59,9 @@ class SetStatus:
     unverified: list[str] = field(default_factory=list)
     """Active items verified against no snapshot yet: not compared, so neither stale nor
     fresh."""
+    unchecked: list[str] = field(default_factory=list)
+    """Active sealed items the key did not open whose staleness is unknown (not verified
+    against the newest snapshot): counted neither stale nor fresh."""
     snapshot: str | None = None
     """The newest snapshot the staleness was computed against."""
     release: str | None = None
@@ -86,6 +90,7 @@ class SetStatus:
             "stale": self.stale,
             "stale_items": self.stale_ids,
             "unverified_items": self.unverified,
+            "unchecked_sealed_items": self.unchecked,
             "snapshot": self.snapshot,
             "release": self.release,
             "drafts": [d.to_json() for d in self.draft_items],
@@ -128,6 +133,7 @@ def set_status(
         stale, status.unverified = checker.stale_items(loaded)
         status.stale = len(stale)
         status.stale_ids = [s.id for s in stale]
+        status.unchecked = checker.unchecked_sealed(loaded)
         status.snapshot = checker.newest.short
     if tags is not None:
         status.release = release_state(loaded, [t for t in tags if t.name.startswith(
@@ -170,19 +176,49 @@ def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> li
     return sorted(found, key=lambda d: -1 if d.age_days is None else d.age_days, reverse=True)
 
 
-def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
-    store = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir)
-    newest = store.newest()
+@dataclass
+class Overview:
+    """The overview of a workspace: every set's status, and what they were compared with."""
+
+    sets: list[SetStatus]
+    newest: Newest | None
+    """The snapshot staleness was computed against, and why it is the newest."""
+    merge_driver: str | None = None
+    """Why set files would not be merged by item id in this clone (``merge_driver_problem``),
+    or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "newest": self.newest.to_json() if self.newest else None,
+            "merge_driver": {"ok": self.merge_driver is None, "problem": self.merge_driver},
+            "sets": [s.to_json() for s in self.sets],
+        }
+
+
+def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Overview:
+    """Every set's status (``set_status``), against the newest snapshot."""
+    store = workspace_store(workspace)
+    choice = store.newest_choice()
+    newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
+    driver: str | None = None
     try:
-        tags: list[Tag] | None = Git.find(workspace.root).tags()  # one git call for all sets
+        git = Git.find(workspace.root)
+        tags: list[Tag] | None = git.tags()  # one git call for all sets
+        driver = merge_driver_problem(git.root)
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
-    corpus = corpus_documents(workspace) if with_coverage else None
-    return [
+    corpus = corpus_documents(workspace, newest) if with_coverage else None
+    sets = [
         set_status(path, workspace, checker, tags, with_coverage, corpus)
         for path in set_paths(workspace)
     ]
+    return Overview(sets, choice, driver)
+
+
+def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:
+    """Every set's status (``set_status``), against the newest snapshot."""
+    return workspace_overview(workspace, with_coverage).sets
 
 
 def release_state(

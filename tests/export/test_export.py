@@ -120,7 +120,8 @@ class PromptfooTest(_Shape):
 
 
 def run_export(cli, fmt: str, *args: str) -> str:  # type: ignore[no-untyped-def]
-    result = cli(ROOT, "export", "acme-support", "--format", fmt, *args)
+    # The example's policy update left items stale: exporting them needs saying so.
+    result = cli(ROOT, "export", "acme-support", "--format", fmt, "--allow-stale", *args)
     assert result.code == 0, result.err
     text: str = result.out
     return text
@@ -220,7 +221,7 @@ def test_langsmith_sdk_takes_the_examples(cli) -> None:  # type: ignore[no-untyp
 
 
 def test_openai_evals_samples_carry_a_criterion_per_item(cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli(ROOT, "export", "acme-support", "--format", "openai")
+    result = cli(ROOT, "export", "acme-support", "--allow-stale", "--format", "openai")
     samples = [OpenAIEvalsSample.model_validate_json(line) for line in result.out.splitlines()]
     ids = [json.loads(line)["metadata"]["evalset_id"] for line in result.out.splitlines()]
     check_ids(ids, TUNING)
@@ -240,8 +241,8 @@ def test_no_format_leaks_a_holdout_question_into_the_tuning_view(cli, fmt: str) 
 
 def test_the_holdout_is_exported_only_when_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "holdout.jsonl"
-    result = cli(ROOT, "export", "acme-support", "--format", "jsonl", "--split", "holdout",
-                 "-o", str(out), "--json")  # fmt: skip
+    result = cli(ROOT, "export", "acme-support", "--allow-stale", "--format", "jsonl",
+                 "--split", "holdout", "-o", str(out), "--json")  # fmt: skip
     assert result.code == 0, result.err
     report = json.loads(result.out)
     assert report["rows"] == len(HOLDOUT) and report["split"] == "holdout"
@@ -302,7 +303,18 @@ def empty_set(corpus_repo: Path) -> Path:
 
 def export_file(cli, tmp_path: Path, fmt: str) -> Path:  # type: ignore[no-untyped-def]
     out = tmp_path / f"export.{fmt}"
-    result = cli(ROOT, "export", "acme-support", "--format", fmt, "--split", "all", "-o", str(out))
+    result = cli(
+        ROOT,
+        "export",
+        "acme-support",
+        "--allow-stale",
+        "--format",
+        fmt,
+        "--split",
+        "all",
+        "-o",
+        str(out),
+    )
     assert result.code == 0, result.err
     return out
 
@@ -530,7 +542,9 @@ def test_import_dry_run_creates_no_set(cli, tmp_path: Path, corpus_repo: Path) -
 def test_export_into_a_missing_folder_or_onto_a_folder_is_one_sentence(  # type: ignore[no-untyped-def]
     cli, example: Path, target: str, message: str
 ) -> None:
-    result = cli(example, "export", "acme-support", "--format", "jsonl", "-o", target)
+    result = cli(
+        example, "export", "acme-support", "--allow-stale", "--format", "jsonl", "-o", target
+    )
     assert result.code == 2
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"evalset: {target}: ")
@@ -556,7 +570,9 @@ def test_export_refuses_an_invalid_set(cli, example: Path) -> None:  # type: ign
     path = example / "sets" / "acme-support.yaml"
     text = path.read_text()
     path.write_text(text.replace("    holdout: true\n", "    holdout: true\n    oops: 1\n", 1))
-    result = cli(example, "export", "acme-support", "--split", "all", "--format", "jsonl")
+    result = cli(
+        example, "export", "acme-support", "--allow-stale", "--split", "all", "--format", "jsonl"
+    )
     assert result.code == 2 and result.out == ""
     assert result.err.startswith(
         "evalset: sets/acme-support.yaml: cannot export acme-support with 1 validation error(s)"

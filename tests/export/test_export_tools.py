@@ -29,7 +29,18 @@ SEVERAL_POINTS = {i for i in EXPORTED if len(BY_ID[i].key_points) > 1}
 
 def export(cli, fmt: str, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
     out = tmp_path / f"all.{fmt}"
-    result = cli(ROOT, "export", "acme-support", "--format", fmt, "--split", "all", "-o", str(out))
+    result = cli(
+        ROOT,
+        "export",
+        "acme-support",
+        "--allow-stale",
+        "--format",
+        fmt,
+        "--split",
+        "all",
+        "-o",
+        str(out),
+    )
     assert result.code == 0, result.err
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ SET = "sets/docs.yaml"
 
 
 def merge(repo: Path, branch: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **GIT_ENV}
+    # git runs the driver as `evalset merge-driver …`, found on PATH as any tool is.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, **GIT_ENV, "PATH": path}
     return subprocess.run(
         ["git", "merge", "--no-edit", branch], cwd=repo, env=env, capture_output=True, text=True
     )
@@ -53,7 +56,8 @@ def test_init_registers_the_driver(branched: Path) -> None:
     attributes = (branched / ".gitattributes").read_text()
     assert "sets/*.yaml merge=evalset" in attributes
     driver = git(branched, "config", "merge.evalset.driver")
-    assert "-m evalset merge-driver %O %A %B %P" in driver
+    assert driver.strip().endswith("; evalset merge-driver %O %A %B %P")
+    assert sys.executable not in driver  # a moved or rebuilt environment does not break it
 
 
 def test_different_items_merge_without_conflict(branched: Path) -> None:

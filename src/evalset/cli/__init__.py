@@ -16,7 +16,7 @@ from collections.abc import Callable
 _FLAGS = {
     "snapshot": ("--json",),
     "status": ("--json", "--coverage"),
-    "stale": ("--json", "--no-fail", "--fix-moved"),
+    "stale": ("--json", "--no-fail", "--fix-moved", "--skip-sealed"),
 }
 
 
@@ -51,7 +51,9 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
         return lambda: run.snapshot(None, as_json)
     if command == "status":
         return lambda: run.status("--coverage" in flags, as_json)
-    return lambda: run.stale(names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags)
+    return lambda: run.stale(
+        names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags, "--skip-sealed" in flags
+    )
 
 
 def _short_lived() -> None:

@@ -42,11 +42,19 @@ def stale(
     no_fail: bool = typer.Option(
         False, "--no-fail", help="Exit 0 even when items are stale (for reports in pipelines)."
     ),
+    skip_sealed: bool = typer.Option(
+        False,
+        "--skip-sealed",
+        help="Exit 0 when only sealed items could not be checked (without the key); they "
+        "are still listed.",
+    ),
 ) -> None:
     """List items whose citations changed since they were verified; exit 1 if any did.
 
     Each citation is ok, changed (with a word diff), moved (text now elsewhere), deleted
-    (with similar sections), or unresolved.
+    (with similar sections), or unresolved. Sealed holdout items that the key does not
+    open and that were verified against an older snapshot cannot be compared: they are
+    listed, and the exit status is 1 unless --skip-sealed.
 
     Example: evalset stale acme-support --fix-moved
     """
@@ -54,7 +62,7 @@ def stale(
         raise typer.BadParameter("use text or md", param_hint="--format")
     from evalset.cli import run
 
-    run.stale(sets or [], as_json, fmt, fix_moved, no_fail)
+    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed)
 
 
 def verify(

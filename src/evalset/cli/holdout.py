@@ -94,11 +94,19 @@ def export(
     output: Path = typer.Option(
         None, "-o", "--output", metavar="FILE", help="Write here instead of stdout."
     ),
+    allow_stale: bool = typer.Option(
+        False,
+        "--allow-stale",
+        help="Export stale items too, with the text they were verified against; the pin "
+        "lists them under `stale`.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="With -o: report as JSON."),
 ) -> None:
     """Export one split of a set for another eval tool. Drafts and retired items never are.
 
-    The tuning view never contains a holdout item.
+    The tuning view never contains a holdout item. A set with stale items among those
+    exported is refused unless --allow-stale: each item's contexts are the text its labels
+    were checked against.
 
     Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
@@ -108,12 +116,23 @@ def export(
     from evalset.workspace import resolve_set
 
     ws = find_workspace_or_none()
-    result = run(resolve_set(ws, name), split_name, fmt, ws)
+    result = run(resolve_set(ws, name), split_name, fmt, ws, allow_stale)
     if output is None:
         echo(result.text, nl=False)
     else:
         atomic_write(output, result.text)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]
+    if result.stale:
+        notes.append(
+            f"{len(result.stale)} stale item(s) exported with the text they were verified "
+            f"against ({', '.join(result.stale)}); the pin lists them under `stale`"
+        )
+    if result.unverified:
+        notes.append(
+            f"{len(result.unverified)} item(s) verified against no snapshot, exported with the "
+            f"newest snapshot's text ({', '.join(result.unverified[:5])}"
+            f"{', …' if len(result.unverified) > 5 else ''})"
+        )
     if result.unassigned and split_name != "all":
         notes.append(
             f"{result.unassigned} active item(s) without a holdout decision are in no split; "
@@ -128,6 +147,8 @@ def export(
                 "rows": result.rows,
                 "unassigned": result.unassigned,
                 "skipped": result.skipped,
+                "stale": result.stale,
+                "unverified": result.unverified,
             }
         )
     elif output is not None:
@@ -198,6 +219,7 @@ def import_(
             )
         for ident, why in result.conflicts.items():
             echo(f"  conflict {ident}: {why}", fg="red")
+        _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "rows")
     if result.conflicts:
         raise typer.Exit(1)
 
@@ -293,10 +315,33 @@ def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: boo
     if total:
         counts = ", ".join(f"{kind} {n}" for kind, n in sorted(total.items()))
         echo(f"redacted {sum(total.values())} value(s): {counts}")
+    _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "records")
     if result.added and not dry_run:
         echo(
             "next: give each draft a category, key points and expected sources, set "
             f"`status: active`, then `evalset verify {path} ID…`"
+        )
+
+
+def _print_sealing(
+    sealed: list[str], recipients: list[str], unchecked: int, dry_run: bool, what: str
+) -> None:
+    """What `promote` and `import` say about a set whose holdout is sealed."""
+    if sealed:
+        verb = "would seal" if dry_run else "sealed"
+        keys = ", ".join(k[:16] + "…" for k in recipients)
+        echo(
+            f"{verb} {len(sealed)} holdout item(s) on arrival ({', '.join(sealed)}), as the "
+            f"set's holdout is sealed, to {keys}; review them with the key "
+            "(EVALSET_AGE_IDENTITY)"
+        )
+    if unchecked:
+        echo(
+            f"note: {unchecked} sealed item(s) could not be compared with the {what} without "
+            "the key (a duplicate of one of them was not caught); `evalset validate` with "
+            "EVALSET_AGE_IDENTITY set checks them",
+            fg="yellow",
+            err=True,
         )
 
 

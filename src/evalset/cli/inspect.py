@@ -19,9 +19,18 @@ def validate(
         help="Set names or paths to set files. Default: every set of the workspace.",
     ),
     strict: bool = typer.Option(False, "--strict", help="Fail (exit 1) on warnings too."),
+    skip_sealed: bool = typer.Option(
+        False,
+        "--skip-sealed",
+        help="Do not fail because sealed items could not be checked (without the key); they "
+        "are still reported.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Check set files against the format and the rules; exit 1 on errors.
+
+    Sealed holdout items that the key does not open cannot be checked (labels, citations,
+    leakage into tuning), so they fail the run too, unless --skip-sealed.
 
     Example: evalset validate acme-support --strict
     """
@@ -38,7 +47,7 @@ def validate(
         workspace = find_workspace()
         paths = set_paths(workspace)
     report = run(paths)  # each file with the workspace it lies in
-    ok = report.ok(strict)
+    ok = report.ok(strict, skip_sealed)
     if as_json:
         emit_json({**report.to_json(), "ok": ok, "strict": strict})
     else:
@@ -49,6 +58,9 @@ def validate(
             f"{len(report.errors)} error(s), {len(report.warnings)} warning(s) "
             f"in {len(report.files)} file(s)"
         )
+        if report.unchecked_sealed:
+            accepted = " (accepted with --skip-sealed)" if skip_sealed else ""
+            summary += f"; {report.unchecked_sealed} sealed item(s) not checked{accepted}"
         echo(summary, fg="green" if ok else "red", bold=True)
     if not ok:
         raise typer.Exit(1)

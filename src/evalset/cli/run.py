@@ -45,6 +45,7 @@ def snapshot(rev: str | None, as_json: bool) -> None:
     previous = result.previous_id
     changes = result.changes if previous is not None and previous != result.id else None
     path = display_path(result.path) if result.path else None
+    newest = result.newest
     if as_json:
         emit_json(
             {
@@ -57,6 +58,7 @@ def snapshot(rev: str | None, as_json: bool) -> None:
                 "commit": result.commit,
                 "previous": previous[:12] if previous else None,
                 "changes": changes.to_json() if changes else None,
+                "newest": newest.to_json() if newest else None,
                 "warnings": result.warnings,
             }
         )
@@ -68,6 +70,9 @@ def snapshot(rev: str | None, as_json: bool) -> None:
         f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
         f"({result.reread} file(s) read); {state} {path}"
     )
+    if newest is not None and not result.is_newest:
+        echo(f"the newest snapshot is still {newest.short} ({newest.reason})")
+        return
     if changes is None or previous is None:  # first snapshot, or the newest already
         return
     if changes.empty:
@@ -86,11 +91,18 @@ def snapshot(rev: str | None, as_json: bool) -> None:
                 echo(f"      {mark} #{section}")
 
 
-def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bool) -> None:
-    """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, unless
-    ``no_fail``."""
+def stale(
+    sets: list[str],
+    as_json: bool,
+    fmt: str,
+    fix_moved: bool,
+    no_fail: bool,
+    skip_sealed: bool = False,
+) -> None:
+    """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
+    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``."""
     from evalset.config import find_workspace
-    from evalset.corpus.manifest import SnapshotStore
+    from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import stale_report
     from evalset.staleness.verify import fix_moved as fix
     from evalset.workspace import resolve_set, set_paths
@@ -105,7 +117,7 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
             load_set(path)
         for path in paths:
             fixed.update(fix(ws, path))
-    report = stale_report(paths, SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir), ws.root)
+    report = stale_report(paths, workspace_store(ws), ws.root)
     if as_json:
         emit_json(report.to_json() | ({"fixed": fixed} if fix_moved else {}))
     elif report.snapshot is None:
@@ -124,7 +136,8 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
         _print_text(report)
         unverified = [i for ids in report.unverified.values() for i in ids]
-        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}")
+        why = f" ({report.newest.reason})" if report.newest else ""
+        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")
         if unverified:
             shown = ", ".join(unverified[:10]) + (", …" if len(unverified) > 10 else "")
             echo(
@@ -132,12 +145,14 @@ def stale(sets: list[str], as_json: bool, fmt: str, fix_moved: bool, no_fail: bo
                 f"{shown} (check them, then `evalset verify SET ITEM…`)",
                 fg="yellow",
             )
-    if report.sealed and not as_json:
-        from evalset.sets.sealed import sealed_message
+    unchecked = {name: ids for name, ids in report.unchecked.items() if ids}
+    if unchecked and not as_json:
+        from evalset.sets.sealed import unchecked_message
 
-        for name, count in report.sealed.items():
-            echo(f"note: {name}: {sealed_message(count)}", fg="yellow", err=True)
-    if report.items and not no_fail:
+        for name, ids in unchecked.items():
+            line = f"{name}: {unchecked_message(ids, 'stale')}"
+            echo(f"**{line}**" if fmt == "md" else line, fg="yellow")
+    if (report.items or (unchecked and not skip_sealed)) and not no_fail:
         raise SystemExit(1)
 
 
@@ -231,10 +246,11 @@ def _md(text: str) -> str:
 
 
 def _print_md(report: StaleReport) -> None:
+    why = f" ({report.newest.reason})" if report.newest else ""
     if not report.items:
-        echo(f"No stale items against snapshot `{report.snapshot}`.")
+        echo(f"No stale items against snapshot `{report.snapshot}`{why}.")
         return
-    echo(f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`\n")
+    echo(f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`{why}\n")
     echo("| set | item | citation | status | now |")
     echo("|---|---|---|---|---|")
     for item in report.items:
@@ -259,15 +275,18 @@ def _print_md(report: StaleReport) -> None:
 def status(coverage: bool, as_json: bool) -> None:
     """`evalset status [--coverage] [--json]`."""
     from evalset.config import find_workspace
-    from evalset.status import workspace_status
+    from evalset.status import workspace_overview
 
     workspace = find_workspace()
-    statuses = workspace_status(workspace, with_coverage=coverage)
+    overview = workspace_overview(workspace, with_coverage=coverage)
+    statuses = overview.sets
     if as_json:
-        emit_json({"workspace": str(workspace.root), "sets": [s.to_json() for s in statuses]})
+        emit_json({"workspace": str(workspace.root), **overview.to_json()})
         return
     if not statuses:
         echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
+    if overview.newest is not None:
+        echo(f"newest snapshot: {overview.newest.short} ({overview.newest.reason})")
     for s in statuses:
         rows = [
             (name, row["tuning"], row["holdout"], row["unassigned"])
@@ -283,6 +302,8 @@ def status(coverage: bool, as_json: bool) -> None:
         if s.unverified:
             shown = ", ".join(s.unverified[:5]) + (", …" if len(s.unverified) > 5 else "")
             stale += f"; unverified: {len(s.unverified)} ({shown})"
+        if s.unchecked:
+            stale += f"; sealed, not checked without the key: {len(s.unchecked)}"
         release = s.release or "unreleased"
         echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
@@ -298,6 +319,8 @@ def status(coverage: bool, as_json: bool) -> None:
         if s.coverage is not None:
             _print_coverage(s.coverage)
         echo("")
+    if overview.merge_driver:
+        echo(f"note: {overview.merge_driver}", fg="yellow")
 
 
 def _print_coverage(report: Coverage) -> None:

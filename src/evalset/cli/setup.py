@@ -18,18 +18,24 @@ def init(
         "--git-hooks",
         help="Only register the set-file merge driver (for a fresh clone of a workspace).",
     ),
+    corpus: str = typer.Option(
+        None,
+        "--corpus",
+        metavar="PATH",
+        help="The documents' folder, relative to the workspace (default: corpus).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
     """Scaffold a workspace: config, sets/ with a first set, snapshots/, dvc.yaml, schemas,
     and the git merge driver that merges set files by item id.
 
-    Never overwrites a file that exists.
+    Never overwrites a file that exists. Warns when the corpus folder does not exist yet.
 
-    Example: evalset init --name support-bot
+    Example: evalset init --name support-bot --corpus docs/policies
     """
     from evalset.scaffold import init_workspace
 
-    result = init_workspace(path, name, git_hooks_only=git_hooks)
+    result = init_workspace(path, name, git_hooks_only=git_hooks, corpus=corpus)
     if as_json:
         emit_json(
             {
@@ -37,6 +43,7 @@ def init(
                 "created": [str(p) for p in result.created],
                 "kept": [str(p) for p in result.kept],
                 "configured": result.configured,
+                "warnings": result.warnings,
             }
         )
         return
@@ -46,6 +53,8 @@ def init(
         echo(f"kept    {os.path.relpath(kept, result.root)} (exists)")
     for key in result.configured:
         echo(f"set     git config {key}")
+    for warning in result.warnings:
+        echo(f"warning: {warning}", fg="yellow", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -248,7 +248,7 @@ def merge_driver(
 
     Exits 1, leaving conflict markers that name the item and field, only when one field of
     one item was changed differently on both sides. `evalset init` registers it in git config
-    as: python -m evalset merge-driver %O %A %B %P
+    as: evalset merge-driver %O %A %B %P (found on PATH when git runs it)
 
     Example: evalset merge-driver base.yaml ours.yaml theirs.yaml sets/acme-support.yaml
     """

@@ -15,7 +15,7 @@ read, their hashes recomputed from the text they store (``_upgraded``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 
 from xxhash import xxh3_128_hexdigest
 
+from evalset.corpus.newest import NOT_LOOKED, Current, Newest, choose
 from evalset.corpus.sections import HashMode, Sections
 from evalset.corpus.table import (
     Document,
@@ -413,15 +414,26 @@ def _upgraded(
 class SnapshotStore:
     """The manifests in a workspace's ``snapshots/`` folder, found by id prefix."""
 
-    def __init__(self, folder: Path, verify: bool = True, state_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        verify: bool = True,
+        state_dir: Path | None = None,
+        current: Callable[[set[str]], Current] | None = None,
+    ) -> None:
         self.folder = folder
         self.verify = verify
         """Check each manifest against its id when it is first read (~0.3 s per 50,000
         documents; with ``state_dir``, once per change of the file)."""
         self.index_dir = state_dir / "manifests" if state_dir is not None else None
         """Where manifests' indexes are kept (in the workspace's git-ignored state folder)."""
+        self.current = current
+        """What the working tree's corpus is, given the ids of the manifests (see
+        ``evalset.corpus.current.workspace_store``); without it, "newest" follows the
+        history and ``created`` rules only (``evalset.corpus.newest``)."""
         self._loaded: dict[str, Snapshot] = {}
         self._resolved: dict[str, str] = {}
+        self._newest: Newest | None = None
 
     def ids(self) -> list[str]:
         if not self.folder.is_dir():
@@ -453,20 +465,35 @@ class SnapshotStore:
         return self._loaded[ident]
 
     def newest_id(self, skip_damaged: bool = False) -> str | None:
-        """The most recently taken snapshot (by its ``created`` time, then id);
-        ``skip_damaged`` passes over a manifest whose header cannot be read (the snapshot
-        command, which may write it again) instead of refusing."""
-        best: tuple[str, str] | None = None
+        """The id of the newest snapshot (``newest_choice``)."""
+        choice = self.newest_choice(skip_damaged)
+        return choice.id if choice else None
+
+    def newest_choice(self, skip_damaged: bool = False, with_corpus: bool = True) -> Newest | None:
+        """The newest snapshot and why: the corpus as it is now, else the latest commit in
+        git's history, else the one recorded last (``evalset.corpus.newest``); worked out
+        once per store. ``skip_damaged`` passes over a manifest whose header cannot be read
+        (the snapshot command, which may write it again) instead of refusing;
+        ``with_corpus=False`` leaves the working tree out (the snapshot command, which is
+        reading it)."""
+        if self._newest is not None and not skip_damaged and with_corpus:
+            return self._newest
+        abouts: dict[str, dict[str, Any]] = {}
         for ident in self.ids():
             try:
-                about = read_about(self.folder / f"{ident}.json")
+                abouts[ident] = read_about(self.folder / f"{ident}.json")
             except SnapshotError:
                 if skip_damaged:
                     continue
                 raise
-            key = (str(about.get("created", "")), ident)
-            best = key if best is None or key > best else best
-        return best[1] if best else None
+        current = NOT_LOOKED
+        if abouts and with_corpus and self.current is not None:
+            current = self.current(set(abouts))
+        repo = self.folder if self.folder.is_dir() else None
+        choice = choose(abouts, current, repo)
+        if not skip_damaged and with_corpus:
+            self._newest = choice
+        return choice
 
     def newest(self) -> Snapshot | None:
         ident = self.newest_id()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,9 +52,11 @@ from evalset.corpus.manifest import (
     json_string,
     manifest_head,
     parse_line,
+    read_about,
     read_snapshot,
     row_digest,
 )
+from evalset.corpus.newest import Current, Newest
 from evalset.corpus.reading import read_row
 from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
@@ -110,11 +112,19 @@ def _scan_warnings(found: Scan) -> list[str]:
 
 
 def read_working_tree(
-    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, every: bool = False
+    corpus: Path,
+    state_dir: Path,
+    mode: HashMode,
+    store_text: bool | None,
+    every: bool = False,
+    keep: Collection[str] | None = None,
 ) -> _Tree:
     """The corpus folder, reading only files whose stat (mtime, size, inode, ctime) changed,
     and looking only at the files of folders whose listing changed; ``every`` reads every
-    file (when the cached state's manifest is gone)."""
+    file (when the cached state's manifest is gone). The stat cache is updated to the state
+    read, unless ``keep`` is given and holds no id of that state: a look at the corpus that
+    writes no manifest keeps the cache on a state whose manifest the next snapshot can
+    reuse lines from."""
     if not corpus.is_dir():
         raise SnapshotError(
             f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
@@ -200,6 +210,8 @@ def read_working_tree(
         gone = set(known.names) - put.keys()
     ident = id_of_ordered(rows.digests)
     sections = rows.sections
+    if keep is not None and ident not in keep:
+        return _Tree(ident, len(rows), sections, rows, fresh, warnings, base_id, len(read), known)
     if read or len(known) != len(rows) or base_id != ident:
         cache.save(ident, rows)
     cache.save_quick(
@@ -334,6 +346,23 @@ def _damage(manifest: Path, state_dir: Path) -> str | None:
     return None
 
 
+def tree_state(
+    corpus: Path, state_dir: Path, mode: HashMode, store_text: bool | None, known: set[str]
+) -> Current:
+    """Whether the corpus folder, as it is now, is one of the snapshots ``known`` (full
+    ids), and which; or why that is not known. The stat cache moves only to a state that
+    has a manifest (see ``read_working_tree``)."""
+    if not corpus.is_dir():
+        return Current("absent")
+    with contextlib.suppress(OSError):  # a read-only state folder costs only speed
+        ensure_state_dir(state_dir)
+    try:
+        tree = read_working_tree(corpus, state_dir, mode, store_text, keep=known)
+    except EvalsetError as exc:
+        return Current("unreadable", note=str(exc).rstrip("."))
+    return Current("matches" if tree.id in known else "changed", tree.id)
+
+
 @dataclass
 class TakeResult:
     id: str
@@ -341,21 +370,40 @@ class TakeResult:
     documents: int
     sections: int
     previous_id: str | None
+    """The newest snapshot before this one was taken (by history, since the corpus read now
+    is this one), or None."""
     written: bool
     warnings: list[str]
     reread: int
     """How many files had to be read (the rest came from the stat cache)."""
     changes: Changes | None = None
-    """What changed since the previous snapshot, when known."""
+    """What changed since the previous snapshot, when known and this one is the newest."""
     commit: str | None = None
+    newest: Newest | None = None
+    """The newest snapshot now, and why: this one for the working tree; for a revision,
+    whichever the rules of ``evalset.corpus.newest`` choose."""
 
     @property
     def short(self) -> str:
         return self.id[:SHORT]
 
+    @property
+    def is_newest(self) -> bool:
+        return self.newest is not None and self.newest.id == self.id
+
     def load(self) -> Snapshot:
         assert self.path is not None
         return read_snapshot(self.path, verify=False)
+
+
+def _kept_about(target: Path, ident: str) -> dict[str, Any] | None:
+    """The header of a damaged manifest when its first line still reads and names the same
+    content: writing it again keeps when and where that content was first recorded."""
+    try:
+        about = read_about(target)
+    except SnapshotError:
+        return None
+    return about if about.get("id") == ident and about.get("version") == FORMAT else None
 
 
 def take_snapshot(
@@ -370,34 +418,43 @@ def take_snapshot(
 ) -> TakeResult:
     """Snapshot the corpus (working tree, or ``rev`` through git/DVC) and write its manifest.
 
-    An unchanged working tree costs a walk, a stat per file and a small cache read: the
-    manifest is neither rebuilt nor rewritten."""
+    A manifest is written only for content no manifest records yet (or over a damaged
+    one): content seen before keeps the manifest, with the time, commit and revision it was
+    first recorded at, so taking a snapshot never changes which one is the newest except by
+    recording the corpus as it is now. An unchanged working tree costs a walk, a stat per
+    file and a small cache read: the manifest is neither rebuilt nor rewritten."""
     with contextlib.suppress(OSError):  # a read-only state folder costs only speed
         ensure_state_dir(state_dir)
     sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write
     sweep_temps(state_dir / "tmp")
     store = SnapshotStore(snapshots_dir, state_dir=state_dir)
-    previous = store.newest_id(skip_damaged=True)
+    before = store.newest_choice(skip_damaged=True, with_corpus=False)
+    previous = before.id if before else None
     damaged: str | None = None
     changes: Changes | None = None
     chunks: Chunks
     spans: Spans | None = None
-    # Microseconds: "newest" must order snapshots taken within the same second.
+    # Microseconds: "newest" orders snapshots first recorded within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     if rev is None:
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
         damaged = _damage(target, state_dir) if write and target.exists() else None
-        if not write or (previous == ident and target.exists() and damaged is None):
+        if not write or (target.exists() and damaged is None):
             if write:
                 keep_base(state_dir, target)
+            if previous is not None and previous != ident and write:
+                changes = _compared(store, previous, target)
             return TakeResult(
                 ident, target if write else None, tree.documents, tree.sections, previous,
-                False, tree.warnings, tree.reread, Changes(),
+                False, tree.warnings, tree.reread, changes or Changes(),
+                newest=Newest(ident, "corpus", "matches"),
             )  # fmt: skip
         commit = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
+        if damaged is not None:
+            about = _kept_about(target, ident) or about
         start = len(manifest_head(about))
         base = base_table(snapshots_dir, state_dir, tree.base_id)
         spliced = _body(tree, base, start)
@@ -421,13 +478,14 @@ def take_snapshot(
         sections = sum(len(d["sections"]) for d in entries.values())
         target = snapshots_dir / f"{ident}.json"
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
+        if write and target.exists():
+            damaged = _damage(target, state_dir)
+            if damaged is not None:
+                about = _kept_about(target, ident) or about
     written = False
-    if damaged is None and rev is not None and target.exists():
-        damaged = _damage(target, state_dir)
     if damaged is not None:
         warnings.append(f"{target}: was damaged ({damaged}); written again from the corpus")
-    if write and (not target.exists() or previous != ident or damaged is not None):
-        # New content, or content seen before that is now the newest again.
+    if write and (not target.exists() or damaged is not None):
         snapshots_dir.mkdir(parents=True, exist_ok=True)
         parts: Chunks = [manifest_head(about, empty=not chunks)]
         for n, chunk in enumerate(chunks):
@@ -442,9 +500,27 @@ def take_snapshot(
             save_index(target, state_dir / "manifests", about, None, None)
     if write and rev is None:
         keep_base(state_dir, target)
-    if changes is None and previous is not None and previous != ident:
-        old = store.get(previous)
-        changes = compare(old, read_snapshot(target, verify=False)) if old else None
+    if rev is None:
+        newest: Newest | None = Newest(ident, "corpus", "matches")
+    elif write:
+        now = SnapshotStore(
+            snapshots_dir,
+            state_dir=state_dir,
+            current=lambda known: tree_state(root / corpus_rel, state_dir, mode, store_text, known),
+        )
+        newest = now.newest_choice()
+    else:
+        newest = before
+    if newest is None or newest.id != ident:
+        changes = None  # an older state: what changed "since" would read backwards
+    elif changes is None and previous is not None and previous != ident:
+        changes = _compared(store, previous, target)
     return TakeResult(
-        ident, target, documents, sections, previous, written, warnings, reread, changes, commit
-    )
+        ident, target, documents, sections, previous, written, warnings, reread, changes, commit,
+        newest,
+    )  # fmt: skip
+
+
+def _compared(store: SnapshotStore, previous: str, target: Path) -> Changes | None:
+    old = store.get(previous)
+    return compare(old, read_snapshot(target, verify=False)) if old else None

@@ -4,18 +4,26 @@ A view holds the active items of one split. The tuning view never holds a holdou
 and neither it nor any other view holds drafts or retired items; the holdout (or all
 items) is exported only when asked for by name. Each row carries the item id and the set's
 pin (set, version, fingerprint, snapshot) wherever the format has room for metadata.
+
+An export never mixes corpus versions: a set with stale items among those exported is
+refused, naming them, unless ``allow_stale``; each context is the text the item's labels
+were checked against (``view.texts``); the pin names the newest snapshot, whose text every
+context of an item that is not stale is, and lists under ``stale`` the items exported
+anyway with the snapshot their contexts come from.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 
 from evalset.config import Workspace
+from evalset.corpus.current import workspace_store
 from evalset.export.view import SPLITS, ExportError, View, select, texts
 from evalset.sets.setfile import SetFile, load_set
+from evalset.staleness.stale import StaleChecker
 
 __all__ = ["EXTENSIONS", "FORMATS", "SPLITS", "ExportError", "ExportResult", "View", "export"]
 
@@ -47,10 +55,22 @@ class ExportResult:
     rows: int
     unassigned: int
     skipped: dict[str, str]
+    stale: dict[str, str | None] = field(default_factory=dict)
+    """Exported items that are stale (with ``allow_stale``) -> the snapshot their contexts
+    and labels are of."""
+    unverified: list[str] = field(default_factory=list)
+    """Exported items verified against no snapshot: their contexts are the newest's."""
 
 
-def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None) -> ExportResult:
-    """Render one split of a set in one format."""
+def export(
+    path: Path,
+    split: str,
+    fmt: str,
+    workspace: Workspace | None = None,
+    allow_stale: bool = False,
+) -> ExportResult:
+    """Render one split of a set in one format; refused when an exported item is stale,
+    unless ``allow_stale``."""
     from evalset.versions.pin import pin_of
 
     if fmt not in FORMATS:
@@ -71,13 +91,36 @@ def export(path: Path, split: str, fmt: str, workspace: Workspace | None = None)
             f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed "
             f"and {why} (or export --split tuning)."
         )
-    full = pin_of(loaded, _newest_short(workspace), items=False)
+    store = workspace_store(workspace) if workspace is not None else None
+    newest = store.newest() if store is not None else None
+    stale: dict[str, str | None] = {}
+    unverified: list[str] = []
+    if store is not None and newest is not None and workspace is not None:
+        exported = {item.id for item in items}
+        found, never = StaleChecker(store, newest, workspace.root).stale_items(loaded)
+        stale = {s.id: s.verified for s in found if s.id in exported}
+        unverified = [i for i in never if i in exported]
+        if stale and not allow_stale:
+            shown = ", ".join(list(stale)[:5]) + (", …" if len(stale) > 5 else "")
+            raise ExportError(
+                f"{path}: cannot export {len(stale)} stale item(s) of {loaded.name} ({shown}): "
+                f"their labels were checked against other text than the newest snapshot "
+                f"{newest.short} has; review them (`evalset stale {loaded.name}`, then `evalset "
+                f"verify {loaded.name} ITEM…`), or pass --allow-stale to export them with the "
+                "text they were verified against."
+            )
+    full = pin_of(loaded, newest.short if newest else None, items=False)
     pin = {k: full[k] for k in ("set", "version", "fingerprint", "fingerprint_format", "snapshot")}
+    if stale:
+        pin["stale"] = stale
     categories = dict(loaded.header.categories) if loaded.header else {}
-    view = View(loaded.name, split, items, pin, texts(workspace), categories=categories)
+    view = View(
+        loaded.name, split, items, pin, texts(workspace, store, newest), categories=categories
+    )
     writer: Callable[[View], str] = import_module(FORMATS[fmt]).write
     text = writer(view)
-    return ExportResult(fmt, split, text, len(items) - len(view.skipped), unassigned, view.skipped)
+    rows = len(items) - len(view.skipped)
+    return ExportResult(fmt, split, text, rows, unassigned, view.skipped, stale, unverified)
 
 
 def _refuse_invalid(loaded: SetFile) -> None:
@@ -91,12 +134,3 @@ def _refuse_invalid(loaded: SetFile) -> None:
             f"error(s) (first: {errors[0]}); fix them (`evalset validate {loaded.name}`) and "
             "export again."
         )
-
-
-def _newest_short(workspace: Workspace | None) -> str | None:
-    if workspace is None:
-        return None
-    from evalset.corpus.manifest import SHORT, SnapshotStore
-
-    ident = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest_id()
-    return ident[:SHORT] if ident else None

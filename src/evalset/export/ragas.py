@@ -2,7 +2,7 @@
 
 Fields are those of ``ragas.SingleTurnSample``: ``user_input`` (the question), ``reference``
 (every key point as a sentence; the short answer only for an item without key points),
-``reference_contexts`` (the cited sections' text from the newest snapshot) and
+``reference_contexts`` (the cited sections' text, as the item was verified) and
 ``reference_context_ids`` (the citations). Ragas samples have no metadata field, and
 ``EvaluationDataset.from_jsonl`` ignores keys it does not know, so each line also carries
 ``evalset_id``, ``category``, ``split`` and ``answerable`` for joining per-item results
@@ -30,7 +30,7 @@ def write(view: View) -> str:
         reference = reference_answer(item)
         if reference is not None:
             row["reference"] = reference
-        texts = [view.text_of(c) for c in citations]
+        texts = [view.text_of(item, c) for c in citations]
         row["reference_contexts"] = [t or "" for t in texts]
         row["reference_context_ids"] = [str(c) for c in citations]
         row["evalset_id"] = item.id

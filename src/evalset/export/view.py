@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalset.config import Workspace
+from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item
@@ -30,8 +31,9 @@ class View:
     pin: dict[str, Any]
     """``{"set", "version", "fingerprint", "fingerprint_format", "snapshot"}`` of the set the
     view was taken of."""
-    text_of: Callable[[Citation], str | None]
-    """The text of a cited section (or document) in the newest snapshot, when known."""
+    text_of: Callable[[Item, Citation], str | None]
+    """The text of a section (or document) an item cites, as the snapshot the item was
+    verified against has it (``texts``), when known."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Item id -> why a format could not write it."""
     categories: dict[str, str] = field(default_factory=dict)
@@ -66,41 +68,68 @@ def select(loaded: SetFile, split: str) -> tuple[list[Item], int]:
     return active, unassigned
 
 
-def texts(workspace: Workspace | None) -> Callable[[Citation], str | None]:
-    """Section texts from the newest snapshot's stored text, else from the working tree."""
+def texts(
+    workspace: Workspace | None, store: SnapshotStore | None, newest: Snapshot | None
+) -> Callable[[Item, Citation], str | None]:
+    """The text of a cited section as the item's labels were checked against it: the text
+    the item's ``verified`` snapshot recorded (the newest's for an unverified item). For an
+    item that is not stale that is also the newest snapshot's text, since every section it
+    cites is the same there; for a stale one exported anyway it is the old text, which its
+    reference agrees with. A manifest without stored text is completed from where a text
+    with that hash can still be read: the newest snapshot's stored text, the working tree,
+    or the snapshot's commit through git or DVC."""
     if workspace is None:
-        return lambda citation: None
-    from evalset.corpus.manifest import SnapshotStore
+        return lambda item, citation: None
     from evalset.corpus.revision import document_versions
+    from evalset.sets.resolve import lookup
 
-    newest = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest()
-    read: dict[str, Any] = {}
+    def snapshot_of(item: Item) -> Snapshot | None:
+        if not item.verified or store is None:
+            return newest
+        try:
+            return store.get(item.verified) or newest
+        except EvalsetError:
+            return newest
 
-    def text_of(citation: Citation) -> str | None:
-        entry = newest.documents.get(citation.doc) if newest else None
-        if (
-            entry is None
-            or ("text" not in entry and citation.section is None)
-            or (
-                citation.section is not None
-                and "text" not in entry["sections"].get(citation.section, {"text": None})
-            )
-        ):
-            if citation.doc not in read:
-                mode = workspace.config.hash
-                found = document_versions(workspace.root, workspace.config.corpus, None,
-                                          citation.doc, mode)  # fmt: skip
-                read[citation.doc] = next(iter(found), None)
-            entry = read[citation.doc]
-        if entry is None:
-            return None
-        if citation.section is None:
-            text: str | None = entry.get("text")
+    def text_of(item: Item, citation: Citation) -> str | None:
+        snap = snapshot_of(item)
+        part = lookup(snap, citation) if snap is not None else None
+        if part is None and newest is not None:  # relabelled since (moved, by its content)
+            snap, part = newest, lookup(newest, citation)
+        if snap is None or part is None:
+            return _working_tree_text(workspace, citation)
+        if "text" in part:
+            text: str | None = part["text"]
             return text
-        section = entry["sections"].get(citation.section)
-        return section.get("text") if section else None
+        same = lookup(newest, citation) if newest is not None else None
+        if same is not None and same["hash"] == part["hash"] and "text" in same:
+            return str(same["text"])
+        for version in document_versions(
+            workspace.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode
+        ):
+            found = (
+                version if citation.section is None else version["sections"].get(citation.section)
+            )
+            if found is not None and found["hash"] == part["hash"]:
+                return found.get("text")
+        return None
 
     return text_of
+
+
+def _working_tree_text(workspace: Workspace, citation: Citation) -> str | None:
+    """The text of a citation in the corpus folder (no snapshot knows it)."""
+    from evalset.corpus.revision import document_versions
+
+    mode = workspace.config.hash
+    found = document_versions(workspace.root, workspace.config.corpus, None, citation.doc, mode)
+    entry = next(iter(found), None)
+    if entry is None:
+        return None
+    if citation.section is None:
+        return entry.get("text")
+    section = entry["sections"].get(citation.section)
+    return section.get("text") if section else None
 
 
 DECLINES = (

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalset.config import Workspace
+from evalset.corpus.manifest import Snapshot
 from evalset.sets.setfile import SetFile
 
 SPLITS = ("tuning", "holdout", "unassigned")
@@ -56,13 +57,17 @@ class Coverage:
         }
 
 
-def corpus_documents(workspace: Workspace | None) -> list[str] | None:
-    """Documents of the newest snapshot, else of the corpus folder, else None."""
+def corpus_documents(
+    workspace: Workspace | None, newest: Snapshot | None = None
+) -> list[str] | None:
+    """Documents of the newest snapshot (``newest``, when the caller has it), else of the
+    corpus folder, else None."""
     if workspace is None:
         return None
-    from evalset.corpus.manifest import SnapshotStore
+    if newest is None:
+        from evalset.corpus.current import workspace_store
 
-    newest = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir).newest()
+        newest = workspace_store(workspace).newest()
     if newest is not None:
         return sorted(newest.documents)
     if not workspace.corpus_dir.is_dir():

@@ -1,4 +1,5 @@
-"""Sealing and unsealing every holdout item of a set file (`evalset seal`, `evalset unseal`).
+"""Sealing and unsealing every holdout item of a set file (`evalset seal`, `evalset unseal`),
+and sealing the holdout items that arrive in a sealed set (`promote`, `import`).
 
 The sealed form itself, and opening it with the key, are part of the set-file format
 (``evalset.sets.sealed``); these commands rewrite a whole set, round-trip, locked and
@@ -7,11 +8,15 @@ atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalset.sets.editor import edit_set
+from evalset.sets.model import Item
 from evalset.sets.sealed import SealError, recipient, seal, sealed_message
+from evalset.sets.setfile import SetFile
 
 
 def seal_set(path: Path, recipients: list[str]) -> list[str]:
@@ -40,11 +45,55 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
         secrets: list[str] = []
         for k, item in zip(current.item_index, current.items, strict=True):
             if item.holdout and k not in current.opened:
-                editor.replace_at(k, seal(item, recipients))
+                editor.replace_at(k, seal(item, recipients, editor.source_of(k)))
                 sealed.append(item.id)
                 secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
     return sealed
+
+
+@dataclass
+class Arrivals:
+    """Items about to be appended to a set, with its holdout ones sealed when the set's
+    holdout is sealed."""
+
+    entries: list[Mapping[str, Any]]
+    sealed: list[str] = field(default_factory=list)
+    """Ids of the arriving holdout items that were sealed."""
+    recipients: list[str] = field(default_factory=list)
+    """Who they were sealed to (empty when the set has no sealed item)."""
+    unchecked: int = 0
+    """Sealed items of the set the key did not open, so that the arrivals could not be
+    compared with them (duplicates, traces)."""
+
+
+def recipients_of(current: SetFile) -> list[str]:
+    """The recipients a holdout item arriving in the set is sealed to: those of the set's
+    last sealed item in file order (the most recently added, as items are appended; after a
+    change of keys, the new ones), or none when nothing in it is sealed."""
+    stubs = {**dict(zip(current.sealed_index, current.sealed, strict=True)), **current.opened}
+    return list(stubs[max(stubs)].sealed.recipients) if stubs else []
+
+
+def seal_arrivals(current: SetFile, items: Sequence[Item | Mapping[str, Any]]) -> Arrivals:
+    """``items`` as they are appended to ``current``: in a set whose holdout is sealed (it
+    has a sealed item), each holdout item is sealed to the set's recipients on arrival, so
+    that no holdout text is ever written in the clear there. Sealing needs only the public
+    keys, so this works without the key."""
+    keys = recipients_of(current)
+    arrivals = Arrivals([], recipients=keys, unchecked=len(current.sealed))
+    for entry in items:
+        item = entry if isinstance(entry, Item) else Item.model_validate(dict(entry))
+        if keys and item.holdout:
+            arrivals.entries.append(seal(item, keys))
+            arrivals.sealed.append(item.id)
+        else:
+            arrivals.entries.append(
+                item.model_dump(mode="json", exclude_defaults=True)
+                if isinstance(entry, Item)
+                else entry
+            )
+    return arrivals
 
 
 MIN_SECRET = 12
@@ -115,14 +164,27 @@ def _flow_short_lists(value: Any) -> Any:
 
 
 def unseal_set(path: Path) -> list[str]:
-    """Turn every sealed item back into a plain item; needs the key. Returns their ids."""
+    """Turn every sealed item back into a plain item; needs the key. Returns their ids.
+
+    Each item gets back the text it was sealed with (comments, key order, quoting, list
+    styles, line breaks), byte for byte, edits made with the key since included. An item
+    sealed by evalset 0.1, which sealed the content alone, is written from its content."""
+    from evalset.sets.sealed import item_of_text, same_item
+
     unsealed: list[str] = []
     with edit_set(path) as editor:
         current = editor.current
         if current.sealed:
             raise SealError(f"{path}: {sealed_message(len(current.sealed))}; nothing was unsealed.")
+        spans = current.index.spans
+        indent = spans.indent if spans is not None else None
         for k in sorted(current.opened):
-            plain = current.plain(k)
-            editor.replace_item(plain["id"], _flow_short_lists(plain))
-            unsealed.append(plain["id"])
+            item = current.items[current.item_index.index(k)]
+            text = current.sealed_text.get(k)
+            back = item_of_text(text, indent) if text is not None else None
+            if text is not None and back is not None and same_item(back, item):
+                editor.restore_at(k, text)
+            else:
+                editor.replace_at(k, _flow_short_lists(current.plain(k)))
+            unsealed.append(item.id)
     return unsealed

@@ -26,6 +26,7 @@ from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
 from evalset.fsio import TextError, atomic_write, read_user_text
+from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
@@ -63,6 +64,11 @@ class ImportResult:
     unverified: list[str] = field(default_factory=list)
     """Added items whose ``verified`` snapshot is not in this workspace's snapshots, so they
     arrive unverified."""
+    sealed: list[str] = field(default_factory=list)
+    """Added holdout items sealed on arrival (the set's holdout is sealed)."""
+    recipients: list[str] = field(default_factory=list)
+    unchecked_sealed: int = 0
+    """Sealed items the key did not open: the rows were not compared with them."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +77,8 @@ class ImportResult:
             "skipped": self.skipped,
             "conflicts": self.conflicts,
             "unverified": self.unverified,
+            "sealed": self.sealed,
+            "unchecked_sealed": self.unchecked_sealed,
         }
 
 
@@ -149,7 +157,8 @@ def import_rows(
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
     if create and target.exists():
         raise ImportRefused(f"{target}: exists already; import into it with --set {target}.")
-    entries = [] if create else load_set(target).entries
+    loaded = None if create else load_set(target)
+    entries = loaded.entries if loaded is not None else []
     existing = {entry.id: entry for entry in entries}
     result = ImportResult()
     candidates: list[tuple[int, Item]] = []
@@ -196,10 +205,19 @@ def import_rows(
             raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, new_set_text(target.stem, source, declared))
+    if items and dry_run and loaded is not None:
+        _note_sealing(result, seal_arrivals(loaded, items))
     if items and not dry_run:
         with edit_set(target) as editor:
-            editor.append_items(items)
+            arrivals = seal_arrivals(editor.current, items)
+            _note_sealing(result, arrivals)
+            editor.append_items(arrivals.entries)
     return result
+
+
+def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:
+    result.sealed, result.recipients = arrivals.sealed, arrivals.recipients
+    result.unchecked_sealed = arrivals.unchecked
 
 
 def _known(store: SnapshotStore, ref: str) -> bool:

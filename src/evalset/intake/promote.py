@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
+from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import Redactor
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 
@@ -104,6 +105,12 @@ class PromoteResult:
     invalid: list[Invalid] = field(default_factory=list)
     traces_appended: dict[str, list[str]] = field(default_factory=dict)
     """Existing item id -> traces appended to its ``origin.traces``."""
+    sealed: list[str] = field(default_factory=list)
+    """Drafts assigned to the holdout of a set whose holdout is sealed: sealed on arrival."""
+    recipients: list[str] = field(default_factory=list)
+    """Who the sealed drafts were sealed to."""
+    unchecked_sealed: int = 0
+    """Sealed items the key did not open: the records were not compared with them."""
 
     @property
     def redactions(self) -> Counter[str]:
@@ -125,6 +132,8 @@ class PromoteResult:
             "invalid": [{"line": i.line, "problem": i.problem} for i in self.invalid],
             "traces_appended": self.traces_appended,
             "redactions": dict(sorted(self.redactions.items())),
+            "sealed": self.sealed,
+            "unchecked_sealed": self.unchecked_sealed,
         }
 
 
@@ -490,6 +499,7 @@ def promote(
 ) -> PromoteResult:
     """Promote the failure records of ``text`` (read from ``source``) into the set file
     ``target``; see the module docstring."""
+    from evalset.holdout.seal import seal_arrivals
     from evalset.sets.editor import edit_set
     from evalset.sets.setfile import load_set
 
@@ -506,17 +516,25 @@ def promote(
         raise _refusal(source, invalid)
     if dry_run:
         decision = decide(loaded.entries, candidates, id_from, ratio)
+        _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result
     with edit_set(target) as editor:
         decision = decide(editor.current.entries, candidates, id_from, ratio)
         if decision.result.invalid and not skip_invalid:
             raise _refusal(source, decision.result.invalid)
-        editor.append_items(decision.drafts)
+        arrivals = seal_arrivals(editor.current, decision.drafts)
+        _note_sealing(decision.result, arrivals)
+        editor.append_items(arrivals.entries)
         for ident, traces in decision.result.traces_appended.items():
             editor.edit_item(ident, _append_traces(traces))
     decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
     return decision.result
+
+
+def _note_sealing(result: PromoteResult, arrivals: Arrivals) -> None:
+    result.sealed, result.recipients = arrivals.sealed, arrivals.recipients
+    result.unchecked_sealed = arrivals.unchecked
 
 
 def _by_line(invalid: Invalid) -> int:

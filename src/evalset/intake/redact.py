@@ -17,8 +17,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from evalset.config import PromoteConfig
+
+if TYPE_CHECKING:
+    from phonenumbers import PhoneNumber
 
 DEFAULT_REGIONS = PromoteConfig.regions
 """Regions whose national phone formats are recognised unless the config says otherwise."""
@@ -90,6 +94,86 @@ def _ips(text: str) -> Iterator[_Found]:
             yield _Found(m.start(), m.end(), "IP", address.compressed)
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_PHONE_CUES = _words(
+    """call called calling ring phone phoned telephone tel tel. tél tél. tlf mobile mob mob.
+    cell cellphone fax whatsapp signal sms text texted dial reach contact hotline helpline
+    telefon telefonnummer rufnummer handy handynummer mobil mobilnummer anrufen téléphone
+    telephone portable appeler joindre telefoon telefoonnummer mobiel gsm bellen bel
+    teléfono telefono móvil movil celular llamar llámame cellulare chiamare chiamami"""
+)
+"""Words that say the number after them is a phone number (English, German, French, Dutch,
+Spanish, Italian)."""
+_IDENTIFIER_CUES = _words(
+    """order orders ordered invoice inv bill receipt ref reference ticket case claim booking
+    reservation confirmation tracking track shipment parcel package consignment waybill
+    awb rma return account acct customer client member membership loyalty id sku item
+    article serial sn s/n model part po voucher coupon transaction txn payment mandate
+    contract policy subscription store till batch lot bestellung bestellnummer auftrag
+    auftragsnummer rechnung rechnungsnummer kundennummer sendung sendungsnummer paket
+    vorgang commande facture colis dossier référence pedido factura envío envio ordine
+    fattura spedizione pratica bestelling bestelnummer factuur zending pakket konto
+    kontonummer blz compte cuenta conto rekening rekeningnummer iban bic swift sort"""
+)
+"""Words that say the number after them identifies an order, a payment or a parcel."""
+_FILLERS = _words(
+    """# no no. nr nr. n° nº num num. number numbers is was are be on at me my us our your
+    the a an under via to of for in with : - = nummer ist mein meine meinen unter la le
+    mon ma est au es mi el de al il è op naar mijn"""
+)
+"""Words between a cue and the number it is about ("call me on", "order number is")."""
+
+
+def _context(before: str) -> str | None:
+    """What the words just before a number say it is: ``"phone"``, ``"identifier"``, or
+    None. Filler words are passed over; the nearest other word decides, and a sentence or
+    clause boundary (a comma, a full stop) ends the look-back."""
+    if re.search(r"(?:[^\W_]|[-/_#№])$", before):
+        # Glued to a prefix: INV-2024-551234, A1234567, #73093067, 2024/000317.
+        glued = before.split()[-1].lower().rstrip("-/_#№") if before.split() else ""
+        return "phone" if glued in _PHONE_CUES else "identifier"
+    for token in reversed(before.split()[-6:]):
+        word = token.lower().strip("\"'\u201c\u201d\u2018\u2019\u00ab\u00bb(")
+        if word.rstrip(":") in _PHONE_CUES:
+            return "phone"
+        bare = word.rstrip(":#")
+        if bare in _IDENTIFIER_CUES:
+            return "identifier"
+        if bare in _FILLERS or word in _FILLERS:
+            continue
+        return None  # another word, or a clause ending with it ("order," "late."): no cue
+    return None
+
+
+def _grouped_as_phone(raw: str, number: PhoneNumber) -> bool:
+    """Whether ``raw`` is written in groups, exactly the groups of the number's national
+    format (``(202) 555-0123``, ``612 34 56 78``): identifiers are grouped otherwise."""
+    import phonenumbers
+
+    if not re.search(r"[\s().-]", raw):
+        return False
+    national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    return re.findall(r"\d+", raw) == re.findall(r"\d+", national)
+
+
+def _is_phone(text: str, start: int, raw: str, number: PhoneNumber) -> bool:
+    """Whether a number libphonenumber finds valid is a phone number here. An
+    international form (``+``, or ``00``) is. A national one needs context, since order,
+    invoice and parcel numbers are often valid national numbers of some region: not glued
+    to a prefix or written after an identifier word (order, invoice, tracking…), and either
+    a phone word before it (call, tel, mobile…), a leading ``0`` (the trunk prefix of most
+    of the regions), or the grouping of the region's phone numbers."""
+    if raw.startswith(("+", "00", "(+")):
+        return True
+    said = _context(text[:start])
+    if said is not None:
+        return said == "phone"
+    return raw.lstrip("(").startswith("0") or _grouped_as_phone(raw, number)
+
+
 def _phones(text: str, regions: Iterable[str]) -> Iterator[_Found]:
     import phonenumbers
 
@@ -100,6 +184,8 @@ def _phones(text: str, regions: Iterable[str]) -> Iterator[_Found]:
             raw = match.raw_string
             if raw.isdigit() and len(raw) > 12:
                 continue  # a long bare digit run is a tracking or order number, not a phone
+            if not _is_phone(text, match.start, raw, match.number):
+                continue
             key = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
             yield _Found(match.start, match.end, "PHONE", key)
 

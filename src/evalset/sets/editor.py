@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
-from evalset.sets.locate import is_filler, line_break, shorten_long_comments
+from evalset.sets.locate import is_filler, line_break, shorten_long_comments, split_lines
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
 
@@ -67,6 +67,7 @@ class SetEditor:
         self._replaced: dict[int, dict[str, Any]] = {}
         self._long_comments: dict[str, str] = {}
         """Placeholder -> the long comment it stands for while ruamel.yaml has a region."""
+        self._restored: dict[int, str] = {}
 
     @property
     def changed(self) -> bool:
@@ -76,12 +77,18 @@ class SetEditor:
             or self._appended
             or self._header_changes
             or self._replaced
+            or self._restored
         )
 
     @property
     def touched(self) -> set[int]:
         """File indices of the items this edit changes."""
-        return set(self._item_changes) | set(self._item_edits) | set(self._replaced)
+        return (
+            set(self._item_changes)
+            | set(self._item_edits)
+            | set(self._replaced)
+            | set(self._restored)
+        )
 
     def _editable(self, item_id: str) -> int:
         k = self._position_of(item_id)
@@ -128,6 +135,21 @@ class SetEditor:
     def replace_at(self, k: int, entry: Mapping[str, Any]) -> None:
         """``replace_item`` for the item at file position ``k``."""
         self._replaced[k] = dict(entry)
+
+    def restore_at(self, k: int, text: str) -> None:
+        """Write ``text`` (an item's text as ``source_of`` gave it when it was sealed) in
+        place of the item at file position ``k``: unsealing gives back the item's bytes."""
+        self._restored[k] = text
+
+    def source_of(self, k: int) -> str | None:
+        """The text of the item at file position ``k`` with the comments that go with it
+        (as ``replace_at`` removes them), exactly as the file holds it; None for a file
+        whose items are not laid out one block each."""
+        spans = self.current.index.spans
+        if spans is None or len(spans.starts) != len(self.current.raw_items):
+            return None
+        start, end = self._bare_bounds(k)
+        return "".join(self.current.index.lines[start:end])
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
@@ -196,9 +218,12 @@ class SetEditor:
                 # the comments around it.
                 start, end = self._bare_bounds(k)
                 text = _dump(yaml, {"items": [self._replaced[k]]}).split("\n", 1)[1]
+            elif k in self._restored:
+                replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
+                continue
             else:
                 doc = self._load(yaml, "items:\n" + _lf(index.region(start, end)), k)
-                self._rewrite(doc["items"], k, 0)
+                self._rewrite(doc["items"], k, 0, yaml)
                 text = _dump(yaml, doc).split("\n", 1)[1]
                 old = lines[start:end]
                 if any(line_break(line) not in (newline, "") for line in old):
@@ -272,21 +297,42 @@ class SetEditor:
             end += 1
         return start, end
 
-    def _rewrite(self, entries: Any, k: int, at: int) -> None:
+    def _rewrite(self, entries: Any, k: int, at: int, yaml: Any) -> None:
         """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.
-        An opened sealed item is edited as plain data and sealed again."""
+        An opened sealed item is edited in the text it was sealed with (as a plain item is
+        edited in the file), or as plain data when it has none, and sealed again."""
         if k in self._replaced:
             entries[at] = self._replaced[k]
             return
+        if k in self._restored:
+            entries[at] = self._load(yaml, "items:\n" + _lf(self._restored[k]), k)["items"][0]
+            return
         stub = self.current.opened.get(k)
-        entry = self.current.plain(k) if stub is not None else entries[at]
+        sealed_text = self.current.sealed_text.get(k) if stub is not None else None
+        doc = None
+        if sealed_text is not None:
+            # Edited as the file's own item would be: its lines from the first to the last
+            # that is not a comment; the comments above and under it stay as they are.
+            lines = split_lines(sealed_text)
+            content = [i for i, line in enumerate(lines) if not is_filler(line)]
+            head, body = lines[: content[0]], lines[content[0] : content[-1] + 1]
+            tail = lines[content[-1] + 1 :]
+            doc = self._load(yaml, "items:\n" + _lf("".join(body)), k)
+            entry = doc["items"][0]
+        else:
+            entry = self.current.plain(k) if stub is not None else entries[at]
         _apply(entry, self._item_changes.get(k, {}))
         for edit in self._item_edits.get(k, []):
             edit(entry)
         if stub is not None:
             from evalset.sets.sealed import reseal
 
-            entries[at] = reseal(entry, stub, str(self.current.path))
+            text = None
+            if doc is not None:
+                # the long comments _load took out go back before the text is sealed
+                edited = self._put_back(_fitted(_dump(yaml, doc).split("\n", 1)[1], body))
+                text = "".join(head) + edited + "".join(tail)
+            entries[at] = reseal(entry, stub, str(self.current.path), text)
 
     def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
         index = self.current.index
@@ -341,12 +387,25 @@ class SetEditor:
         if items is None:
             items = doc["items"] = []
         for k in sorted(self.touched):
-            self._rewrite(items, k, k)
+            self._rewrite(items, k, k, yaml)
             if k in self._replaced:
                 _drop_comments(items, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+
+
+def _fitted(text: str, old: list[str]) -> str:
+    """``text`` (an item's lines) written in place of the lines ``old``: with their line
+    breaks where it is LF-broken and they use another, the lines unchanged from them kept
+    as they were, and ending in a break when they did."""
+    newline = next((b for line in old if (b := line_break(line))), "\n")
+    if "\r" not in text and newline != "\n":
+        breaks = {line_break(line) for line in old} - {""}
+        text = _keep_lines(old, text, newline) if len(breaks) > 1 else _breaks(text, newline)
+    if old and line_break(old[-1]) and text and not line_break(text):
+        text += newline
+    return text
 
 
 def _lf(text: str) -> str:

@@ -231,6 +231,10 @@ class SealedItem(_Model):
     """Only holdout items are sealed."""
     status: Status = "active"
     """The item's status."""
+    verified: SnapshotRef | None = None
+    """The snapshot the item was verified against, shown so that its staleness is known
+    without the key while that snapshot is the newest (it reveals neither the question nor
+    its citations). Items sealed by evalset 0.1 do not show it."""
     sealed: Sealed
     """The encrypted content."""
 

@@ -1,10 +1,16 @@
 """Sealed holdout items: their content encrypted in place with age, as set files hold it.
 
-A sealed item keeps ``id``, ``category``, ``holdout`` and ``status`` visible, so counts,
-splits and coverage work for everyone; the rest of the item, as JSON, is encrypted to the
-given age recipients (ASCII armor, so the file stays one readable YAML file). Its
-fingerprint is stored beside the ciphertext, so sealing never changes the set's or the
-item's fingerprint.
+A sealed item keeps ``id``, ``category``, ``holdout``, ``status`` and ``verified`` visible,
+so counts, splits, coverage and (while its snapshot is the newest) staleness work for
+everyone; the rest is encrypted to the given age recipients (ASCII armor, so the file stays
+one readable YAML file). Its fingerprint is stored beside the ciphertext, so sealing never
+changes the set's or the item's fingerprint.
+
+What is encrypted (the payload) is JSON: ``{"evalset_sealed": 2, "item": {...}, "text":
+"..."}``, the item's content and its text as the set file held it (comments above and
+inside it, key order, quoting, list styles, line breaks), so that unsealing gives back the
+same bytes. Items sealed by evalset 0.1 hold the content alone (the item's JSON); they
+still open, and unseal writes them as the content says.
 
 Commands that need the content read the key from the file named by ``EVALSET_AGE_IDENTITY``
 (lines ``AGE-SECRET-KEY-1…`` as ``age-keygen`` writes them, or an OpenSSH private key).
@@ -27,8 +33,10 @@ from evalset.fsio import json_loads
 from evalset.sets.model import Item, SealedItem
 
 IDENTITY_ENV = "EVALSET_AGE_IDENTITY"
-VISIBLE = ("id", "category", "holdout", "status")
+VISIBLE = ("id", "category", "holdout", "status", "verified")
 """The fields a sealed item shows."""
+PAYLOAD = 2
+"""Version of the encrypted payload (1: the item's JSON alone; 2: content and text)."""
 
 _identities: dict[tuple[str, int, int], list[Any]] = {}
 
@@ -108,8 +116,10 @@ def recipient(text: str) -> Any:
         ) from None
 
 
-def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
-    """The sealed form of ``item``: a mapping ready to be written in the set file."""
+def seal(item: Item, recipients: Iterable[str], text: str | None = None) -> dict[str, Any]:
+    """The sealed form of ``item``: a mapping ready to be written in the set file. ``text``
+    is the item's text in the set file (with the comments that go with it), sealed with it
+    so that ``unseal`` writes it back as it was."""
     import pyrage
     from ruamel.yaml.scalarstring import LiteralScalarString
 
@@ -121,7 +131,10 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
     if not item.holdout:
         raise SealError(f"item {item.id!r} is not a holdout item; only holdout items are sealed.")
     content = item.model_dump(mode="json", exclude_defaults=True)
-    data = json.dumps(content, ensure_ascii=False, sort_keys=True).encode()
+    payload: dict[str, Any] = {"evalset_sealed": PAYLOAD, "item": content}
+    if text is not None:
+        payload["text"] = text
+    data = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()
     armored = pyrage.encrypt(data, [recipient(k) for k in keys], armored=True).decode()
     visible = item.model_dump(mode="json", include=set(VISIBLE), exclude_defaults=True)
     visible["holdout"] = True
@@ -137,9 +150,10 @@ def seal(item: Item, recipients: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
-    """The plain item of a sealed one, or None when ``keys`` do not open it. Content that
-    does not match what the stub shows raises SealError (``where`` names it)."""
+def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> tuple[Item, str | None] | None:
+    """The plain item of a sealed one, with its text as the set file held it (None for an
+    item sealed by evalset 0.1), or None when ``keys`` do not open it. Content that does not
+    match what the stub shows raises SealError (``where`` names it)."""
     import pyrage
 
     from evalset.sets.content import item_fingerprint
@@ -148,8 +162,15 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
         data = pyrage.decrypt(stub.sealed.age.encode(), keys)
     except pyrage.DecryptError:
         return None
+    text: str | None = None
     try:
-        item = Item.model_validate(json_loads(data))
+        payload = json_loads(data)
+        if isinstance(payload, dict) and payload.get("evalset_sealed") == PAYLOAD:
+            text = payload.get("text")
+            if text is not None and not isinstance(text, str):
+                raise ValueError("text")
+            payload = payload.get("item")
+        item = Item.model_validate(payload)
     except (ValueError, ValidationError):
         raise SealError(
             f"{where}: sealed item {stub.id!r} opens to content that is not a valid item; "
@@ -157,7 +178,10 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
         ) from None
     shown = stub.model_dump(mode="json", include=set(VISIBLE))
     inside = item.model_dump(mode="json", include=set(VISIBLE))
-    changed = [f for f in VISIBLE if shown[f] != inside[f]]
+    # Items sealed by evalset 0.1 show no `verified`: nothing to compare.
+    changed = [
+        f for f in VISIBLE if shown[f] != inside[f] and not (f == "verified" and shown[f] is None)
+    ]
     if changed:
         raise SealError(
             f"{where}: sealed item {stub.id!r} shows a {changed[0]} that differs from its "
@@ -169,7 +193,7 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> Item | None:
             f"{where}: sealed item {stub.id!r} has a fingerprint that does not match its "
             "sealed content; undo the hand edit of `sealed.fingerprint`."
         )
-    return item
+    return item, text
 
 
 def refused_sealed(path: Path, item_id: str) -> EditRefused:
@@ -179,11 +203,17 @@ def refused_sealed(path: Path, item_id: str) -> EditRefused:
     )
 
 
-def reseal(entry: Mapping[str, Any], stub: SealedItem, where: str) -> dict[str, Any]:
-    """An edited plain mapping of an opened sealed item, sealed again to its recipients;
-    an item moved out of the holdout stays plain (there is nothing left to hide)."""
+def reseal(
+    entry: Mapping[str, Any], stub: SealedItem, where: str, text: str | None = None
+) -> Mapping[str, Any]:
+    """An edited plain mapping of an opened sealed item, sealed again to its recipients
+    with its edited ``text``; an item moved out of the holdout stays plain (there is
+    nothing left to hide), as the mapping it was edited as."""
     try:
-        item = Item.model_validate(dict(entry))
+        found = item_of_text(text) if text is not None else None
+        if found is None:
+            text = None  # unseal writes the content as a new item
+        item = found or Item.model_validate(dict(entry))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise EditRefused(
@@ -192,8 +222,56 @@ def reseal(entry: Mapping[str, Any], stub: SealedItem, where: str) -> dict[str, 
             "is unchanged."
         ) from None
     if not item.holdout:
-        return item.model_dump(mode="json", exclude_defaults=True)
-    return seal(item, stub.sealed.recipients)
+        return entry
+    return seal(item, stub.sealed.recipients, text)
+
+
+def item_of_text(text: str, indent: int | None = None) -> Item | None:
+    """The item a sealed text holds, read as the set file would read it; None when it is
+    not exactly one valid item laid out as one entry of an items block (at column
+    ``indent``, when given), with nothing but comments around it. Sealed content is as
+    untrusted as the file: a text that is anything else is not written back (the content
+    is)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from evalset.sets.locate import ItemSpans, split_lines
+
+    lines = ["items:\n", *split_lines(text)]
+    spans = ItemSpans.scan(lines)
+    if spans is None or len(spans.starts) != 1 or spans.block_end != len(lines):
+        return None
+    if indent is not None and spans.indent != indent:
+        return None
+    lf = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        data = YAML(typ="safe", pure=True).load("items:\n" + lf)
+        items = data["items"]
+        if not isinstance(items, list) or len(items) != 1:
+            return None
+        return Item.model_validate(items[0])
+    except (YAMLError, ValidationError, TypeError, KeyError, ValueError):
+        return None
+
+
+def same_item(a: Item, b: Item) -> bool:
+    return a.model_dump(mode="json") == b.model_dump(mode="json")
+
+
+def unchecked_message(ids: list[str], command: str) -> str:
+    """What to say about sealed items whose staleness is unknown without the key."""
+    shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+    where = identity_path()
+    key = (
+        f"the key in {IDENTITY_ENV} ({where}) does not open them: use a key they were sealed to"
+        if where
+        else f"set {IDENTITY_ENV} to the age key file and run `evalset {command}` again"
+    )
+    return (
+        f"{len(ids)} sealed item(s) not checked ({shown}): what they cite is sealed, and they "
+        f"were not verified against the newest snapshot; {key} (--skip-sealed accepts them "
+        "unchecked)"
+    )
 
 
 def sealed_message(count: int) -> str:

@@ -47,6 +47,9 @@ class SetFile:
     """For each entry of ``sealed``, its index in the file's item list."""
     opened: dict[int, SealedItem] = field(default_factory=dict)
     """File index -> sealed form, for the sealed items the key opened (they are in ``items``)."""
+    sealed_text: dict[int, str] = field(default_factory=dict)
+    """File index -> the text an opened sealed item had in the file when it was sealed (or
+    last edited), comments included; items sealed by evalset 0.1 have none."""
     bom: bool = False
     """Whether the file starts with a byte-order mark (kept when it is edited)."""
 
@@ -229,17 +232,20 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
     from evalset.sets.sealed import identities, open_sealed
 
     keys = identities()
-    item = None
+    found = None
     if keys is not None:
         line, _ = loaded.position(("items", k))
-        item = open_sealed(stub, keys, f"{loaded.path}:{line}" if line else str(loaded.path))
-    if item is None:
+        found = open_sealed(stub, keys, f"{loaded.path}:{line}" if line else str(loaded.path))
+    if found is None:
         loaded.sealed.append(stub)
         loaded.sealed_index.append(k)
     else:
+        item, text = found
         loaded.items.append(item)
         loaded.item_index.append(k)
         loaded.opened[k] = stub
+        if text is not None:
+            loaded.sealed_text[k] = text
 
 
 def load_set(path: str | os.PathLike[str]) -> SetFile:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import ValidateConfig
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
@@ -26,6 +27,9 @@ class Report:
 
     files: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    unchecked_sealed: int = 0
+    """Sealed items the key did not open: their labels, citations and the leakage check
+    between holdout and tuning questions were not run, so the report is not clean."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -35,14 +39,18 @@ class Report:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
-    def ok(self, strict: bool = False) -> bool:
-        return not self.errors and not (strict and self.warnings)
+    def ok(self, strict: bool = False, skip_sealed: bool = False) -> bool:
+        """No errors (nor warnings, with ``strict``), and every item checked: sealed items
+        the key did not open count against it unless ``skip_sealed``."""
+        checked = skip_sealed or not self.unchecked_sealed
+        return checked and not self.errors and not (strict and self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "files": [str(p) for p in self.files],
             "errors": len(self.errors),
             "warnings": len(self.warnings),
+            "unchecked_sealed": self.unchecked_sealed,
             "findings": [f.to_json() for f in self.findings],
         }
 
@@ -134,8 +142,9 @@ class _Checker:
                 "warning",
                 ("items",),
                 sealed_message(len(loaded.sealed)),
-                f"their labels, citations and leakage were not checked; with {IDENTITY_ENV} "
-                "set they are checked like any item",
+                f"their labels, citations and leakage into tuning were not checked, so "
+                f"`evalset validate` exits 1; with {IDENTITY_ENV} set they are checked like "
+                "any item, and --skip-sealed accepts them unchecked",
                 "sealed",
             )
         return self.findings
@@ -289,14 +298,22 @@ class _Checker:
                 f"{name} ITEM…`",
                 "snapshot-header",
             )
-        newest = self.store.newest()
+        store = self.store
+        newest_of: list[Snapshot | None] = []
+
+        def newest_snapshot() -> Snapshot | None:
+            # Looked up only when needed: choosing the newest may mean walking the corpus.
+            if not newest_of:
+                newest_of.append(store.newest())
+            return newest_of[0]
+
         for k, item in pairs:
             if item.status == "retired":
                 continue
             if item.verified:
                 snap = self._snapshot(item.verified, ("items", k, "verified"))
             else:
-                snap = newest
+                snap = newest = newest_snapshot()
                 if item.status == "active":
                     hint = (
                         f"check it, then run `evalset verify {name} {item.id}`"
@@ -322,7 +339,10 @@ class _Checker:
                 )
             for loc, citation in cited:
                 why = unresolved(citation, snap)
-                if why is None or (newest and resolves_by_content(citation, snap, newest)):
+                if why is None:
+                    continue
+                newest = newest_snapshot()
+                if newest and resolves_by_content(citation, snap, newest):
                     continue
                 self.add("error", ("items", k, *loc), why, None, "citation")
 
@@ -404,6 +424,7 @@ def validate(
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
+        report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
             report.findings.extend(check_in_place(loaded, contexts))
         else:
@@ -457,6 +478,6 @@ def _context(
         else:
             seen[folder] = (
                 workspace.config.validate,
-                SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir),
+                workspace_store(workspace),
             )
     return seen[folder]

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore, json_string
+from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
+from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item, item_citations
 from evalset.sets.resolve import content_in, lookup
@@ -377,6 +379,23 @@ class StaleChecker:
         self._read_texts(pending)
         return stale, unverified
 
+    def unchecked_sealed(self, loaded: SetFile) -> list[str]:
+        """The active sealed items the key did not open whose staleness is unknown: those
+        not verified against the newest snapshot (what they cite is sealed). A sealed item
+        whose visible ``verified`` is the newest snapshot is fresh without the key: nothing
+        changed since it was checked."""
+        unchecked = []
+        for stub in loaded.sealed:
+            if stub.status != "active":
+                continue
+            try:
+                ident = self.store.resolve(stub.verified) if stub.verified else None
+            except EvalsetError:
+                ident = None
+            if ident != self.newest.id:
+                unchecked.append(stub.id)
+        return unchecked
+
     def _read_texts(self, pending: list[_Changed]) -> None:
         """The old and new texts of changed citations, with every version git may have to
         read fetched in one batch rather than one ``git show`` each."""
@@ -406,16 +425,23 @@ class StaleReport:
 
     snapshot: str | None
     items: list[ItemStatus] = field(default_factory=list)
+    newest: Newest | None = None
+    """Which snapshot the items were compared with, and why it is the newest."""
     unverified: dict[str, list[str]] = field(default_factory=dict)
     """Per set, the active items verified against no snapshot yet (not compared)."""
     sealed: dict[str, int] = field(default_factory=dict)
-    """Per set, sealed items the key did not open (not compared)."""
+    """Per set, sealed items the key did not open."""
+    unchecked: dict[str, list[str]] = field(default_factory=dict)
+    """Per set, the active sealed items whose staleness is unknown without the key
+    (``StaleChecker.unchecked_sealed``): the report is not clean while there are any."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "snapshot": self.snapshot,
+            "newest": self.newest.to_json() if self.newest else None,
             "items": [i.to_json() for i in self.items],
             "unverified": {name: ids for name, ids in self.unverified.items() if ids},
+            "unchecked_sealed": {name: ids for name, ids in self.unchecked.items() if ids},
         }
 
 
@@ -423,8 +449,9 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
     """Compare every active item of the given sets with the newest snapshot."""
     from evalset.sets.setfile import load_set
 
-    newest = store.newest()
-    report = StaleReport(newest.short if newest else None)
+    choice = store.newest_choice()
+    newest = store.get(choice.id) if choice else None
+    report = StaleReport(newest.short if newest else None, newest=choice)
     if newest is None:
         return report
     checker = StaleChecker(store, newest, root)
@@ -435,4 +462,5 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
         report.unverified[loaded.name] = unverified
         if loaded.sealed:
             report.sealed[loaded.name] = len(loaded.sealed)
+            report.unchecked[loaded.name] = checker.unchecked_sealed(loaded)
     return report

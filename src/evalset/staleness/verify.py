@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.sets.editor import DELETE, edit_set
@@ -20,7 +21,7 @@ from evalset.staleness.stale import StaleChecker
 
 
 def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
-    store = SnapshotStore(workspace.snapshots_dir, state_dir=workspace.state_dir)
+    store = workspace_store(workspace)
     newest = store.newest()
     if newest is None:
         raise SnapshotError(
@@ -46,8 +47,19 @@ def verify(
     """Record that items were re-checked against the newest snapshot (``adopt_all``: every
     active item of the set): each gets ``verified: <snapshot>``. Refused when any of their
     citations does not exist in that snapshot, or when one still lacks labels (a draft
-    that is not complete yet)."""
-    _, newest = newest_snapshot(workspace)
+    that is not complete yet), and while the corpus matches no snapshot: a person checks
+    against the documents as they are now, so that is what must be recorded."""
+    store, newest = newest_snapshot(workspace)
+    choice = store.newest_choice()
+    if choice is not None and choice.corpus_changed:
+        from evalset.workspace import display_path
+
+        raise SnapshotError(
+            f"{display_path(workspace.corpus_dir)}: has changed since the newest snapshot, "
+            f"{newest.short}, "
+            "so what you checked is not recorded anywhere; run `evalset snapshot`, then verify "
+            "again."
+        )
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
     if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from evalset.config import Workspace
-from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.corpus.current import workspace_store
+from evalset.corpus.manifest import SHORT
+from evalset.corpus.newest import choose
 from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
 from evalset.git import Git, GitError, Tag, Version, tag_name
@@ -105,14 +108,14 @@ class SetHistory:
 
     def newest_snapshot(self, commit: str | None) -> str | None:
         """The short id of the newest snapshot of the workspace, in the working tree or at a
-        commit (read from the manifests' first lines only)."""
+        commit (read from the manifests' first lines only). At a commit, the corpus as it
+        was cannot be matched without reading it, so the history and ``created`` rules of
+        ``evalset.corpus.newest`` decide, with that commit as the head of history."""
         if commit is None:
-            ident = SnapshotStore(
-                self.workspace.snapshots_dir, state_dir=self.workspace.state_dir
-            ).newest_id()
+            ident = workspace_store(self.workspace).newest_id()
             return ident[:SHORT] if ident else None
         folder = self.git.rel(self.workspace.snapshots_dir)
-        best: tuple[str, str] | None = None
+        abouts: dict[str, dict[str, Any]] = {}
         for name in self.git.list_files(commit, folder):
             if not name.endswith(".json"):
                 continue
@@ -121,6 +124,7 @@ class SetHistory:
                 about = json_loads((first or "").rstrip().removesuffix(",") + "}")["about"]
             except (ValueError, KeyError, TypeError):
                 continue
-            key = (str(about.get("created", "")), str(about.get("id", "")))
-            best = key if best is None or key > best else best
-        return best[1][:SHORT] if best else None
+            if isinstance(about, dict) and isinstance(about.get("id"), str):
+                abouts[about["id"]] = about
+        choice = choose(abouts, repo=self.git.root, head=commit)
+        return choice.id[:SHORT] if choice else None

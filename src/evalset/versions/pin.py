@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
-from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.corpus.current import workspace_store
+from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError
 from evalset.git import Version
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
@@ -112,7 +113,7 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     """The pin of a set in the working tree, or at a revision or release version."""
     if rev is None:
         loaded = load_set(path)
-        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+        store = workspace_store(ws)
         newest = store.newest_id()
         if newest is not None:
             store.get(newest)  # a pin must not name a damaged manifest

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import Workspace
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import PIN_LINE, Git, Version, tag_name
@@ -104,7 +105,7 @@ def _refuse_unless_releasable(
     from evalset.staleness.stale import StaleChecker
 
     name, path = loaded.name, history.path
-    store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    store = workspace_store(ws)
     newest = store.newest()
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted([history.git.rel(p) for p in paths])

@@ -1,0 +1,163 @@
+"""Which snapshot is the newest: the corpus as it is now, else the latest commit.
+
+"Newest" is what staleness compares against, what ``verify`` records and what a pin names,
+so it must be a fact about the corpus, never about which command ran last, and it must
+come out the same in a fresh clone (where no cache exists) as in the workspace that took
+the snapshots. The rules, in order:
+
+1. **The corpus as it is now**: the snapshot whose content id is the working tree's corpus
+   (computed by the caller, through the stat cache; see ``evalset.corpus.current``).
+2. **The latest commit**: else, of the manifests whose recorded ``commit`` is in the
+   history of HEAD, the one whose commit comes first in ``git rev-list --topo-order HEAD``.
+   At one commit, a snapshot of the working tree (``rev`` null: taken on top of that commit,
+   with changes not committed yet) comes after the snapshot of the commit itself, and
+   several working-tree ones in the order they were first recorded (``created``).
+3. **The first recorded last**: else (no git, or no manifest taken at a commit of this
+   history), by ``created``, then id.
+
+A manifest is never rewritten for content it already records, so ``created``, ``commit``
+and ``rev`` say when and where that content was first seen: taking a snapshot of an old
+revision, or of a corpus put back as it was, changes no manifest and no ordering.
+
+Manifests are untrusted input: their ``commit`` is only compared with what git prints,
+never passed to git.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+Rule = Literal["corpus", "commit", "created"]
+CorpusState = Literal["matches", "changed", "absent", "unreadable", "unknown"]
+"""What the working tree's corpus told: it is one of the snapshots; it is none of them (it
+changed since); there is no corpus folder here; it could not be read; it was not looked at
+(a store made without a workspace)."""
+
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Current:
+    """The working tree's corpus: its content id, or why it is not known."""
+
+    state: CorpusState
+    id: str | None = None
+    note: str | None = None
+    """For ``unreadable``: the reason."""
+
+
+NOT_LOOKED = Current("unknown")
+
+
+@dataclass(frozen=True)
+class Newest:
+    """The newest snapshot and the rule that chose it."""
+
+    id: str
+    rule: Rule
+    corpus: CorpusState
+    """What the working tree's corpus told (see ``CorpusState``)."""
+    commit: str | None = None
+    """For the ``commit`` rule: the commit the snapshot was taken at."""
+    note: str | None = None
+
+    @property
+    def short(self) -> str:
+        return self.id[:12]
+
+    @property
+    def reason(self) -> str:
+        """Why this snapshot, in a few words a report can print after its id."""
+        if self.rule == "corpus":
+            return "the corpus as it is now"
+        if self.rule == "commit":
+            why = f"taken at commit {(self.commit or '')[:10]}, the latest with a snapshot"
+        else:
+            why = "the one recorded last"
+        if self.corpus == "changed":
+            return f"{why}; the corpus has changed since: run `evalset snapshot`"
+        if self.corpus == "absent":
+            return f"{why}; no corpus folder here to compare"
+        if self.corpus == "unreadable":
+            return f"{why}; the corpus could not be read ({self.note})"
+        return why
+
+    @property
+    def corpus_changed(self) -> bool:
+        return self.corpus == "changed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshot": self.short,
+            "rule": self.rule,
+            "corpus": self.corpus,
+            "commit": self.commit,
+            "reason": self.reason,
+        }
+
+
+def first_in_history(repo: Path, commits: set[str], head: str = "HEAD") -> str | None:
+    """Of ``commits``, the one ``git rev-list --topo-order HEAD`` lists first (the latest in
+    history; descendants come before their ancestors), or None when none is in the history
+    of ``head`` (or there is no git). The listing is read only up to the first hit."""
+    if not commits:
+        return None
+    try:
+        proc = subprocess.Popen(
+            ["git", "rev-list", "--topo-order", head, "--"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+    except OSError:
+        return None
+    found = None
+    assert proc.stdout is not None
+    with proc:
+        for line in proc.stdout:
+            if line.strip() in commits:
+                found = line.strip()
+                break
+        if found is not None:
+            proc.kill()
+    return found
+
+
+def choose(
+    abouts: Mapping[str, Mapping[str, Any]],
+    current: Current = NOT_LOOKED,
+    repo: Path | None = None,
+    head: str = "HEAD",
+) -> Newest | None:
+    """The newest of the manifests whose headers are ``abouts`` (id -> header), by the rules
+    of this module; ``repo`` is a folder in the git repository (None: no history rule)."""
+    if not abouts:
+        return None
+    corpus = current.state
+    if current.state == "matches" and current.id is not None and current.id in abouts:
+        return Newest(current.id, "corpus", "matches")
+    if current.state == "matches":  # matched a snapshot of another store
+        corpus = "changed"
+
+    def created(ident: str) -> str:
+        value = abouts[ident].get("created")
+        return value if isinstance(value, str) else ""
+
+    if repo is not None:
+        commits = {
+            c for a in abouts.values() if isinstance(c := a.get("commit"), str) and _COMMIT.match(c)
+        }
+        latest = first_in_history(repo, commits, head)
+        if latest is not None:
+            at = [ident for ident, a in abouts.items() if a.get("commit") == latest]
+            # The commit's own snapshot first, then those of its working tree.
+            best = max(at, key=lambda i: (abouts[i].get("rev") is None, created(i), i))
+            return Newest(best, "commit", corpus, latest, current.note)
+    best = max(abouts, key=lambda i: (created(i), i))
+    return Newest(best, "created", corpus, None, current.note)

@@ -1,0 +1,154 @@
+"""Which snapshot is the newest: the corpus as it is now, else the latest commit, never the
+latest call; and a manifest is never rewritten for content it already records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import commit_all, git, set_item, write_files
+from evalset.corpus.manifest import SnapshotStore
+
+V1 = "# Returns\n\n## Window\n\nYou may return items within 14 days.\n"
+V2 = "# Returns\n\n## Window\n\nYou may return items within 30 days.\n"
+SET = "evalset: 1\nname: docs\ncategories:\n  direct-lookup: a fact\nitems:\n"
+
+
+def _snapshot(cli, repo: Path, *args: str) -> dict:  # type: ignore[no-untyped-def]
+    result = cli(repo, "snapshot", "--json", *args)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def _two_versions(cli, repo: Path) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    """Corpus V1 at one commit and V2 at the next, and a snapshot of the working tree (V2).
+    Returns the old commit, the new commit and the snapshot's id."""
+    write_files(repo, {"corpus/returns.md": V1})
+    old = commit_all(repo, "v1")
+    write_files(repo, {"corpus/returns.md": V2})
+    new = commit_all(repo, "v2")
+    now = _snapshot(cli, repo)["id"]
+    return old, new, now
+
+
+def test_a_snapshot_of_an_old_revision_leaves_the_newest_alone(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    old, new, now = _two_versions(cli, corpus_repo)
+    written = (corpus_repo / "snapshots" / f"{now}.json").read_bytes()
+    write_files(corpus_repo, {"sets/docs.yaml": SET + set_item("q-1", "returns.md#window",
+                                                               verified=now[:12])})  # fmt: skip
+    taken = _snapshot(cli, corpus_repo, "--rev", old[:8])
+    assert taken["written"] and taken["commit"] == old
+    assert taken["newest"]["snapshot"] == now[:12] and taken["newest"]["rule"] == "corpus"
+    assert taken["changes"] is None  # no "since" listing that would read backwards
+    text = cli(corpus_repo, "snapshot", "--rev", old[:8])
+    assert f"the newest snapshot is still {now[:12]} (the corpus as it is now)" in text.out
+    # Nothing about the newer manifest changed, and staleness compares with it.
+    assert (corpus_repo / "snapshots" / f"{now}.json").read_bytes() == written
+    stale = cli(corpus_repo, "stale", "--json")
+    assert stale.code == 0, stale.out
+    report = json.loads(stale.out)
+    assert report["snapshot"] == now[:12] and report["items"] == []
+    assert report["newest"]["reason"] == "the corpus as it is now"
+    assert "0 stale item(s) against snapshot " + now[:12] + " (the corpus as it is now)" in (
+        cli(corpus_repo, "stale").out
+    )
+    status = json.loads(cli(corpus_repo, "status", "--json").out)
+    assert status["newest"]["snapshot"] == now[:12] and status["sets"][0]["stale"] == 0
+    shown = cli(corpus_repo, "status").out
+    assert f"newest snapshot: {now[:12]} (the corpus as it is now)" in shown
+    # A plain store (no workspace, so no look at the corpus) orders by history: V2's
+    # snapshot was taken at the later commit.
+    choice = SnapshotStore(corpus_repo / "snapshots").newest_choice()
+    assert choice is not None and (choice.id, choice.rule, choice.commit) == (now, "commit", new)
+
+
+def test_content_seen_before_keeps_its_manifest_byte_for_byte(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    old, new, now = _two_versions(cli, corpus_repo)
+    manifests = corpus_repo / "snapshots"
+    first = (manifests / f"{now}.json").read_bytes()
+    older = _snapshot(cli, corpus_repo, "--rev", old)["id"]
+    before = (manifests / f"{older}.json").read_bytes()
+    # The same contents again, by every route: nothing is rewritten.
+    for args in ((), ("--rev", new), ("--rev", old), ()):
+        result = _snapshot(cli, corpus_repo, *args)
+        assert not result["written"], args
+    assert (manifests / f"{now}.json").read_bytes() == first
+    assert (manifests / f"{older}.json").read_bytes() == before
+
+
+def test_a_fresh_clone_has_the_same_newest(corpus_repo: Path, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """No cache in a clone: the corpus decides, and without a corpus the history does."""
+    old, new, now = _two_versions(cli, corpus_repo)
+    older = _snapshot(cli, corpus_repo, "--rev", old)["id"]  # taken after the newer one
+    commit_all(corpus_repo, "snapshots")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(corpus_repo), str(clone))
+    assert not (clone / ".evalset").exists()
+    stale = json.loads(cli(clone, "stale", "--json").out)
+    assert stale["snapshot"] == now[:12]
+    assert stale["newest"] == {
+        "snapshot": now[:12], "rule": "corpus", "corpus": "matches", "commit": None,
+        "reason": "the corpus as it is now",
+    }  # fmt: skip
+    # A corpus kept elsewhere (a DVC remote not pulled here): the latest commit decides.
+    shutil.rmtree(clone / "corpus")
+    shutil.rmtree(clone / ".evalset")
+    stale = json.loads(cli(clone, "stale", "--json").out)
+    assert stale["snapshot"] == now[:12] and stale["newest"]["rule"] == "commit"
+    assert stale["newest"]["reason"] == (
+        f"taken at commit {new[:10]}, the latest with a snapshot; no corpus folder here to compare"
+    )
+    assert older != now
+
+
+def test_a_corpus_put_back_as_it_was_is_the_newest_again(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, {"corpus/returns.md": V1})
+    commit_all(corpus_repo, "v1")
+    first = _snapshot(cli, corpus_repo)["id"]
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    second = _snapshot(cli, corpus_repo)["id"]
+    write_files(corpus_repo, {"corpus/returns.md": V1})
+    # Without a new snapshot call, the newest is the corpus as it is.
+    assert json.loads(cli(corpus_repo, "stale", "--json").out)["newest"]["snapshot"] == first[:12]
+    again = _snapshot(cli, corpus_repo)
+    assert again["id"] == first and not again["written"]
+    assert again["previous"] == second[:12]  # by history, the newest before this call
+    assert again["changes"]["changed"] == {
+        "returns.md": {"added": [], "removed": [], "changed": ["returns", "window"]}
+    }
+
+
+def test_a_corpus_changed_since_the_newest_is_said_and_blocks_verify(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    write_files(corpus_repo, {"corpus/returns.md": V1})
+    head = commit_all(corpus_repo, "v1")
+    first = _snapshot(cli, corpus_repo)["id"]
+    write_files(corpus_repo, {"sets/docs.yaml": SET + set_item("q-1", "returns.md#window")})
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    stale = cli(corpus_repo, "stale")
+    assert (
+        f"against snapshot {first[:12]} (taken at commit {head[:10]}, the latest with a "
+        "snapshot; the corpus has changed since: run `evalset snapshot`)"
+    ) in stale.out
+    refused = cli(corpus_repo, "verify", "docs", "q-1")
+    assert refused.code == 2
+    assert refused.err.strip() == (
+        "evalset: corpus: has changed since the newest snapshot, "
+        f"{first[:12]}, so what you checked is not recorded anywhere; run `evalset snapshot`, "
+        "then verify again."
+    )
+    assert "verified:" not in (corpus_repo / "sets" / "docs.yaml").read_text()
+    _snapshot(cli, corpus_repo)
+    assert cli(corpus_repo, "verify", "docs", "q-1").code == 0
+
+
+def test_a_damaged_manifest_written_again_keeps_its_header(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    old, _, _ = _two_versions(cli, corpus_repo)
+    older = _snapshot(cli, corpus_repo, "--rev", old)["id"]
+    path = corpus_repo / "snapshots" / f"{older}.json"
+    good = path.read_bytes()
+    path.write_bytes(good.replace(b"14 days", b"15 days"))
+    result = _snapshot(cli, corpus_repo, "--rev", old)
+    assert result["written"] and path.read_bytes() == good

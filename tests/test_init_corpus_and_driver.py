@@ -1,0 +1,144 @@
+"""`init --corpus`, the warning for a missing corpus folder, a merge driver registered so
+that it survives a moved environment, and the hint a fresh clone gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item
+
+BIN = str(Path(sys.executable).parent)
+"""Where this environment's `evalset` command is."""
+
+
+def test_init_writes_the_corpus_folder_given(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(git_repo, "init", "--name", "docs", "--corpus", "knowledge/policies")
+    assert result.code == 0, result.err
+    config = (git_repo / "evalset.toml").read_text()
+    assert 'corpus = "knowledge/policies" # the documents' in config
+    assert "      - knowledge/policies\n" in (git_repo / "dvc.yaml").read_text()
+    assert result.err.strip() == (
+        "warning: the corpus folder 'knowledge/policies' does not exist yet: put the documents "
+        "there (or set `corpus` in evalset.toml), then run `evalset snapshot`"
+    )
+    (git_repo / "knowledge" / "policies").mkdir(parents=True)
+    (git_repo / "knowledge" / "policies" / "returns.md").write_text("# Returns\n\nText.\n")
+    assert cli(git_repo, "snapshot").code == 0
+
+
+def test_init_warns_when_the_default_corpus_is_missing(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(git_repo, "init", "--json")
+    assert json.loads(result.out)["warnings"] == [
+        "the corpus folder 'corpus' does not exist yet: put the documents there (or set "
+        "`corpus` in evalset.toml), then run `evalset snapshot`"
+    ]
+    (git_repo / "corpus").mkdir()
+    again = cli(git_repo, "init", "--json")
+    assert json.loads(again.out)["warnings"] == []
+    kept = cli(git_repo, "init", "--corpus", "elsewhere", "--json")
+    assert json.loads(kept.out)["warnings"] == [
+        "evalset.toml was kept, and configures the corpus as 'corpus': --corpus 'elsewhere' "
+        "was not written; edit `corpus` there to change it"
+    ]
+
+
+def _merge(repo: Path, branch: str, path: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **GIT_ENV, "PATH": path}
+    return subprocess.run(
+        ["git", "merge", "--no-edit", branch], cwd=repo, env=env, capture_output=True, text=True
+    )
+
+
+@pytest.fixture
+def two_branches(corpus_repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    assert cli(corpus_repo, "init", "--git-hooks").code == 0
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + set_item("q-1", "a.md"))
+    commit_all(corpus_repo, "base")
+    git(corpus_repo, "checkout", "-qb", "other")
+    path.write_text(path.read_text() + set_item("q-2", "a.md"))
+    commit_all(corpus_repo, "q-2")
+    git(corpus_repo, "checkout", "-q", "main")
+    path.write_text(path.read_text() + set_item("q-3", "a.md"))
+    commit_all(corpus_repo, "q-3")
+    return corpus_repo
+
+
+def test_the_driver_is_found_on_path_wherever_the_environment_is(two_branches: Path) -> None:
+    """The registered command names no interpreter: the environment can move."""
+    driver = git(two_branches, "config", "merge.evalset.driver")
+    assert BIN not in driver
+    done = _merge(two_branches, "other", f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    assert done.returncode == 0, done.stderr
+    text = (two_branches / "sets" / "docs.yaml").read_text()
+    assert "id: q-2" in text and "id: q-3" in text
+
+
+def test_the_driver_says_when_evalset_is_not_on_path(two_branches: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "bin"  # git and the shell's tools, but no evalset
+    bare.mkdir()
+    git_exe = shutil.which("git")
+    assert git_exe is not None
+    (bare / "git").symlink_to(git_exe)
+    done = _merge(two_branches, "other", f"{bare}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    assert done.returncode != 0
+    assert (
+        "evalset merge driver: the evalset command is not on PATH, so this set file was not "
+        "merged item by item; activate the environment evalset is installed in (or install "
+        "it with pipx), run `git merge --abort` and merge again"
+    ) in done.stderr
+
+
+def test_a_fresh_clone_is_told_to_register_the_driver(  # type: ignore[no-untyped-def]
+    two_branches: Path, tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(two_branches), str(clone))
+    note = (
+        "note: the set-file merge driver is not registered in this clone; run "
+        "`evalset init --git-hooks`"
+    )
+    assert note in cli(clone, "status").out
+    assert json.loads(cli(clone, "status", "--json").out)["merge_driver"]["ok"] is False
+    assert cli(clone, "init", "--git-hooks").code == 0
+    assert "merge driver" not in cli(clone, "status").out
+    assert json.loads(cli(clone, "status", "--json").out)["merge_driver"] == {
+        "ok": True, "problem": None,
+    }  # fmt: skip
+    # A driver registered by evalset 0.1, with an interpreter's absolute path.
+    git(
+        clone,
+        "config",
+        "merge.evalset.driver",
+        "/gone/venv/bin/python -m evalset merge-driver %O %A %B %P",
+    )
+    shown = cli(clone, "status").out
+    assert "the set-file merge driver is registered as another command" in shown
+    assert "run `evalset init --git-hooks`" in shown
+
+
+def test_a_corpus_path_that_would_break_the_files_is_written_as_a_string(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    from ruamel.yaml import YAML
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    odd = 'my docs: "x"\nstages: {}'
+    result = cli(git_repo, "init", "--corpus", odd)
+    assert result.code == 0, result.err
+    with (git_repo / "evalset.toml").open("rb") as f:
+        assert tomllib.load(f)["corpus"] == odd
+    pipeline = YAML(typ="safe").load((git_repo / "dvc.yaml").read_text())
+    assert pipeline["stages"]["snapshot"]["deps"] == [odd]
