@@ -485,3 +485,11 @@ def _misses(
             entry["missed"] += 1
     order = {c: k for k, c in enumerate(declared)}
     return sorted(found.values(), key=lambda m: (order.get(m["category"], len(order)), m["id"]))
+
+
+# Answer scoring (evalset.score.answers) checks, pins and, when the run retrieved too, scores
+# retrieval exactly as above, on the set and run it has already read.
+require_valid = _require_valid
+run_snapshot = _run_snapshot
+stale_items = _stale
+score_loaded = _score
