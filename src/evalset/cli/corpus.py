@@ -42,11 +42,20 @@ def stale(
     no_fail: bool = typer.Option(
         False, "--no-fail", help="Exit 0 even when items are stale (for reports in pipelines)."
     ),
+    judge: str = typer.Option(
+        None,
+        "--judge",
+        metavar="J",
+        help="Re-check each stale item's key points and must_not_say entries against the new "
+        "text with this judge (as in `evalset score answers`).",
+    ),
 ) -> None:
     """List items whose citations changed since they were verified; exit 1 if any did.
 
     Each citation is ok, changed (with a word diff), moved (text now elsewhere), deleted
-    (with similar sections), or unresolved.
+    (with similar sections), or unresolved. With --judge, each stale item's key points are
+    checked against the new text (still supported or no longer) and its must_not_say entries
+    too (now asserted or not); nothing is marked verified.
 
     Example: evalset stale acme-support --fix-moved
     """
@@ -54,7 +63,7 @@ def stale(
         raise typer.BadParameter("use text or md", param_hint="--format")
     from evalset.cli import run
 
-    run.stale(sets or [], as_json, fmt, fix_moved, no_fail)
+    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, judge)
 
 
 def verify(
