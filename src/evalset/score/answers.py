@@ -105,6 +105,9 @@ class AnswerRows:
     def lines(self) -> list[str]:
         texts = number_texts(np.nan_to_num(self.values, nan=-1.0)).tolist()
         names = [json.dumps(m) for m in self.metrics]
+        known = (~np.isnan(self.values)).tolist()
+        categories = {c: json.dumps(c, ensure_ascii=False) for c in set(self.categories)}
+        details: dict[str, str] = {}  # the same few decisions repeat over many rows
         out = []
         for k, ident in enumerate(self.ids):
             shown = []
@@ -115,18 +118,21 @@ class AnswerRows:
                 shown += [f"{json.dumps(m)}: {v!r}" for m, v in found[1].items()]
             shown += [
                 f"{name}: {text}"
-                for name, text, value in zip(names, texts[k], self.values[k].tolist(), strict=True)
-                if not math.isnan(value)
+                for name, text, present in zip(names, texts[k], known[k], strict=True)
+                if present
             ]
+            detail = repr(self.details[k])
+            said = details.get(detail)
+            if said is None:
+                said = details[detail] = json.dumps(self.details[k], ensure_ascii=False)
+            # ids are [A-Za-z0-9._-]+ (the set's validation), so they need no escaping
             row = (
-                f'{{"id": {json.dumps(ident, ensure_ascii=False)}, "trial": {self.trials[k]}, '
-                f'"category": {json.dumps(self.categories[k], ensure_ascii=False)}, '
-                f'"split": "{self.splits[k]}", '
+                f'{{"id": "{ident}", "trial": {self.trials[k]}, '
+                f'"category": {categories[self.categories[k]]}, "split": "{self.splits[k]}", '
             )
             if self.retrieval:
                 row += f'"first_rank": {json.dumps(first)}, '
-            row += '"metrics": {' + ", ".join(shown) + "}"
-            row += ', "answer": ' + json.dumps(self.details[k], ensure_ascii=False)
+            row += '"metrics": {' + ", ".join(shown) + '}, "answer": ' + said
             if self.stale[k]:
                 row += ', "stale": true'
             if self.missing[k]:
@@ -370,32 +376,39 @@ def _spread(
     item_ids: list[str],
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:  # fmt: skip
     """With several trials: per metric, min/max/std of the per-trial means; and per item
-    whose trials differed, each metric's min/max/std over its trials."""
+    whose trials differed, each metric's min/max/std over its trials. Rows are sorted by
+    item, so each item's rows are one run of the arrays."""
     if not len(trials) or trials.max() == 0:
         return None, []
+    known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
-        means = []
-        for t in np.unique(trials).tolist():
-            column = values[trials == t, j]
-            column = column[~np.isnan(column)]
-            if len(column):
-                means.append(float(column.mean()))
+        means = [
+            float(values[(trials == t) & known[:, j], j].mean())
+            for t in np.unique(trials).tolist()
+            if ((trials == t) & known[:, j]).any()
+        ]
         if means:
             overall[name] = _min_max_std(means)
+    counts = np.bincount(row_item, minlength=len(item_ids))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    lows = np.fmin.reduceat(np.where(known, values, np.inf), starts, axis=0)
+    highs = np.fmax.reduceat(np.where(known, values, -np.inf), starts, axis=0)
+    zeroed = np.where(known, values, 0.0)
+    n = np.add.reduceat(known.astype(np.float64), starts, axis=0)
+    sums = np.add.reduceat(zeroed, starts, axis=0)
+    squares = np.add.reduceat(zeroed * zeroed, starts, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
+    differs = (n > 1) & (highs > lows)
     per_item: list[dict[str, Any]] = []
-    for k, ident in enumerate(item_ids):
-        mine = values[row_item == k]
-        if len(mine) < 2:
-            continue
-        varied = {}
-        for j, name in enumerate(NAMES):
-            column = mine[:, j]
-            column = column[~np.isnan(column)]
-            if len(column) > 1 and column.max() > column.min():
-                varied[name] = _min_max_std(column.tolist())
-        if varied:
-            per_item.append({"id": ident, "trials": len(mine), "metrics": varied})
+    for k in np.flatnonzero(differs.any(axis=1)).tolist():
+        found = {
+            name: {"min": float(lows[k, j]), "max": float(highs[k, j]), "std": float(std[k, j])}
+            for j, name in enumerate(NAMES)
+            if differs[k, j]
+        }
+        per_item.append({"id": item_ids[k], "trials": int(counts[k]), "metrics": found})
     return {"trials": len(np.unique(trials)), "overall": overall}, per_item
 
 

@@ -19,9 +19,14 @@ from functools import lru_cache
 
 from text_to_num import alpha2digit
 
-_APOSTROPHES = re.compile(r"['\u2019\u02bc`]")
+_MARKS = str.maketrans(
+    {
+        **dict.fromkeys("'\u2019\u02bc`"),
+        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/", " "),
+    }
+)
+"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes separate words."""
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0](?=\d{3}(?!\d))")
-_HYPHENS = re.compile(r"[-\u2010-\u2015\u2212/]")
 _TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
 _WORD_NUMBER = re.compile(
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
@@ -45,19 +50,21 @@ def _number(token: str) -> str:
 @lru_cache(maxsize=65536)
 def normalise(text: str) -> str:
     """The tokens of ``text`` as exact matching compares them, joined by single spaces."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = _APOSTROPHES.sub("", text)
-    text = _THOUSANDS.sub("", text)
-    text = _HYPHENS.sub(" ", text)
+    if text.isascii():  # NFKC changes no ASCII text, and casefold is lower there
+        text = text.lower().translate(_MARKS)
+    else:
+        text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKS)
+    if "," in text or "\u202f" in text or "\u00a0" in text:
+        text = _THOUSANDS.sub("", text)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = alpha2digit(text, "en", threshold=0)
-    tokens = []
-    for token in _TOKEN.findall(text):
-        if token[0].isdigit():
-            tokens.append(_number(token))
-        elif token[0].isalpha() or token == "%" or unicodedata.category(token[0])[0] == "S":
-            tokens.append(token)
-        # punctuation (Unicode category P*) separates words and counts for nothing
+    tokens = [
+        (_number(token) if token[0] == "0" or "." in token else token)
+        if token[0].isdigit()
+        else token
+        for token in _TOKEN.findall(text)
+        if token[0].isalnum() or token == "%" or unicodedata.category(token[0])[0] == "S"
+    ]  # punctuation (Unicode category P*) separates words and counts for nothing
     return " ".join(tokens)
 
 

@@ -87,9 +87,22 @@ class Judging:
                     self.usage.cached += 1
                     self._count(found, now=False)
             pending = missing
-        if pending:
+        if pending and not self.judge.cacheable and self.judge.concurrency <= 1:
+            self._ask_here(pending)
+        elif pending:
             self._ask(pending, keys)
         return self.results
+
+    def _ask_here(self, pending: list[Request]) -> None:
+        """A judge cheaper than its bookkeeping (exact): asked in turn, nothing saved."""
+        ask, results = self.judge.ask, self.results
+        for request in pending:
+            try:
+                results[request] = ask(request)
+            except JudgeFailed as exc:
+                results[request] = exc
+                self.usage.failed += 1
+        self.usage.calls += len(pending)
 
     def _count(self, outcome: Result, now: bool) -> None:
         if outcome is None or isinstance(outcome, JudgeFailed):
