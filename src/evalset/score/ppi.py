@@ -10,8 +10,8 @@ score ``Y`` and the judge's ``f``, the estimate of the mean is
 is theta +/- z * sqrt(var(f unlabelled) / N + var(Y - f labelled) / n), variances with
 denominator N and n. This is the estimator of Angelopoulos, Bates, Fannjiang, Jordan and
 Zrnic, "Prediction-powered inference" (Science, 2023), with no power tuning (lambda = 1),
-as ARES uses it to put intervals on judge-scored RAG metrics; ``ppi_py.ppi_mean_ci`` with
-``lam=1`` computes the same (the tests check it).
+as ARES uses it to put intervals on judge-scored RAG metrics (the PPI authors' ppi_py
+computes the same as ``ppi_mean_ci(..., lam=1)``, variances with denominators N and n).
 """
 
 from __future__ import annotations
