@@ -180,10 +180,24 @@ def test_without_set_a_workspace_of_several_sets_asks_for_it(qa: Path, cli) -> N
     )
 
 
-def test_a_label_file_that_is_not_utf8(qa: Path) -> None:
-    (qa / "labels.csv").write_bytes(b"id,answer,claim,label\nk1,caf\xe9,b,yes\n")
-    with pytest.raises(LabelsError, match=r"labels.csv:2: is not UTF-8 \(byte 28\)"):
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"id,answer,claim,label\nk1,caf\xe9,b,yes\n",
+         "labels.csv:2:7: is not valid UTF-8 (byte 0xe9); save the file as UTF-8."),
+        ("id,answer,claim,label\n".encode("utf-16"),
+         "labels.csv: is UTF-16 text, but a label file must be UTF-8; save it as UTF-8 (for "
+         "example `iconv -f UTF-16 -t UTF-8`)."),
+        (b"id,answer,claim,label\nk1,a\x00,b,yes\n",
+         "labels.csv:2:5: contains a NUL byte, so it is not a text file; remove the byte or "
+         "restore the file from git."),
+    ],
+)  # fmt: skip
+def test_a_label_file_that_is_not_utf8_text(qa: Path, data: bytes, message: str) -> None:
+    (qa / "labels.csv").write_bytes(data)
+    with pytest.raises(LabelsError) as caught:
         agreement(qa / "labels.csv", load_set(qa / "sets" / "qa.yaml"), Judging(ExactJudge()))
+    assert str(caught.value) == f"{qa / 'labels.csv'}{message.removeprefix('labels.csv')}"
 
 
 def test_ppi_by_hand() -> None:

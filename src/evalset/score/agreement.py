@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
+from evalset.fsio import TextError, decode_text
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
 from evalset.score.judges.runner import Judging
@@ -122,13 +123,9 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
     except OSError as exc:
         raise LabelsError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise LabelsError(f"{path}:{line}: is not UTF-8 (byte {exc.start}); save the label "
-                          "file as UTF-8 CSV.") from None  # fmt: skip
-    if "\0" in text:
-        raise LabelsError(f"{path}: holds NUL bytes, so it is not a CSV label file.")
+        text = decode_text(data, path, "label file").removeprefix("\ufeff")
+    except TextError as exc:  # UTF-16 named as such, a NUL byte or bad UTF-8 located
+        raise LabelsError(str(exc)) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, None)
