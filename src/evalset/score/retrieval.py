@@ -435,7 +435,8 @@ def _spread(
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
-    flat = texts.reshape(len(varied), -1).tolist()  # per item: min, max, std of each metric
+    # per item: min, max, std of each metric (an explicit width: no item may have varied)
+    flat = texts.reshape(len(varied), 3 * len(rows.metrics)).tolist()
     lines = [
         f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
         f'"metrics": {{{metric % tuple(row)}}}}}'
