@@ -27,6 +27,8 @@ SET = "sets/hostile.yaml"
 """Where a hostile set file is put in the workspace."""
 GOOD_FAILURES = '{"question": "Can I pay for a gift card with a voucher?", "trace": "t-1"}\n'
 GOOD_ROWS = '{"question": "Can I pay for a gift card with a voucher?"}\n'
+GOOD_ANSWERS = '{"id": "q-1", "answer": "You can."}\n'
+GOOD_LABELS = "id,answer,claim,label\nq-1,You can.,You can,yes\n"
 KEY = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
 
 COMMANDS: dict[str, list[list[str]]] = {
@@ -57,6 +59,9 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["log", "{input}"],
         ["promote", "good-failures.jsonl", "--set", "{input}"],
         ["import", "good-rows.jsonl", "--set", "{input}", "--format", "jsonl"],
+        ["score", "answers", "{input}", "good-answers.jsonl", "--judge", "exact"],
+        ["agreement", "good-labels.csv", "--judge", "exact", "--set", "{input}"],
+        ["stale", "{input}", "--judge", "exact"],
     ],
     "failures": [
         ["promote", "{input}", "--set", "acme-support"],
@@ -81,10 +86,11 @@ COMMANDS: dict[str, list[list[str]]] = {
 }
 MANIFEST = "snapshots/0e183dc93927eb7392a5cb9b22cf7e11dd2a041fa9b47adb62c9b9f8c9d69afb.json"
 """The example's newest snapshot, which a hostile manifest replaces."""
-SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "promote", "import"}
+SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "promote", "import",
+         "agreement"}  # fmt: skip
 """Commands that may succeed (exit 0) on a set that is readable but invalid: those that
-show it (`validate` is the gate), and edits of single items, which re-validate what they
-touch and leave the rest as it is."""
+show it (`validate` is the gate), edits of single items, which re-validate what they
+touch and leave the rest as it is, and `agreement`, which reads only ids and categories."""
 LENIENT = ("--dry-run", "--skip-invalid")
 """Options under which a command may succeed on input it reports as invalid."""
 
@@ -96,6 +102,8 @@ def _workspace(tmp_path: Path, case: dict[str, str]) -> tuple[Path, str]:
     (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n', "utf-8")
     (repo / "good-failures.jsonl").write_text(GOOD_FAILURES, "utf-8")
     (repo / "good-rows.jsonl").write_text(GOOD_ROWS, "utf-8")
+    (repo / "good-answers.jsonl").write_text(GOOD_ANSWERS, "utf-8")
+    (repo / "good-labels.csv").write_text(GOOD_LABELS, "utf-8")
     source = HOSTILE / case["file"]
     target = {"set": SET, "manifest": MANIFEST}.get(case["kind"], case["file"])
     shutil.copy(source, repo / target)

@@ -91,6 +91,9 @@ class Config:
     """Validation thresholds."""
     promote: PromoteConfig = field(default_factory=PromoteConfig)
     """Redaction settings of `evalset promote`."""
+    judges: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Judges for answer scoring, by name: each a table with `kind` ("exact", "command",
+    "openai" or a plug-in's name) and that kind's settings (README, Scoring answers)."""
 
 
 STATE_IGNORE = "# evalset's local caches, locks and temporary files: never commit them.\n*\n"
@@ -130,6 +133,20 @@ def _check(value: Any, key: str) -> str | None:
         return None if ok else 'must be a list of two-letter region codes, such as ["US", "GB"]'
     if key == "patterns":
         return _check_patterns(value)
+    if key == "judges":
+        return _check_judges(value)
+    return None
+
+
+def _check_judges(value: Any) -> str | None:
+    """The shape of `[judges.NAME]` tables; each kind checks its own settings when used."""
+    if not isinstance(value, dict):
+        return "must be a table of judges, [judges.NAME] with kind = ..."
+    for name, table in value.items():
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", name) or ":" in name:
+            return f"has the judge name {name!r}; use letters, digits, '.', '_' and '-'"
+        if not isinstance(table, dict) or not isinstance(table.get("kind"), str):
+            return f'entry {name} must be a table with kind = "exact", "command" or "openai"'
     return None
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from evalset.cli import corpus, holdout, inspect, score, setup, versions
+from evalset.cli import answers, corpus, holdout, inspect, score, setup, versions
 from evalset.cli.output import echo
 from evalset.cli.run import version as print_version
 
@@ -42,6 +42,7 @@ setup.register(app)
 versions.register(app)
 holdout.register(app)
 score.register(app)
+answers.register(app)
 
 
 def command() -> Any:

@@ -48,13 +48,22 @@ def stale(
         help="Exit 0 when only sealed items could not be checked (without the key); they "
         "are still listed.",
     ),
+    judge: str = typer.Option(
+        None,
+        "--judge",
+        metavar="J",
+        help="Re-check each stale item's key points and must_not_say entries against the new "
+        "text with this judge (as in `evalset score answers`).",
+    ),
 ) -> None:
     """List items whose citations changed since they were verified; exit 1 if any did.
 
     Each citation is ok, changed (with a word diff), moved (text now elsewhere), deleted
     (with similar sections), or unresolved. Sealed holdout items that the key does not
     open and that were verified against an older snapshot cannot be compared: they are
-    listed, and the exit status is 1 unless --skip-sealed.
+    listed, and the exit status is 1 unless --skip-sealed. With --judge, each stale item's
+    key points are checked against the new text (still supported or no longer) and its
+    must_not_say entries too (now asserted or not); nothing is marked verified.
 
     Example: evalset stale acme-support --fix-moved
     """
@@ -62,7 +71,7 @@ def stale(
         raise typer.BadParameter("use text or md", param_hint="--format")
     from evalset.cli import run
 
-    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed)
+    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed, judge)
 
 
 def verify(

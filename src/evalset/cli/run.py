@@ -10,7 +10,7 @@ every other form are declared in the typer commands of ``evalset.cli.corpus`` an
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalset.cli.output import echo, emit_json, style, table
 
@@ -98,9 +98,11 @@ def stale(
     fix_moved: bool,
     no_fail: bool,
     skip_sealed: bool = False,
+    judge: str | None = None,
 ) -> None:
     """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
-    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``."""
+    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``. With
+    ``judge``, the claims of stale items are re-checked."""
     from evalset.config import find_workspace
     from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import stale_report
@@ -118,8 +120,14 @@ def stale(
         for path in paths:
             fixed.update(fix(ws, path))
     report = stale_report(paths, workspace_store(ws), ws.root)
+    claims = _claims(ws, report, judge) if judge else {}
     if as_json:
-        emit_json(report.to_json() | ({"fixed": fixed} if fix_moved else {}))
+        data = report.to_json()
+        for entry in data["items"]:
+            found = claims.get((entry["set"], entry["id"]))
+            if found is not None:
+                entry["claims"] = found.to_json()
+        emit_json(data | ({"fixed": fixed} if fix_moved else {}))
     elif report.snapshot is None:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
@@ -134,7 +142,7 @@ def stale(
         for item_id, moves in fixed.items():
             for old, new in moves.items():
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
-        _print_text(report)
+        _print_text(report, claims, judge)
         unverified = [i for ids in report.unverified.values() for i in ids]
         why = f" ({report.newest.reason})" if report.newest else ""
         echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")
@@ -211,7 +219,26 @@ def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str
     return lines
 
 
-def _print_text(report: StaleReport) -> None:
+def _claims(ws: Any, report: StaleReport, judge: str) -> dict[tuple[str, str], Any]:
+    """The claims of the stale items, re-checked by the judge (`stale --judge`)."""
+    from evalset.corpus.manifest import SnapshotStore
+    from evalset.score.judges.cache import VerdictCache
+    from evalset.score.judges.registry import load_judge
+    from evalset.score.judges.runner import Judging
+    from evalset.score.restale import recheck
+
+    chosen = load_judge(judge, ws)
+    try:
+        cache = VerdictCache(ws.state_dir) if chosen.cacheable else None
+        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+        return recheck(report, store, Judging(chosen, cache))
+    finally:
+        chosen.close()
+
+
+def _print_text(
+    report: StaleReport, claims: dict[tuple[str, str], Any] | None = None, judge: str | None = None
+) -> None:
     colour = sys.stdout.isatty()
     for item in report.items:
         echo(
@@ -233,6 +260,12 @@ def _print_text(report: StaleReport) -> None:
             echo(line)
             for detail in _detail_lines(item, c, colour):
                 echo(f"      {detail}")
+        found = (claims or {}).get((item.set, item.id))
+        if found is not None:
+            from evalset.score.restale import claim_lines
+
+            for text in claim_lines(found, judge or ""):
+                echo(f"  {text}")
 
 
 def _md(text: str) -> str:

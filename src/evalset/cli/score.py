@@ -252,8 +252,8 @@ def _print_gate(result: GateResult) -> None:
     for c in result.regressions:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
-            f"(difference {_difference(c.difference)}), a drop beyond the margin "
-            f"{result.margin:g}",
+            f"(difference {_difference(c.difference)}), a "
+            f"{'rise' if c.better == 'lower' else 'drop'} beyond the margin {result.margin:g}",
             fg="red",
         )
     rows = [

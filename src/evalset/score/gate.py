@@ -58,6 +58,8 @@ class Comparison:
     current: float
     difference: Interval
     regression: bool
+    better: str = "higher"
+    """``lower`` for a metric that counts failures: a rise is then the regression."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,6 +72,7 @@ class Comparison:
             "high": self.difference.high,
             "n": self.difference.n,
             "regression": self.regression,
+            **({"better": self.better} if self.better != "higher" else {}),
         }
 
 
@@ -148,24 +151,30 @@ def _item_values(
     report: dict[str, Any], metrics: Sequence[str]
 ) -> tuple[dict[str, int], list[str | None], NDArray[np.float64]]:
     """Per item (id -> row of the matrix): category and the mean of each metric over its
-    trials."""
+    trials; NaN where the item has no value for a metric (answer metrics are defined on
+    some items only)."""
     index: dict[str, int] = {}
     categories: list[str | None] = []
     sums: list[list[float]] = []
-    counts: list[int] = []
+    counts: list[list[int]] = []
     for row in report["items"]:
         k = index.get(row["id"])
-        values = [float(row["metrics"].get(m, np.nan)) for m in metrics]
+        found = row["metrics"]
+        values = [float(found[m]) if m in found else 0.0 for m in metrics]
+        known = [1 if m in found else 0 for m in metrics]
         if k is None:
             index[row["id"]] = len(sums)
             categories.append(row.get("category"))
             sums.append(values)
-            counts.append(1)
+            counts.append(known)
         else:
             sums[k] = [a + b for a, b in zip(sums[k], values, strict=True)]
-            counts[k] += 1
-    matrix = np.array(sums, dtype=np.float64).reshape(len(sums), len(metrics))
-    return index, categories, matrix / np.maximum(np.array(counts, dtype=np.float64), 1)[:, None]
+            counts[k] = [a + b for a, b in zip(counts[k], known, strict=True)]
+    total = np.array(sums, dtype=np.float64).reshape(len(sums), len(metrics))
+    n = np.array(counts, dtype=np.float64).reshape(len(sums), len(metrics))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: NDArray[np.float64] = np.where(n > 0, total / np.maximum(n, 1), np.nan)
+    return index, categories, means
 
 
 def _fingerprints(report: dict[str, Any]) -> dict[str, str] | None:
@@ -218,6 +227,7 @@ def gate(
         else:  # scored in one report only (e.g. sealed there): not comparable
             left["changed" if ident in b_fp else "added"].append(ident)
     result = GateResult(baseline_path, current_path, margin, chosen, len(compared), left)
+    better = [current["definitions"][m].get("better", "higher") for m in chosen]
     result.notes = notes
     rows_b = np.array([b_index[i] for i in compared], dtype=np.int64)
     rows_c = np.array([c_index[i] for i in compared], dtype=np.int64)
@@ -229,11 +239,11 @@ def gate(
         if members:
             result.comparisons += _compare(
                 category, chosen, b_values[rows_b[members]], c_values[rows_c[members]],
-                margin, resamples, seed,
+                margin, resamples, seed, better,
             )  # fmt: skip
     if compared:
         result.overall = _compare(
-            None, chosen, b_values[rows_b], c_values[rows_c], None, resamples, seed
+            None, chosen, b_values[rows_b], c_values[rows_c], None, resamples, seed, better
         )
     return result
 
@@ -246,13 +256,32 @@ def _compare(
     margin: float | None,
     resamples: int,
     seed: int,
+    better: Sequence[str] | None = None,
 ) -> list[Comparison]:
-    differences = paired_difference(cur, base, f"gate:{category}", resamples, seed)
+    """Each metric over the items that have a value for it in both reports. Metrics that
+    every item has are resampled together, as one drawing of items; a metric defined on
+    fewer items (an answer metric) on its own items."""
+    better = better or ["higher"] * len(metrics)
+    known = ~np.isnan(base) & ~np.isnan(cur)
+    full = [j for j in range(len(metrics)) if known[:, j].all()]
+    differences: dict[int, Interval] = {}
+    if full:
+        found = paired_difference(cur[:, full], base[:, full], f"gate:{category}", resamples, seed)
+        differences.update(zip(full, found, strict=True))
     out = []
     for j, metric in enumerate(metrics):
-        b, c = float(base[:, j].mean()), float(cur[:, j].mean())
-        drop = margin is not None and b - c > margin + _EPSILON
-        out.append(Comparison(category, metric, b, c, differences[j], drop))
+        rows = known[:, j]
+        if not rows.any():
+            continue  # no item has this metric in both: nothing to compare
+        if j not in differences:
+            (differences[j],) = paired_difference(
+                cur[rows][:, [j]], base[rows][:, [j]], f"gate:{category}:{metric}", resamples,
+                seed,
+            )  # fmt: skip
+        b, c = float(base[rows, j].mean()), float(cur[rows, j].mean())
+        change = c - b if better[j] == "lower" else b - c
+        drop = margin is not None and change > margin + _EPSILON
+        out.append(Comparison(category, metric, b, c, differences[j], drop, better[j]))
     return out
 
 

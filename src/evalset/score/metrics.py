@@ -42,11 +42,16 @@ class Metric:
     scores between 0 and 1, bootstrap interval."""
     definition: str
     granularity: Granularity | None = None
+    better: Literal["higher", "lower"] = "higher"
+    """Which way is better: the gate counts a move the other way beyond the margin as a
+    regression (``lower`` for rates of failures, such as the answers' violation rate)."""
 
     def to_json(self) -> dict[str, str]:
         data = {"family": self.family, "kind": self.kind, "definition": self.definition}
         if self.granularity is not None:
             data["granularity"] = self.granularity
+        if self.better != "higher":
+            data["better"] = self.better
         return data
 
 

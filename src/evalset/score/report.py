@@ -36,7 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,6 +47,8 @@ from evalset.fsio import atomic_write
 FORMAT = 1
 """Version of the report's layout."""
 LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items")
+ANSWER_LISTS = ("answer_misses", "violations", "judge_errors")
+"""Lists of answer reports, also written one element per line."""
 """Keys whose lists are written one element per line."""
 DIGEST_MARK = ',\n  "digest": "'
 
@@ -130,13 +132,22 @@ class RenderedRows:
         return [json.loads(line) for line in self.lines]
 
 
+class Rows(Protocol):
+    """Item rows as a report writes them: retrieval's ``ItemRows``, or answer scoring's rows
+    (``evalset.score.answers``), whose items need not all have every metric."""
+
+    def lines(self) -> list[str]: ...
+
+    def to_json(self) -> list[dict[str, Any]]: ...
+
+
 @dataclass
 class Report:
     """A report: its JSON fields in order, with the item rows kept as arrays until it is
     written (a 10,000-item run with three trials has 30,000 rows)."""
 
     data: dict[str, Any]
-    items: ItemRows
+    items: Rows
 
     def to_json(self) -> dict[str, Any]:
         data = {k: v.to_json() if isinstance(v, RenderedRows) else v for k, v in self.data.items()}
@@ -149,7 +160,7 @@ class Report:
         for key, value in {**self.data, "items": None}.items():
             if key == "items":
                 rendered = _lines(self.items.lines())
-            elif key in LISTS:
+            elif key in LISTS or key in ANSWER_LISTS:
                 rows = value if isinstance(value, RenderedRows) else value or []
                 rendered = _lines(
                     rows.lines if isinstance(rows, RenderedRows)

@@ -435,7 +435,8 @@ def _spread(
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
-    flat = texts.reshape(len(varied), -1).tolist()  # per item: min, max, std of each metric
+    # per item: min, max, std of each metric (an explicit width: no item may have varied)
+    flat = texts.reshape(len(varied), 3 * len(rows.metrics)).tolist()
     lines = [
         f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
         f'"metrics": {{{metric % tuple(row)}}}}}'
@@ -485,3 +486,11 @@ def _misses(
             entry["missed"] += 1
     order = {c: k for k, c in enumerate(declared)}
     return sorted(found.values(), key=lambda m: (order.get(m["category"], len(order)), m["id"]))
+
+
+# Answer scoring (evalset.score.answers) checks, pins and, when the run retrieved too, scores
+# retrieval exactly as above, on the set and run it has already read.
+require_valid = _require_valid
+run_snapshot = _run_snapshot
+stale_items = _stale
+score_loaded = _score

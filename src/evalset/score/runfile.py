@@ -10,7 +10,8 @@ entry is a citation (``doc#section`` or ``doc``), a chunk as a retriever returns
 "start": ..., "end": ...}``, character offsets, end excluded). ``trial`` (default 0) numbers
 repeated runs of the same item; ``latency_ms`` and ``cost`` are numbers of the run's own
 units, summarised in the report; ``answer`` is what the system answered (for answer
-scoring); ``metadata`` holds anything else. Other keys are refused, so that a misspelt key
+scoring); ``contexts`` lists the passages the answer was generated from, as text (for
+faithfulness); ``metadata`` holds anything else. Other keys are refused, so that a misspelt key
 never drops data silently.
 """
 
@@ -27,7 +28,7 @@ from typing import Any
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 
-KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "metadata")
+KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
 _STR = frozenset([str])
 MAX_ERRORS = 20
@@ -70,6 +71,8 @@ class RunLine:
     answer: str | None = None
     plain: bool = True
     """Whether every retrieved entry is a citation (no chunk to resolve)."""
+    contexts: list[str] | None = None
+    """The passages the answer was generated from (answer scoring: faithfulness)."""
 
 
 @dataclass
@@ -115,6 +118,11 @@ def _problem(obj: Any, plain: bool) -> str | None:
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
         return f'item {ident}: "answer" must be text, not a {_kind(answer)}'
+    contexts = obj.get("contexts")
+    if contexts is not None and (
+        type(contexts) is not list or not all(isinstance(c, str) for c in contexts)
+    ):
+        return f'item {ident}: "contexts" must be a list of texts (the passages given to the model)'
     retrieved = obj.get("retrieved")
     if retrieved is not None:
         if type(retrieved) is not list:
@@ -271,6 +279,7 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
                 obj.get("cost"),
                 obj.get("answer"),
                 plain,
+                obj.get("contexts"),
             )
         )
     cited = _bad_citations(lines)

@@ -1,0 +1,228 @@
+"""Commands that score answers and check their judge: score answers, agreement."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from evalset.cli.output import echo, emit_json, table
+
+if TYPE_CHECKING:
+    from evalset.score.agreement import Agreement
+
+_JUDGE_HELP = (
+    "The judge: exact, command:PROGRAM, openai:MODEL, or the name of a judge configured in "
+    "the judges table or installed as a plug-in."
+)
+
+
+def answers(
+    set_ref: str = typer.Argument(..., metavar="SET", help="The set, by name or path."),
+    run: Path = typer.Argument(
+        ..., metavar="RUN", help="The run file: JSONL with an answer on each line."
+    ),
+    judge: str = typer.Option(..., "--judge", metavar="J", help=_JUDGE_HELP),
+    output: Path = typer.Option(None, "-o", "--output", help="Write the JSON report here."),
+    fmt: str = typer.Option(
+        "text", "--format", metavar="FORMAT", help="text, or md for a pull-request comment."
+    ),
+    labels: Path = typer.Option(
+        None,
+        "--labels",
+        metavar="LABELS",
+        help="Human labels (id,answer,claim,label): record the judge's agreement, and the "
+        "PPI estimate of coverage.",
+    ),
+    snapshot: str = typer.Option(
+        None, "--snapshot", metavar="ID", help="The snapshot the run answered from (newest)."
+    ),
+    allow_stale: bool = typer.Option(
+        False, "--allow-stale", help="Score a set with stale items, marking them."
+    ),
+    skip_invalid: bool = typer.Option(
+        False, "--skip-invalid", help="Leave out invalid run lines, listing them."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Score what the system answered, by claim: coverage, violations, exact, refusal.
+
+    The judge decides, one claim at a time, whether each answer asserts each key point and
+    must_not_say entry and whether it declines; with contexts on the run lines, whether the
+    contexts support the answer's statements. Verdicts are cached in .evalset/, so scoring
+    the same answers again asks the judge nothing. The report names the judge and, with
+    --labels, its agreement with people. Exit 1 when the judge could not decide some claims
+    (listed on their items; the report is still written).
+
+    Example: evalset score answers acme-support run.jsonl --judge exact -o reports/answers.json
+    """
+    if fmt not in ("text", "md"):
+        raise typer.BadParameter("use text or md", param_hint="--format")
+    from evalset.config import find_workspace
+    from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
+    from evalset.score.answers import AnswerOptions, score_answers
+    from evalset.score.judges.registry import load_judge
+    from evalset.score.markdown import columns, metric_rows
+    from evalset.score.report import write_report
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace()
+    set_path = resolve_set(ws, set_ref)
+    options = AnswerOptions(
+        snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
+    )
+    chosen = load_judge(judge, ws)
+    try:
+        report, _ = score_answers(ws, set_path, run, chosen, options)
+    finally:
+        chosen.close()
+    text = report.render()
+    if output is not None:
+        write_report(output, text)
+    data = report.data
+    if as_json:
+        sys.stdout.write(text)
+    elif fmt == "md":
+        echo(markdown(data), nl=False)
+    else:
+        for line, colour in text_lines(data):
+            echo(line, fg=colour if colour not in (None, "bold") else None, bold=colour == "bold")
+        tables = columns(data)
+        echo("")
+        table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
+        splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+        if splits:
+            echo("")
+            table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
+        echo("values: mean over items [95% interval]; n per group in the JSON report")
+        ppi = ppi_line(data)
+        if ppi:
+            echo(ppi)
+        for note in notes(data):
+            echo(f"note: {note}", fg="yellow")
+        if output is not None:
+            echo(f"report written to {output}")
+    if data["counts"]["judge_errors"]:
+        raise typer.Exit(1)
+
+
+def agreement(
+    labels: Path = typer.Argument(
+        ..., metavar="LABELS", help="CSV with id,answer,claim,label (label: yes or no)."
+    ),
+    judge: str = typer.Option(..., "--judge", metavar="J", help=_JUDGE_HELP),
+    set_ref: str = typer.Option(
+        None, "--set", metavar="SET", help="The set the ids belong to (default: the only set)."
+    ),
+    min_kappa: float = typer.Option(
+        None, "--min-kappa", metavar="K", min=-1, max=1, help="Exit 1 when kappa is below K."
+    ),
+    output: Path = typer.Option(None, "-o", "--output", help="Also write the result as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+) -> None:
+    """Check a judge against people: agreement, Cohen's kappa with its interval, per category.
+
+    Each row says whether a person found that the answer asserts the claim (yes or no); the
+    judge decides the same (cached verdicts are reused) and the two are compared. Prints the
+    confusion table and the rows where they disagree.
+
+    Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
+    """
+    from evalset.config import find_workspace
+    from evalset.score.agreement import agreement as run_agreement
+    from evalset.score.judges.cache import VerdictCache
+    from evalset.score.judges.registry import load_judge
+    from evalset.score.judges.runner import Judging
+    from evalset.score.report import write_report
+    from evalset.sets.setfile import load_set
+    from evalset.workspace import resolve_set, set_paths
+
+    ws = find_workspace()
+    if set_ref is not None:
+        set_path = resolve_set(ws, set_ref)
+    else:
+        paths = set_paths(ws)
+        if len(paths) != 1:
+            from evalset.errors import EvalsetError
+
+            names = ", ".join(p.stem for p in paths) or "none"
+            raise EvalsetError(
+                f"{ws.sets_dir}: holds {len(paths)} sets ({names}); name the set the labelled "
+                "ids belong to with --set."
+            )
+        set_path = paths[0]
+    loaded = load_set(set_path)
+    chosen = load_judge(judge, ws)
+    try:
+        judging = Judging(chosen, VerdictCache(ws.state_dir) if chosen.cacheable else None)
+        result = run_agreement(labels, loaded, judging, min_kappa)
+    finally:
+        chosen.close()
+    if output is not None:
+        import json
+
+        write_report(output, json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        _print_agreement(result)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _kappa(k: float | None, low: float | None, high: float | None) -> str:
+    if k is None or low is None or high is None:
+        return "undefined (one verdict only)"
+    return f"{k:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _print_agreement(result: Agreement) -> None:
+    o = result.overall
+    echo(
+        f"judge {result.judge['name']} against people on {result.path} (set {result.set}): "
+        f"{o.n} claim(s) compared",
+        bold=True,
+    )
+    shown = f"{o.agreement:.0%}" if o.agreement is not None else "-"
+    echo(f"agreement {shown}, kappa {_kappa(o.kappa, o.low, o.high)}")
+    c = o.confusion
+    table(
+        ["", "person yes", "person no"],
+        [
+            ["judge yes", c["judge_yes_human_yes"], c["judge_yes_human_no"]],
+            ["judge no", c["judge_no_human_yes"], c["judge_no_human_no"]],
+        ],
+    )
+    rows = [
+        [name, k.n, f"{k.agreement:.0%}" if k.agreement is not None else "-",
+         _kappa(k.kappa, k.low, k.high)]
+        for name, k in result.categories.items()
+    ]  # fmt: skip
+    if rows:
+        echo("")
+        table(["category", "n", "agreement", "kappa [95% interval]"], rows)
+    if result.disagreements:
+        echo(f"disagreements ({len(result.disagreements)}):")
+        for d in result.disagreements[:10]:
+            who = "judge yes, person no" if d["judge"] else "judge no, person yes"
+            echo(f"  line {d['line']} {d['id']}: {who}: {d['claim']}")
+        if len(result.disagreements) > 10:
+            echo(f"  … and {len(result.disagreements) - 10} more (--json lists them all)")
+    for e in result.errors:
+        echo(f"note: line {e['line']} {e['id']}: the judge could not decide: {e['error']}",
+             fg="yellow")  # fmt: skip
+    if result.min_kappa is not None:
+        if result.ok:
+            echo(f"ok: kappa is at least {result.min_kappa:g}", fg="green")
+        else:
+            echo(f"failed: kappa {_kappa(o.kappa, o.low, o.high)} is below --min-kappa "
+                 f"{result.min_kappa:g}", fg="red")  # fmt: skip
+
+
+def register(app: typer.Typer) -> None:
+    from evalset.cli.score import score_app
+
+    score_app.command("answers")(answers)
+    app.command()(agreement)

@@ -1,0 +1,275 @@
+"""Checking a judge against people: a label file of human verdicts, the judge's verdicts on
+the same claims, their agreement and Cohen's kappa with its interval, per category.
+
+The label file is CSV with a header and the columns ``id,answer,claim,label`` (others are
+ignored): for the item ``id``, a person read ``answer`` and decided whether it asserts
+``claim``, ``yes`` or ``no``. The judge decides ``entails(answer, claim)`` for each row
+(cached verdicts are reused), and the two are compared.
+
+Cohen's kappa is (p_o - p_e) / (1 - p_e): p_o the share of rows where judge and person
+agree, p_e the share expected by chance from how often each says yes. Its 95% interval is
+kappa +/- z * se with the large-sample standard error of Fleiss, Cohen and Everitt (1969),
+clipped to [-1, 1]; with few rows the normal approximation is rough, so the number of rows
+is printed beside it. Kappa is undefined (null) when judge and person each said only one
+and the same verdict (p_e = 1).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import hashlib
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalset.errors import EvalsetError
+from evalset.fsio import TextError, decode_text
+from evalset.score.intervals import Z
+from evalset.score.judges.base import JudgeFailed, Request, Verdict
+from evalset.score.judges.runner import Judging
+from evalset.sets.setfile import SetFile
+
+COLUMNS = ("id", "answer", "claim", "label")
+MAX_CLAIM = 20_000
+
+
+class LabelsError(EvalsetError):
+    """A label file that cannot be read, or whose rows are not what a label file holds."""
+
+
+@dataclass(frozen=True)
+class Label:
+    line: int
+    id: str
+    answer: str
+    claim: str
+    label: bool
+
+    @property
+    def request(self) -> Request:
+        return Request("entails", self.answer, self.claim)
+
+
+@dataclass(frozen=True)
+class Kappa:
+    """Agreement of two raters on yes/no over n rows."""
+
+    n: int
+    agreement: float | None
+    kappa: float | None
+    low: float | None
+    high: float | None
+    se: float | None
+    confusion: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "agreement": self.agreement,
+            "kappa": self.kappa,
+            "low": self.low,
+            "high": self.high,
+            "se": self.se,
+            "confusion": self.confusion,
+        }
+
+
+def cohen_kappa(judge: Sequence[bool], human: Sequence[bool], z: float = Z) -> Kappa:
+    """Cohen's kappa of two yes/no raters with its large-sample 95% interval."""
+    n = len(judge)
+    cells = {
+        "judge_yes_human_yes": 0,
+        "judge_yes_human_no": 0,
+        "judge_no_human_yes": 0,
+        "judge_no_human_no": 0,
+    }
+    for j, h in zip(judge, human, strict=True):
+        cells[f"judge_{'yes' if j else 'no'}_human_{'yes' if h else 'no'}"] += 1
+    if n == 0:
+        return Kappa(0, None, None, None, None, None, cells)
+    p = [
+        [cells["judge_yes_human_yes"] / n, cells["judge_yes_human_no"] / n],
+        [cells["judge_no_human_yes"] / n, cells["judge_no_human_no"] / n],
+    ]
+    rows = [p[0][0] + p[0][1], p[1][0] + p[1][1]]  # the judge's marginals
+    cols = [p[0][0] + p[1][0], p[0][1] + p[1][1]]  # the person's
+    observed = p[0][0] + p[1][1]
+    expected = rows[0] * cols[0] + rows[1] * cols[1]
+    if math.isclose(expected, 1.0):
+        return Kappa(n, observed, None, None, None, None, cells)
+    kappa = (observed - expected) / (1 - expected)
+    # Fleiss, Cohen & Everitt (1969): the large-sample variance of kappa
+    diagonal = sum(p[i][i] * (1 - (rows[i] + cols[i]) * (1 - kappa)) ** 2 for i in range(2))
+    off = (1 - kappa) ** 2 * sum(
+        p[i][j] * (cols[i] + rows[j]) ** 2 for i in range(2) for j in range(2) if i != j
+    )
+    variance = (diagonal + off - (kappa - expected * (1 - kappa)) ** 2) / (n * (1 - expected) ** 2)
+    se = math.sqrt(max(variance, 0.0))
+    return Kappa(n, observed, kappa, max(-1.0, kappa - z * se), min(1.0, kappa + z * se), se, cells)
+
+
+def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
+    """The rows of a label file, checked against the set; and the file's sha256."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise LabelsError(f"{path}: no such file; give the path of the label file.") from None
+    except IsADirectoryError:
+        raise LabelsError(f"{path}: is a folder; give the path of the label file.") from None
+    except OSError as exc:
+        raise LabelsError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:
+        text = decode_text(data, path, "label file").removeprefix("\ufeff")
+    except TextError as exc:  # UTF-16 named as such, a NUL byte or bad UTF-8 located
+        raise LabelsError(str(exc)) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise LabelsError(f"{path}:1: is not CSV ({exc}).") from None
+    if header is None:
+        raise LabelsError(f"{path}: is empty; the first line is the header {','.join(COLUMNS)}.")
+    names = [h.strip().lower() for h in header]
+    for column in COLUMNS:
+        if column not in names:
+            raise LabelsError(
+                f"{path}:1: has no column {column!r} (columns: {', '.join(names) or 'none'}); "
+                f"the header must name {','.join(COLUMNS)}."
+            )
+    where = {c: names.index(c) for c in COLUMNS}
+    ids = {item.id for item in loaded.items} | {stub.id for stub in loaded.sealed}
+    seen: dict[tuple[str, str, str], int] = {}
+    labels: list[Label] = []
+    line = 1
+    try:
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise LabelsError(f"{path}:{line}: has {len(row)} field(s), the header "
+                                  f"{len(header)}; quote fields that hold commas.")  # fmt: skip
+            ident, answer, claim, label = (row[where[c]] for c in COLUMNS)
+            ident = ident.strip()
+            if ident not in ids:
+                close = difflib.get_close_matches(ident, sorted(ids), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else "check the id"
+                raise LabelsError(
+                    f"{path}:{line}: item {ident!r} is not in set {loaded.name} ({hint}); "
+                    "label only the set's items."
+                )
+            verdict = label.strip().lower()
+            if verdict not in ("yes", "no"):
+                raise LabelsError(
+                    f"{path}:{line}: label {label!r} is not yes or no; write yes when the answer "
+                    "asserts the claim, no when it does not."
+                )
+            for name, value in (("answer", answer), ("claim", claim)):
+                if not value.strip():
+                    raise LabelsError(f"{path}:{line}: has an empty {name}; give the {name} "
+                                      "the person judged.")  # fmt: skip
+            key = (ident, answer, claim)
+            if key in seen:
+                raise LabelsError(
+                    f"{path}:{line}: repeats the id, answer and claim of line {seen[key]}; keep "
+                    "one label per answer and claim."
+                )
+            seen[key] = line
+            labels.append(Label(line, ident, answer, claim, verdict == "yes"))
+    except csv.Error as exc:
+        raise LabelsError(f"{path}:{reader.line_num}: is not CSV ({exc}).") from None
+    if not labels:
+        raise LabelsError(f"{path}: holds no labelled row; add rows of {','.join(COLUMNS)}.")
+    return labels, "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Agreement:
+    """A judge's agreement with people on a label file."""
+
+    path: Path
+    sha256: str
+    set: str
+    judge: dict[str, Any]
+    overall: Kappa
+    categories: dict[str, Kappa] = field(default_factory=dict)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    rows: int = 0
+    min_kappa: float | None = None
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        if self.min_kappa is None:
+            return True
+        kappa = self.overall.kappa
+        return kappa is not None and kappa >= self.min_kappa
+
+    def summary(self) -> dict[str, Any]:
+        """What a report of `score answers` records about the agreement it relied on."""
+        return {
+            "labels": {"path": str(self.path), "sha256": self.sha256, "rows": self.rows},
+            "n": self.overall.n,
+            "agreement": self.overall.agreement,
+            "kappa": self.overall.kappa,
+            "low": self.overall.low,
+            "high": self.overall.high,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "set": self.set,
+            "labels": {"path": str(self.path), "sha256": self.sha256, "rows": self.rows},
+            **self.overall.to_json(),
+            "categories": {name: k.to_json() for name, k in self.categories.items()},
+            "errors": self.errors,
+            "disagreements": self.disagreements,
+            "min_kappa": self.min_kappa,
+            "ok": self.ok,
+        }
+
+
+def agreement(
+    path: Path, loaded: SetFile, judging: Judging, min_kappa: float | None = None
+) -> Agreement:
+    """Run the judge on every labelled claim and compare (see the module docstring)."""
+    labels, sha = read_labels(path, loaded)
+    results = judging.run(label.request for label in labels)
+    category = {item.id: item.category or "(none)" for item in loaded.items}
+    judged: list[tuple[Label, bool]] = []
+    errors = []
+    for label in labels:
+        outcome = results.get(label.request)
+        if isinstance(outcome, Verdict):
+            judged.append((label, outcome.value))
+        else:
+            text = str(outcome) if isinstance(outcome, JudgeFailed) else "no verdict"
+            errors.append({"line": label.line, "id": label.id, "error": text})
+    overall = cohen_kappa([j for _, j in judged], [lab.label for lab, _ in judged])
+    names = list(dict.fromkeys(category.get(lab.id, "(sealed)") for lab, _ in judged))
+    categories = {}
+    for name in names:
+        members = [(lab, j) for lab, j in judged if category.get(lab.id, "(sealed)") == name]
+        categories[name] = cohen_kappa([j for _, j in members], [lab.label for lab, _ in members])
+    disagreements = [
+        {"line": lab.line, "id": lab.id, "claim": lab.claim, "human": lab.label, "judge": j}
+        for lab, j in judged
+        if j != lab.label
+    ]
+    return Agreement(
+        path,
+        sha,
+        loaded.name,
+        {**judging.judge.describe(), "usage": judging.usage.to_json()},
+        overall,
+        categories,
+        errors,
+        len(labels),
+        min_kappa,
+        disagreements,
+    )

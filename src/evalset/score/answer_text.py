@@ -1,0 +1,182 @@
+"""An answers report as terminal text and as a pull-request comment: the judge and how far
+people agree with it first, then the answers to start reading from, then each metric per
+category with its interval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalset.score.markdown import cell, columns, metric_rows, title
+
+MAX_MISSES = 20
+
+
+def judge_line(data: dict[str, Any]) -> str:
+    judge = data["judge"]
+    usage = judge["usage"]
+    line = (
+        f"judge {judge['name']} (version {judge['version']}): {usage['calls']} call(s), "
+        f"{usage['cached']} cached, {usage['failed']} failed"
+    )
+    if usage.get("tokens"):
+        line += f", {usage['tokens']} tokens"
+    if usage.get("cost") is not None:
+        line += f", cost {usage['cost']:.4f}"
+    return line
+
+
+def agreement_line(data: dict[str, Any]) -> str:
+    found = data["judge"].get("agreement")
+    if not found:
+        return (
+            "agreement with people: not checked (give --labels LABELS.csv, or run `evalset "
+            "agreement`), so these numbers rest on the judge alone"
+        )
+    kappa = found["kappa"]
+    shown = (
+        "undefined (one verdict only)"
+        if kappa is None
+        else f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
+    )
+    return (
+        f"agreement with people: kappa {shown}, {found['agreement']:.0%} agreed, on "
+        f"{found['n']} labelled claim(s) of {found['labels']['path']}"
+    )
+
+
+def ppi_line(data: dict[str, Any]) -> str | None:
+    found = data.get("ppi")
+    if not found:
+        return None
+    estimate = found.get("coverage")
+    if estimate is None:
+        return f"PPI coverage: not estimated ({found['note']})"
+    raw = data["overall"]["coverage"]
+    return (
+        f"PPI coverage: {estimate['value']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}] "
+        f"beside the judge's {cell(raw)} ({estimate['labelled']} labelled item(s), "
+        f"{estimate['unlabelled']} unlabelled)"
+    )
+
+
+def miss_lines(miss: dict[str, Any]) -> tuple[str, str, str]:
+    marks = [m for m in ("stale", "missing") if miss.get(m)]
+    ident = miss["id"] + (f" ({', '.join(marks)})" if marks else "")
+    trials = f"  {miss['failed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
+    head = f"{ident}  {miss.get('category')} ({miss.get('split', '')}){trials}"
+    return head, "; ".join(miss["problems"]), miss["answer"] or "(nothing)"
+
+
+def notes(data: dict[str, Any]) -> list[str]:
+    """What a reader must know besides the numbers."""
+    counts = data["counts"]
+    out = []
+    if data["judge"]["name"] == "exact":
+        out.append(
+            "judge exact: normalised containment, fit only for short extractive facts; key "
+            "points an answer words differently count as missed"
+        )
+    if data.get("stale"):
+        ids = ", ".join(s["id"] for s in data["stale"])
+        out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")
+    if data.get("missing"):
+        out.append(f"{len(data['missing'])} item(s) not in the run, scored as answering nothing")
+    if counts.get("judge_errors"):
+        out.append(
+            f"{counts['judge_errors']} claim(s) the judge could not decide: their items have no "
+            'value for the metrics that need them (report: "judge_errors")'
+        )
+    if counts.get("violations"):
+        out.append(f"{counts['violations']} must_not_say assertion(s) in all (report: "
+                   '"violations")')  # fmt: skip
+    if counts.get("sealed"):
+        out.append(
+            f"{counts['sealed']} sealed holdout item(s) not scored (their labels need the key)"
+        )
+    if data.get("invalid_lines"):
+        out.append(
+            f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'
+        )
+    faithful = data["overall"].get("faithfulness", {})
+    if not faithful.get("n"):
+        out.append(
+            "faithfulness not scored: it needs run lines with contexts and a judge that splits "
+            "answers into statements"
+        )
+    return out
+
+
+def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(line, colour) of the terminal output, before the tables."""
+    counts = data["counts"]
+    out: list[tuple[str, str | None]] = [
+        (
+            f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} "
+            f"trial(s), run {data['run']['path']}",
+            "bold",
+        ),
+        (judge_line(data), None),
+        (agreement_line(data), None if data["judge"].get("agreement") else "yellow"),
+    ]
+    misses = data["answer_misses"]
+    if misses:
+        out.append((f"answer misses, start reading here ({len(misses)} item(s)):", "red"))
+        for miss in misses:
+            head, problems, answer = miss_lines(miss)
+            out.append((f"  {head}", None))
+            out.append((f"      {problems}", None))
+            out.append((f"      answer  {answer}", None))
+    else:
+        out.append(("no answer misses: every answer covered its key points, asserted no "
+                    "must_not_say entry and declined exactly when it should", None))  # fmt: skip
+    return out
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The report as a pull-request comment."""
+    pin = data["evalset"]
+    out = [
+        f"### Answers: {title(data)}",
+        "",
+        f"Run `{data['run']['path']}` ({data['run']['sha256'][:19]}…), "
+        f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
+        f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
+        "",
+        f"**Judge:** `{data['judge']['name']}`. {agreement_line(data).capitalize()}.",
+        "",
+    ]
+    ppi = ppi_line(data)
+    if ppi:
+        out += [ppi, ""]
+    misses = data["answer_misses"]
+    if misses:
+        out += [
+            f"**Answer misses, start reading here:** {len(misses)} item(s).",
+            "",
+            _row(["item", "category", "split", "problems", "answer"]),
+            "|---|---|---|---|---|",
+        ]
+        for m in misses[:MAX_MISSES]:
+            marks = [k for k in ("stale", "missing") if m.get(k)]
+            ident = f"`{m['id']}`" + (f" ({', '.join(marks)})" if marks else "")
+            out.append(_row([ident, str(m.get("category")), m.get("split", ""),
+                             "; ".join(m["problems"]), m["answer"] or "(nothing)"]))  # fmt: skip
+        if len(misses) > MAX_MISSES:
+            out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
+        out.append("")
+    else:
+        out += ["**No answer misses.**", ""]
+    tables = columns(data)
+    out += [_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
+    out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+    out += ["", "Values with their 95% interval over items; n = items scored.", ""]
+    out += ["<details><summary>Definitions</summary>", ""]
+    out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
+    out += ["", "</details>"]
+    for note in notes(data):
+        out.append(f"\n> {note}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,70 @@
+"""The ``exact`` judge: normalised containment, no model.
+
+A text asserts a claim when the claim's normalised tokens occur in it, whole and in order
+(``evalset.score.normalise``). That is right for short extractive facts ("30 days",
+"€4.95") and wrong for anything said in other words: a key point written as a sentence is
+almost never repeated word for word by a good answer, so coverage measured this way is far
+too low. Check it against people (`evalset agreement`) before trusting its numbers.
+
+An answer refuses when it contains one of a few fixed phrases ("I don't know", "I cannot
+answer", "no information about"...). It cannot split text into statements, so faithfulness
+is not scored with it. Its verdicts are not cached: deciding is cheaper than looking up.
+"""
+
+from __future__ import annotations
+
+from evalset.score.judges.base import Judge, Verdict
+from evalset.score.normalise import normalise
+
+REFUSALS = tuple(
+    normalise(phrase)
+    for phrase in (
+        "I don't know",
+        "I do not know",
+        "I cannot answer",
+        "I can't answer",
+        "I cannot help with",
+        "I can't help with",
+        "I am unable to",
+        "I'm unable to",
+        "I am not able to",
+        "I'm not able to",
+        "I could not find",
+        "I couldn't find",
+        "I cannot find",
+        "I can't find",
+        "no information about",
+        "no information on",
+        "not in the documents",
+        "the documents do not say",
+        "the documents don't say",
+        "I don't have information",
+        "I do not have information",
+        "I don't have any information",
+        "I do not have any information",
+        "cannot provide that",
+        "can't provide that",
+        "not something I can answer",
+    )
+)
+"""Phrases whose presence (normalised) marks an answer as declining."""
+
+
+class ExactJudge(Judge):
+    """Normalised containment; honest only for short extractive facts."""
+
+    name = "exact"
+    version = "1"
+    cacheable = False
+    description = (
+        "normalised containment (case, punctuation, white space and number words ignored): "
+        "fit only for short extractive facts, not for claims an answer may word differently"
+    )
+
+    def entails(self, text: str, claim: str) -> Verdict:
+        needle = normalise(claim)
+        return Verdict(bool(needle) and f" {needle} " in f" {normalise(text)} ")
+
+    def refuses(self, answer: str) -> Verdict:
+        said = f" {normalise(answer)} "
+        return Verdict(any(f" {phrase} " in said for phrase in REFUSALS))

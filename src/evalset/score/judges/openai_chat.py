@@ -1,0 +1,231 @@
+"""The ``openai`` judge: any OpenAI-compatible chat endpoint, through the ``openai`` SDK
+(``pip install 'evalset[openai]'``).
+
+Each request is one chat completion whose prompt is a file: ``entails.txt``,
+``refuses.txt`` and ``statements.txt`` ship with evalset, and a ``prompts`` folder in the
+judge's settings overrides any of them (``{text}`` and ``{claim}`` are replaced). The model
+replies with a JSON object (``{"verdict": "yes", "reason": ...}`` or ``{"statements":
+[...]}``); a reply that starts with yes or no is read too. Requests run concurrently up to
+``concurrency``; the SDK retries rate limits, timeouts and server errors with exponential
+backoff (``retries`` times). Tokens come from the replies' usage, and cost from the prices
+per million tokens when they are configured.
+
+A request the endpoint refuses (a bad request, a content filter) or whose reply is neither
+yes nor no is reported on its item. An endpoint that cannot be reached, does not answer in
+time after its retries, refuses the key, or has no such model stops the scoring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
+
+PROMPTS = ("entails", "refuses", "statements")
+_OBJECT = re.compile(r"\{.*\}", re.S)
+_FIELD = re.compile(r"\{(text|claim)\}")
+_FIRST_WORD = re.compile(r"^\W*(yes|no)\b", re.I)
+
+
+@dataclass(frozen=True)
+class OpenAISettings:
+    """The settings of an ``openai`` judge (a ``[judges.NAME]`` table with kind "openai")."""
+
+    model: str
+    base_url: str | None = None
+    """Default: ``OPENAI_BASE_URL`` from the environment, else OpenAI's own."""
+    api_key: str | None = None
+    """Prefer ``api_key_env``: a key in a committed file is a leaked key."""
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    retries: int = 3
+    timeout: float = 60.0
+    temperature: float = 0.0
+    prompts: str | None = None
+    """A folder (from the workspace root) whose entails.txt, refuses.txt or statements.txt
+    replace the shipped prompts."""
+    price_input: float | None = None
+    """Price per million prompt tokens, for the report's cost."""
+    price_output: float | None = None
+    version: str | None = None
+
+
+def load_prompts(folder: Path | None) -> dict[str, str]:
+    """The prompts, the shipped ones replaced by the files of ``folder``."""
+    found = {}
+    shipped = resources.files("evalset.score.judges") / "prompts"
+    for name in PROMPTS:
+        own = folder / f"{name}.txt" if folder is not None else None
+        if own is not None and own.is_file():
+            try:
+                found[name] = own.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise JudgeBroken(f"{own}: cannot be read as a prompt ({exc}).") from None
+        else:
+            found[name] = (shipped / f"{name}.txt").read_text(encoding="utf-8")
+    return found
+
+
+def fill(template: str, **values: str) -> str:
+    """The prompt with ``{text}`` and ``{claim}`` replaced, in one pass (other braces, and
+    braces in the values, are left alone)."""
+    return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def read_verdict(reply: str) -> tuple[bool, str | None]:
+    """yes/no and the reason from a model's reply; JudgeFailed when it says neither."""
+    match = _OBJECT.search(reply)
+    if match:
+        try:
+            data = json.loads(match.group(0))
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            value = data.get("verdict")
+            reason = data.get("reason") if isinstance(data.get("reason"), str) else None
+            if isinstance(value, bool):
+                return value, reason
+            if isinstance(value, str) and value.strip().lower() in ("yes", "no", "true", "false"):
+                return value.strip().lower() in ("yes", "true"), reason
+    word = _FIRST_WORD.match(reply)
+    if word:
+        return word.group(1).lower() == "yes", None
+    shown = reply.strip()[:80]
+    raise JudgeFailed(f"the model replied {shown!r}, neither yes nor no")
+
+
+def read_statements(reply: str) -> tuple[str, ...]:
+    match = _OBJECT.search(reply)
+    data: Any = None
+    if match:
+        try:
+            data = json.loads(match.group(0))
+        except ValueError:
+            data = None
+    found = data.get("statements") if isinstance(data, dict) else None
+    if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
+        raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, not a list of statements")
+    return tuple(s for s in found if s.strip())
+
+
+class OpenAIJudge(Judge):
+    """An OpenAI-compatible chat model deciding with the prompts."""
+
+    def __init__(self, settings: OpenAISettings, root: Path) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise JudgeBroken(
+                "the openai judge needs the openai package, which is not installed; install it "
+                "with `pip install 'evalset[openai]'`."
+            ) from None
+        self._openai = openai
+        self.settings = settings
+        folder = root / settings.prompts if settings.prompts else None
+        if folder is not None and not folder.is_dir():
+            raise JudgeBroken(f"{folder}: the judge's prompts folder does not exist; create it "
+                              "or remove `prompts` from the judge's settings.")  # fmt: skip
+        self.prompts = load_prompts(folder)
+        base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL")
+        key = settings.api_key or os.environ.get(settings.api_key_env)
+        if not key:
+            raise JudgeBroken(
+                f"the openai judge has no API key: set {settings.api_key_env} in the "
+                "environment (or api_key_env in the judge's settings)."
+            )
+        self.client = openai.OpenAI(
+            base_url=base_url,
+            api_key=key,
+            max_retries=settings.retries,
+            timeout=settings.timeout,
+        )
+        self.base_url = str(self.client.base_url)
+        self.name = f"openai:{settings.model}"
+        self.concurrency = settings.concurrency
+        digest = hashlib.sha256(
+            json.dumps(
+                [settings.model, settings.temperature, self.base_url, self.prompts],
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()[:16]
+        self.version = f"{settings.version}+{digest}" if settings.version else digest
+        self.description = f"chat model {settings.model} at {self.base_url}"
+
+    def describe(self) -> dict[str, Any]:
+        found = super().describe()
+        found["model"] = self.settings.model
+        found["base_url"] = self.base_url
+        found["prompts"] = {
+            name: "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+            for name, text in self.prompts.items()
+        }
+        return found
+
+    def _complete(self, prompt: str) -> tuple[str, float | None, int | None]:
+        openai = self._openai
+        try:
+            reply = self.client.chat.completions.create(
+                model=self.settings.model,
+                messages=[{"role": "user", "content": prompt}],
+                temperature=self.settings.temperature,
+            )
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise JudgeBroken(
+                f"the openai judge's endpoint {self.base_url} refused the key (status "
+                f"{exc.status_code}); check {self.settings.api_key_env}."
+            ) from None
+        except openai.NotFoundError:
+            raise JudgeBroken(
+                f"the openai judge's endpoint {self.base_url} has no model "
+                f"{self.settings.model!r} (status 404); name a model it serves."
+            ) from None
+        except openai.APITimeoutError:
+            raise JudgeBroken(
+                f"the openai judge's endpoint {self.base_url} gave no answer within "
+                f"{self.settings.timeout:g} s, {self.settings.retries} retries included "
+                "(timeout); check the endpoint, or raise `timeout` in the judge's settings."
+            ) from None
+        except openai.APIConnectionError:
+            raise JudgeBroken(
+                f"the openai judge cannot reach {self.base_url}; check the base URL "
+                "(base_url, or OPENAI_BASE_URL) and that the endpoint is up."
+            ) from None
+        except openai.APIStatusError as exc:
+            raise JudgeFailed(f"the endpoint answered status {exc.status_code}") from None
+        choices = getattr(reply, "choices", None) or []
+        text = choices[0].message.content if choices else None
+        if not isinstance(text, str):
+            raise JudgeFailed("the endpoint's reply holds no message")
+        usage = getattr(reply, "usage", None)
+        tokens = getattr(usage, "total_tokens", None) if usage is not None else None
+        cost = None
+        s = self.settings
+        if usage is not None and s.price_input is not None and s.price_output is not None:
+            prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
+            completion = getattr(usage, "completion_tokens", 0) or 0
+            cost = (prompt_tokens * s.price_input + completion * s.price_output) / 1_000_000
+        return text, cost, tokens if isinstance(tokens, int) else None
+
+    def entails(self, text: str, claim: str) -> Verdict:
+        reply, cost, tokens = self._complete(fill(self.prompts["entails"], text=text, claim=claim))
+        value, reason = read_verdict(reply)
+        return Verdict(value, reason, cost, tokens)
+
+    def refuses(self, answer: str) -> Verdict:
+        reply, cost, tokens = self._complete(fill(self.prompts["refuses"], text=answer))
+        value, reason = read_verdict(reply)
+        return Verdict(value, reason, cost, tokens)
+
+    def statements(self, text: str) -> Statements | None:
+        reply, cost, tokens = self._complete(fill(self.prompts["statements"], text=text))
+        return Statements(read_statements(reply), cost, tokens)
+
+    def close(self) -> None:
+        self.client.close()

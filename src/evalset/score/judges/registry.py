@@ -1,0 +1,157 @@
+"""Choosing a judge by name.
+
+- ``exact``: normalised containment (``evalset.score.judges.exact``);
+- ``command:PROGRAM ARGS``: a program speaking the JSON-lines protocol
+  (``evalset.score.judges.command``);
+- ``openai`` or ``openai:MODEL``: an OpenAI-compatible chat endpoint, configured from the
+  environment (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, and ``EVALSET_JUDGE_MODEL`` when no
+  model is named);
+- ``NAME``: a judge configured under ``[judges.NAME]`` with a ``kind`` and its settings;
+- ``NAME``: a plug-in, an entry point of the group ``evalset.judges`` whose object, called
+  with the settings (a dict), returns a ``Judge``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import fields
+from importlib.metadata import entry_points
+from typing import Any
+
+from evalset.config import Workspace
+from evalset.score.judges.base import Judge, JudgeBroken
+from evalset.score.judges.command import TIMEOUT, CommandJudge, split_command
+from evalset.score.judges.exact import ExactJudge
+
+GROUP = "evalset.judges"
+MODEL_ENV = "EVALSET_JUDGE_MODEL"
+BUILT_IN = ("exact", "command:PROGRAM", "openai[:MODEL]")
+
+
+def _plugins() -> dict[str, Any]:
+    return {entry.name: entry for entry in entry_points(group=GROUP)}
+
+
+def load_judge(spec: str, ws: Workspace) -> Judge:
+    """The judge ``spec`` names (see the module docstring)."""
+    spec = spec.strip()
+    where = f"--judge {spec}"
+    if spec == "exact":
+        return ExactJudge()
+    if spec.startswith("command:"):
+        return CommandJudge(split_command(spec[len("command:") :], where), ws.root)
+    if spec == "openai" or spec.startswith("openai:"):
+        model = spec[len("openai:") :] or os.environ.get(MODEL_ENV, "")
+        if not model:
+            raise JudgeBroken(
+                f"{where}: names no model; give one (--judge openai:MODEL), set {MODEL_ENV}, "
+                "or configure the judge under [judges.NAME] in the workspace's configuration."
+            )
+        return _openai(ws, {"model": model}, where)
+    configured = ws.config.judges
+    if spec in configured:
+        return _configured(ws, spec, dict(configured[spec]))
+    plugins = _plugins()
+    if spec in plugins:
+        return _plugin(spec, plugins[spec], {}, where)
+    known = [*configured, *plugins]
+    close = difflib.get_close_matches(spec, ["exact", "openai", *known], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    others = f"; configured or plug-in judges: {', '.join(known)}" if known else ""
+    raise JudgeBroken(
+        f"{where}: no judge of that name{hint}; use exact, command:PROGRAM, openai[:MODEL], or "
+        f"a judge configured under [judges.NAME]{others}."
+    )
+
+
+def _configured(ws: Workspace, name: str, table: dict[str, Any]) -> Judge:
+    kind = table.pop("kind")
+    where = f"{ws.config_file}: judges.{name}"
+    if kind == "exact":
+        _only(table, (), where)
+        return ExactJudge()
+    if kind == "command":
+        _only(table, ("command", "timeout", "version"), where)
+        command = table.get("command")
+        if not isinstance(command, (str, list)):
+            raise JudgeBroken(f'{where}: needs command = "PROGRAM ARGS" (text or a list).')
+        timeout = table.get("timeout", TIMEOUT)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            raise JudgeBroken(f"{where}: timeout must be a number of seconds above 0.")
+        version = table.get("version")
+        return CommandJudge(
+            split_command(command, where),
+            ws.root,
+            float(timeout),
+            str(version) if version is not None else None,
+        )
+    if kind == "openai":
+        return _openai(ws, table, where)
+    plugins = _plugins()
+    if kind in plugins:
+        return _plugin(kind, plugins[kind], table, where)
+    raise JudgeBroken(
+        f"{where}: kind {kind!r} is not a judge; use exact, command, openai"
+        + (f" or a plug-in ({', '.join(plugins)})" if plugins else "")
+        + "."
+    )
+
+
+def _only(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            shown = ", ".join(allowed) or "none"
+            raise JudgeBroken(f"{where}: {key!r} is not a setting of this judge{hint}; its "
+                              f"settings are: {shown}.")  # fmt: skip
+
+
+def _openai(ws: Workspace, table: dict[str, Any], where: str) -> Judge:
+    from evalset.score.judges.openai_chat import OpenAIJudge, OpenAISettings
+
+    names = tuple(f.name for f in fields(OpenAISettings))
+    _only(table, names, where)
+    kinds: dict[str, tuple[type, ...]] = {
+        "model": (str,),
+        "base_url": (str,),
+        "api_key": (str,),
+        "api_key_env": (str,),
+        "concurrency": (int,),
+        "retries": (int,),
+        "timeout": (int, float),
+        "temperature": (int, float),
+        "prompts": (str,),
+        "price_input": (int, float),
+        "price_output": (int, float),
+        "version": (str,),
+    }
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, kinds[key]):
+            raise JudgeBroken(f"{where}: {key} has the wrong type ({value!r}).")
+    if "model" not in table:
+        raise JudgeBroken(f'{where}: needs model = "...", the model the endpoint serves.')
+    if table.get("concurrency", 1) < 1 or table.get("retries", 0) < 0:
+        raise JudgeBroken(f"{where}: concurrency must be 1 or more and retries 0 or more.")
+    if table.get("timeout", 1) <= 0:
+        raise JudgeBroken(f"{where}: timeout must be a number of seconds above 0.")
+    return OpenAIJudge(OpenAISettings(**table), ws.root)
+
+
+def _plugin(name: str, entry: Any, settings: dict[str, Any], where: str) -> Judge:
+    try:
+        factory = entry.load()
+        judge = factory(settings)
+    except JudgeBroken:
+        raise
+    except Exception as exc:  # a plug-in's own failure, reported in a sentence
+        raise JudgeBroken(
+            f"{where}: the plug-in judge {name!r} ({entry.value}) failed to start: {exc}"
+        ) from None
+    if not isinstance(judge, Judge):
+        raise JudgeBroken(
+            f"{where}: the plug-in judge {name!r} ({entry.value}) returned "
+            f"{type(judge).__name__}, not an evalset.score.judges.base.Judge."
+        )
+    return judge

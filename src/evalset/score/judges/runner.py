@@ -1,0 +1,176 @@
+"""Asking a judge many things at once: each distinct request once, cached verdicts first,
+the rest concurrently up to the judge's limit, and what it cost summed.
+
+A request the judge could not decide comes back as its ``JudgeFailed`` (reported on the
+items that needed it); a ``JudgeBroken`` stops everything, after the verdicts already
+given are saved, so that running again resumes rather than starts over.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalset.score.judges.base import (
+    Judge,
+    JudgeBroken,
+    JudgeFailed,
+    Outcome,
+    Request,
+)
+from evalset.score.judges.cache import VerdictCache, request_key
+
+Result = Outcome | JudgeFailed | None
+"""A verdict or statements; the failure of that request; None: the judge cannot split
+statements."""
+_SAVE_EVERY = 200
+
+
+@dataclass
+class Usage:
+    """What judging cost: requests sent now, verdicts reused, failures, tokens and cost
+    (of the requests sent now, and of every verdict the scores rest on)."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    verdict_tokens: int = 0
+    verdict_cost: float = 0.0
+    priced: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "cached": self.cached,
+            "failed": self.failed,
+            "tokens": self.tokens,
+            "cost": self.cost if self.priced else None,
+            "verdict_tokens": self.verdict_tokens,
+            "verdict_cost": self.verdict_cost if self.priced else None,
+        }
+
+
+@dataclass
+class Judging:
+    """A judge with its cache and the usage so far."""
+
+    judge: Judge
+    cache: VerdictCache | None = None
+    usage: Usage = field(default_factory=Usage)
+    results: dict[Request, Result] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.judge.name}\x00{self.judge.version}"
+
+    def run(self, requests: Iterable[Request]) -> dict[Request, Result]:
+        """Decide every request not decided yet; returns all results so far."""
+        pending = [r for r in dict.fromkeys(requests) if r not in self.results]
+        if not pending:
+            return self.results
+        keys: dict[Request, str] = {}
+        if self.cache is not None and self.judge.cacheable:
+            keys = {r: request_key(self.key, r) for r in pending}
+            stored = self.cache.get_many(keys.values())
+            missing = []
+            for r in pending:
+                found = stored.get(keys[r])
+                if found is None:
+                    missing.append(r)
+                else:
+                    self.results[r] = found
+                    self.usage.cached += 1
+                    self._count(found, now=False)
+            pending = missing
+        if pending and not self.judge.cacheable and self.judge.concurrency <= 1:
+            self._ask_here(pending)
+        elif pending:
+            self._ask(pending, keys)
+        return self.results
+
+    def _ask_here(self, pending: list[Request]) -> None:
+        """A judge cheaper than its bookkeeping (exact): asked in turn, nothing saved."""
+        ask, results = self.judge.ask, self.results
+        for request in pending:
+            try:
+                results[request] = ask(request)
+            except JudgeFailed as exc:
+                results[request] = exc
+                self.usage.failed += 1
+        self.usage.calls += len(pending)
+
+    def _count(self, outcome: Result, now: bool) -> None:
+        if outcome is None or isinstance(outcome, JudgeFailed):
+            return
+        if outcome.tokens is not None:
+            self.usage.verdict_tokens += outcome.tokens
+            if now:
+                self.usage.tokens += outcome.tokens
+        if outcome.cost is not None:
+            self.usage.priced = True
+            self.usage.verdict_cost += outcome.cost
+            if now:
+                self.usage.cost += outcome.cost
+
+    def _ask(self, pending: list[Request], keys: dict[Request, str]) -> None:
+        lock = threading.Lock()
+        unsaved: list[tuple[str, Outcome]] = []
+
+        def record(request: Request, outcome: Result) -> None:
+            with lock:
+                self.results[request] = outcome
+                self.usage.calls += 1
+                if isinstance(outcome, JudgeFailed):
+                    self.usage.failed += 1
+                self._count(outcome, now=True)
+                if request in keys and outcome is not None and not isinstance(outcome, JudgeFailed):
+                    unsaved.append((keys[request], outcome))
+
+        def save() -> None:
+            with lock:
+                batch = unsaved[:]
+                unsaved.clear()
+            if self.cache is not None and batch:
+                self.cache.put_many(batch)
+
+        def one(request: Request) -> None:
+            try:
+                outcome: Result = self.judge.ask(request)
+            except JudgeFailed as exc:
+                outcome = exc
+            record(request, outcome)
+            if len(unsaved) >= _SAVE_EVERY:
+                save()
+
+        try:
+            if self.judge.concurrency <= 1 or len(pending) == 1:
+                for request in pending:
+                    one(request)
+            else:
+                self._concurrently(pending, one)
+        finally:
+            save()
+
+    def _concurrently(self, pending: list[Request], one: Any) -> None:
+        with ThreadPoolExecutor(max_workers=self.judge.concurrency) as pool:
+            futures: list[Future[None]] = [pool.submit(one, r) for r in pending]
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            broken = next((f.exception() for f in done if f.exception() is not None), None)
+            if broken is not None:
+                for f in futures:
+                    f.cancel()
+                if isinstance(broken, JudgeBroken):
+                    raise broken
+                raise broken
+
+
+def outcome_text(result: Result) -> str:
+    """A failure, as an item lists it."""
+    if isinstance(result, JudgeFailed):
+        return str(result) or "the judge gave no reason"
+    return "the judge cannot split text into statements"

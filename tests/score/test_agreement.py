@@ -1,0 +1,245 @@
+"""The judge against people: Cohen's kappa on a hand-computed table and against
+scikit-learn's cohen_kappa_score and statsmodels' interval; label files and their errors;
+the PPI estimate of coverage against hand computations."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from answers_ws import ANSWERS, make_answers_ws, write_run
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from evalset.config import find_workspace
+from evalset.score.agreement import LabelsError, agreement, cohen_kappa
+from evalset.score.answers import AnswerOptions, score_answers
+from evalset.score.judges.exact import ExactJudge
+from evalset.score.judges.runner import Judging
+from evalset.score.ppi import ppi_mean
+from evalset.sets.setfile import load_set
+
+# judge x person: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no
+TABLE = ([True] * 25 + [False] * 25, [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15)
+
+
+def test_kappa_on_a_hand_computed_table() -> None:
+    found = cohen_kappa(*TABLE)
+    # p_o = 35/50; p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.5; kappa = (0.7 - 0.5) / 0.5
+    assert found.agreement == 0.7
+    assert found.kappa == pytest.approx(0.4)
+    # Fleiss, Cohen & Everitt: diagonal 0.4 * 0.34^2 + 0.3 * 0.46^2 = 0.10972, off-diagonal
+    # 0.36 * (0.1 * 1.1^2 + 0.2 * 0.9^2) = 0.10188, minus (0.4 - 0.5 * 0.6)^2 = 0.01;
+    # over n (1 - p_e)^2 = 12.5
+    assert found.se == pytest.approx(math.sqrt((0.10972 + 0.10188 - 0.01) / 12.5))
+    assert found.low == pytest.approx(0.4 - 1.959963984540054 * found.se)
+    assert found.confusion == {
+        "judge_yes_human_yes": 20, "judge_yes_human_no": 5,
+        "judge_no_human_yes": 10, "judge_no_human_no": 15,
+    }  # fmt: skip
+    assert found.kappa == pytest.approx(cohen_kappa_score(*TABLE))
+    reference = cohens_kappa(np.array([[20, 5], [10, 15]]))
+    assert found.se == pytest.approx(reference.std_kappa)
+    assert (found.low, found.high) == pytest.approx((reference.kappa_low, reference.kappa_upp))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_kappa_matches_scikit_learn_and_statsmodels_on_random_tables(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(5, 300)
+    bias = rng.random()
+    human = [rng.random() < 0.6 for _ in range(n)]
+    judge = [h if rng.random() < bias else rng.random() < 0.5 for h in human]
+    found = cohen_kappa(judge, human)
+    if len(set(judge)) == 1 and set(judge) == set(human):
+        assert found.kappa is None
+        return
+    assert found.kappa == pytest.approx(cohen_kappa_score(judge, human), abs=1e-12)
+    table = np.array(
+        [[found.confusion["judge_yes_human_yes"], found.confusion["judge_yes_human_no"]],
+         [found.confusion["judge_no_human_yes"], found.confusion["judge_no_human_no"]]]
+    )  # fmt: skip
+    reference = cohens_kappa(table)
+    assert found.se == pytest.approx(reference.std_kappa, abs=1e-12)
+
+
+def test_kappa_is_undefined_when_both_said_one_verdict_only() -> None:
+    found = cohen_kappa([True] * 4, [True] * 4)
+    assert found.agreement == 1.0 and found.kappa is None and found.low is None
+
+
+LABELS = """\
+id,answer,claim,label
+k1,Return within 14 days of delivery. Returns are free.,Return within 14 days of delivery,yes
+k1,Return within 14 days of delivery. Returns are free.,Items must be unused,yes
+k1,Return within 14 days of delivery. Returns are free.,returns are free,yes
+k2,Damaged items can be returned within thirty days!,{k2},yes
+k3,"Sorry, I don't know.",Shipping costs 4.95 below fifty euros,no
+k3,"Sorry, I don't know.",We accept cards,no
+j1,Here is what I know: we take cards.,We accept cards,yes
+""".format(k2="Damaged items can be returned within 30 days")
+"""The person and the exact judge disagree on two rows: k1's second key point (the person
+says yes) and j1 (said in other words)."""
+
+
+@pytest.fixture
+def qa(tmp_path: Path) -> Path:
+    repo = make_answers_ws(tmp_path / "repo")
+    (repo / "labels.csv").write_text(LABELS, encoding="utf-8")
+    return repo
+
+
+def test_agreement_of_the_exact_judge_on_a_label_file(qa: Path) -> None:
+    loaded = load_set(qa / "sets" / "qa.yaml")
+    result = agreement(qa / "labels.csv", loaded, Judging(ExactJudge()), min_kappa=0.6)
+    assert result.rows == 7
+    assert result.overall.confusion == {
+        "judge_yes_human_yes": 3, "judge_yes_human_no": 0,
+        "judge_no_human_yes": 2, "judge_no_human_no": 2,
+    }  # fmt: skip
+    judge = [True, False, True, True, False, False, False]
+    human = [True, True, True, True, False, False, True]
+    assert result.overall.kappa == pytest.approx(cohen_kappa_score(judge, human))
+    assert not result.ok  # kappa 6/13 < 0.6
+    assert set(result.categories) == {"lookup", "multi", "injection"}
+    assert result.categories["multi"].kappa is None  # both said no twice
+    assert [d["line"] for d in result.disagreements] == [3, 8]
+    data = result.to_json()
+    assert data["kappa"] == result.overall.kappa and data["ok"] is False
+
+
+def test_agreement_on_the_command_line(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    done = cli(qa, "agreement", "labels.csv", "--judge", "exact", "--set", "qa", "--json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    # p_o = 5/7, p_e = 3/7 * 5/7 + 4/7 * 2/7 = 23/49: kappa = (35 - 23) / (49 - 23) = 6/13
+    assert data["kappa"] == pytest.approx(6 / 13) and data["n"] == 7
+    assert set(data) >= {"low", "high", "confusion", "categories", "disagreements"}
+    text = cli(qa, "agreement", "labels.csv", "--judge", "exact", "--set", "qa", "--min-kappa",
+               "0.6")  # fmt: skip
+    assert text.code == 1
+    assert "agreement 71%, kappa 0.46 [" in text.out
+    assert "line 3 k1: judge no, person yes: Items must be unused" in text.out
+    assert "failed: kappa 0.46 [" in text.out and "is below --min-kappa 0.6" in text.out
+    ok = cli(qa, "agreement", "labels.csv", "--judge", "exact", "--set", "qa", "--min-kappa",
+             "0.3")  # fmt: skip
+    assert ok.code == 0 and "ok: kappa is at least 0.3" in ok.out
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("id,answer,claim,label\nk11,a,b,yes\n",
+         "labels.csv:2: item 'k11' is not in set qa (did you mean 'k1'?); label only the set's "
+         "items."),
+        ("id,answer,claim,label\nk1,a,b,maybe\n",
+         "labels.csv:2: label 'maybe' is not yes or no; write yes when the answer asserts the "
+         "claim, no when it does not."),
+        ("id,answer,claim,verdict\nk1,a,b,yes\n",
+         "labels.csv:1: has no column 'label' (columns: id, answer, claim, verdict); the header "
+         "must name id,answer,claim,label."),
+        ("id,answer,claim,label\nk1,a,b,yes\nk1,a,b,no\n",
+         "labels.csv:3: repeats the id, answer and claim of line 2; keep one label per answer "
+         "and claim."),
+        ("id,answer,claim,label\nk1,a,b\n",
+         "labels.csv:2: has 3 field(s), the header 4; quote fields that hold commas."),
+        ("id,answer,claim,label\nk1,,b,yes\n",
+         "labels.csv:2: has an empty answer; give the answer the person judged."),
+        ("id,answer,claim,label\n", "labels.csv: holds no labelled row; add rows of "
+         "id,answer,claim,label."),
+        ("", "labels.csv: is empty; the first line is the header id,answer,claim,label."),
+    ],
+)  # fmt: skip
+def test_a_label_file_that_is_not_right_is_one_sentence_and_exit_2(
+    qa: Path,
+    cli,
+    text: str,
+    message: str,  # type: ignore[no-untyped-def]
+) -> None:
+    (qa / "labels.csv").write_text(text, encoding="utf-8")
+    done = cli(qa, "agreement", "labels.csv", "--judge", "exact", "--set", "qa")
+    assert done.code == 2
+    assert done.err.strip() == f"evalset: {message}"
+    run = write_run(qa / "run.jsonl", ANSWERS)
+    scored = cli(qa, "score", "answers", "qa", str(run), "--judge", "exact", "--labels",
+                 "labels.csv", "-o", "reports/r.json")  # fmt: skip
+    assert scored.code == 2 and scored.err.strip() == f"evalset: {message}"
+    assert not (qa / "reports" / "r.json").exists()
+
+
+def test_without_set_a_workspace_of_several_sets_asks_for_it(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    done = cli(qa, "agreement", "labels.csv", "--judge", "exact")
+    assert done.code == 2
+    assert done.err.strip() == (
+        f"evalset: {qa / 'sets'}: holds 2 sets (docs, qa); name the set the labelled ids "
+        "belong to with --set."
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"id,answer,claim,label\nk1,caf\xe9,b,yes\n",
+         "labels.csv:2:7: is not valid UTF-8 (byte 0xe9); save the file as UTF-8."),
+        ("id,answer,claim,label\n".encode("utf-16"),
+         "labels.csv: is UTF-16 text, but a label file must be UTF-8; save it as UTF-8 (for "
+         "example `iconv -f UTF-16 -t UTF-8`)."),
+        (b"id,answer,claim,label\nk1,a\x00,b,yes\n",
+         "labels.csv:2:5: contains a NUL byte, so it is not a text file; remove the byte or "
+         "restore the file from git."),
+    ],
+)  # fmt: skip
+def test_a_label_file_that_is_not_utf8_text(qa: Path, data: bytes, message: str) -> None:
+    (qa / "labels.csv").write_bytes(data)
+    with pytest.raises(LabelsError) as caught:
+        agreement(qa / "labels.csv", load_set(qa / "sets" / "qa.yaml"), Judging(ExactJudge()))
+    assert str(caught.value) == f"{qa / 'labels.csv'}{message.removeprefix('labels.csv')}"
+
+
+def test_ppi_by_hand() -> None:
+    labelled = np.array([1.0, 1.0, 0.5, 0.0, 1.0])
+    predicted = np.array([0.5, 1.0, 0.5, 0.5, 1.0])
+    unlabelled = np.array([1.0, 0.0, 0.5, 1.0, 0.5, 0.0, 1.0, 1.0])
+    found = ppi_mean(labelled, predicted, unlabelled)
+    # mean(unlabelled) = 5/8; rectifier Y - f = [0.5, 0, 0, -0.5, 0], mean 0
+    assert found.value == pytest.approx(0.625)
+    assert found.rectifier == pytest.approx(0.0)
+    # variances with denominators N and n: unlabelled 0.171875 / 8, rectifier 0.1 / 5
+    half = 1.959963984540054 * math.sqrt(0.171875 / 8 + 0.1 / 5)
+    assert (found.low, found.high) == pytest.approx((0.625 - half, 0.625 + half))
+
+
+def test_ppi_by_hand_with_a_biased_judge() -> None:
+    # the judge says 1/2 where people say 1 on three labelled items: rectifier +1/2
+    found = ppi_mean(np.array([1.0, 1.0, 1.0]), np.array([0.5, 0.5, 0.5]), np.array([0.5, 0.0]))
+    assert found.value == pytest.approx(0.25 + 0.5)
+    # var(unlabelled) = 1/16 over 2; var(rectifier) = 0 over 3
+    half = 1.959963984540054 * math.sqrt(1 / 32)
+    assert (found.low, found.high) == pytest.approx((0.75 - half, 0.75 + half))
+    assert found.to_json()["high"] == 1.0  # the report clips to [0, 1]
+    with pytest.raises(ValueError):
+        ppi_mean(np.array([1.0]), np.array([1.0]), np.array([]))
+
+
+def test_a_report_with_labels_records_the_agreement_and_the_ppi_estimate(qa: Path) -> None:
+    run = write_run(qa / "run.jsonl", ANSWERS)
+    report, _ = score_answers(
+        find_workspace(qa), qa / "sets" / "qa.yaml", run, ExactJudge(),
+        AnswerOptions(labels=qa / "labels.csv"),
+    )  # fmt: skip
+    relied = report.data["judge"]["agreement"]
+    assert relied["labels"]["path"] == str(qa / "labels.csv")
+    assert relied["labels"]["sha256"].startswith("sha256:") and relied["n"] == 7
+    assert relied["kappa"] == pytest.approx(6 / 13)
+    # labelled (every key point of the run's answer): k1 (person 1, judge 1/2), k2 (1, 1), k3
+    # (0, 0); j1's label is on another answer, so j1 is unlabelled (judge 1).
+    ppi = report.data["ppi"]["coverage"]
+    assert ppi["labelled"] == 3 and ppi["unlabelled"] == 1
+    assert ppi["rectifier"] == pytest.approx(0.5 / 3)
+    assert ppi["value"] == pytest.approx(1.0 + 0.5 / 3)
+    assert ppi["high"] == 1.0  # clipped to [0, 1]
+    assert report.data["overall"]["coverage"]["value"] == 0.625  # the raw one, beside it

@@ -1,0 +1,254 @@
+"""Answer scoring on hand-computed cases (answers_ws.py has the table), through the library
+and once through the command line; trials, items left out, judge failures, faithfulness,
+a report holding retrieval and answers, and the gate on answer metrics."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
+
+from evalset.config import find_workspace
+from evalset.score.answers import AnswerOptions, score_answers
+from evalset.score.gate import gate
+from evalset.score.judges.command import CommandJudge
+from evalset.score.judges.exact import ExactJudge
+from evalset.score.report import read_report, write_report
+
+
+@pytest.fixture
+def qa(tmp_path: Path) -> Path:
+    return make_answers_ws(tmp_path / "repo")
+
+
+def _score(repo: Path, lines: list[dict[str, Any]], judge: Any = None, **options: Any) -> Any:
+    ws = find_workspace(repo)
+    run = write_run(repo / "run.jsonl", lines)
+    report, judging = score_answers(
+        ws, repo / "sets" / "qa.yaml", run, judge or ExactJudge(), AnswerOptions(**options)
+    )
+    return report, judging
+
+
+def _values(table: dict[str, Any]) -> dict[str, Any]:
+    return {name: entry["value"] for name, entry in table.items()}
+
+
+def test_each_metric_matches_the_hand_computed_table(qa: Path) -> None:
+    report, _ = _score(qa, ANSWERS)
+    assert _values(report.data["overall"]) == {
+        "coverage": 0.625,
+        "violation_rate": 0.5,
+        "exact": 1.0,
+        "refusal": 0.5,
+        "false_refusal": 0.25,
+        "faithfulness": None,  # the exact judge cannot split statements
+        "injection": 0.0,
+    }
+    categories = {name: _values(t) for name, t in report.data["categories"].items()}
+    assert categories["lookup"]["coverage"] == 0.75
+    assert categories["multi"]["false_refusal"] == 1.0
+    assert categories["refuse"]["refusal"] == 0.5
+    assert categories["injection"]["injection"] == 0.0
+    assert report.data["splits"]["holdout"]["coverage"] == {
+        "value": 1.0, "low": 1.0, "high": 1.0, "n": 1
+    }  # fmt: skip
+    assert report.data["overall"]["coverage"]["n"] == 4
+    assert report.data["overall"]["refusal"]["n"] == 2
+    rows = {row["id"]: row for row in report.to_json()["items"]}
+    assert rows["k1"]["metrics"] == {
+        "coverage": 0.5, "violation_rate": 1.0, "exact": 1.0, "false_refusal": 0.0
+    }  # fmt: skip
+    assert rows["k1"]["answer"]["key_points"] == [True, False]
+    assert rows["r2"]["metrics"] == {"refusal": 0.0}
+    # which entries were asserted, and how many in all; a holdout item's entry is never shown
+    assert report.data["violations"] == [
+        {"id": "j1", "trial": 0, "index": 0, "entry": "here is my system prompt"},
+        {"id": "k1", "trial": 0, "index": 0, "entry": "returns are free"},
+    ]
+    assert report.data["counts"]["violations"] == 2
+    assert report.data["judge"]["name"] == "exact"
+    assert "fit only for short extractive facts" in report.data["judge"]["description"]
+    assert report.data["judge"]["agreement"] is None
+    # the rate intervals are Wilson's, as for retrieval
+    assert report.data["overall"]["violation_rate"]["low"] == pytest.approx(0.15003898915214947)
+
+
+def test_an_injection_item_passes_only_when_it_covers_and_asserts_nothing(qa: Path) -> None:
+    clean = [
+        line if line["id"] != "j1" else {"id": "j1", "answer": "We accept cards, bank "
+                                         "transfers and gift cards."}
+        for line in ANSWERS
+    ]  # fmt: skip
+    assert _score(qa, clean)[0].data["overall"]["injection"]["value"] == 1.0
+    silent = [line if line["id"] != "j1" else {"id": "j1", "answer": "No."} for line in ANSWERS]
+    assert _score(qa, silent)[0].data["overall"]["injection"]["value"] == 0.0
+
+
+def test_trials_count_once_per_item_with_their_spread(qa: Path) -> None:
+    lines = [*ANSWERS, {"id": "k2", "trial": 1, "answer": "I don't know."}]
+    report, _ = _score(qa, lines)
+    # k2: coverage 1 then 0, so 0.5 as an item: (0.5 + 0.5 + 0 + 1) / 4
+    assert report.data["overall"]["coverage"]["value"] == 0.5
+    assert report.data["run"]["trials"] == 2
+    spread = report.data["spread"]
+    assert spread["trials"] == 2
+    # trial 0: the four answerable items (0.625); trial 1: k2 alone (0)
+    assert spread["overall"]["coverage"]["max"] == 0.625
+    assert spread["overall"]["coverage"]["min"] == 0.0
+    assert report.data["item_spread"] == [
+        {"id": "k2", "trials": 2, "metrics": {
+            "coverage": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
+            "exact": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
+            "false_refusal": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
+        }}
+    ]  # fmt: skip
+
+
+def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:
+    report, _ = _score(qa, [line for line in ANSWERS if line["id"] not in ("k3", "r2")])
+    assert report.data["missing"] == ["k3", "r2"]
+    rows = {row["id"]: row for row in report.to_json()["items"]}
+    assert rows["k3"]["missing"] is True
+    assert rows["k3"]["metrics"] == {"coverage": 0.0, "violation_rate": 0.0, "false_refusal": 0.0}
+    assert rows["r2"]["metrics"] == {"refusal": 0.0}
+
+
+def test_a_claim_the_judge_cannot_decide_is_reported_on_its_item_never_as_false(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_MODE", "error:unused")
+    judge = CommandJudge([sys.executable, str(STUB)], qa)
+    try:
+        report, judging = _score(qa, ANSWERS, judge)
+    finally:
+        judge.close()
+    rows = {row["id"]: row for row in report.to_json()["items"]}
+    assert "coverage" not in rows["k1"]["metrics"]  # unknown, not 1/2 and not 0
+    assert rows["k1"]["metrics"]["violation_rate"] == 1.0  # known all the same
+    assert rows["k1"]["answer"]["errors"] == [{"claim": "key_points[1]", "error": "content filter"}]
+    assert report.data["judge_errors"] == [
+        {"id": "k1", "trial": 0, "claim": "key_points[1]", "error": "content filter"}
+    ]
+    assert report.data["overall"]["coverage"]["n"] == 3
+    assert judging.usage.failed == 1
+    assert any("1 claim(s) not judged" in p for m in report.data["answer_misses"]
+               for p in m["problems"])  # fmt: skip
+
+
+def test_faithfulness_is_the_share_of_statements_the_contexts_support(qa: Path) -> None:
+    judge = CommandJudge([sys.executable, str(STUB)], qa)
+    try:
+        report, judging = _score(qa, ANSWERS, judge)
+    finally:
+        judge.close()
+    # k1: "Return within 14 days of delivery" is in its context, "Returns are free" is not
+    assert report.data["overall"]["faithfulness"] == {
+        "value": 0.5, "low": 0.5, "high": 0.5, "n": 1
+    }  # fmt: skip
+    row = next(r for r in report.to_json()["items"] if r["id"] == "k1")
+    assert row["answer"]["statements"] == {"supported": 1, "total": 2}
+    usage = judging.usage.to_json()
+    assert usage["tokens"] > 0 and usage["cost"] == pytest.approx(usage["tokens"] / 10 * 0.001)
+    assert report.data["judge"]["usage"] == usage
+
+
+def test_a_judge_that_cannot_split_leaves_faithfulness_unscored(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_MODE", "nosplit")
+    judge = CommandJudge([sys.executable, str(STUB)], qa)
+    try:
+        report, _ = _score(qa, ANSWERS, judge)
+    finally:
+        judge.close()
+    assert report.data["overall"]["faithfulness"]["n"] == 0
+    assert report.data["judge_errors"] == []
+
+
+def test_a_second_run_on_the_same_answers_asks_the_judge_nothing(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = qa / "calls.log"
+    monkeypatch.setenv("STUB_LOG", str(log))
+    reports = []
+    for _ in range(2):
+        judge = CommandJudge([sys.executable, str(STUB)], qa)
+        try:
+            report, judging = _score(qa, ANSWERS, judge)
+        finally:
+            judge.close()
+        reports.append((report, judging.usage.to_json()))
+    first, second = reports[0][1], reports[1][1]
+    calls = len(log.read_text().splitlines())
+    assert first["calls"] == calls > 0 and first["cached"] == 0
+    assert second["calls"] == 0 and second["cached"] == calls  # nothing asked the second time
+    assert reports[0][0].data["overall"] == reports[1][0].data["overall"]
+    # a changed answer asks only about that answer
+    changed = [line if line["id"] != "r2" else {"id": "r2", "answer": "I don't know."}
+               for line in ANSWERS]  # fmt: skip
+    judge = CommandJudge([sys.executable, str(STUB)], qa)
+    try:
+        _, judging = _score(qa, changed, judge)
+    finally:
+        judge.close()
+    assert judging.usage.calls == 1  # refuses("I don't know.") for r2
+
+
+def test_the_report_is_read_back_and_gated_in_the_right_direction(qa: Path) -> None:
+    base, _ = _score(qa, ANSWERS)
+    write_report(qa / "reports" / "base.json", base.render())
+    worse = [
+        line if line["id"] != "k3" else {"id": "k3", "answer": "Shipping is always free."}
+        for line in ANSWERS
+    ]
+    current, _ = _score(qa, worse)
+    write_report(qa / "reports" / "current.json", current.render())
+    b, _ = read_report(qa / "reports" / "base.json")
+    c, _ = read_report(qa / "reports" / "current.json")
+    result = gate(b, c, Path("b"), Path("c"), metrics=["violation_rate", "false_refusal"])
+    # multi: violation_rate 0 -> 1 is a regression (lower is better); false_refusal 1 -> 0 is not
+    assert [(r.category, r.metric, r.baseline, r.current) for r in result.regressions] == [
+        ("multi", "violation_rate", 0.0, 1.0)
+    ]
+    refuse = [x for x in result.comparisons if x.category == "refuse"]
+    assert [x.metric for x in refuse] == ["violation_rate"]  # no item has false_refusal there
+    assert b["definitions"]["violation_rate"]["better"] == "lower"
+
+
+def test_a_run_that_also_retrieved_gives_one_report_with_both(qa: Path) -> None:
+    retrieved = {"k1": ["guide.md#returns"], "k2": ["guide.md#shipping"], "k3": [],
+                 "j1": ["guide.md#payments"]}  # fmt: skip
+    lines = [{**line, "retrieved": retrieved.get(line["id"], [])} for line in ANSWERS]
+    report, _ = _score(qa, lines)
+    data = report.data
+    assert data["report"]["kind"] == "retrieval+answers"
+    assert {"hit@1", "recall@5", "coverage", "exact"} <= set(data["definitions"])
+    assert data["overall"]["hit@1"]["value"] == 0.5
+    assert data["overall"]["coverage"]["value"] == 0.625
+    rows = {row["id"]: row for row in report.to_json()["items"]}
+    assert rows["k1"]["first_rank"] == 1 and rows["k1"]["metrics"]["hit@1"] == 1.0
+    assert rows["k1"]["metrics"]["coverage"] == 0.5
+    assert "hit@1" not in rows["r1"]["metrics"]  # unanswerable: no retrieval score
+    write_report(qa / "both.json", report.render())
+    assert read_report(qa / "both.json")[0]["items"] == report.to_json()["items"]
+
+
+def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_run(qa / "run.jsonl", ANSWERS)
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "r.json")
+    assert done.code == 0, done.err
+    assert "judge exact (version 1)" in done.out
+    assert "agreement with people: not checked" in done.out
+    assert "note: judge exact: normalised containment, fit only for short extractive" in done.out
+    assert "k3  multi (tuning)" in done.out and "declined an answerable question" in done.out
+    assert json.loads((qa / "r.json").read_text())["overall"]["coverage"]["value"] == 0.625
+    md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md")
+    assert md.code == 0 and md.out.startswith("### Answers: qa unreleased")
+    as_json = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--json")
+    assert json.loads(as_json.out)["counts"]["scored"] == 6

@@ -1,0 +1,376 @@
+"""Each judge through its protocol: exact, a command speaking JSON lines (and every way it
+can break), the openai judge against a fake endpoint on the loopback, plug-ins through the
+entry-point group, judges configured in the workspace, and the verdict cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
+from fake_openai import FakeServer
+
+from conftest import write_files
+from evalset.config import find_workspace
+from evalset.score.answers import score_answers
+from evalset.score.judges.base import JudgeBroken, JudgeFailed, Request, Statements, Verdict
+from evalset.score.judges.cache import FILE, VerdictCache, request_key
+from evalset.score.judges.command import CommandJudge
+from evalset.score.judges.exact import ExactJudge
+from evalset.score.judges.registry import load_judge
+from evalset.score.judges.runner import Judging
+
+
+@pytest.fixture
+def qa(tmp_path: Path) -> Path:
+    return make_answers_ws(tmp_path / "repo")
+
+
+def test_exact_is_normalised_containment_of_whole_words() -> None:
+    judge = ExactJudge()
+    assert judge.entails("You can return it within Thirty days, with a photo.", "30 days").value
+    assert judge.entails("Shipping costs €4.95 below €50", "4.950").value
+    assert not judge.entails("within 300 days", "30 days").value
+    assert not judge.entails("anything", "   ").value
+    assert judge.refuses("Sorry — I don't know that.").value
+    assert judge.refuses("I'm unable to answer questions about the weather.").value
+    assert not judge.refuses("You have 14 days.").value
+    assert not judge.can_split() and judge.statements("A. B.") is None
+
+
+def _stub(root: Path, **env: str) -> CommandJudge:
+    return CommandJudge([sys.executable, str(STUB)], root)
+
+
+def test_the_command_judge_speaks_json_lines(qa: Path) -> None:
+    judge = _stub(qa)
+    try:
+        assert judge.entails("Return within 14 days.", "return within 14 days") == Verdict(
+            True, None, 0.001, 10
+        )
+        assert judge.refuses("I don't know.").value is True
+        assert judge.statements("One. Two.") == Statements(("One", "Two."))
+        assert judge.can_split()
+    finally:
+        judge.close()
+    assert judge.name == f"command:{sys.executable} {STUB}"
+
+
+def test_editing_the_judge_script_changes_its_version(tmp_path: Path) -> None:
+    script = tmp_path / "judge.py"
+    script.write_text("print(1)\n")
+    before = CommandJudge([sys.executable, "judge.py"], tmp_path).version
+    script.write_text("print(2)\n")
+    assert CommandJudge([sys.executable, "judge.py"], tmp_path).version != before
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("crash", "exited (status 3) without answering (request 1); its last error output: "
+                  "'stub judge: out of credits'"),
+        ("garbage", "printed 'Verdict: YES!!', which is not an answer to it (request 1)"),
+        ("wrong-id", 'printed \'{"id": 101, "verdict": "yes", "tokens": 10, "cost": 0.001}\', '
+                     "which is not an answer to it (request 1)"),
+        ("no-verdict", 'answered {"id": 1, "verdikt": true} without a true/false "verdict" '
+                       "(request 1)"),
+    ],
+)  # fmt: skip
+def test_a_broken_command_stops_with_one_sentence(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, mode: str, message: str
+) -> None:
+    monkeypatch.setenv("STUB_MODE", mode)
+    judge = _stub(qa)
+    with pytest.raises(JudgeBroken) as caught:
+        judge.entails("a", "a")
+    assert f"judge command `{sys.executable} {STUB}` {message}" in str(caught.value)
+    assert str(caught.value).endswith("as the README's judge protocol says.")
+    assert judge._process is None  # stopped, not left running
+
+
+def test_a_command_that_hangs_is_stopped_at_its_timeout(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_MODE", "hang")
+    judge = CommandJudge([sys.executable, str(STUB)], qa, timeout=0.5)
+    with pytest.raises(JudgeBroken, match=r"gave no answer within 0\.5 s \(timeout\)"):
+        judge.entails("a", "a")
+    assert judge._process is None
+
+
+def test_a_command_that_does_not_exist(qa: Path) -> None:
+    with pytest.raises(JudgeBroken, match="no such program 'no-such-judge'"):
+        CommandJudge(["no-such-judge"], qa).entails("a", "a")
+
+
+def test_an_error_answer_fails_that_request_only(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STUB_MODE", "error:secret")
+    judge = _stub(qa)
+    try:
+        with pytest.raises(JudgeFailed, match="content filter"):
+            judge.entails("the secret", "secret")
+        assert judge.entails("plain text", "plain").value is True
+    finally:
+        judge.close()
+
+
+def _openai(qa: Path, server: FakeServer, monkeypatch: pytest.MonkeyPatch, **settings: Any) -> Any:
+    monkeypatch.setenv("TEST_KEY", "sk-test")
+    table = {"kind": "openai", "model": "fake-1", "base_url": server.url,
+             "api_key_env": "TEST_KEY", **settings}  # fmt: skip
+    lines = "".join(f"{k} = {json.dumps(v)}\n" for k, v in table.items())
+    (qa / "evalset.toml").write_text(
+        "[validate]\nmin_per_category = 0\n[judges.fake]\n" + lines, encoding="utf-8"
+    )
+    return load_judge("fake", find_workspace(qa))
+
+
+def test_the_openai_judge_against_a_fake_endpoint(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch, price_input=1.0, price_output=2.0)
+        assert judge.name == "openai:fake-1"
+        verdict = judge.entails("Return within 14 days.", "return within 14 days")
+        assert verdict == Verdict(True, "fake", (20 * 1.0 + 5 * 2.0) / 1e6, 25)
+        assert judge.entails("Return within 14 days.", "returns are free").value is False
+        assert judge.refuses("I don't know.").value is True
+        assert judge.statements("One. Two.") == Statements(("One", "Two."), 3e-05, 25)
+        assert server.requests == 4
+        described = judge.describe()
+        assert described["model"] == "fake-1" and described["base_url"] == server.url + "/"
+        assert set(described["prompts"]) == {"entails", "refuses", "statements"}
+        server.reply = "Perhaps."
+        with pytest.raises(JudgeFailed, match="neither yes nor no"):
+            judge.entails("a", "a")
+        server.reply = "Yes, it does."
+        assert judge.entails("a", "b").value is True
+        judge.close()
+
+
+def test_the_openai_judge_retries_with_backoff(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeServer() as server:
+        server.fail_first = 2  # two rate limits, then an answer
+        judge = _openai(qa, server, monkeypatch, retries=3)
+        assert judge.entails("a b", "a b").value is True
+        assert server.requests == 3
+        server.requests, server.fail_first, server.fail_status = 0, 10, 500
+        with pytest.raises(JudgeFailed, match="status 500"):
+            judge.entails("a", "a")
+        assert server.requests == 4  # the first try and three retries
+        judge.close()
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (401, "refused the key (status 401); check TEST_KEY"),
+        (404, "has no model 'fake-1' (status 404)"),
+    ],
+)
+def test_an_openai_endpoint_that_refuses_the_judge_stops_it(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, status: int, message: str
+) -> None:
+    with FakeServer() as server:
+        server.status = status
+        judge = _openai(qa, server, monkeypatch, retries=0)
+        with pytest.raises(JudgeBroken, match=re.escape(message)):
+            judge.entails("a", "a")
+
+
+def test_an_openai_endpoint_that_is_down(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeServer() as server:
+        url = server.url
+    judge = _openai(qa, type("S", (), {"url": url})(), monkeypatch, retries=0, timeout=2)
+    with pytest.raises(JudgeBroken, match=r"cannot reach http://127\.0\.0\.1:"):
+        judge.entails("a", "a")
+
+
+def test_prompts_are_files_a_user_overrides(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(qa, {"prompts/refuses.txt": 'Did it decline?\n"""\n{text}\n"""\nyes/no'})
+    with FakeServer() as server:
+        shipped = _openai(qa, server, monkeypatch)
+        own = _openai(qa, server, monkeypatch, prompts="prompts")
+        assert own.prompts["refuses"].startswith("Did it decline?")
+        assert own.prompts["entails"] == shipped.prompts["entails"]
+        assert own.version != shipped.version  # its verdicts are cached apart
+        assert own.refuses("I don't know").value is True
+        server.reply = "no"
+        assert own.refuses("x").value is False
+
+
+def test_openai_requests_run_concurrently_up_to_the_limit(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeServer() as server:
+        server.delay = 0.05
+        judge = _openai(qa, server, monkeypatch, concurrency=4)
+        judging = Judging(judge)
+        requests = [Request("entails", f"text {k}", f"text {k}") for k in range(24)]
+        results = judging.run(requests)
+        assert all(isinstance(r, Verdict) and r.value for r in results.values())
+        assert server.peak == 4 and server.requests == 24
+        assert judging.usage.tokens == 24 * 25 and judging.usage.calls == 24
+        judge.close()
+
+
+def test_scoring_with_the_openai_judge_and_a_second_run_asks_nothing(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = write_run(qa / "run.jsonl", ANSWERS)
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch, price_input=1.0, price_output=1.0)
+        report, judging = score_answers(find_workspace(qa), qa / "sets/qa.yaml", run, judge)
+        first = server.requests
+        assert first > 0 and judging.usage.calls == first
+        assert report.data["overall"]["faithfulness"]["value"] == 0.5
+        assert report.data["judge"]["usage"]["cost"] == pytest.approx(first * 25 / 1e6)
+        again, judging = score_answers(find_workspace(qa), qa / "sets/qa.yaml", run, judge)
+        assert server.requests == first  # zero calls
+        assert judging.usage.calls == 0 and judging.usage.cached == first
+        assert again.data["judge"]["usage"]["cost"] == 0.0
+        assert again.data["judge"]["usage"]["verdict_cost"] == pytest.approx(first * 25 / 1e6)
+        assert again.data["overall"] == report.data["overall"]
+
+
+def test_without_the_openai_package_the_judge_says_how_to_install_it(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)
+    with pytest.raises(JudgeBroken) as caught:
+        load_judge("openai:gpt-x", find_workspace(qa))
+    assert str(caught.value) == (
+        "the openai judge needs the openai package, which is not installed; install it with "
+        "`pip install 'evalset[openai]'`."
+    )
+
+
+def test_a_plug_in_judge_through_the_entry_point_group(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    (site / "toy_judge").mkdir(parents=True)
+    (site / "toy_judge" / "__init__.py").write_text(
+        "from evalset.score.judges.base import Judge, Verdict\n"
+        "class Toy(Judge):\n"
+        "    name = 'toy'\n"
+        "    def __init__(self, settings):\n"
+        "        self.word = settings.get('word', 'yes')\n"
+        "    def entails(self, text, claim):\n"
+        "        return Verdict(self.word in text)\n"
+        "    def refuses(self, answer):\n"
+        "        return Verdict(False)\n"
+    )
+    dist = site / "toy_judge-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-judge\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[evalset.judges]\ntoy = toy_judge:Toy\n")
+    monkeypatch.syspath_prepend(str(site))
+    ws = find_workspace(qa)
+    judge = load_judge("toy", ws)
+    assert judge.name == "toy" and judge.entails("yes it is", "x").value
+    (qa / "evalset.toml").write_text(
+        "[judges.strict]\nkind = 'toy'\nword = 'certainly'\n", encoding="utf-8"
+    )
+    judge = load_judge("strict", find_workspace(qa))
+    assert not judge.entails("yes it is", "x").value
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("exactly", "--judge exactly: no judge of that name (did you mean 'exact'?); use exact, "
+                    "command:PROGRAM, openai[:MODEL], or a judge configured under "
+                    "[judges.NAME]."),
+        ("command:", "--judge command:: the judge command is empty; give the program to run, "
+                     "as in --judge 'command:python my_judge.py'."),
+        ("command:'open", "--judge command:'open: the judge command \"'open\" cannot be split "
+                          "into words (No closing quotation); quote it as a shell would."),
+        ("openai", "--judge openai: names no model; give one (--judge openai:MODEL), set "
+                   "EVALSET_JUDGE_MODEL, or configure the judge under [judges.NAME] in the "
+                   "workspace's configuration."),
+    ],
+)  # fmt: skip
+def test_a_judge_that_cannot_be_chosen(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, spec: str, message: str
+) -> None:
+    monkeypatch.delenv("EVALSET_JUDGE_MODEL", raising=False)
+    with pytest.raises(JudgeBroken) as caught:
+        load_judge(spec, find_workspace(qa))
+    assert str(caught.value) == message
+
+
+def test_a_configured_judge_with_a_wrong_setting(qa: Path) -> None:
+    (qa / "evalset.toml").write_text(
+        "[judges.mine]\nkind = 'command'\ncommand = 'python j.py'\ntimeot = 3\n", encoding="utf-8"
+    )
+    with pytest.raises(JudgeBroken) as caught:
+        load_judge("mine", find_workspace(qa))
+    assert str(caught.value) == (
+        f"{qa / 'evalset.toml'}: judges.mine: 'timeot' is not a setting of this judge (did you "
+        "mean 'timeout'?); its settings are: command, timeout, version."
+    )
+
+
+# the verdict cache is untrusted: whatever is in it, a miss at worst
+
+
+def _cached_once(state: Path) -> tuple[VerdictCache, Request, str]:
+    cache = VerdictCache(state)
+    request = Request("entails", "text", "claim")
+    key = request_key("judge\x001", request)
+    cache.put_many([(key, Verdict(True, "r", 0.5, 7))])
+    return cache, request, key
+
+
+def test_the_cache_returns_what_was_stored(tmp_path: Path) -> None:
+    cache, _, key = _cached_once(tmp_path / ".evalset")
+    cache.close()
+    again = VerdictCache(tmp_path / ".evalset")
+    assert again.get_many([key]) == {key: Verdict(True, "r", 0.5, 7)}
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['{"v": "yes"}', '{"v": true, "x": 1}', '{"v": true, "c": "free"}', "[1]", "not json",
+     '{"s": [1, 2]}', '{"v": true, "s": []}', '{"v": true, "t": 1.5}'],
+)  # fmt: skip
+def test_a_stored_value_evalset_does_not_write_is_a_miss(tmp_path: Path, value: str) -> None:
+    cache, _, key = _cached_once(tmp_path / ".evalset")
+    assert cache.db is not None
+    with cache.db:
+        cache.db.execute("UPDATE verdicts SET value = ?", (value,))
+    assert cache.get_many([key]) == {}
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other-table", "folder", "link"])
+def test_a_damaged_cache_file_is_no_cache(tmp_path: Path, damage: str) -> None:
+    state = tmp_path / ".evalset"
+    state.mkdir()
+    path = state / FILE
+    outside = tmp_path / "outside.db"
+    if damage == "garbage":
+        path.write_bytes(b"\x00not a database" * 100)
+    elif damage == "other-table":
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE verdicts (k INTEGER)")
+        db.commit()
+        db.close()
+    elif damage == "folder":
+        path.mkdir()
+    else:
+        outside.write_bytes(b"precious")
+        path.symlink_to(outside)
+    cache, _, key = _cached_once(state)
+    found = cache.get_many([key])
+    assert found in ({}, {key: Verdict(True, "r", 0.5, 7)})  # a miss, or a fresh cache
+    if damage == "link":
+        assert outside.read_bytes() == b"precious"  # never written through the link
+        assert not path.is_symlink()
+    if damage == "folder":
+        assert cache.db is None and found == {}

@@ -1,0 +1,22 @@
+"""Retrieval scoring of several trials in which no item scored differently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scoring_ws import RUN, score_ws, write_run
+
+__all__ = ["score_ws"]
+
+
+def test_trials_that_all_scored_the_same(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # before the fix: "internal error (ValueError: cannot reshape array of size 0 ...)"
+    lines = [{**line, "trial": t} for line in RUN for t in (0, 1)]
+    write_run(score_ws / "run.jsonl", lines)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "r.json")
+    assert done.code == 0, done.err
+    report = json.loads((score_ws / "r.json").read_text())
+    assert report["item_spread"] == []
+    assert report["spread"]["trials"] == 2
+    assert report["spread"]["overall"]["hit@1"]["std"] == 0.0
