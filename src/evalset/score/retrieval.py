@@ -15,7 +15,7 @@ import difflib
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +83,10 @@ class _Scored:
     item: Item
     trial: int
     line: RunLine | None
-    ranks: list[int] = field(default_factory=list)
-    shown: list[str] = field(default_factory=list)
-    """What the first entries stand for, as citations (for the list of misses)."""
+    ranks: Sequence[int] = ()
+    shown: list[str] | None = None
+    """What the first entries stand for, as citations (for the list of misses); None for a
+    line of plain citations, which stand for themselves."""
 
 
 def score_retrieval(
@@ -246,7 +247,6 @@ def _credit(
         return
     if line.plain and granularity == "section":
         scored.ranks = credited_ranks_plain(targets, line.retrieved)  # type: ignore[arg-type]
-        scored.shown = line.retrieved[:deepest]  # type: ignore[assignment]
         return
     cited = _entry_citations(line, resolver, granularity, unresolved)
     scored.ranks = credited_ranks(targets, cited, granularity)
@@ -276,8 +276,7 @@ def _score(
     scored = [_Scored(by_id[line.id], line.trial, line) for line in lines]
     missing = [item.id for item in items if item.id not in answered]
     scored += [_Scored(by_id[ident], 0, None) for ident in missing]
-    order = np.lexsort((np.array([s.trial for s in scored]), np.array([s.item.id for s in scored])))
-    scored = [scored[k] for k in order.tolist()]
+    scored.sort(key=_row_order)  # (id, trial) pairs are unique: runs come mostly in order
     for s in scored:
         t = targets.get(s.item.id)
         if t is None:
@@ -359,7 +358,7 @@ def _score(
     data["spread"] = spread
     data["latency"] = _summary([line.latency_ms for line in run.lines])  # the whole run's
     data["cost"] = _summary([line.cost for line in run.lines])
-    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids)
+    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids, deepest)
     data["stale"] = [
         {
             "id": s.id,
@@ -454,11 +453,24 @@ def _summary(values: list[float | None]) -> dict[str, float | int] | None:
     return percentiles(given) if given else None
 
 
+def _row_order(scored: _Scored) -> tuple[str, int]:
+    return scored.item.id, scored.trial
+
+
+def _shown(scored: _Scored, deepest: int) -> list[str]:
+    """What the first ``deepest`` entries of a line stand for, as citations."""
+    if scored.shown is not None:
+        return scored.shown
+    line = scored.line
+    return list(line.retrieved[:deepest]) if line is not None and line.retrieved else []  # type: ignore[arg-type]
+
+
 def _misses(
     scored: list[_Scored],
     hit: NDArray[np.float64],
     declared: list[str],
     stale_ids: set[str],
+    deepest: int,
 ) -> list[dict[str, Any]]:
     """Items that missed every expected source in the first K entries (K the deepest
     cutoff) in some trial: category order, then id; the first missed trial is shown."""
@@ -477,7 +489,7 @@ def _misses(
                 "trials": trials[s.item.id],
                 "trial": s.trial,
                 "expected": [str(c) for c in s.item.expected_sources],
-                "retrieved": s.shown,
+                "retrieved": _shown(s, deepest),
                 **({"stale": True} if s.item.id in stale_ids else {}),
                 **({"missing": True} if s.line is None else {}),
             }
