@@ -46,6 +46,10 @@ from evalset.fsio import atomic_write
 
 FORMAT = 1
 """Version of the report's layout."""
+json_string = json.encoder.encode_basestring
+"""A string as JSON writes it with ``ensure_ascii=False`` (``json.dumps`` of a str)."""
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(value, ensure_ascii=False)``, without building an encoder per value."""
 LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items")
 """Keys whose lists are written one element per line."""
 DIGEST_MARK = ',\n  "digest": "'
@@ -62,6 +66,22 @@ def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
     texts = np.array([repr(float(v)) for v in distinct.tolist()], dtype=object)
     found: NDArray[np.object_] = texts[where.reshape(values.shape)]
     return found
+
+
+def row_texts(values: NDArray[np.float64], template: str) -> list[str]:
+    """Each row of ``values`` formatted by ``template``, a %-format with one ``%r`` per
+    column (``repr`` is how JSON writes a float). Each distinct row is formatted once:
+    30,000 rows of scores hold a few thousand distinct ones."""
+    n, width = values.shape
+    if not width:
+        return [template] * n
+    rows = np.ascontiguousarray(values, dtype=np.float64)
+    keys = rows.view(np.dtype((np.void, 8 * width))).ravel().tolist()  # each row's bytes
+    texts: dict[Any, str] = {}
+    for k, key in enumerate(keys):
+        if key not in texts:
+            texts[key] = template % tuple(rows[k].tolist())
+    return [texts[key] for key in keys]
 
 
 @dataclass
@@ -82,34 +102,25 @@ class ItemRows:
 
     def lines(self) -> list[str]:
         """Each row as one line of JSON."""
-        metrics = ", ".join(f"{json.dumps(m)}: %s" for m in self.metrics)
+        metrics = "{" + ", ".join(f"{json.dumps(m)}: %r" for m in self.metrics) + "}"
         template = '{"id": %s, "trial": %d, "category": %s, "split": "%s", "first_rank": %s, '
-        template += '"metrics": {' + metrics + "}%s}"
+        template += '"metrics": %s%s}'
         n = len(self.ids)
         flags = [
             (', "stale": true' if s else "") + (', "missing": true' if m else "")
             for s, m in zip(self.stale or [False] * n, self.missing or [False] * n, strict=True)
         ]
-        dumps = json.dumps
-        names = {c: dumps(c, ensure_ascii=False) for c in set(self.categories)}
+        quote = json_string
+        names = {c: json.dumps(c, ensure_ascii=False) for c in set(self.categories)}
         return [
-            template
-            % (
-                dumps(ident, ensure_ascii=False),
-                trial,
-                names[category],
-                split,
-                first or "null",
-                *row,
-                flag,
-            )
+            template % (quote(ident), trial, names[category], split, first or "null", row, flag)
             for ident, trial, category, split, first, row, flag in zip(
                 self.ids,
                 self.trials,
                 self.categories,
                 self.splits,
                 self.first_ranks,
-                number_texts(self.values).tolist(),
+                row_texts(self.values, metrics),
                 flags,
                 strict=True,
             )
@@ -153,7 +164,7 @@ class Report:
                 rows = value if isinstance(value, RenderedRows) else value or []
                 rendered = _lines(
                     rows.lines if isinstance(rows, RenderedRows)
-                    else [json.dumps(v, ensure_ascii=False) for v in rows]
+                    else list(map(_ENCODE, rows))
                 )  # fmt: skip
             else:
                 rendered = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")

@@ -42,7 +42,7 @@ from evalset.score.metrics import (
     retrieval_values,
 )
 from evalset.score.outline import Outlines
-from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, number_texts
+from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, row_texts
 from evalset.score.runfile import Chunk, RunFile, RunFileError, RunLine, read_run
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
@@ -430,15 +430,14 @@ def _spread(
     squares = np.add.reduceat(values * values, starts, axis=0)[varied]
     n = counts[varied][:, None].astype(np.float64)
     std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
-    texts = number_texts(np.stack([lows, highs, std], axis=2))
     metric = ", ".join(
-        f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
+        f'{json.dumps(m)}: {{"min": %r, "max": %r, "std": %r}}' for m in rows.metrics
     )
-    flat = texts.reshape(len(varied), -1).tolist()  # per item: min, max, std of each metric
+    # per item: min, max, std of each metric
+    flat = np.stack([lows, highs, std], axis=2).reshape(len(varied), -1)
     lines = [
-        f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
-        f'"metrics": {{{metric % tuple(row)}}}}}'
-        for k, row in zip(varied.tolist(), flat, strict=True)
+        f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{row}}}}}'
+        for k, row in zip(varied.tolist(), row_texts(flat, metric), strict=True)
     ]
     return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
 
