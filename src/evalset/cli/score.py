@@ -12,6 +12,7 @@ from evalset.cli.output import echo, emit_json, table
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
+    from evalset.score.metrics import Granularity
     from evalset.score.trec import TrecResult
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
@@ -100,6 +101,26 @@ def retrieval(
         return
     if set_ref is None or run is None:
         raise typer.BadParameter("give the set and the run file (or --qrels and --run)")
+    from evalset.bulk import bulk
+
+    with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
+        _score_set(set_ref, run, output, fmt, html, k, granularity, snapshot, allow_stale,
+                   skip_invalid, as_json)  # fmt: skip
+
+
+def _score_set(
+    set_ref: str,
+    run: Path,
+    output: Path | None,
+    fmt: str,
+    html: Path | None,
+    k: str | None,
+    granularity: Granularity,
+    snapshot: str | None,
+    allow_stale: bool,
+    skip_invalid: bool,
+    as_json: bool,
+) -> None:
     from evalset.config import find_workspace
     from evalset.score.markdown import markdown
     from evalset.score.metrics import DEFAULT_K

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.bulk import bulk
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write
 
@@ -156,6 +157,10 @@ class Report:
     def render(self) -> str:
         """The report as written: indented JSON, one list element per line, then the
         digest."""
+        with bulk():  # 30,000 rows of a 10,000-item run with three trials, in no cycle
+            return self._render()
+
+    def _render(self) -> str:
         parts = []
         for key, value in {**self.data, "items": None}.items():
             if key == "items":

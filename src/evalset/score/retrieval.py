@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
@@ -93,7 +94,11 @@ def score_retrieval(
     ws: Workspace, set_path: Path, run_path: Path, options: Options | None = None
 ) -> Report:
     """Score a run file against a set (see the module docstring)."""
-    options = options or Options()
+    with bulk():  # a million objects (the run's entries, the set), none in a cycle
+        return _score_files(ws, set_path, run_path, options or Options())
+
+
+def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options) -> Report:
     loaded = load_set(set_path)
     store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
     _require_valid(loaded, ws, store, set_path)
