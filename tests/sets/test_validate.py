@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EXAMPLE_SET
+from conftest import EXAMPLE_SET, SET_HEADER, set_item, write_files
 from evalset.config import ValidateConfig
-from evalset.sets.setfile import parse_set
+from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.snapshot import take_snapshot
+from evalset.sets.setfile import load_set, parse_set
 from evalset.sets.validate import check_set, validate
 
 HEADER = """\
@@ -159,4 +161,26 @@ def test_coverage_warnings() -> None:
         "some of its active items `holdout: true` (a holdout draft counts once it is active))",
         "rules.yaml:5:3: categories.out-of-scope: warning: category 'out-of-scope' has 0 active "
         "item(s), fewer than the 1 wanted (add items of this kind)",
+    ]
+
+
+def test_a_repeated_bad_citation_is_reported_wherever_it_stands(corpus_repo: Path) -> None:
+    """Citations are resolved once per snapshot, and each place that cites a bad one still
+    gets its error (items repeat their citations: expected sources and key points)."""
+    write_files(corpus_repo, {"corpus/policy.md": "# Policy\n\n## Returns\n\nWithin 14 days.\n"})
+    snap = take_snapshot(corpus_repo, "corpus", corpus_repo / "snapshots", corpus_repo / ".evalset")
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(
+        SET_HEADER
+        + set_item("a", "policy.md#return", "policy.md#returns", verified=snap.short)
+        + set_item("b", "policy.md#return", verified=snap.short)
+    )
+    found = check_set(load_set(path), ValidateConfig(min_per_category=0), SnapshotStore(
+        corpus_repo / "snapshots"))  # fmt: skip
+    errors = [(f.item, f.field, f.rule) for f in found if f.severity == "error"]
+    assert errors == [
+        ("a", "expected_sources[0]", "citation"),
+        ("a", "key_points[0].sources[0]", "citation"),
+        ("b", "expected_sources[0]", "citation"),
+        ("b", "key_points[0].sources[0]", "citation"),
     ]

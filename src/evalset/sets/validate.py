@@ -244,7 +244,7 @@ class _Checker:
                         "add it to expected_sources, or cite one that is",
                         "sources",
                     )
-        points = {normalise(point.text) for point in item.key_points}
+        points = {normalise(p.text) for p in item.key_points} if item.must_not_say else set()
         for m, text in enumerate(item.must_not_say):
             if normalise(text) in points:
                 self.add(
@@ -290,6 +290,8 @@ class _Checker:
                 "snapshot-header",
             )
         newest = self.store.newest()
+        # per snapshot and citation, why it does not resolve: items repeat their citations
+        why_not: dict[tuple[str, Citation], str | None] = {}
         for k, item in pairs:
             if item.status == "retired":
                 continue
@@ -321,10 +323,15 @@ class _Checker:
                     (("key_points", p, "sources", s), c) for s, c in enumerate(point.sources)
                 )
             for loc, citation in cited:
-                why = unresolved(citation, snap)
-                if why is None or (newest and resolves_by_content(citation, snap, newest)):
-                    continue
-                self.add("error", ("items", k, *loc), why, None, "citation")
+                key = (snap.id, citation)
+                if key in why_not:
+                    why = why_not[key]
+                else:
+                    why = why_not[key] = unresolved(citation, snap)
+                    if why is not None and newest and resolves_by_content(citation, snap, newest):
+                        why = why_not[key] = None
+                if why is not None:
+                    self.add("error", ("items", k, *loc), why, None, "citation")
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
         live = [(k, item) for k, item in pairs if item.status != "retired"]
