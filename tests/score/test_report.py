@@ -197,7 +197,7 @@ SCORES = [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.1 + 0.2, 1e-05, 1 / math.log2(3), 1e16]
 def test_rows_are_written_as_json_writes_each_number(rows: list[list[float]]) -> None:
     """Item rows are formatted once per distinct row; each number as JSON writes it."""
     values = np.array(rows, dtype=np.float64).reshape(len(rows), 3)
-    texts = row_texts(values, '{"a": %r, "b": %r, "c": %r}')
+    texts = row_texts(values, '{"a": %s, "b": %s, "c": %s}')
     assert texts == [json.dumps({"a": a, "b": b, "c": c}) for a, b, c in rows]
     assert texts == ['{{"a": {}, "b": {}, "c": {}}}'.format(*r) for r in number_texts(values)]
     assert row_texts(np.zeros((2, 0)), "{}") == ["{}", "{}"]

@@ -70,19 +70,25 @@ def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
 
 
 def row_texts(values: NDArray[np.float64], template: str) -> list[str]:
-    """Each row of ``values`` formatted by ``template``, a %-format with one ``%r`` per
-    column (``repr`` is how JSON writes a float). Each distinct row is formatted once:
-    30,000 rows of scores hold a few thousand distinct ones."""
+    """Each row of ``values`` formatted by ``template``, a %-format with one ``%s`` per
+    column, each number written as JSON writes it (``number_texts``). Each distinct row is
+    formatted once: 30,000 rows of scores hold a few thousand distinct ones."""
     n, width = values.shape
     if not width:
         return [template] * n
     rows = np.ascontiguousarray(values, dtype=np.float64)
     keys = rows.view(np.dtype((np.void, 8 * width))).ravel().tolist()  # each row's bytes
-    texts: dict[Any, str] = {}
+    seen: dict[Any, int] = {}
+    firsts: list[int] = []
+    which = []
     for k, key in enumerate(keys):
-        if key not in texts:
-            texts[key] = template % tuple(rows[k].tolist())
-    return [texts[key] for key in keys]
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = len(firsts)
+            firsts.append(k)
+        which.append(found)
+    texts = [template % tuple(row) for row in number_texts(rows[firsts]).tolist()]
+    return [texts[k] for k in which]
 
 
 @dataclass
@@ -103,7 +109,7 @@ class ItemRows:
 
     def lines(self) -> list[str]:
         """Each row as one line of JSON."""
-        metrics = "{" + ", ".join(f"{json.dumps(m)}: %r" for m in self.metrics) + "}"
+        metrics = "{" + ", ".join(f"{json.dumps(m)}: %s" for m in self.metrics) + "}"
         template = '{"id": %s, "trial": %d, "category": %s, "split": "%s", "first_rank": %s, '
         template += '"metrics": %s%s}'
         n = len(self.ids)

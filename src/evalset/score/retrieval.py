@@ -436,7 +436,7 @@ def _spread(
     n = counts[varied][:, None].astype(np.float64)
     std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
     metric = ", ".join(
-        f'{json.dumps(m)}: {{"min": %r, "max": %r, "std": %r}}' for m in rows.metrics
+        f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
     # per item: min, max, std of each metric
     flat = np.stack([lows, highs, std], axis=2).reshape(len(varied), -1)
