@@ -201,3 +201,6 @@ def test_rows_are_written_as_json_writes_each_number(rows: list[list[float]]) ->
     assert texts == [json.dumps({"a": a, "b": b, "c": c}) for a, b, c in rows]
     assert texts == ['{{"a": {}, "b": {}, "c": {}}}'.format(*r) for r in number_texts(values)]
     assert row_texts(np.zeros((2, 0)), "{}") == ["{}", "{}"]
+    cube = values.reshape(len(rows), 1, 3)  # any shape: the first axis runs over rows
+    assert number_texts(cube).ravel().tolist() == [repr(v) for v in values.ravel().tolist()]
+    assert number_texts(np.zeros((0, 2, 3))).shape == (0, 2, 3)
