@@ -130,7 +130,7 @@ def write_set(root: Path, items: int, docs: list[str], seed: int) -> list[list[s
     rng = random.Random(seed)
     snapshot = SnapshotStore(root / "snapshots").newest_id()
     assert snapshot is not None
-    out = [f"evalset: 1\nname: bench\nsnapshot: {snapshot[:12]}\ncategories:\n"]
+    out = ["evalset: 1\nname: bench\ncategories:\n"]
     out += [f"  {c}: generated\n" for c in CATEGORIES]
     out.append("items:\n")
     expected = []
@@ -148,6 +148,7 @@ def write_set(root: Path, items: int, docs: list[str], seed: int) -> list[list[s
             f"    key_points:\n      - text: The fact question {i} asks about\n"
             f"        sources: [{listed}]\n"
             f"    holdout: {'true' if i % 5 == 0 else 'false'}\n"
+            f"    verified: {snapshot[:12]}\n"  # checked against it: staleness is judged
         )
     (root / "sets" / "bench.yaml").write_text("".join(out), encoding="utf-8")
     return expected
@@ -194,7 +195,15 @@ def paired(ours: list[str], theirs: list[str], cwd: Path, runs: int) -> tuple[fl
 
 
 def phases(root: Path) -> list[tuple[str, float]]:
-    """The library's phases of set-mode scoring, timed one after the other."""
+    """The library's phases of set-mode scoring, timed one after the other, with the cycle
+    collector paused as the command pauses it."""
+    from evalset.bulk import bulk
+
+    with bulk():
+        return _phases(root)
+
+
+def _phases(root: Path) -> list[tuple[str, float]]:
     from evalset.config import find_workspace
     from evalset.corpus.manifest import SHORT, SnapshotStore
     from evalset.score.retrieval import Options, _score, _stale
