@@ -39,7 +39,6 @@ class Matcher:
     def __init__(self, outlines: Outlines, granularity: Granularity) -> None:
         self.outlines = outlines
         self.granularity = granularity
-        self._inside: dict[Citation, list[str]] = {}
         self._keys: dict[Citation, list[tuple[str, tuple[int, int]]]] = {}
 
     def targets(self, expected: Sequence[Citation]) -> Targets:
@@ -66,27 +65,24 @@ class Matcher:
         deeper the section holding them, the sooner)."""
         found = self._keys.get(source)
         if found is None:
-            assert source.section is not None
-            found = [(str(source), (0, 0))]
+            doc, section = source
+            assert section is not None
+            found = [(f"{doc}#{section}", (0, 0))]
             inner = self.inside(source)
             if inner:
-                depth = -self.outlines.level(source.doc, source.section)
-                found += [(f"{source.doc}#{section}", (1, depth)) for section in inner]
+                depth = -self.outlines.level(doc, section)
+                found += [(f"{doc}#{part}", (1, depth)) for part in inner]
             self._keys[source] = found
         return found
 
     def inside(self, source: Citation) -> list[str]:
         """The sections inside an expected section (itself excluded), from the snapshot."""
-        found = self._inside.get(source)
-        if found is None:
-            assert source.section is not None
-            view = self.outlines.view(source.doc) if self.outlines.snapshot else None
-            if view is None or source.section not in view.parts:
-                found = []
-            else:
-                found = [s for s in view.inside(source.section) if s != source.section]
-            self._inside[source] = found
-        return found
+        doc, section = source
+        assert section is not None
+        view = self.outlines.view(doc) if self.outlines.snapshot else None
+        if view is None or section not in view.parts:
+            return []
+        return [s for s in view.inside(section) if s != section]
 
 
 def candidates(targets: Targets, citations: Sequence[str], granularity: Granularity) -> list[int]:
