@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EXAMPLE_SET, SET_HEADER, set_item, write_files
+from conftest import EXAMPLE_SET, SET_HEADER, commit_all, set_item, write_files
 from evalset.config import ValidateConfig
 from evalset.corpus.manifest import SnapshotStore
 from evalset.corpus.snapshot import take_snapshot
 from evalset.sets.setfile import load_set, parse_set
-from evalset.sets.validate import check_set, validate
+from evalset.sets.validate import check_set, holdout_baseline, validate
 
 HEADER = """\
 evalset: 1
@@ -184,3 +184,21 @@ def test_a_repeated_bad_citation_is_reported_wherever_it_stands(corpus_repo: Pat
         ("b", "expected_sources[0]", "citation"),
         ("b", "key_points[0].sources[0]", "citation"),
     ]
+
+
+def test_a_set_unchanged_since_its_commit_is_its_own_holdout_baseline(corpus_repo: Path) -> None:
+    """The baseline of holdout flags is the committed text: when the file still holds it,
+    the loaded set serves (no second parse); once edited, the committed text is parsed."""
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + set_item("a", "policy.md#returns") + "    holdout: true\n")
+    commit_all(corpus_repo, "set")
+    loaded = load_set(path)
+    found = holdout_baseline(path, "docs", loaded)
+    assert found is not None and found[0] is loaded and found[1] == "HEAD"
+    path.write_text(path.read_text().replace("holdout: true", "holdout: false"))
+    edited = load_set(path)
+    found = holdout_baseline(path, "docs", edited)
+    assert found is not None and found[0] is not edited and found[0].items[0].holdout is True
+    flips = [f for f in check_set(edited, baseline=found) if f.rule == "holdout-move"]
+    assert [f.message for f in flips] == ["moved from holdout to tuning since HEAD without a "
+                                          "recorded move"]  # fmt: skip

@@ -119,7 +119,7 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
 
 
 def _require_valid(loaded: SetFile, ws: Workspace, store: SnapshotStore, path: Path) -> None:
-    baseline = holdout_baseline(path, loaded.name)
+    baseline = holdout_baseline(path, loaded.name, loaded)
     errors = [
         f for f in check_set(loaded, ws.config.validate, store, baseline) if f.severity == "error"
     ]

@@ -427,13 +427,17 @@ def check_in_place(
     file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
-        baseline = holdout_baseline(loaded.path, loaded.name)
+        baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     return check_set(loaded, file_config, file_store, baseline)
 
 
-def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
+def holdout_baseline(
+    path: Path, name: str, current: SetFile | None = None
+) -> tuple[SetFile, str] | None:
     """The state a set's holdout flags are compared with: its last release, or before any
-    release its last commit. None outside git, or for a file git does not have yet."""
+    release its last commit. None outside git, or for a file git does not have yet. When
+    that state is the text of ``current`` (the set as loaded, unchanged since), it is
+    ``current`` itself rather than a second parse of the same text."""
     from evalset.git import Git
 
     try:
@@ -444,6 +448,8 @@ def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
         text = git.show(rev, rel)
         if text is None:
             return None
+        if current is not None and text.removeprefix("\ufeff") == current.text:
+            return current, label
         return parse_set_text(text, path, label), label
     except EvalsetError:
         return None
