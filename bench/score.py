@@ -6,8 +6,9 @@ Generates its own data (no downloads):
 
 - a workspace of 2,000 markdown documents (8 sections each, two of them nested), its
   snapshot, a set of ``--items`` items verified against it (1-3 expected sections each, a
-  fifth of them held out, four categories), and a run of 3 trials per item with 20
-  citations each; the same data as TREC qrels and a TREC run (one query per item and trial);
+  fifth of them held out, four categories) committed to git, and a run of 3 trials per
+  item with 20 citations each; the same data as TREC qrels and a TREC run (one query per
+  item and trial);
 - a workspace of ``--docs`` documents (section text stored in the snapshot) and a run of
   ``--chunks`` chunks given as text: most are passages of a section as rendered, a fifth
   are markdown source (markup to remove), a twentieth were cleaned by the "retriever" (found
@@ -130,7 +131,7 @@ def write_set(root: Path, items: int, docs: list[str], seed: int) -> list[list[s
     rng = random.Random(seed)
     snapshot = SnapshotStore(root / "snapshots").newest_id()
     assert snapshot is not None
-    out = [f"evalset: 1\nname: bench\nsnapshot: {snapshot[:12]}\ncategories:\n"]
+    out = ["evalset: 1\nname: bench\ncategories:\n"]
     out += [f"  {c}: generated\n" for c in CATEGORIES]
     out.append("items:\n")
     expected = []
@@ -148,8 +149,13 @@ def write_set(root: Path, items: int, docs: list[str], seed: int) -> list[list[s
             f"    key_points:\n      - text: The fact question {i} asks about\n"
             f"        sources: [{listed}]\n"
             f"    holdout: {'true' if i % 5 == 0 else 'false'}\n"
+            f"    verified: {snapshot[:12]}\n"  # checked against it: staleness is judged
         )
     (root / "sets" / "bench.yaml").write_text("".join(out), encoding="utf-8")
+    # committed, as a team's set is: validation compares its holdout flags with HEAD's
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run(["git", "add", "sets", "evalset.toml"], cwd=root, check=True)
+    subprocess.run(["git", *identity, "commit", "-qm", "bench set"], cwd=root, check=True)
     return expected
 
 
@@ -194,7 +200,15 @@ def paired(ours: list[str], theirs: list[str], cwd: Path, runs: int) -> tuple[fl
 
 
 def phases(root: Path) -> list[tuple[str, float]]:
-    """The library's phases of set-mode scoring, timed one after the other."""
+    """The library's phases of set-mode scoring, timed one after the other, with the cycle
+    collector paused as the command pauses it."""
+    from evalset.bulk import bulk
+
+    with bulk():
+        return _phases(root)
+
+
+def _phases(root: Path) -> list[tuple[str, float]]:
     from evalset.config import find_workspace
     from evalset.corpus.manifest import SHORT, SnapshotStore
     from evalset.score.retrieval import Options, _score, _stale
@@ -211,7 +225,7 @@ def phases(root: Path) -> list[tuple[str, float]]:
     out.append(("load the set", time.perf_counter() - start))
     store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
     start = time.perf_counter()
-    check_set(loaded, ws.config.validate, store, holdout_baseline(path, loaded.name))
+    check_set(loaded, ws.config.validate, store, holdout_baseline(path, loaded.name, loaded))
     out.append(("validate it", time.perf_counter() - start))
     start = time.perf_counter()
     snap = store.newest()

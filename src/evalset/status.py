@@ -113,7 +113,7 @@ def set_status(
     store = checker.store if checker else None
     from evalset.sets.validate import holdout_baseline
 
-    baseline = holdout_baseline(path, loaded.name) if workspace is not None else None
+    baseline = holdout_baseline(path, loaded.name, loaded) if workspace is not None else None
     findings = check_set(loaded, config, store, baseline)
     status = SetStatus(loaded.name, path)
     status.sealed = len(loaded.sealed) + len(loaded.opened)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -105,7 +106,29 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         assert plain_form(args) is not None, args
         fast = cli(example, *args)
         assert (fast.code, fast.out, fast.err) == through_typer(*args), args
+    shutil.copy(ROOT / "examples" / "runs" / "acme-support-bm25.jsonl", example / "run.jsonl")
+    for args in (
+        ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale"],
+        ["score", "retrieval", "--json", "acme-support", "run.jsonl", "--allow-stale"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "-o", "r.json", "--allow-stale"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--skip-invalid"],  # stale: refused
+        ["score", "retrieval", "acme-support", "missing.jsonl", "--allow-stale"],
+    ):
+        assert plain_form(args) is not None, args
+        fast = cli(example, *args)
+        written = (example / "r.json").read_text() if "-o" in args else None
+        with monkeypatch.context() as typer_only:  # main() as it runs every other form
+            typer_only.setattr("evalset.cli.plain_form", lambda argv: None)
+            slow = cli(example, *args)
+        assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err), args
+        if written is not None:
+            assert (example / "r.json").read_text() == written
     others = [
+        ["score", "retrieval", "acme-support"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--k", "1,3"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "-o"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--json", "--json"],
+        ["score", "retrieval", "--qrels", "q", "--run", "r"],
         ["status", "--help"],
         ["stale", "--format=md"],
         ["stale", "--format", "x"],

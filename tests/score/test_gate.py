@@ -10,7 +10,7 @@ from scoring_ws import ITEMS, RUN, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
 from evalset.corpus.snapshot import take_snapshot
-from evalset.score.report import DIGEST_MARK, digest_of
+from evalset.score.report import DIGEST_MARK, digest_of, read_report
 
 __all__ = ["score_ws"]
 
@@ -220,3 +220,16 @@ def test_reports_of_two_sets_are_not_compared(score_ws: Path, cli) -> None:  # t
     done = cli(score_ws, "gate", str(base), str(other))
     assert done.code == 2
     assert "scores set 'manuals', but the baseline" in done.err
+
+
+def test_a_report_checked_out_with_crlf_line_endings_keeps_its_digest(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """git may check a report out with CR LF line endings: its digest still matches, and an
+    edit of it is still noticed."""
+    report = _score(score_ws, cli, RUN, "base")
+    crlf = score_ws / "crlf.json"
+    crlf.write_bytes(report.read_bytes().replace(b"\n", b"\r\n"))
+    assert read_report(crlf)[0] == read_report(report)[0]
+    crlf.write_bytes(crlf.read_bytes().replace(b'"hit@1": 0.0', b'"hit@1": 1.0', 1))
+    done = cli(score_ws, "gate", str(report), str(crlf))
+    assert done.code == 2 and "was changed after `evalset score` wrote it" in done.err
+    assert digest_of('{\r\n  "a": "\\r"') == digest_of('{\n  "a": "\\r"')

@@ -211,3 +211,15 @@ def test_drawing_distinct_rows_is_the_same_bootstrap_as_drawing_items() -> None:
     assert a.std(axis=0) == pytest.approx(b.std(axis=0), rel=0.08)
     expected = few.std(axis=0) / math.sqrt(len(few))  # the standard error of a mean
     assert a.std(axis=0) == pytest.approx(expected, rel=0.08)
+
+
+@pytest.mark.parametrize("n", [1, 7, 2501])
+def test_resamples_drawn_in_blocks_are_the_resamples_drawn_at_once(n: int) -> None:
+    """The bootstrap is defined as one drawing of resamples x items; drawing it in blocks
+    (to stay in the cache) must count exactly the same draws, so intervals do not move."""
+    from evalset.score.intervals import DRAWN_ROWS, _rng, _tally
+
+    resamples = 2 * DRAWN_ROWS + 5
+    draws = _rng(0, "x").integers(0, n, size=(resamples, n), dtype=np.int64)
+    once = np.array([np.bincount(row, minlength=n) for row in draws], dtype=np.float32)
+    assert np.array_equal(_tally(_rng(0, "x"), n, resamples), once)

@@ -4,13 +4,17 @@ set it refuses (invalid, stale) and how --allow-stale marks stale items; its ren
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scoring_ws import GUIDE, ITEMS, RUN, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
 from evalset.corpus.snapshot import take_snapshot
-from evalset.score.report import FORMAT
+from evalset.score.report import FORMAT, number_texts, row_texts
 
 __all__ = ["score_ws"]
 
@@ -183,3 +187,20 @@ def test_sealed_holdout_items_need_the_key(score_ws: Path, cli, monkeypatch) -> 
     opened = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
     assert opened["counts"]["sealed"] == 0 and len(opened["items"]) == 5
     assert opened["evalset"]["fingerprint"] == without["evalset"]["fingerprint"]
+
+
+SCORES = [0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.1 + 0.2, 1e-05, 1 / math.log2(3), 1e16]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(SCORES), min_size=3, max_size=3), max_size=40))
+def test_rows_are_written_as_json_writes_each_number(rows: list[list[float]]) -> None:
+    """Item rows are formatted once per distinct row; each number as JSON writes it."""
+    values = np.array(rows, dtype=np.float64).reshape(len(rows), 3)
+    texts = row_texts(values, '{"a": %s, "b": %s, "c": %s}')
+    assert texts == [json.dumps({"a": a, "b": b, "c": c}) for a, b, c in rows]
+    assert texts == ['{{"a": {}, "b": {}, "c": {}}}'.format(*r) for r in number_texts(values)]
+    assert row_texts(np.zeros((2, 0)), "{}") == ["{}", "{}"]
+    cube = values.reshape(len(rows), 1, 3)  # any shape: the first axis runs over rows
+    assert number_texts(cube).ravel().tolist() == [repr(v) for v in values.ravel().tolist()]
+    assert number_texts(np.zeros((0, 2, 3))).shape == (0, 2, 3)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EXAMPLE_SET
+from conftest import EXAMPLE_SET, SET_HEADER, commit_all, set_item, write_files
 from evalset.config import ValidateConfig
-from evalset.sets.setfile import parse_set
-from evalset.sets.validate import check_set, validate
+from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.snapshot import take_snapshot
+from evalset.sets.setfile import load_set, parse_set
+from evalset.sets.validate import check_set, holdout_baseline, validate
 
 HEADER = """\
 evalset: 1
@@ -160,3 +162,43 @@ def test_coverage_warnings() -> None:
         "rules.yaml:5:3: categories.out-of-scope: warning: category 'out-of-scope' has 0 active "
         "item(s), fewer than the 1 wanted (add items of this kind)",
     ]
+
+
+def test_a_repeated_bad_citation_is_reported_wherever_it_stands(corpus_repo: Path) -> None:
+    """Citations are resolved once per snapshot, and each place that cites a bad one still
+    gets its error (items repeat their citations: expected sources and key points)."""
+    write_files(corpus_repo, {"corpus/policy.md": "# Policy\n\n## Returns\n\nWithin 14 days.\n"})
+    snap = take_snapshot(corpus_repo, "corpus", corpus_repo / "snapshots", corpus_repo / ".evalset")
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(
+        SET_HEADER
+        + set_item("a", "policy.md#return", "policy.md#returns", verified=snap.short)
+        + set_item("b", "policy.md#return", verified=snap.short)
+    )
+    found = check_set(load_set(path), ValidateConfig(min_per_category=0), SnapshotStore(
+        corpus_repo / "snapshots"))  # fmt: skip
+    errors = [(f.item, f.field, f.rule) for f in found if f.severity == "error"]
+    assert errors == [
+        ("a", "expected_sources[0]", "citation"),
+        ("a", "key_points[0].sources[0]", "citation"),
+        ("b", "expected_sources[0]", "citation"),
+        ("b", "key_points[0].sources[0]", "citation"),
+    ]
+
+
+def test_a_set_unchanged_since_its_commit_is_its_own_holdout_baseline(corpus_repo: Path) -> None:
+    """The baseline of holdout flags is the committed text: when the file still holds it,
+    the loaded set serves (no second parse); once edited, the committed text is parsed."""
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + set_item("a", "policy.md#returns") + "    holdout: true\n")
+    commit_all(corpus_repo, "set")
+    loaded = load_set(path)
+    found = holdout_baseline(path, "docs", loaded)
+    assert found is not None and found[0] is loaded and found[1] == "HEAD"
+    path.write_text(path.read_text().replace("holdout: true", "holdout: false"))
+    edited = load_set(path)
+    found = holdout_baseline(path, "docs", edited)
+    assert found is not None and found[0] is not edited and found[0].items[0].holdout is True
+    flips = [f for f in check_set(edited, baseline=found) if f.rule == "holdout-move"]
+    assert [f.message for f in flips] == ["moved from holdout to tuning since HEAD without a "
+                                          "recorded move"]  # fmt: skip

@@ -60,6 +60,21 @@ def test_the_pin_names_its_fingerprint_format() -> None:
     assert pin["fingerprint_format"] == FINGERPRINT_FORMAT == 2
 
 
+def test_the_pin_says_what_the_fingerprints_say() -> None:
+    """The pin computes each item's fingerprint once and builds the set's from them: the
+    same values as computed on their own, and the same verdict on a release's content."""
+    loaded = parse_set(BASE, Path("fp.yaml"))
+    pin = pin_of(loaded, None)
+    assert pin["fingerprint"] == set_fingerprint(loaded)
+    per_item = {i: fp.removeprefix("sha256:")[:16] for i, fp in item_fingerprints(loaded).items()}
+    assert pin["item_fingerprints"] == per_item
+    header = f"name: fp\nversion: 1.0.0\nfingerprint: {set_fingerprint(loaded)}\n"
+    released = BASE.replace("name: fp\n", header, 1)
+    assert pin_of(parse_set(released, Path("fp.yaml")), None)["version"] == "1.0.0"
+    edited = parse_set(released.replace("Fourteen days", "Ten days"), Path("fp.yaml"))
+    assert pin_of(edited, None)["version"] == "1.0.0+modified"
+
+
 @pytest.fixture
 def identity(monkeypatch: pytest.MonkeyPatch) -> None:
     for key, value in GIT_ENV.items():

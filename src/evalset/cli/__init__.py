@@ -1,7 +1,8 @@
 """The `evalset` command.
 
 ``main`` runs the plain forms of the commands that run on every commit and CI step
-(``snapshot``, ``status``, ``stale`` with their flags, and ``--version``) straight from
+(``snapshot``, ``status``, ``stale`` with their flags, ``score retrieval SET RUN`` with
+``-o FILE`` and its flags, and ``--version``) straight from
 ``evalset.cli.run``, and every other form (help, the other commands, options given any
 other way) through the typer app in ``evalset.cli.app``. Both paths run the same command
 bodies. The reason is start-up time: the typer app imports pydantic and builds a validator
@@ -20,12 +21,17 @@ _FLAGS = {
 }
 
 
+_SCORE_FLAGS = ("--json", "--allow-stale", "--skip-invalid")
+
+
 def plain_form(argv: list[str]) -> Callable[[], None] | None:
     """The command body to run for ``argv`` when it is a plain form, else None."""
     if argv == ["--version"]:
         from evalset.cli.run import version
 
         return version
+    if argv[:2] == ["score", "retrieval"]:
+        return _plain_score(argv[2:])
     if not argv or argv[0] not in _FLAGS:
         return None
     command, allowed = argv[0], _FLAGS[argv[0]]
@@ -53,6 +59,41 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
         return lambda: run.status("--coverage" in flags, as_json)
     return lambda: run.stale(
         names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags, "--skip-sealed" in flags
+    )
+
+
+def _plain_score(args: list[str]) -> Callable[[], None] | None:
+    """``score retrieval SET RUN``, with ``-o``/``--output FILE`` and the flags of
+    ``_SCORE_FLAGS``, each at most once; any other form is typer's."""
+    given: list[str] = []
+    flags: set[str] = set()
+    output: str | None = None
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("-o", "--output") and output is None:
+            output = next(rest, "-")
+            if output.startswith("-"):
+                return None
+        elif arg in _SCORE_FLAGS and arg not in flags:
+            flags.add(arg)
+        elif not arg.startswith("-") and len(given) < 2:
+            given.append(arg)
+        else:
+            return None
+    if len(given) != 2:
+        return None
+    from pathlib import Path
+
+    from evalset.cli import run
+
+    set_ref, run_file = given
+    return lambda: run.score_set(
+        set_ref,
+        Path(run_file),
+        Path(output) if output is not None else None,
+        allow_stale="--allow-stale" in flags,
+        skip_invalid="--skip-invalid" in flags,
+        as_json="--json" in flags,
     )
 
 

@@ -1,4 +1,5 @@
-"""The bodies of the commands run on every commit and CI step: snapshot, stale, status.
+"""The bodies of the commands run on every commit and CI step: snapshot, stale, status,
+and scoring a run against a set (``score retrieval``).
 
 They print through ``evalset.cli.output`` and import nothing of typer, so that
 ``evalset.cli.main`` can run their plain forms without building the typer app (typer
@@ -15,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 from evalset.cli.output import echo, emit_json, style, table
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evalset.holdout.coverage import Coverage
+    from evalset.score.metrics import Granularity
     from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
 
 
@@ -375,3 +379,90 @@ def _print_coverage(report: Coverage) -> None:
                     f"documents: {shown}", fg="yellow")  # fmt: skip
     else:
         echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
+
+
+def score_set(
+    set_ref: str,
+    run: Path,
+    output: Path | None = None,
+    *,
+    fmt: str = "text",
+    html: Path | None = None,
+    ks: tuple[int, ...] | None = None,
+    granularity: Granularity = "section",
+    snapshot: str | None = None,
+    allow_stale: bool = False,
+    skip_invalid: bool = False,
+    as_json: bool = False,
+) -> None:
+    """`evalset score retrieval SET RUN` (set mode); ``ks`` None: the default cutoffs."""
+    from evalset.bulk import bulk
+
+    with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
+        from evalset.config import find_workspace
+        from evalset.score.markdown import markdown
+        from evalset.score.metrics import DEFAULT_K
+        from evalset.score.report import write_report
+        from evalset.score.retrieval import Options, score_retrieval
+        from evalset.workspace import resolve_set
+
+        ws = find_workspace()
+        options = Options(
+            ks=ks or DEFAULT_K,
+            granularity=granularity,
+            snapshot=snapshot,
+            allow_stale=allow_stale,
+            skip_invalid=skip_invalid,
+        )
+        report = score_retrieval(ws, resolve_set(ws, set_ref), run, options)
+        text = report.render()
+        if output is not None:
+            write_report(output, text)
+        if html is not None:
+            from evalset.score.html import page
+
+            write_report(html, page(report.data))
+        if as_json:
+            sys.stdout.write(text)
+        elif fmt == "md":
+            echo(markdown(report.data), nl=False)
+        else:
+            _print_scores(report.data)
+            for path, what in ((output, "report"), (html, "page")):
+                if path is not None:
+                    echo(f"{what} written to {path}")
+
+
+def _print_scores(data: dict[str, Any]) -> None:
+    from evalset.score.markdown import columns, metric_rows, miss_cells, notes, title
+
+    counts = data["counts"]
+    k = max(data["settings"]["k"])
+    echo(
+        f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), "
+        f"run {data['run']['path']}",
+        bold=True,
+    )
+    misses = data["misses"]
+    if misses:
+        echo(f"misses, start reading here ({len(misses)} item(s) with no expected source in the "
+             f"first {k} entries):", fg="red")  # fmt: skip
+        lines = []  # thousands of misses: written at once, not flushed line by line
+        for miss in misses:
+            ident, category, split, trials, expected, retrieved = miss_cells(miss)
+            lines.append(f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}")
+            lines.append(f"      expected   {expected}")
+            lines.append(f"      retrieved  {retrieved}")
+        echo("\n".join(lines))
+    else:
+        echo(f"no misses: every scored item had an expected source in the first {k} entries")
+    tables = columns(data)
+    echo("")
+    table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
+    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    if splits:
+        echo("")
+        table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
+    echo("values: mean over items [95% interval]; n per group in the JSON report")
+    for note in notes(data):
+        echo(f"note: {note}", fg="yellow")

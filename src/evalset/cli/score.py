@@ -100,71 +100,11 @@ def retrieval(
         return
     if set_ref is None or run is None:
         raise typer.BadParameter("give the set and the run file (or --qrels and --run)")
-    from evalset.config import find_workspace
-    from evalset.score.markdown import markdown
-    from evalset.score.metrics import DEFAULT_K
-    from evalset.score.report import write_report
-    from evalset.score.retrieval import Options, score_retrieval
-    from evalset.workspace import resolve_set
+    from evalset.cli.run import score_set
 
-    ws = find_workspace()
-    options = Options(
-        ks=_ks(k, DEFAULT_K),
-        granularity=granularity,
-        snapshot=snapshot,
-        allow_stale=allow_stale,
-        skip_invalid=skip_invalid,
-    )
-    report = score_retrieval(ws, resolve_set(ws, set_ref), run, options)
-    text = report.render()
-    if output is not None:
-        write_report(output, text)
-    if html is not None:
-        from evalset.score.html import page
-
-        write_report(html, page(report.data))
-    if as_json:
-        sys.stdout.write(text)
-    elif fmt == "md":
-        echo(markdown(report.data), nl=False)
-    else:
-        _print_report(report.data)
-        for path, what in ((output, "report"), (html, "page")):
-            if path is not None:
-                echo(f"{what} written to {path}")
-
-
-def _print_report(data: dict[str, Any]) -> None:
-    from evalset.score.markdown import columns, metric_rows, miss_cells, notes, title
-
-    counts = data["counts"]
-    k = max(data["settings"]["k"])
-    echo(
-        f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), "
-        f"run {data['run']['path']}",
-        bold=True,
-    )
-    misses = data["misses"]
-    if misses:
-        echo(f"misses, start reading here ({len(misses)} item(s) with no expected source in the "
-             f"first {k} entries):", fg="red")  # fmt: skip
-        for miss in misses:
-            ident, category, split, trials, expected, retrieved = miss_cells(miss)
-            echo(f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}")
-            echo(f"      expected   {expected}")
-            echo(f"      retrieved  {retrieved}")
-    else:
-        echo(f"no misses: every scored item had an expected source in the first {k} entries")
-    tables = columns(data)
-    echo("")
-    table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
-    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
-    if splits:
-        echo("")
-        table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
-    echo("values: mean over items [95% interval]; n per group in the JSON report")
-    for note in notes(data):
-        echo(f"note: {note}", fg="yellow")
+    score_set(set_ref, run, output, fmt=fmt, html=html, ks=_ks(k, ()) or None,
+              granularity=granularity, snapshot=snapshot, allow_stale=allow_stale,
+              skip_invalid=skip_invalid, as_json=as_json)  # fmt: skip
 
 
 def _trec(qrels: Path, run: Path, k: str | None, as_json: bool) -> None:

@@ -86,12 +86,26 @@ def resample_means(
         drawn = _rng(seed, group, j + 1).multinomial(n, counts / n, size=resamples)
         out[:, j] = (drawn @ distinct) / n
     if spread:  # summed in single precision: four times faster, exact to ~1e-7 of a mean
-        draws = _rng(seed, group).integers(0, n, size=(resamples, n), dtype=np.int64)
-        draws += (np.arange(resamples, dtype=np.int64) * n)[:, None]
-        tally = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
-        sums = tally.astype(np.float32) @ values[:, spread].astype(np.float32)
+        sums = _tally(_rng(seed, group), n, resamples) @ values[:, spread].astype(np.float32)
         out[:, spread] = sums.astype(np.float64) / n
     return out
+
+
+DRAWN_ROWS = 64
+"""Resamples drawn at a time: the generator's stream does not depend on how it is split,
+and a block this size stays in the cache where all of them (80 MB for 10,000 items) would
+not."""
+
+
+def _tally(rng: np.random.Generator, n: int, resamples: int) -> NDArray[np.float32]:
+    """How many times each of ``n`` items is drawn in each of ``resamples`` resamples of
+    ``n`` draws with replacement (whole counts, so exact in single precision)."""
+    tally = np.empty((resamples, n), dtype=np.float32)
+    for start in range(0, resamples, DRAWN_ROWS):
+        draws = rng.integers(0, n, size=(min(DRAWN_ROWS, resamples - start), n), dtype=np.int64)
+        for r, row in enumerate(draws, start):
+            tally[r] = np.bincount(row, minlength=n)
+    return tally
 
 
 def percentile_bounds(

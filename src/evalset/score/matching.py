@@ -39,7 +39,7 @@ class Matcher:
     def __init__(self, outlines: Outlines, granularity: Granularity) -> None:
         self.outlines = outlines
         self.granularity = granularity
-        self._inside: dict[Citation, list[str]] = {}
+        self._keys: dict[Citation, list[tuple[str, tuple[int, int]]]] = {}
 
     def targets(self, expected: Sequence[Citation]) -> Targets:
         if self.granularity == "document":
@@ -51,28 +51,38 @@ class Matcher:
             if source.section is None:
                 documents.setdefault(source.doc, []).append(i)
                 continue
-            ranked.setdefault(str(source), []).append(((0, 0), i))
-            depth = -self.outlines.level(source.doc, source.section)
-            for inner in self.inside(source):
-                ranked.setdefault(f"{source.doc}#{inner}", []).append(((1, depth), i))
+            for key, order in self._keys.get(source) or self.keys(source):
+                ranked.setdefault(key, []).append((order, i))
         exact = {
             key: (found[0][1],) if len(found) == 1 else tuple(i for _, i in sorted(found))
             for key, found in ranked.items()
         }
         return Targets(len(expected), exact, {d: tuple(ids) for d, ids in documents.items()})
 
+    def keys(self, source: Citation) -> list[tuple[str, tuple[int, int]]]:
+        """The retrieved citations an expected section matches, each with its order among
+        an item's candidates: the section itself first, then the sections inside it (the
+        deeper the section holding them, the sooner)."""
+        found = self._keys.get(source)
+        if found is None:
+            doc, section = source
+            assert section is not None
+            found = [(f"{doc}#{section}", (0, 0))]
+            inner = self.inside(source)
+            if inner:
+                depth = -self.outlines.level(doc, section)
+                found += [(f"{doc}#{part}", (1, depth)) for part in inner]
+            self._keys[source] = found
+        return found
+
     def inside(self, source: Citation) -> list[str]:
         """The sections inside an expected section (itself excluded), from the snapshot."""
-        found = self._inside.get(source)
-        if found is None:
-            assert source.section is not None
-            view = self.outlines.view(source.doc) if self.outlines.snapshot else None
-            if view is None or source.section not in view.parts:
-                found = []
-            else:
-                found = [s for s in view.inside(source.section) if s != source.section]
-            self._inside[source] = found
-        return found
+        doc, section = source
+        assert section is not None
+        view = self.outlines.view(doc) if self.outlines.snapshot else None
+        if view is None or section not in view.parts:
+            return []
+        return [s for s in view.inside(section) if s != section]
 
 
 def candidates(targets: Targets, citations: Sequence[str], granularity: Granularity) -> list[int]:
@@ -109,17 +119,26 @@ def credited_ranks(
 
 def credited_ranks_plain(targets: Targets, entries: Sequence[str]) -> list[int]:
     """``credited_ranks`` at section granularity for entries that are all plain citations,
-    looking at only the entries that match anything (the common case, kept fast)."""
-    exact, documents = targets.exact, targets.documents
-    if documents:
+    looking up only the few citations that match anything (the common case, kept fast): an
+    item expects a handful of sections, a run retrieves tens of entries for it."""
+    exact = targets.exact
+    if targets.documents:
         return credited_ranks(targets, [(e,) for e in entries], "section")
-    hits = [(rank, exact[e]) for rank, e in enumerate(entries, 1) if e in exact]
-    if not hits:
+    found = exact.keys() & entries
+    if not found:
         return []
+    hits: list[tuple[int, tuple[int, ...]]] = []
+    for text in found:
+        at = entries.index(text)
+        candidates = exact[text]
+        hits.append((at + 1, candidates))
+        if entries.count(text) > 1:  # a repeat may be credited with another source
+            hits += [(r + 1, candidates) for r in range(at + 1, len(entries)) if entries[r] == text]
+    hits.sort()  # ranks differ, so the candidates are never compared
     credited: set[int] = set()
     ranks: list[int] = []
-    for rank, found in hits:
-        for i in found:
+    for rank, candidates in hits:
+        for i in candidates:
             if i not in credited:
                 credited.add(i)
                 ranks.append(rank)

@@ -15,13 +15,14 @@ import difflib
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
@@ -42,7 +43,7 @@ from evalset.score.metrics import (
     retrieval_values,
 )
 from evalset.score.outline import Outlines
-from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, number_texts
+from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, row_texts
 from evalset.score.runfile import Chunk, RunFile, RunFileError, RunLine, read_run
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
@@ -83,16 +84,21 @@ class _Scored:
     item: Item
     trial: int
     line: RunLine | None
-    ranks: list[int] = field(default_factory=list)
-    shown: list[str] = field(default_factory=list)
-    """What the first entries stand for, as citations (for the list of misses)."""
+    ranks: Sequence[int] = ()
+    shown: list[str] | None = None
+    """What the first entries stand for, as citations (for the list of misses); None for a
+    line of plain citations, which stand for themselves."""
 
 
 def score_retrieval(
     ws: Workspace, set_path: Path, run_path: Path, options: Options | None = None
 ) -> Report:
     """Score a run file against a set (see the module docstring)."""
-    options = options or Options()
+    with bulk():  # a million objects (the run's entries, the set), none in a cycle
+        return _score_files(ws, set_path, run_path, options or Options())
+
+
+def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options) -> Report:
     loaded = load_set(set_path)
     store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
     _require_valid(loaded, ws, store, set_path)
@@ -113,7 +119,7 @@ def score_retrieval(
 
 
 def _require_valid(loaded: SetFile, ws: Workspace, store: SnapshotStore, path: Path) -> None:
-    baseline = holdout_baseline(path, loaded.name)
+    baseline = holdout_baseline(path, loaded.name, loaded)
     errors = [
         f for f in check_set(loaded, ws.config.validate, store, baseline) if f.severity == "error"
     ]
@@ -246,7 +252,6 @@ def _credit(
         return
     if line.plain and granularity == "section":
         scored.ranks = credited_ranks_plain(targets, line.retrieved)  # type: ignore[arg-type]
-        scored.shown = line.retrieved[:deepest]  # type: ignore[assignment]
         return
     cited = _entry_citations(line, resolver, granularity, unresolved)
     scored.ranks = credited_ranks(targets, cited, granularity)
@@ -276,8 +281,7 @@ def _score(
     scored = [_Scored(by_id[line.id], line.trial, line) for line in lines]
     missing = [item.id for item in items if item.id not in answered]
     scored += [_Scored(by_id[ident], 0, None) for ident in missing]
-    order = np.lexsort((np.array([s.trial for s in scored]), np.array([s.item.id for s in scored])))
-    scored = [scored[k] for k in order.tolist()]
+    scored.sort(key=_row_order)  # (id, trial) pairs are unique: runs come mostly in order
     for s in scored:
         t = targets.get(s.item.id)
         if t is None:
@@ -359,7 +363,7 @@ def _score(
     data["spread"] = spread
     data["latency"] = _summary([line.latency_ms for line in run.lines])  # the whole run's
     data["cost"] = _summary([line.cost for line in run.lines])
-    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids)
+    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids, deepest)
     data["stale"] = [
         {
             "id": s.id,
@@ -431,16 +435,14 @@ def _spread(
     squares = np.add.reduceat(values * values, starts, axis=0)[varied]
     n = counts[varied][:, None].astype(np.float64)
     std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
-    texts = number_texts(np.stack([lows, highs, std], axis=2))
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
     # per item: min, max, std of each metric (an explicit width: no item may have varied)
-    flat = texts.reshape(len(varied), 3 * len(rows.metrics)).tolist()
+    flat = np.stack([lows, highs, std], axis=2).reshape(len(varied), 3 * len(rows.metrics))
     lines = [
-        f'{{"id": {json.dumps(item_ids[k], ensure_ascii=False)}, "trials": {counts[k]}, '
-        f'"metrics": {{{metric % tuple(row)}}}}}'
-        for k, row in zip(varied.tolist(), flat, strict=True)
+        f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{row}}}}}'
+        for k, row in zip(varied.tolist(), row_texts(flat, metric), strict=True)
     ]
     return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
 
@@ -455,11 +457,24 @@ def _summary(values: list[float | None]) -> dict[str, float | int] | None:
     return percentiles(given) if given else None
 
 
+def _row_order(scored: _Scored) -> tuple[str, int]:
+    return scored.item.id, scored.trial
+
+
+def _shown(scored: _Scored, deepest: int) -> list[str]:
+    """What the first ``deepest`` entries of a line stand for, as citations."""
+    if scored.shown is not None:
+        return scored.shown
+    line = scored.line
+    return list(line.retrieved[:deepest]) if line is not None and line.retrieved else []  # type: ignore[arg-type]
+
+
 def _misses(
     scored: list[_Scored],
     hit: NDArray[np.float64],
     declared: list[str],
     stale_ids: set[str],
+    deepest: int,
 ) -> list[dict[str, Any]]:
     """Items that missed every expected source in the first K entries (K the deepest
     cutoff) in some trial: category order, then id; the first missed trial is shown."""
@@ -478,7 +493,7 @@ def _misses(
                 "trials": trials[s.item.id],
                 "trial": s.trial,
                 "expected": [str(c) for c in s.item.expected_sources],
-                "retrieved": s.shown,
+                "retrieved": _shown(s, deepest),
                 **({"stale": True} if s.item.id in stale_ids else {}),
                 **({"missing": True} if s.line is None else {}),
             }

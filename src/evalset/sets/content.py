@@ -41,9 +41,13 @@ HEADER_BOOKKEEPING = frozenset({"description", "snapshot", "version", "fingerpri
 """Header fields that are not content (format 2 on); format 1 left out only the last two."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""What ``json.dumps`` with these options builds on each call (a set has 10,000 items)."""
+
+
 def canonical(value: Any) -> bytes:
     """Canonical JSON: sorted keys, no spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _CANONICAL.encode(value).encode()
 
 
 def sha256_of(value: Any) -> str:

@@ -76,11 +76,16 @@ def item_fingerprints(loaded: SetFile, fmt: int | None = None) -> dict[str, str]
     return dict(sorted(found.items()))
 
 
-def set_fingerprint(loaded: SetFile, fmt: int | None = None) -> str:
+def set_fingerprint(
+    loaded: SetFile, fmt: int | None = None, per_item: dict[str, str] | None = None
+) -> str:
     """The content fingerprint of a set (see the module docstring); ``fmt`` defaults to
-    ``newest_format(loaded)``."""
+    ``newest_format(loaded)``. ``per_item``: its ``item_fingerprints`` in that format, when
+    the caller has them already (they are most of the work)."""
     _require_valid(loaded)
     assert loaded.header is not None
     fmt = newest_format(loaded) if fmt is None else fmt
-    items = [[ident, fp] for ident, fp in item_fingerprints(loaded, fmt).items()]
+    if per_item is None:
+        per_item = item_fingerprints(loaded, fmt)
+    items = [[ident, fp] for ident, fp in per_item.items()]
     return sha256_of({"header": header_content(loaded.header, fmt), "items": items})

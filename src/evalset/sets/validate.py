@@ -253,7 +253,7 @@ class _Checker:
                         "add it to expected_sources, or cite one that is",
                         "sources",
                     )
-        points = {normalise(point.text) for point in item.key_points}
+        points = {normalise(p.text) for p in item.key_points} if item.must_not_say else set()
         for m, text in enumerate(item.must_not_say):
             if normalise(text) in points:
                 self.add(
@@ -307,6 +307,8 @@ class _Checker:
                 newest_of.append(store.newest())
             return newest_of[0]
 
+        # per snapshot and citation, why it does not resolve: items repeat their citations
+        why_not: dict[tuple[str, Citation], str | None] = {}
         for k, item in pairs:
             if item.status == "retired":
                 continue
@@ -338,13 +340,17 @@ class _Checker:
                     (("key_points", p, "sources", s), c) for s, c in enumerate(point.sources)
                 )
             for loc, citation in cited:
-                why = unresolved(citation, snap)
-                if why is None:
-                    continue
-                newest = newest_snapshot()
-                if newest and resolves_by_content(citation, snap, newest):
-                    continue
-                self.add("error", ("items", k, *loc), why, None, "citation")
+                key = (snap.id, citation)
+                if key in why_not:
+                    why = why_not[key]
+                else:
+                    why = why_not[key] = unresolved(citation, snap)
+                    if why is not None:
+                        newest = newest_snapshot()
+                        if newest and resolves_by_content(citation, snap, newest):
+                            why = why_not[key] = None
+                if why is not None:
+                    self.add("error", ("items", k, *loc), why, None, "citation")
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
         live = [(k, item) for k, item in pairs if item.status != "retired"]
@@ -441,13 +447,17 @@ def check_in_place(
     file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
-        baseline = holdout_baseline(loaded.path, loaded.name)
+        baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     return check_set(loaded, file_config, file_store, baseline)
 
 
-def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
+def holdout_baseline(
+    path: Path, name: str, current: SetFile | None = None
+) -> tuple[SetFile, str] | None:
     """The state a set's holdout flags are compared with: its last release, or before any
-    release its last commit. None outside git, or for a file git does not have yet."""
+    release its last commit. None outside git, or for a file git does not have yet. When
+    that state is the text of ``current`` (the set as loaded, unchanged since), it is
+    ``current`` itself rather than a second parse of the same text."""
     from evalset.git import Git
 
     try:
@@ -458,6 +468,8 @@ def holdout_baseline(path: Path, name: str) -> tuple[SetFile, str] | None:
         text = git.show(rev, rel)
         if text is None:
             return None
+        if current is not None and text.removeprefix("\ufeff") == current.text:
+            return current, label
         return parse_set_text(text, path, label), label
     except EvalsetError:
         return None

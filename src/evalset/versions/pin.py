@@ -36,19 +36,23 @@ def counts(loaded: SetFile) -> dict[str, Any]:
     }
 
 
-def released_as(loaded: SetFile, released: SetFile | None = None) -> bool:
+def released_as(
+    loaded: SetFile, released: SetFile | None = None, known: dict[int, str] | None = None
+) -> bool:
     """Whether ``loaded`` still has the content of the release its header names: its
     fingerprint is the header's, in the current format or in format 1 (releases made by
     evalset 0.1); failing that, its content equals ``released`` (the set at the release's
     tag, when known), so that provenance added since a format-1 release (a trace appended
-    by promote) is no change."""
+    by promote) is no change. ``known``: set fingerprints of ``loaded`` already computed,
+    by format."""
     header = loaded.header
     assert header is not None
     if header.version is None or header.fingerprint is None:
         return False
     for fmt in sorted({newest_format(loaded), *FORMATS}, reverse=True):
         try:
-            if set_fingerprint(loaded, fmt) == header.fingerprint:
+            fingerprint = (known or {}).get(fmt) or set_fingerprint(loaded, fmt)
+            if fingerprint == header.fingerprint:
                 return True
         except EvalsetError:
             continue
@@ -73,12 +77,12 @@ def pin_of(
     released. ``fingerprint_format`` says how the fingerprints were computed (``fmt``,
     default the newest the set allows)."""
     fmt = newest_format(loaded) if fmt is None else fmt
-    fingerprint = set_fingerprint(loaded, fmt)
+    per_item = item_fingerprints(loaded, fmt)
+    fingerprint = set_fingerprint(loaded, fmt, per_item)
     assert loaded.header is not None
     version = loaded.header.version
-    if version is not None and not released_as(loaded, released):
+    if version is not None and not released_as(loaded, released, {fmt: fingerprint}):
         version = f"{version}+modified"
-    per_item = item_fingerprints(loaded, fmt)
     pin: dict[str, Any] = {
         "set": loaded.header.name,
         "version": version,

@@ -114,7 +114,7 @@ def _refuse_unless_releasable(
             f"{path}: cannot release {name} while {', '.join(dirty)} has uncommitted changes; "
             "commit them (git add, git commit) and run the release again."
         )
-    baseline = holdout_baseline(path, loaded.name)
+    baseline = holdout_baseline(path, loaded.name, loaded)
     findings = check_set(loaded, ws.config.validate, store, baseline)
     errors = [f for f in findings if f.severity == "error"]
     if errors:

@@ -1,0 +1,44 @@
+"""Crediting retrieved entries: the fast path for plain citations credits exactly what the
+general rule credits, repeats and nested sections included."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalset.score.matching import Targets, credited_ranks, credited_ranks_plain
+
+CITATIONS = [f"d{d}.md#s{s}" for d in range(3) for s in range(4)]
+
+
+@st.composite
+def targets_and_entries(draw: st.DrawFn) -> tuple[Targets, list[str]]:
+    """Targets where a citation may match several expected sources (a subsection of two
+    nested expected sections), and a ranked list with repeats and misses."""
+    count = draw(st.integers(1, 4))
+    keys = draw(st.lists(st.sampled_from(CITATIONS), min_size=1, max_size=6, unique=True))
+    exact = {
+        key: tuple(draw(st.lists(st.integers(0, count - 1), min_size=1, max_size=3, unique=True)))
+        for key in keys
+    }
+    entries = draw(st.lists(st.sampled_from([*CITATIONS, "other.md"]), max_size=25))
+    return Targets(count, exact), entries
+
+
+@settings(max_examples=400, deadline=None)
+@given(targets_and_entries())
+def test_plain_citations_are_credited_as_the_general_rule_credits_them(
+    case: tuple[Targets, list[str]],
+) -> None:
+    targets, entries = case
+    general = credited_ranks(targets, [(e,) for e in entries], "section")
+    assert credited_ranks_plain(targets, entries) == general
+
+
+def test_a_repeat_is_credited_with_a_source_the_first_one_was_not() -> None:
+    # d0.md#s1 lies inside both expected sections 0 and 1: its first retrieval is credited
+    # with one of them, its repeat with the other; a third repeat earns nothing
+    targets = Targets(2, {"d0.md#s0": (0,), "d0.md#s1": (1, 0)})
+    entries = ["x.md", "d0.md#s1", "d0.md#s1", "d0.md#s1", "d0.md#s0"]
+    assert credited_ranks_plain(targets, entries) == [2, 3]
+    assert credited_ranks_plain(targets, ["x.md", "y.md"]) == []
