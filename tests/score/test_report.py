@@ -204,3 +204,22 @@ def test_rows_are_written_as_json_writes_each_number(rows: list[list[float]]) ->
     cube = values.reshape(len(rows), 1, 3)  # any shape: the first axis runs over rows
     assert number_texts(cube).ravel().tolist() == [repr(v) for v in values.ravel().tolist()]
     assert number_texts(np.zeros((0, 2, 3))).shape == (0, 2, 3)
+
+
+def test_the_run_is_scored_against_the_snapshot_stale_and_status_call_newest(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli
+) -> None:
+    """A snapshot of a later corpus was taken, then the corpus was put back: the newest
+    snapshot is the one the corpus matches now, for scoring as for `status`."""
+    verified = _verified(score_ws)
+    write_files(score_ws, {"corpus/guide.md": GUIDE.replace("4.95", "5.95")})
+    later = take_snapshot(score_ws, "corpus", score_ws / "snapshots", score_ws / ".evalset")
+    assert later.short != verified
+    write_files(score_ws, {"corpus/guide.md": GUIDE})
+    status = json.loads(cli(score_ws, "status", "--json").out)
+    assert status["newest"]["snapshot"] == verified
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json")
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["snapshot"] == verified and report["evalset"]["snapshot"] == verified

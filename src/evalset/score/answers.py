@@ -30,7 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.config import Workspace
-from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.corpus.current import workspace_store
+from evalset.corpus.manifest import SHORT
 from evalset.score.agreement import Agreement, Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
@@ -156,7 +157,8 @@ def score_answers(
     the report and the judging (its usage: calls made, verdicts reused)."""
     options = options or AnswerOptions()
     loaded = load_set(set_path)
-    store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    # the newest snapshot as `stale` and `status` choose it: the corpus as it is now
+    store = workspace_store(ws)
     require_valid(loaded, ws, store, set_path)
     snap = run_snapshot(store, options.snapshot)
     stale = stale_items(loaded, store, snap, ws.root)

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from evalset.bulk import bulk
 from evalset.config import Workspace
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.score.chunks import OVERLAP, Resolver
@@ -100,7 +101,8 @@ def score_retrieval(
 
 def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options) -> Report:
     loaded = load_set(set_path)
-    store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+    # the newest snapshot as `stale` and `status` choose it: the corpus as it is now
+    store = workspace_store(ws)
     _require_valid(loaded, ws, store, set_path)
     snap = _run_snapshot(store, options.snapshot)
     stale = _stale(loaded, store, snap, ws.root)
