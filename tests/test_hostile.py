@@ -28,6 +28,7 @@ SET = "sets/hostile.yaml"
 GOOD_FAILURES = '{"question": "Can I pay for a gift card with a voucher?", "trace": "t-1"}\n'
 GOOD_ROWS = '{"question": "Can I pay for a gift card with a voucher?"}\n'
 GOOD_ANSWERS = '{"id": "q-1", "answer": "You can."}\n'
+GOOD_RUN = '{"id": "q-1", "retrieved": ["policies/returns.md"]}\n'
 GOOD_LABELS = "id,answer,claim,label\nq-1,You can.,You can,yes\n"
 KEY = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
 
@@ -59,6 +60,7 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["log", "{input}"],
         ["promote", "good-failures.jsonl", "--set", "{input}"],
         ["import", "good-rows.jsonl", "--set", "{input}", "--format", "jsonl"],
+        ["score", "retrieval", "{input}", "good-run.jsonl"],
         ["score", "answers", "{input}", "good-answers.jsonl", "--judge", "exact"],
         ["agreement", "good-labels.csv", "--judge", "exact", "--set", "{input}"],
         ["stale", "{input}", "--judge", "exact"],
@@ -73,6 +75,17 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["import", "{input}", "--set", "brand-new", "--format", "jsonl", "--dry-run"],
     ],
     "report": [["check-pin", "{input}"], ["check-pin", "{input}", "--json"]],
+    "run": [
+        ["score", "retrieval", "acme-support", "{input}", "--allow-stale", "-o", "out.json"],
+        ["score", "retrieval", "acme-support", "{input}", "--allow-stale", "--json"],
+        ["score", "answers", "acme-support", "{input}", "--judge", "exact", "--allow-stale"],
+    ],
+    "trec": [["score", "retrieval", "--qrels", "{input}", "--run", "{input}", "--json"]],
+    "score-report": [
+        ["gate", "{input}", "{input}"],
+        ["gate", "{input}", "{input}", "--json"],
+        ["accept", "{input}"],
+    ],
     "manifest": [
         ["validate"],
         ["status"],
@@ -103,6 +116,7 @@ def _workspace(tmp_path: Path, case: dict[str, str]) -> tuple[Path, str]:
     (repo / "good-failures.jsonl").write_text(GOOD_FAILURES, "utf-8")
     (repo / "good-rows.jsonl").write_text(GOOD_ROWS, "utf-8")
     (repo / "good-answers.jsonl").write_text(GOOD_ANSWERS, "utf-8")
+    (repo / "good-run.jsonl").write_text(GOOD_RUN, "utf-8")
     (repo / "good-labels.csv").write_text(GOOD_LABELS, "utf-8")
     source = HOSTILE / case["file"]
     target = {"set": SET, "manifest": MANIFEST}.get(case["kind"], case["file"])

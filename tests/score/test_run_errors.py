@@ -77,7 +77,17 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "not-utf8": (
         b'{"id": "a1", "retrieved": ["\xff"]}\n',
-        "run.jsonl:1: is not UTF-8 (byte 28); write the run file as UTF-8 JSONL.",
+        "run.jsonl:1:29: is not valid UTF-8 (byte 0xff); save the file as UTF-8.",
+    ),
+    "utf-16": (
+        '{"id": "a1", "retrieved": []}\n'.encode("utf-16"),
+        "run.jsonl: is UTF-16 text, but a run file must be UTF-8; save it as UTF-8 (for example "
+        "`iconv -f UTF-16 -t UTF-8`).",
+    ),
+    "nul-byte": (
+        b'{"id": "a1", "retrieved": []}\n{"id": "a2"\x00}\n',
+        "run.jsonl:2:12: contains a NUL byte, so it is not a text file; remove the byte or "
+        "restore the file from git.",
     ),
     "deeply-nested": (
         GOOD + "[" * 100_000 + "]" * 100_000 + "\n",

@@ -129,8 +129,11 @@ CASES = {
                         "query '1' a second time; keep one judgement."),
     "empty-run": ("1 0 a 1\n", "# nothing\n\n", "{r}: holds no result; a run line is "
                   "`qid Q0 docno rank score run`."),
-    "not-utf8": ("1 0 a 1\n", b"1 Q0 \xff 1 1 x\n", "{r}:1: is not UTF-8 (byte 5); save the file "
-                 "as UTF-8."),
+    "not-utf8": ("1 0 a 1\n", b"1 Q0 \xff 1 1 x\n", "{r}:1:6: is not valid UTF-8 (byte 0xff); "
+                 "save the file as UTF-8."),
+    "utf-16": ("1 0 a 1\n".encode("utf-16"), "1 Q0 a 1 1 x\n", "{q}: is UTF-16 text, but a TREC "
+               "qrels file must be UTF-8; save it as UTF-8 (for example `iconv -f UTF-16 -t "
+               "UTF-8`)."),
 }  # fmt: skip
 
 
@@ -138,7 +141,10 @@ CASES = {
 def test_bad_trec_files_are_one_located_sentence(name: str, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     qrels, run, message = CASES[name]
     (tmp_path / "evalset.toml").write_text("")
-    (tmp_path / "q").write_text(qrels)
+    if isinstance(qrels, bytes):
+        (tmp_path / "q").write_bytes(qrels)
+    else:
+        (tmp_path / "q").write_text(qrels)
     if isinstance(run, bytes):
         (tmp_path / "r").write_bytes(run)
     else:

@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from evalset.bulk import bulk
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write
+from evalset.fsio import TextError, atomic_write, decode_text
 
 FORMAT = 1
 """Version of the report's layout."""
@@ -227,15 +227,17 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     """A report file, checked: JSON, a report's shape, and its digest. Returns the report
     and its text."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ReportError(f"{path}: no such file; give the path of a report.") from None
     except IsADirectoryError:
         raise ReportError(f"{path}: is a folder; give the path of a report file.") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: is not UTF-8 text, so it is not an evalset report.") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
+        text = decode_text(data, path, "report")
+    except TextError as exc:
+        raise ReportError(str(exc)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

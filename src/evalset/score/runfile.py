@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
+from evalset.fsio import TextError, decode_text
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
@@ -242,13 +243,10 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
         raise RunFileError(f"{path}: is a folder; give the path of the run file.") from None
     except OSError as exc:
         raise RunFileError(f"{path}: cannot be read ({exc.strerror}).") from None
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise RunFileError(
-            f"{path}:{line}: is not UTF-8 (byte {exc.start}); write the run file as UTF-8 JSONL."
-        ) from None
+    try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
+        text = decode_text(data, path, "run file").removeprefix("\ufeff")
+    except TextError as exc:
+        raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
     lines: list[RunLine] = []
     first: dict[tuple[str, int], int] = {}

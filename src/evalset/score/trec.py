@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.errors import EvalsetError
+from evalset.fsio import TextError, decode_text
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 """trec_eval's default cutoffs for P, recall and ndcg_cut."""
@@ -125,18 +126,10 @@ def _read(path: Path, kind: str) -> bytes:
         raise TrecFileError(f"{path}: is a folder; give the path of the {kind} file.") from None
     except OSError as exc:
         raise TrecFileError(f"{path}: cannot be read ({exc.strerror}).") from None
-    if b"\x00" in data:
-        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise TrecFileError(
-            f"{path}:{line}: holds a NUL byte; a TREC {kind} file is plain text columns."
-        )
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise TrecFileError(
-            f"{path}:{line}: is not UTF-8 (byte {exc.start}); save the file as UTF-8."
-        ) from None
+    try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
+        decode_text(data, path, f"TREC {kind} file")
+    except TextError as exc:
+        raise TrecFileError(str(exc)) from None
     return data
 
 
