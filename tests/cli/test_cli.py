@@ -138,3 +138,24 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
     ]
     for args in others:
         assert plain_form(args) is None, args
+
+
+def test_scoring_in_its_own_process_writes_everything_before_it_ends(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`evalset score retrieval` run as a program ends its process as soon as its output is
+    flushed (without the interpreter's teardown): stdout, the report and the exit code are
+    those of the same command run in-process, in full."""
+    shutil.copy(ROOT / "examples" / "runs" / "acme-support-bm25.jsonl", example / "run.jsonl")
+    for args in (
+        ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "--json"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "-o", "r.json"],
+        ["score", "retrieval", "acme-support", "run.jsonl"],  # stale: refused, exit 1
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "evalset", *args], cwd=example, capture_output=True, text=True
+        )
+        written = (example / "r.json").read_text() if "-o" in args else None
+        inside = cli(example, *args)
+        assert (done.returncode, done.stdout, done.stderr) == (inside.code, inside.out, inside.err)
+        if written is not None:
+            assert (example / "r.json").read_text() == written
+            assert json.loads(written)["digest"].startswith("sha256:")

@@ -108,9 +108,32 @@ def _short_lived() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def main() -> None:
-    """Entry point: run the command and turn evalset's errors into one sentence and an exit
-    code."""
+def _leave(code: int) -> None:
+    """End a scoring command now that its report is written and its output flushed, without
+    tearing down what it built: freeing a 10,000-item set, its run and its report object by
+    object took the interpreter about 0.08 s, and nothing of it is left to do (the report
+    is written atomically and closed, no helper process or thread is running, nothing is
+    registered to run at exit). When flushing fails (the reader went away), the usual exit
+    path reports it."""
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        return
+    os._exit(code)
+
+
+def command() -> None:
+    """The `evalset` program (and `python -m evalset`): ``main`` in a process of its own,
+    which a scoring command may end as soon as its output is written (``_leave``)."""
+    main(end_early=True)
+
+
+def main(end_early: bool = False) -> None:
+    """Run the command and turn evalset's errors into one sentence and an exit code.
+    ``end_early``: this process runs nothing else after it (see ``command``)."""
     from evalset.cli.output import echo, emit_json
     from evalset.errors import EvalsetError
 
@@ -124,6 +147,8 @@ def main() -> None:
         else:
             body()
             code = 0
+            if end_early and sys.argv[1:2] == ["score"]:
+                _leave(code)
     except EvalsetError as exc:
         if "--json" in sys.argv:
             emit_json({"error": str(exc), "exit_code": exc.exit_code})
