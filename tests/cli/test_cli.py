@@ -113,7 +113,14 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         ["score", "retrieval", "acme-support", "run.jsonl", "-o", "r.json", "--allow-stale"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--skip-invalid"],  # stale: refused
         ["score", "retrieval", "acme-support", "missing.jsonl", "--allow-stale"],
-    ):
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--allow-stale"],
+        ["score", "answers", "--json", "acme-support", "run.jsonl", "--allow-stale", "--judge",
+         "exact"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "-o", "r.json",
+         "--allow-stale", "--skip-invalid"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact"],  # stale
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "nope", "--allow-stale"],
+    ):  # fmt: skip
         assert plain_form(args) is not None, args
         fast = cli(example, *args)
         written = (example / "r.json").read_text() if "-o" in args else None
@@ -129,6 +136,10 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         ["score", "retrieval", "acme-support", "run.jsonl", "-o"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--json", "--json"],
         ["score", "retrieval", "--qrels", "q", "--run", "r"],
+        ["score", "answers", "acme-support", "run.jsonl"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--format", "md"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge=exact"],
         ["status", "--help"],
         ["stale", "--format=md"],
         ["stale", "--format", "x"],
@@ -149,7 +160,9 @@ def test_scoring_in_its_own_process_writes_everything_before_it_ends(example: Pa
         ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "--json"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "-o", "r.json"],
         ["score", "retrieval", "acme-support", "run.jsonl"],  # stale: refused, exit 1
-    ):
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--allow-stale",
+         "-o", "r.json"],
+    ):  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", "evalset", *args], cwd=example, capture_output=True, text=True
         )

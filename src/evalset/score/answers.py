@@ -21,7 +21,7 @@ import difflib
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.aside import aside
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
-from evalset.corpus.manifest import SHORT
+from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.score.agreement import Agreement, Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
@@ -52,6 +53,7 @@ from evalset.score.retrieval import (
 from evalset.score.runfile import RunFile, RunFileError, read_run
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
+from evalset.staleness.stale import ItemStatus
 from evalset.version import __version__
 from evalset.versions.pin import pin_of
 
@@ -159,6 +161,23 @@ def score_answers(
     loaded = load_set(set_path)
     # the newest snapshot as `stale` and `status` choose it: the corpus as it is now
     store = workspace_store(ws)
+    # the set is validated, checked for staleness and pinned aside while the run is read
+    # (and, by a judge that costs nothing, judged); the set's problems are reported first
+    checked = aside(lambda: _checked(loaded, ws, store, set_path, options))
+    try:
+        return _score(ws, loaded, store, run_path, judge, options, judging, checked.result)
+    except Exception:
+        checked.result()  # raises the set's problem, when it has one
+        raise
+    finally:
+        checked.cancel()
+
+
+def _checked(
+    loaded: SetFile, ws: Workspace, store: SnapshotStore, set_path: Path, options: AnswerOptions
+) -> tuple[dict[str, Any], list[ItemStatus]]:
+    """The set's pin and stale items, once it is found valid and not stale against the run's
+    snapshot (unless ``allow_stale``); else the refusal is raised."""
     require_valid(loaded, ws, store, set_path)
     snap = run_snapshot(store, options.snapshot)
     stale = stale_items(loaded, store, snap, ws.root)
@@ -170,18 +189,34 @@ def score_answers(
             f"documents say now; review them with `evalset stale {loaded.name}` and re-verify "
             "them, or score anyway with --allow-stale, which marks them in the report."
         )
+    newest = store.newest_id()
+    return pin_of(loaded, newest[:SHORT] if newest else None), stale
+
+
+def _score(
+    ws: Workspace,
+    loaded: SetFile,
+    store: SnapshotStore,
+    run_path: Path,
+    judge: Judge,
+    options: AnswerOptions,
+    judging: Judging | None,
+    checks: Callable[[], tuple[dict[str, Any], list[ItemStatus]]],
+) -> tuple[Report, Judging]:
+    snap = run_snapshot(store, options.snapshot)
     labels: tuple[list[Label], str] | None = None
     if options.labels is not None:
         labels = read_labels(options.labels, loaded)  # bad labels refused before judging
-    newest = store.newest_id()
-    pin = pin_of(loaded, newest[:SHORT] if newest else None)
     run = read_run(run_path, options.skip_invalid)
     rows, ignored = _rows(run, loaded, options.skip_invalid)
     if judging is None:
         from evalset.score.judges.cache import VerdictCache
 
         judging = Judging(judge, VerdictCache(ws.state_dir) if judge.cacheable else None)
+    if judge.cacheable:  # a judge whose verdicts are worth keeping costs something: ask it
+        checks()  # nothing for a set that cannot be scored
     _judge(rows, judging)
+    pin, stale = checks()
     retrieval = None
     if _retrieved(run, loaded):
         retrieval = score_loaded(
