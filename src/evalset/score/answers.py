@@ -328,10 +328,13 @@ def _judge(rows: list[_Row], judging: Judging) -> None:
         row.judged = _decided(row, results, splits)
 
 
-def _verdict(result: Result | None, errors: list[dict[str, Any]], what: str) -> bool | None:
+def _verdict(
+    result: Result | None, errors: list[dict[str, Any]], what: str, k: int | None = None
+) -> bool | None:
     if isinstance(result, Verdict):
         return result.value
-    errors.append({"claim": what, "error": outcome_text(result) if result is not None
+    claim = what if k is None else f"{what}[{k}]"
+    errors.append({"claim": claim, "error": outcome_text(result) if result is not None
                    else "not judged"})  # fmt: skip
     return None
 
@@ -343,28 +346,29 @@ def _decided(row: _Row, results: dict[Request, Result], splits: bool) -> Judged:
         judged.exact = contains(answer, item.answer)
     empty = not answer.strip()
     errors = judged.errors
+    # a Request is a named tuple: a plain tuple of the same fields finds it, without the
+    # named tuple's constructor (tens of thousands of look-ups)
+    get: Callable[[tuple[str, str, str]], Result | None] = results.get  # type: ignore[assignment]
     if item.answerable:
-        judged.key_points = [
-            False if empty else _verdict(
-                results.get(Request("entails", answer, p.text)), errors, f"key_points[{k}]"
-            )
-            for k, p in enumerate(item.key_points)
-        ]  # fmt: skip
-    judged.must_not_say = [
-        False if empty else _verdict(
-            results.get(Request("entails", answer, m)), errors, f"must_not_say[{k}]"
-        )
-        for k, m in enumerate(item.must_not_say)
-    ]  # fmt: skip
-    judged.refused = False if empty else _verdict(
-        results.get(Request("refuses", answer)), errors, "refusal"
+        judged.key_points = (
+            [False] * len(item.key_points) if empty else [
+                _verdict(get(("entails", answer, p.text)), errors, "key_points", k)
+                for k, p in enumerate(item.key_points)
+            ]
+        )  # fmt: skip
+    judged.must_not_say = (
+        [False] * len(item.must_not_say) if empty else [
+            _verdict(get(("entails", answer, m)), errors, "must_not_say", k)
+            for k, m in enumerate(item.must_not_say)
+        ]
     )  # fmt: skip
+    judged.refused = False if empty else _verdict(get(("refuses", answer, "")), errors, "refusal")
     if splits and row.contexts and not empty:
         found = results.get(Request("statements", answer))
         if isinstance(found, Statements):
             context = "\n\n".join(row.contexts)
             judged.statements = [
-                _verdict(results.get(Request("entails", context, s)), errors, f"statement {k}")
+                _verdict(results.get(Request("entails", context, s)), errors, "statement", k)
                 for k, s in enumerate(found.items)
             ]
             judged.statements_failed = any(v is None for v in judged.statements)
