@@ -239,7 +239,7 @@ def _phases(root: Path) -> list[tuple[str, float]]:
     run = read_run(root / "run.jsonl")
     out.append(("read the run", time.perf_counter() - start))
     start = time.perf_counter()
-    report = _score(loaded, run, snap, ws.root, pin, stale, Options())
+    report = _score(loaded, run, snap, ws.root, lambda: (pin, stale), Options())
     out.append(("score, intervals", time.perf_counter() - start))
     start = time.perf_counter()
     (root / "phases.json").write_text(report.render(), encoding="utf-8")

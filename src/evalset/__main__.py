@@ -1,5 +1,5 @@
 """`python -m evalset` runs the command line."""
 
-from evalset.cli import main
+from evalset.cli import command
 
-main()
+command()

@@ -113,7 +113,14 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         ["score", "retrieval", "acme-support", "run.jsonl", "-o", "r.json", "--allow-stale"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--skip-invalid"],  # stale: refused
         ["score", "retrieval", "acme-support", "missing.jsonl", "--allow-stale"],
-    ):
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--allow-stale"],
+        ["score", "answers", "--json", "acme-support", "run.jsonl", "--allow-stale", "--judge",
+         "exact"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "-o", "r.json",
+         "--allow-stale", "--skip-invalid"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact"],  # stale
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "nope", "--allow-stale"],
+    ):  # fmt: skip
         assert plain_form(args) is not None, args
         fast = cli(example, *args)
         written = (example / "r.json").read_text() if "-o" in args else None
@@ -129,6 +136,10 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         ["score", "retrieval", "acme-support", "run.jsonl", "-o"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--json", "--json"],
         ["score", "retrieval", "--qrels", "q", "--run", "r"],
+        ["score", "answers", "acme-support", "run.jsonl"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--format", "md"],
+        ["score", "answers", "acme-support", "run.jsonl", "--judge=exact"],
         ["status", "--help"],
         ["stale", "--format=md"],
         ["stale", "--format", "x"],
@@ -138,3 +149,26 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
     ]
     for args in others:
         assert plain_form(args) is None, args
+
+
+def test_scoring_in_its_own_process_writes_everything_before_it_ends(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`evalset score retrieval` run as a program ends its process as soon as its output is
+    flushed (without the interpreter's teardown): stdout, the report and the exit code are
+    those of the same command run in-process, in full."""
+    shutil.copy(ROOT / "examples" / "runs" / "acme-support-bm25.jsonl", example / "run.jsonl")
+    for args in (
+        ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "--json"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale", "-o", "r.json"],
+        ["score", "retrieval", "acme-support", "run.jsonl"],  # stale: refused, exit 1
+        ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--allow-stale",
+         "-o", "r.json"],
+    ):  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "evalset", *args], cwd=example, capture_output=True, text=True
+        )
+        written = (example / "r.json").read_text() if "-o" in args else None
+        inside = cli(example, *args)
+        assert (done.returncode, done.stdout, done.stderr) == (inside.code, inside.out, inside.err)
+        if written is not None:
+            assert (example / "r.json").read_text() == written
+            assert json.loads(written)["digest"].startswith("sha256:")

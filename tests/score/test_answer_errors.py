@@ -102,3 +102,31 @@ def test_claims_a_judge_could_not_decide_exit_1_with_the_report_written(
     assert done.code == 1
     assert "2 claim(s) the judge could not decide" in done.out
     assert (qa / "reports" / "r.json").is_file()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_an_invalid_set_is_refused_first_and_no_judge_is_asked(
+    fork: bool, qa: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The set is checked aside while the run is read: an invalid set is refused with its
+    own sentence even when the run is broken too, and a judge that costs something (its
+    verdicts are cached) is not asked anything for a set that cannot be scored."""
+    monkeypatch.setattr("evalset.aside.can_fork", lambda: fork)
+    log = qa / "calls.log"
+    monkeypatch.setenv("STUB_LOG", str(log))
+    (qa / "evalset.toml").write_text(
+        (qa / "evalset.toml").read_text()
+        + f"\n[judges.stub]\nkind = 'command'\ncommand = ['{sys.executable}', '{STUB}']\n"
+    )
+    path = qa / "sets" / "qa.yaml"
+    path.write_text(path.read_text().replace("category: lookup", "category: lokup", 1))
+    write_run(qa / "run.jsonl", ANSWERS)
+    for judge in ("exact", "stub"):
+        done = _score(qa, cli, "--judge", judge)
+        assert done.code == 1, done.err
+        assert done.err.startswith("evalset: sets/qa.yaml: cannot score a run against an "
+                                   "invalid set (1 error(s); "), done.err  # fmt: skip
+        assert not log.exists() and not (qa / "reports" / "r.json").exists()
+    (qa / "run.jsonl").write_text("not json\n")
+    broken = _score(qa, cli, "--judge", "exact")
+    assert broken.code == 1 and "cannot score a run against an invalid set" in broken.err

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
 from fake_openai import FakeServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import write_files
 from evalset.config import find_workspace
@@ -374,3 +376,23 @@ def test_a_damaged_cache_file_is_no_cache(tmp_path: Path, damage: str) -> None:
         assert not path.is_symlink()
     if damage == "folder":
         assert cache.db is None and found == {}
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.characters(max_codepoint=127),
+            st.sampled_from(["thirty", "one hundred", " 0", "07.50", "1,000", "2.0.1", "x"]),
+        ),
+        max_size=40,
+    ).map("".join)
+)
+def test_ascii_text_is_tokenised_as_any_text(text: str) -> None:
+    """The faster tokens of ASCII text are the tokens of the general rule (Unicode
+    categories), numbers, words, symbols and punctuation alike."""
+    from evalset.score.normalise import _ascii_tokens, _tokens
+
+    folded = text.lower()
+    assert _ascii_tokens(folded) == _tokens(folded)
+    assert _ascii_tokens(text) == _tokens(text)

@@ -153,3 +153,29 @@ def test_a_missing_run_file_or_set(score_ws: Path, cli) -> None:  # type: ignore
     assert deep.code == 0 and json.loads(deep.out)["overall"]["precision@100000"][
         "value"
     ] == pytest.approx(0.2e-5)
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_sets_problem_comes_before_the_runs(
+    fork: bool, score_ws: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The set is checked aside while the run is read: an invalid set is still refused with
+    its own sentence (exit 1) when the run is broken too, and a valid set lets the run's
+    problem through (exit 2), with or without a helper process; none is left running."""
+    from test_aside import children
+
+    before = children()
+    monkeypatch.setattr("evalset.aside.can_fork", lambda: fork)
+    (score_ws / "run.jsonl").write_text("not json\n")
+    bad = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
+    assert bad.code == 2 and bad.err.startswith("evalset: run.jsonl:1: is not JSON")
+    path = score_ws / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("category: lookup", "category: lokup", 1))
+    for run in ("run.jsonl", "nope.jsonl"):
+        refused = cli(score_ws, "score", "retrieval", "docs", run, "-o", "out.json")
+        assert refused.code == 1, refused.err
+        assert refused.err.startswith(
+            "evalset: sets/docs.yaml: cannot score a run against an invalid set (1 error(s); "
+        ), refused.err
+        assert not (score_ws / "out.json").exists()
+    assert children() == before

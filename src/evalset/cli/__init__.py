@@ -1,8 +1,9 @@
 """The `evalset` command.
 
 ``main`` runs the plain forms of the commands that run on every commit and CI step
-(``snapshot``, ``status``, ``stale`` with their flags, ``score retrieval SET RUN`` with
-``-o FILE`` and its flags, and ``--version``) straight from
+(``snapshot``, ``status``, ``stale`` with their flags, ``score retrieval SET RUN`` and
+``score answers SET RUN --judge J`` with ``-o FILE`` and their flags, and ``--version``)
+straight from
 ``evalset.cli.run``, and every other form (help, the other commands, options given any
 other way) through the typer app in ``evalset.cli.app``. Both paths run the same command
 bodies. The reason is start-up time: the typer app imports pydantic and builds a validator
@@ -32,6 +33,8 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
         return version
     if argv[:2] == ["score", "retrieval"]:
         return _plain_score(argv[2:])
+    if argv[:2] == ["score", "answers"]:
+        return _plain_answers(argv[2:])
     if not argv or argv[0] not in _FLAGS:
         return None
     command, allowed = argv[0], _FLAGS[argv[0]]
@@ -97,6 +100,44 @@ def _plain_score(args: list[str]) -> Callable[[], None] | None:
     )
 
 
+def _plain_answers(args: list[str]) -> Callable[[], None] | None:
+    """``score answers SET RUN --judge J``, with ``-o``/``--output FILE`` and the flags of
+    ``_SCORE_FLAGS``, each at most once; any other form is typer's."""
+    given: list[str] = []
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    rest = iter(args)
+    for arg in rest:
+        key = "output" if arg in ("-o", "--output") else "judge" if arg == "--judge" else None
+        if key is not None and key not in values:
+            values[key] = next(rest, "-")
+            if values[key].startswith("-"):
+                return None
+        elif arg in _SCORE_FLAGS and arg not in flags:
+            flags.add(arg)
+        elif not arg.startswith("-") and len(given) < 2:
+            given.append(arg)
+        else:
+            return None
+    if len(given) != 2 or "judge" not in values:
+        return None
+    from pathlib import Path
+
+    from evalset.cli import run
+
+    set_ref, run_file = given
+    output = values.get("output")
+    return lambda: run.score_answers(
+        set_ref,
+        Path(run_file),
+        values["judge"],
+        Path(output) if output is not None else None,
+        allow_stale="--allow-stale" in flags,
+        skip_invalid="--skip-invalid" in flags,
+        as_json="--json" in flags,
+    )
+
+
 def _short_lived() -> None:
     """Collect cyclic garbage less often, as suits one command's run: loading a 10,000-item
     set and two large manifests builds a million objects in no cycle, and the collector's
@@ -108,9 +149,46 @@ def _short_lived() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def main() -> None:
-    """Entry point: run the command and turn evalset's errors into one sentence and an exit
-    code."""
+def _leave(code: int) -> None:
+    """End a scoring command now that its report is written and its output flushed, without
+    tearing down what it built: freeing a 10,000-item set, its run and its report object by
+    object took the interpreter about 0.1 s, and nothing of it is left to do (the report is
+    written atomically and closed, verdicts are committed as they are saved). Only when
+    nothing else would run at exit: no function registered with atexit (a plug-in judge
+    may have one; logging's own is run here) and no thread the interpreter would wait for;
+    otherwise, and when flushing fails (the reader went away), the usual exit path runs."""
+    import atexit
+    import os
+    import threading
+
+    logging = sys.modules.get("logging")
+    if logging is not None:  # its handlers flushed and closed, as its exit function does
+        logging.shutdown()
+        atexit.unregister(logging.shutdown)
+    count = getattr(atexit, "_ncallbacks", None)
+    if (
+        count is None
+        or count()
+        or any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread())
+    ):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        return
+    os._exit(code)
+
+
+def command() -> None:
+    """The `evalset` program (and `python -m evalset`): ``main`` in a process of its own,
+    which a scoring command may end as soon as its output is written (``_leave``)."""
+    main(end_early=True)
+
+
+def main(end_early: bool = False) -> None:
+    """Run the command and turn evalset's errors into one sentence and an exit code.
+    ``end_early``: this process runs nothing else after it (see ``command``)."""
     from evalset.cli.output import echo, emit_json
     from evalset.errors import EvalsetError
 
@@ -124,6 +202,8 @@ def main() -> None:
         else:
             body()
             code = 0
+            if end_early and sys.argv[1:2] == ["score"]:
+                _leave(code)
     except EvalsetError as exc:
         if "--json" in sys.argv:
             emit_json({"error": str(exc), "exit_code": exc.exit_code})

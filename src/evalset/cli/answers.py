@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,52 +59,10 @@ def answers(
     """
     if fmt not in ("text", "md"):
         raise typer.BadParameter("use text or md", param_hint="--format")
-    from evalset.config import find_workspace
-    from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
-    from evalset.score.answers import AnswerOptions, score_answers
-    from evalset.score.judges.registry import load_judge
-    from evalset.score.markdown import columns, metric_rows
-    from evalset.score.report import write_report
-    from evalset.workspace import resolve_set
+    from evalset.cli.run import score_answers
 
-    ws = find_workspace()
-    set_path = resolve_set(ws, set_ref)
-    options = AnswerOptions(
-        snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
-    )
-    chosen = load_judge(judge, ws)
-    try:
-        report, _ = score_answers(ws, set_path, run, chosen, options)
-    finally:
-        chosen.close()
-    text = report.render()
-    if output is not None:
-        write_report(output, text)
-    data = report.data
-    if as_json:
-        sys.stdout.write(text)
-    elif fmt == "md":
-        echo(markdown(data), nl=False)
-    else:
-        for line, colour in text_lines(data):
-            echo(line, fg=colour if colour not in (None, "bold") else None, bold=colour == "bold")
-        tables = columns(data)
-        echo("")
-        table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
-        splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
-        if splits:
-            echo("")
-            table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
-        echo("values: mean over items [95% interval]; n per group in the JSON report")
-        ppi = ppi_line(data)
-        if ppi:
-            echo(ppi)
-        for note in notes(data):
-            echo(f"note: {note}", fg="yellow")
-        if output is not None:
-            echo(f"report written to {output}")
-    if data["counts"]["judge_errors"]:
-        raise typer.Exit(1)
+    score_answers(set_ref, run, judge, output, fmt=fmt, labels=labels, snapshot=snapshot,
+                  allow_stale=allow_stale, skip_invalid=skip_invalid, as_json=as_json)  # fmt: skip
 
 
 def agreement(

@@ -466,3 +466,71 @@ def _print_scores(data: dict[str, Any]) -> None:
     echo("values: mean over items [95% interval]; n per group in the JSON report")
     for note in notes(data):
         echo(f"note: {note}", fg="yellow")
+
+
+def score_answers(
+    set_ref: str,
+    run: Path,
+    judge: str,
+    output: Path | None = None,
+    *,
+    fmt: str = "text",
+    labels: Path | None = None,
+    snapshot: str | None = None,
+    allow_stale: bool = False,
+    skip_invalid: bool = False,
+    as_json: bool = False,
+) -> None:
+    """`evalset score answers SET RUN --judge J`. Exits 1 when the judge could not decide
+    some claims (the report is still written)."""
+    from evalset.bulk import bulk
+
+    with bulk():  # the set, the run, the judge's decisions, the report: no cycle
+        from evalset.config import find_workspace
+        from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
+        from evalset.score.answers import AnswerOptions
+        from evalset.score.answers import score_answers as score
+        from evalset.score.judges.registry import load_judge
+        from evalset.score.markdown import columns, metric_rows
+        from evalset.score.report import write_report
+        from evalset.workspace import resolve_set
+
+        ws = find_workspace()
+        set_path = resolve_set(ws, set_ref)
+        options = AnswerOptions(
+            snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
+        )
+        chosen = load_judge(judge, ws)
+        try:
+            report, _ = score(ws, set_path, run, chosen, options)
+        finally:
+            chosen.close()
+        text = report.render()
+        if output is not None:
+            write_report(output, text)
+        data = report.data
+        if as_json:
+            sys.stdout.write(text)
+        elif fmt == "md":
+            echo(markdown(data), nl=False)
+        else:
+            for line, colour in text_lines(data):
+                bold = colour == "bold"
+                echo(line, fg=colour if colour not in (None, "bold") else None, bold=bold)
+            tables = columns(data)
+            echo("")
+            table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
+            splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+            if splits:
+                echo("")
+                table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
+            echo("values: mean over items [95% interval]; n per group in the JSON report")
+            ppi = ppi_line(data)
+            if ppi:
+                echo(ppi)
+            for note in notes(data):
+                echo(f"note: {note}", fg="yellow")
+            if output is not None:
+                echo(f"report written to {output}")
+        if data["counts"]["judge_errors"]:
+            raise SystemExit(1)

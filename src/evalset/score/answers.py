@@ -21,7 +21,7 @@ import difflib
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.aside import aside
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
-from evalset.corpus.manifest import SHORT
+from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.score.agreement import Agreement, Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
@@ -52,6 +53,7 @@ from evalset.score.retrieval import (
 from evalset.score.runfile import RunFile, RunFileError, read_run
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
+from evalset.staleness.stale import ItemStatus
 from evalset.version import __version__
 from evalset.versions.pin import pin_of
 
@@ -159,6 +161,23 @@ def score_answers(
     loaded = load_set(set_path)
     # the newest snapshot as `stale` and `status` choose it: the corpus as it is now
     store = workspace_store(ws)
+    # the set is validated, checked for staleness and pinned aside while the run is read
+    # (and, by a judge that costs nothing, judged); the set's problems are reported first
+    checked = aside(lambda: _checked(loaded, ws, store, set_path, options))
+    try:
+        return _score(ws, loaded, store, run_path, judge, options, judging, checked.result)
+    except Exception:
+        checked.result()  # raises the set's problem, when it has one
+        raise
+    finally:
+        checked.cancel()
+
+
+def _checked(
+    loaded: SetFile, ws: Workspace, store: SnapshotStore, set_path: Path, options: AnswerOptions
+) -> tuple[dict[str, Any], list[ItemStatus]]:
+    """The set's pin and stale items, once it is found valid and not stale against the run's
+    snapshot (unless ``allow_stale``); else the refusal is raised."""
     require_valid(loaded, ws, store, set_path)
     snap = run_snapshot(store, options.snapshot)
     stale = stale_items(loaded, store, snap, ws.root)
@@ -170,18 +189,34 @@ def score_answers(
             f"documents say now; review them with `evalset stale {loaded.name}` and re-verify "
             "them, or score anyway with --allow-stale, which marks them in the report."
         )
+    newest = store.newest_id()
+    return pin_of(loaded, newest[:SHORT] if newest else None), stale
+
+
+def _score(
+    ws: Workspace,
+    loaded: SetFile,
+    store: SnapshotStore,
+    run_path: Path,
+    judge: Judge,
+    options: AnswerOptions,
+    judging: Judging | None,
+    checks: Callable[[], tuple[dict[str, Any], list[ItemStatus]]],
+) -> tuple[Report, Judging]:
+    snap = run_snapshot(store, options.snapshot)
     labels: tuple[list[Label], str] | None = None
     if options.labels is not None:
         labels = read_labels(options.labels, loaded)  # bad labels refused before judging
-    newest = store.newest_id()
-    pin = pin_of(loaded, newest[:SHORT] if newest else None)
     run = read_run(run_path, options.skip_invalid)
     rows, ignored = _rows(run, loaded, options.skip_invalid)
     if judging is None:
         from evalset.score.judges.cache import VerdictCache
 
         judging = Judging(judge, VerdictCache(ws.state_dir) if judge.cacheable else None)
+    if judge.cacheable:  # a judge whose verdicts are worth keeping costs something: ask it
+        checks()  # nothing for a set that cannot be scored
     _judge(rows, judging)
+    pin, stale = checks()
     retrieval = None
     if _retrieved(run, loaded):
         retrieval = score_loaded(
@@ -293,10 +328,13 @@ def _judge(rows: list[_Row], judging: Judging) -> None:
         row.judged = _decided(row, results, splits)
 
 
-def _verdict(result: Result | None, errors: list[dict[str, Any]], what: str) -> bool | None:
+def _verdict(
+    result: Result | None, errors: list[dict[str, Any]], what: str, k: int | None = None
+) -> bool | None:
     if isinstance(result, Verdict):
         return result.value
-    errors.append({"claim": what, "error": outcome_text(result) if result is not None
+    claim = what if k is None else f"{what}[{k}]"
+    errors.append({"claim": claim, "error": outcome_text(result) if result is not None
                    else "not judged"})  # fmt: skip
     return None
 
@@ -308,28 +346,29 @@ def _decided(row: _Row, results: dict[Request, Result], splits: bool) -> Judged:
         judged.exact = contains(answer, item.answer)
     empty = not answer.strip()
     errors = judged.errors
+    # a Request is a named tuple: a plain tuple of the same fields finds it, without the
+    # named tuple's constructor (tens of thousands of look-ups)
+    get: Callable[[tuple[str, str, str]], Result | None] = results.get  # type: ignore[assignment]
     if item.answerable:
-        judged.key_points = [
-            False if empty else _verdict(
-                results.get(Request("entails", answer, p.text)), errors, f"key_points[{k}]"
-            )
-            for k, p in enumerate(item.key_points)
-        ]  # fmt: skip
-    judged.must_not_say = [
-        False if empty else _verdict(
-            results.get(Request("entails", answer, m)), errors, f"must_not_say[{k}]"
-        )
-        for k, m in enumerate(item.must_not_say)
-    ]  # fmt: skip
-    judged.refused = False if empty else _verdict(
-        results.get(Request("refuses", answer)), errors, "refusal"
+        judged.key_points = (
+            [False] * len(item.key_points) if empty else [
+                _verdict(get(("entails", answer, p.text)), errors, "key_points", k)
+                for k, p in enumerate(item.key_points)
+            ]
+        )  # fmt: skip
+    judged.must_not_say = (
+        [False] * len(item.must_not_say) if empty else [
+            _verdict(get(("entails", answer, m)), errors, "must_not_say", k)
+            for k, m in enumerate(item.must_not_say)
+        ]
     )  # fmt: skip
+    judged.refused = False if empty else _verdict(get(("refuses", answer, "")), errors, "refusal")
     if splits and row.contexts and not empty:
         found = results.get(Request("statements", answer))
         if isinstance(found, Statements):
             context = "\n\n".join(row.contexts)
             judged.statements = [
-                _verdict(results.get(Request("entails", context, s)), errors, f"statement {k}")
+                _verdict(results.get(Request("entails", context, s)), errors, "statement", k)
                 for k, s in enumerate(found.items)
             ]
             judged.statements_failed = any(v is None for v in judged.statements)

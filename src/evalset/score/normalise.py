@@ -58,14 +58,35 @@ def normalise(text: str) -> str:
         text = _THOUSANDS.sub("", text)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = alpha2digit(text, "en", threshold=0)
-    tokens = [
+    return " ".join(_ascii_tokens(text) if text.isascii() else _tokens(text))
+
+
+def _tokens(text: str) -> list[str]:
+    """The tokens of a text already case folded, numbers as digits."""
+    return [
         (_number(token) if token[0] == "0" or "." in token else token)
         if token[0].isdigit()
         else token
         for token in _TOKEN.findall(text)
         if token[0].isalnum() or token == "%" or unicodedata.category(token[0])[0] == "S"
     ]  # punctuation (Unicode category P*) separates words and counts for nothing
-    return " ".join(tokens)
+
+
+_ASCII_TOKEN = re.compile(r"\d+(?:\.\d+)*|[A-Za-z]+|[$+<=>^`|~%]", re.ASCII)
+"""``_TOKEN`` on ASCII text, keeping only the tokens ``_tokens`` keeps: numbers, words, and
+the symbols (Unicode category S) and ``%``; the other punctuation is skipped as it would
+be dropped. Most answers are ASCII, and most of normalising them went to that filter."""
+
+
+def _ascii_tokens(text: str) -> list[str]:
+    """``_tokens`` of an ASCII text (the same tokens, found faster)."""
+    tokens = _ASCII_TOKEN.findall(text)
+    if "0" in text or "." in text:  # a number may have another form
+        return [
+            _number(token) if token[0].isdigit() and (token[0] == "0" or "." in token) else token
+            for token in tokens
+        ]
+    return tokens
 
 
 def contains(text: str, part: str) -> bool:

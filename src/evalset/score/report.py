@@ -114,9 +114,13 @@ class ItemRows:
     values: NDArray[np.float64]
     stale: list[bool] = field(default_factory=list)
     missing: list[bool] = field(default_factory=list)
+    rendered: list[str] | None = None
+    """``lines()``, once made (set it back to None after changing a row)."""
 
     def lines(self) -> list[str]:
         """Each row as one line of JSON."""
+        if self.rendered is not None:
+            return self.rendered
         metrics = "{" + ", ".join(f"{json.dumps(m)}: %s" for m in self.metrics) + "}"
         template = '{"id": %s, "trial": %d, "category": %s, "split": "%s", "first_rank": %s, '
         template += '"metrics": %s%s}'

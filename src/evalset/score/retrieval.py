@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.aside import aside
 from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
@@ -103,6 +104,25 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
     loaded = load_set(set_path)
     # the newest snapshot as `stale` and `status` choose it: the corpus as it is now
     store = workspace_store(ws)
+    # the set is validated, checked for staleness and pinned aside while the run is read and
+    # scored; the set's problems are still the ones reported first
+    checked = aside(lambda: _checked(loaded, ws, store, set_path, options))
+    try:
+        snap = _run_snapshot(store, options.snapshot)
+        run = read_run(run_path, options.skip_invalid)
+        return _score(loaded, run, snap, ws.root, checked.result, options)
+    except Exception:
+        checked.result()  # raises the set's problem, when it has one
+        raise
+    finally:
+        checked.cancel()
+
+
+def _checked(
+    loaded: SetFile, ws: Workspace, store: SnapshotStore, set_path: Path, options: Options
+) -> tuple[dict[str, Any], list[ItemStatus]]:
+    """The set's pin and stale items, once it is found valid and not stale against the run's
+    snapshot (unless ``allow_stale``); else the refusal is raised."""
     _require_valid(loaded, ws, store, set_path)
     snap = _run_snapshot(store, options.snapshot)
     stale = _stale(loaded, store, snap, ws.root)
@@ -115,9 +135,7 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
             "them, or score anyway with --allow-stale, which marks them in the report."
         )
     newest = store.newest_id()
-    pin = pin_of(loaded, newest[:SHORT] if newest else None)
-    run = read_run(run_path, options.skip_invalid)
-    return _score(loaded, run, snap, ws.root, pin, stale, options)
+    return pin_of(loaded, newest[:SHORT] if newest else None), stale
 
 
 def _require_valid(loaded: SetFile, ws: Workspace, store: SnapshotStore, path: Path) -> None:
@@ -260,15 +278,22 @@ def _credit(
     scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
 
 
+Checks = Callable[[], tuple[dict[str, Any], list[ItemStatus]]]
+"""The set's pin and stale items, once the set was checked (see ``_checked``)."""
+
+
 def _score(
     loaded: SetFile,
     run: RunFile,
     snap: Snapshot | None,
     root: Path,
-    pin: dict[str, Any],
-    stale: list[ItemStatus],
+    checks: Checks,
     options: Options,
+    prerender: bool = True,
 ) -> Report:
+    """Score the run; ``checks`` is asked for the set's pin and stale items only once the
+    scores are computed and (``prerender``) the item rows written (the set is checked
+    meanwhile)."""
     metrics = retrieval_metrics(options.ks, options.granularity)
     deepest = max(options.ks)
     items = [i for i in loaded.items if i.status == "active" and i.answerable]
@@ -293,7 +318,6 @@ def _score(
     values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
     names = [m.name for m in metrics]
     matrix = np.column_stack([values[n] for n in names]) if scored else np.zeros((0, len(names)))
-    stale_ids = {s.id for s in stale}
     rows = ItemRows(
         [s.item.id for s in scored],
         [s.trial for s in scored],
@@ -302,7 +326,7 @@ def _score(
         first.tolist(),
         names,
         matrix,
-        [s.item.id in stale_ids for s in scored],
+        [],  # no item is stale, unless the set's checks say otherwise (below)
         [s.line is None for s in scored],
     )
     item_ids = list(dict.fromkeys(rows.ids))
@@ -332,7 +356,7 @@ def _score(
         for name in split_names
     }
     data: dict[str, Any] = {
-        "evalset": pin,
+        "evalset": None,  # the pin, once the set is checked (below)
         "report": {"format": FORMAT, "kind": "retrieval"},
         "tool": f"evalset {__version__}",
         "run": {
@@ -351,7 +375,7 @@ def _score(
                 1 for i in loaded.items if i.status == "active" and not i.answerable
             ),
             "missing": len(missing),
-            "stale": len(stale),
+            "stale": 0,
             "sealed": len(loaded.sealed),
             "ignored_lines": dict(sorted(ignored.items())),
             "invalid_lines": len(run.invalid),
@@ -365,7 +389,25 @@ def _score(
     data["spread"] = spread
     data["latency"] = _summary([line.latency_ms for line in run.lines])  # the whole run's
     data["cost"] = _summary([line.cost for line in run.lines])
-    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, stale_ids, deepest)
+    data["misses"] = _misses(scored, values[f"hit@{deepest}"], declared, deepest)
+    data["stale"] = []
+    data["missing"] = missing
+    data["unresolved"] = unresolved
+    data["invalid_lines"] = [{"line": n, "problem": p} for n, p in run.invalid]
+    data["item_spread"] = item_spread
+    if prerender:
+        rows.rendered = rows.lines()  # while the set may still be being checked
+    pin, stale = checks()
+    data["evalset"] = pin
+    if stale:
+        _mark_stale(data, rows, stale)
+    return Report(data, rows)
+
+
+def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -> None:
+    """Mark the stale items (scored with ``allow_stale``) in the report and its rows."""
+    ids = {s.id for s in stale}
+    data["counts"]["stale"] = len(stale)
     data["stale"] = [
         {
             "id": s.id,
@@ -374,11 +416,12 @@ def _score(
         }
         for s in stale
     ]
-    data["missing"] = missing
-    data["unresolved"] = unresolved
-    data["invalid_lines"] = [{"line": n, "problem": p} for n, p in run.invalid]
-    data["item_spread"] = item_spread
-    return Report(data, rows)
+    for k, miss in enumerate(data["misses"]):
+        if miss["id"] in ids:  # "stale" goes before "missing", as a miss lists them
+            missing = miss.pop("missing", None)
+            data["misses"][k] = miss | {"stale": True} | ({"missing": True} if missing else {})
+    rows.stale = [ident in ids for ident in rows.ids]
+    rows.rendered = None
 
 
 def _settings(options: Options) -> dict[str, Any]:
@@ -475,7 +518,6 @@ def _misses(
     scored: list[_Scored],
     hit: NDArray[np.float64],
     declared: list[str],
-    stale_ids: set[str],
     deepest: int,
 ) -> list[dict[str, Any]]:
     """Items that missed every expected source in the first K entries (K the deepest
@@ -496,7 +538,6 @@ def _misses(
                 "trial": s.trial,
                 "expected": [str(c) for c in s.item.expected_sources],
                 "retrieved": _shown(s, deepest),
-                **({"stale": True} if s.item.id in stale_ids else {}),
                 **({"missing": True} if s.line is None else {}),
             }
         else:
@@ -510,4 +551,16 @@ def _misses(
 require_valid = _require_valid
 run_snapshot = _run_snapshot
 stale_items = _stale
-score_loaded = _score
+
+
+def score_loaded(
+    loaded: SetFile,
+    run: RunFile,
+    snap: Snapshot | None,
+    root: Path,
+    pin: dict[str, Any],
+    stale: list[ItemStatus],
+    options: Options,
+) -> Report:
+    """Score a run on a set already checked (answer scoring's retrieval part)."""
+    return _score(loaded, run, snap, root, lambda: (pin, stale), options, prerender=False)

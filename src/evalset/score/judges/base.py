@@ -22,7 +22,7 @@ Judges are chosen by name (``exact``, ``command:PROGRAM``, ``openai``, a name co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from evalset.errors import EvalsetError
 
@@ -53,10 +53,10 @@ class Statements:
 Outcome = Verdict | Statements
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(NamedTuple):
     """One decision to ask a judge for. ``claim`` is empty for ``refuses`` and
-    ``statements``."""
+    ``statements``. A tuple: scoring a run looks up tens of thousands of them, and a
+    tuple's hash and equality run in C."""
 
     op: Op
     text: str

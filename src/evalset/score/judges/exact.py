@@ -13,6 +13,8 @@ is not scored with it. Its verdicts are not cached: deciding is cheaper than loo
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from evalset.score.judges.base import Judge, Verdict
 from evalset.score.normalise import normalise
 
@@ -62,9 +64,21 @@ class ExactJudge(Judge):
     )
 
     def entails(self, text: str, claim: str) -> Verdict:
-        needle = normalise(claim)
-        return Verdict(bool(needle) and f" {needle} " in f" {normalise(text)} ")
+        needle = _padded(claim)
+        return YES if needle != "  " and needle in _padded(text) else NO
 
     def refuses(self, answer: str) -> Verdict:
-        said = f" {normalise(answer)} "
-        return Verdict(any(f" {phrase} " in said for phrase in REFUSALS))
+        said = _padded(answer)
+        return YES if any(phrase in said for phrase in _PADDED_REFUSALS) else NO
+
+
+YES, NO = Verdict(True), Verdict(False)
+"""The only two verdicts this judge gives (verdicts are immutable: shared, not rebuilt)."""
+_PADDED_REFUSALS = tuple(f" {phrase} " for phrase in REFUSALS)
+
+
+@lru_cache(maxsize=65536)
+def _padded(text: str) -> str:
+    """The normalised text between two spaces: its tokens are found whole by ``in``. An
+    answer is compared with each of its item's claims, so it is normalised once."""
+    return f" {normalise(text)} "
