@@ -223,3 +223,40 @@ def test_the_run_is_scored_against_the_snapshot_stale_and_status_call_newest(  #
     assert done.code == 0, done.err
     report = json.loads(done.out)
     assert report["snapshot"] == verified and report["evalset"]["snapshot"] == verified
+
+
+def test_the_terminal_lists_the_first_misses_and_the_report_all(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A run that misses on a large set lists where to start reading, not thousands of
+    lines; the report (and --json) keeps every miss."""
+    from evalset.score.markdown import TERMINAL_MISSES
+
+    snapshot = _verified(score_ws)
+    total = TERMINAL_MISSES + 7
+    words = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heath"]
+    items = "".join(
+        f"  - id: q{k:03d}\n"
+        f"    question: Which {words[k % 8]} {words[k // 8 % 8]} rule number {k} applies?\n"
+        "    category: lookup\n    expected_sources: [guide.md#returns]\n"
+        "    key_points:\n      - text: Return within 14 days\n"
+        "        sources: [guide.md#returns]\n"
+        f"    holdout: false\n    verified: {snapshot}\n"
+        for k in range(total)
+    )
+    (score_ws / "sets" / "docs.yaml").write_text(
+        "evalset: 1\nname: docs\ncategories:\n  lookup: one section\nitems:\n" + items
+    )
+    lines = [{"id": f"q{k:03d}", "retrieved": ["faq.md#hours"], "answer": "No idea."}
+             for k in range(total)]  # fmt: skip
+    write_run(score_ws / "run.jsonl", lines)
+    more = "  … and 7 more item(s): the report lists them all"
+    for command in (["retrieval"], ["answers", "--judge", "exact"]):
+        done = cli(score_ws, "score", *command, "docs", "run.jsonl", "-o", "r.json")
+        assert done.code == 0, done.out
+        out = done.out.splitlines()
+        assert f"({total} item(s)" in done.out
+        listed = [line for line in out if line.startswith("  q")]
+        assert len(listed) == TERMINAL_MISSES
+        assert any(line.startswith(more) for line in out)
+        report = json.loads((score_ws / "r.json").read_text())
+        key = "misses" if command == ["retrieval"] else "answer_misses"
+        assert len(report[key]) == total

@@ -434,7 +434,15 @@ def score_set(
 
 
 def _print_scores(data: dict[str, Any]) -> None:
-    from evalset.score.markdown import columns, metric_rows, miss_cells, notes, title
+    from evalset.score.markdown import (
+        TERMINAL_MISSES,
+        columns,
+        metric_rows,
+        miss_cells,
+        more_misses,
+        notes,
+        title,
+    )
 
     counts = data["counts"]
     k = max(data["settings"]["k"])
@@ -447,12 +455,15 @@ def _print_scores(data: dict[str, Any]) -> None:
     if misses:
         echo(f"misses, start reading here ({len(misses)} item(s) with no expected source in the "
              f"first {k} entries):", fg="red")  # fmt: skip
-        lines = []  # thousands of misses: written at once, not flushed line by line
-        for miss in misses:
+        lines = []
+        for miss in misses[:TERMINAL_MISSES]:
             ident, category, split, trials, expected, retrieved = miss_cells(miss)
             lines.append(f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}")
             lines.append(f"      expected   {expected}")
             lines.append(f"      retrieved  {retrieved}")
+        more = more_misses(misses)
+        if more:
+            lines.append(more)
         echo("\n".join(lines))
     else:
         echo(f"no misses: every scored item had an expected source in the first {k} entries")

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalset.score.markdown import cell, columns, metric_rows, title
-
-MAX_MISSES = 20
+from evalset.score.markdown import (
+    MAX_MISSES,
+    TERMINAL_MISSES,
+    cell,
+    columns,
+    metric_rows,
+    more_misses,
+    title,
+)
 
 
 def judge_line(data: dict[str, Any]) -> str:
@@ -121,11 +127,14 @@ def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
     misses = data["answer_misses"]
     if misses:
         out.append((f"answer misses, start reading here ({len(misses)} item(s)):", "red"))
-        for miss in misses:
+        for miss in misses[:TERMINAL_MISSES]:
             head, problems, answer = miss_lines(miss)
             out.append((f"  {head}", None))
             out.append((f"      {problems}", None))
             out.append((f"      answer  {answer}", None))
+        more = more_misses(misses)
+        if more:
+            out.append((more, None))
     else:
         out.append(("no answer misses: every answer covered its key points, asserted no "
                     "must_not_say entry and declined exactly when it should", None))  # fmt: skip

@@ -8,6 +8,19 @@ from typing import Any
 MAX_MISSES = 20
 """Misses listed in a comment (the report holds them all)."""
 
+TERMINAL_MISSES = 50
+"""Misses listed on the terminal: where to start reading, not the whole list, which a run
+of a large set that went badly makes thousands of lines long (the report holds them all)."""
+
+
+def more_misses(misses: list[Any]) -> str | None:
+    """The line that follows the misses listed on the terminal, when some were left out."""
+    left = len(misses) - TERMINAL_MISSES
+    if left <= 0:
+        return None
+    return (f"  … and {left} more item(s): the report lists them all (write it with "
+            "-o REPORT.json, or print it with --json)")  # fmt: skip
+
 
 def cell(entry: dict[str, Any] | None) -> str:
     """``0.625 [0.480, 0.741]``; ``-`` when nothing was scored."""
