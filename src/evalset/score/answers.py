@@ -17,7 +17,6 @@ it, and the prediction-powered (PPI) estimate of coverage beside the judge's own
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import math
 from collections import Counter, defaultdict
@@ -32,7 +31,7 @@ from numpy.typing import NDArray
 from evalset.aside import aside
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
-from evalset.corpus.manifest import SHORT, SnapshotStore
+from evalset.corpus.manifest import SnapshotStore
 from evalset.score.agreement import Agreement, Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
@@ -42,20 +41,12 @@ from evalset.score.metrics import DEFAULT_K, Granularity
 from evalset.score.normalise import contains
 from evalset.score.ppi import ppi_mean
 from evalset.score.report import FORMAT, ItemRows, Report, number_texts
-from evalset.score.retrieval import (
-    Options,
-    ScoreRefused,
-    require_valid,
-    run_snapshot,
-    score_loaded,
-    stale_items,
-)
-from evalset.score.runfile import RunFile, RunFileError, read_run
+from evalset.score.retrieval import Options, checked_set, run_snapshot, score_loaded
+from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
 from evalset.version import __version__
-from evalset.versions.pin import pin_of
 
 SPLITS = ("tuning", "holdout")
 SHOWN = 160
@@ -75,6 +66,18 @@ class AnswerOptions:
     granularity: Granularity = "section"
     resamples: int = RESAMPLES
     seed: int = SEED
+
+    def retrieval(self) -> Options:
+        """The same choices for scoring the run's retrieved lists, and checking the set."""
+        return Options(
+            ks=self.ks,
+            granularity=self.granularity,
+            snapshot=self.snapshot,
+            allow_stale=self.allow_stale,
+            skip_invalid=self.skip_invalid,
+            resamples=self.resamples,
+            seed=self.seed,
+        )
 
 
 @dataclass(slots=True)
@@ -163,7 +166,8 @@ def score_answers(
     store = workspace_store(ws)
     # the set is validated, checked for staleness and pinned aside while the run is read
     # (and, by a judge that costs nothing, judged); the set's problems are reported first
-    checked = aside(lambda: _checked(loaded, ws, store, set_path, options))
+    spoils = "their key points may not be what the documents say now"
+    checked = aside(lambda: checked_set(loaded, ws, store, set_path, options.retrieval(), spoils))
     try:
         return _score(ws, loaded, store, run_path, judge, options, judging, checked.result)
     except Exception:
@@ -171,26 +175,6 @@ def score_answers(
         raise
     finally:
         checked.cancel()
-
-
-def _checked(
-    loaded: SetFile, ws: Workspace, store: SnapshotStore, set_path: Path, options: AnswerOptions
-) -> tuple[dict[str, Any], list[ItemStatus]]:
-    """The set's pin and stale items, once it is found valid and not stale against the run's
-    snapshot (unless ``allow_stale``); else the refusal is raised."""
-    require_valid(loaded, ws, store, set_path)
-    snap = run_snapshot(store, options.snapshot)
-    stale = stale_items(loaded, store, snap, ws.root)
-    if stale and not options.allow_stale:
-        ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
-        raise ScoreRefused(
-            f"{set_path}: {len(stale)} item(s) are stale against snapshot "
-            f"{snap.short if snap else '-'} ({ids}), so their key points may not be what the "
-            f"documents say now; review them with `evalset stale {loaded.name}` and re-verify "
-            "them, or score anyway with --allow-stale, which marks them in the report."
-        )
-    newest = store.newest_id()
-    return pin_of(loaded, newest[:SHORT] if newest else None), stale
 
 
 def _score(
@@ -226,15 +210,7 @@ def _score(
             ws.root,
             pin,
             stale,
-            Options(
-                ks=options.ks,
-                granularity=options.granularity,
-                snapshot=options.snapshot,
-                allow_stale=options.allow_stale,
-                skip_invalid=options.skip_invalid,
-                resamples=options.resamples,
-                seed=options.seed,
-            ),
+            options.retrieval(),
         )
     checked = agreement(options.labels, loaded, judging) if options.labels is not None else None
     report = _report(
@@ -268,20 +244,8 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[_Row]
         elif line.id in status:
             ignored[status[line.id]] += 1
         else:
-            close = difflib.get_close_matches(line.id, list(status), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "check the id"
-            problems.append((line.line, f"item {line.id} is not in set {loaded.name} ({hint})"))
-    if problems and not skip_invalid:
-        n, problem = min(problems)
-        more = f" ({len(problems) - 1} more such line(s))" if len(problems) > 1 else ""
-        raise RunFileError(
-            f"{run.path}:{n}: {problem}{more}; fix the line, or leave such lines out with "
-            "--skip-invalid."
-        )
-    if problems:
-        run.invalid = sorted(run.invalid + problems)
-        refused = {n for n, _ in problems}
-        run.lines = [line for line in run.lines if line.line not in refused]
+            problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
+    refuse_lines(run, problems, skip_invalid)
     answered = {row.item.id for row in rows}
     rows += [
         _Row(item, 0, "", None, missing=True) for i, item in items.items() if i not in answered

@@ -11,7 +11,6 @@ have is an error (or, with ``skip_invalid``, listed and left out).
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -46,7 +45,15 @@ from evalset.score.metrics import (
 )
 from evalset.score.outline import Outlines
 from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, row_texts
-from evalset.score.runfile import Chunk, RunFile, RunFileError, RunLine, read_run
+from evalset.score.runfile import (
+    Chunk,
+    RunFile,
+    RunFileError,
+    RunLine,
+    read_run,
+    refuse_lines,
+    unknown_item,
+)
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import check_set, holdout_baseline
@@ -106,7 +113,7 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
     store = workspace_store(ws)
     # the set is validated, checked for staleness and pinned aside while the run is read and
     # scored; the set's problems are still the ones reported first
-    checked = aside(lambda: _checked(loaded, ws, store, set_path, options))
+    checked = aside(lambda: checked_set(loaded, ws, store, set_path, options))
     try:
         snap = _run_snapshot(store, options.snapshot)
         run = read_run(run_path, options.skip_invalid)
@@ -118,11 +125,17 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
         checked.cancel()
 
 
-def _checked(
-    loaded: SetFile, ws: Workspace, store: SnapshotStore, set_path: Path, options: Options
+def checked_set(
+    loaded: SetFile,
+    ws: Workspace,
+    store: SnapshotStore,
+    set_path: Path,
+    options: Options,
+    spoils: str = "their labels may not match what the run retrieved from",
 ) -> tuple[dict[str, Any], list[ItemStatus]]:
     """The set's pin and stale items, once it is found valid and not stale against the run's
-    snapshot (unless ``allow_stale``); else the refusal is raised."""
+    snapshot (unless ``allow_stale``); else the refusal is raised, saying what stale items
+    would ``spoil``."""
     _require_valid(loaded, ws, store, set_path)
     snap = _run_snapshot(store, options.snapshot)
     stale = _stale(loaded, store, snap, ws.root)
@@ -130,9 +143,9 @@ def _checked(
         ids = ", ".join(s.id for s in stale[:5]) + (", …" if len(stale) > 5 else "")
         raise ScoreRefused(
             f"{set_path}: {len(stale)} item(s) are stale against snapshot "
-            f"{snap.short if snap else '-'} ({ids}), so their labels may not match what the "
-            f"run retrieved from; review them with `evalset stale {loaded.name}` and re-verify "
-            "them, or score anyway with --allow-stale, which marks them in the report."
+            f"{snap.short if snap else '-'} ({ids}), so {spoils}; review them with "
+            f"`evalset stale {loaded.name}` and re-verify them, or score anyway with "
+            "--allow-stale, which marks them in the report."
         )
     newest = store.newest_id()
     return pin_of(loaded, newest[:SHORT] if newest else None), stale
@@ -199,20 +212,8 @@ def _check_lines(
         elif line.id in status:
             ignored[status[line.id]] += 1
         else:
-            close = difflib.get_close_matches(line.id, list(status), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "check the id"
-            problems.append((line.line, f"item {line.id} is not in set {loaded.name} ({hint})"))
-    if problems and not skip_invalid:
-        n, problem = min(problems)
-        more = f" ({len(problems) - 1} more such line(s))" if len(problems) > 1 else ""
-        raise RunFileError(
-            f"{run.path}:{n}: {problem}{more}; fix the line, or leave such lines out with "
-            "--skip-invalid."
-        )
-    run.invalid = sorted(run.invalid + problems)
-    if problems:  # left out (--skip-invalid): they count nowhere else
-        refused = {n for n, _ in problems}
-        run.lines = [line for line in run.lines if line.line not in refused]
+            problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
+    refuse_lines(run, problems, skip_invalid)  # left out (--skip-invalid): they count nowhere
     if not kept and not scored_ids:
         raise RunFileError(
             f"{run.path}: answers no active answerable item of set {loaded.name}; there is "

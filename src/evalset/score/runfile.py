@@ -299,3 +299,28 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
             'line, like {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}.'
         )
     return RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
+
+
+def unknown_item(ident: str, known: list[str], set_name: str) -> str:
+    """The problem of a run line whose id is not in the set, with the closest id."""
+    close = difflib.get_close_matches(ident, known, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else "check the id"
+    return f"item {ident} is not in set {set_name} ({hint})"
+
+
+def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bool) -> None:
+    """Lines a scorer cannot use, as (line, problem): the first is raised naming its line,
+    unless ``skip_invalid``, which lists them with the run's invalid lines and leaves them out
+    of ``run.lines``."""
+    if not problems:
+        return
+    if not skip_invalid:
+        n, problem = min(problems)
+        more = f" ({len(problems) - 1} more such line(s))" if len(problems) > 1 else ""
+        raise RunFileError(
+            f"{run.path}:{n}: {problem}{more}; fix the line, or leave such lines out with "
+            "--skip-invalid."
+        )
+    run.invalid = sorted(run.invalid + problems)
+    refused = {n for n, _ in problems}
+    run.lines = [line for line in run.lines if line.line not in refused]
