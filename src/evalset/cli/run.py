@@ -433,11 +433,23 @@ def score_set(
                     echo(f"{what} written to {path}")
 
 
+def _print_tables(data: dict[str, Any]) -> None:
+    """A report's metric tables on the terminal: per category, then per split."""
+    from evalset.score.markdown import columns, metric_rows
+
+    tables = columns(data)
+    echo("")
+    table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
+    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    if splits:
+        echo("")
+        table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
+    echo("values: mean over items [95% interval]; n per group in the JSON report")
+
+
 def _print_scores(data: dict[str, Any]) -> None:
     from evalset.score.markdown import (
         TERMINAL_MISSES,
-        columns,
-        metric_rows,
         miss_cells,
         more_misses,
         notes,
@@ -467,14 +479,7 @@ def _print_scores(data: dict[str, Any]) -> None:
         echo("\n".join(lines))
     else:
         echo(f"no misses: every scored item had an expected source in the first {k} entries")
-    tables = columns(data)
-    echo("")
-    table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
-    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
-    if splits:
-        echo("")
-        table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
-    echo("values: mean over items [95% interval]; n per group in the JSON report")
+    _print_tables(data)
     for note in notes(data):
         echo(f"note: {note}", fg="yellow")
 
@@ -502,7 +507,6 @@ def score_answers(
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score
         from evalset.score.judges.registry import load_judge
-        from evalset.score.markdown import columns, metric_rows
         from evalset.score.report import write_report
         from evalset.workspace import resolve_set
 
@@ -528,14 +532,7 @@ def score_answers(
             for line, colour in text_lines(data):
                 bold = colour == "bold"
                 echo(line, fg=colour if colour not in (None, "bold") else None, bold=bold)
-            tables = columns(data)
-            echo("")
-            table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
-            splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
-            if splits:
-                echo("")
-                table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))
-            echo("values: mean over items [95% interval]; n per group in the JSON report")
+            _print_tables(data)
             ppi = ppi_line(data)
             if ppi:
                 echo(ppi)
