@@ -45,6 +45,29 @@ def test_exact_is_normalised_containment_of_whole_words() -> None:
     assert not judge.can_split() and judge.statements("A. B.") is None
 
 
+@pytest.mark.parametrize(
+    ("words", "digits"),
+    [
+        ("thirty days", "30 days"),
+        ("one hundred and twenty", "120"),
+        ("twenty-five", "25"),
+        ("the twentieth day", "the 20th day"),
+        ("the fortieth", "the 40th"),
+        ("ninetieth", "90th"),
+        ("the twenty-first", "the 21st"),
+        ("the fifteenth", "the 15th"),
+        ("eleventh", "11th"),
+        ("the fourth", "the 4th"),
+        ("one hundredth", "100th"),
+    ],
+)
+def test_number_words_and_ordinals_normalise_as_their_digits(words: str, digits: str) -> None:
+    from evalset.score.normalise import normalise
+
+    assert normalise(words) == normalise(digits)
+    assert normalise(words.title()) == normalise(digits)
+
+
 def _stub(root: Path, **env: str) -> CommandJudge:
     return CommandJudge([sys.executable, str(STUB)], root)
 

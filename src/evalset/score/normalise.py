@@ -32,8 +32,10 @@ _WORD_NUMBER = re.compile(
     r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
     r"seventy|eighty|ninety|hundred|thousand|million|billion|first|second|third|fifth|"
-    r"eighth|ninth|twelfth|tieth|teenth)"
+    r"eighth|ninth|twelfth)|tieth"
 )
+"""Where a number word may be: one starts a word, or ``tieth`` ends one (``twentieth`` and
+``fortieth`` start with no number word; every other ordinal starts with its number)."""
 
 
 def _number(token: str) -> str:
