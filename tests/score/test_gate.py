@@ -91,7 +91,7 @@ def test_reports_on_different_versions_compare_the_unchanged_items(score_ws: Pat
     current = _score(score_ws, cli, [*RUN, {"id": "a4", "retrieved": ["guide.md"]}], "current")
     result = json.loads(cli(score_ws, "gate", str(base), str(current), "--json").out)
     assert result["compared_items"] == 4 and result["left_out_items"] == 2
-    assert result["left_out"] == {"added": ["a4"], "removed": [], "changed": ["a1"]}
+    assert result["left_out"] == {"added": ["a4"], "removed": [], "changed": ["a1"], "unscored": []}
     assert {c["n"] for c in result["comparisons"] if c["category"] == "lookup"} == {2}
     shown = cli(score_ws, "gate", str(base), str(current))
     assert "4 item(s) compared, 2 left out (1 added, 0 removed, 1 changed)" in shown.out
@@ -233,3 +233,30 @@ def test_a_report_checked_out_with_crlf_line_endings_keeps_its_digest(score_ws: 
     done = cli(score_ws, "gate", str(report), str(crlf))
     assert done.code == 2 and "was changed after `evalset score` wrote it" in done.err
     assert digest_of('{\r\n  "a": "\\r"') == digest_of('{\n  "a": "\\r"')
+
+
+def test_items_scored_in_one_report_only_are_not_called_changed(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """An answers report scores unanswerable items, a retrieval report of the same run does
+    not: on an unchanged set they are left out as scored in one report only."""
+    from answers_ws import ANSWERS, make_answers_ws
+
+    qa = make_answers_ws(tmp_path / "repo")
+    retrieved = {"k1": ["guide.md#returns"], "k2": ["guide.md#damaged-returns"], "k3": [],
+                 "j1": ["guide.md#payments"]}  # fmt: skip
+    write_run(qa / "run.jsonl", [{**line, "retrieved": retrieved.get(line["id"], [])}
+                                 for line in ANSWERS])  # fmt: skip
+    assert cli(qa, "score", "retrieval", "qa", "run.jsonl", "-o", "r.json").code == 0
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "a.json")
+    assert done.code == 0, done.out
+    result = json.loads(cli(qa, "gate", "r.json", "a.json", "--json").out)
+    assert result["compared_items"] == 4 and result["left_out_items"] == 2
+    assert result["left_out"] == {
+        "added": [],
+        "removed": [],
+        "changed": [],
+        "unscored": ["r1", "r2"],
+    }
+    shown = cli(qa, "gate", "r.json", "a.json").out
+    assert (
+        "4 item(s) compared, 2 left out (0 added, 0 removed, 0 changed, 2 scored in one " in shown
+    )

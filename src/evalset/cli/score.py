@@ -181,10 +181,11 @@ def gate(
 
 def _print_gate(result: GateResult) -> None:
     left = result.left_out
+    unscored = f", {len(left['unscored'])} scored in one report only" if left["unscored"] else ""
     echo(
         f"gate: {result.current} against {result.baseline}: {result.compared} item(s) "
         f"compared, {result.left_out_count} left out ({len(left['added'])} added, "
-        f"{len(left['removed'])} removed, {len(left['changed'])} changed)",
+        f"{len(left['removed'])} removed, {len(left['changed'])} changed{unscored})",
         bold=True,
     )
     for note in result.notes:

@@ -7,7 +7,9 @@ the margin in any category fails the gate, even when the overall mean rose. Each
 difference comes with a paired bootstrap interval over the items.
 
 Reports pinned to different versions of a set are compared on the items whose fingerprints
-are equal in both pins; items added, removed or changed since are left out and counted.
+are equal in both pins; items added, removed or changed since are left out and counted, and
+so are unchanged items scored in one report only (``unscored``: an unanswerable item has
+answer metrics but no retrieval row, a sealed item is scored only with the key).
 Reports on different corpus snapshots, or whose metric definitions differ, measure different
 things and are refused unless ``allow_snapshot_change``.
 
@@ -84,7 +86,8 @@ class GateResult:
     metrics: list[str]
     compared: int
     left_out: dict[str, list[str]] = field(default_factory=dict)
-    """``added``, ``removed`` and ``changed`` item ids."""
+    """``added``, ``removed``, ``changed`` and ``unscored`` item ids (``unscored``: the
+    same in both versions of the set, scored in one report only)."""
     comparisons: list[Comparison] = field(default_factory=list)
     overall: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -208,24 +211,23 @@ def gate(
     c_index, c_categories, c_values = _item_values(current, chosen)
     b_fp, c_fp = _fingerprints(baseline), _fingerprints(current)
     same_content = b_pin.get("fingerprint") == c_pin.get("fingerprint")
-    left: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
+    left: dict[str, list[str]] = {"added": [], "removed": [], "changed": [], "unscored": []}
     compared: list[str] = []
     for ident in sorted(set(b_index) | set(c_index)):
+        scored_in_both = ident in b_index and ident in c_index
         if b_fp is None or c_fp is None:
-            if same_content and ident in b_index and ident in c_index:
-                compared.append(ident)
-            else:
+            if not same_content:
                 left["changed"].append(ident)
+            else:
+                (compared if scored_in_both else left["unscored"]).append(ident)
         elif ident not in b_fp:
             left["added"].append(ident)
         elif ident not in c_fp:
             left["removed"].append(ident)
         elif b_fp[ident] != c_fp[ident]:
             left["changed"].append(ident)
-        elif ident in b_index and ident in c_index:
-            compared.append(ident)
-        else:  # scored in one report only (e.g. sealed there): not comparable
-            left["changed" if ident in b_fp else "added"].append(ident)
+        else:
+            (compared if scored_in_both else left["unscored"]).append(ident)
     result = GateResult(baseline_path, current_path, margin, chosen, len(compared), left)
     better = [current["definitions"][m].get("better", "higher") for m in chosen]
     result.notes = notes
