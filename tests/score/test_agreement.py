@@ -152,6 +152,13 @@ def test_agreement_on_the_command_line(qa: Path, cli) -> None:  # type: ignore[n
         ("id,answer,claim,label\n", "labels.csv: holds no labelled row; add rows of "
          "id,answer,claim,label."),
         ("", "labels.csv: is empty; the first line is the header id,answer,claim,label."),
+        ('{"id": "k1", "retrieved": ["guide.md#returns", "faq.md#hours"], "answer": "x"}\n',
+         "labels.csv:1: is JSON, not a CSV label file (a run file?); give a CSV file whose "
+         "header is id,answer,claim,label."),
+        ("id,answer,claim," + "what the person judged " * 40 + ",a,b,c,d,e,f\n",
+         "labels.csv:1: has no column 'label' (columns: id, answer, claim, what the person "
+         "judged what t…, a, b, c, d, … (10 in all)); the header must name "
+         "id,answer,claim,label."),
     ],
 )  # fmt: skip
 def test_a_label_file_that_is_not_right_is_one_sentence_and_exit_2(

@@ -133,12 +133,17 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
         raise LabelsError(f"{path}:1: is not CSV ({exc}).") from None
     if header is None:
         raise LabelsError(f"{path}: is empty; the first line is the header {','.join(COLUMNS)}.")
+    if text.lstrip()[:1] in ("{", "["):
+        raise LabelsError(
+            f"{path}:1: is JSON, not a CSV label file (a run file?); give a CSV file whose "
+            f"header is {','.join(COLUMNS)}."
+        )
     names = [h.strip().lower() for h in header]
     for column in COLUMNS:
         if column not in names:
             raise LabelsError(
-                f"{path}:1: has no column {column!r} (columns: {', '.join(names) or 'none'}); "
-                f"the header must name {','.join(COLUMNS)}."
+                f"{path}:1: has no column {column!r} (columns: {_shown(names)}); the header "
+                f"must name {','.join(COLUMNS)}."
             )
     where = {c: names.index(c) for c in COLUMNS}
     ids = {item.id for item in loaded.items} | {stub.id for stub in loaded.sealed}
@@ -273,3 +278,12 @@ def agreement(
         min_kappa,
         disagreements,
     )
+
+
+def _shown(names: list[str]) -> str:
+    """A header's column names as a message shows them: the first few, each kept short (a
+    file that is not a label file can have a first line of any length)."""
+    if not names:
+        return "none"
+    cut = [n if len(n) <= 30 else n[:29] + "…" for n in names[:8]]
+    return ", ".join(cut) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
