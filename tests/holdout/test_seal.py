@@ -108,7 +108,11 @@ def test_without_the_key_nothing_of_the_holdout_is_readable(  # type: ignore[no-
         assert f"cannot export the {split} split: {len(HOLDOUT)} of its items are sealed" in (
             refused.err
         )
-        assert "EVALSET_AGE_IDENTITY" in refused.err and "Traceback" not in refused.err
+        assert refused.err.strip().endswith(
+            "are sealed, and set EVALSET_AGE_IDENTITY to the age key file that opens them (or "
+            "export --split tuning)."
+        )
+        assert "Traceback" not in refused.err
 
 
 def test_with_the_key_everything_behaves_as_unsealed(  # type: ignore[no-untyped-def]

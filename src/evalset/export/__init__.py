@@ -82,14 +82,15 @@ def export(
     if sealed and split != "tuning":
         from evalset.sets.sealed import IDENTITY_ENV, identity_path
 
-        why = (
-            f"the key in {IDENTITY_ENV} ({identity_path()}) does not open them"
+        fix = (
+            f"the key in {IDENTITY_ENV} ({identity_path()}) does not open them; point it at "
+            "the key they were sealed to"
             if identity_path()
-            else f"set {IDENTITY_ENV} to the age key file to export them"
+            else f"set {IDENTITY_ENV} to the age key file that opens them"
         )
         raise ExportError(
-            f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed "
-            f"and {why} (or export --split tuning)."
+            f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed, "
+            f"and {fix} (or export --split tuning)."
         )
     store = workspace_store(workspace) if workspace is not None else None
     newest = store.newest() if store is not None else None
