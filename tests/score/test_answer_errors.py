@@ -36,7 +36,7 @@ def test_a_line_without_its_answer(qa: Path, cli) -> None:  # type: ignore[no-un
     assert done.code == 2
     assert done.err.strip() == (
         'evalset: run.jsonl:3: item k3 has no "answer"; give what the system answered (an '
-        "empty text if it said nothing); fix the line, or leave such lines out with "
+        "empty text if it said nothing); fix the line, or leave invalid lines out with "
         "--skip-invalid."
     )
     assert not (qa / "reports" / "r.json").exists()

@@ -32,7 +32,7 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     "unknown-item": (
         GOOD + '{"id": "a11", "retrieved": []}\n',
         "run.jsonl:2: item a11 is not in set docs (did you mean 'a1'?)"
-        "; fix the line, or leave such lines out with --skip-invalid.",
+        "; fix the line, or leave invalid lines out with --skip-invalid.",
     ),
     "duplicate-trial": (
         GOOD + '{"id": "a1", "trial": 0, "retrieved": []}\n',
@@ -45,7 +45,7 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     "no-retrieved": (
         '{"id": "a1", "answer": "14 days"}\n',
         'run.jsonl:1: item a1 has no "retrieved" list; give what the retriever returned, best '
-        "first; fix the line, or leave such lines out with --skip-invalid.",
+        "first; fix the line, or leave invalid lines out with --skip-invalid.",
     ),
     "bad-citation": (
         '{"id": "a1", "retrieved": ["/etc/passwd"]}\n',
@@ -134,6 +134,28 @@ def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cl
     assert report["missing"] == ["a2"]  # its line was the broken one
     text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid")
     assert "note: 2 invalid run line(s) left out" in text.out
+
+
+def test_the_refusal_counts_every_invalid_line_of_each_kind(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Lines the file gets wrong and lines of ids the set does not have are counted together:
+    the refusal says how many more there are, as --skip-invalid lists them."""
+    lines = [json.dumps({**line, "answer": "x"}) for line in RUN]
+    lines[0] = '{"id": "zz", "retrieved": [], "answer": "x"}'
+    lines[2] = '{"id": "a3", "retreived": [], "answer": "x"}'
+    lines[3] = "not json"
+    lines.append('{"id": "a1", "trial": 1, "retrieved": [], "answer": "x",}')
+    (score_ws / "run.jsonl").write_text("\n".join(lines) + "\n")
+    for command in (["retrieval"], ["answers", "--judge", "exact"]):
+        done = cli(score_ws, "score", *command, "docs", "run.jsonl")
+        assert done.code == 2
+        assert done.err.startswith(
+            "evalset: run.jsonl:1: item zz is not in set docs (check the id) (3 more invalid "
+            "line(s)); fix the line"
+        ), done.err
+        skipped = cli(score_ws, "score", *command, "docs", "run.jsonl", "--skip-invalid",
+                      "--json")  # fmt: skip
+        assert skipped.code == 0, skipped.err
+        assert [e["line"] for e in json.loads(skipped.out)["invalid_lines"]] == [1, 3, 4, 9]
 
 
 def test_a_missing_run_file_or_set(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -191,7 +191,7 @@ def _score(
     labels: tuple[list[Label], str] | None = None
     if options.labels is not None:
         labels = read_labels(options.labels, loaded)  # bad labels refused before judging
-    run = read_run(run_path, options.skip_invalid)
+    run = read_run(run_path, options.skip_invalid, defer=True)
     rows, ignored = _rows(run, loaded, options.skip_invalid)
     if judging is None:
         from evalset.score.judges.cache import VerdictCache
@@ -225,7 +225,7 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[_Row]
     status: dict[str, str] = {item.id: item.status for item in loaded.items}
     status.update({stub.id: "sealed" for stub in loaded.sealed})
     items = {i.id: i for i in loaded.items if i.status == "active"}
-    if not any(line.answer is not None for line in run.lines):
+    if run.lines and not any(line.answer is not None for line in run.lines):
         raise RunFileError(
             f'{run.path}: has no "answer" on any line, so it is a retrieval run; score it with '
             "`evalset score retrieval`, or give each line what the system answered."

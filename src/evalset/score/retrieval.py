@@ -116,7 +116,7 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
     checked = aside(lambda: checked_set(loaded, ws, store, set_path, options))
     try:
         snap = _run_snapshot(store, options.snapshot)
-        run = read_run(run_path, options.skip_invalid)
+        run = read_run(run_path, options.skip_invalid, defer=True)
         return _score(loaded, run, snap, ws.root, checked.result, options)
     except Exception:
         checked.result()  # raises the set's problem, when it has one

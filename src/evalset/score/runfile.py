@@ -232,9 +232,11 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
     return parsed, broken
 
 
-def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
+def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> RunFile:
     """Read a run file; a bad line raises ``RunFileError`` naming it, unless
-    ``skip_invalid``, which leaves it out and lists it."""
+    ``skip_invalid``, which leaves it out and lists it. ``defer``: bad lines are only listed
+    (``RunFile.invalid``), for a scorer that finds more (ids not in its set) and refuses them
+    all at once with ``refuse_lines``."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -286,19 +288,19 @@ def read_run(path: Path, skip_invalid: bool = False) -> RunFile:
         lines = [line for line in lines if line.line not in refused]
         invalid += cited
     invalid.sort()
-    if invalid and not skip_invalid:
-        n, problem = invalid[0]
-        more = f" ({len(invalid) - 1} more invalid line(s))" if len(invalid) > 1 else ""
-        raise RunFileError(
-            f"{path}:{n}: {problem}{more}; fix the line, or leave invalid lines out with "
-            "--skip-invalid."
-        )
-    if not lines:
-        raise RunFileError(
-            f"{path}: holds no {'valid ' if invalid else ''}run line; write one JSON object per "
-            'line, like {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}.'
-        )
-    return RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
+    run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
+    if not defer:
+        refuse_lines(run, [], skip_invalid)
+    elif not lines and not invalid:
+        _no_lines(run)
+    return run
+
+
+def _no_lines(run: RunFile) -> None:
+    raise RunFileError(
+        f"{run.path}: holds no {'valid ' if run.invalid else ''}run line; write one JSON object "
+        'per line, like {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}.'
+    )
 
 
 def unknown_item(ident: str, known: list[str], set_name: str) -> str:
@@ -309,18 +311,21 @@ def unknown_item(ident: str, known: list[str], set_name: str) -> str:
 
 
 def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bool) -> None:
-    """Lines a scorer cannot use, as (line, problem): the first is raised naming its line,
-    unless ``skip_invalid``, which lists them with the run's invalid lines and leaves them out
-    of ``run.lines``."""
-    if not problems:
-        return
-    if not skip_invalid:
-        n, problem = min(problems)
-        more = f" ({len(problems) - 1} more such line(s))" if len(problems) > 1 else ""
+    """Lines a scorer cannot use, as (line, problem), with the lines the run file itself got
+    wrong (``run.invalid``): the first of them all is raised naming its line, and how many
+    more there are, unless ``skip_invalid``, which lists them with the run's invalid lines and
+    leaves them out of ``run.lines``. A run left with no line is refused."""
+    if problems:
+        run.invalid = sorted(run.invalid + problems)
+        refused = {n for n, _ in problems}
+        run.lines = [line for line in run.lines if line.line not in refused]
+    if run.invalid and not skip_invalid:
+        n, problem = run.invalid[0]
+        count = len(run.invalid)
+        more = f" ({count - 1} more invalid line(s))" if count > 1 else ""
         raise RunFileError(
-            f"{run.path}:{n}: {problem}{more}; fix the line, or leave such lines out with "
+            f"{run.path}:{n}: {problem}{more}; fix the line, or leave invalid lines out with "
             "--skip-invalid."
         )
-    run.invalid = sorted(run.invalid + problems)
-    refused = {n for n, _ in problems}
-    run.lines = [line for line in run.lines if line.line not in refused]
+    if not run.lines:
+        _no_lines(run)
