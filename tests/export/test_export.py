@@ -573,7 +573,7 @@ def test_export_refuses_an_invalid_set(cli, example: Path) -> None:  # type: ign
     result = cli(
         example, "export", "acme-support", "--allow-stale", "--split", "all", "--format", "jsonl"
     )
-    assert result.code == 2 and result.out == ""
+    assert result.code == 1 and result.out == ""
     assert result.err.startswith(
         "evalset: sets/acme-support.yaml: cannot export acme-support with 1 validation error(s)"
     )

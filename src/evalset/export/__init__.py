@@ -21,11 +21,20 @@ from pathlib import Path
 
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
-from evalset.export.view import SPLITS, ExportError, View, select, texts
+from evalset.export.view import SPLITS, ExportError, ExportRefused, View, select, texts
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import StaleChecker
 
-__all__ = ["EXTENSIONS", "FORMATS", "SPLITS", "ExportError", "ExportResult", "View", "export"]
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "SPLITS",
+    "ExportError",
+    "ExportRefused",
+    "ExportResult",
+    "View",
+    "export",
+]
 
 FORMATS = {
     "jsonl": "evalset.export.jsonl",
@@ -103,7 +112,7 @@ def export(
         unverified = [i for i in never if i in exported]
         if stale and not allow_stale:
             shown = ", ".join(list(stale)[:5]) + (", …" if len(stale) > 5 else "")
-            raise ExportError(
+            raise ExportRefused(
                 f"{path}: cannot export {len(stale)} stale item(s) of {loaded.name} ({shown}): "
                 f"their labels were checked against other text than the newest snapshot "
                 f"{newest.short} has; review them (`evalset stale {loaded.name}`, then `evalset "
@@ -130,7 +139,7 @@ def _refuse_invalid(loaded: SetFile) -> None:
 
     errors = [f for f in check_in_place(loaded) if f.severity == "error"]
     if errors:
-        raise ExportError(
+        raise ExportRefused(
             f"{loaded.path}: cannot export {loaded.name} with {len(errors)} validation "
             f"error(s) (first: {errors[0]}); fix them (`evalset validate {loaded.name}`) and "
             "export again."

@@ -21,6 +21,13 @@ class ExportError(EvalsetError):
     """A view cannot be exported as asked."""
 
 
+class ExportRefused(ExportError):
+    """The set cannot be exported as it is (invalid, or with stale items): a finding about
+    the set, exit 1, as `release` and `score` refuse it."""
+
+    exit_code = 1
+
+
 @dataclass
 class View:
     """The rows a format writes, with what it needs to write them."""
