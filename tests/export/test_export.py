@@ -578,3 +578,24 @@ def test_export_refuses_an_invalid_set(cli, example: Path) -> None:  # type: ign
         "evalset: sets/acme-support.yaml: cannot export acme-support with 1 validation error(s)"
     )
     assert "unknown field 'oops'" in result.err and "`evalset validate acme-support`" in result.err
+
+
+def test_the_readme_imports_print_what_the_readme_shows(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The README's import commands, in order on a fresh copy of the example with the files
+    of examples/imports/, exit 0 and print every line the README shows."""
+    import re
+    import shutil
+
+    shutil.copytree(ROOT / "examples", example / "examples")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### `evalset import`.*?```console\n(.*?)```", readme, re.S)
+    assert block
+    steps = [step.splitlines() for step in block[1].split("$ ")[1:]]
+    assert len(steps) == 3
+    for command, *shown in steps:
+        args = command.split("  #")[0].split()
+        assert args[:2] == ["evalset", "import"] and args[2].startswith("examples/imports/")
+        result = cli(example, *args[1:])
+        assert result.code == 0, result.err
+        assert [line for line in shown if line not in result.out.splitlines()] == []
+    assert (example / "sets" / "legacy.yaml").is_file()

@@ -6,6 +6,8 @@ import datetime as dt
 import io
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, GIT_ENV, write_files
+from conftest import FIXTURES, GIT_ENV, ROOT, write_files
 from evalset.sets.model import Item
 from evalset.sets.setfile import load_set
 
@@ -64,6 +66,24 @@ def test_the_50_record_export_gives_exactly_the_expected_file(example: Path, cli
     assert "line 46 (trace tr-9046): near duplicate of q-fc6fd66e's question" in result.out
     assert f"{EXPORT}:29: the record is not valid JSON" in result.out
     assert "redacted 15 value(s): CARD 2, EMAIL 6, IBAN 2, IP 2, PHONE 3" in result.out
+
+
+def test_the_readme_example_prints_what_the_readme_shows(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The README's promote command, on a fresh copy of the example with its
+    examples/failures.jsonl, prints every line the README shows, and its hint names the set
+    as the other commands' hints do (not the set file's path)."""
+    shutil.copytree(ROOT / "examples", example / "examples")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### `evalset promote`.*?```console\n(.*?)```", readme, re.S)
+    assert block
+    command, *shown = block[1].split("\n$ ")[0].splitlines()
+    assert command == "$ evalset promote examples/failures.jsonl --set acme-support"
+    result = cli(example, *command.split()[2:])
+    assert result.code == 0, result.err
+    printed = result.out.splitlines()
+    assert [line for line in shown if line not in printed] == []
+    assert printed[-1].endswith("then `evalset verify acme-support ID…`")
+    assert "anna.schmidt@example.com" not in (example / SET).read_text(encoding="utf-8")
 
 
 def test_one_invalid_record_and_nothing_is_written(example: Path, cli) -> None:  # type: ignore[no-untyped-def]

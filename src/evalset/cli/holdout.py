@@ -290,10 +290,12 @@ def promote(
     if as_json:
         emit_json({"set": str(path), "source": label, "written": not dry_run, **result.to_json()})
         return
-    _print_promoted(result, path, label, dry_run)
+    _print_promoted(result, path, set_name, label, dry_run)
 
 
-def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: bool) -> None:
+def _print_promoted(
+    result: PromoteResult, path: Path, set_name: str, source: str, dry_run: bool
+) -> None:
     from evalset.sets.model import side
 
     verb = "would add" if dry_run else "added"
@@ -319,7 +321,7 @@ def _print_promoted(result: PromoteResult, path: Path, source: str, dry_run: boo
     if result.added and not dry_run:
         echo(
             "next: give each draft a category, key points and expected sources, set "
-            f"`status: active`, then `evalset verify {path} ID…`"
+            f"`status: active`, then `evalset verify {set_name} ID…`"
         )
 
 
