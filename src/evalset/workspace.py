@@ -42,4 +42,4 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
-    raise UnknownSet(f"{workspace.sets_dir}: has no set named {ref!r} ({hint}).")
+    raise UnknownSet(f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint}).")

@@ -172,3 +172,14 @@ def test_scoring_in_its_own_process_writes_everything_before_it_ends(example: Pa
         if written is not None:
             assert (example / "r.json").read_text() == written
             assert json.loads(written)["digest"].startswith("sha256:")
+
+
+def test_messages_name_paths_as_typed_from_the_current_folder(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from evalset.cli.output import as_typed
+
+    inside = tmp_path / "repo"
+    inside.mkdir()
+    monkeypatch.chdir(inside)
+    assert as_typed(f"{inside}/snapshots/x.json: is broken") == "snapshots/x.json: is broken"
+    assert as_typed(f"{tmp_path}/other.json: is broken") == f"{tmp_path}/other.json: is broken"
+    assert as_typed(f"{inside}: is not a workspace") == f"{inside}: is not a workspace"

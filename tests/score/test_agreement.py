@@ -182,7 +182,7 @@ def test_without_set_a_workspace_of_several_sets_asks_for_it(qa: Path, cli) -> N
     done = cli(qa, "agreement", "labels.csv", "--judge", "exact")
     assert done.code == 2
     assert done.err.strip() == (
-        f"evalset: {qa / 'sets'}: holds 2 sets (docs, qa); name the set the labelled ids "
+        "evalset: sets: holds 2 sets (docs, qa); name the set the labelled ids "
         "belong to with --set."
     )
 

@@ -106,7 +106,7 @@ def test_reports_on_different_snapshots_are_refused_unless_allowed(score_ws: Pat
     refused = cli(score_ws, "gate", str(base), str(current))
     assert refused.code == 2
     assert refused.err.strip().startswith(
-        f"evalset: {current}: was scored against corpus snapshot {new}"
+        f"evalset: reports/current.json: was scored against corpus snapshot {new}"
     )
     assert refused.err.strip().endswith("or compare anyway with --allow-snapshot-change.")
     allowed = cli(score_ws, "gate", str(base), str(current), "--allow-snapshot-change")
@@ -181,7 +181,8 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
         done = cli(score_ws, *args)
         assert done.code == 2
         assert done.err.strip() == (
-            f"evalset: {current}: was changed after `evalset score` wrote it (its content no "
+            "evalset: reports/current.json: was changed after `evalset score` wrote it (its "
+            "content no "
             "longer matches its digest); score the run again rather than editing the report."
         )
     (score_ws / "pin.json").write_text(cli(score_ws, "pin", "docs").out)
@@ -208,7 +209,7 @@ def test_a_report_whose_release_pin_fails_check_pin_is_refused(score_ws: Path, c
     _tamper(report, fingerprint, "sha256:" + "0" * 64, redigest=True)  # digest made to match
     done = cli(score_ws, "accept", str(report))
     assert done.code == 2
-    assert done.err.startswith(f"evalset: {report}: its pin fails `evalset check-pin` (report's ")
+    assert done.err.startswith("evalset: reports/base.json: its pin fails `evalset check-pin` (")
     assert not (score_ws / "reports" / "accepted").exists()
 
 

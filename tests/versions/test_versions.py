@@ -557,7 +557,7 @@ def test_check_pin_never_reads_a_path_from_the_report(released: Path, cli, name:
     result = cli(released, "check-pin", str(report))
     assert result.code == 2
     assert result.err.strip() == (
-        f"evalset: {report}: the pin's \"set\" is not a set name (letters, digits, '.', "
+        "evalset: report.json: the pin's \"set\" is not a set name (letters, digits, '.', "
         "'_' and '-'); write the pin as `evalset pin NAME --json` prints it."
     )
 

@@ -189,7 +189,7 @@ def command() -> None:
 def main(end_early: bool = False) -> None:
     """Run the command and turn evalset's errors into one sentence and an exit code.
     ``end_early``: this process runs nothing else after it (see ``command``)."""
-    from evalset.cli.output import echo, emit_json
+    from evalset.cli.output import as_typed, echo, emit_json
     from evalset.errors import EvalsetError
 
     _short_lived()
@@ -205,9 +205,10 @@ def main(end_early: bool = False) -> None:
             if end_early and sys.argv[1:2] == ["score"]:
                 _leave(code)
     except EvalsetError as exc:
+        message = as_typed(str(exc))
         if "--json" in sys.argv:
-            emit_json({"error": str(exc), "exit_code": exc.exit_code})
-        echo(f"evalset: {exc}", err=True)
+            emit_json({"error": message, "exit_code": exc.exit_code})
+        echo(f"evalset: {message}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

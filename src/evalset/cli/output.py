@@ -7,6 +7,7 @@ terminal, as click does."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,21 @@ def style(text: str, fg: str | None = None, bold: bool = False, strikethrough: b
     if not codes:
         return text
     return "".join(f"\x1b[{code}m" for code in codes) + text + "\x1b[0m"
+
+
+def as_typed(message: str) -> str:
+    """A message with the paths below the current folder written relative to it, as the
+    user types them (``snapshots/0e18….json``, not ``/home/me/repo/snapshots/0e18….json``):
+    the modules that find a broken file name it by the path they opened."""
+    try:
+        here = os.getcwd()
+    except OSError:  # the current folder was removed: nothing to shorten
+        return message
+    for folder in dict.fromkeys((here, os.path.realpath(here))):
+        prefix = os.path.join(folder, "")
+        if prefix != os.sep:
+            message = message.replace(prefix, "")
+    return message
 
 
 def echo(

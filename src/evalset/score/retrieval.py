@@ -60,6 +60,7 @@ from evalset.sets.validate import check_set, holdout_baseline
 from evalset.staleness.stale import ItemStatus, StaleChecker
 from evalset.version import __version__
 from evalset.versions.pin import pin_of
+from evalset.workspace import display_path
 
 SPLITS = ("tuning", "holdout")
 SHOWN = 200
@@ -171,8 +172,8 @@ def _run_snapshot(store: SnapshotStore, ref: str | None) -> Snapshot | None:
     if found is None:
         known = ", ".join(i[:SHORT] for i in store.ids()) or "none"
         raise EvalsetError(
-            f"{store.folder}: has no snapshot {ref!r} (snapshots: {known}); give the id of the "
-            "snapshot the run retrieved from."
+            f"{display_path(store.folder)}: has no snapshot {ref!r} (snapshots: {known}); give "
+            "the id of the snapshot the run retrieved from."
         )
     return found
 
