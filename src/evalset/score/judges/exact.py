@@ -13,6 +13,7 @@ is not scored with it. Its verdicts are not cached: deciding is cheaper than loo
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from evalset.score.judges.base import Judge, Verdict
@@ -68,13 +69,14 @@ class ExactJudge(Judge):
         return YES if needle != "  " and needle in _padded(text) else NO
 
     def refuses(self, answer: str) -> Verdict:
-        said = _padded(answer)
-        return YES if any(phrase in said for phrase in _PADDED_REFUSALS) else NO
+        return YES if _REFUSAL.search(_padded(answer)) else NO
 
 
 YES, NO = Verdict(True), Verdict(False)
 """The only two verdicts this judge gives (verdicts are immutable: shared, not rebuilt)."""
-_PADDED_REFUSALS = tuple(f" {phrase} " for phrase in REFUSALS)
+_REFUSAL = re.compile("|".join(re.escape(f" {phrase} ") for phrase in REFUSALS))
+"""Any refusal phrase, as whole tokens of a padded normal form (one search, not one per
+phrase)."""
 
 
 @lru_cache(maxsize=65536)
