@@ -136,8 +136,8 @@ def test_accept_records_the_run_the_gate_compares_with(score_ws: Path, cli) -> N
     accepted = cli(score_ws, "accept", str(base))
     assert accepted.code == 0, accepted.err
     assert accepted.out.strip() == (
-        f"{base} becomes the accepted run of docs: reports/accepted/docs.json; commit it (git "
-        "add reports/accepted/docs.json)"
+        "reports/base.json becomes the accepted run of docs: reports/accepted/docs.json; "
+        "commit it (git add reports/accepted/docs.json)"
     )
     target = score_ws / "reports" / "accepted" / "docs.json"
     assert target.read_bytes() == base.read_bytes()

@@ -45,6 +45,10 @@ def test_new_appends_a_draft_skeleton(cli, tmp_path: Path) -> None:  # type: ign
     text = cli(tmp_path, "new", str(path), "--question", "Can I return a gift?").out
     assert text.startswith("added draft q-043 to ")
     assert load_set(path).items[-1].question == "Can I return a gift?"
+    # the next step names what is still to write, not what was given
+    assert "next: write its category, expected sources and key points, set" in text
+    both = cli(tmp_path, "new", str(path), "-q", "Gift?", "--category", "direct-lookup").out
+    assert "next: write its expected sources and key points, set `status: active`" in both
 
 
 def test_retire_records_the_reason(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -429,10 +429,9 @@ def new(
         emit_json({"set": str(path), "id": ident})
         return
     echo(f"added draft {ident} to {path}")
-    echo(
-        "next: write its question, category, expected sources and key points, set "
-        f"`status: active`, then `evalset verify {name} {ident}`"
-    )
+    missing = [w for w, given in (("question", question), ("category", category)) if not given]
+    todo = ", ".join([*missing, "expected sources"]) + " and key points"
+    echo(f"next: write its {todo}, set `status: active`, then `evalset verify {name} {ident}`")
 
 
 def retire(

@@ -48,7 +48,14 @@ def echo(
     bold: bool = False,
     nl: bool = True,
 ) -> None:
-    """Print a line on stdout (or stderr), coloured only on a terminal."""
+    """Print a line on stdout (or stderr), coloured only on a terminal; paths below the
+    current folder are written as typed (``as_typed``)."""
+    _write(as_typed(message), err=err, fg=fg, bold=bold, nl=nl)
+
+
+def _write(
+    message: str, *, err: bool = False, fg: str | None = None, bold: bool = False, nl: bool = True
+) -> None:
     stream = sys.stderr if err else sys.stdout
     if (fg or bold) and stream.isatty():
         message = style(message, fg, bold)
@@ -57,7 +64,8 @@ def echo(
 
 
 def emit_json(document: Any) -> None:
-    echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    """One JSON document on stdout, its paths as the command found them."""
+    _write(json.dumps(document, indent=2, ensure_ascii=False, default=str))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
