@@ -20,3 +20,8 @@ def test_trials_that_all_scored_the_same(score_ws: Path, cli) -> None:  # type: 
     assert report["item_spread"] == []
     assert report["spread"]["trials"] == 2
     assert report["spread"]["overall"]["hit@1"]["std"] == 0.0
+    comment = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--format", "md").out
+    lines = comment.splitlines()
+    header = "| item | category | split | missed | expected | retrieved (first 10) |"
+    at = lines.index(header)  # several trials: in how many each item missed
+    assert lines[at + 2].startswith("| `a3` | lookup | holdout | 2/2 trials | `faq.md#hours` |")

@@ -112,17 +112,19 @@ def markdown(data: dict[str, Any]) -> str:
     ]
     misses = data.get("misses", [])
     if misses:
+        # "missed": in how many trials, a column only when some item had several
+        shown = [0, 1, 2, 3, 4, 5] if any(m["trials"] > 1 for m in misses) else [0, 1, 2, 4, 5]
+        names = ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]
         out += [
             f"**Misses, start reading here:** {len(misses)} item(s) with no expected source in "
             f"the first {k} entries.",
             "",
-            _row(["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]),
-            "|---|---|---|---|---|---|",
+            _row([names[j] for j in shown]),
+            "|---" * len(shown) + "|",
         ]
-        out += [
-            _row([f"`{c}`" if j in (0, 4, 5) else c for j, c in enumerate(miss_cells(m))])
-            for m in misses[:MAX_MISSES]
-        ]
+        for m in misses[:MAX_MISSES]:
+            cells = miss_cells(m)
+            out.append(_row([f"`{cells[j]}`" if j in (0, 4, 5) else cells[j] for j in shown]))
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")
