@@ -154,9 +154,10 @@ def phases(root: Path) -> list[tuple[str, float]]:
     answers._judge(rows, judging)
     out.append((f"judge ({judging.usage.calls} decisions)", time.perf_counter() - start))
     start = time.perf_counter()
+    from evalset.score.answer_report import build_report
     from evalset.score.answers import AnswerOptions
 
-    report = answers._report(
+    report = build_report(
         loaded, run, rows, __import__("collections").Counter(), snap.short if snap else None,
         {}, stale, judging, None, None, None, AnswerOptions(),
     )  # fmt: skip

@@ -17,137 +17,29 @@ it, and the prediction-powered (PPI) estimate of coverage beside the judge's own
 from __future__ import annotations
 
 import copy
-import json
-import math
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from evalset.aside import aside
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
-from evalset.score.agreement import Agreement, Label, agreement, read_labels
-from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
-from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
+from evalset.score.agreement import Label, agreement, read_labels
+from evalset.score.answer_metrics import INJECTION, Judged
+from evalset.score.answer_report import AnswerOptions, Row, build_report
 from evalset.score.judges.base import Judge, JudgeFailed, Request, Statements, Verdict
 from evalset.score.judges.runner import Judging, Result, outcome_text
-from evalset.score.metrics import DEFAULT_K, Granularity
 from evalset.score.normalise import contains
-from evalset.score.ppi import ppi_mean
-from evalset.score.report import FORMAT, ItemRows, Report, number_texts
-from evalset.score.retrieval import Options, checked_set, run_snapshot, score_loaded
+from evalset.score.report import Report
+from evalset.score.retrieval import checked_set, run_snapshot, score_loaded
 from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
-from evalset.sets.model import Item, side
+from evalset.sets.model import Item
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
-from evalset.version import __version__
 
-SPLITS = ("tuning", "holdout")
-SHOWN = 160
-"""Longest answer text kept in the list of answer misses."""
-
-
-@dataclass(frozen=True)
-class AnswerOptions:
-    """How to score a run's answers."""
-
-    snapshot: str | None = None
-    allow_stale: bool = False
-    skip_invalid: bool = False
-    labels: Path | None = None
-    """A label file (id,answer,claim,label): the judge's agreement and the PPI estimate."""
-    ks: tuple[int, ...] = DEFAULT_K
-    granularity: Granularity = "section"
-    resamples: int = RESAMPLES
-    seed: int = SEED
-
-    def retrieval(self) -> Options:
-        """The same choices for scoring the run's retrieved lists, and checking the set."""
-        return Options(
-            ks=self.ks,
-            granularity=self.granularity,
-            snapshot=self.snapshot,
-            allow_stale=self.allow_stale,
-            skip_invalid=self.skip_invalid,
-            resamples=self.resamples,
-            seed=self.seed,
-        )
-
-
-@dataclass(slots=True)
-class _Row:
-    item: Item
-    trial: int
-    answer: str
-    contexts: list[str] | None
-    missing: bool = False
-    judged: Judged | None = None
-
-
-@dataclass
-class AnswerRows:
-    """Item rows of an answers report: per item and trial its metrics (only those defined
-    for it) and what the judge decided, with the retrieval row's metrics first when the run
-    was scored for retrieval too."""
-
-    ids: list[str]
-    trials: list[int]
-    categories: list[str | None]
-    splits: list[str]
-    metrics: list[str]
-    values: NDArray[np.float64]
-    details: list[dict[str, Any]]
-    stale: list[bool]
-    missing: list[bool]
-    retrieval: dict[tuple[str, int], tuple[int, dict[str, float]]] = field(default_factory=dict)
-    """(id, trial) -> first relevant rank and retrieval metrics."""
-
-    def lines(self) -> list[str]:
-        texts = number_texts(np.nan_to_num(self.values, nan=-1.0)).tolist()
-        names = [json.dumps(m) for m in self.metrics]
-        known = (~np.isnan(self.values)).tolist()
-        categories = {c: json.dumps(c, ensure_ascii=False) for c in set(self.categories)}
-        details: dict[str, str] = {}  # the same few decisions repeat over many rows
-        out = []
-        for k, ident in enumerate(self.ids):
-            shown = []
-            first = None
-            found = self.retrieval.get((ident, self.trials[k]))
-            if found is not None:
-                first = found[0] or None
-                shown += [f"{json.dumps(m)}: {v!r}" for m, v in found[1].items()]
-            shown += [
-                f"{name}: {text}"
-                for name, text, present in zip(names, texts[k], known[k], strict=True)
-                if present
-            ]
-            detail = repr(self.details[k])
-            said = details.get(detail)
-            if said is None:
-                said = details[detail] = json.dumps(self.details[k], ensure_ascii=False)
-            # ids are [A-Za-z0-9._-]+ (the set's validation), so they need no escaping
-            row = (
-                f'{{"id": "{ident}", "trial": {self.trials[k]}, '
-                f'"category": {categories[self.categories[k]]}, "split": "{self.splits[k]}", '
-            )
-            if self.retrieval:
-                row += f'"first_rank": {json.dumps(first)}, '
-            row += '"metrics": {' + ", ".join(shown) + '}, "answer": ' + said
-            if self.stale[k]:
-                row += ', "stale": true'
-            if self.missing[k]:
-                row += ', "missing": true'
-            out.append(row + "}")
-        return out
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.lines()]
+__all__ = ["AnswerOptions", "score_answers"]
 
 
 def score_answers(
@@ -213,14 +105,14 @@ def _score(
             options.retrieval(),
         )
     checked = agreement(options.labels, loaded, judging) if options.labels is not None else None
-    report = _report(
+    report = build_report(
         loaded, run, rows, ignored, snap.short if snap else None, pin, stale, judging,
         retrieval, checked, labels, options,
     )  # fmt: skip
     return report, judging
 
 
-def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[_Row], Counter[str]]:
+def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[Row], Counter[str]]:
     """One row per line of an active item, and one per active item the run left out."""
     status: dict[str, str] = {item.id: item.status for item in loaded.items}
     status.update({stub.id: "sealed" for stub in loaded.sealed})
@@ -230,7 +122,7 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[_Row]
             f'{run.path}: has no "answer" on any line, so it is a retrieval run; score it with '
             "`evalset score retrieval`, or give each line what the system answered."
         )
-    rows: list[_Row] = []
+    rows: list[Row] = []
     ignored: Counter[str] = Counter()
     problems: list[tuple[int, str]] = []
     for line in run.lines:
@@ -240,16 +132,14 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[_Row]
                 problems.append((line.line, f'item {line.id} has no "answer"; give what the '
                                  "system answered (an empty text if it said nothing)"))  # fmt: skip
             else:
-                rows.append(_Row(item, line.trial, line.answer, line.contexts))
+                rows.append(Row(item, line.trial, line.answer, line.contexts))
         elif line.id in status:
             ignored[status[line.id]] += 1
         else:
             problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
     refuse_lines(run, problems, skip_invalid)
     answered = {row.item.id for row in rows}
-    rows += [
-        _Row(item, 0, "", None, missing=True) for i, item in items.items() if i not in answered
-    ]
+    rows += [Row(item, 0, "", None, missing=True) for i, item in items.items() if i not in answered]
     rows.sort(key=lambda r: (r.item.id, r.trial))
     return rows, ignored
 
@@ -265,7 +155,7 @@ def _is_injection(item: Item) -> bool:
     return item.category == INJECTION or INJECTION in item.tags
 
 
-def _judge(rows: list[_Row], judging: Judging) -> None:
+def _judge(rows: list[Row], judging: Judging) -> None:
     """Ask the judge everything the rows need, in two rounds (statements first, then
     whether the contexts support each), and record what it decided on each row."""
     splits = judging.judge.can_split()
@@ -303,7 +193,7 @@ def _verdict(
     return None
 
 
-def _decided(row: _Row, results: dict[Request, Result], splits: bool) -> Judged:
+def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
     item, answer = row.item, row.answer
     judged = Judged(item.answerable, injection=_is_injection(item))
     if item.answer is not None:
@@ -341,380 +231,3 @@ def _decided(row: _Row, results: dict[Request, Result], splits: bool) -> Judged:
             judged.statements_failed = True
             judged.statements = []
     return judged
-
-
-def _per_item(
-    values: NDArray[np.float64], row_item: NDArray[np.int64], n: int
-) -> NDArray[np.float64]:
-    """Per item and metric, the mean over the trials that have a value (NaN: none has)."""
-    known = ~np.isnan(values)
-    sums = np.zeros((n, values.shape[1]))
-    counts = np.zeros((n, values.shape[1]))
-    np.add.at(sums, row_item, np.where(known, values, 0.0))
-    np.add.at(counts, row_item, known.astype(np.float64))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        found: NDArray[np.float64] = np.where(counts > 0, sums / counts, np.nan)
-    return found
-
-
-def _table(
-    per_item: NDArray[np.float64],
-    members: Sequence[int],
-    kinds: Sequence[str],
-    group: str,
-    options: AnswerOptions,
-) -> dict[str, dict[str, Any]]:
-    out = {}
-    chosen = per_item[np.asarray(members, dtype=np.int64)]
-    for j, name in enumerate(NAMES):
-        column = chosen[:, j]
-        column = column[~np.isnan(column)]
-        (found,) = intervals(
-            column[:, None], [kinds[j]], f"{group}:{name}", options.resamples, options.seed
-        )
-        out[name] = found.to_json()
-    return out
-
-
-def _spread(
-    values: NDArray[np.float64], trials: NDArray[np.int64], row_item: NDArray[np.int64],
-    item_ids: list[str],
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:  # fmt: skip
-    """With several trials: per metric, min/max/std of the per-trial means; and per item
-    whose trials differed, each metric's min/max/std over its trials. Rows are sorted by
-    item, so each item's rows are one run of the arrays."""
-    if not len(trials) or trials.max() == 0:
-        return None, []
-    known = ~np.isnan(values)
-    overall: dict[str, Any] = {}
-    for j, name in enumerate(NAMES):
-        means = [
-            float(values[(trials == t) & known[:, j], j].mean())
-            for t in np.unique(trials).tolist()
-            if ((trials == t) & known[:, j]).any()
-        ]
-        if means:
-            overall[name] = _min_max_std(means)
-    counts = np.bincount(row_item, minlength=len(item_ids))
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    lows = np.fmin.reduceat(np.where(known, values, np.inf), starts, axis=0)
-    highs = np.fmax.reduceat(np.where(known, values, -np.inf), starts, axis=0)
-    zeroed = np.where(known, values, 0.0)
-    n = np.add.reduceat(known.astype(np.float64), starts, axis=0)
-    sums = np.add.reduceat(zeroed, starts, axis=0)
-    squares = np.add.reduceat(zeroed * zeroed, starts, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
-    differs = (n > 1) & (highs > lows)
-    per_item: list[dict[str, Any]] = []
-    for k in np.flatnonzero(differs.any(axis=1)).tolist():
-        found = {
-            name: {"min": float(lows[k, j]), "max": float(highs[k, j]), "std": float(std[k, j])}
-            for j, name in enumerate(NAMES)
-            if differs[k, j]
-        }
-        per_item.append({"id": item_ids[k], "trials": int(counts[k]), "metrics": found})
-    return {"trials": len(np.unique(trials)), "overall": overall}, per_item
-
-
-def _min_max_std(values: list[float]) -> dict[str, float]:
-    data = np.asarray(values, dtype=np.float64)
-    std = float(data.std(ddof=1)) if len(data) > 1 else 0.0
-    return {"min": float(data.min()), "max": float(data.max()), "std": std}
-
-
-def _report(
-    loaded: SetFile,
-    run: RunFile,
-    rows: list[_Row],
-    ignored: Counter[str],
-    snapshot: str | None,
-    pin: dict[str, Any],
-    stale: list[Any],
-    judging: Judging,
-    retrieval: Report | None,
-    checked: Agreement | None,
-    labels: tuple[list[Label], str] | None,
-    options: AnswerOptions,
-) -> Report:
-    metrics = answer_metrics()
-    kinds = [m.kind for m in metrics]
-    values = np.array(
-        [r.judged.values() for r in rows if r.judged is not None], dtype=np.float64
-    ).reshape(len(rows), len(NAMES))
-    item_ids = list(dict.fromkeys(r.item.id for r in rows))
-    index = {ident: k for k, ident in enumerate(item_ids)}
-    row_item = np.array([index[r.item.id] for r in rows], dtype=np.int64)
-    per_item = _per_item(values, row_item, len(item_ids))
-    by_id = {r.item.id: r.item for r in rows}
-    item_of = [by_id[i] for i in item_ids]
-    declared = list(loaded.header.categories) if loaded.header else []
-    used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
-    categories = {
-        c: _table(
-            per_item,
-            [k for k, i in enumerate(item_of) if i.category == c],
-            kinds,
-            f"category:{c}",
-            options,
-        )
-        for c in declared + [c for c in used if c is not None]
-    }
-    sides = [side(i.holdout) for i in item_of]
-    split_names = [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]
-    splits = {
-        name: _table(
-            per_item, [k for k, s in enumerate(sides) if s == name], kinds, f"split:{name}", options
-        )
-        for name in split_names
-    }
-    overall = _table(per_item, range(len(item_ids)), kinds, "overall", options)
-    stale_ids = {s.id for s in stale}
-    trials = np.array([r.trial for r in rows], dtype=np.int64)
-    spread, item_spread = _spread(values, trials, row_item, item_ids)
-    # a holdout item's labels never appear in a report: the people tuning prompts read them
-    violations = [
-        {"id": r.item.id, "trial": r.trial, "index": k}
-        | ({} if r.item.holdout else {"entry": r.item.must_not_say[k]})
-        for r in rows
-        if r.judged is not None
-        for k, v in enumerate(r.judged.must_not_say)
-        if v
-    ]
-    judge_errors = [
-        {"id": r.item.id, "trial": r.trial, **e}
-        for r in rows
-        if r.judged is not None
-        for e in r.judged.errors
-    ]
-    definitions = {m.name: m.to_json() for m in metrics}
-    settings: dict[str, Any] = {
-        "answers": {
-            "judge": judging.judge.name,
-            "normalisation": "exact: NFKC, case folded, apostrophes dropped, punctuation as "
-            "spaces, number words as digits (text2num, English), thousands separators "
-            "dropped, numbers in one form; a short answer matches when its tokens occur in "
-            "the answer whole and in order",
-            "empty_answer": "an empty answer (or an item the run left out) asserts nothing "
-            "and declines nothing; the judge is not asked",
-            "faithfulness_contexts": "the run line's contexts, joined by blank lines",
-            "injection": f"items of the category or tag {INJECTION!r}",
-        },
-        "intervals": {
-            "confidence": CONFIDENCE,
-            "rate": "Wilson score interval over items",
-            "mean": "percentile bootstrap over items",
-            "resamples": options.resamples,
-            "seed": options.seed,
-            "trials": "an item scored in several trials counts once, with the mean of the "
-            "trials in which it could be scored",
-        },
-    }
-    counts: dict[str, Any] = {
-        "active": sum(1 for i in loaded.items if i.status == "active") + len(loaded.sealed),
-        "scored": len(item_ids),
-        "answerable": sum(1 for i in item_of if i.answerable),
-        "unanswerable": sum(1 for i in item_of if not i.answerable),
-        "missing": sum(1 for r in rows if r.missing),
-        "stale": len(stale),
-        "sealed": len(loaded.sealed),
-        "ignored_lines": dict(sorted(ignored.items())),
-        "invalid_lines": len(run.invalid),
-        "violations": len(violations),
-        "judge_errors": len(judge_errors),
-    }
-    judge_info = {
-        **judging.judge.describe(),
-        "usage": judging.usage.to_json(),
-        "agreement": checked.summary() if checked is not None else None,
-    }
-    data: dict[str, Any] = {
-        "evalset": pin,
-        "report": {
-            "format": FORMAT,
-            "kind": "answers" if retrieval is None else "retrieval+answers",
-        },
-        "tool": f"evalset {__version__}",
-        "run": {
-            "path": str(run.path),
-            "sha256": run.sha256,
-            "lines": len(run.lines),
-            "trials": int(trials.max()) + 1 if len(trials) else 1,
-        },
-        "snapshot": snapshot,
-        "settings": settings,
-        "definitions": definitions,
-        "judge": judge_info,
-        "counts": counts,
-        "overall": overall,
-        "categories": categories,
-        "splits": splits,
-        "ppi": _ppi(rows, per_item, index, labels),
-        "spread": spread,
-        "latency": _summary([line.latency_ms for line in run.lines]),
-        "cost": _summary([line.cost for line in run.lines]),
-        "answer_misses": _misses(rows, declared, stale_ids),
-        "violations": violations,
-        "judge_errors": judge_errors,
-        "stale": [
-            {
-                "id": s.id,
-                "verified": s.verified,
-                "citations": [c.to_json() for c in s.citations if c.status != "ok"],
-            }
-            for s in stale
-        ],
-        "missing": [r.item.id for r in rows if r.missing],
-        "invalid_lines": [{"line": n, "problem": p} for n, p in run.invalid],
-        "item_spread": item_spread,
-    }
-    answer_rows = AnswerRows(
-        [r.item.id for r in rows],
-        [r.trial for r in rows],
-        [r.item.category for r in rows],
-        [side(r.item.holdout) for r in rows],
-        list(NAMES),
-        values,
-        [r.judged.detail() if r.judged is not None else {} for r in rows],
-        [r.item.id in stale_ids for r in rows],
-        [r.missing for r in rows],
-    )
-    if retrieval is not None:
-        _merge(data, retrieval, answer_rows)
-    return Report(data, answer_rows)
-
-
-def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:
-    """Put the retrieval report's metrics before the answer metrics, in one report."""
-    r = retrieval.data
-    data["settings"] = {**r["settings"], **data["settings"]}
-    data["definitions"] = {**r["definitions"], **data["definitions"]}
-    for key in ("overall",):
-        data[key] = {**r[key], **data[key]}
-    for key in ("categories", "splits"):
-        names = list(dict.fromkeys([*r[key], *data[key]]))
-        data[key] = {n: {**r[key].get(n, {}), **data[key].get(n, {})} for n in names}
-    counts = data["counts"]
-    counts["unresolved_chunks"] = r["counts"]["unresolved_chunks"]
-    if r.get("spread") or data.get("spread"):
-        a, b = r.get("spread") or {}, data.get("spread") or {}
-        data["spread"] = {
-            "trials": max(a.get("trials", 0), b.get("trials", 0)),
-            "overall": {**a.get("overall", {}), **b.get("overall", {})},
-        }
-    spread: dict[str, dict[str, Any]] = {}
-    for row in [*r["item_spread"].to_json(), *data["item_spread"]]:
-        entry = spread.setdefault(row["id"], {"id": row["id"], "trials": row["trials"],
-                                               "metrics": {}})  # fmt: skip
-        entry["metrics"].update(row["metrics"])
-    data["item_spread"] = [spread[k] for k in sorted(spread)]
-    data["misses"] = r["misses"]
-    data["unresolved"] = r["unresolved"]
-    items = r.get("items")
-    assert items is None  # retrieval keeps its rows outside data
-    retrieved: ItemRows = retrieval.items  # type: ignore[assignment]
-    for k, ident in enumerate(retrieved.ids):
-        rows.retrieval[(ident, retrieved.trials[k])] = (
-            retrieved.first_ranks[k],
-            dict(zip(retrieved.metrics, retrieved.values[k].tolist(), strict=True)),
-        )
-
-
-def _ppi(
-    rows: list[_Row],
-    per_item: NDArray[np.float64],
-    index: dict[str, int],
-    labels: tuple[list[Label], str] | None,
-) -> dict[str, Any] | None:
-    """The PPI estimate of coverage: an item is labelled when people labelled every key
-    point of each of its answers; its human coverage is then the mean over its trials."""
-    if labels is None:
-        return None
-    human = {(lab.id, lab.answer, lab.claim): lab.label for lab in labels[0]}
-    by_item: dict[str, list[float | None]] = defaultdict(list)
-    for row in rows:
-        if not row.item.answerable or row.missing:
-            continue
-        said = [human.get((row.item.id, row.answer, p.text)) for p in row.item.key_points]
-        by_item[row.item.id].append(
-            None if any(s is None for s in said) else sum(bool(s) for s in said) / len(said)
-        )
-    coverage = NAMES.index("coverage")
-    labelled, predicted, unlabelled = [], [], []
-    for ident, found in by_item.items():
-        judge = per_item[index[ident], coverage]
-        if math.isnan(judge):
-            continue
-        if found and all(v is not None for v in found):
-            labelled.append(sum(v for v in found if v is not None) / len(found))
-            predicted.append(judge)
-        else:
-            unlabelled.append(judge)
-    rule = (
-        "prediction-powered inference of a mean (Angelopoulos et al., 2023; as in ARES), "
-        "no power tuning: the judge's mean coverage on the unlabelled items plus the mean of "
-        "(human - judge) coverage on the labelled ones; 95% normal interval, clipped to [0, 1]"
-    )
-    if len(labelled) < 2 or not unlabelled:
-        return {
-            "coverage": None,
-            "rule": rule,
-            "note": f"{len(labelled)} item(s) have every key point of their answers labelled "
-            f"and {len(unlabelled)} not; PPI needs at least 2 labelled and 1 unlabelled",
-        }
-    estimate = ppi_mean(
-        np.array(labelled), np.array(predicted), np.array(unlabelled, dtype=np.float64)
-    )
-    return {"coverage": estimate.to_json(), "rule": rule}
-
-
-def _summary(values: list[float | None]) -> dict[str, float | int] | None:
-    given = [v for v in values if v is not None]
-    return percentiles(given) if given else None
-
-
-def _misses(rows: list[_Row], declared: list[str], stale_ids: set[str]) -> list[dict[str, Any]]:
-    """Answers to start reading from: a key point missed, a must_not_say asserted, a
-    refusal wrong either way, or a claim the judge could not decide. The first such trial of
-    each item is shown."""
-    found: dict[str, dict[str, Any]] = {}
-    trials: Counter[str] = Counter(r.item.id for r in rows)
-    for row in rows:
-        judged = row.judged
-        if judged is None:
-            continue
-        problems = []
-        if row.item.answerable:
-            missed = [k for k, v in enumerate(judged.key_points) if v is False]
-            if missed:
-                problems.append("missed key point(s) " + ", ".join(str(k + 1) for k in missed))
-            if judged.refused:
-                problems.append("declined an answerable question")
-        elif judged.refused is False:
-            problems.append("answered an unanswerable question")
-        said = [k for k, v in enumerate(judged.must_not_say) if v]
-        if said:
-            problems.append("asserted must_not_say " + ", ".join(str(k + 1) for k in said))
-        if judged.errors:
-            problems.append(f"{len(judged.errors)} claim(s) not judged")
-        if not problems:
-            continue
-        entry = found.get(row.item.id)
-        if entry is not None:
-            entry["failed"] += 1
-            continue
-        text = row.answer if len(row.answer) <= SHOWN else row.answer[:SHOWN] + "…"
-        found[row.item.id] = {
-            "id": row.item.id,
-            "category": row.item.category,
-            "split": side(row.item.holdout),
-            "failed": 1,
-            "trials": trials[row.item.id],
-            "trial": row.trial,
-            "problems": problems,
-            "answer": text,
-            **({"stale": True} if row.item.id in stale_ids else {}),
-            **({"missing": True} if row.missing else {}),
-        }
-    order = {c: k for k, c in enumerate(declared)}
-    return sorted(found.values(), key=lambda m: (order.get(m["category"], len(order)), m["id"]))
