@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_export import export_file
 
 from conftest import ROOT
 from evalset.export.view import DECLINES
@@ -25,24 +26,6 @@ BY_ID = {item.id: item for item in EXAMPLE.items}
 EXPORTED = {i.id for i in EXAMPLE.items if i.status == "active" and i.holdout is not None}
 UNANSWERABLE = {i for i in EXPORTED if not BY_ID[i].answerable}
 SEVERAL_POINTS = {i for i in EXPORTED if len(BY_ID[i].key_points) > 1}
-
-
-def export(cli, fmt: str, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
-    out = tmp_path / f"all.{fmt}"
-    result = cli(
-        ROOT,
-        "export",
-        "acme-support",
-        "--allow-stale",
-        "--format",
-        fmt,
-        "--split",
-        "all",
-        "-o",
-        str(out),
-    )
-    assert result.code == 0, result.err
-    return out
 
 
 def test_the_example_has_the_cases() -> None:
@@ -68,7 +51,7 @@ def test_a_list_ideal_would_pass_an_answer_with_one_key_point_of_several() -> No
 
 def test_openai_samples_require_every_key_point(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     samples = [
-        json.loads(line) for line in export(cli, "openai", tmp_path).read_text().splitlines()
+        json.loads(line) for line in export_file(cli, tmp_path, "openai").read_text().splitlines()
     ]
     assert {s["metadata"]["evalset_id"] for s in samples} == EXPORTED  # unanswerable included
     for sample in samples:
@@ -96,7 +79,7 @@ CLOSEDQA_FIELDS = {"input", "completion", "criteria"}
 def test_openai_samples_fill_the_closedqa_prompt(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """ModelBasedClassify formats the spec's prompt with the sample's own keys and the
     completion: every field the prompt names must be there."""
-    for line in export(cli, "openai", tmp_path).read_text().splitlines():
+    for line in export_file(cli, tmp_path, "openai").read_text().splitlines():
         sample = json.loads(line)
         assert CLOSEDQA_FIELDS - {"completion"} <= set(sample)
         assert isinstance(sample["criteria"], str) and sample["criteria"]
@@ -141,7 +124,7 @@ def test_openai_samples_with_the_evals_classes(cli, tmp_path: Path) -> None:  # 
             return Result(self.text)
 
     samples = [
-        json.loads(line) for line in export(cli, "openai", tmp_path).read_text().splitlines()
+        json.loads(line) for line in export_file(cli, tmp_path, "openai").read_text().splitlines()
     ]
     sample = next(s for s in samples if s["metadata"]["evalset_id"] in SEVERAL_POINTS)
     points = [p.text for p in BY_ID[sample["metadata"]["evalset_id"]].key_points]
@@ -167,7 +150,8 @@ def test_openai_samples_with_the_evals_classes(cli, tmp_path: Path) -> None:  # 
 
 
 def test_ragas_rows_carry_ids_and_score_unanswerable_items(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    rows = [json.loads(line) for line in export(cli, "ragas", tmp_path).read_text().splitlines()]
+    text = export_file(cli, tmp_path, "ragas").read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
     assert {r["evalset_id"] for r in rows} == EXPORTED
     for row in rows:
         item = BY_ID[row["evalset_id"]]
@@ -187,7 +171,7 @@ def test_ragas_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no
     pytest.importorskip("ragas")
     from ragas import EvaluationDataset
 
-    dataset = EvaluationDataset.from_jsonl(str(export(cli, "ragas", tmp_path)))
+    dataset = EvaluationDataset.from_jsonl(str(export_file(cli, tmp_path, "ragas")))
     assert len(dataset) == len(EXPORTED)
     assert all(sample.reference for sample in dataset.samples)
 
@@ -196,7 +180,7 @@ def test_ragas_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no
 
 
 def test_deepeval_goldens_carry_ids_and_score_unanswerable_items(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    goldens = json.loads(export(cli, "deepeval", tmp_path).read_text())
+    goldens = json.loads(export_file(cli, tmp_path, "deepeval").read_text())
     assert {g["name"] for g in goldens} == EXPORTED
     for golden in goldens:
         item = BY_ID[golden["name"]]
@@ -222,7 +206,7 @@ def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore
     from deepeval.test_case import LLMTestCase
 
     dataset = EvaluationDataset()
-    dataset.add_goldens_from_json_file(str(export(cli, "deepeval", tmp_path)))
+    dataset.add_goldens_from_json_file(str(export_file(cli, tmp_path, "deepeval")))
     assert {g.name for g in dataset.goldens} == EXPORTED
     for golden in dataset.goldens:
         case = LLMTestCase(
