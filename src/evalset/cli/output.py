@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 _CODES = {"red": 31, "green": 32, "yellow": 33, "bold": 1, "strikethrough": 9}
@@ -29,15 +30,23 @@ def as_typed(message: str) -> str:
     """A message with the paths below the current folder written relative to it, as the
     user types them (``snapshots/0e18….json``, not ``/home/me/repo/snapshots/0e18….json``):
     the modules that find a broken file name it by the path they opened."""
+    if os.sep not in message:
+        return message
     try:
         here = os.getcwd()
     except OSError:  # the current folder was removed: nothing to shorten
         return message
-    for folder in dict.fromkeys((here, os.path.realpath(here))):
-        prefix = os.path.join(folder, "")
-        if prefix != os.sep:
-            message = message.replace(prefix, "")
+    for prefix in _prefixes(here):
+        message = message.replace(prefix, "")
     return message
+
+
+@lru_cache(maxsize=4)
+def _prefixes(here: str) -> tuple[str, ...]:
+    """The current folder as paths below it start, as given and with links resolved (a
+    command prints many lines: resolved once)."""
+    folders = dict.fromkeys((here, os.path.realpath(here)))
+    return tuple(p for f in folders if (p := os.path.join(f, "")) != os.sep)
 
 
 def echo(

@@ -13,6 +13,7 @@ from evalset.score.markdown import (
     columns,
     metric_rows,
     more_misses,
+    stale_and_missing,
     title,
 )
 
@@ -82,11 +83,7 @@ def notes(data: dict[str, Any]) -> list[str]:
             "judge exact: normalised containment, fit only for short extractive facts; key "
             "points an answer words differently count as missed"
         )
-    if data.get("stale"):
-        ids = ", ".join(s["id"] for s in data["stale"])
-        out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")
-    if data.get("missing"):
-        out.append(f"{len(data['missing'])} item(s) not in the run, scored as answering nothing")
+    out += stale_and_missing(data, "answering nothing")
     if counts.get("judge_errors"):
         out.append(
             f"{counts['judge_errors']} claim(s) the judge could not decide: their items have no "

@@ -67,15 +67,22 @@ def miss_cells(miss: dict[str, Any]) -> list[str]:
     ]
 
 
-def notes(data: dict[str, Any]) -> list[str]:
-    """What a reader must know besides the numbers."""
-    counts = data["counts"]
+def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:
+    """The notes every report starts with: stale items scored anyway, items the run left
+    out (``scored_as`` says how they count)."""
     out = []
     if data.get("stale"):
         ids = ", ".join(s["id"] for s in data["stale"])
         out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")
     if data.get("missing"):
-        out.append(f"{len(data['missing'])} item(s) not in the run, scored as retrieving nothing")
+        out.append(f"{len(data['missing'])} item(s) not in the run, scored as {scored_as}")
+    return out
+
+
+def notes(data: dict[str, Any]) -> list[str]:
+    """What a reader must know besides the numbers."""
+    counts = data["counts"]
+    out = stale_and_missing(data, "retrieving nothing")
     if counts.get("unanswerable"):
         out.append(f"{counts['unanswerable']} unanswerable item(s) not scored for retrieval")
     if counts.get("sealed"):
