@@ -4,7 +4,8 @@ answers as the stub judge does (a claim is asserted when its words occur in the 
 
 Its behaviour is set on the server object: ``delay`` (seconds before each answer),
 ``fail_first`` (that many requests get ``fail_status`` before any succeeds), ``status``
-(answer every request with this status), ``reply`` (a fixed message content). It counts
+(answer every request with this status), ``reply`` (a fixed message content), ``raw`` (a
+fixed body instead of a chat completion, as content type and bytes). It counts
 ``requests`` and the most requests in flight at once (``peak``)."""
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class FakeServer(ThreadingHTTPServer):
         self.fail_status = 429
         self.status: int | None = None
         self.reply: str | None = None
+        self.raw: tuple[str, bytes] | None = None
         self.requests = 0
         self.in_flight = 0
         self.peak = 0
@@ -86,6 +88,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_raw(self, content_type: str, data: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self) -> None:
         server = self.server
         length = int(self.headers.get("Content-Length", 0))
@@ -103,6 +112,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if number <= server.fail_first:
                 self._send(server.fail_status, {"error": {"message": "busy", "type": "x"}})
+                return
+            if server.raw is not None:
+                self._send_raw(*server.raw)
                 return
             prompt = body["messages"][0]["content"]
             content = server.reply if server.reply is not None else decide(prompt)

@@ -178,6 +178,61 @@ def test_the_openai_judge_against_a_fake_endpoint(
         judge.close()
 
 
+COMPLETION = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "yes"}}]}
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("text/plain", b"Service busy, try later"),
+        ("application/json", b"not json at all"),  # the reply is not JSON
+        ("application/json", b"[1, 2]"),
+        ("application/json", b"{}"),
+        ("application/json", b'{"choices": []}'),
+        ("application/json", b'{"choices": "yes"}'),
+        ("application/json", b'{"choices": [{"message": {"content": null}}]}'),
+        ("application/json", b'{"choices": [{"message": {"content": 1}}]}'),
+        ("application/json", b'{"choices": [{"text": "yes"}]}'),
+    ],
+)
+def test_an_openai_reply_without_a_message_fails_that_claim(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, content_type: str, body: bytes
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch, price_input=1.0, price_output=1.0)
+        server.raw = (content_type, body)
+        try:
+            wanted = "reply is not JSON" if body.startswith(b"not") else "holds no message"
+            with pytest.raises(JudgeFailed, match=wanted):
+                judge.entails("a", "a")
+        finally:
+            judge.close()
+
+
+@pytest.mark.parametrize(
+    ("usage", "tokens", "cost"),
+    [
+        (None, None, None),
+        ({"total_tokens": 7}, 7, 0.0),
+        ({"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}, 7, 3e-06 + 8e-06),
+        ({"prompt_tokens": "3", "completion_tokens": None, "total_tokens": True}, None, 0.0),
+    ],
+)
+def test_an_openai_reply_s_usage_is_summed_as_given(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, usage: Any, tokens: Any, cost: Any
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch, price_input=1.0, price_output=2.0)
+        reply = COMPLETION if usage is None else {**COMPLETION, "usage": usage}
+        server.raw = ("application/json", json.dumps(reply).encode())
+        try:
+            verdict = judge.entails("a", "a")
+        finally:
+            judge.close()
+        assert verdict.value is True and verdict.tokens == tokens
+        assert verdict.cost == (pytest.approx(cost) if cost else cost)
+
+
 def test_the_openai_judge_retries_with_backoff(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeServer() as server:
         server.fail_first = 2  # two rate limits, then an answer

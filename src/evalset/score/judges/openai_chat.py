@@ -115,6 +115,23 @@ def read_statements(reply: str) -> tuple[str, ...]:
     return tuple(s for s in found if s.strip())
 
 
+def _message(reply: Any) -> tuple[str | None, dict[str, Any]]:
+    """The first choice's message text (None when there is none) and the usage of a chat
+    completion as JSON."""
+    if not isinstance(reply, dict):
+        return None, {}
+    choices = reply.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    text = message.get("content") if isinstance(message, dict) else None
+    usage = reply.get("usage")
+    return (text if isinstance(text, str) else None), (usage if isinstance(usage, dict) else {})
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 class OpenAIJudge(Judge):
     """An OpenAI-compatible chat model deciding with the prompts."""
 
@@ -171,10 +188,17 @@ class OpenAIJudge(Judge):
     def _complete(self, prompt: str) -> tuple[str, float | None, int | None]:
         openai = self._openai
         try:
-            reply = self.client.chat.completions.create(
-                model=self.settings.model,
-                messages=[{"role": "user", "content": prompt}],
-                temperature=self.settings.temperature,
+            # the SDK's plain POST: its base URL, key, retries and errors, without turning the
+            # request into typed parameters and the reply into models (most of its time per
+            # call, which limits how many calls a core can keep in flight)
+            reply = self.client.post(
+                "/chat/completions",
+                cast_to=object,
+                body={
+                    "model": self.settings.model,
+                    "messages": [{"role": "user", "content": prompt}],
+                    "temperature": self.settings.temperature,
+                },
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise JudgeBroken(
@@ -199,19 +223,19 @@ class OpenAIJudge(Judge):
             ) from None
         except openai.APIStatusError as exc:
             raise JudgeFailed(f"the endpoint answered status {exc.status_code}") from None
-        choices = getattr(reply, "choices", None) or []
-        text = choices[0].message.content if choices else None
-        if not isinstance(text, str):
+        except ValueError:  # said it was JSON, and was not
+            raise JudgeFailed("the endpoint's reply is not JSON") from None
+        text, usage = _message(reply)
+        if text is None:
             raise JudgeFailed("the endpoint's reply holds no message")
-        usage = getattr(reply, "usage", None)
-        tokens = getattr(usage, "total_tokens", None) if usage is not None else None
+        tokens = usage.get("total_tokens")
         cost = None
         s = self.settings
-        if usage is not None and s.price_input is not None and s.price_output is not None:
-            prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-            completion = getattr(usage, "completion_tokens", 0) or 0
+        if usage and s.price_input is not None and s.price_output is not None:
+            prompt_tokens = _count(usage.get("prompt_tokens"))
+            completion = _count(usage.get("completion_tokens"))
             cost = (prompt_tokens * s.price_input + completion * s.price_output) / 1_000_000
-        return text, cost, tokens if isinstance(tokens, int) else None
+        return text, cost, tokens if type(tokens) is int else None
 
     def entails(self, text: str, claim: str) -> Verdict:
         reply, cost, tokens = self._complete(fill(self.prompts["entails"], text=text, claim=claim))
