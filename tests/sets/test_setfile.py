@@ -61,6 +61,29 @@ def test_positions_in_a_flow_style_file_fall_back_to_a_full_parse() -> None:
     assert (line, loaded.text[col - 1 :].startswith("category: direct-lookup")) == (1, True)  # type: ignore[operator]
 
 
+HEADER_PATHS = [("name",), ("evalset",), ("categories",), ("categories", "multi-hop"),
+                ("categories", "direct-lookup"), ("description",), ("nothing-here",)]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: p.name)
+def test_a_header_position_is_the_one_a_whole_parse_gives(path: Path) -> None:
+    """Header keys are located in the header alone, without scanning the items; the
+    answer is the one a parse of the whole file gives (or its nearest ancestor)."""
+    from evalset.sets.locate import TextIndex, _node_position
+
+    text = path.read_text(encoding="utf-8")
+    moved = text + "\nextra_after_items: 1\n" if "\nitems:" in text else text
+    for source in (text, moved):
+        for key in [*HEADER_PATHS, ("extra_after_items",)]:
+            index = TextIndex(source)
+            quick = index.position(key)
+            whole = _node_position(TextIndex(source)._whole, key)
+            expected = (whole[0] + 1, whole[1] + 1) if whole else None
+            assert quick == expected or whole is None, (key, quick, expected)
+            if key[0] in ("name", "categories") and index.items_line:
+                assert "spans" not in index.__dict__  # the items were not scanned
+
+
 @pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: p.name)
 def test_load_and_save_of_every_fixture_is_byte_identical(path: Path, tmp_path: Path) -> None:
     target = copy(path, tmp_path)

@@ -261,7 +261,19 @@ class TextIndex:
         found = self._position0(path, item_count)
         return (found[0] + 1, found[1] + 1) if found else None
 
+    @cached_property
+    def items_line(self) -> int | None:
+        """The line of the top-level ``items:`` key, as ``ItemSpans.scan`` finds it, without
+        reading the items after it."""
+        return next((i for i, ln in enumerate(self.lines) if _ITEMS_KEY.fullmatch(ln)), None)
+
     def _position0(self, path: Path_, item_count: int | None) -> tuple[int, int] | None:
+        if path and path[0] != "items" and "spans" not in self.__dict__ and self.items_line:
+            # a header key above the items: found in the header alone (a warning on a
+            # category of a 10,000-item set need not scan the items)
+            found = self._region_position(0, self.items_line, path)
+            if found:
+                return found
         spans = self.spans
         usable = spans is not None and (item_count is None or len(spans.starts) == item_count)
         if spans is not None and usable:
