@@ -112,3 +112,66 @@ def test_with_other_threads_running_nothing_is_forked() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def _pid_and(value: object) -> tuple[int, object]:
+    """A call sent to a kept helper: sent by name, so defined at module level."""
+    return os.getpid(), value
+
+
+def _refuse(message: str) -> None:
+    raise Refused(message)
+
+
+def _die_unless_in(pid: int) -> int:
+    """Kills a helper; returns in the process ``pid``."""
+    if os.getpid() != pid:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return pid
+
+
+@needs_fork
+def test_a_kept_helper_runs_the_calls_sent_after_its_work() -> None:
+    here = os.getpid()
+    helper = Aside(os.getpid, fork=True, keep=True)
+    try:
+        first = helper.then(_pid_and, {"rows": [1, 2]})
+        second = helper.then(_pid_and, "again")
+        assert helper.result() != here
+        assert first.result() == (helper.result(), {"rows": [1, 2]})
+        assert second.result() == (helper.result(), "again")
+    finally:
+        helper.cancel()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_call_sent_after_raises_what_it_raised(fork: bool) -> None:
+    helper = Aside(lambda: 1, fork=fork and hasattr(os, "fork"), keep=True)
+    try:
+        later = helper.then(_refuse, "sets/x.yaml: refused")
+        with pytest.raises(Refused, match=r"^sets/x.yaml: refused$"):
+            later.result()
+        assert helper.then(_pid_and, 3).result()[1] == 3  # the helper goes on
+    finally:
+        helper.cancel()
+
+
+@needs_fork
+def test_calls_that_cannot_be_sent_or_whose_helper_dies_are_done_here() -> None:
+    here = os.getpid()
+    helper = Aside(lambda: 1, fork=True, keep=True)
+    try:
+        assert helper.then(_pid_and, lambda: None).result()[0] == here  # args do not pickle
+        assert helper.then(lambda: os.getpid()).result() == here  # nor a lambda
+        dying = helper.then(_die_unless_in, here)
+        assert dying.result() == here  # the helper died: done here
+        assert helper.pid == 0
+        assert helper.then(_pid_and, 2).result() == (here, 2)  # no helper any more
+    finally:
+        helper.cancel()
+
+
+def test_without_a_helper_a_call_sent_after_runs_here() -> None:
+    helper = Aside(lambda: 1, fork=False, keep=True)
+    assert helper.then(_pid_and, "x").result() == (os.getpid(), "x")
+    assert helper.result() == 1

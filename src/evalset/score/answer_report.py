@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from evalset.aside import Beside, here
 from evalset.score.agreement import Agreement, Label
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
@@ -89,8 +90,12 @@ class AnswerRows:
     missing: list[bool]
     retrieval: dict[tuple[str, int], tuple[int, dict[str, float]]] = field(default_factory=dict)
     """(id, trial) -> first relevant rank and retrieval metrics."""
+    rendered: list[str] | None = None
+    """``lines()``, once made (set it back to None after changing a row)."""
 
     def lines(self) -> list[str]:
+        if self.rendered is not None:
+            return self.rendered
         texts = number_texts(np.nan_to_num(self.values, nan=-1.0)).tolist()
         names = [json.dumps(m) for m in self.metrics]
         known = (~np.isnan(self.values)).tolist()
@@ -146,23 +151,25 @@ def _per_item(
     return found
 
 
-def _table(
+def group_tables(
     per_item: NDArray[np.float64],
-    members: Sequence[int],
+    groups: dict[str, list[int]],
     kinds: Sequence[str],
-    group: str,
-    options: AnswerOptions,
-) -> dict[str, dict[str, Any]]:
-    out = {}
-    chosen = per_item[np.asarray(members, dtype=np.int64)]
-    for j, name in enumerate(NAMES):
-        column = chosen[:, j]
-        column = column[~np.isnan(column)]
-        (found,) = intervals(
-            column[:, None], [kinds[j]], f"{group}:{name}", options.resamples, options.seed
-        )
-        out[name] = found.to_json()
-    return out
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per group (``overall``, ``category:NAME``, ``split:NAME``: the rows of ``per_item``
+    it holds), each answer metric's value and interval over the items that have it."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for group, members in groups.items():
+        chosen = per_item[np.asarray(members, dtype=np.int64)]
+        out = found[group] = {}
+        for j, name in enumerate(NAMES):
+            column = chosen[:, j]
+            column = column[~np.isnan(column)]
+            (interval,) = intervals(column[:, None], [kinds[j]], f"{group}:{name}", resamples, seed)
+            out[name] = interval.to_json()
+    return found
 
 
 def _spread(
@@ -225,7 +232,12 @@ def build_report(
     checked: Agreement | None,
     labels: tuple[list[Label], str] | None,
     options: AnswerOptions,
+    beside: Beside = here,
+    prerender: bool = False,
 ) -> Report:
+    """The answer report of judged rows. The intervals are computed by ``beside`` (the
+    helper that checked the set) while the rest is made, the item rows included when
+    ``prerender``."""
     metrics = answer_metrics()
     kinds = [m.kind for m in metrics]
     values = np.array(
@@ -239,25 +251,15 @@ def build_report(
     item_of = [by_id[i] for i in item_ids]
     declared = list(loaded.header.categories) if loaded.header else []
     used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
-    categories = {
-        c: _table(
-            per_item,
-            [k for k, i in enumerate(item_of) if i.category == c],
-            kinds,
-            f"category:{c}",
-            options,
-        )
-        for c in declared + [c for c in used if c is not None]
-    }
+    groups: dict[str, list[int]] = {}
+    for c in declared + [c for c in used if c is not None]:
+        groups[f"category:{c}"] = [k for k, i in enumerate(item_of) if i.category == c]
     sides = [side(i.holdout) for i in item_of]
-    split_names = [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]
-    splits = {
-        name: _table(
-            per_item, [k for k, s in enumerate(sides) if s == name], kinds, f"split:{name}", options
-        )
-        for name in split_names
-    }
-    overall = _table(per_item, range(len(item_ids)), kinds, "overall", options)
+    for name in [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]:
+        groups[f"split:{name}"] = [k for k, s in enumerate(sides) if s == name]
+    groups["overall"] = list(range(len(item_ids)))
+    # the intervals (bootstrap resampling) are computed by ``beside`` while the rest is made
+    tables = beside(group_tables, per_item, groups, kinds, options.resamples, options.seed)
     stale_ids = {s.id for s in stale}
     trials = np.array([r.trial for r in rows], dtype=np.int64)
     spread, item_spread = _spread(values, trials, row_item, item_ids)
@@ -335,9 +337,9 @@ def build_report(
         "definitions": definitions,
         "judge": judge_info,
         "counts": counts,
-        "overall": overall,
-        "categories": categories,
-        "splits": splits,
+        "overall": None,  # from ``tables`` (below)
+        "categories": None,
+        "splits": None,
         "ppi": _ppi(rows, per_item, index, labels),
         "spread": spread,
         "latency": _summary([line.latency_ms for line in run.lines]),
@@ -368,6 +370,12 @@ def build_report(
         [r.item.id in stale_ids for r in rows],
         [r.missing for r in rows],
     )
+    if prerender and retrieval is None:  # (merged retrieval metrics change the rows)
+        answer_rows.rendered = answer_rows.lines()
+    found = tables.result()
+    data["overall"] = found.pop("overall")
+    for key, prefix in (("categories", "category:"), ("splits", "split:")):
+        data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
     if retrieval is not None:
         _merge(data, retrieval, answer_rows)
     return Report(data, answer_rows)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalset.aside import aside
+from evalset.aside import Beside, aside, here
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
@@ -59,9 +59,13 @@ def score_answers(
     # the set is validated, checked for staleness and pinned aside while the run is read
     # (and, by a judge that costs nothing, judged); the set's problems are reported first
     spoils = "their key points may not be what the documents say now"
-    checked = aside(lambda: checked_set(loaded, ws, store, set_path, options.retrieval(), spoils))
+    checked = aside(
+        lambda: checked_set(loaded, ws, store, set_path, options.retrieval(), spoils), keep=True
+    )
     try:
-        return _score(ws, loaded, store, run_path, judge, options, judging, checked.result)
+        return _score(
+            ws, loaded, store, run_path, judge, options, judging, checked.result, checked.then
+        )
     except Exception:
         checked.result()  # raises the set's problem, when it has one
         raise
@@ -78,6 +82,7 @@ def _score(
     options: AnswerOptions,
     judging: Judging | None,
     checks: Callable[[], tuple[dict[str, Any], list[ItemStatus]]],
+    beside: Beside = here,
 ) -> tuple[Report, Judging]:
     snap = run_snapshot(store, options.snapshot)
     labels: tuple[list[Label], str] | None = None
@@ -107,7 +112,7 @@ def _score(
     checked = agreement(options.labels, loaded, judging) if options.labels is not None else None
     report = build_report(
         loaded, run, rows, ignored, snap.short if snap else None, pin, stale, judging,
-        retrieval, checked, labels, options,
+        retrieval, checked, labels, options, beside, prerender=True,
     )  # fmt: skip
     return report, judging
 

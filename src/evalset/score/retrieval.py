@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evalset.aside import aside
+from evalset.aside import Beside, aside, here
 from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
@@ -114,11 +114,11 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
     store = workspace_store(ws)
     # the set is validated, checked for staleness and pinned aside while the run is read and
     # scored; the set's problems are still the ones reported first
-    checked = aside(lambda: checked_set(loaded, ws, store, set_path, options))
+    checked = aside(lambda: checked_set(loaded, ws, store, set_path, options), keep=True)
     try:
         snap = _run_snapshot(store, options.snapshot)
         run = read_run(run_path, options.skip_invalid, defer=True)
-        return _score(loaded, run, snap, ws.root, checked.result, options)
+        return _score(loaded, run, snap, ws.root, checked.result, options, beside=checked.then)
     except Exception:
         checked.result()  # raises the set's problem, when it has one
         raise
@@ -292,10 +292,12 @@ def _score(
     checks: Checks,
     options: Options,
     prerender: bool = True,
+    beside: Beside = here,
 ) -> Report:
     """Score the run; ``checks`` is asked for the set's pin and stale items only once the
     scores are computed and (``prerender``) the item rows written (the set is checked
-    meanwhile)."""
+    meanwhile). The intervals are computed by ``beside`` (the helper that checked the set)
+    while this process writes the rest."""
     metrics = retrieval_metrics(options.ks, options.granularity)
     deepest = max(options.ks)
     items = [i for i in loaded.items if i.status == "active" and i.answerable]
@@ -338,25 +340,15 @@ def _score(
     kinds = [m.kind for m in metrics]
     item_of = [by_id[i] for i in item_ids]
 
-    def table(members: Sequence[int], group: str) -> dict[str, dict[str, Any]]:
-        found = intervals(
-            per_item[np.asarray(members, dtype=np.int64)], kinds, group, options.resamples,
-            options.seed,
-        )  # fmt: skip
-        return {name: iv.to_json() for name, iv in zip(names, found, strict=True)}
-
     declared = list(loaded.header.categories) if loaded.header else []
     used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
-    categories = {
-        c: table([k for k, i in enumerate(item_of) if i.category == c], f"category:{c}")
-        for c in declared + [c for c in used if c is not None]
-    }
+    groups: dict[str, list[int]] = {"overall": list(range(len(item_ids)))}
+    for c in declared + [c for c in used if c is not None]:
+        groups[f"category:{c}"] = [k for k, i in enumerate(item_of) if i.category == c]
     sides = [side(i.holdout) for i in item_of]
-    split_names = [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]
-    splits = {
-        name: table([k for k, s in enumerate(sides) if s == name], f"split:{name}")
-        for name in split_names
-    }
+    for name in [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]:
+        groups[f"split:{name}"] = [k for k, s in enumerate(sides) if s == name]
+    tables = beside(group_tables, per_item, groups, names, kinds, options.resamples, options.seed)
     data: dict[str, Any] = {
         "evalset": None,  # the pin, once the set is checked (below)
         "report": {"format": FORMAT, "kind": "retrieval"},
@@ -383,9 +375,9 @@ def _score(
             "invalid_lines": len(run.invalid),
             "unresolved_chunks": len(unresolved),
         },
-        "overall": table(range(len(item_ids)), "overall"),
-        "categories": categories,
-        "splits": splits,
+        "overall": None,  # the intervals, from ``tables`` (below)
+        "categories": None,
+        "splits": None,
     }
     spread, item_spread = _spread(rows, row_item, item_ids)
     data["spread"] = spread
@@ -399,11 +391,35 @@ def _score(
     data["item_spread"] = item_spread
     if prerender:
         rows.rendered = rows.lines()  # while the set may still be being checked
+    found = tables.result()
+    data["overall"] = found.pop("overall")
+    for key, prefix in (("categories", "category:"), ("splits", "split:")):
+        data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
     pin, stale = checks()
     data["evalset"] = pin
     if stale:
         _mark_stale(data, rows, stale)
     return Report(data, rows)
+
+
+def group_tables(
+    per_item: NDArray[np.float64],
+    groups: dict[str, list[int]],
+    names: list[str],
+    kinds: list[str],
+    resamples: int,
+    seed: int,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per group (``overall``, ``category:NAME``, ``split:NAME``: the rows of ``per_item``
+    it holds), each metric's value and interval as the report writes them."""
+    found = {}
+    for group, members in groups.items():
+        rows = per_item[np.asarray(members, dtype=np.int64)]
+        found[group] = {
+            name: iv.to_json()
+            for name, iv in zip(names, intervals(rows, kinds, group, resamples, seed), strict=True)
+        }
+    return found
 
 
 def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -> None:
