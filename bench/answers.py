@@ -159,7 +159,7 @@ def phases(root: Path) -> list[tuple[str, float]]:
 
     report = build_report(
         loaded, run, rows, __import__("collections").Counter(), snap.short if snap else None,
-        {}, stale, judging, None, None, None, AnswerOptions(),
+        lambda: ({}, stale), judging, None, None, None, AnswerOptions(),
     )  # fmt: skip
     report.render()
     out.append(("aggregate and render", time.perf_counter() - start))

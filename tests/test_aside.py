@@ -135,9 +135,9 @@ def test_a_kept_helper_runs_the_calls_sent_after_its_work() -> None:
     here = os.getpid()
     helper = Aside(os.getpid, fork=True, keep=True)
     try:
+        assert helper.result() != here  # done: the calls go to it
         first = helper.then(_pid_and, {"rows": [1, 2]})
         second = helper.then(_pid_and, "again")
-        assert helper.result() != here
         assert first.result() == (helper.result(), {"rows": [1, 2]})
         assert second.result() == (helper.result(), "again")
     finally:
@@ -161,6 +161,7 @@ def test_calls_that_cannot_be_sent_or_whose_helper_dies_are_done_here() -> None:
     here = os.getpid()
     helper = Aside(lambda: 1, fork=True, keep=True)
     try:
+        assert helper.result() == 1
         assert helper.then(_pid_and, lambda: None).result()[0] == here  # args do not pickle
         assert helper.then(lambda: os.getpid()).result() == here  # nor a lambda
         dying = helper.then(_die_unless_in, here)

@@ -13,7 +13,9 @@ calls sent to it with ``then(function, *args)``, one at a time, until ``cancel()
 sends it the bootstrap of the intervals, which needs the scores and nothing else, while
 this process writes the rest of the report. ``then`` reads the first result before it
 sends a call, so that neither process ever waits on the other's full pipe; a call whose
-function or arguments cannot be sent runs here instead.
+function or arguments cannot be sent runs here instead. (Waiting for the helper there costs
+little: the report needs its first result anyway, and the bootstrap takes less time than
+what this process still has to write.)
 
 Where a fork cannot help or is not safe (no ``os.fork``, one core, other threads running,
 which a fork would copy in whatever state they are), ``work`` runs in this process when
@@ -101,11 +103,11 @@ class Aside(Generic[T]):
     def then(self, function: Callable[..., R], *args: Any) -> Aside[R]:
         """``function(*args)``, run by the helper (kept) once ``work()`` is done, or here
         when its result is asked for if there is no helper. ``function`` is sent by name and
-        ``args`` pickled. The first result is read before the call is sent, so that neither
-        process waits on the other's full pipe."""
+        ``args`` pickled. The first result is read (waited for) before the call is sent, so
+        that neither process waits on the other's full pipe."""
+        later: Aside[R] = Aside(partial(function, *args), fork=False)
         if self._outcome is None:
             self._outcome = self._answer()
-        later: Aside[R] = Aside(partial(function, *args), fork=False)
         if self.pid and self.write >= 0:
             try:
                 _send(self.write, (function, args), strict=True)

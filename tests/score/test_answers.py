@@ -252,3 +252,30 @@ def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: igno
     assert md.code == 0 and md.out.startswith("### Answers: qa unreleased")
     as_json = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--json")
     assert json.loads(as_json.out)["counts"]["scored"] == 6
+
+
+def test_a_stale_set_is_refused_or_scored_with_the_items_marked(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Stale items are known only once the set's checks (done aside) come back, after the
+    rows are made: they are marked then, in the counts, the list, the rows and the misses."""
+    from scoring_ws import GUIDE
+
+    from conftest import commit_all, write_files
+    from evalset.corpus.snapshot import take_snapshot
+
+    write_files(qa, {"corpus/guide.md": GUIDE.replace("4.95", "5.95")})
+    commit_all(qa, "shipping costs more")
+    new = take_snapshot(qa, "corpus", qa / "snapshots", qa / ".evalset").short
+    write_run(qa / "run.jsonl", ANSWERS)
+    refused = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "r.json")
+    assert refused.code == 1 and not (qa / "r.json").exists()
+    assert f"1 item(s) are stale against snapshot {new} (k3)" in refused.err
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--allow-stale",
+               "--json")  # fmt: skip
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["counts"]["stale"] == 1 and [s["id"] for s in report["stale"]] == ["k3"]
+    assert report["stale"][0]["citations"][0]["status"] == "changed"
+    assert {r["id"] for r in report["items"] if r.get("stale")} == {"k3"}
+    assert {m["id"]: m.get("stale", False) for m in report["answer_misses"]}["k3"] is True
+    assert not any(m.get("stale") for m in report["answer_misses"] if m["id"] != "k3")
+    assert report["evalset"]["set"] == "qa"

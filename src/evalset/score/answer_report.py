@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from evalset.score.retrieval import Options
 from evalset.score.runfile import RunFile
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile
+from evalset.staleness.stale import ItemStatus
 from evalset.version import __version__
 
 SPLITS = ("tuning", "holdout")
@@ -225,8 +226,7 @@ def build_report(
     rows: list[Row],
     ignored: Counter[str],
     snapshot: str | None,
-    pin: dict[str, Any],
-    stale: list[Any],
+    checks: Callable[[], tuple[dict[str, Any], list[ItemStatus]]],
     judging: Judging,
     retrieval: Report | None,
     checked: Agreement | None,
@@ -235,9 +235,10 @@ def build_report(
     beside: Beside = here,
     prerender: bool = False,
 ) -> Report:
-    """The answer report of judged rows. The intervals are computed by ``beside`` (the
-    helper that checked the set) while the rest is made, the item rows included when
-    ``prerender``."""
+    """The answer report of judged rows. ``checks`` is asked for the set's pin and stale
+    items once the rest is made (the item rows included when ``prerender``): the set may
+    still be being checked. The intervals are computed by ``beside`` (the helper that
+    checked the set) meanwhile."""
     metrics = answer_metrics()
     kinds = [m.kind for m in metrics]
     values = np.array(
@@ -260,7 +261,6 @@ def build_report(
     groups["overall"] = list(range(len(item_ids)))
     # the intervals (bootstrap resampling) are computed by ``beside`` while the rest is made
     tables = beside(group_tables, per_item, groups, kinds, options.resamples, options.seed)
-    stale_ids = {s.id for s in stale}
     trials = np.array([r.trial for r in rows], dtype=np.int64)
     spread, item_spread = _spread(values, trials, row_item, item_ids)
     # a holdout item's labels never appear in a report: the people tuning prompts read them
@@ -307,7 +307,7 @@ def build_report(
         "answerable": sum(1 for i in item_of if i.answerable),
         "unanswerable": sum(1 for i in item_of if not i.answerable),
         "missing": sum(1 for r in rows if r.missing),
-        "stale": len(stale),
+        "stale": 0,  # unless the set's checks say otherwise (below)
         "sealed": len(loaded.sealed),
         "ignored_lines": dict(sorted(ignored.items())),
         "invalid_lines": len(run.invalid),
@@ -320,7 +320,7 @@ def build_report(
         "agreement": checked.summary() if checked is not None else None,
     }
     data: dict[str, Any] = {
-        "evalset": pin,
+        "evalset": None,  # the pin, once the set is checked (below)
         "report": {
             "format": FORMAT,
             "kind": "answers" if retrieval is None else "retrieval+answers",
@@ -344,17 +344,10 @@ def build_report(
         "spread": spread,
         "latency": _summary([line.latency_ms for line in run.lines]),
         "cost": _summary([line.cost for line in run.lines]),
-        "answer_misses": _misses(rows, declared, stale_ids),
+        "answer_misses": _misses(rows, declared, set()),
         "violations": violations,
         "judge_errors": judge_errors,
-        "stale": [
-            {
-                "id": s.id,
-                "verified": s.verified,
-                "citations": [c.to_json() for c in s.citations if c.status != "ok"],
-            }
-            for s in stale
-        ],
+        "stale": [],
         "missing": [r.item.id for r in rows if r.missing],
         "invalid_lines": [{"line": n, "problem": p} for n, p in run.invalid],
         "item_spread": item_spread,
@@ -367,7 +360,7 @@ def build_report(
         list(NAMES),
         values,
         [r.judged.detail() if r.judged is not None else {} for r in rows],
-        [r.item.id in stale_ids for r in rows],
+        [False] * len(rows),
         [r.missing for r in rows],
     )
     if prerender and retrieval is None:  # (merged retrieval metrics change the rows)
@@ -376,9 +369,36 @@ def build_report(
     data["overall"] = found.pop("overall")
     for key, prefix in (("categories", "category:"), ("splits", "split:")):
         data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
+    pin, stale = checks()
+    data["evalset"] = pin
+    if stale:
+        _mark_stale(data, rows, answer_rows, declared, stale)
     if retrieval is not None:
         _merge(data, retrieval, answer_rows)
     return Report(data, answer_rows)
+
+
+def _mark_stale(
+    data: dict[str, Any],
+    rows: list[Row],
+    answer_rows: AnswerRows,
+    declared: list[str],
+    stale: list[ItemStatus],
+) -> None:
+    """Mark the stale items (scored with ``allow_stale``) in the report and its rows."""
+    ids = {s.id for s in stale}
+    data["counts"]["stale"] = len(stale)
+    data["stale"] = [
+        {
+            "id": s.id,
+            "verified": s.verified,
+            "citations": [c.to_json() for c in s.citations if c.status != "ok"],
+        }
+        for s in stale
+    ]
+    data["answer_misses"] = _misses(rows, declared, ids)
+    answer_rows.stale = [r.item.id in ids for r in rows]
+    answer_rows.rendered = None
 
 
 def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:

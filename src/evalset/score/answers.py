@@ -97,9 +97,9 @@ def _score(
     if judge.cacheable:  # a judge whose verdicts are worth keeping costs something: ask it
         checks()  # nothing for a set that cannot be scored
     _judge(rows, judging)
-    pin, stale = checks()
     retrieval = None
     if _retrieved(run, loaded):
+        pin, stale = checks()
         retrieval = score_loaded(
             loaded,
             copy.copy(run),
@@ -111,7 +111,7 @@ def _score(
         )
     checked = agreement(options.labels, loaded, judging) if options.labels is not None else None
     report = build_report(
-        loaded, run, rows, ignored, snap.short if snap else None, pin, stale, judging,
+        loaded, run, rows, ignored, snap.short if snap else None, checks, judging,
         retrieval, checked, labels, options, beside, prerender=True,
     )  # fmt: skip
     return report, judging
