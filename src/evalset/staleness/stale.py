@@ -330,13 +330,18 @@ class StaleChecker:
 
         Only the item's own ``verified`` counts: a snapshot named in the header says nothing
         about an item written after it was recorded."""
+        statuses = self._statuses(item)
+        return None if statuses is None else self._status(loaded, item, statuses)
+
+    def _statuses(self, item: Item) -> list[CitationStatus] | None:
+        """The status of each of an item's citations; None when it was never verified."""
         ref = item.verified
         if ref is None:
             return None
         citations = item_citations(item)
         old = self.store.get(ref)
         if old is None:
-            statuses = [
+            return [
                 CitationStatus(
                     str(c),
                     "unknown",
@@ -344,12 +349,13 @@ class StaleChecker:
                 )
                 for c in citations
             ]
-        else:
-            statuses = [self.citation(c, old) for c in citations]
+        return [self.citation(c, old) for c in citations]
+
+    def _status(self, loaded: SetFile, item: Item, statuses: list[CitationStatus]) -> ItemStatus:
         return ItemStatus(
             loaded.name,
             item.id,
-            ref,
+            item.verified,
             loaded.path,
             statuses,
             [point.text for point in item.key_points],
@@ -368,11 +374,11 @@ class StaleChecker:
             for item in loaded.items:
                 if item.status != "active":
                     continue
-                status = self.item(loaded, item)
-                if status is None:
+                statuses = self._statuses(item)
+                if statuses is None:
                     unverified.append(item.id)
-                elif status.stale:
-                    stale.append(status)
+                elif any(c.status != "ok" for c in statuses):  # ItemStatus.stale
+                    stale.append(self._status(loaded, item, statuses))
             pending = self._pending
         finally:
             self._pending = None
