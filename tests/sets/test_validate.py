@@ -202,3 +202,32 @@ def test_a_set_unchanged_since_its_commit_is_its_own_holdout_baseline(corpus_rep
     flips = [f for f in check_set(edited, baseline=found) if f.rule == "holdout-move"]
     assert [f.message for f in flips] == ["moved from holdout to tuning since HEAD without a "
                                           "recorded move"]  # fmt: skip
+
+
+MIXED = [
+    HEADER + item("q-1", "How long for damaged items?", holdout="false"),
+    HEADER + "  - id: d-1\n    question: Where is my parcel?\n    status: draft\n",
+    HEADER + item("q-1", "How long?").replace("    category: direct-lookup\n", ""),
+    HEADER
+    + item("q-1", "How long do I have to return a damaged item?", holdout="false")
+    + item("q-2", "how long do i have to return a DAMAGED item", holdout="false")
+    + item("q-3", "How long do I really have to return a damaged item?", holdout="true")
+    + item("q-4", "Where?", must_not_say="['damaged ITEMS can be returned within 30 days.']")
+    + item("q-5", "Which key?", source="policies/other.md#x", unknown_key="1")
+    + item("q-1", "A repeated id?"),
+]
+
+
+def test_errors_only_finds_exactly_the_errors_of_a_full_check() -> None:
+    """What a command that refuses an invalid set asks for: the same errors, in the same
+    order and at the same positions, without the warnings."""
+    for text in MIXED:
+        loaded = parse_set(text, Path("rules.yaml"))
+        config = ValidateConfig(min_per_category=1)
+        every = check_set(loaded, config)
+        assert any(f.severity == "warning" for f in every)
+        wanted = [str(f) for f in every if f.severity == "error"]
+        again = parse_set(text, Path("rules.yaml"))  # positions found afresh
+        assert [str(f) for f in check_set(again, config, errors_only=True)] == wanted
+    last = check_set(parse_set(MIXED[-1], Path("rules.yaml")), ValidateConfig(), errors_only=True)
+    assert len(last) == 5  # leaks, a must_not_say key point, an unknown key, a repeated id

@@ -137,7 +137,7 @@ def _refuse_invalid(loaded: SetFile) -> None:
     """An export of a set with validation errors would leave out what failed, silently."""
     from evalset.sets.validate import check_in_place
 
-    errors = [f for f in check_in_place(loaded) if f.severity == "error"]
+    errors = check_in_place(loaded, errors_only=True)
     if errors:
         raise ExportRefused(
             f"{loaded.path}: cannot export {loaded.name} with {len(errors)} validation "

@@ -35,7 +35,7 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
     sealed: list[str] = []
     with edit_set(path) as editor:
         current = editor.current
-        errors = [f for f in check_in_place(current) if f.severity == "error"]
+        errors = check_in_place(current, errors_only=True)
         if errors:
             raise SealError(
                 f"{path}: cannot seal {current.name} with {len(errors)} validation error(s) "

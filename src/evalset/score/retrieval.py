@@ -154,9 +154,7 @@ def checked_set(
 
 def _require_valid(loaded: SetFile, ws: Workspace, store: SnapshotStore, path: Path) -> None:
     baseline = holdout_baseline(path, loaded.name, loaded)
-    errors = [
-        f for f in check_set(loaded, ws.config.validate, store, baseline) if f.severity == "error"
-    ]
+    errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True)
     if errors or loaded.header is None:
         first = f"; first: {errors[0]}" if errors else ""
         raise ScoreRefused(

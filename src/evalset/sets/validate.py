@@ -104,12 +104,16 @@ class _Checker:
         config: ValidateConfig,
         store: SnapshotStore | None = None,
         baseline: tuple[SetFile, str] | None = None,
+        errors_only: bool = False,
     ) -> None:
         self.loaded = loaded
         self.config = config
         self.store = store
         self.baseline = baseline
-        self.findings: list[Finding] = list(loaded.schema_findings)
+        self.errors_only = errors_only
+        self.findings: list[Finding] = [
+            f for f in loaded.schema_findings if f.severity == "error" or not errors_only
+        ]
 
     def add(
         self,
@@ -119,7 +123,8 @@ class _Checker:
         hint: str | None = None,
         rule: str = "schema",
     ) -> None:
-        self.findings.append(self.loaded.finding(severity, loc, message, hint, rule))
+        if severity == "error" or not self.errors_only:  # (a warning is not even located)
+            self.findings.append(self.loaded.finding(severity, loc, message, hint, rule))
 
     def run(self) -> list[Finding]:
         loaded = self.loaded
@@ -407,12 +412,14 @@ def check_set(
     config: ValidateConfig | None = None,
     store: SnapshotStore | None = None,
     baseline: tuple[SetFile, str] | None = None,
+    errors_only: bool = False,
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
     are resolved in the snapshots the items were verified against; with a ``baseline``
     (``(set file, label)``, see ``holdout_baseline``), holdout flags flipped since it
-    without a recorded move are errors."""
-    findings = _Checker(loaded, config or ValidateConfig(), store, baseline).run()
+    without a recorded move are errors. ``errors_only``: the errors alone (all a command
+    that refuses an invalid set needs), warnings are not even located in the file."""
+    findings = _Checker(loaded, config or ValidateConfig(), store, baseline, errors_only).run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
@@ -439,16 +446,18 @@ def validate(
 
 
 def check_in_place(
-    loaded: SetFile, contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] | None = None
+    loaded: SetFile,
+    contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] | None = None,
+    errors_only: bool = False,
 ) -> list[Finding]:
     """The findings `evalset validate` reports for a loaded set: checked with the
     configuration and snapshots of the workspace it lies in, and, in a workspace, against
-    its git history (holdout flags)."""
+    its git history (holdout flags). ``errors_only``: as for ``check_set``."""
     file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
-    return check_set(loaded, file_config, file_store, baseline)
+    return check_set(loaded, file_config, file_store, baseline, errors_only)
 
 
 def holdout_baseline(

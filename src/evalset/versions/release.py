@@ -115,8 +115,7 @@ def _refuse_unless_releasable(
             "commit them (git add, git commit) and run the release again."
         )
     baseline = holdout_baseline(path, loaded.name, loaded)
-    findings = check_set(loaded, ws.config.validate, store, baseline)
-    errors = [f for f in findings if f.severity == "error"]
+    errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True)
     if errors:
         raise ReleaseRefused(
             f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "
