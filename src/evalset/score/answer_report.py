@@ -25,7 +25,7 @@ from evalset.score.judges.runner import Judging
 from evalset.score.metrics import DEFAULT_K, Granularity
 from evalset.score.ppi import ppi_mean
 from evalset.score.report import FORMAT, ItemRows, Report, number_texts
-from evalset.score.retrieval import Options
+from evalset.score.retrieval import Options, place_tables, report_groups, stale_list
 from evalset.score.runfile import RunFile
 from evalset.sets.model import Item, side
 from evalset.sets.setfile import SetFile
@@ -251,14 +251,7 @@ def build_report(
     by_id = {r.item.id: r.item for r in rows}
     item_of = [by_id[i] for i in item_ids]
     declared = list(loaded.header.categories) if loaded.header else []
-    used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
-    groups: dict[str, list[int]] = {}
-    for c in declared + [c for c in used if c is not None]:
-        groups[f"category:{c}"] = [k for k, i in enumerate(item_of) if i.category == c]
-    sides = [side(i.holdout) for i in item_of]
-    for name in [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]:
-        groups[f"split:{name}"] = [k for k, s in enumerate(sides) if s == name]
-    groups["overall"] = list(range(len(item_ids)))
+    groups = report_groups(item_of, declared)
     # the intervals (bootstrap resampling) are computed by ``beside`` while the rest is made
     tables = beside(group_tables, per_item, groups, kinds, options.resamples, options.seed)
     trials = np.array([r.trial for r in rows], dtype=np.int64)
@@ -365,10 +358,7 @@ def build_report(
     )
     if prerender and retrieval is None:  # (merged retrieval metrics change the rows)
         answer_rows.rendered = answer_rows.lines()
-    found = tables.result()
-    data["overall"] = found.pop("overall")
-    for key, prefix in (("categories", "category:"), ("splits", "split:")):
-        data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
+    place_tables(data, tables.result())
     pin, stale = checks()
     data["evalset"] = pin
     if stale:
@@ -386,16 +376,7 @@ def _mark_stale(
     stale: list[ItemStatus],
 ) -> None:
     """Mark the stale items (scored with ``allow_stale``) in the report and its rows."""
-    ids = {s.id for s in stale}
-    data["counts"]["stale"] = len(stale)
-    data["stale"] = [
-        {
-            "id": s.id,
-            "verified": s.verified,
-            "citations": [c.to_json() for c in s.citations if c.status != "ok"],
-        }
-        for s in stale
-    ]
+    ids = stale_list(data, stale)
     data["answer_misses"] = _misses(rows, declared, ids)
     answer_rows.stale = [r.item.id in ids for r in rows]
     answer_rows.rendered = None

@@ -339,13 +339,7 @@ def _score(
     item_of = [by_id[i] for i in item_ids]
 
     declared = list(loaded.header.categories) if loaded.header else []
-    used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
-    groups: dict[str, list[int]] = {"overall": list(range(len(item_ids)))}
-    for c in declared + [c for c in used if c is not None]:
-        groups[f"category:{c}"] = [k for k, i in enumerate(item_of) if i.category == c]
-    sides = [side(i.holdout) for i in item_of]
-    for name in [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]:
-        groups[f"split:{name}"] = [k for k, s in enumerate(sides) if s == name]
+    groups = report_groups(item_of, declared)
     tables = beside(group_tables, per_item, groups, names, kinds, options.resamples, options.seed)
     data: dict[str, Any] = {
         "evalset": None,  # the pin, once the set is checked (below)
@@ -389,10 +383,7 @@ def _score(
     data["item_spread"] = item_spread
     if prerender:
         rows.rendered = rows.lines()  # while the set may still be being checked
-    found = tables.result()
-    data["overall"] = found.pop("overall")
-    for key, prefix in (("categories", "category:"), ("splits", "split:")):
-        data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
+    place_tables(data, tables.result())
     pin, stale = checks()
     data["evalset"] = pin
     if stale:
@@ -420,9 +411,31 @@ def group_tables(
     return found
 
 
-def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -> None:
-    """Mark the stale items (scored with ``allow_stale``) in the report and its rows."""
-    ids = {s.id for s in stale}
+def report_groups(item_of: Sequence[Item], declared: list[str]) -> dict[str, list[int]]:
+    """The groups a report has a table for, each with the positions of its items in
+    ``item_of``: ``overall``, ``category:NAME`` (the declared categories first) and
+    ``split:NAME`` (``unassigned`` only when some item has no split)."""
+    groups: dict[str, list[int]] = {"overall": list(range(len(item_of)))}
+    used = [c for c in dict.fromkeys(i.category for i in item_of) if c not in declared]
+    for c in declared + [c for c in used if c is not None]:
+        groups[f"category:{c}"] = [k for k, i in enumerate(item_of) if i.category == c]
+    sides = [side(i.holdout) for i in item_of]
+    for name in [*SPLITS, *(["unassigned"] if "unassigned" in sides else [])]:
+        groups[f"split:{name}"] = [k for k, s in enumerate(sides) if s == name]
+    return groups
+
+
+def place_tables(data: dict[str, Any], found: dict[str, dict[str, Any]]) -> None:
+    """Put the tables of ``report_groups``'s groups under ``overall``, ``categories`` and
+    ``splits``."""
+    data["overall"] = found["overall"]
+    for key, prefix in (("categories", "category:"), ("splits", "split:")):
+        data[key] = {g.removeprefix(prefix): t for g, t in found.items() if g.startswith(prefix)}
+
+
+def stale_list(data: dict[str, Any], stale: list[ItemStatus]) -> set[str]:
+    """Record stale items (scored with ``allow_stale``) in a report's counts and ``stale``
+    list; returns their ids."""
     data["counts"]["stale"] = len(stale)
     data["stale"] = [
         {
@@ -432,6 +445,12 @@ def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -
         }
         for s in stale
     ]
+    return {s.id for s in stale}
+
+
+def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -> None:
+    """Mark the stale items (scored with ``allow_stale``) in the report and its rows."""
+    ids = stale_list(data, stale)
     for k, miss in enumerate(data["misses"]):
         if miss["id"] in ids:  # "stale" goes before "missing", as a miss lists them
             missing = miss.pop("missing", None)
