@@ -18,6 +18,7 @@ from evalset.cli.output import echo, emit_json, style, table
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from evalset.config import Workspace
     from evalset.holdout.coverage import Coverage
     from evalset.score.metrics import Granularity
     from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
@@ -381,6 +382,20 @@ def _print_coverage(report: Coverage) -> None:
         echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
 
 
+def _prefetched_set(set_ref: str) -> tuple[Workspace, Path]:
+    """The workspace and the set's path, the set file being read and parsed in a thread
+    meanwhile: the imports a scoring command needs next take as long as parsing a large
+    set, and yaml-rs parses without holding the interpreter."""
+    from evalset.config import find_workspace
+    from evalset.sets.yamlio import prefetch
+    from evalset.workspace import resolve_set
+
+    ws = find_workspace()
+    set_path = resolve_set(ws, set_ref)
+    prefetch(set_path)
+    return ws, set_path
+
+
 def score_set(
     set_ref: str,
     run: Path,
@@ -399,14 +414,12 @@ def score_set(
     from evalset.bulk import bulk
 
     with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
-        from evalset.config import find_workspace
+        ws, set_path = _prefetched_set(set_ref)
         from evalset.score.markdown import markdown
         from evalset.score.metrics import DEFAULT_K
         from evalset.score.report import write_report
         from evalset.score.retrieval import Options, score_retrieval
-        from evalset.workspace import resolve_set
 
-        ws = find_workspace()
         options = Options(
             ks=ks or DEFAULT_K,
             granularity=granularity,
@@ -414,7 +427,7 @@ def score_set(
             allow_stale=allow_stale,
             skip_invalid=skip_invalid,
         )
-        report = score_retrieval(ws, resolve_set(ws, set_ref), run, options)
+        report = score_retrieval(ws, set_path, run, options)
         text = report.render()
         if output is not None:
             write_report(output, text)
@@ -502,16 +515,13 @@ def score_answers(
     from evalset.bulk import bulk
 
     with bulk():  # the set, the run, the judge's decisions, the report: no cycle
-        from evalset.config import find_workspace
+        ws, set_path = _prefetched_set(set_ref)
         from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score
         from evalset.score.judges.registry import load_judge
         from evalset.score.report import write_report
-        from evalset.workspace import resolve_set
 
-        ws = find_workspace()
-        set_path = resolve_set(ws, set_ref)
         options = AnswerOptions(
             snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
         )

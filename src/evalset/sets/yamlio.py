@@ -172,22 +172,86 @@ def conflict_message(path: Path, line: int) -> str:
     )
 
 
+def _loads(text: str) -> Any:
+    return yaml_rs.loads(
+        text,
+        parse_datetime=False,
+        duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error,
+        alias_limits=yaml_rs.AliasLimits(max_total_replayed_events=MAX_ALIAS_EVENTS),
+    )
+
+
+class _Prefetch:
+    """A file read and parsed in a thread of its own (see ``prefetch``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.found: tuple[str, Any] | None = None
+        self.thread: Any = None
+
+    def run(self) -> None:
+        try:
+            text = read_text(self.path)
+            if not _too_deep(text):
+                self.found = (text, _loads(text))
+        except Exception:  # said by parse_yaml, which parses the text again
+            self.found = None
+
+
+_prefetched: list[_Prefetch] = []
+
+
+def prefetch(path: Path) -> None:
+    """Start reading and parsing the YAML file at ``path`` in a thread while this one goes on
+    (a command importing what it needs, say: yaml-rs parses without holding the interpreter,
+    so on two cores the two overlap). ``parse_yaml`` of the same text then takes that result
+    instead of parsing again; a file changed meanwhile, or one that does not parse, is
+    parsed (and its problem said) as usual. At most one file is prefetched at a time."""
+    import threading
+
+    _take(None)
+    job = _Prefetch(path)
+    try:
+        previous = threading.stack_size(_STACK)
+    except (ValueError, RuntimeError):
+        return
+    try:
+        job.thread = threading.Thread(target=job.run, name="evalset-prefetch", daemon=True)
+        job.thread.start()
+    except RuntimeError:
+        return
+    finally:
+        threading.stack_size(previous)
+    _prefetched.append(job)
+
+
+def _take(text: str | None) -> Any:
+    """The prefetched value of ``text`` (the prefetch is waited for, and forgotten), or
+    ``_MISSING``."""
+    found: Any = _MISSING
+    while _prefetched:
+        job = _prefetched.pop()
+        job.thread.join()
+        if text is not None and job.found is not None and job.found[0] == text:
+            found = job.found[1]
+    return found
+
+
+_MISSING = object()
+
+
 def parse_yaml(text: str, path: Path) -> Any:
     """Parse one YAML document with yaml-rs (YAML 1.2 core schema, dates left as text)."""
+    found = _take(text) if _prefetched else _MISSING
+    if found is not _MISSING:
+        return found
     if _too_deep(text):
         raise SetFileError(
             f"{path}: nests collections more than {MAX_DEPTH:,} levels deep, which no set "
             "file needs; fix the file (restore it from git if it was damaged)."
         )
     try:
-        return _in_big_stack(
-            lambda: yaml_rs.loads(
-                text,
-                parse_datetime=False,
-                duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error,
-                alias_limits=yaml_rs.AliasLimits(max_total_replayed_events=MAX_ALIAS_EVENTS),
-            )
-        )
+        return _in_big_stack(lambda: _loads(text))
     except yaml_rs.YAMLDecodeError as exc:
         detail = str(exc)
     line = conflict_line(text)
