@@ -101,7 +101,7 @@ def test_trials_count_once_per_item_with_their_spread(qa: Path) -> None:
     # trial 0: the four answerable items (0.625); trial 1: k2 alone (0)
     assert spread["overall"]["coverage"]["max"] == 0.625
     assert spread["overall"]["coverage"]["min"] == 0.0
-    assert report.data["item_spread"] == [
+    assert report.to_json()["item_spread"] == [
         {"id": "k2", "trials": 2, "metrics": {
             "coverage": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
             "exact": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},

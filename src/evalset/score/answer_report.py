@@ -24,7 +24,7 @@ from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, perc
 from evalset.score.judges.runner import Judging
 from evalset.score.metrics import DEFAULT_K, Granularity
 from evalset.score.ppi import ppi_mean
-from evalset.score.report import FORMAT, ItemRows, Report, number_texts
+from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, number_texts
 from evalset.score.retrieval import Options, place_tables, report_groups, stale_list
 from evalset.score.runfile import RunFile
 from evalset.sets.model import Item, side
@@ -97,24 +97,18 @@ class AnswerRows:
     def lines(self) -> list[str]:
         if self.rendered is not None:
             return self.rendered
-        texts = number_texts(np.nan_to_num(self.values, nan=-1.0)).tolist()
-        names = [json.dumps(m) for m in self.metrics]
-        known = (~np.isnan(self.values)).tolist()
+        metrics = self._metric_texts()
         categories = {c: json.dumps(c, ensure_ascii=False) for c in set(self.categories)}
         details: dict[str, str] = {}  # the same few decisions repeat over many rows
         out = []
         for k, ident in enumerate(self.ids):
-            shown = []
+            shown = metrics[k]
             first = None
-            found = self.retrieval.get((ident, self.trials[k]))
+            found = self.retrieval.get((ident, self.trials[k])) if self.retrieval else None
             if found is not None:
                 first = found[0] or None
-                shown += [f"{json.dumps(m)}: {v!r}" for m, v in found[1].items()]
-            shown += [
-                f"{name}: {text}"
-                for name, text, present in zip(names, texts[k], known[k], strict=True)
-                if present
-            ]
+                ahead = ", ".join(f"{json.dumps(m)}: {v!r}" for m, v in found[1].items())
+                shown = f"{ahead}, {shown}" if ahead and shown else ahead or shown
             detail = repr(self.details[k])
             said = details.get(detail)
             if said is None:
@@ -126,13 +120,43 @@ class AnswerRows:
             )
             if self.retrieval:
                 row += f'"first_rank": {json.dumps(first)}, '
-            row += '"metrics": {' + ", ".join(shown) + '}, "answer": ' + said
+            row += '"metrics": {' + shown + '}, "answer": ' + said
             if self.stale[k]:
                 row += ', "stale": true'
             if self.missing[k]:
                 row += ', "missing": true'
             out.append(row + "}")
         return out
+
+    def _metric_texts(self) -> list[str]:
+        """Per row, its defined metrics as JSON members (``"name": value, ...``), each
+        distinct row of values written once: a few thousand of 30,000 rows differ."""
+        names = [json.dumps(m) for m in self.metrics]
+        rows = np.ascontiguousarray(self.values, dtype=np.float64)
+        if not rows.shape[1]:
+            return [""] * len(rows)
+        keys = rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel().tolist()
+        seen: dict[Any, int] = {}
+        firsts: list[int] = []
+        which = []
+        for k, key in enumerate(keys):  # NaN has one bit pattern here: np.nan, from values()
+            found = seen.get(key)
+            if found is None:
+                found = seen[key] = len(firsts)
+                firsts.append(k)
+            which.append(found)
+        distinct = rows[firsts]
+        texts = number_texts(np.nan_to_num(distinct, nan=-1.0)).tolist()
+        known = (~np.isnan(distinct)).tolist()
+        made = [
+            ", ".join(
+                f"{name}: {text}"
+                for name, text, present in zip(names, texts[j], known[j], strict=True)
+                if present
+            )
+            for j in range(len(firsts))
+        ]
+        return [made[j] for j in which]
 
     def to_json(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.lines()]
@@ -176,12 +200,12 @@ def group_tables(
 def _spread(
     values: NDArray[np.float64], trials: NDArray[np.int64], row_item: NDArray[np.int64],
     item_ids: list[str],
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:  # fmt: skip
+) -> tuple[dict[str, Any] | None, RenderedRows]:  # fmt: skip
     """With several trials: per metric, min/max/std of the per-trial means; and per item
     whose trials differed, each metric's min/max/std over its trials. Rows are sorted by
     item, so each item's rows are one run of the arrays."""
     if not len(trials) or trials.max() == 0:
-        return None, []
+        return None, RenderedRows([])
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
@@ -203,15 +227,21 @@ def _spread(
     with np.errstate(invalid="ignore", divide="ignore"):
         std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
     differs = (n > 1) & (highs > lows)
-    per_item: list[dict[str, Any]] = []
-    for k in np.flatnonzero(differs.any(axis=1)).tolist():
-        found = {
-            name: {"min": float(lows[k, j]), "max": float(highs[k, j]), "std": float(std[k, j])}
-            for j, name in enumerate(NAMES)
-            if differs[k, j]
-        }
-        per_item.append({"id": item_ids[k], "trials": int(counts[k]), "metrics": found})
-    return {"trials": len(np.unique(trials)), "overall": overall}, per_item
+    varied = np.flatnonzero(differs.any(axis=1))
+    # each number as JSON writes it, the rows as JSON lines (8,000 items vary in a big run)
+    finite = [np.nan_to_num(a[varied], nan=0.0, posinf=0.0, neginf=0.0) for a in (lows, highs, std)]
+    low, high, dev = (number_texts(a).tolist() for a in finite)
+    names = [json.dumps(m) for m in NAMES]
+    lines = []
+    for r, k in enumerate(varied.tolist()):
+        members = ", ".join(
+            f'{names[j]}: {{"min": {low[r][j]}, "max": {high[r][j]}, "std": {dev[r][j]}}}'
+            for j in np.flatnonzero(differs[k]).tolist()
+        )
+        lines.append(
+            f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{members}}}}}'
+        )
+    return {"trials": len(np.unique(trials)), "overall": overall}, RenderedRows(lines)
 
 
 def _min_max_std(values: list[float]) -> dict[str, float]:
@@ -401,7 +431,7 @@ def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:
             "overall": {**a.get("overall", {}), **b.get("overall", {})},
         }
     spread: dict[str, dict[str, Any]] = {}
-    for row in [*r["item_spread"].to_json(), *data["item_spread"]]:
+    for row in [*r["item_spread"].to_json(), *data["item_spread"].to_json()]:
         entry = spread.setdefault(row["id"], {"id": row["id"], "trials": row["trials"],
                                                "metrics": {}})  # fmt: skip
         entry["metrics"].update(row["metrics"])
