@@ -193,6 +193,10 @@ def main(end_early: bool = False) -> None:
     from evalset.errors import EvalsetError
 
     _short_lived()
+    if end_early:  # a process of its own: what each bulk load builds is frozen too
+        from evalset import bulk
+
+        bulk.FREEZE = True
     try:
         body = plain_form(sys.argv[1:])
         if body is None:
