@@ -153,25 +153,21 @@ def _leave(code: int) -> None:
     """End a scoring command now that its report is written and its output flushed, without
     tearing down what it built: freeing a 10,000-item set, its run and its report object by
     object took the interpreter about 0.1 s, and nothing of it is left to do (the report is
-    written atomically and closed, verdicts are committed as they are saved). Only when
-    nothing else would run at exit: no function registered with atexit (a plug-in judge
-    may have one; logging's own is run here) and no thread the interpreter would wait for;
-    otherwise, and when flushing fails (the reader went away), the usual exit path runs."""
+    written atomically and closed, verdicts are committed as they are saved). What the
+    interpreter would run at exit runs first, as it would: it waits for no thread (a
+    non-daemon one left running means the usual exit path), then runs the functions
+    registered with atexit (logging's shutdown; a plug-in judge's own). When flushing the
+    output fails (the reader went away), the usual exit path runs."""
     import atexit
     import os
     import threading
 
-    logging = sys.modules.get("logging")
-    if logging is not None:  # its handlers flushed and closed, as its exit function does
-        logging.shutdown()
-        atexit.unregister(logging.shutdown)
-    count = getattr(atexit, "_ncallbacks", None)
-    if (
-        count is None
-        or count()
-        or any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread())
-    ):
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         return
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_functions is None:
+        return
+    run_exit_functions()  # run once: the interpreter's own exit then finds none left
     try:
         sys.stdout.flush()
         sys.stderr.flush()
