@@ -73,3 +73,24 @@ def test_a_prefetch_is_used_once_and_only_for_its_own_text(tmp_path: Path) -> No
     prefetch(tmp_path / "missing.yaml")  # unreadable: left for the reader to say
     assert yamlio.parse_yaml("evalset: 1\n", first) == {"evalset": 1}
     assert threading.active_count() == 1
+
+
+def test_a_pipe_or_a_fifo_is_not_prefetched_and_is_read_once(tmp_path: Path) -> None:
+    """A set given as <(cat set.yaml), /dev/stdin or a named FIFO can be read only once."""
+    import os
+
+    fifo = tmp_path / "set.fifo"
+    os.mkfifo(fifo)
+    text = EXAMPLE_SET.read_text(encoding="utf-8")
+
+    def feed() -> None:
+        with open(fifo, "w", encoding="utf-8") as out:
+            out.write(text)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    prefetch(fifo)  # not a regular file: nothing started, nothing read
+    assert not yamlio._prefetched
+    loaded = load_set(fifo)
+    writer.join(timeout=10)
+    assert loaded.name == "acme-support" and not writer.is_alive()

@@ -206,10 +206,21 @@ def prefetch(path: Path) -> None:
     (a command importing what it needs, say: yaml-rs parses without holding the interpreter,
     so on two cores the two overlap). ``parse_yaml`` of the same text then takes that result
     instead of parsing again; a file changed meanwhile, or one that does not parse, is
-    parsed (and its problem said) as usual. At most one file is prefetched at a time."""
+    parsed (and its problem said) as usual. At most one file is prefetched at a time.
+
+    Only a regular file is prefetched (a pipe or a FIFO can be read once: by the reader),
+    and only without a memory limit (``ulimit -v``), under which the parse's large stack
+    and the imports running beside it could together pass the limit."""
+    import os
+    import stat
     import threading
 
     _take(None)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode) or memory_left() is not None:
+            return
+    except OSError:
+        return
     job = _Prefetch(path)
     try:
         previous = threading.stack_size(_STACK)
