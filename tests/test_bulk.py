@@ -53,3 +53,31 @@ def test_the_command_line_freezes_in_a_process_of_its_own_only() -> None:
             [sys.executable, "-c", code.format(entry)], capture_output=True, text=True
         )
         assert done.stdout.split()[-1] == expected, done.stderr
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.other: _Node | None = None
+
+
+@pytest.mark.usefixtures("_collector_restored")
+def test_garbage_made_between_bulk_loads_is_collected_not_frozen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`evalset log` parses every release in a bulk load of its own and diffs them in
+    between; the diff's cycles must not be frozen with the next load's objects."""
+    import weakref
+
+    monkeypatch.setattr(bulk_module, "FREEZE", True)
+    gc.enable()
+    gone = []
+    for _ in range(3):
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a  # a cycle: only the collector frees it
+        gone.append(weakref.ref(a))
+        del a, b
+        with bulk():
+            built = [{"row": k} for k in range(1_000)]
+        assert built
+    gc.collect()
+    assert all(ref() is None for ref in gone)
