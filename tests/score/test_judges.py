@@ -202,7 +202,9 @@ def test_an_openai_reply_without_a_message_fails_that_claim(
         judge = _openai(qa, server, monkeypatch, price_input=1.0, price_output=1.0)
         server.raw = (content_type, body)
         try:
-            wanted = "reply is not JSON" if body.startswith(b"not") else "holds no message"
+            wanted = (
+                "reply is not JSON" if body.startswith((b"not", b"Serv")) else "holds no message"
+            )
             with pytest.raises(JudgeFailed, match=wanted):
                 judge.entails("a", "a")
         finally:
@@ -216,6 +218,8 @@ def test_an_openai_reply_without_a_message_fails_that_claim(
         ({"total_tokens": 7}, 7, 0.0),
         ({"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}, 7, 3e-06 + 8e-06),
         ({"prompt_tokens": "3", "completion_tokens": None, "total_tokens": True}, None, 0.0),
+        ({}, None, 0.0),
+        ({"prompt_tokens": 3.0, "completion_tokens": 4.0}, None, 3e-06 + 8e-06),
     ],
 )
 def test_an_openai_reply_s_usage_is_summed_as_given(
@@ -231,6 +235,33 @@ def test_an_openai_reply_s_usage_is_summed_as_given(
             judge.close()
         assert verdict.value is True and verdict.tokens == tokens
         assert verdict.cost == (pytest.approx(cost) if cost else cost)
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/html", ""])
+def test_a_completion_not_labelled_json_is_still_read(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, content_type: str
+) -> None:
+    """Some OpenAI-compatible proxies label their JSON as text."""
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch)
+        server.raw = (content_type, json.dumps(COMPLETION).encode())
+        try:
+            assert judge.entails("a", "a").value is True
+        finally:
+            judge.close()
+
+
+def test_an_answer_that_cannot_be_sent_fails_that_claim(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch)
+        try:
+            with pytest.raises(JudgeFailed, match="cannot be sent \\(a lone surrogate\\)"):
+                judge.entails("bad \ud800 text", "a")
+            assert server.requests == 0
+        finally:
+            judge.close()
 
 
 def test_the_openai_judge_retries_with_backoff(qa: Path, monkeypatch: pytest.MonkeyPatch) -> None:

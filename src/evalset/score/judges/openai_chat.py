@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -115,21 +116,24 @@ def read_statements(reply: str) -> tuple[str, ...]:
     return tuple(s for s in found if s.strip())
 
 
-def _message(reply: Any) -> tuple[str | None, dict[str, Any]]:
-    """The first choice's message text (None when there is none) and the usage of a chat
-    completion as JSON."""
+def _message(reply: Any) -> tuple[str | None, dict[str, Any] | None]:
+    """The first choice's message text (None when there is none) and the usage (None when
+    there is none) of a chat completion as JSON."""
     if not isinstance(reply, dict):
-        return None, {}
+        return None, None
     choices = reply.get("choices")
     first = choices[0] if isinstance(choices, list) and choices else None
     message = first.get("message") if isinstance(first, dict) else None
     text = message.get("content") if isinstance(message, dict) else None
     usage = reply.get("usage")
-    return (text if isinstance(text, str) else None), (usage if isinstance(usage, dict) else {})
+    return (text if isinstance(text, str) else None), (usage if isinstance(usage, dict) else None)
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def _count(value: Any) -> float:
+    """A token count as given (whole or not), 0 when it is not a number from 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return value if math.isfinite(value) and value >= 0 else 0
 
 
 class OpenAIJudge(Judge):
@@ -223,15 +227,24 @@ class OpenAIJudge(Judge):
             ) from None
         except openai.APIStatusError as exc:
             raise JudgeFailed(f"the endpoint answered status {exc.status_code}") from None
-        except ValueError:  # said it was JSON, and was not
+        except json.JSONDecodeError:  # said it was JSON, and was not
             raise JudgeFailed("the endpoint's reply is not JSON") from None
+        except UnicodeEncodeError:  # a lone surrogate (a JSON run file can hold one)
+            raise JudgeFailed(
+                "the text holds a character that cannot be sent (a lone surrogate)"
+            ) from None
+        if isinstance(reply, str):  # a reply not labelled JSON: the SDK gives its text
+            try:
+                reply = json.loads(reply)
+            except ValueError:
+                raise JudgeFailed("the endpoint's reply is not JSON") from None
         text, usage = _message(reply)
         if text is None:
             raise JudgeFailed("the endpoint's reply holds no message")
-        tokens = usage.get("total_tokens")
+        tokens = usage.get("total_tokens") if usage is not None else None
         cost = None
         s = self.settings
-        if usage and s.price_input is not None and s.price_output is not None:
+        if usage is not None and s.price_input is not None and s.price_output is not None:
             prompt_tokens = _count(usage.get("prompt_tokens"))
             completion = _count(usage.get("completion_tokens"))
             cost = (prompt_tokens * s.price_input + completion * s.price_output) / 1_000_000
