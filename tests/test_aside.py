@@ -176,3 +176,19 @@ def test_without_a_helper_a_call_sent_after_runs_here() -> None:
     helper = Aside(lambda: 1, fork=False, keep=True)
     assert helper.then(_pid_and, "x").result() == (os.getpid(), "x")
     assert helper.result() == 1
+
+
+def _echo(value: object) -> object:
+    return value
+
+
+@needs_fork
+def test_calls_sent_one_after_another_answer_each_its_own_without_waiting_forever() -> None:
+    helper = Aside(lambda: b"x" * (1 << 20), fork=True, keep=True)  # a first answer of 1 MB
+    try:
+        first = helper.then(_echo, b"a" * (1 << 20))  # 1 MB each way
+        second = helper.then(_echo, b"b" * (1 << 20))
+        assert second.result()[:1] == b"b" and first.result()[:1] == b"a"
+        assert helper.result() == b"x" * (1 << 20)
+    finally:
+        helper.cancel()

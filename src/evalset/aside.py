@@ -63,6 +63,8 @@ class Aside(Generic[T]):
         self._outcome: tuple[bool, object] | None = None
         self._source: Aside[Any] = self
         """The helper whose next answer is this work's (another one's, for ``then``)."""
+        self._last: Aside[Any] | None = None
+        """The last call sent to this helper: its answer is read before another is sent."""
         if fork if fork is not None else can_fork():
             self._fork()
 
@@ -103,17 +105,22 @@ class Aside(Generic[T]):
     def then(self, function: Callable[..., R], *args: Any) -> Aside[R]:
         """``function(*args)``, run by the helper (kept) once ``work()`` is done, or here
         when its result is asked for if there is no helper. ``function`` is sent by name and
-        ``args`` pickled. The first result is read (waited for) before the call is sent, so
-        that neither process waits on the other's full pipe."""
+        ``args`` pickled. The first result, and the answer to the call sent before, are read
+        (waited for) before the call is sent, so that answers come back in order and neither
+        process waits on the other's full pipe."""
         later: Aside[R] = Aside(partial(function, *args), fork=False)
         if self._outcome is None:
             self._outcome = self._answer()
+        last = self._last
+        if last is not None and last._outcome is None:  # answers come back in order
+            last._outcome = last._answer()
         if self.pid and self.write >= 0:
             try:
                 _send(self.write, (function, args), strict=True)
             except Exception:  # not sent (cannot be pickled, helper gone): done here
                 return later
             later._source = self
+            self._last = later
         return later
 
     def _answer(self) -> tuple[bool, object]:
