@@ -42,3 +42,18 @@ def test_with_a_thread_left_running_the_usual_exit_path_runs() -> None:
         "the usual exit path",
         "exit function ran",
     ]
+
+
+def test_after_a_plug_in_was_loaded_the_usual_exit_path_runs() -> None:
+    """A plug-in may rely on the teardown (finalisers, buffered files it did not close)."""
+    program = PROGRAM.replace(
+        "from evalset.cli import _leave",
+        "from evalset.cli import _leave\nfrom evalset import plugins\n"
+        "class Entry:\n    value = 'plug.in:judge'\n    def load(self):\n        return None\n"
+        "plugins.load(Entry())",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the usual exit path" in done.stdout.splitlines()

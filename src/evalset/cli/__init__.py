@@ -156,12 +156,17 @@ def _leave(code: int) -> None:
     written atomically and closed, verdicts are committed as they are saved). What the
     interpreter would run at exit runs first, as it would: it waits for no thread (a
     non-daemon one left running means the usual exit path), then runs the functions
-    registered with atexit (logging's shutdown; a plug-in judge's own). When flushing the
-    output fails (the reader went away), the usual exit path runs."""
+    registered with atexit (logging's shutdown). When a plug-in was loaded (it may rely on
+    the teardown to finalise its objects or flush its files), or flushing the output fails
+    (the reader went away), the usual exit path runs."""
     import atexit
     import os
     import threading
 
+    from evalset import plugins
+
+    if plugins.loaded:
+        return
     if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         return
     run_exit_functions = getattr(atexit, "_run_exitfuncs", None)

@@ -13,6 +13,7 @@ from functools import cache
 from importlib import import_module
 from typing import Any
 
+from evalset import plugins
 from evalset.corpus.sections import (
     SECTIONING_VERSION,
     HashMode,
@@ -58,7 +59,7 @@ def registry() -> dict[str, Sectioner]:
 
     for entry in entry_points(group="evalset.formats"):
         ext = entry.name if entry.name.startswith(".") else f".{entry.name}"
-        formats[ext.lower()] = entry.load()
+        formats[ext.lower()] = plugins.load(entry)
     return formats
 
 

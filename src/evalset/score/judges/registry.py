@@ -19,6 +19,7 @@ from dataclasses import fields
 from importlib.metadata import entry_points
 from typing import Any
 
+from evalset import plugins
 from evalset.config import Workspace
 from evalset.score.judges.base import Judge, JudgeBroken
 from evalset.score.judges.command import TIMEOUT, CommandJudge, split_command
@@ -141,7 +142,7 @@ def _openai(ws: Workspace, table: dict[str, Any], where: str) -> Judge:
 
 def _plugin(name: str, entry: Any, settings: dict[str, Any], where: str) -> Judge:
     try:
-        factory = entry.load()
+        factory = plugins.load(entry)
         judge = factory(settings)
     except JudgeBroken:
         raise
