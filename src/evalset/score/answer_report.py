@@ -20,7 +20,13 @@ from numpy.typing import NDArray
 from evalset.aside import Beside, here
 from evalset.score.agreement import Agreement, Label
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
-from evalset.score.intervals import CONFIDENCE, RESAMPLES, SEED, intervals, percentiles
+from evalset.score.intervals import (
+    RESAMPLES,
+    SEED,
+    interval_settings,
+    intervals,
+    percentiles,
+)
 from evalset.score.judges.runner import Judging
 from evalset.score.metrics import DEFAULT_K, Granularity
 from evalset.score.ppi import ppi_mean
@@ -314,15 +320,12 @@ def build_report(
             "faithfulness_contexts": "the run line's contexts, joined by blank lines",
             "injection": f"items of the category or tag {INJECTION!r}",
         },
-        "intervals": {
-            "confidence": CONFIDENCE,
-            "rate": "Wilson score interval over items",
-            "mean": "percentile bootstrap over items",
-            "resamples": options.resamples,
-            "seed": options.seed,
-            "trials": "an item scored in several trials counts once, with the mean of the "
-            "trials in which it could be scored",
-        },
+        "intervals": interval_settings(
+            options.resamples,
+            options.seed,
+            "an item scored in several trials counts once, with the mean of the trials in "
+            "which it could be scored",
+        ),
     }
     counts: dict[str, Any] = {
         "active": sum(1 for i in loaded.items if i.status == "active") + len(loaded.sealed),

@@ -14,6 +14,7 @@ import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,6 +44,19 @@ class Interval:
 
 
 EMPTY = Interval(None, None, None, 0)
+
+
+def interval_settings(resamples: int, seed: int, trials: str) -> dict[str, Any]:
+    """How a report's intervals were made, as its ``settings`` record them; ``trials`` says
+    how an item scored in several trials counts."""
+    return {
+        "confidence": CONFIDENCE,
+        "rate": "Wilson score interval over items",
+        "mean": "percentile bootstrap over items",
+        "resamples": resamples,
+        "seed": seed,
+        "trials": trials,
+    }
 
 
 def wilson(p: float, n: int, z: float = Z) -> tuple[float, float]:

@@ -29,9 +29,9 @@ from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.score.chunks import OVERLAP, Resolver
 from evalset.score.intervals import (
-    CONFIDENCE,
     RESAMPLES,
     SEED,
+    interval_settings,
     intervals,
     percentiles,
 )
@@ -464,14 +464,11 @@ def _settings(options: Options) -> dict[str, Any]:
         "k": list(options.ks),
         "granularity": options.granularity,
         "matching": matching_rule(options.granularity),
-        "intervals": {
-            "confidence": CONFIDENCE,
-            "rate": "Wilson score interval over items",
-            "mean": "percentile bootstrap over items",
-            "resamples": options.resamples,
-            "seed": options.seed,
-            "trials": "an item scored in several trials counts once, with its mean",
-        },
+        "intervals": interval_settings(
+            options.resamples,
+            options.seed,
+            "an item scored in several trials counts once, with its mean",
+        ),
         "chunks": {
             "overlap": OVERLAP,
             "rule": "the most specific section holding the chunk's text, else holding "
