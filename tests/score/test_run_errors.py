@@ -29,6 +29,19 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         GOOD.strip() + " " + GOOD,
         "run.jsonl:1: is not JSON (column 49: Extra data)" + FIX,
     ),
+    # a record broken over two lines beside two records on one line: joined, they would
+    # still make as many values as lines, each taken for the wrong line
+    "a-record-over-two-lines": (
+        '{"id": "a1", "retrieved": ["guide.md#returns"\n'
+        '"guide.md#returns"]}\n'
+        '{"id": "a1", "trial": 1, "retrieved": []}, {"id": "a1", "trial": 2, "retrieved": []}\n',
+        "run.jsonl:1: is not JSON (column 46: Expecting ',' delimiter) (2 more invalid "
+        "line(s))" + FIX,
+    ),
+    "white-space-around-lines": (
+        "  " + GOOD.strip() + " \r\n\t \n" + '{"id": "a1", "trial": -1, "retrieved": []}\n',
+        'run.jsonl:3: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+    ),
     "unknown-item": (
         GOOD + '{"id": "a11", "retrieved": []}\n',
         "run.jsonl:2: item a11 is not in set docs (did you mean 'a1'?)"

@@ -22,8 +22,10 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
+from itertools import chain
+from json.scanner import make_scanner
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from evalset.errors import EvalsetError
 from evalset.fsio import TextError, decode_text
@@ -32,6 +34,9 @@ from evalset.sets.citations import Citation
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
 _STR = frozenset([str])
+_SCAN = make_scanner(cast(Any, json.JSONDecoder()))  # typeshed wants a scanner there
+"""Reads one JSON value at the start of a text: ``json.loads`` without its checks for white
+space around the value; returns it with where it ended."""
 MAX_ERRORS = 20
 """How many invalid lines ``--skip-invalid`` lists by name (all are counted)."""
 
@@ -136,15 +141,28 @@ def _problem(obj: Any, plain: bool) -> str | None:
     return None
 
 
-def _bad_citations(lines: list[RunLine]) -> list[tuple[int, str]]:
+def _plain_texts(parsed: list[tuple[int, Any]]) -> set[str] | None:
+    """The distinct entries of every retrieved list when all of them are text (the usual
+    run: then no line needs a check of its own), else None."""
+    lists = [obj.get("retrieved") for _, obj in parsed if type(obj) is dict]
+    try:
+        found = set(chain.from_iterable(r for r in lists if type(r) is list))
+    except TypeError:  # an object (a chunk) or a list among the entries
+        return None
+    return found if set(map(type, found)) <= _STR else None
+
+
+def _bad_citations(lines: list[RunLine], texts: set[str] | None) -> list[tuple[int, str]]:
     """(line, problem) of the lines with a retrieved text that is not a citation; each
-    distinct text is parsed once (a run repeats the same sections many times)."""
-    texts: set[str] = set()
-    for line in lines:
-        if line.plain and line.retrieved:
-            texts.update(line.retrieved)  # type: ignore[arg-type]
-        elif line.retrieved:
-            texts.update(e for e in line.retrieved if type(e) is str)
+    distinct text is parsed once (a run repeats the same sections many times). ``texts``:
+    every retrieved text of the file, when known (``_plain_texts``)."""
+    if texts is None:
+        texts = set()
+        for line in lines:
+            if line.plain and line.retrieved:
+                texts.update(line.retrieved)  # type: ignore[arg-type]
+            elif line.retrieved:
+                texts.update(e for e in line.retrieved if type(e) is str)
     bad = {}
     for text in texts:
         try:
@@ -212,23 +230,27 @@ def _entries(raw: list[Any]) -> list[Entry]:
 
 def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """(line, parsed object) per content line, and (line, problem) for lines that are not
-    JSON. All lines are parsed in one call when they are valid, which is the usual case."""
-    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    try:
-        values = json.loads("[" + ",".join(line for _, line in numbered) + "]")
-    except (ValueError, RecursionError):
-        values = None
-    if isinstance(values, list) and len(values) == len(numbered):
-        return [(n, v) for (n, _), v in zip(numbered, values, strict=True)], []
+    JSON. Each line is read on its own, so a value can never be taken from two lines."""
+    scan = _SCAN
     parsed, broken = [], []
-    for n, line in numbered:
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():
+            continue
         try:
-            parsed.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
-        except (ValueError, RecursionError):  # numbers too long, nesting too deep
-            broken.append((n, "is not JSON that can be read (too deeply nested, or a number "
-                           "too long)"))  # fmt: skip
+            value, end = scan(line, 0)
+            if end != len(line):  # white space around it, or something after it
+                value = json.loads(line)
+        except (StopIteration, ValueError, RecursionError):  # read again for the reason
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+                continue
+            except (ValueError, RecursionError):  # numbers too long, nesting too deep
+                broken.append((n, "is not JSON that can be read (too deeply nested, or a "
+                               "number too long)"))  # fmt: skip
+                continue
+        parsed.append((n, value))
     return parsed, broken
 
 
@@ -250,11 +272,14 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     except TextError as exc:
         raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
+    texts = _plain_texts(parsed)
     lines: list[RunLine] = []
     first: dict[tuple[str, int], int] = {}
     for n, obj in parsed:
         retrieved = obj.get("retrieved") if type(obj) is dict else None
-        plain = type(retrieved) is not list or set(map(type, retrieved)) <= _STR
+        plain = (
+            texts is not None or type(retrieved) is not list or set(map(type, retrieved)) <= _STR
+        )
         problem = _problem(obj, plain)
         if problem is None:
             key = (obj["id"], obj.get("trial", 0))
@@ -282,7 +307,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
                 obj.get("contexts"),
             )
         )
-    cited = _bad_citations(lines)
+    cited = _bad_citations(lines, texts)
     if cited:
         refused = {n for n, _ in cited}
         lines = [line for line in lines if line.line not in refused]
