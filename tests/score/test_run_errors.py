@@ -42,6 +42,14 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         "  " + GOOD.strip() + " \r\n\t \n" + '{"id": "a1", "trial": -1, "retrieved": []}\n',
         'run.jsonl:3: item a1: "trial" must be a whole number from 0, not -1' + FIX,
     ),
+    "crlf-lines": (
+        GOOD.replace("\n", "\r\n") + '{"id": "a1", "trial": -1, "retrieved": []}\r\n',
+        'run.jsonl:2: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+    ),
+    "no-break-space-after-a-line": (  # white space to Python, not to JSON
+        GOOD.strip() + "\u00a0\n",
+        "run.jsonl:1: is not JSON (column 48: Extra data)" + FIX,
+    ),
     "unknown-item": (
         GOOD + '{"id": "a11", "retrieved": []}\n',
         "run.jsonl:2: item a11 is not in set docs (did you mean 'a1'?)"

@@ -238,8 +238,8 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
             continue
         try:
             value, end = scan(line, 0)
-            if end != len(line):  # white space around it, or something after it
-                value = json.loads(line)
+            if end != len(line) and line[end:].strip(" \t\r"):  # "\r": a CRLF file
+                value = json.loads(line)  # something after the value: read for the reason
         except (StopIteration, ValueError, RecursionError):  # read again for the reason
             try:
                 value = json.loads(line)
