@@ -14,6 +14,11 @@ class EvalsetError(Exception):
     exit_code = 2
 
 
+class CannotOpen(EvalsetError):
+    """A file given to a command cannot be opened (no such file, a folder, no permission).
+    Nothing another input has wrong explains it, so it is reported before their problems."""
+
+
 class NoWorkspace(EvalsetError):
     """No ``evalset.toml`` or ``[tool.evalset]`` was found in this folder or above."""
 

@@ -130,3 +130,20 @@ def test_an_invalid_set_is_refused_first_and_no_judge_is_asked(
     (qa / "run.jsonl").write_text("not json\n")
     broken = _score(qa, cli, "--judge", "exact")
     assert broken.code == 1 and "cannot score a run against an invalid set" in broken.err
+
+
+@pytest.mark.parametrize("which", ["run", "labels"])
+def test_a_file_that_cannot_be_opened_is_named_before_the_sets_problems(  # type: ignore[no-untyped-def]
+    which: str, qa: Path, cli
+) -> None:
+    """A refused set (exit 1) must not hide that a file given is not there (exit 2)."""
+    set_file = qa / "sets" / "qa.yaml"
+    set_file.write_text(set_file.read_text().replace("id: k2", "id: k1"), encoding="utf-8")
+    labels = ["--labels", "labels.csv"] if which == "labels" else []
+    if which == "labels":
+        write_run(qa / "run.jsonl", ANSWERS)
+    done = _score(qa, cli, "--judge", "exact", *labels)
+    assert done.code == 2, done.err
+    name = "run.jsonl" if which == "run" else "labels.csv"
+    kind = "run" if which == "run" else "label"
+    assert done.err == f"evalset: {name}: no such file; give the path of the {kind} file.\n"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from scoring_ws import RUN, score_ws
+from scoring_ws import RUN, score_ws, write_run
 
 __all__ = ["score_ws"]
 
@@ -224,3 +224,21 @@ def test_the_sets_problem_comes_before_the_runs(
         ), refused.err
         assert not (score_ws / "out.json").exists()
     assert children() == before
+
+
+@pytest.mark.parametrize("how", ["missing", "folder"])
+def test_a_run_that_cannot_be_opened_is_named_before_the_sets_problems(  # type: ignore[no-untyped-def]
+    how: str, score_ws: Path, cli
+) -> None:
+    """A refused set (exit 1) must not hide that the run file is not there (exit 2)."""
+    set_file = score_ws / "sets" / "docs.yaml"
+    set_file.write_text(set_file.read_text().replace("id: a2", "id: a1"), encoding="utf-8")
+    if how == "folder":
+        (score_ws / "run.jsonl").mkdir()
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
+    reason = "no such file" if how == "missing" else "is a folder"
+    assert done.code == 2, done.err
+    assert done.err == f"evalset: run.jsonl: {reason}; give the path of the run file.\n"
+    write_run(score_ws / "run.txt", RUN)  # a run that can be read: the set is refused
+    refused = cli(score_ws, "score", "retrieval", "docs", "run.txt", "-o", "out.json")
+    assert refused.code == 1 and "cannot score a run against an invalid set" in refused.err

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.errors import EvalsetError
+from evalset.errors import CannotOpen, EvalsetError
 from evalset.fsio import TextError, decode_text
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
@@ -39,6 +39,10 @@ MAX_CLAIM = 20_000
 
 class LabelsError(EvalsetError):
     """A label file that cannot be read, or whose rows are not what a label file holds."""
+
+
+class LabelsMissing(LabelsError, CannotOpen):
+    """A label file that cannot be opened."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,11 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise LabelsError(f"{path}: no such file; give the path of the label file.") from None
+        raise LabelsMissing(f"{path}: no such file; give the path of the label file.") from None
     except IsADirectoryError:
-        raise LabelsError(f"{path}: is a folder; give the path of the label file.") from None
+        raise LabelsMissing(f"{path}: is a folder; give the path of the label file.") from None
     except OSError as exc:
-        raise LabelsError(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise LabelsMissing(f"{path}: cannot be read ({exc.strerror}).") from None
     try:
         text = decode_text(data, path, "label file").removeprefix("\ufeff")
     except TextError as exc:  # UTF-16 named as such, a NUL byte or bad UTF-8 located

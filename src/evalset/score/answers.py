@@ -26,6 +26,7 @@ from evalset.aside import Beside, aside, here
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
+from evalset.errors import CannotOpen
 from evalset.score.agreement import Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, Judged
 from evalset.score.answer_report import AnswerOptions, Row, build_report
@@ -66,6 +67,8 @@ def score_answers(
         return _score(
             ws, loaded, store, run_path, judge, options, judging, checked.result, checked.then
         )
+    except CannotOpen:
+        raise  # nothing the set has wrong explains a file that cannot be opened
     except Exception:
         checked.result()  # raises the set's problem, when it has one
         raise

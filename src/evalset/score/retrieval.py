@@ -26,7 +26,7 @@ from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
-from evalset.errors import EvalsetError
+from evalset.errors import CannotOpen, EvalsetError
 from evalset.score.chunks import OVERLAP, Resolver
 from evalset.score.intervals import (
     RESAMPLES,
@@ -119,6 +119,8 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
         snap = _run_snapshot(store, options.snapshot)
         run = read_run(run_path, options.skip_invalid, defer=True)
         return _score(loaded, run, snap, ws.root, checked.result, options, beside=checked.then)
+    except CannotOpen:
+        raise  # nothing the set has wrong explains a file that cannot be opened
     except Exception:
         checked.result()  # raises the set's problem, when it has one
         raise

@@ -27,7 +27,7 @@ from json.scanner import make_scanner
 from pathlib import Path
 from typing import Any, cast
 
-from evalset.errors import EvalsetError
+from evalset.errors import CannotOpen, EvalsetError
 from evalset.fsio import TextError, decode_text
 from evalset.sets.citations import Citation
 
@@ -43,6 +43,10 @@ MAX_ERRORS = 20
 
 class RunFileError(EvalsetError):
     """A run file, or one of its lines, that cannot be read."""
+
+
+class RunFileMissing(RunFileError, CannotOpen):
+    """A run file that cannot be opened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,11 +266,11 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise RunFileError(f"{path}: no such file; give the path of the run file.") from None
+        raise RunFileMissing(f"{path}: no such file; give the path of the run file.") from None
     except IsADirectoryError:
-        raise RunFileError(f"{path}: is a folder; give the path of the run file.") from None
+        raise RunFileMissing(f"{path}: is a folder; give the path of the run file.") from None
     except OSError as exc:
-        raise RunFileError(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise RunFileMissing(f"{path}: cannot be read ({exc.strerror}).") from None
     try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
         text = decode_text(data, path, "run file").removeprefix("\ufeff")
     except TextError as exc:
