@@ -142,3 +142,14 @@ def test_a_corpus_path_that_would_break_the_files_is_written_as_a_string(  # typ
         assert tomllib.load(f)["corpus"] == odd
     pipeline = YAML(typ="safe").load((git_repo / "dvc.yaml").read_text())
     assert pipeline["stages"]["snapshot"]["deps"] == [odd]
+
+
+def test_init_again_names_every_file_it_left_alone(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    first = json.loads(cli(git_repo, "init", "--json").out)
+    again = cli(git_repo, "init", "--json")
+    second = json.loads(again.out)
+    assert second["created"] == []
+    assert sorted(second["kept"]) == sorted(first["created"])
+    said = cli(git_repo, "init").out
+    for path in first["created"]:
+        assert f"kept    {os.path.relpath(path, git_repo)} (exists)" in said

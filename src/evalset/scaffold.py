@@ -13,7 +13,7 @@ from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
 from evalset.errors import EvalsetError
 from evalset.git import MERGE_DRIVER
 from evalset.sets.model import set_name_problem
-from evalset.sets.schema import write_schemas
+from evalset.sets.schema import rendered, write_schemas
 
 FIRST_SET = """\
 # yaml-language-server: $schema=../schemas/evalset.schema.json
@@ -118,6 +118,8 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
         with attributes.open("a", encoding="utf-8") as f:
             f.write(lead + "".join(f"{line}\n" for line in missing))
         (result.kept if existing else result.created).append(attributes)
+    else:
+        result.kept.append(attributes)
     for key, value in (
         ("merge.evalset.name", "evalset set files, merged by item id"),
         ("merge.evalset.driver", MERGE_DRIVER),
@@ -175,8 +177,11 @@ def init_workspace(
     # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
     ignored = [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
     _ensure_ignored(root / ".gitignore", ignored, result)
-    for path in write_schemas(root / "schemas", overwrite=False):
+    schemas = root / "schemas"
+    before = {path.name for path in schemas.glob("*.json")} if schemas.is_dir() else set()
+    for path in write_schemas(schemas, overwrite=False):
         result.created.append(path)
+    result.kept += [schemas / name for name in sorted(before & set(rendered()))]
     install_merge_driver(root, "sets", result)
     _check_corpus(root, corpus, result)
     return result
@@ -207,6 +212,7 @@ def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) ->
     existing = gitignore.read_text("utf-8") if gitignore.exists() else ""
     missing = [p for p in patterns if p not in existing.split("\n")]
     if not missing:
+        result.kept.append(gitignore)
         return
     with gitignore.open("a", encoding="utf-8") as f:
         lead = "" if not existing or existing.endswith("\n") else "\n"
