@@ -44,3 +44,19 @@ def test_each_hook_runs_as_pre_commit_calls_it(cli, example: Path) -> None:  # t
         # validate passes on the example; stale finds its six stale items.
         expected = 1 if args[0] == "stale" else 0
         assert result.code == expected, (hook["id"], result.out, result.err)
+
+
+def test_the_readmes_local_hooks_are_the_published_ones() -> None:
+    """The README's `repo: local` form runs what the published hooks run, on the same
+    files: the two cannot drift apart."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Running evalset from pre-commit", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    config = YAML(typ="safe").load(block)
+    (repo,) = config["repos"]
+    assert repo["repo"] == "local"
+    keys = ("id", "name", "entry", "files", "pass_filenames", "always_run")
+    published = [{k: h[k] for k in keys if k in h} for h in hooks()]
+    local = [{k: h[k] for k in keys if k in h} for h in repo["hooks"]]
+    assert local == published
+    assert all(h["language"] == "system" for h in repo["hooks"])  # the installed evalset
