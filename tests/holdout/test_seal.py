@@ -109,7 +109,7 @@ def test_without_the_key_nothing_of_the_holdout_is_readable(  # type: ignore[no-
             refused.err
         )
         assert refused.err.strip().endswith(
-            "are sealed, and set EVALSET_AGE_IDENTITY to the age key file that opens them (or "
+            "are sealed; set EVALSET_AGE_IDENTITY to the age key file that opens them (or "
             "export --split tuning)."
         )
         assert "Traceback" not in refused.err

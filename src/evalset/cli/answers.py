@@ -46,7 +46,8 @@ def answers(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
 ) -> None:
-    """Score what the system answered, by claim: coverage, violations, exact, refusal.
+    """Score what the system answered, by claim: coverage, violations, exact, refusal,
+    faithfulness, injection.
 
     The judge decides, one claim at a time, whether each answer asserts each key point and
     must_not_say entry and whether it declines; with contexts on the run lines, whether the

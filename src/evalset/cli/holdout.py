@@ -340,7 +340,7 @@ def _print_sealing(
     if unchecked:
         echo(
             f"note: {unchecked} sealed item(s) could not be compared with the {what} without "
-            "the key (a duplicate of one of them was not caught); `evalset validate` with "
+            "the key (a duplicate of one of them may have gone unnoticed); `evalset validate` with "
             "EVALSET_AGE_IDENTITY set checks them",
             fg="yellow",
             err=True,
@@ -442,7 +442,7 @@ def retire(
 ) -> None:
     """Retire items: they stay in the file for history, out of releases and exports.
 
-    Example: evalset retire acme-support q-041 --reason "the free-returns promotion ended"
+    Example: evalset retire acme-support q-018 --reason "the protection plan is no longer sold"
     """
     from evalset.config import find_workspace_or_none
     from evalset.sets.items import retire as run

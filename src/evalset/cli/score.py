@@ -20,7 +20,9 @@ score_app = typer.Typer(
     name="score",
     help="""Score a run of your system against a set, and write the pinned report.
 
-    `evalset score retrieval` scores what the retriever returned for each item.
+    `evalset score retrieval` scores what the retriever returned for each item (or standard
+    TREC files); `evalset score answers` scores what the system answered, claim by claim,
+    with a judge.
 
     Example: evalset score retrieval acme-support examples/runs/acme-support-bm25.jsonl
     """,
@@ -131,7 +133,8 @@ def gate(
     second: Path = typer.Argument(
         None,
         metavar="CURRENT",
-        help="The current report; without it, FIRST is compared with the set's accepted run.",
+        help="The current report; without it, BASELINE is the current report, compared with "
+        "the set's accepted run.",
     ),
     margin: float = typer.Option(
         0.03, "--margin", min=0, help="The largest drop allowed in any category."

@@ -247,7 +247,8 @@ def merge_driver(
     """Git merge driver for set files: merges by item id (registered by `evalset init`).
 
     Exits 1, leaving conflict markers that name the item and field, only when one field of
-    one item was changed differently on both sides. `evalset init` registers it in git config
+    one item was changed differently on both sides, or both sides added an item under the
+    same id. `evalset init` registers it in git config
     as: evalset merge-driver %O %A %B %P (found on PATH when git runs it)
 
     Example: evalset merge-driver base.yaml ours.yaml theirs.yaml sets/acme-support.yaml

@@ -98,8 +98,8 @@ def export(
             else f"set {IDENTITY_ENV} to the age key file that opens them"
         )
         raise ExportError(
-            f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed, "
-            f"and {fix} (or export --split tuning)."
+            f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed; "
+            f"{fix} (or export --split tuning)."
         )
     store = workspace_store(workspace) if workspace is not None else None
     newest = store.newest() if store is not None else None

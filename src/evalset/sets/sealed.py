@@ -111,8 +111,8 @@ def recipient(text: str) -> Any:
         return x25519.Recipient.from_str(text)
     except (RecipientError, ValueError) as exc:
         raise SealError(
-            f"{text[:24]!r}: not an age public key ({exc}); pass `age1…` as `age-keygen -y` "
-            "prints it, or an `ssh-ed25519 …` key."
+            f"{text[:24]!r}: not an age public key ({exc}); pass the `age1…` key written on the "
+            "`# public key:` line of the key file, or an `ssh-ed25519 …` key."
         ) from None
 
 
