@@ -136,8 +136,20 @@ def _problem(obj: Any, plain: bool) -> str | None:
         if not plain:
             for k, entry in enumerate(retrieved):
                 wrong = _entry_problem(entry)
-                if wrong:
+                if wrong:  # a citation before it may be wrong too: the first problem is said
+                    k, wrong = _first_bad_citation(retrieved[:k]) or (k, wrong)
                     return f"item {ident}: retrieved[{k}] {wrong}"
+    return None
+
+
+def _first_bad_citation(entries: list[Any]) -> tuple[int, str] | None:
+    """The first of ``entries`` that is text but not a citation, with its problem."""
+    for k, entry in enumerate(entries):
+        if type(entry) is str:
+            try:
+                Citation.parse(entry)
+            except ValueError as exc:
+                return k, f"is not a citation ({exc})"
     return None
 
 
@@ -273,28 +285,18 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
         raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
     texts = _plain_texts(parsed)
-    lines: list[RunLine] = []
-    first: dict[tuple[str, int], int] = {}
+    own: list[RunLine] = []  # the lines without a problem of their own, but for citations
     for n, obj in parsed:
         retrieved = obj.get("retrieved") if type(obj) is dict else None
         plain = (
             texts is not None or type(retrieved) is not list or set(map(type, retrieved)) <= _STR
         )
         problem = _problem(obj, plain)
-        if problem is None:
-            key = (obj["id"], obj.get("trial", 0))
-            if key in first:
-                problem = (
-                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
-                    'repeated runs with "trial"'
-                )
-            else:
-                first[key] = n
         if problem is not None:
             invalid.append((n, problem))
             continue
         entries = retrieved if plain or retrieved is None else _entries(retrieved)
-        lines.append(
+        own.append(
             RunLine(
                 n,
                 obj["id"],
@@ -307,11 +309,27 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
                 obj.get("contexts"),
             )
         )
-    cited = _bad_citations(lines, texts)
-    if cited:
-        refused = {n for n, _ in cited}
-        lines = [line for line in lines if line.line not in refused]
-        invalid += cited
+    cited = _bad_citations(own, texts)
+    invalid += cited
+    refused = {n for n, _ in cited}
+    # a line refused for its own problem takes no (id, trial) away from a later line
+    lines: list[RunLine] = []
+    first: dict[tuple[str, int], int] = {}
+    for line in own:
+        if refused and line.line in refused:
+            continue
+        key = (line.id, line.trial)
+        if key in first:
+            invalid.append(
+                (
+                    line.line,
+                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
+                    'repeated runs with "trial"',
+                )
+            )
+            continue
+        first[key] = line.line
+        lines.append(line)
     invalid.sort()
     run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
     if not defer:
