@@ -96,9 +96,9 @@ def run_objects(draw: st.DrawFn) -> object:
         "trial": [ABSENT, ABSENT, 0, 1, 2, -1, True, 1.0, "1"],
         "latency_ms": [ABSENT, ABSENT, 5, 0.5, -1, "fast", math.nan, math.inf],
         "cost": [ABSENT, ABSENT, 0.001, None, -0.5],
-        "answer": [ABSENT, ABSENT, "an answer", "", 3, ["x"]],
+        "answer": [ABSENT, ABSENT, "an answer", "", 3, ["x"], "\U0001f600", "\ud800", "x\udc00"],
         "contexts": [ABSENT, ABSENT, ["a passage"], [], [1], "one"],
-        "metadata": [ABSENT, ABSENT, {"any": [1, 2]}],
+        "metadata": [ABSENT, ABSENT, {"any": [1, 2]}, {"\udfff": 1}],
         "retreived": [ABSENT, ABSENT, ABSENT, ABSENT, ABSENT, []],
     }
     for key, values in choices.items():
@@ -131,12 +131,23 @@ def run_texts(draw: st.DrawFn) -> str:
         if kind == 1:
             lines.append(draw(st.sampled_from(BROKEN)))
             continue
-        text = json.dumps(draw(run_objects()), ensure_ascii=draw(st.booleans()))
+        obj = draw(run_objects())
+        try:  # a lone surrogate can only be written as an escape
+            text = json.dumps(obj, ensure_ascii=draw(st.booleans()))
+            text.encode()
+        except UnicodeEncodeError:
+            text = json.dumps(obj)
         before, after = draw(st.sampled_from([("", ""), ("", ""), ("  ", ""), ("", " \t"),
                                               ("", "\r"), (" ", " \r")]))  # fmt: skip
         lines.append(before + text + after)
     text = "\n".join(lines) + draw(st.sampled_from(["", "\n", "\r\n", "\n\n"]))
     return draw(st.sampled_from(["", "", "\ufeff"])) + text
+
+
+LONE_SURROGATE = (
+    'holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its pair), which is not '
+    "text; escape a character beyond U+FFFF as its pair of surrogates, or write it as UTF-8"
+)
 
 
 def _citation_problem(entry: str) -> str | None:
@@ -170,6 +181,11 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
         except (ValueError, RecursionError):
             invalid.append((n, "is not JSON that can be read (too deeply nested, or a number "
                             "too long)"))  # fmt: skip
+            continue
+        try:
+            json.dumps(obj, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            invalid.append((n, LONE_SURROGATE))
             continue
         problem = _problem(obj, plain=True)  # everything but the retrieved entries
         retrieved = obj.get("retrieved") if problem is None else None
@@ -207,8 +223,8 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
 def test_run_files_are_read_as_each_line_read_on_its_own(tmp_path_factory, text: str) -> None:  # type: ignore[no-untyped-def]
     """Blank and white-space lines, CR LF, a byte-order mark, spaces around a line, values
     that are no object, chunks among citations, entries that cannot be hashed, repeated
-    (id, trial) beside refused lines: ``read_run`` keeps and refuses what the plain rules
-    keep and refuse, with the same sentence."""
+    (id, trial) beside refused lines, lone surrogates: ``read_run`` keeps and refuses what
+    the plain rules keep and refuse, with the same sentence."""
     from evalset.score.runfile import RunFileError, read_run
 
     path = tmp_path_factory.mktemp("run") / "run.jsonl"

@@ -240,11 +240,30 @@ def _entries(raw: list[Any]) -> list[Entry]:
     return out
 
 
+_LONE_SURROGATE = (
+    'holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its pair), which is not '
+    "text; escape a character beyond U+FFFF as its pair of surrogates, or write it as UTF-8"
+)
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _not_text(value: Any) -> bool:
+    """Whether a parsed line holds a string that no UTF-8 text can hold (a lone surrogate,
+    which JSON's escapes can make): it could be neither printed nor written in a report."""
+    try:
+        _ENCODE(value).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """(line, parsed object) per content line, and (line, problem) for lines that are not
-    JSON. Each line is read on its own, so a value can never be taken from two lines."""
+    JSON, or hold what is not text. Each line is read on its own, so a value can never be
+    taken from two lines."""
     scan = _SCAN
     parsed, broken = [], []
+    escapes = "\\ud" in text or "\\uD" in text  # a surrogate, alone or in a pair (an emoji)
     for n, line in enumerate(text.split("\n"), 1):
         if not line or line.isspace():
             continue
@@ -262,6 +281,9 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                 broken.append((n, "is not JSON that can be read (too deeply nested, or a "
                                "number too long)"))  # fmt: skip
                 continue
+        if escapes and ("\\ud" in line or "\\uD" in line) and _not_text(value):
+            broken.append((n, _LONE_SURROGATE))
+            continue
         parsed.append((n, value))
     return parsed, broken
 
