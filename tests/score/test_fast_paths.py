@@ -477,3 +477,124 @@ def test_plain_distinct_citations_score_as_trec_eval_scores_them(
                 assert mine == pytest.approx(wanted, rel=4e-16, abs=0), (i, measure)
             else:
                 assert mine == wanted, (i, measure)
+
+
+# --- crediting entries (matching.credited_ranks_plain, credited_ranks, Matcher, outline) ------
+
+
+@st.composite
+def outlined_snapshots(draw: st.DrawFn) -> object:
+    """A snapshot-like object of one to three documents whose sections nest (levels in
+    heading order, some skipped), sometimes with two sections of the same heading and text
+    (then no position is unambiguous and containment is tested on the texts)."""
+    from types import SimpleNamespace
+
+    documents = {}
+    for d in range(draw(st.integers(1, 3))):
+        levels = draw(st.lists(st.integers(1, 4), min_size=1, max_size=7))
+        titles = [f"T{d}{k}" for k in range(len(levels))]
+        bodies = [f"body {d} {k}" for k in range(len(levels))]
+        if len(levels) > 1 and draw(st.booleans()):
+            a, b = draw(st.permutations(range(len(levels))))[:2]
+            titles[b], bodies[b] = titles[a], bodies[a]
+        heads = [f"{t} {b}" for t, b in zip(titles, bodies, strict=True)]
+        sections = {}
+        for k, level in enumerate(levels):
+            end = next((j for j in range(k + 1, len(levels)) if levels[j] <= level), len(levels))
+            text = " ".join([bodies[k], *heads[k + 1 : end]])
+            sections[f"s{k}"] = {"level": level, "title": titles[k], "text": text, "hash": "h"}
+        documents[f"d{d}.md"] = {"hash": "h", "sections": sections, "text": " ".join(heads)}
+    return SimpleNamespace(documents=documents, short="test")
+
+
+def _citation_pool(snapshot: object) -> list[str]:
+    documents = snapshot.documents  # type: ignore[attr-defined]
+    found = [f"{doc}#{s}" for doc, entry in documents.items() for s in entry["sections"]]
+    return [*found, *documents, "d0.md#ghost", "zz.md", "zz.md#s0"]
+
+
+def _credit_by_definition(
+    expected: list[str], entries: list[tuple[str, ...]], outlines: object, granularity: str
+) -> list[int]:
+    """The matching rule as the report states it: entries in rank order, each credited with
+    the most specific expected source (the one it is, then the deepest section holding it,
+    the whole document last; the first listed among equals) no earlier entry was credited
+    with. At document granularity expected documents count once each."""
+    from evalset.sets.citations import Citation
+
+    sources = [Citation.parse(e) for e in expected]
+    if granularity == "document":
+        docs = list(dict.fromkeys(s.doc for s in sources))
+    credited: set[int] = set()
+    ranks: list[int] = []
+    for rank, citations in enumerate(entries, 1):
+        candidates: list[int] = []
+        for text in citations:
+            doc, _, section = text.partition("#")
+            if granularity == "document":
+                candidates += [docs.index(doc)] if doc in docs else []
+                continue
+            view = outlines.view(doc) if section else None  # type: ignore[attr-defined]
+            specific = []
+            for i, s in enumerate(sources):
+                if s.section is None or s.doc != doc or not section:
+                    continue
+                if s.section == section:
+                    specific.append(((0, 0), i))
+                elif view is not None and view.within(section, s.section):
+                    specific.append(((1, -view.parts[s.section].level), i))
+            candidates += [i for _, i in sorted(specific)]
+            candidates += [i for i, s in enumerate(sources) if s.section is None and s.doc == doc]
+        for i in candidates:
+            if i not in credited:
+                credited.add(i)
+                ranks.append(rank)
+                break
+    return ranks
+
+
+@seeded(300)
+@given(outlined_snapshots(), st.data())
+def test_entries_are_credited_as_the_matching_rule_says(
+    snapshot: object, data: st.DataObject
+) -> None:
+    """Repeated entries, an entry inside several expected sections, expected whole
+    documents, sections the snapshot lacks, empty lists, chunks standing for several
+    sections or none: the plain path, the general one and the rule written out agree, at
+    both granularities, with one matcher (and its remembered keys) over many items."""
+    from evalset.score.matching import Matcher, credited_ranks, credited_ranks_plain
+    from evalset.score.outline import Outlines
+    from evalset.sets.citations import Citation
+
+    outlines = Outlines(snapshot)  # type: ignore[arg-type]
+    matchers = {g: Matcher(outlines, g) for g in ("section", "document")}  # type: ignore[arg-type]
+    pool = st.sampled_from(_citation_pool(snapshot))
+    for _ in range(4):
+        expected = data.draw(st.lists(pool, max_size=5))
+        plain = data.draw(st.lists(pool, max_size=20))
+        chunks = data.draw(st.lists(st.lists(pool, max_size=3).map(tuple), max_size=12))
+        targets = matchers["section"].targets([Citation.parse(e) for e in expected])
+        wanted = _credit_by_definition(expected, [(e,) for e in plain], outlines, "section")
+        assert credited_ranks_plain(targets, plain) == wanted
+        assert credited_ranks(targets, [(e,) for e in plain], "section") == wanted
+        wanted = _credit_by_definition(expected, chunks, outlines, "section")
+        assert credited_ranks(targets, chunks, "section") == wanted
+        targets = matchers["document"].targets([Citation.parse(e) for e in expected])
+        wanted = _credit_by_definition(expected, chunks, outlines, "document")
+        assert credited_ranks(targets, chunks, "document") == wanted
+
+
+@seeded(300)
+@given(outlined_snapshots())
+def test_the_sections_inside_a_section_are_those_it_holds(snapshot: object) -> None:
+    """``DocumentView.inside`` (every section's descendants found at once, by position) is
+    ``within`` asked of each pair: deeper, and its heading and text inside the other's."""
+    from evalset.score.outline import Outlines
+
+    outlines = Outlines(snapshot)  # type: ignore[arg-type]
+    for doc in snapshot.documents:  # type: ignore[attr-defined]
+        view = outlines.view(doc)
+        assert view is not None
+        for outer in view.parts:
+            inside = [p for p in view.parts if view.within(p, outer)]
+            assert sorted(view.inside(outer)) == sorted(inside)
