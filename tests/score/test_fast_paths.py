@@ -598,3 +598,203 @@ def test_the_sections_inside_a_section_are_those_it_holds(snapshot: object) -> N
         for outer in view.parts:
             inside = [p for p in view.parts if view.within(p, outer)]
             assert sorted(view.inside(outer)) == sorted(inside)
+
+
+# --- the report as written (report.ItemRows, RenderedRows, Report.render, json_string) --------
+
+# every character class JSON treats apart: quotes, backslashes, controls, non-ASCII, the
+# line separators JSON leaves as they are, and lone surrogates (json.loads makes them)
+HOSTILE = st.lists(
+    st.one_of(
+        st.sampled_from(['"', "\\", "/", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "é", "€",
+                         "\u2028", "\u2029", "\x85", "\ufeff", "\U0001f600", "\ud800", "\udfff",
+                         "%s", "%", "}", "{", '", "x": "']),
+        st.characters(codec=None, exclude_categories=()),
+    ),
+    max_size=8,
+).map("".join)  # fmt: skip
+WRITABLE = HOSTILE.map(lambda t: t.encode("utf-8", "replace").decode("utf-8"))
+"""Hostile texts without lone surrogates, which no report holds: run files refuse them, and
+a set file's YAML parser cannot make one."""
+METRIC_NAMES = ["hit@1", "mrr", "recall@5", "ndcg@10", "map", "coverage", "violation_rate"]
+SPLITS = ["tuning", "holdout", "unassigned"]  # what side() gives: written without escaping
+
+
+@seeded(300)
+@given(HOSTILE)
+def test_json_string_is_json_dumps_of_a_string(text: str) -> None:
+    from evalset.score.report import json_string
+
+    assert json_string(text) == json.dumps(text, ensure_ascii=False)
+    assert json.loads(json_string(text)) == text
+
+
+@st.composite
+def item_rows(draw: st.DrawFn, texts: st.SearchStrategy[str] = HOSTILE) -> object:
+    from evalset.score.report import ItemRows
+
+    n = draw(st.integers(0, 12))
+    metrics = draw(st.lists(st.sampled_from(METRIC_NAMES), max_size=4, unique=True))
+    values = np.array(
+        draw(st.lists(st.lists(NUMBERS, min_size=len(metrics), max_size=len(metrics)),
+                      min_size=n, max_size=n)), dtype=np.float64,
+    ).reshape(n, len(metrics))  # fmt: skip
+    flags = st.lists(st.booleans(), min_size=n, max_size=n)
+    return ItemRows(
+        draw(st.lists(texts, min_size=n, max_size=n)),
+        draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)),
+        draw(st.lists(st.one_of(st.none(), texts), min_size=n, max_size=n)),
+        draw(st.lists(st.sampled_from(SPLITS), min_size=n, max_size=n)),
+        draw(st.lists(st.integers(0, 50), min_size=n, max_size=n)),
+        metrics,
+        values,
+        draw(st.one_of(st.just([]), flags)),
+        draw(st.one_of(st.just([]), flags)),
+    )
+
+
+def _plain_row(rows: object, k: int) -> dict[str, object]:
+    """One item row as the README describes it."""
+    r = rows  # an ItemRows
+    row = {"id": r.ids[k], "trial": r.trials[k], "category": r.categories[k],  # type: ignore[attr-defined]
+           "split": r.splits[k], "first_rank": r.first_ranks[k] or None,  # type: ignore[attr-defined]
+           "metrics": dict(zip(r.metrics, r.values[k].tolist(), strict=True))}  # type: ignore[attr-defined]  # fmt: skip
+    if r.stale and r.stale[k]:  # type: ignore[attr-defined]
+        row["stale"] = True
+    if r.missing and r.missing[k]:  # type: ignore[attr-defined]
+        row["missing"] = True
+    return row
+
+
+@seeded(300)
+@given(item_rows())
+def test_item_rows_are_json_dumps_of_each_row(rows: object) -> None:
+    """Ids and categories with quotes, backslashes, control characters, non-ASCII and lone
+    surrogates; every kind of number; rows that repeat: each line is ``json.dumps`` of the
+    row, byte for byte."""
+    lines = rows.lines()  # type: ignore[attr-defined]
+    assert lines == [json.dumps(_plain_row(rows, k), ensure_ascii=False) for k in range(len(lines))]
+    assert len(lines) == len(rows.ids)  # type: ignore[attr-defined]
+
+
+def _plain_render(document: dict[str, object]) -> str:
+    """A report's text from its data, by json.dumps alone: indented JSON, each element of
+    the long lists on a line of its own, then the digest of what comes before it."""
+    import hashlib
+
+    from evalset.score.report import ANSWER_LISTS, LISTS
+
+    parts = []
+    for key, value in document.items():
+        if key in LISTS or key in ANSWER_LISTS:
+            rows = [json.dumps(v, ensure_ascii=False) for v in value]  # type: ignore[attr-defined]
+            text = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        parts.append(f"  {json.dumps(key)}: {text}")
+    body = "{\n" + ",\n".join(parts)
+    digest = "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+    return f'{body},\n  "digest": "{digest}"\n}}\n'
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), NUMBERS, WRITABLE),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(WRITABLE, inner, max_size=3)),
+    max_leaves=8,
+)  # fmt: skip
+
+
+@seeded(100)
+@given(item_rows(WRITABLE), st.data())
+def test_a_rendered_report_is_json_dumps_of_its_data(rows: object, data: st.DataObject) -> None:
+    """The report's text (rows formatted a line at a time, lists as RenderedRows or as
+    dictionaries) is the plain rendering of ``to_json()``, and parses back to it."""
+    from evalset.score.report import RenderedRows, Report
+
+    document: dict[str, object] = {}
+    for key in ["evalset", "report", "settings", "overall", "misses", "stale", "invalid_lines",
+                "answer_misses", "item_spread", "judge_errors"]:  # fmt: skip
+        value = data.draw(st.lists(st.dictionaries(WRITABLE, JSON_VALUES, max_size=3), max_size=3))
+        if key in ("item_spread", "answer_misses") and data.draw(st.booleans()):
+            value = RenderedRows([json.dumps(v, ensure_ascii=False) for v in value])
+        elif key in ("evalset", "report", "settings", "overall"):
+            value = data.draw(JSON_VALUES)
+        document[key] = value
+    report = Report(document, rows)  # type: ignore[arg-type]
+    text = report.render()
+    plain = report.to_json()
+    assert text == _plain_render(plain)
+    parsed = json.loads(text)
+    parsed.pop("digest")
+    assert json.dumps(parsed, ensure_ascii=False) == json.dumps(plain, ensure_ascii=False)
+
+
+# --- answer reports' rows (answer_report.AnswerRows, _metric_texts) ---------------------------
+
+IDS = st.text("AZaz09._-", min_size=1, max_size=6)  # what the set's validation lets through
+ANSWER_VALUES = st.one_of(st.just(math.nan), st.sampled_from(EDGES), st.floats())
+
+
+@st.composite
+def answer_rows(draw: st.DrawFn) -> object:
+    """Answer rows: metrics a row may lack (NaN), every kind of number, judges' details
+    with hostile texts, and sometimes the retrieval metrics of the same rows ahead."""
+    from evalset.score.answer_metrics import NAMES
+    from evalset.score.answer_report import AnswerRows
+
+    n = draw(st.integers(0, 10))
+    width = draw(st.sampled_from([0, 1, 3, len(NAMES)]))
+    values = draw(st.lists(st.lists(ANSWER_VALUES, min_size=width, max_size=width),
+                           min_size=n, max_size=n))  # fmt: skip
+    ids = draw(st.lists(IDS, min_size=n, max_size=n))
+    trials = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    details = draw(st.lists(st.dictionaries(WRITABLE, JSON_VALUES, max_size=3), min_size=n,
+                            max_size=n))  # fmt: skip
+    rows = AnswerRows(
+        ids,
+        trials,
+        draw(st.lists(st.one_of(st.none(), WRITABLE), min_size=n, max_size=n)),
+        draw(st.lists(st.sampled_from(SPLITS), min_size=n, max_size=n)),
+        list(NAMES[:width]),
+        np.array(values, dtype=np.float64).reshape(n, width),
+        details,
+        draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+        draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+    )
+    if draw(st.booleans()):
+        for ident, trial in zip(ids, trials, strict=True):
+            scores = draw(st.lists(st.floats(0, 1), min_size=2, max_size=2))
+            first = draw(st.integers(0, 9))
+            rows.retrieval[(ident, trial)] = (
+                first,
+                dict(zip(["hit@1", "mrr"], scores, strict=True)),
+            )
+    return rows
+
+
+@seeded(150)
+@given(answer_rows())
+def test_answer_rows_are_json_dumps_of_each_row(rows: object) -> None:
+    """Each row's defined metrics (distinct rows written once, a decision's text reused by
+    its repr) are ``json.dumps`` of the row, byte for byte."""
+    r = rows
+    expected = []
+    for k, ident in enumerate(r.ids):  # type: ignore[attr-defined]
+        row: dict[str, object] = {"id": ident, "trial": r.trials[k], "category": r.categories[k],  # type: ignore[attr-defined]
+                                  "split": r.splits[k]}  # type: ignore[attr-defined]  # fmt: skip
+        metrics: dict[str, float] = {}
+        if r.retrieval:  # type: ignore[attr-defined]
+            first, ahead = r.retrieval[(ident, r.trials[k])]  # type: ignore[attr-defined]
+            row["first_rank"] = first or None
+            metrics.update(ahead)
+        values = r.values[k].tolist()  # type: ignore[attr-defined]
+        metrics.update({m: v for m, v in zip(r.metrics, values, strict=True) if not math.isnan(v)})  # type: ignore[attr-defined]
+        row["metrics"] = metrics
+        row["answer"] = r.details[k]  # type: ignore[attr-defined]
+        if r.stale[k]:  # type: ignore[attr-defined]
+            row["stale"] = True
+        if r.missing[k]:  # type: ignore[attr-defined]
+            row["missing"] = True
+        expected.append(json.dumps(row, ensure_ascii=False))
+    assert r.lines() == expected  # type: ignore[attr-defined]
