@@ -928,3 +928,51 @@ def test_item_spread_deviations_are_right_to_the_last_digits() -> None:
         exact = statistics.stdev(column)
         assert float(np.std(column, ddof=1)) == pytest.approx(exact, rel=1e-15, abs=0)
         assert row["metrics"]["m0"]["std"] == pytest.approx(exact, rel=1e-15, abs=0), column
+
+
+# --- TREC mode's JSON (trec.TrecResult.to_json_text) -------------------------------------------
+
+QUERY_IDS = st.text(st.sampled_from('q1"\\é€/{}%'), min_size=1, max_size=4).filter(
+    lambda q: not q.startswith("#")
+)
+
+
+@seeded(100)
+@given(
+    st.lists(
+        st.tuples(QUERY_IDS, st.lists(st.tuples(st.integers(0, 9), st.integers(-1, 3)), max_size=6),
+                  st.lists(st.tuples(st.integers(0, 9), st.sampled_from([1.0, 0.5, 0.25, 2.0])),
+                           max_size=12)),
+        max_size=6,
+        unique_by=lambda query: query[0],
+    ),
+    st.sets(st.sampled_from([1, 2, 5, 10, 1000]), min_size=1, max_size=3),
+)  # fmt: skip
+def test_trec_json_text_is_json_dumps_of_each_query(
+    tmp_path_factory,  # type: ignore[no-untyped-def]
+    queries: list[tuple[str, list[tuple[int, int]], list[tuple[int, float]]]],
+    cutoffs: set[int],
+) -> None:
+    """Every distinct value formatted once, counts as integers, query ids with quotes,
+    backslashes and non-ASCII: each query's line is json.dumps of its measures, and the
+    whole text is the JSON of ``to_json()``."""
+    from evalset.score.trec import TrecFileError, score_trec
+
+    folder = tmp_path_factory.mktemp("trec")
+    qrels = [f"{q} 0 d{d} {rel}" for q, judged, _ in queries for d, rel in dict(judged).items()]
+    run = [f"{q} Q0 d{d} 0 {score} x" for q, _, ranked in queries
+           for d, score in dict(ranked).items()]  # fmt: skip
+    (folder / "qrels").write_text("\n".join(qrels) + "\n", encoding="utf-8")
+    (folder / "run").write_text("\n".join(run) + "\n", encoding="utf-8")
+    try:
+        result = score_trec(folder / "qrels", folder / "run", sorted(cutoffs))
+    except TrecFileError:
+        return  # an empty file, or a query judged twice: refused, as trec_eval refuses it
+    text = result.to_json_text()
+    head = json.dumps({"all": result.all}, indent=2)[:-2]
+    rows = [f"    {json.dumps(q, ensure_ascii=False)}: {json.dumps(values)}"
+            for q, values in result.per_query.items()]  # fmt: skip
+    body = ",\n".join(rows)
+    assert text == (f'{head},\n  "per_query": {{\n{body}\n  }}\n}}' if rows
+                    else f'{head},\n  "per_query": {{}}\n}}')  # fmt: skip
+    assert json.dumps(json.loads(text)) == json.dumps(result.to_json())
