@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -170,3 +171,43 @@ def test_positions_are_those_of_a_whole_parse(text: str, data: st.DataObject) ->
         scanned = TextIndex(text)
         assert scanned.spans is not None or "\r" in text or not count
         assert scanned.position(path, count) == expected, path
+
+
+# --- yamlio.prefetch: a set parsed ahead in a thread ------------------------------------------
+
+
+ENCODINGS = ["utf-8", "utf-8", "utf-8-sig", "utf-16"]
+DAMAGE = ["", "", "\t", "{", "name: again\n", "<<<<<<< HEAD\n", "x: !!python/object y\n"]
+
+
+@seeded(25)
+@given(set_texts(), st.sampled_from(ENCODINGS), st.sampled_from(DAMAGE), st.booleans())
+def test_a_prefetched_set_loads_as_a_set_read_when_asked(
+    tmp_path_factory: pytest.TempPathFactory, text: str, encoding: str, damage: str, bad: bool
+) -> None:
+    """Valid and broken files, with a byte-order mark, UTF-16, bad UTF-8: the set (its
+    values, items, findings and their positions) or the refusal is the same whether the
+    file was parsed ahead in a thread or when asked."""
+    import threading
+
+    from evalset.errors import SetFileError
+    from evalset.sets import yamlio
+    from evalset.sets.setfile import load_set
+    from evalset.sets.yamlio import prefetch
+
+    path = tmp_path_factory.mktemp("set") / "rules.yaml"
+    data = (text + damage).encode(encoding)
+    path.write_bytes(data + (b"\xff" if bad else b""))
+
+    def load(ahead: bool) -> object:
+        if ahead:
+            prefetch(path)
+        try:
+            loaded = load_set(path)
+        except SetFileError as exc:
+            return str(exc)
+        findings = [str(f) for f in loaded.schema_findings]
+        return loaded.raw, loaded.items, loaded.header, findings, loaded.text, loaded.bom
+
+    assert load(ahead=True) == load(ahead=False)
+    assert not yamlio._prefetched and threading.active_count() == 1
