@@ -211,3 +211,30 @@ def test_a_prefetched_set_loads_as_a_set_read_when_asked(
 
     assert load(ahead=True) == load(ahead=False)
     assert not yamlio._prefetched and threading.active_count() == 1
+
+
+# --- near duplicates: blocking on shared word multisets vs comparing every pair -------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="near_duplicate_pairs skips a block of more than MAX_BUCKET (400) questions that "
+    "share a word multiset, so in a set of PAIRWISE_BELOW (300) questions or more, 401 copies "
+    "of one question, or 441 questions from one template (two words apart), are reported as "
+    "no or few near duplicates, holdout leaks included, where comparing every pair reports "
+    "them all; reporting them changes what validate prints for such sets",
+)
+def test_the_blocking_finds_the_pairs_of_a_large_group() -> None:
+    from evalset.sets.neardup import _all_pairs, near_duplicate_pairs, normalise
+
+    colours = ["red", "blue", "green", "black", "white", "grey", "pink", "gold", "teal", "navy",
+               "lime", "plum", "rose", "sand", "jade", "ruby", "onyx", "opal", "iris", "mint",
+               "sage"]  # fmt: skip
+    template = [f"What is the warranty period for the {a} {b} model sold here?"
+                for a in colours for b in colours]  # fmt: skip
+    copies = ["How long do I have to return a damaged item?"] * 401
+    for questions in (copies + template[:10], template):
+        vocabulary: dict[str, int] = {}
+        ids = [[vocabulary.setdefault(w, len(vocabulary)) for w in normalise(q).split()]
+               for q in questions]  # fmt: skip
+        assert near_duplicate_pairs(questions) == _all_pairs(ids)
