@@ -7,23 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import seeded
 from evalset.config import ValidateConfig
 from evalset.sets.setfile import SetFile, parse_set
 from evalset.sets.validate import check_set
-
-
-def seeded(examples: int) -> settings:
-    """The same ``examples`` generated cases on every run, however long each takes."""
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
-
 
 QUESTIONS = [
     "How long do I have to return a damaged item?",
