@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,25 @@ def example(tmp_path: Path) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "example")
     return repo
+
+
+def seeded(examples: int, shrink: bool = True) -> Any:
+    """Hypothesis settings for a differential test: the same ``examples`` generated cases on
+    every run (derandomised), however long each takes; ``shrink=False`` for a test expected
+    to fail (xfail), which need not look for the smallest failing case."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        phases=list(Phase) if shrink else [Phase.explicit, Phase.generate],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.function_scoped_fixture,
+        ],
+    )
 
 
 @dataclass

@@ -262,6 +262,16 @@ def json_loads(text: str | bytes) -> Any:
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def json_text_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text, cut at CR LF, CR and LF only. ``str.splitlines`` also
+    cuts at U+2028, U+0085, form feeds and other characters that JSON writes unescaped inside
+    a string (``json.dumps(..., ensure_ascii=False)``): it would cut such a record in two."""
+    return _LINE_BREAK.split(text)
+
+
 _CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 
 

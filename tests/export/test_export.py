@@ -599,3 +599,15 @@ def test_the_readme_imports_print_what_the_readme_shows(example: Path, cli) -> N
         assert result.code == 0, result.err
         assert [line for line in shown if line not in result.out.splitlines()] == []
     assert (example / "sets" / "legacy.yaml").is_file()
+
+
+def test_an_imported_jsonl_row_is_not_cut_at_a_character_json_leaves_unescaped() -> None:
+    """Exports write JSON with ensure_ascii=False, so a question holding U+2028, U+0085 or a
+    form feed stands unescaped in its line: importing it reads one row (it was cut in two
+    and refused as not JSON), so an export imports back."""
+    from evalset.export.rows import json_lines
+
+    rows = [{"question": f"a{c}b"} for c in ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c"]]
+    for newline in ("\n", "\r\n", "\r"):
+        text = newline.join(json.dumps(r, ensure_ascii=False) for r in rows) + newline
+        assert list(json_lines(text)) == list(enumerate(rows, 1))

@@ -382,3 +382,20 @@ def test_personal_data_in_a_refused_record_stays_out_of_the_message(  # type: ig
     assert shown in result.err
     for value in ("anna.schmidt", "DE8937", "4111111111111111"):
         assert value not in result.err + result.out
+
+
+# JSON writes these unescaped inside a string (ensure_ascii=False); str.splitlines cuts at them
+NOT_LINE_BREAKS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
+
+
+def test_a_jsonl_record_is_not_cut_at_a_character_json_leaves_unescaped() -> None:
+    """Each record of a JSONL file is one line between CR LF, CR or LF: a question holding
+    U+2028 or a form feed, as a Python exporter writes it, is one record (it was cut in two
+    and refused as not JSON)."""
+    from evalset.intake.promote import read_records
+
+    records = [{"question": f"return a kettle{c}after 20 days?", "trace": f"t{k}"}
+               for k, c in enumerate(NOT_LINE_BREAKS)]  # fmt: skip
+    for newline in ("\n", "\r\n", "\r"):
+        text = newline.join(json.dumps(r, ensure_ascii=False) for r in records) + newline
+        assert read_records(text, "f.jsonl") == (list(enumerate(records, 1)), [])

@@ -114,6 +114,14 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         GOOD + "[" * 100_000 + "]" * 100_000 + "\n",
         "run.jsonl:2: is not JSON that can be read (too deeply nested, or a number too long)" + FIX,
     ),
+    # JSON can escape half of a surrogate pair, which no text holds: it could be neither
+    # printed nor written in the report (an internal error, before)
+    "lone-surrogate": (
+        GOOD + '{"id": "a2", "retrieved": [], "answer": "\\ud83d!"}\n',
+        'run.jsonl:2: holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its '
+        "pair), which is not text; escape a character beyond U+FFFF as its pair of "
+        "surrogates, or write it as UTF-8" + FIX,
+    ),
     "several-bad-lines": (
         "x\n" + GOOD + "y\n",
         "run.jsonl:1: is not JSON (column 1: Expecting value) (1 more invalid line(s))" + FIX,

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from evalset.fsio import json_loads
+from evalset.fsio import json_loads, json_text_lines
 
 
 class RowError(ValueError):
@@ -21,7 +21,7 @@ class RowError(ValueError):
 
 def json_lines(text: str) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) of each non-empty line of a JSONL text."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(json_text_lines(text), 1):
         if not line.strip():
             continue
         try:

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
-from evalset.fsio import json_loads
+from evalset.fsio import json_loads, json_text_lines
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import Redactor
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
@@ -147,7 +147,7 @@ def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[In
         return _json_array(text, source), []
     records: list[tuple[int, Any]] = []
     bad: list[Invalid] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(json_text_lines(text), 1):
         if not line.strip():
             continue
         try:

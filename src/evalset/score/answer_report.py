@@ -152,7 +152,7 @@ class AnswerRows:
                 firsts.append(k)
             which.append(found)
         distinct = rows[firsts]
-        texts = number_texts(np.nan_to_num(distinct, nan=-1.0)).tolist()
+        texts = number_texts(distinct).tolist()  # (NaN, a metric the row lacks, is left out)
         known = (~np.isnan(distinct)).tolist()
         made = [
             ", ".join(

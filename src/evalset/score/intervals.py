@@ -93,7 +93,9 @@ def fixed_point(
 
 DRAWN_ROWS = 64
 """Resamples drawn at a time: a block this size stays in the cache where all of them (80 MB
-for 10,000 items) would not. The generator's stream does not depend on how it is split."""
+for 10,000 items) would not. The draws depend on it, as they depend on the seed: numpy makes
+16-bit draws (up to 65,536 items) two from each 32-bit word and drops a half word left over
+at the end of a call, so blocks of another size draw other resamples, and other intervals."""
 
 
 def resample_means(

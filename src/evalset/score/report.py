@@ -63,16 +63,26 @@ class ReportError(EvalsetError):
 
 
 def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
-    """Each value as JSON writes it (Python's shortest repr), formatting every distinct value
-    once: scores repeat a few values (0, 1, 1/2, 1/3...) over many rows. Distinct values are
-    found column by column (the first axis runs over rows): a metric's column repeats far
-    fewer values than the whole table, and sorting columns is cheaper than sorting it."""
+    """Each value as JSON writes it (Python's shortest repr; ``NaN``, ``Infinity``),
+    formatting every distinct value once: scores repeat a few values (0, 1, 1/2, 1/3...) over
+    many rows. Distinct values are found column by column (the first axis runs over rows): a
+    metric's column repeats far fewer values than the whole table, and sorting columns is
+    cheaper than sorting it. Values are told apart by their bits, not by ``==``, which takes
+    -0.0 for 0.0 (and JSON writes them differently)."""
     rows = values.shape[0] if values.ndim else 1
-    columns = values.reshape(rows, values.size // rows if rows else 0)
+    columns = np.ascontiguousarray(values, dtype=np.float64).reshape(
+        rows, values.size // rows if rows else 0
+    )
+    bits = columns.view(np.int64)
     found = np.empty(columns.shape, dtype=object)
     for j in range(columns.shape[1]):
-        distinct, where = np.unique(columns[:, j], return_inverse=True)
-        found[:, j] = np.array([repr(float(v)) for v in distinct.tolist()], dtype=object)[where]
+        distinct, where = np.unique(bits[:, j], return_inverse=True)
+        floats = distinct.view(np.float64)
+        if np.isfinite(floats).all():  # as json.dumps writes a finite number: its repr
+            written = list(map(float.__repr__, floats.tolist()))
+        else:  # NaN, Infinity, -Infinity
+            written = list(map(_ENCODE, floats.tolist()))
+        found[:, j] = np.array(written, dtype=object)[where]
     texts: NDArray[np.object_] = found.reshape(values.shape)
     return texts
 

@@ -140,8 +140,20 @@ def _problem(obj: Any, plain: bool) -> str | None:
         if not plain:
             for k, entry in enumerate(retrieved):
                 wrong = _entry_problem(entry)
-                if wrong:
+                if wrong:  # a citation before it may be wrong too: the first problem is said
+                    k, wrong = _first_bad_citation(retrieved[:k]) or (k, wrong)
                     return f"item {ident}: retrieved[{k}] {wrong}"
+    return None
+
+
+def _first_bad_citation(entries: list[Any]) -> tuple[int, str] | None:
+    """The first of ``entries`` that is text but not a citation, with its problem."""
+    for k, entry in enumerate(entries):
+        if type(entry) is str:
+            try:
+                Citation.parse(entry)
+            except ValueError as exc:
+                return k, f"is not a citation ({exc})"
     return None
 
 
@@ -232,11 +244,30 @@ def _entries(raw: list[Any]) -> list[Entry]:
     return out
 
 
+_LONE_SURROGATE = (
+    'holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its pair), which is not '
+    "text; escape a character beyond U+FFFF as its pair of surrogates, or write it as UTF-8"
+)
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _not_text(value: Any) -> bool:
+    """Whether a parsed line holds a string that no UTF-8 text can hold (a lone surrogate,
+    which JSON's escapes can make): it could be neither printed nor written in a report."""
+    try:
+        _ENCODE(value).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """(line, parsed object) per content line, and (line, problem) for lines that are not
-    JSON. Each line is read on its own, so a value can never be taken from two lines."""
+    JSON, or hold what is not text. Each line is read on its own, so a value can never be
+    taken from two lines."""
     scan = _SCAN
     parsed, broken = [], []
+    escapes = "\\ud" in text or "\\uD" in text  # a surrogate, alone or in a pair (an emoji)
     for n, line in enumerate(text.split("\n"), 1):
         if not line or line.isspace():
             continue
@@ -254,6 +285,9 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                 broken.append((n, "is not JSON that can be read (too deeply nested, or a "
                                "number too long)"))  # fmt: skip
                 continue
+        if escapes and ("\\ud" in line or "\\uD" in line) and _not_text(value):
+            broken.append((n, _LONE_SURROGATE))
+            continue
         parsed.append((n, value))
     return parsed, broken
 
@@ -277,28 +311,18 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
         raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
     texts = _plain_texts(parsed)
-    lines: list[RunLine] = []
-    first: dict[tuple[str, int], int] = {}
+    own: list[RunLine] = []  # the lines without a problem of their own, but for citations
     for n, obj in parsed:
         retrieved = obj.get("retrieved") if type(obj) is dict else None
         plain = (
             texts is not None or type(retrieved) is not list or set(map(type, retrieved)) <= _STR
         )
         problem = _problem(obj, plain)
-        if problem is None:
-            key = (obj["id"], obj.get("trial", 0))
-            if key in first:
-                problem = (
-                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
-                    'repeated runs with "trial"'
-                )
-            else:
-                first[key] = n
         if problem is not None:
             invalid.append((n, problem))
             continue
         entries = retrieved if plain or retrieved is None else _entries(retrieved)
-        lines.append(
+        own.append(
             RunLine(
                 n,
                 obj["id"],
@@ -311,11 +335,27 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
                 obj.get("contexts"),
             )
         )
-    cited = _bad_citations(lines, texts)
-    if cited:
-        refused = {n for n, _ in cited}
-        lines = [line for line in lines if line.line not in refused]
-        invalid += cited
+    cited = _bad_citations(own, texts)
+    invalid += cited
+    refused = {n for n, _ in cited}
+    # a line refused for its own problem takes no (id, trial) away from a later line
+    lines: list[RunLine] = []
+    first: dict[tuple[str, int], int] = {}
+    for line in own:
+        if refused and line.line in refused:
+            continue
+        key = (line.id, line.trial)
+        if key in first:
+            invalid.append(
+                (
+                    line.line,
+                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
+                    'repeated runs with "trial"',
+                )
+            )
+            continue
+        first[key] = line.line
+        lines.append(line)
     invalid.sort()
     run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
     if not defer:

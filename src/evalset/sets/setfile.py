@@ -25,7 +25,7 @@ from evalset.sets.findings import Finding, Severity, field_path
 from evalset.sets.locate import TextIndex
 from evalset.sets.messages import describe, error_loc, schema_message
 from evalset.sets.model import Item, SealedItem, SetHeader
-from evalset.sets.yamlio import parse_mapping, read_text
+from evalset.sets.yamlio import forget_prefetch, parse_mapping, read_text
 
 
 @dataclass
@@ -251,7 +251,11 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
 def load_set(path: str | os.PathLike[str]) -> SetFile:
     """Read and schema-validate one set file."""
     p = Path(path)
-    text = read_text(p, keep_bom=True)
+    try:
+        text = read_text(p, keep_bom=True)
+    except SetFileError:
+        forget_prefetch()
+        raise
     bom = text.startswith("\ufeff")
     loaded = parse_set(text[1:] if bom else text, p)
     loaded.bom = bom

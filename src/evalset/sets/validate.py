@@ -114,6 +114,8 @@ class _Checker:
         self.findings: list[Finding] = [
             f for f in loaded.schema_findings if f.severity == "error" or not errors_only
         ]
+        self.found: list[tuple[Severity, tuple[str | int, ...], str, str | None, str]] = []
+        """What ``add`` was given, located once every rule has run (see ``_located``)."""
 
     def add(
         self,
@@ -124,7 +126,18 @@ class _Checker:
         rule: str = "schema",
     ) -> None:
         if severity == "error" or not self.errors_only:  # (a warning is not even located)
-            self.findings.append(self.loaded.finding(severity, loc, message, hint, rule))
+            self.found.append((severity, loc, message, hint, rule))
+
+    def _located(self) -> list[Finding]:
+        """The findings ``add`` was given, in the order given, the errors located first: past
+        the budget of exact positions (``MAX_REGION_PARSES``) the warnings, not the errors,
+        fall back to their field, and an error is located alike whether the warnings were
+        asked for or not (``errors_only``)."""
+        found = self.found
+        located: dict[int, Finding] = {}
+        for k in sorted(range(len(found)), key=lambda k: found[k][0] != "error"):
+            located[k] = self.loaded.finding(*found[k])
+        return [located[k] for k in range(len(found))]
 
     def run(self) -> list[Finding]:
         loaded = self.loaded
@@ -152,7 +165,7 @@ class _Checker:
                 "any item, and --skip-sealed accepts them unchecked",
                 "sealed",
             )
-        return self.findings
+        return self.findings + self._located()
 
     def _holdout_flips(self) -> None:
         """A holdout flag flipped by hand since the baseline, with no recorded move."""

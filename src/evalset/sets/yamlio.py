@@ -251,6 +251,13 @@ def _take(text: str | None) -> Any:
 _MISSING = object()
 
 
+def forget_prefetch() -> None:
+    """Wait for a prefetch and drop it: the file was refused before its text was parsed
+    (not UTF-8, say), so ``parse_yaml`` will not take it, and no thread is left behind."""
+    if _prefetched:
+        _take(None)
+
+
 def parse_yaml(text: str, path: Path) -> Any:
     """Parse one YAML document with yaml-rs (YAML 1.2 core schema, dates left as text)."""
     found = _take(text) if _prefetched else _MISSING
