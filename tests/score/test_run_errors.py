@@ -224,13 +224,15 @@ def test_the_sets_problem_comes_before_the_runs(
     assert bad.code == 2 and bad.err.startswith("evalset: run.jsonl:1: is not JSON")
     path = score_ws / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("category: lookup", "category: lokup", 1))
-    for run in ("run.jsonl", "nope.jsonl"):
-        refused = cli(score_ws, "score", "retrieval", "docs", run, "-o", "out.json")
-        assert refused.code == 1, refused.err
-        assert refused.err.startswith(
-            "evalset: sets/docs.yaml: cannot score a run against an invalid set (1 error(s); "
-        ), refused.err
-        assert not (score_ws / "out.json").exists()
+    refused = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
+    assert refused.code == 1, refused.err
+    assert refused.err.startswith(
+        "evalset: sets/docs.yaml: cannot score a run against an invalid set (1 error(s); "
+    ), refused.err
+    # a run file that cannot be opened is no line the set's problem could explain
+    missing = cli(score_ws, "score", "retrieval", "docs", "nope.jsonl", "-o", "out.json")
+    assert missing.code == 2 and missing.err.startswith("evalset: nope.jsonl: no such file")
+    assert not (score_ws / "out.json").exists()
     assert children() == before
 
 

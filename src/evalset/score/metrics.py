@@ -174,7 +174,9 @@ def retrieval_values(
     any_rel = cumulative[:, -1] > 0
     first = np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
     ranks = np.arange(1, width + 1, dtype=np.float64)
-    dcg_weights = discounts(width)
+    # running sums in rank order, as trec_eval adds them: numpy's pairwise sum would group
+    # the terms by the width of the widest list (a perfect ranking of 16 sources passed 1)
+    dcg = (rel * discounts(width)).cumsum(axis=1)
     most = int(expected.max()) if len(expected) else 1
     ideal_prefix = np.cumsum(discounts(max(1, min(ks[-1], most))))
     values: dict[str, NDArray[np.float64]] = {}
@@ -192,13 +194,12 @@ def retrieval_values(
             assert hits is not None
             values[m.name] = hits / k
         elif name == "ndcg":
-            dcg = (rel[:, :k] * dcg_weights[:k]).sum(axis=1)
             ideal = ideal_prefix[np.minimum(expected, k).clip(min=1) - 1]
-            values[m.name] = dcg / ideal
+            values[m.name] = dcg[:, min(k, width) - 1] / ideal
         elif name == "mrr":
             values[m.name] = np.where(any_rel, 1.0 / np.maximum(first, 1), 0.0)
         elif name == "map":
-            values[m.name] = (rel * cumulative / ranks).sum(axis=1) / total
+            values[m.name] = (rel * cumulative / ranks).cumsum(axis=1)[:, -1] / total
         else:  # pragma: no cover - the names come from retrieval_metrics
             raise ValueError(f"unknown retrieval metric {m.name!r}")
     return values, first
