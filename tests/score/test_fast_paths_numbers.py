@@ -437,13 +437,6 @@ def test_item_spread_rows_are_each_items_spread(
             assert line == json.dumps(exact)  # all but the deviation: to the byte
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the per-item standard deviation is sqrt((sum of squares - sum**2 / n) / (n - 1)), "
-    "which loses digits to cancellation: for most items that vary it is off in the last two "
-    "or three of the 17 digits written (up to 4e-13 relative); computing it from the "
-    "deviations from each item's mean changes ordinary reports' item_spread",
-)
 def test_item_spread_deviations_are_right_to_the_last_digits() -> None:
     """Every item of two, three or four trials of the usual scores: each deviation written
     is the exactly rounded one (statistics.stdev, in fractions) to a few units in the last

@@ -229,9 +229,11 @@ def _spread(
     zeroed = np.where(known, values, 0.0)
     n = np.add.reduceat(known.astype(np.float64), starts, axis=0)
     sums = np.add.reduceat(zeroed, starts, axis=0)
-    squares = np.add.reduceat(zeroed * zeroed, starts, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):  # an item with no known value
+        # deviations from each item's own mean (two passes: no digits lost to cancellation)
+        deviations = np.where(known, values - (sums / n)[row_item], 0.0)
+        squares = np.add.reduceat(deviations * deviations, starts, axis=0)
+        std = np.sqrt(squares / (n - 1))
     differs = (n > 1) & (highs > lows)
     varied = np.flatnonzero(differs.any(axis=1))
     # each number as JSON writes it, the rows as JSON lines (8,000 items vary in a big run)

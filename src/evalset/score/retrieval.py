@@ -510,10 +510,13 @@ def _spread(
     highs = np.maximum.reduceat(values, starts, axis=0)
     varied = np.flatnonzero((highs > lows).any(axis=1))
     lows, highs = lows[varied], highs[varied]
-    sums = np.add.reduceat(values, starts, axis=0)[varied]
-    squares = np.add.reduceat(values * values, starts, axis=0)[varied]
+    # deviations from each item's own mean, squared and summed (two passes: the sum of
+    # squares less the squared sum lost the last digits to cancellation)
+    means = np.add.reduceat(values, starts, axis=0) / np.maximum(counts, 1)[:, None]
+    deviations = values - means[row_item]
+    squares = np.add.reduceat(deviations * deviations, starts, axis=0)[varied]
     n = counts[varied][:, None].astype(np.float64)
-    std = np.sqrt(np.maximum(squares - sums * sums / n, 0) / (n - 1))
+    std = np.sqrt(squares / (n - 1))
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
