@@ -88,3 +88,34 @@ def test_blocking_finds_every_pair_that_verification_accepts(
         assert near_duplicate_pairs(questions) == expected
     finally:
         neardup.PAIRWISE_BELOW = saved
+
+
+def _filler(n: int) -> list[str]:
+    """``n`` questions no two of which share a key (two words of each are its own), enough
+    for the blocking to be used."""
+    return [f"filler question {i} about item x{i}" for i in range(n)]
+
+
+def test_a_group_too_large_to_compare_is_handed_back_not_dropped(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(neardup, "MAX_BUCKET", 5)
+    alike = [f"What is the warranty period for the {c} model sold in this shop?"
+             for c in ("red", "blue", "green", "black", "white", "grey", "pink")]  # fmt: skip
+    questions = _filler(neardup.PAIRWISE_BELOW) + alike
+    crowded: list[list[int]] = []
+    pairs = near_duplicate_pairs(questions, crowded)
+    first = neardup.PAIRWISE_BELOW
+    assert crowded == [list(range(first, first + len(alike)))]
+    assert not [p for p in pairs if p[0] >= first]  # not compared, and said to be so
+
+
+def test_identical_questions_pair_however_many_there_are(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(neardup, "MAX_BUCKET", 5)
+    copies = ["How long do I have to return a damaged item?"] * 12
+    questions = _filler(neardup.PAIRWISE_BELOW) + copies
+    crowded: list[list[int]] = []
+    pairs = near_duplicate_pairs(questions, crowded)
+    first = neardup.PAIRWISE_BELOW
+    assert [p for p in pairs if p[0] >= first] == [
+        (a, b) for a in range(first, len(questions)) for b in range(a + 1, len(questions))
+    ]
+    assert crowded == []

@@ -206,14 +206,6 @@ def test_a_prefetched_set_loads_as_a_set_read_when_asked(
 # --- near duplicates: blocking on shared word multisets vs comparing every pair -------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="near_duplicate_pairs skips a block of more than MAX_BUCKET (400) questions that "
-    "share a word multiset, so in a set of PAIRWISE_BELOW (300) questions or more, 401 copies "
-    "of one question, or 441 questions from one template (two words apart), are reported as "
-    "no or few near duplicates, holdout leaks included, where comparing every pair reports "
-    "them all; reporting them changes what validate prints for such sets",
-)
 def test_the_blocking_finds_the_pairs_of_a_large_group() -> None:
     from evalset.sets.neardup import _all_pairs, near_duplicate_pairs, normalise
 

@@ -231,3 +231,32 @@ def test_errors_only_finds_exactly_the_errors_of_a_full_check() -> None:
         assert [str(f) for f in check_set(again, config, errors_only=True)] == wanted
     last = check_set(parse_set(MIXED[-1], Path("rules.yaml")), ValidateConfig(), errors_only=True)
     assert len(last) == 5  # leaks, a must_not_say key point, an unknown key, a repeated id
+
+
+def test_questions_too_many_to_compare_are_named_and_copies_still_leak(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Past MAX_BUCKET distinct look-alikes validation says it did not compare them; any
+    number of identical questions is still compared (a copied holdout question leaks)."""
+    from evalset.sets import neardup
+
+    monkeypatch.setattr(neardup, "MAX_BUCKET", 3)
+    filler = "".join(
+        f"  - id: f-{i:03d}\n    question: filler question {i} about item x{i}\n    status: draft\n"
+        for i in range(neardup.PAIRWISE_BELOW)
+    )
+    alike = "".join(
+        item(f"t-{c}", f"What is the warranty period for the {c} model sold here?")
+        for c in ("red", "blue", "green", "black")
+    )
+    copies = "".join(  # more copies than MAX_BUCKET, the last one held out
+        item(f"c-{k}", "Where do I send a broken kettle back to?", holdout=str(k == 5).lower())
+        for k in range(1, 6)
+    )
+    found = [f for f in findings(HEADER + filler + alike + copies) if "draft" not in f]
+    line = (HEADER + filler).count("\n") + 2  # t-red's question
+    assert [f for f in found if "item t-" in f] == [
+        f"rules.yaml:{line}:5: item t-red: question: warning: 4 questions "
+        "share all but a word or two with this one (items t-blue, t-green, t-black, …): too "
+        "many to compare one by one, so near duplicates among them, holdout leaks included, "
+        "were not looked for (reword them apart, or split the set)"
+    ]
+    assert any("item c-5: question: error: near duplicate of item 'c-1'" in f for f in found)

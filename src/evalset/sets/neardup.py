@@ -28,8 +28,11 @@ if TYPE_CHECKING:
 
 _NON_WORD = re.compile(r"[^\w]+")
 MAX_WORDS_FOR_TWO_DELETIONS = 32
-MAX_BUCKET = 400
-"""Buckets larger than this are too generic to mean anything and are skipped."""
+MAX_BUCKET = 2000
+"""Distinct questions sharing one key beyond which they are not compared one by one (two
+million comparisons, a second or two): such a group is handed back as ``crowded``, and
+validation says so rather than staying silent. Identical questions never count here: they
+are paired without comparing them."""
 
 
 def normalise(text: str) -> str:
@@ -93,7 +96,9 @@ def _keys(
     return np.concatenate(keys), np.concatenate(owners)
 
 
-def _candidates(keys: NDArray[np.uint64], owners: NDArray[np.int64]) -> set[tuple[int, int]]:
+def _candidates(
+    keys: NDArray[np.uint64], owners: NDArray[np.int64], crowded: list[list[int]]
+) -> set[tuple[int, int]]:
     import numpy as np
 
     # Shared keys are rare (near duplicates are): find them by sorting the keys alone, then
@@ -112,7 +117,8 @@ def _candidates(keys: NDArray[np.uint64], owners: NDArray[np.int64]) -> set[tupl
     edges = np.flatnonzero(np.diff(np.concatenate(([0], same.astype(np.int8), [0]))))
     for start, stop in zip(edges[0::2], edges[1::2] + 1, strict=True):
         members = sorted(set(owners[start:stop].tolist()))
-        if len(members) < 2 or len(members) > MAX_BUCKET:
+        if len(members) > MAX_BUCKET:
+            crowded.append(members)
             continue
         for a_pos, a in enumerate(members):
             for b in members[a_pos + 1 :]:
@@ -125,8 +131,14 @@ PAIRWISE_BELOW = 300
 numpy (about 0.1 s, half of what `evalset status` may take)."""
 
 
-def near_duplicate_pairs(questions: Sequence[str]) -> list[tuple[int, int]]:
-    """Index pairs (i < j) of near-duplicate questions, sorted."""
+def near_duplicate_pairs(
+    questions: Sequence[str], crowded: list[list[int]] | None = None
+) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of near-duplicate questions, sorted. Groups of more than
+    ``MAX_BUCKET`` distinct questions that share a key are not compared one by one: their
+    indices are appended to ``crowded`` (each group sorted)."""
+    from itertools import combinations
+
     from rapidfuzz.distance import OSA
 
     vocabulary: dict[str, int] = {}
@@ -138,15 +150,26 @@ def near_duplicate_pairs(questions: Sequence[str]) -> list[tuple[int, int]]:
         return _all_pairs(token_ids)
     import numpy as np
 
+    # identical questions are near duplicates however many there are: the blocking sees one
+    # of each, and its pairs stand for every pair of their copies
+    copies: dict[tuple[int, ...], list[int]] = {}
+    for q, ids in enumerate(token_ids):
+        copies.setdefault(tuple(ids), []).append(q)
+    distinct = [list(ids) for ids in copies]
+    holders = list(copies.values())
+    found = [pair for ids, group in copies.items() if ids for pair in combinations(group, 2)]
     word_hashes = np.fromiter(
         (_word_hash(w) for w in vocabulary), dtype=np.uint64, count=len(vocabulary)
     )
-    keys, owners = _keys(token_ids, word_hashes)
-    found = []
-    for a, b in _candidates(keys, owners):
-        limit = allowed_distance(max(len(token_ids[a]), len(token_ids[b])))
-        if OSA.distance(token_ids[a], token_ids[b], score_cutoff=limit) <= limit:
-            found.append((a, b))
+    keys, owners = _keys(distinct, word_hashes)
+    skipped: list[list[int]] = []
+    for a, b in _candidates(keys, owners, skipped):
+        limit = allowed_distance(max(len(distinct[a]), len(distinct[b])))
+        if OSA.distance(distinct[a], distinct[b], score_cutoff=limit) <= limit:
+            found += [(min(x, y), max(x, y)) for x in holders[a] for y in holders[b]]
+    if crowded is not None:  # a group shares several keys (one per word left out): once
+        groups = {tuple(sorted(q for d in group for q in holders[d])) for group in skipped}
+        crowded += [list(group) for group in sorted(groups)]
     return sorted(found)
 
 

@@ -372,7 +372,8 @@ class _Checker:
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
         live = [(k, item) for k, item in pairs if item.status != "retired"]
-        for a, b in near_duplicate_pairs([item.question for _, item in live]):
+        crowded: list[list[int]] = []
+        for a, b in near_duplicate_pairs([item.question for _, item in live], crowded):
             first, (kb, second) = live[a][1], live[b]
             leak = {first.holdout, second.holdout} == {True, False}
             if leak:
@@ -392,6 +393,17 @@ class _Checker:
                     "merge them, or reword one so each tests something different",
                     "near-duplicate",
                 )
+        for group in crowded:  # too many alike to compare one by one: said, not skipped
+            k, others = live[group[0]][0], [live[m][1].id for m in group[1:4]]
+            self.add(
+                "warning",
+                ("items", k, "question"),
+                f"{len(group)} questions share all but a word or two with this one (items "
+                f"{', '.join(others)}, …): too many to compare one by one, so near duplicates "
+                "among them, holdout leaks included, were not looked for",
+                "reword them apart, or split the set",
+                "near-duplicate",
+            )
 
     def _coverage(self, categories: dict[str, str], items: list[Item | SealedItem]) -> None:
         active = [item for item in items if item.status == "active"]
