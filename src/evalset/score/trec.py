@@ -385,13 +385,13 @@ def evaluate(qrels: Qrels, run: Run, cutoffs: Sequence[int] = CUTOFFS) -> TrecRe
     columns = [values[m] for m in measures[1:]]
     matrix = np.column_stack(columns) if n else np.zeros((0, len(columns)))
     everything: dict[str, float | int] = {"num_q": n}
-    for m in measures[1:]:
+    for m in measures[1:]:  # added up query by query in id order, as trec_eval averages
         if m in SUMMED:
             everything[m] = int(values[m].sum())
         elif m == "gm_map":
-            everything[m] = math.exp(float(values[m].mean())) if n else 0.0
+            everything[m] = math.exp(float(np.cumsum(values[m])[-1]) / n) if n else 0.0
         else:
-            everything[m] = float(values[m].mean()) if n else 0.0
+            everything[m] = float(np.cumsum(values[m])[-1]) / n if n else 0.0
     return TrecResult(measures, [q.decode() for q in judged_names], matrix, everything)
 
 
@@ -433,16 +433,18 @@ def _measures(
         "num_rel": relevant.astype(np.float64),
         "num_rel_ret": cumulative[:, -1].astype(np.float64),
     }
-    ap = np.where(has_relevant, (rel * cumulative / ranks).sum(axis=1) / safe_relevant, 0.0)
+    # sums run in rank order and each gain is divided by its log, as trec_eval computes them
+    precisions = (rel * cumulative / ranks).cumsum(axis=1)[:, -1]
+    ap = np.where(has_relevant, precisions / safe_relevant, 0.0)
     out["map"] = ap
-    out["gm_map"] = np.log(np.maximum(ap, MIN_GEO_MEAN))
+    out["gm_map"] = np.array([math.log(v) for v in np.maximum(ap, MIN_GEO_MEAN).tolist()])
     at_r = cumulative[np.arange(n), np.minimum(relevant, width).clip(min=1) - 1]
     out["Rprec"] = np.where(has_relevant, at_r / safe_relevant, 0.0)
     any_rel = cumulative[:, -1] > 0
     out["recip_rank"] = np.where(any_rel, 1.0 / (rel.argmax(axis=1) + 1), 0.0)
-    discount = 1 / np.log2(np.arange(2, max(width, ideal.shape[1]) + 2, dtype=np.float64))
-    dcg = (np.where(levels > 0, levels, 0) * discount[:width]).cumsum(axis=1)
-    idcg = (ideal * discount[: ideal.shape[1]]).cumsum(axis=1)
+    logs = np.log2(np.arange(2, max(width, ideal.shape[1]) + 2, dtype=np.float64))
+    dcg = (np.where(levels > 0, levels, 0) / logs[:width]).cumsum(axis=1)
+    idcg = (ideal / logs[: ideal.shape[1]]).cumsum(axis=1)
     for k in cutoffs:
         hits = cumulative[:, min(k, width) - 1].astype(np.float64)
         out[f"P_{k}"] = hits / k
