@@ -252,14 +252,37 @@ def read_user_text(path: Path, what: str = "file") -> str:
     return decode_text(data, path, what).removeprefix("\ufeff")
 
 
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+"""A ``\\uD800``-``\\uDFFF`` escape without its other half."""
+
+
 def json_loads(text: str | bytes) -> Any:
     """``json.loads`` that fails as for any malformed JSON (``json.JSONDecodeError``) on
-    values nested too deeply to read, instead of exhausting the interpreter's recursion."""
+    values nested too deeply to read, instead of exhausting the interpreter's recursion, and
+    on a lone surrogate escape (``"\\ud83d"`` without its pair): JSON can write one, but the
+    string it makes is not text, and could be neither printed nor written as UTF-8."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
+    marks = ("\\ud", "\\uD") if isinstance(text, str) else (b"\\ud", b"\\uD")
+    if marks[0] in text or marks[1] in text:  # type: ignore[operator]  # a surrogate escape
+        try:
+            json.dumps(value, ensure_ascii=False).encode()
+        except UnicodeEncodeError:  # one without its pair
+            doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+            lone = _LONE_SURROGATE.search(doc)
+            raise json.JSONDecodeError(
+                "a lone surrogate escape, which is not text (escape a character beyond "
+                "U+FFFF as its pair of surrogates, or write it as UTF-8)",
+                doc,
+                lone.start() if lone else 0,
+            ) from None
+    return value
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -8,7 +8,6 @@ that must stay fast. Writing (the release commit and tag) goes through GitPython
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
+from evalset.fsio import json_loads
 
 PIN_LINE = "pin: "
 """The line of a release tag's message that holds its pin, as JSON."""
@@ -57,7 +57,7 @@ class Tag:
         for line in self.message.splitlines():
             if line.startswith(PIN_LINE):
                 try:
-                    pin = json.loads(line[len(PIN_LINE) :])
+                    pin = json_loads(line[len(PIN_LINE) :])
                 except (ValueError, RecursionError):  # a tag message is anyone's text
                     return None
                 return pin if isinstance(pin, dict) else None

@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from evalset.bulk import bulk
 from evalset.errors import EvalsetError
-from evalset.fsio import TextError, atomic_write, decode_text
+from evalset.fsio import TextError, atomic_write, decode_text, json_loads
 
 FORMAT = 1
 """Version of the report's layout."""
@@ -253,7 +253,7 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     except TextError as exc:
         raise ReportError(str(exc)) from None
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"{path}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); give a report "

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import ensure_state_dir
+from evalset.fsio import json_loads
 from evalset.score.judges.base import Outcome, Request, Statements, Verdict
 
 FILE = "verdicts.sqlite3"
@@ -51,7 +52,7 @@ def decode(text: Any) -> Outcome | None:
     if not isinstance(text, str):
         return None
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except ValueError:
         return None
     if not isinstance(data, dict) or not data.keys() <= {"v", "s", "r", "c", "t"}:

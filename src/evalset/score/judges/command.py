@@ -38,6 +38,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
+from evalset.fsio import json_loads
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 TIMEOUT = 60.0
@@ -170,7 +171,7 @@ class CommandJudge(Judge):
                     status = None
                 raise self._broken(ident, f"exited (status {status}) without answering")
             try:
-                answer = json.loads(line)
+                answer = json_loads(line)
             except ValueError:
                 answer = None
             if not isinstance(answer, dict) or answer.get("id") != ident:
