@@ -194,8 +194,8 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
         ("broken.json", "broken.json:1:13: is not valid JSON (Expecting value); give a report "
          "written by `evalset score`."),
         ("nowhere.json", "nowhere.json: no such file; give the path of a report."),
-        ("deep.json", "deep.json: is not JSON that can be read (too deeply nested, or a number "
-         "too long); give a report written by `evalset score`."),
+        ("deep.json", "deep.json:1:1: is not valid JSON (values nested too deeply to read); "
+         "give a report written by `evalset score`."),
     ):  # fmt: skip
         done = cli(score_ws, "gate", str(base), name)
         assert done.code == 2 and done.err.strip() == f"evalset: {expected}"
