@@ -460,3 +460,16 @@ def test_item_spread_deviations_are_right_to_the_last_digits() -> None:
         exact = statistics.stdev(column)
         assert float(np.std(column, ddof=1)) == pytest.approx(exact, rel=1e-15, abs=0)
         assert row["metrics"]["m0"]["std"] == pytest.approx(exact, rel=1e-15, abs=0), column
+
+
+def test_a_metric_an_item_scored_the_same_in_every_trial_has_no_spread() -> None:
+    """0.2 three times has a mean of 0.20000000000000004 in floating point: deviations from
+    it are not zero, but the spread of equal scores is."""
+    ids, trials = ["a"] * 3 + ["b"] * 4, [0, 1, 2, 0, 1, 2, 3]
+    values = np.array([[0.2, 0.0], [0.2, 1.0], [0.2, 0.5], [1 / 3, 0.0], [1 / 3, 1.0],
+                       [1 / 3, 0.25], [1 / 3, 1.0]])  # fmt: skip
+    found = [json.loads(line) for line in _spread_rows((ids, trials, values), True)]
+    assert [row["metrics"]["m0"] for row in found] == [
+        {"min": 0.2, "max": 0.2, "std": 0.0},
+        {"min": 1 / 3, "max": 1 / 3, "std": 0.0},
+    ]

@@ -233,7 +233,7 @@ def _spread(
         # deviations from each item's own mean (two passes: no digits lost to cancellation)
         deviations = np.where(known, values - (sums / n)[row_item], 0.0)
         squares = np.add.reduceat(deviations * deviations, starts, axis=0)
-        std = np.sqrt(squares / (n - 1))
+        std = np.where(highs > lows, np.sqrt(squares / (n - 1)), 0.0)  # equal: none
     differs = (n > 1) & (highs > lows)
     varied = np.flatnonzero(differs.any(axis=1))
     # each number as JSON writes it, the rows as JSON lines (8,000 items vary in a big run)

@@ -516,7 +516,8 @@ def _spread(
     deviations = values - means[row_item]
     squares = np.add.reduceat(deviations * deviations, starts, axis=0)[varied]
     n = counts[varied][:, None].astype(np.float64)
-    std = np.sqrt(squares / (n - 1))
+    # equal scores have no spread, though their mean may be off in its last bit
+    std = np.where(highs > lows, np.sqrt(squares / (n - 1)), 0.0)
     metric = ", ".join(
         f'{json.dumps(m)}: {{"min": %s, "max": %s, "std": %s}}' for m in rows.metrics
     )
