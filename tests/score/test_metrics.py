@@ -279,3 +279,13 @@ def test_percentile_bounds_are_numpys_linear_percentiles() -> None:
         low, high = percentile_bounds(data)
         assert low == pytest.approx(np.percentile(data, 2.5, axis=0), abs=1e-15)
         assert high == pytest.approx(np.percentile(data, 97.5, axis=0), abs=1e-15)
+
+
+def test_wilson_intervals_are_statsmodels_on_every_count() -> None:
+    """Against an independent implementation, every count of successes for n up to 60."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    for n in range(1, 61):
+        for k in range(n + 1):
+            low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+            assert wilson(k / n, n) == pytest.approx((low, high), rel=1e-12, abs=1e-15), (k, n)
