@@ -56,8 +56,10 @@ def normalise(text: str) -> str:
     if text.isascii():  # NFKC changes no ASCII text, and casefold is lower there
         text = text.lower().translate(_MARKS)
     else:
+        if "\u202f" in text or "\u00a0" in text:  # before NFKC makes them plain spaces
+            text = _THOUSANDS.sub("", text)
         text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKS)
-    if "," in text or "\u202f" in text or "\u00a0" in text:
+    if "," in text:
         text = _THOUSANDS.sub("", text)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = alpha2digit(text, "en", threshold=0)
