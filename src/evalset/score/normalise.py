@@ -29,14 +29,15 @@ _MARKS = str.maketrans(
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0](?=\d{3}(?!\d))")
 _TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
 _WORD_NUMBER = re.compile(
-    r"\b(?=[befhmnostz])(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-    r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|"
-    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|first|second|"
-    r"third|fifth|eighth|ninth|twelfth)|tieth"
+    r"(?<![^\W_])(?=[befhmnostz])(zero|nought|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|first|"
+    r"second|third|fifth|eighth|ninth|twelfth)|tieth"
 )
-"""Where a number word may be: one starts a word (the look-ahead skips, in C, the words whose
-first letter starts none), or ``tieth`` ends one (``twentieth`` and
-``fortieth`` start with no number word; every other ordinal starts with its number)."""
+"""Where a number word may be: one starts a word (after a character that is no letter or
+digit, an underscore included, as text2num reads it; the look-ahead skips, in C, the words
+whose first letter starts none), or ``tieth`` ends one (``twentieth`` and ``fortieth`` start
+with no number word; every other ordinal starts with its number)."""
 
 
 def _number(token: str) -> str:
