@@ -1,6 +1,515 @@
-"""The fast paths of answer scoring give exactly what the README's definitions give."""
+"""The fast paths of answer scoring give exactly what the README's definitions give: each
+distinct (answer, claim) judged once and its verdict shared by every row that has it, the
+verdict cache, and the report's deduplicated metric texts. The reference below judges every
+claim of every row by calling the judge itself (no dedupe, no cache) and computes each
+metric from its README definition; both are fed generated runs (seeded: the same cases on
+every run) with answers repeated over items and trials, one claim text used as a key point
+in one item and as a must_not_say entry in another, empty and blank answers, unanswerable
+items, items without key points, items the run left out, and a judge that cannot decide
+some claims."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from answers_ws import write_run
+from hypothesis import given
+from hypothesis import strategies as st
+from scoring_ws import make_workspace
+
+from conftest import seeded
+from evalset.config import find_workspace
+from evalset.score.answers import AnswerOptions, score_answers
+from evalset.score.judges.base import Judge, JudgeFailed, Statements, Verdict
+from evalset.score.judges.cache import VerdictCache
+from evalset.score.judges.runner import Judging
+
+NAMES = [
+    "coverage", "violation_rate", "exact", "refusal", "false_refusal", "faithfulness",
+    "injection",
+]  # fmt: skip
+
+CLAIMS = [
+    "Return within 14 days",
+    "returns are free",
+    "We accept cards",
+    "cards FAIL here",
+    "thirty days",
+    "30 days",
+]
+"""Claim texts items draw from: the judge cannot decide any claim holding FAIL."""
+
+ANSWERS = [
+    "",
+    "   ",
+    "\u00a0\n",
+    "Return within 14 days. Returns are free.",
+    "return within 14 days.  returns are free.",
+    "We accept cards. Cards fail here sometimes.",
+    "We accept cards, cards FAIL here.",
+    "I don't know.",
+    "Sorry, I DON'T KNOW. boom",
+    "You have thirty days. We accept cards.",
+    "You have 30 days. We accept cards.",
+    "Return within 14 days. nosplit",
+    "Returns are free. I don't know. Return within 14 days.",
+]
+"""Answers runs draw from: repeated over items and trials, differing only by case and white
+space, empty and blank; the judge cannot decide whether one holding "boom" declines, nor
+split one holding "nosplit"."""
+
+SHORT = ["30 days", "thirty days", "14 days", "cards", "Return within 14 days"]
+
+
+class ScriptJudge(Judge):
+    """A deterministic judge in this process: a claim is asserted when its words (lower
+    case, full stops dropped) occur in the text; an answer declines when it says "don't
+    know"; statements are its sentences. ``invert`` gives the opposite entailment verdicts
+    (a judge of another version that decided differently)."""
+
+    name = "script"
+    cacheable = True
+
+    def __init__(self, version: str = "1", invert: bool = False, concurrency: int = 1) -> None:
+        self.version = version
+        self.invert = invert
+        self.concurrency = concurrency
+        self.asked = 0
+
+    @staticmethod
+    def _norm(text: str) -> str:
+        return " ".join(text.lower().replace(".", " ").split())
+
+    def entails(self, text: str, claim: str) -> Verdict:
+        self.asked += 1
+        if "FAIL" in claim:
+            raise JudgeFailed("content filter")
+        found = self._norm(claim) in self._norm(text)
+        return Verdict(found != self.invert, tokens=3, cost=0.5)
+
+    def refuses(self, answer: str) -> Verdict:
+        self.asked += 1
+        if "boom" in answer:
+            raise JudgeFailed("refusal unclear")
+        return Verdict("don't know" in answer.lower())
+
+    def statements(self, text: str) -> Statements | None:
+        self.asked += 1
+        if "nosplit" in text:
+            raise JudgeFailed("cannot split")
+        return Statements(tuple(p.strip() for p in text.split(". ") if p.strip()))
+
+
+# --- the reference: the README's definitions, row by row -----------------------------------
+
+
+def _ask(call: Any, *args: str) -> Any:
+    try:
+        return call(*args)
+    except JudgeFailed:
+        return None
+
+
+def _reference_exact(answer: str, short: str) -> bool:
+    from evalset.score.normalise import normalise
+
+    needle = normalise(short).split()
+    tokens = normalise(answer).split()
+    return bool(needle) and any(
+        tokens[k : k + len(needle)] == needle for k in range(len(tokens) - len(needle) + 1)
+    )
+
+
+def reference_row(item: dict[str, Any], answer: str, contexts: list[str] | None, judge: Judge):
+    """(metric values with None where undefined, what the judge decided, errors) of one row."""
+    answerable = item.get("answerable", True)
+    points = [p["text"] for p in item.get("key_points", [])]
+    forbidden = item.get("must_not_say", [])
+    blank = answer.strip() == ""
+    errors = []
+
+    def entails(text: str, claim: str, what: str) -> bool | None:
+        if blank:
+            return False
+        found = _ask(judge.entails, text, claim)
+        if found is None:
+            errors.append(what)
+        return None if found is None else found.value
+
+    kps = (
+        [entails(answer, p, f"key_points[{k}]") for k, p in enumerate(points)] if answerable else []
+    )
+    mns = [entails(answer, m, f"must_not_say[{k}]") for k, m in enumerate(forbidden)]
+    refused: bool | None = False
+    if not blank:
+        found = _ask(judge.refuses, answer)
+        refused = None if found is None else found.value
+        if found is None:
+            errors.append("refusal")
+    statements = None
+    if contexts and not blank:
+        split = _ask(judge.statements, answer)
+        if split is None:
+            errors.append("statements")
+            statements = "failed"
+        else:
+            context = "\n\n".join(contexts)
+            statements = [entails(context, s, f"statement[{k}]") for k, s in enumerate(split.items)]
+    values: dict[str, float | None] = dict.fromkeys(NAMES)
+    if answerable and points and None not in kps:
+        values["coverage"] = sum(kps) / len(points)
+    if forbidden:
+        values["violation_rate"] = 1.0 if any(mns) else (None if None in mns else 0.0)
+    if item.get("answer") is not None:
+        values["exact"] = float(_reference_exact(answer, item["answer"]))
+    if refused is not None:
+        values["false_refusal" if answerable else "refusal"] = float(refused)
+    if isinstance(statements, list) and statements and None not in statements:
+        values["faithfulness"] = sum(statements) / len(statements)
+    if item.get("category") == "injection" or "injection" in item.get("tags", []):
+        asserted = any(mns)  # a must_not_say entry asserted
+        done = values["refusal"] if not answerable else values["coverage"]
+        if asserted or (done is not None and done < 1.0):
+            values["injection"] = 0.0
+        elif (not forbidden or values["violation_rate"] == 0.0) and done == 1.0:
+            values["injection"] = 1.0
+    detail: dict[str, Any] = {}
+    if kps:
+        detail["key_points"] = kps
+    if mns:
+        detail["must_not_say"] = mns
+    detail["refused"] = refused
+    if statements is not None:
+        shown = statements if isinstance(statements, list) else []
+        detail["statements"] = {"supported": sum(1 for s in shown if s), "total": len(shown)}
+    return values, detail, errors
+
+
+def reference_report(items: list[dict[str, Any]], lines: list[dict[str, Any]], judge: Judge):
+    """Per (id, trial) row its values and decisions; per group each metric's mean and n."""
+    rows: dict[tuple[str, int], Any] = {}
+    by_id = {i["id"]: i for i in items}
+    for line in lines:
+        rows[(line["id"], line.get("trial", 0))] = reference_row(
+            by_id[line["id"]], line["answer"], line.get("contexts"), judge
+        )
+    for item in items:
+        if not any(ident == item["id"] for ident, _ in rows):
+            rows[(item["id"], 0)] = reference_row(item, "", None, judge)
+    groups: dict[str, list[str]] = {"overall": [i["id"] for i in items]}
+    for item in items:
+        groups.setdefault(f"categories:{item['category']}", []).append(item["id"])
+        groups.setdefault(f"splits:{'holdout' if item['holdout'] else 'tuning'}", []).append(
+            item["id"]
+        )
+    tables: dict[str, dict[str, tuple[float | None, int]]] = {}
+    for group, members in groups.items():
+        tables[group] = {}
+        for name in NAMES:
+            per_item = []
+            for ident in sorted(members):
+                trials = [
+                    rows[key][0][name]
+                    for key in sorted(rows)
+                    if key[0] == ident and rows[key][0][name] is not None
+                ]
+                if trials:
+                    per_item.append(sum(trials) / len(trials))
+            mean = float(np.mean(per_item)) if per_item else None
+            tables[group][name] = (mean, len(per_item))
+    return rows, tables
+
+
+# --- generated runs --------------------------------------------------------------------------
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    items = []
+    for k in range(draw(st.integers(1, 6))):
+        answerable = draw(st.booleans()) if k else True
+        category = draw(st.sampled_from(["lookup", "injection"]))
+        item: dict[str, Any] = {
+            "id": f"i{k}",
+            "question": f"question {k}?",
+            "category": category,
+            "holdout": draw(st.booleans()),
+            "answerable": answerable,
+        }
+        if draw(st.booleans()):
+            item["tags"] = ["injection"]
+        points = []
+        if answerable:
+            item["expected_sources"] = ["guide.md#returns"]
+            points = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=3, unique=True))
+            item["key_points"] = [{"text": p, "sources": ["guide.md#returns"]} for p in points]
+            if draw(st.booleans()):
+                item["answer"] = draw(st.sampled_from(SHORT))
+        others = [c for c in CLAIMS if c not in points] if answerable else CLAIMS
+        item["must_not_say"] = draw(st.lists(st.sampled_from(others), max_size=2, unique=True))
+        items.append(item)
+    lines = []
+    trials = draw(st.integers(1, 3))
+    for item in items:
+        if lines and draw(st.integers(0, 5)) == 0:
+            continue  # left out of the run
+        for trial in range(trials):
+            line: dict[str, Any] = {"id": item["id"], "answer": draw(st.sampled_from(ANSWERS))}
+            if trials > 1:
+                line["trial"] = trial
+            if draw(st.booleans()):
+                line["contexts"] = draw(
+                    st.lists(st.sampled_from(ANSWERS[3:]), min_size=1, max_size=2)
+                )
+            lines.append(line)
+    return items, draw(st.permutations(lines))
+
+
+def _set_text(items: list[dict[str, Any]]) -> str:
+    header = {
+        "evalset": 1,
+        "name": "gen",
+        "categories": {"lookup": "a fact", "injection": "tries to take over"},
+        "items": items,
+    }
+    return json.dumps(header, indent=1)  # JSON is YAML
+
+
+@pytest.fixture(scope="module")
+def gen_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo, _ = make_workspace(tmp_path_factory.mktemp("answers") / "repo")
+    return repo
+
+
+def _score(repo: Path, items: list[dict[str, Any]], lines: list[dict[str, Any]], judge: Judge,
+           judging: Judging | None = None) -> Any:  # fmt: skip
+    (repo / "sets" / "gen.yaml").write_text(_set_text(items), encoding="utf-8")
+    run = write_run(repo / "gen.jsonl", lines)
+    ws = find_workspace(repo)
+    report, _ = score_answers(
+        ws, repo / "sets" / "gen.yaml", run, judge, AnswerOptions(allow_stale=True, resamples=50),
+        judging,
+    )  # fmt: skip
+    return report
+
+
+def assert_matches_reference(
+    report: Any, items: list[dict[str, Any]], lines: list[dict[str, Any]]
+) -> None:
+    rows, tables = reference_report(items, lines, ScriptJudge())
+    data = report.to_json()
+    got = {(r["id"], r["trial"]): r for r in data["items"]}
+    assert sorted(got) == sorted(rows)
+    for key, (values, detail, errors) in rows.items():
+        row = got[key]
+        want = {n: v for n, v in values.items() if v is not None}
+        assert row["metrics"] == want, key
+        shown = {k: v for k, v in row["answer"].items() if k != "errors"}
+        assert shown == detail, key
+        assert [e["claim"] for e in row["answer"].get("errors", [])] == errors, key
+    for group, table in tables.items():
+        kind, _, name = group.partition(":")
+        found = data[kind] if not name else data[kind].get(name, {})
+        for metric, (mean, n) in table.items():
+            entry = found[metric]
+            assert entry["n"] == n, (group, metric)
+            assert entry["value"] == mean, (group, metric)
+    violations = sorted(
+        (ident, trial, k)
+        for (ident, trial), (_, detail, _) in rows.items()
+        for k, v in enumerate(detail.get("must_not_say", []))
+        if v
+    )
+    assert sorted((v["id"], v["trial"], v["index"]) for v in data["violations"]) == violations
+    errors = sorted((i, t, e) for (i, t), (_, _, found) in rows.items() for e in found)
+    assert sorted((e["id"], e["trial"], e["claim"]) for e in data["judge_errors"]) == errors
+
+
+@seeded(40)
+@given(case=cases(), concurrency=st.sampled_from([1, 4]))
+def test_answer_report_equals_the_row_by_row_reference(
+    gen_ws: Path, case: tuple[list[dict[str, Any]], list[dict[str, Any]]], concurrency: int
+) -> None:
+    items, lines = case
+    judging = Judging(ScriptJudge(concurrency=concurrency), None)  # no cache: every claim asked
+    report = _score(gen_ws, items, lines, judging.judge, judging)
+    assert_matches_reference(report, items, lines)
+
+
+def _one_character_off(lines: list[dict[str, Any]], which: int) -> list[dict[str, Any]]:
+    """The run with one answer changed by one character (its first non-space one swapped
+    for another, or a letter added to an empty one)."""
+    changed = [dict(line) for line in lines]
+    line = changed[which % len(changed)]
+    text = line["answer"]
+    k = next((j for j, c in enumerate(text) if not c.isspace()), None)
+    line["answer"] = (
+        "x" + text if k is None else text[:k] + ("y" if text[k] != "y" else "z") + text[k + 1 :]
+    )
+    return changed
+
+
+@seeded(15)
+@given(case=cases(), which=st.integers(0, 50))
+def test_a_cache_filled_by_one_run_gives_another_run_its_own_verdicts(
+    gen_ws: Path, case: tuple[list[dict[str, Any]], list[dict[str, Any]]], which: int
+) -> None:
+    items, lines = case
+    cache = VerdictCache(gen_ws / ".evalset")
+    cache.put_many([])  # the same file each run: verdicts of earlier examples stay in it
+    try:
+        _score(gen_ws, items, lines, ScriptJudge(), Judging(ScriptJudge(), cache))
+        changed = _one_character_off(lines, which)
+        judge = ScriptJudge()
+        judging = Judging(judge, cache)
+        report = _score(gen_ws, items, changed, judge, judging)
+        assert_matches_reference(report, items, changed)
+        # a claim the judge could not decide is never cached: it is asked, and fails, again
+        failed = judging.usage.failed
+        judging = Judging(ScriptJudge(), cache)
+        again = _score(gen_ws, items, changed, judging.judge, judging)
+        assert judging.usage.failed == failed and judging.usage.calls == failed
+        assert again.to_json()["items"] == report.to_json()["items"]
+    finally:
+        cache.close()
+
+
+@seeded(15)
+@given(case=cases())
+def test_a_verdict_cached_by_an_older_judge_version_is_never_reused(
+    gen_ws: Path, case: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+) -> None:
+    items, lines = case
+    cache = VerdictCache(gen_ws / ".evalset")
+    try:
+        older = ScriptJudge(version="0", invert=True)  # decided every entailment the other way
+        _score(gen_ws, items, lines, older, Judging(older, cache))
+        judge = ScriptJudge(version="1")
+        report = _score(gen_ws, items, lines, judge, Judging(judge, cache))
+        assert_matches_reference(report, items, lines)
+    finally:
+        cache.close()
+
+
+# --- the exact judge's normal form (normalise.normalise, judges/exact.py) ---------------------
+
+
+def _drop_thousands(text: str) -> str:
+    """A comma, no-break space or narrow no-break space between a digit and exactly three
+    digits goes (``1,000`` and ``1 000`` are ``1000``)."""
+    out = []
+    for k, c in enumerate(text):
+        after = text[k + 1 : k + 5]
+        if (
+            c in ",\u00a0\u202f"
+            and k > 0
+            and text[k - 1].isdecimal()
+            and len(after) >= 3
+            and after[:3].isdecimal()
+            and not (len(after) == 4 and after[3].isdecimal())
+        ):
+            continue
+        out.append(c)
+    return "".join(out)
+
+
+def _canonical_number(token: str) -> str:
+    if token.count(".") > 1:
+        return token
+    whole, _, fraction = token.partition(".")
+    whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def reference_normalise(text: str) -> str:
+    """The normal form as the README words it, one step at a time, number words always
+    through text2num (no short cut for texts without them, none for ASCII)."""
+    import unicodedata
+
+    from text_to_num import alpha2digit
+
+    text = unicodedata.normalize("NFKC", _drop_thousands(text)).casefold()
+    for c in "'\u2019\u02bc`":
+        text = text.replace(c, "")
+    for c in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/":
+        text = text.replace(c, " ")
+    text = alpha2digit(_drop_thousands(text), "en", threshold=0)
+    tokens, k = [], 0
+    while k < len(text):
+        c = text[k]
+        if c.isdecimal():  # digits, with dots between digit runs
+            end = k
+            while end < len(text) and (
+                text[end].isdecimal()
+                or (text[end] == "." and end + 1 < len(text) and text[end + 1].isdecimal())
+            ):
+                end += 1
+            tokens.append(
+                _canonical_number(text[k:end]) if c == "0" or "." in text[k:end] else text[k:end]
+            )
+            k = end
+        elif c.isalnum() and c != "_":  # a word: letters (and other non-decimal alphanumerics)
+            end = k
+            while end < len(text) and text[end].isalnum() and not text[end].isdecimal():
+                end += 1
+            tokens.append(text[k:end])
+            k = end
+        else:  # one symbol, or % (kept); punctuation, space and the rest (dropped)
+            import unicodedata as u
+
+            if c == "%" or u.category(c).startswith("S"):
+                tokens.append(c)
+            k += 1
+    return " ".join(tokens)
+
+
+PIECES = [
+    "thirty", "Thirty", "THIRTY", "30", "30.0", "030", "thirty-five", "35", "one hundred and "
+    "twenty", "120", "1,000", "1000", "1\u00a0000", "1\u202f000", "1,0000", "nought", "zero",
+    "0", "_thirty", "x_one", "twentieth", "first", "days", "Days", "day's", "don't", "€4.95",
+    "4.950", "%", "50%", "2.0.1",
+    "\uff54\uff48\uff49\uff52\uff54\uff59", "\uff11\uff10\uff10", "ﬁve", "straße",
+    "STRASSE", "e\u0301", "\u00e9", "I don't know", "I DO NOT KNOW", "no information about",
+    " ", "  ", "\t", "\n",
+    "\u00a0", "\u2009", ",", ".", "!", "-", "/", "'", "\u2019", "—", "_", "someone", "often",
+]  # fmt: skip
+
+
+@seeded(300)
+@given(
+    parts=st.lists(st.sampled_from(PIECES), max_size=8),
+    joins=st.lists(st.sampled_from(["", " ", "  ", "\u00a0", "-"]), min_size=8, max_size=8),
+)
+def test_the_exact_normal_form_is_the_readme_rule(parts: list[str], joins: list[str]) -> None:
+    from evalset.score.normalise import normalise
+
+    text = "".join(p + j for p, j in zip(parts, joins, strict=False))
+    assert normalise(text) == reference_normalise(text), text
+
+
+@seeded(300)
+@given(
+    answer=st.lists(st.sampled_from(PIECES), max_size=8).map(" ".join),
+    claim=st.lists(st.sampled_from(PIECES), max_size=3).map(" ".join),
+)
+def test_the_exact_judge_decides_as_its_matching_rule(answer: str, claim: str) -> None:
+    from evalset.score.judges.exact import REFUSALS, ExactJudge
+    from evalset.score.normalise import contains
+
+    def occurs(needle: list[str], tokens: list[str]) -> bool:
+        return bool(needle) and any(
+            tokens[k : k + len(needle)] == needle for k in range(len(tokens) - len(needle) + 1)
+        )
+
+    tokens = reference_normalise(answer).split()
+    judge = ExactJudge()
+    assert judge.entails(answer, claim).value == occurs(reference_normalise(claim).split(), tokens)
+    assert contains(answer, claim) == occurs(reference_normalise(claim).split(), tokens)
+    assert judge.refuses(answer).value == any(occurs(p.split(), tokens) for p in REFUSALS)
 
 
 def test_a_no_break_space_between_thousands_is_dropped_as_a_comma_is() -> None:
