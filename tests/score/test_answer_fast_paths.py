@@ -228,10 +228,15 @@ def reference_report(items: list[dict[str, Any]], lines: list[dict[str, Any]], j
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def cases(
+    draw: st.DrawFn, least: int = 1, unanswerable: float = 0.5
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A set of ``least`` to 6 items (the first answerable, the others unanswerable with
+    that chance) and a run: each item left out with a chance of 1 in 6, or answered in each
+    of one to three trials."""
     items = []
-    for k in range(draw(st.integers(1, 6))):
-        answerable = draw(st.booleans()) if k else True
+    for k in range(draw(st.integers(least, 6))):
+        answerable = draw(st.floats(0, 1)) >= unanswerable if k else True
         category = draw(st.sampled_from(["lookup", "injection"]))
         item: dict[str, Any] = {
             "id": f"i{k}",
@@ -526,3 +531,135 @@ def test_every_number_word_text2num_reads_is_turned_into_digits() -> None:
     # the check for a number word skipped "nought" and words after an underscore
     assert normalise("nought days") == "0 days"
     assert normalise("plan_thirty days") == normalise("plan_30 days") == "plan 30 days"
+
+
+# --- --labels: the judge's agreement with people, and the PPI estimate of coverage -----------
+
+
+def reference_ppi(
+    items: list[dict[str, Any]],
+    lines: list[dict[str, Any]],
+    human: dict[tuple[str, str, str], bool],
+) -> tuple[float, int, int] | None:
+    """(estimate, labelled, unlabelled) as the README defines it: an answerable item whose
+    answers had every key point labelled is labelled, with the person's coverage (its
+    trials' mean) beside the judge's over the same trials; every other answerable item the
+    judge scored is unlabelled; estimate = judge's mean on the unlabelled + mean of
+    (person - judge) on the labelled. None when PPI cannot be estimated (fewer than 2
+    labelled, or no unlabelled)."""
+    rows, _ = reference_report(items, lines, ScriptJudge())
+    labelled: list[tuple[float, float]] = []
+    unlabelled: list[float] = []
+    for item in items:
+        if not item["answerable"]:
+            continue
+        points = [p["text"] for p in item["key_points"]]
+        trials = [
+            (line["answer"], rows[(item["id"], line.get("trial", 0))][0]["coverage"])
+            for line in sorted(lines, key=lambda x: x.get("trial", 0))
+            if line["id"] == item["id"]
+        ]
+        said = [[human.get((item["id"], answer, p)) for p in points] for answer, _ in trials]
+        judged = [c for _, c in trials if c is not None]
+        if not trials:  # left out of the run: the judge's coverage is 0, nobody labelled it
+            unlabelled.append(0.0)
+        elif trials and all(None not in s for s in said) and judged:
+            both = [
+                (sum(s) / len(s), c)
+                for s, (_, c) in zip(said, trials, strict=True)
+                if c is not None
+            ]
+            person = sum(p for p, _ in both) / len(both)
+            labelled.append((person, sum(c for _, c in both) / len(both)))
+        elif judged:
+            unlabelled.append(sum(judged) / len(judged))
+    if len(labelled) < 2 or not unlabelled:
+        return None
+    rectifier = np.array([p - j for p, j in labelled])
+    return float(np.mean(unlabelled) + rectifier.mean()), len(labelled), len(unlabelled)
+
+
+@st.composite
+def labelled_cases(draw: st.DrawFn) -> Any:
+    items, lines = draw(cases(least=4, unanswerable=0.1))
+    by_id = {i["id"]: i for i in items}
+    human: dict[tuple[str, str, str], bool] = {}
+    full = {i["id"] for i in items if draw(st.integers(0, 3))}  # items labelled through
+    for line in lines:
+        item = by_id[line["id"]]
+        if not line["answer"].strip():
+            continue
+        for point in item.get("key_points", []):
+            if item["id"] in full or draw(st.booleans()):
+                human[(item["id"], line["answer"], point["text"])] = draw(st.booleans())
+    return items, lines, human
+
+
+def _labels_csv(path: Path, human: dict[tuple[str, str, str], bool]) -> Path:
+    import csv
+
+    with path.open("w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["id", "answer", "claim", "label"])
+        for (ident, answer, claim), label in human.items():
+            out.writerow([ident, answer, claim, "yes" if label else "no"])
+    return path
+
+
+@seeded(100)
+@given(case=labelled_cases())
+def test_labels_give_the_reference_agreement_and_ppi(gen_ws: Path, case: Any) -> None:
+    items, lines, human = case
+    if not human:
+        return
+    (gen_ws / "sets" / "gen.yaml").write_text(_set_text(items), encoding="utf-8")
+    run = write_run(gen_ws / "gen.jsonl", lines)
+    labels = _labels_csv(gen_ws / "labels.csv", human)
+    judging = Judging(ScriptJudge(), None)
+    report, _ = score_answers(
+        find_workspace(gen_ws), gen_ws / "sets" / "gen.yaml", run, judging.judge,
+        AnswerOptions(allow_stale=True, resamples=50, labels=labels), judging,
+    )  # fmt: skip
+    data = report.to_json()
+    # agreement: over the labelled claims the judge decided
+    pairs = []
+    for (_, answer, claim), label in human.items():
+        found = _ask(ScriptJudge().entails, answer, claim)
+        if found is not None:
+            pairs.append((found.value, label))
+    agreed = data["judge"]["agreement"]
+    assert agreed["n"] == len(pairs)
+    if pairs:
+        assert agreed["agreement"] == pytest.approx(
+            sum(j == h for j, h in pairs) / len(pairs), abs=1e-12
+        )
+    # PPI
+    want = reference_ppi(items, lines, human)
+    found = data["ppi"]["coverage"]
+    if want is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert (found["value"], found["labelled"], found["unlabelled"]) == want
+
+
+def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None:
+    point = [{"text": "We accept cards", "sources": ["guide.md#returns"]}]
+    items = [
+        {"id": f"i{k}", "question": f"q{k}?", "category": "lookup", "holdout": False,
+         "expected_sources": ["guide.md#returns"], "key_points": point, "answerable": True}
+        for k in range(3)
+    ]  # fmt: skip
+    lines = [{"id": "i0", "answer": "We accept cards."}, {"id": "i1", "answer": "No idea."}]
+    human = {("i0", "We accept cards.", "We accept cards"): True,
+             ("i1", "No idea.", "We accept cards"): False}  # fmt: skip
+    (gen_ws / "sets" / "gen.yaml").write_text(_set_text(items), encoding="utf-8")
+    report, _ = score_answers(
+        find_workspace(gen_ws), gen_ws / "sets" / "gen.yaml",
+        write_run(gen_ws / "gen.jsonl", lines),
+        ScriptJudge(), AnswerOptions(allow_stale=True, labels=_labels_csv(gen_ws / "l.csv", human)),
+    )  # fmt: skip
+    # i2 answered nothing: the judge's coverage 0 counts (0.333 overall), and in PPI too
+    assert report.data["overall"]["coverage"]["n"] == 3
+    found = report.data["ppi"]["coverage"]
+    assert (found["labelled"], found["unlabelled"], found["value"]) == (2, 1, 0.0)

@@ -466,7 +466,7 @@ def _ppi(
     human = {(lab.id, lab.answer, lab.claim): lab.label for lab in labels[0]}
     by_item: dict[str, list[float | None]] = defaultdict(list)
     for row in rows:
-        if not row.item.answerable or row.missing:
+        if not row.item.answerable:
             continue
         said = [human.get((row.item.id, row.answer, p.text)) for p in row.item.key_points]
         by_item[row.item.id].append(
