@@ -41,7 +41,8 @@ CLAIMS = [
     "thirty days",
     "30 days",
 ]
-"""Claim texts items draw from: the judge cannot decide any claim holding FAIL."""
+"""Claim texts items draw from: the judge cannot decide any claim holding FAIL, nor one
+about cards in an answer holding "boom"."""
 
 ANSWERS = [
     "",
@@ -86,7 +87,7 @@ class ScriptJudge(Judge):
 
     def entails(self, text: str, claim: str) -> Verdict:
         self.asked += 1
-        if "FAIL" in claim:
+        if "FAIL" in claim or ("boom" in text and "cards" in claim):
             raise JudgeFailed("content filter")
         found = self._norm(claim) in self._norm(text)
         return Verdict(found != self.invert, tokens=3, cost=0.5)
@@ -661,5 +662,32 @@ def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None
     )  # fmt: skip
     # i2 answered nothing: the judge's coverage 0 counts (0.333 overall), and in PPI too
     assert report.data["overall"]["coverage"]["n"] == 3
+    found = report.data["ppi"]["coverage"]
+    assert (found["labelled"], found["unlabelled"], found["value"]) == (2, 1, 0.0)
+
+
+def test_ppi_compares_person_and_judge_on_the_trials_the_judge_decided(gen_ws: Path) -> None:
+    point = [{"text": "We accept cards", "sources": ["guide.md#returns"]}]
+    items = [
+        {"id": f"i{k}", "question": f"q{k}?", "category": "lookup", "holdout": False,
+         "expected_sources": ["guide.md#returns"], "key_points": point, "answerable": True}
+        for k in range(3)
+    ]  # fmt: skip
+    lines = [
+        {"id": "i0", "trial": 0, "answer": "We accept cards."},
+        {"id": "i0", "trial": 1, "answer": "We accept cards? boom"},  # the judge fails here
+        {"id": "i1", "trial": 0, "answer": "No idea."},
+    ]
+    human = {("i0", "We accept cards.", "We accept cards"): True,
+             ("i0", "We accept cards? boom", "We accept cards"): False,
+             ("i1", "No idea.", "We accept cards"): False}  # fmt: skip
+    (gen_ws / "sets" / "gen.yaml").write_text(_set_text(items), encoding="utf-8")
+    report, _ = score_answers(
+        find_workspace(gen_ws), gen_ws / "sets" / "gen.yaml",
+        write_run(gen_ws / "gen.jsonl", lines), ScriptJudge(),
+        AnswerOptions(allow_stale=True, labels=_labels_csv(gen_ws / "l.csv", human)),
+    )  # fmt: skip
+    # i0's judge coverage rests on trial 0 only (1.0), where the person agrees: no bias, so
+    # the estimate is the judge's 0 on i2 (it was -0.25: the person's 0.5 over both trials)
     found = report.data["ppi"]["coverage"]
     assert (found["labelled"], found["unlabelled"], found["value"]) == (2, 1, 0.0)

@@ -464,23 +464,27 @@ def _ppi(
     if labels is None:
         return None
     human = {(lab.id, lab.answer, lab.claim): lab.label for lab in labels[0]}
-    by_item: dict[str, list[float | None]] = defaultdict(list)
+    coverage = NAMES.index("coverage")
+    # per item and trial: the person's coverage (None: not every key point labelled), the
+    # judge's (NaN: a claim it could not decide)
+    by_item: dict[str, list[tuple[float | None, float]]] = defaultdict(list)
     for row in rows:
         if not row.item.answerable:
             continue
         said = [human.get((row.item.id, row.answer, p.text)) for p in row.item.key_points]
-        by_item[row.item.id].append(
-            None if any(s is None for s in said) else sum(bool(s) for s in said) / len(said)
-        )
-    coverage = NAMES.index("coverage")
+        person = None if any(s is None for s in said) else sum(bool(s) for s in said) / len(said)
+        judged = row.judged.values()[coverage] if row.judged is not None else math.nan
+        by_item[row.item.id].append((person, judged))
     labelled, predicted, unlabelled = [], [], []
     for ident, found in by_item.items():
         judge = per_item[index[ident], coverage]
         if math.isnan(judge):
             continue
-        if found and all(v is not None for v in found):
-            labelled.append(sum(v for v in found if v is not None) / len(found))
-            predicted.append(judge)
+        if all(person is not None for person, _ in found):
+            # person and judge on the same trials: those the judge could decide
+            both = [(person, j) for person, j in found if person is not None and not math.isnan(j)]
+            labelled.append(sum(person for person, _ in both) / len(both))
+            predicted.append(sum(j for _, j in both) / len(both))
         else:
             unlabelled.append(judge)
     rule = (
