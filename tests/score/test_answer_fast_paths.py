@@ -485,7 +485,7 @@ PIECES = [
 ]  # fmt: skip
 
 
-@seeded(300)
+@seeded(200)
 @given(
     parts=st.lists(st.sampled_from(PIECES), max_size=8),
     joins=st.lists(st.sampled_from(["", " ", "  ", "\u00a0", "-"]), min_size=8, max_size=8),
@@ -497,7 +497,7 @@ def test_the_exact_normal_form_is_the_readme_rule(parts: list[str], joins: list[
     assert normalise(text) == reference_normalise(text), text
 
 
-@seeded(300)
+@seeded(200)
 @given(
     answer=st.lists(st.sampled_from(PIECES), max_size=8).map(" ".join),
     claim=st.lists(st.sampled_from(PIECES), max_size=3).map(" ".join),
@@ -607,7 +607,7 @@ def _labels_csv(path: Path, human: dict[tuple[str, str, str], bool]) -> Path:
     return path
 
 
-@seeded(100)
+@seeded(60)
 @given(case=labelled_cases())
 def test_labels_give_the_reference_agreement_and_ppi(gen_ws: Path, case: Any) -> None:
     items, lines, human = case
