@@ -228,6 +228,12 @@ def test_ppi_by_hand_with_a_biased_judge() -> None:
     half = 1.959963984540054 * math.sqrt(1 / 32)
     assert (found.low, found.high) == pytest.approx((0.75 - half, 0.75 + half))
     assert found.to_json()["high"] == 1.0  # the report clips to [0, 1]
+    # people far below the judge: the corrected estimate falls under 0; the report brings
+    # it and both bounds into [0, 1], so its interval still holds it
+    under = ppi_mean(np.array([0.0, 0.0]), np.array([1.0, 1.0]), np.array([0.0, 0.0]))
+    assert (under.value, under.low <= under.high < 0) == (-1.0, True)
+    written = under.to_json()
+    assert (written["value"], written["low"], written["high"]) == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError):
         ppi_mean(np.array([1.0]), np.array([1.0]), np.array([]))
 
@@ -247,6 +253,6 @@ def test_a_report_with_labels_records_the_agreement_and_the_ppi_estimate(qa: Pat
     ppi = report.data["ppi"]["coverage"]
     assert ppi["labelled"] == 3 and ppi["unlabelled"] == 1
     assert ppi["rectifier"] == pytest.approx(0.5 / 3)
-    assert ppi["value"] == pytest.approx(1.0 + 0.5 / 3)
-    assert ppi["high"] == 1.0  # clipped to [0, 1]
+    # 1 + 0.5 / 3 past the top of [0, 1]: written as 1, inside its (clipped) interval
+    assert ppi["value"] == 1.0 and ppi["low"] <= 1.0 and ppi["high"] == 1.0
     assert report.data["overall"]["coverage"]["value"] == 0.625  # the raw one, beside it

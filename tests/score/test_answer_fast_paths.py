@@ -577,7 +577,8 @@ def reference_ppi(
     if len(labelled) < 2 or not unlabelled:
         return None
     rectifier = np.array([p - j for p, j in labelled])
-    return float(np.mean(unlabelled) + rectifier.mean()), len(labelled), len(unlabelled)
+    value = float(np.mean(unlabelled) + rectifier.mean())
+    return min(max(value, 0.0), 1.0), len(labelled), len(unlabelled)  # a mean's range
 
 
 @st.composite

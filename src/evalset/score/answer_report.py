@@ -490,7 +490,8 @@ def _ppi(
     rule = (
         "prediction-powered inference of a mean (Angelopoulos et al., 2023; as in ARES), "
         "no power tuning: the judge's mean coverage on the unlabelled items plus the mean of "
-        "(human - judge) coverage on the labelled ones; 95% normal interval, clipped to [0, 1]"
+        "(human - judge) coverage on the labelled ones; 95% normal interval; the estimate and "
+        "its interval brought into [0, 1]"
     )
     if len(labelled) < 2 or not unlabelled:
         return {

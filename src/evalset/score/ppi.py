@@ -37,11 +37,14 @@ class Estimate:
     """mean(Y - f) over the labelled items: how far, on average, people are above the judge."""
 
     def to_json(self, clip: tuple[float, float] | None = (0.0, 1.0)) -> dict[str, Any]:
-        low, high = self.low, self.high
+        """The estimate as a report writes it; ``clip``: the range the mean lies in, which
+        the estimate and both bounds are brought into (the correction can carry an estimate
+        past it, and its interval must still hold it)."""
+        value, low, high = self.value, self.low, self.high
         if clip is not None:
-            low, high = max(clip[0], low), min(clip[1], high)
+            value, low, high = (min(max(x, clip[0]), clip[1]) for x in (value, low, high))
         return {
-            "value": self.value,
+            "value": value,
             "low": low,
             "high": high,
             "labelled": self.labelled,
