@@ -645,13 +645,18 @@ def test_labels_give_the_reference_agreement_and_ppi(gen_ws: Path, case: Any) ->
         assert (found["value"], found["labelled"], found["unlabelled"]) == want
 
 
-def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None:
+def _three_card_items() -> list[dict[str, Any]]:
+    """Three answerable items, each with one key point: "We accept cards"."""
     point = [{"text": "We accept cards", "sources": ["guide.md#returns"]}]
-    items = [
+    return [
         {"id": f"i{k}", "question": f"q{k}?", "category": "lookup", "holdout": False,
          "expected_sources": ["guide.md#returns"], "key_points": point, "answerable": True}
         for k in range(3)
     ]  # fmt: skip
+
+
+def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None:
+    items = _three_card_items()
     lines = [{"id": "i0", "answer": "We accept cards."}, {"id": "i1", "answer": "No idea."}]
     human = {("i0", "We accept cards.", "We accept cards"): True,
              ("i1", "No idea.", "We accept cards"): False}  # fmt: skip
@@ -668,12 +673,7 @@ def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None
 
 
 def test_ppi_compares_person_and_judge_on_the_trials_the_judge_decided(gen_ws: Path) -> None:
-    point = [{"text": "We accept cards", "sources": ["guide.md#returns"]}]
-    items = [
-        {"id": f"i{k}", "question": f"q{k}?", "category": "lookup", "holdout": False,
-         "expected_sources": ["guide.md#returns"], "key_points": point, "answerable": True}
-        for k in range(3)
-    ]  # fmt: skip
+    items = _three_card_items()
     lines = [
         {"id": "i0", "trial": 0, "answer": "We accept cards."},
         {"id": "i0", "trial": 1, "answer": "We accept cards? boom"},  # the judge fails here
