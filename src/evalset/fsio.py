@@ -259,6 +259,19 @@ _LONE_SURROGATE = re.compile(
 """A ``\\uD800``-``\\uDFFF`` escape without its other half."""
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def not_text(value: Any) -> bool:
+    """Whether parsed JSON holds a string no UTF-8 text can hold: a lone surrogate, which a
+    ``\\ud83d`` escape without its pair makes. It could be neither printed nor written."""
+    try:
+        _ENCODE(value).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def json_loads(text: str | bytes) -> Any:
     """``json.loads`` that fails as for any malformed JSON (``json.JSONDecodeError``) on
     values nested too deeply to read, instead of exhausting the interpreter's recursion, and
@@ -270,18 +283,16 @@ def json_loads(text: str | bytes) -> Any:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
     marks = ("\\ud", "\\uD") if isinstance(text, str) else (b"\\ud", b"\\uD")
-    if marks[0] in text or marks[1] in text:  # type: ignore[operator]  # a surrogate escape
-        try:
-            json.dumps(value, ensure_ascii=False).encode()
-        except UnicodeEncodeError:  # one without its pair
-            doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
-            lone = _LONE_SURROGATE.search(doc)
-            raise json.JSONDecodeError(
-                "a lone surrogate escape, which is not text (escape a character beyond "
-                "U+FFFF as its pair of surrogates, or write it as UTF-8)",
-                doc,
-                lone.start() if lone else 0,
-            ) from None
+    escaped = marks[0] in text or marks[1] in text  # type: ignore[operator]  # a surrogate
+    if escaped and not_text(value):  # one without its pair
+        doc = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        lone = _LONE_SURROGATE.search(doc)
+        raise json.JSONDecodeError(
+            "a lone surrogate escape, which is not text (escape a character beyond "
+            "U+FFFF as its pair of surrogates, or write it as UTF-8)",
+            doc,
+            lone.start() if lone else 0,
+        )
     return value
 
 

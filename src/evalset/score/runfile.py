@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalset.errors import CannotOpen, EvalsetError
-from evalset.fsio import TextError, decode_text
+from evalset.fsio import TextError, decode_text, not_text
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
@@ -248,17 +248,6 @@ _LONE_SURROGATE = (
     'holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its pair), which is not '
     "text; escape a character beyond U+FFFF as its pair of surrogates, or write it as UTF-8"
 )
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _not_text(value: Any) -> bool:
-    """Whether a parsed line holds a string that no UTF-8 text can hold (a lone surrogate,
-    which JSON's escapes can make): it could be neither printed nor written in a report."""
-    try:
-        _ENCODE(value).encode()
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
@@ -285,7 +274,7 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                 broken.append((n, "is not JSON that can be read (too deeply nested, or a "
                                "number too long)"))  # fmt: skip
                 continue
-        if escapes and ("\\ud" in line or "\\uD" in line) and _not_text(value):
+        if escapes and ("\\ud" in line or "\\uD" in line) and not_text(value):
             broken.append((n, _LONE_SURROGATE))
             continue
         parsed.append((n, value))
