@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE_SET, FIXTURES
 from evalset import DELETE, EditRefused, Item, edit_set, load_set
+from evalset.errors import SetFileError
 from evalset.sets.editor import SetEditor
 from evalset.sets.locate import ItemSpans
 
@@ -246,6 +247,67 @@ def test_concurrent_writers_never_lose_a_row(tmp_path: Path) -> None:
         assert proc.exitcode == 0
     ids = [item.id for item in load_set(target).items]
     assert len(ids) == 21 and len(set(ids)) == 21
+
+
+def _names_of_one_file(tmp_path: Path, in_workspace: bool) -> list[Path]:
+    """A set file and three other names for it: a link beside it, a link in another
+    folder, and its path through a linked folder."""
+    root = tmp_path / "ws"
+    (root / "sets").mkdir(parents=True)
+    if in_workspace:
+        (root / "evalset.toml").write_text('sets = "sets"\n', "utf-8")
+    real = copy(FIXTURES / "sets" / "minimal.yaml", root / "sets")
+    (root / "sets" / "alias.yaml").symlink_to(real)
+    (root / "other").mkdir()
+    (root / "other" / "minimal.yaml").symlink_to(real)
+    (root / "linked-sets").symlink_to(root / "sets", target_is_directory=True)
+    return [
+        real,
+        root / "sets" / "alias.yaml",
+        root / "other" / "minimal.yaml",
+        root / "linked-sets" / "minimal.yaml",
+    ]
+
+
+@pytest.mark.parametrize("in_workspace", [True, False], ids=["workspace", "no-workspace"])
+def test_every_name_of_a_set_file_takes_the_same_edit_lock(
+    tmp_path: Path, in_workspace: bool
+) -> None:
+    names = _names_of_one_file(tmp_path, in_workspace)
+    for holder in names:
+        for other in names:
+            busy = pytest.raises(SetFileError, match="another evalset command is editing it")
+            with edit_set(holder), busy, edit_set(other, timeout=0.05):
+                pass
+
+
+def test_two_set_files_of_one_name_in_two_folders_are_edited_at_once(tmp_path: Path) -> None:
+    (tmp_path / "evalset.toml").write_text('sets = "sets"\n', "utf-8")
+    first, second = (tmp_path / "sets" / "a", tmp_path / "sets" / "b")
+    for folder in (first, second):
+        folder.mkdir(parents=True)
+        copy(FIXTURES / "sets" / "minimal.yaml", folder)
+    with edit_set(first / "minimal.yaml"), edit_set(second / "minimal.yaml", timeout=0.05):
+        pass
+
+
+@pytest.mark.parametrize("in_workspace", [True, False], ids=["workspace", "no-workspace"])
+def test_writers_through_links_and_the_real_name_never_lose_a_row(
+    tmp_path: Path, in_workspace: bool
+) -> None:
+    names = _names_of_one_file(tmp_path, in_workspace)
+    ctx = multiprocessing.get_context("spawn")
+    workers = [
+        ctx.Process(target=_append_many, args=(str(names[w % len(names)]), w, 5)) for w in range(4)
+    ]
+    for proc in workers:
+        proc.start()
+    for proc in workers:
+        proc.join(60)
+        assert proc.exitcode == 0
+    ids = [item.id for item in load_set(names[0]).items]
+    assert len(ids) == 21 and len(set(ids)) == 21
+    assert all(name.is_symlink() for name in names[1:3])
 
 
 _safe_text = st.text(

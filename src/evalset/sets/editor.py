@@ -8,6 +8,7 @@ atomically.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -535,7 +536,9 @@ def _duplicate_count(items: list[Any]) -> int:
 def _state_dirs(path: Path) -> tuple[Path, Path | None]:
     """Where the edit lock of a set file lives, and the folder its temporary file is written
     in (None: beside the file): the workspace's git-ignored ``.evalset/`` when the file lies
-    in a workspace."""
+    in a workspace. ``path`` is the file itself (no link to it): a file has one lock
+    however it is named, so that an edit through a link and one through the file's own
+    name never run at once; two files of the same name in different folders have two."""
     from evalset.config import STATE_DIR, find_workspace
     from evalset.errors import NoWorkspace
 
@@ -543,6 +546,7 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
         workspace = find_workspace(path.parent)
     except NoWorkspace:
         return path.with_name(f".{path.name}.lock"), None
+    where = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
     state = workspace.root / STATE_DIR
     try:
         from evalset.config import ensure_state_dir
@@ -554,7 +558,7 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
             f"{state}: cannot hold the edit lock of {path.name} ({exc.strerror}); make the "
             "folder writable, or delete it (it holds only caches and locks)."
         ) from None
-    return state / "locks" / f"{path.name}.lock", state / "tmp"
+    return state / "locks" / f"{path.name}.{where}.lock", state / "tmp"
 
 
 @contextmanager
@@ -567,7 +571,8 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     from evalset.fsio import sweep_temps
 
     p = Path(path)
-    lock_file, scratch = _state_dirs(p)
+    target = Path(os.path.realpath(p))  # the file itself, through any link
+    lock_file, scratch = _state_dirs(target)
     lock = FileLock(str(lock_file), timeout=timeout)
     try:
         lock.acquire()
@@ -582,7 +587,6 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
             f"{lock_file.parent} writable."
         ) from None
     try:
-        target = Path(os.path.realpath(p)) if p.is_symlink() else p
         for leftover in target.parent.glob(f".{target.name}.*.tmp"):
             with contextlib.suppress(
                 OSError
