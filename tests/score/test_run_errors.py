@@ -73,6 +73,11 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         "run.jsonl:1: item a1: retrieved[0] is not a citation (citation '/etc/passwd' is not a "
         "path relative to the corpus root (no leading '/', no empty, '.' or '..' parts))" + FIX,
     ),
+    "citation-after-a-space": (
+        '{"id": "a1", "retrieved": ["guide.md#returns", " guide.md#returns"]}\n',
+        "run.jsonl:1: item a1: retrieved[1] is not a citation (citation ' guide.md#returns' "
+        "starts with white space: remove it)" + FIX,
+    ),
     "bad-span": (
         '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 9, "end": 3}]}\n',
         'run.jsonl:1: item a1: retrieved[0] needs "text", or "start" and "end" as character '

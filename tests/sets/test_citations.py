@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
-from evalset.sets.citations import Citation
+from evalset.sets.citations import CITATION_PATTERN, Citation
 
 
 def _by_the_rules(text: str) -> tuple[str, str | None] | None:
     """The rules of a citation, written out plainly (None: not a citation)."""
     doc, sep, section = text.partition("#")
     if not doc or (sep and not section) or "#" in section or "\\" in doc:
+        return None
+    if doc[0].isspace():
         return None
     if doc.startswith("/") or any(part in ("", ".", "..") for part in doc.split("/")):
         return None
@@ -21,16 +24,35 @@ def _by_the_rules(text: str) -> tuple[str, str | None] | None:
     return doc, section or None
 
 
+PIECES = ["a", ".", "/", "#", "\\", " ", "\u3000", "..", "b.md", "\n", "\t"]
+
+
+def _texts() -> list[str]:
+    return ["".join(c) for size in range(1, 5) for c in itertools.product(PIECES, repeat=size)]
+
+
 def test_parse_accepts_exactly_the_valid_citations() -> None:
-    pieces = ["a", ".", "/", "#", "\\", " ", "\u3000", "..", "b.md", "\n"]
-    for size in range(1, 5):
-        for combo in itertools.product(pieces, repeat=size):
-            text = "".join(combo)
-            try:
-                parsed: tuple[str, str | None] | None = tuple(Citation.parse(text))  # type: ignore[assignment]
-            except ValueError:
-                parsed = None
-            assert parsed == _by_the_rules(text), text
+    for text in _texts():
+        try:
+            parsed: tuple[str, str | None] | None = tuple(Citation.parse(text))  # type: ignore[assignment]
+        except ValueError:
+            parsed = None
+        assert parsed == _by_the_rules(text), text
+
+
+def test_the_json_schema_pattern_refuses_only_what_parse_refuses() -> None:
+    """Editors check set files against the JSON Schema's pattern: it accepts every citation
+    that validates, and refuses what parse refuses but for the parts of a path (an empty,
+    '.' or '..' part), which a pattern does not check."""
+    pattern = re.compile(CITATION_PATTERN.removeprefix("^").removesuffix("$"))
+    for text in _texts():
+        valid = _by_the_rules(text) is not None
+        matched = pattern.fullmatch(text) is not None
+        if valid:
+            assert matched, text
+        elif matched:
+            doc = text.partition("#")[0]
+            assert any(part in ("", ".", "..") for part in doc.split("/")), text
 
 
 @pytest.mark.parametrize(
@@ -42,6 +64,8 @@ def test_parse_accepts_exactly_the_valid_citations() -> None:
         ("a\\b.md", "forward slashes"),
         ("../a.md", "relative to the corpus root"),
         ("a.md#x y", "white space"),
+        (" a.md", "starts with white space"),
+        ("\u00a0a.md#x", "starts with white space"),
     ],
 )
 def test_each_problem_is_named(text: str, reason: str) -> None:

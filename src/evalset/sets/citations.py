@@ -10,7 +10,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
-_VALID = re.compile(r"([^#\\/][^#\\]*)(?:#([^#\s]+))?")
+_VALID = re.compile(r"([^#\\/\s][^#\\]*)(?:#([^#\s]+))?")
 """A citation that passes every check of ``Citation.parse`` but the one for odd parts."""
 _ODD_PARTS = re.compile(r"(?:^|/)(?:\.\.?)?(?:/|\Z)")
 """An empty, '.' or '..' part of a document path."""
@@ -48,6 +48,8 @@ class Citation(NamedTuple):
             raise ValueError(f"citation {text!r} ends with '#': name a section or drop the '#'")
         if "#" in section:
             raise ValueError(f"citation {text!r} has more than one '#'")
+        if doc[0].isspace():
+            raise ValueError(f"citation {text!r} starts with white space: remove it")
         if "\\" in doc:
             raise ValueError(f"citation {text!r} uses '\\': document ids use forward slashes")
         if doc.startswith("/") or _ODD_PARTS.search(doc):
