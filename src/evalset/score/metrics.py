@@ -17,6 +17,7 @@ match, refusal, faithfulness) fit the same shape.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -140,10 +141,16 @@ def retrieval_metrics(
     return out
 
 
+def rank_logs(width: int) -> NDArray[np.float64]:
+    """log2(rank + 1) per rank (index 0 is rank 1), by the C library's log2 as trec_eval
+    takes it: numpy's vectorised log2 differs in the last bit at a few ranks (1,620 the
+    first)."""
+    return np.array([math.log2(rank) for rank in range(2, width + 2)], dtype=np.float64)
+
+
 def discounts(width: int) -> NDArray[np.float64]:
     """trec_eval's DCG discount per rank (index 0 is rank 1): 1 / log2(rank + 1)."""
-    ranks = np.arange(1, width + 1, dtype=np.float64)
-    found: NDArray[np.float64] = 1 / np.log2(ranks + 1)
+    found: NDArray[np.float64] = 1 / rank_logs(width)
     return found
 
 

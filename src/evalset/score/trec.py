@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 
 from evalset.errors import EvalsetError
 from evalset.fsio import TextError, decode_text
+from evalset.score.metrics import rank_logs
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 """trec_eval's default cutoffs for P, recall and ndcg_cut."""
@@ -442,7 +443,7 @@ def _measures(
     out["Rprec"] = np.where(has_relevant, at_r / safe_relevant, 0.0)
     any_rel = cumulative[:, -1] > 0
     out["recip_rank"] = np.where(any_rel, 1.0 / (rel.argmax(axis=1) + 1), 0.0)
-    logs = np.log2(np.arange(2, max(width, ideal.shape[1]) + 2, dtype=np.float64))
+    logs = rank_logs(max(width, ideal.shape[1]))
     dcg = (np.where(levels > 0, levels, 0) / logs[:width]).cumsum(axis=1)
     idcg = (ideal / logs[: ideal.shape[1]]).cumsum(axis=1)
     for k in cutoffs:
