@@ -1,10 +1,10 @@
 """Exports scored the way the labels say: every key point required, unanswerable items in a
 form each tool scores, ids and categories on every row the format allows.
 
-Each tool's documented semantics are mirrored here, and, where the tool itself is installed
-(Ragas, DeepEval and OpenAI Evals are not in the dev extras: their dependency stacks take
-hundreds of MB and, together with ours, minutes of pip's resolver), the tool's own classes
-read the export too.
+Each tool's documented semantics are mirrored here, and, where the tool itself is installed,
+the tool's own classes read the export too. Ragas, DeepEval and OpenAI Evals are not in the
+dev extras (their dependency stacks take hundreds of MB and, together with ours, minutes of
+pip's resolver); `.ci/run` installs Ragas and DeepEval after them, so CI runs those loads.
 """
 
 from __future__ import annotations
