@@ -4,11 +4,33 @@ words do not count.
 ``normalise`` turns a text into space-separated tokens: Unicode NFKC, case folded,
 apostrophes dropped (``don't`` is ``dont``), hyphens and other punctuation as spaces, number
 words as digits (``thirty-five`` is ``35``, ``one hundred and twenty`` is ``120``, through
-text2num's English rules), thousands separators dropped (``1,000`` is ``1000``), numbers in
-one form (``30.0`` is ``30``), and symbols such as ``€`` and ``%`` kept as tokens of their
-own. Two texts match when their tokens are equal; one contains another when its tokens
-occur in it as a whole, in order (``30 days`` is in ``within 30 days of delivery``, but
-``3`` is not in ``30``).
+text2num's English rules), numbers in one form (below), and symbols such as ``€`` and ``%``
+kept as tokens of their own. Two texts match when their tokens are equal; one contains
+another when its tokens occur in it as a whole, in order (``30 days`` is in ``within 30
+days of delivery``, but ``3`` is not in ``30``).
+
+The same number is the same token however its digits are written:
+
+- digits of every script are ASCII digits (``٣٠`` and ``३०`` are ``30``; Unicode category
+  Nd); the Arabic decimal separator (U+066B) is a point, its per cent sign (U+066A) ``%``;
+- digit groups are joined (``1,000`` is ``1000``) when one separator sets them apart
+  throughout: a comma (also the fullwidth one), the Arabic thousands separator, an
+  apostrophe (Swiss ``1'000``, also U+2019 and U+02BC) or any Unicode space but the ASCII
+  one (no-break, narrow no-break, thin, figure...: category Zs); and the groups are three
+  digits after a first of one to three (``1,000,000``), or two after a first of one or two
+  with a last of three (Indian ``1,00,000``). After a decimal point, groups of three set
+  apart by such a space are one fraction, the last group one to three digits (SI's ``0.000
+  1`` is ``0.0001``);
+- ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept).
+
+Everything else is two numbers or more, never one, so no answer matches a number it does
+not state. The ASCII space is a word break (``1 000`` is 1 and 0): prose sets numbers side
+by side with it (``the 3 100-metre races`` is not 3100), while typesetting and number
+formatting put a no-break or thin space between groups. A comma is no decimal sign (``1,5``
+is 1 and 5, the English reading, not 1.5). A run of groups that breaks the pattern anywhere
+is not joined at all (``1,0000``, ``1,000,00``, ``1234,567``, mixed separators), nor one
+that starts after a point (``0.5,000``). An apostrophe between digits that form no grouped
+number separates them (``5'10`` is 5 and 10).
 """
 
 from __future__ import annotations
@@ -19,14 +41,62 @@ from functools import lru_cache
 
 from text_to_num import alpha2digit
 
+_APOSTROPHES = "'\u2019\u02bc`"
+_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f"
+_SPACES += "\u205f\u3000"
+"""Unicode's space separators (category Zs) but the ASCII space. Text set by a program, or by
+hand with care, puts these between digit groups (the no-break, narrow no-break, thin and
+figure spaces most often) and no word break; NFKC would make them plain spaces."""
 _MARKS = str.maketrans(
     {
-        **dict.fromkeys("'\u2019\u02bc`"),
+        **dict.fromkeys(_APOSTROPHES),
         **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/", " "),
     }
 )
 """Apostrophes go (``don't`` is ``dont``); hyphens and slashes separate words."""
-_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0](?=\d{3}(?!\d))")
+_SEPARATORS = f",\u066c{_APOSTROPHES}{_SPACES}"
+"""What may stand between digit groups: a comma, the Arabic thousands separator, an
+apostrophe (Swiss ``1'000``) or a space of ``_SPACES``."""
+_GROUPED = re.compile(
+    rf"[0-9](?:(?<![0-9][0-9])(?<![0-9][.{_SEPARATORS}][0-9])(?:"
+    rf"[0-9]{{0,2}}(?P<w>[{_SEPARATORS}])[0-9]{{3}}(?:(?P=w)[0-9]{{3}})*(?![0-9]|(?P=w)[0-9])"
+    rf"|[0-9]?(?P<i>[{_SEPARATORS}])[0-9]{{2}}(?:(?P=i)[0-9]{{2}})*(?P=i)[0-9]{{3}}"
+    rf"(?![0-9]|(?P=i)[0-9]))"
+    rf"|(?<=[0-9]\.[0-9])[0-9]{{2}}(?P<f>[{_SPACES}])(?:[0-9]{{3}}(?P=f))*[0-9]{{1,3}}"
+    rf"(?![0-9]|(?P=f)[0-9])"
+    rf"|[0-9]*(?P<a>[{_APOSTROPHES}])(?=[0-9]))"
+)
+"""A number written in digit groups with one separator throughout, from its first digit
+(not after a separator or a point that follows a digit): groups of three after a first of
+one to three digits (``1,000,000``), or groups of two after a first of one or two, then a
+last of three (Indian ``1,00,000``). Or the fraction after a point in groups of three, the
+last of one to three, set apart by a space of ``_SPACES`` (SI's ``0.000 1``). Or else
+digits and an apostrophe before another digit (``5'10``, two numbers). A run that breaks
+the pattern anywhere (``1,0000``, ``1,000,00``, ``1234,567``, ``0.5,000``) is no one
+number. Each starts with a digit, so the search skips ahead to digits (as the first
+character of the pattern lets it)."""
+_NO_SEPARATORS = dict.fromkeys(map(ord, _SEPARATORS))
+_SPACE = re.compile(f"([{_SPACES}])")
+_SPACE_AS_NFKC = re.compile(f"[{_SPACES.replace(chr(0x1680), '')}]")
+"""The spaces NFKC makes plain spaces: all of ``_SPACES`` but the ogham space mark."""
+_OTHER_DIGIT = re.compile(r"[^\D0-9]")
+"""A decimal digit of another script (Unicode category Nd): NFKC leaves them as they are
+but for the fullwidth ones."""
+_ARABIC_SIGNS = str.maketrans({"\u066a": "%", "\u066b": "."})
+"""The Arabic per cent sign and decimal separator, as ``%`` and ``.``."""
+
+
+def _joined(found: re.Match[str]) -> str:
+    """A grouped number without its separators; an apostrophe between digits that make no
+    grouped number as a space (``5'10``: 5 and 10, as feet and inches)."""
+    text = found[0]
+    return f"{text[:-1]} " if found["a"] else text.translate(_NO_SEPARATORS)
+
+
+def _ascii_digit(found: re.Match[str]) -> str:
+    return str(unicodedata.decimal(found[0]))
+
+
 _TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
 _WORD_NUMBER = re.compile(
     r"(?<![^\W_])(?=[befhmnostz])(zero|nought|one|two|three|four|five|six|seven|eight|nine|"
@@ -55,16 +125,34 @@ def _number(token: str) -> str:
 def normalise(text: str) -> str:
     """The tokens of ``text`` as exact matching compares them, joined by single spaces."""
     if text.isascii():  # NFKC changes no ASCII text, and casefold is lower there
-        text = text.lower().translate(_MARKS)
+        text = text.lower()
+        if "," in text or "'" in text or "`" in text:
+            text = _GROUPED.sub(_joined, text)
+        text = text.translate(_MARKS)
     else:
-        if "\u202f" in text or "\u00a0" in text:  # before NFKC makes them plain spaces
-            text = _THOUSANDS.sub("", text)
-        text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKS)
-    if "," in text:
-        text = _THOUSANDS.sub("", text)
+        text = _unicode_form(text).translate(_MARKS)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = alpha2digit(text, "en", threshold=0)
     return " ".join(_ascii_tokens(text) if text.isascii() else _tokens(text))
+
+
+def _unicode_form(text: str) -> str:
+    """A non-ASCII text in NFKC, case folded, its digits ASCII and its grouped numbers
+    joined. NFKC makes the spaces of ``_SPACES`` plain ones: they are kept until the numbers
+    are read, and only then given their NFKC form."""
+    spaces = _SPACE.search(text)
+    if spaces:
+        pieces = _SPACE.split(text)  # text, space, text, ...: NFKC joins nothing across a space
+        pieces[::2] = [unicodedata.normalize("NFKC", piece) for piece in pieces[::2]]
+        text = "".join(pieces)
+    else:
+        text = unicodedata.normalize("NFKC", text)
+    if _OTHER_DIGIT.search(text):
+        text = _OTHER_DIGIT.sub(_ascii_digit, text)
+    if "\u066a" in text or "\u066b" in text:
+        text = text.translate(_ARABIC_SIGNS)
+    text = _GROUPED.sub(_joined, text.casefold())
+    return _SPACE_AS_NFKC.sub(" ", text) if spaces else text
 
 
 def _tokens(text: str) -> list[str]:
