@@ -58,23 +58,23 @@ _SEPARATORS = f",\u066c{_APOSTROPHES}{_SPACES}"
 """What may stand between digit groups: a comma, the Arabic thousands separator, an
 apostrophe (Swiss ``1'000``) or a space of ``_SPACES``."""
 _GROUPED = re.compile(
-    rf"[0-9](?:(?<![0-9][0-9])(?<![0-9][.{_SEPARATORS}][0-9])(?:"
+    rf"[0-9](?:(?:(?<![0-9][0-9])(?<![0-9][.{_SEPARATORS}][0-9])(?:"
     rf"[0-9]{{0,2}}(?P<w>[{_SEPARATORS}])[0-9]{{3}}(?:(?P=w)[0-9]{{3}})*(?![0-9]|(?P=w)[0-9])"
     rf"|[0-9]?(?P<i>[{_SEPARATORS}])[0-9]{{2}}(?:(?P=i)[0-9]{{2}})*(?P=i)[0-9]{{3}}"
     rf"(?![0-9]|(?P=i)[0-9]))"
     rf"|(?<=[0-9]\.[0-9])[0-9]{{2}}(?P<f>[{_SPACES}])(?:[0-9]{{3}}(?P=f))*[0-9]{{1,3}}"
-    rf"(?![0-9]|(?P=f)[0-9])"
-    rf"|[0-9]*(?P<a>[{_APOSTROPHES}])(?=[0-9]))"
+    rf"(?![0-9]|(?P=f)[0-9]))(?:[{_APOSTROPHES}](?=[0-9]))?"
+    rf"|[0-9]*[{_APOSTROPHES}](?=[0-9]))"
 )
 """A number written in digit groups with one separator throughout, from its first digit
 (not after a separator or a point that follows a digit): groups of three after a first of
 one to three digits (``1,000,000``), or groups of two after a first of one or two, then a
 last of three (Indian ``1,00,000``). Or the fraction after a point in groups of three, the
-last of one to three, set apart by a space of ``_SPACES`` (SI's ``0.000 1``). Or else
-digits and an apostrophe before another digit (``5'10``, two numbers). A run that breaks
-the pattern anywhere (``1,0000``, ``1,000,00``, ``1234,567``, ``0.5,000``) is no one
-number. Each starts with a digit, so the search skips ahead to digits (as the first
-character of the pattern lets it)."""
+last of one to three, set apart by a space of ``_SPACES`` (SI's ``0.000 1``). Either may
+end in an apostrophe before another digit; else, digits and such an apostrophe (``5'10``,
+two numbers). A run that breaks the pattern anywhere (``1,0000``, ``1,000,00``,
+``1234,567``, ``0.5,000``) is no one number. Each starts with a digit, so the search skips
+ahead to digits (as the first character of the pattern lets it)."""
 _NO_SEPARATORS = dict.fromkeys(map(ord, _SEPARATORS))
 _SPACE = re.compile(f"([{_SPACES}])")
 _SPACE_AS_NFKC = re.compile(f"[{_SPACES.replace(chr(0x1680), '')}]")
@@ -90,7 +90,9 @@ def _joined(found: re.Match[str]) -> str:
     """A grouped number without its separators; an apostrophe between digits that make no
     grouped number as a space (``5'10``: 5 and 10, as feet and inches)."""
     text = found[0]
-    return f"{text[:-1]} " if found["a"] else text.translate(_NO_SEPARATORS)
+    if text[-1] in _APOSTROPHES:  # before a digit: no number ends with one
+        return f"{text[:-1].translate(_NO_SEPARATORS)} "
+    return text.translate(_NO_SEPARATORS)
 
 
 def _ascii_digit(found: re.Match[str]) -> str:
