@@ -25,6 +25,26 @@ SPACES.discard(" ")
 """Every Unicode space separator but the ASCII space: each sets digit groups apart."""
 APOSTROPHES = "'\u2019\u02bc`"
 SEPARATORS = {",", "\u066c", *APOSTROPHES, *SPACES}
+DIGIT_FORMS = {
+    c
+    for c in map(chr, range(sys.maxunicode + 1))
+    if not c.isdecimal() and any(d.isdecimal() for d in unicodedata.normalize("NFKC", c))
+}
+"""What NFKC turns into digits, but for the decimal digits themselves: superscripts,
+fractions, circled numbers..."""
+SIGNS = {"\u066b": ".", "\u066a": "%", "\u0609": "\u2030", "\u060a": "\u2031"}
+"""The Arabic decimal separator, and per cent, per mille and per ten thousand signs."""
+
+
+def _digit_forms_apart(text: str) -> str:
+    """A space wherever a digit and a character of DIGIT_FORMS meet."""
+    out = []
+    for k, c in enumerate(text):
+        pair = text[k - 1 : k + 1]
+        if len(pair) == 2 and any(d.isdecimal() for d in pair) and set(pair) & DIGIT_FORMS:
+            out.append(" ")
+        out.append(c)
+    return "".join(out)
 
 
 def _nfkc_but_spaces(text: str) -> str:
@@ -40,9 +60,8 @@ def _nfkc_but_spaces(text: str) -> str:
 
 
 def _ascii_digits(text: str) -> str:
-    """Digits of every script as ASCII; the Arabic decimal and per cent signs as . and %."""
-    signs = {"\u066b": ".", "\u066a": "%"}
-    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else signs.get(c, c) for c in text)
+    """Digits of every script as ASCII; the Arabic signs as SIGNS says."""
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else SIGNS.get(c, c) for c in text)
 
 
 def _grouped(groups: list[str], separator: str, fraction: bool) -> bool:
@@ -114,11 +133,12 @@ def reference_normalise(text: str) -> str:
     through text2num (no short cut for texts without them, none for ASCII)."""
     from text_to_num import alpha2digit
 
-    text = _join_groups(_ascii_digits(_nfkc_but_spaces(text)).casefold())
+    text = _nfkc_but_spaces(_digit_forms_apart(text))
+    text = _join_groups(_ascii_digits(text).casefold())
     text = "".join(unicodedata.normalize("NFKC", c) if c in SPACES else c for c in text)
     for c in APOSTROPHES:
         text = text.replace(c, "")
-    for c in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/":
+    for c in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/\u2044\u2215":
         text = text.replace(c, " ")
     text = alpha2digit(text, "en", threshold=0)
     tokens, k = [], 0
@@ -141,8 +161,8 @@ def reference_normalise(text: str) -> str:
                 end += 1
             tokens.append(text[k:end])
             k = end
-        else:  # one symbol, or % (kept); punctuation, space and the rest (dropped)
-            if c == "%" or unicodedata.category(c).startswith("S"):
+        else:  # one symbol, %, ‰ or ‱ (kept); punctuation, space and the rest (dropped)
+            if c in "%\u2030\u2031" or unicodedata.category(c).startswith("S"):
                 tokens.append(c)
             k += 1
     return " ".join(tokens)
@@ -161,6 +181,7 @@ PIECES = [
     "1", "12", "00", "000", "345", "1'000", "1\u2019000", "1\u2009000", "1\u2007000", "5'10",
     "1,00,000", "0.000\u20091", "\u0663\u0660", "\u0969\u0966", "\u0663\u066c\u0660\u0660\u0660",
     "\u0661\u066b\u0665", "\u066a", "\uff0c", "\u3000", "\u1680", "\u066c", "`",
+    "\u00b3", "\u00bd", "\u2030", "\u2460", "\u2082", "\u0609", "\u2044",
 ]  # fmt: skip
 
 
@@ -207,6 +228,15 @@ def test_the_group_separators_are_every_unicode_space_but_the_ascii_one() -> Non
     assert set(module._SPACES) == SPACES
 
 
+def test_every_character_nfkc_makes_digits_is_kept_apart_from_digits() -> None:
+    import re
+
+    from evalset.score import normalise as module
+
+    forms = re.compile(f"[{module._DIGIT_FORMS}]")
+    assert {c for c in map(chr, range(sys.maxunicode + 1)) if forms.fullmatch(c)} == DIGIT_FORMS
+
+
 SAME = [
     ("1000 euros", [
         "1,000 euros", "1'000 euros", "1\u2019000 euros", "1\u02bc000 euros",
@@ -226,6 +256,10 @@ SAME = [
                  "\u0e53\u0e50 days", "\uff13\uff10 days", "thirty days", "30.0 days",
                  "030 days"]),
     ("50 %", ["50%", "\u0665\u0660\u066a", "\uff15\uff10\uff05"]),
+    ("5 \u2030", ["5\u2030", "\u0665\u0609"]),
+    ("1/2", ["\u00bd", "1\u20442", "1\u22152"]),
+    ("1 1/2 days", ["1\u00bd days", "1 \u00bd days"]),
+    ("10 3", ["10\u00b3", "10 \u00b3", "10\u2083"]),  # an exponent, a footnote: not 103
 ]  # fmt: skip
 """The same number, written each way: each spelling's tokens are its first column's."""
 
@@ -241,6 +275,8 @@ OTHER = [
     ("0.0001\u00a0000", "0.0001000"), ("v1.2,345", "v1.2345"),
     ("\u0661\u060c\u0660\u0660\u0660", "1000"),  # the Arabic comma separates a list
     ("1\u3001000", "1000"),  # so does the ideographic comma
+    ("10\u00b3", "103"), ("1\u00bd", "11/2"), ("30\u00b9", "301"),  # NFKC made them one number
+    ("5\u2030", "5"), ("5\u2030", "5%"),  # per mille is neither nothing nor per cent
 ]  # fmt: skip
 """Look-alikes: each pair's texts are different numbers, and must not have the same tokens."""
 
@@ -319,6 +355,9 @@ SPELLINGS = {
         ("It is 1.5%.", True), ("\u0661\u066b\u0665\u066a", True), ("It is 1,5 %.", False),
         ("It is 15 %.", False),
     ]),
+    "ratio": ("0.5 \u2030", [("0.5\u2030", True), ("0.5%", False), ("It is 0.5.", False)]),
+    "half": ("1 1/2 days", [("1\u00bd days", True), ("11/2 days", False)]),
+    "power": ("10 3", [("10\u00b3", True), ("103", False)]),
     "height": ("5 10", [("5'10", True), ("5\u201910", True), ("510", False)]),
     "dose": ("0.0001", [("0.000\u20091", True), ("0.0001", True), ("0.000,1", False)]),
     "people": ("100000", [("1,00,000 people", True), ("100,000 people", True),

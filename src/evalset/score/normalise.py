@@ -21,7 +21,9 @@ The same number is the same token however its digits are written:
   with a last of three (Indian ``1,00,000``). After a decimal point, groups of three set
   apart by such a space are one fraction, the last group one to three digits (SI's ``0.000
   1`` is ``0.0001``);
-- ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept).
+- ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept);
+- a fraction is its digits either side of a slash, whichever slash (``½`` is ``1/2``), and
+  a proportion keeps its sign (``%``, ``‰``, ``‱``; the Arabic ones are these).
 
 Everything else is two numbers or more, never one, so no answer matches a number it does
 not state. The ASCII space is a word break (``1 000`` is 1 and 0): prose sets numbers side
@@ -30,7 +32,9 @@ formatting put a no-break or thin space between groups. A comma is no decimal si
 is 1 and 5, the English reading, not 1.5). A run of groups that breaks the pattern anywhere
 is not joined at all (``1,0000``, ``1,000,00``, ``1234,567``, mixed separators), nor one
 that starts after a point (``0.5,000``). An apostrophe between digits that form no grouped
-number separates them (``5'10`` is 5 and 10).
+number separates them (``5'10`` is 5 and 10). A character NFKC makes digits (superscript,
+subscript, vulgar fraction, circled number...) is not joined to the digits beside it
+(``10³`` is 10 and 3, ``1½`` is 1 and 1/2, not 103 and 11/2).
 """
 
 from __future__ import annotations
@@ -50,10 +54,11 @@ figure spaces most often) and no word break; NFKC would make them plain spaces."
 _MARKS = str.maketrans(
     {
         **dict.fromkeys(_APOSTROPHES),
-        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/", " "),
+        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/\u2044\u2215", " "),
     }
 )
-"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes separate words."""
+"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes (the fraction and division
+slashes too: ``½`` is ``1/2``) separate words."""
 _SEPARATORS = f",\u066c{_APOSTROPHES}{_SPACES}"
 """What may stand between digit groups: a comma, the Arabic thousands separator, an
 apostrophe (Swiss ``1'000``) or a space of ``_SPACES``."""
@@ -82,8 +87,23 @@ _SPACE_AS_NFKC = re.compile(f"[{_SPACES.replace(chr(0x1680), '')}]")
 _OTHER_DIGIT = re.compile(r"[^\D0-9]")
 """A decimal digit of another script (Unicode category Nd): NFKC leaves them as they are
 but for the fullwidth ones."""
-_ARABIC_SIGNS = str.maketrans({"\u066a": "%", "\u066b": "."})
-"""The Arabic per cent sign and decimal separator, as ``%`` and ``.``."""
+_ARABIC_SIGNS = str.maketrans({"\u066a": "%", "\u066b": ".", "\u0609": "‰", "\u060a": "‱"})
+"""The Arabic per cent, per mille and per ten thousand signs and decimal separator, as
+``%``, ``‰``, ``‱`` and ``.``."""
+_DIGIT_FORMS = (
+    "\u00b2\u00b3\u00b9\u00bc-\u00be\u2070\u2074-\u2079\u2080-\u2089\u2150-\u215f\u2189"
+    "\u2460-\u249b\u24ea\u3251-\u325f\u32b1-\u32cb\u3358-\u3370\u3378\u3379\u339f-\u33a6"
+    "\u33a8\u33af\u33e0-\u33fe\U0001f100-\U0001f10a"
+)
+"""The characters, other than decimal digits, that NFKC turns into text holding digits
+(a regular expression class): superscripts and subscripts, vulgar fractions, circled and
+parenthesised numbers, squared units..."""
+_DIGIT_FORM = re.compile(f"[{_DIGIT_FORMS}]")
+_DIGIT_FORM_EDGE = re.compile(rf"(?<=\d)(?=[{_DIGIT_FORMS}])|(?<=[{_DIGIT_FORMS}])(?=\d)")
+"""Where a digit meets one of ``_DIGIT_FORMS``: NFKC would join their digits into another
+number (``10³`` would be ``103``, ``1½`` would be 11 over 2)."""
+_PER = ("%", "‰", "‱")
+"""The signs of a proportion: punctuation that is kept as a token (``5‰`` is not ``5``)."""
 
 
 def _joined(found: re.Match[str]) -> str:
@@ -141,7 +161,10 @@ def normalise(text: str) -> str:
 def _unicode_form(text: str) -> str:
     """A non-ASCII text in NFKC, case folded, its digits ASCII and its grouped numbers
     joined. NFKC makes the spaces of ``_SPACES`` plain ones: they are kept until the numbers
-    are read, and only then given their NFKC form."""
+    are read, and only then given their NFKC form. A character that NFKC makes digits
+    stays apart from the digits beside it."""
+    if _DIGIT_FORM.search(text):
+        text = _DIGIT_FORM_EDGE.sub(" ", text)
     spaces = _SPACE.search(text)
     if spaces:
         pieces = _SPACE.split(text)  # text, space, text, ...: NFKC joins nothing across a space
@@ -151,8 +174,8 @@ def _unicode_form(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     if _OTHER_DIGIT.search(text):
         text = _OTHER_DIGIT.sub(_ascii_digit, text)
-    if "\u066a" in text or "\u066b" in text:
-        text = text.translate(_ARABIC_SIGNS)
+    if "\u066a" in text or "\u066b" in text or "\u0609" in text or "\u060a" in text:
+        text = text.translate(_ARABIC_SIGNS)  # before the signs' point is read
     text = _GROUPED.sub(_joined, text.casefold())
     return _SPACE_AS_NFKC.sub(" ", text) if spaces else text
 
@@ -164,7 +187,7 @@ def _tokens(text: str) -> list[str]:
         if token[0].isdigit()
         else token
         for token in _TOKEN.findall(text)
-        if token[0].isalnum() or token == "%" or unicodedata.category(token[0])[0] == "S"
+        if token[0].isalnum() or token in _PER or unicodedata.category(token[0])[0] == "S"
     ]  # punctuation (Unicode category P*) separates words and counts for nothing
 
 
