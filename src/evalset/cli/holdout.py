@@ -220,6 +220,7 @@ def import_(
         for ident, why in result.conflicts.items():
             echo(f"  conflict {ident}: {why}", fg="red")
         _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "rows")
+        _print_crowded(result.crowded, "rows")
     if result.conflicts:
         raise typer.Exit(1)
 
@@ -318,6 +319,7 @@ def _print_promoted(
         counts = ", ".join(f"{kind} {n}" for kind, n in sorted(total.items()))
         echo(f"redacted {sum(total.values())} value(s): {counts}")
     _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "records")
+    _print_crowded(result.crowded, "records")
     if result.added and not dry_run:
         echo(
             "next: give each draft a category, key points and expected sources, set "
@@ -342,6 +344,20 @@ def _print_sealing(
             f"note: {unchecked} sealed item(s) could not be compared with the {what} without "
             "the key (a duplicate of one of them may have gone unnoticed); `evalset validate` with "
             "EVALSET_AGE_IDENTITY set checks them",
+            fg="yellow",
+            err=True,
+        )
+
+
+def _print_crowded(crowded: list[tuple[int, list[int]]], what: str) -> None:
+    """What `promote` and `import` say about look-alike questions too many to compare."""
+    for questions, lines in crowded:
+        shown = ", ".join(map(str, lines[:3])) + (", …" if len(lines) > 3 else "")
+        echo(
+            f"warning: {questions} questions share all but a word or two, {len(lines)} of them "
+            f"{what} (lines {shown}): too many to compare one by one, so near duplicates among "
+            "them were not looked for, nor skipped; reword them apart (`evalset validate` "
+            "warns about the group too)",
             fg="yellow",
             err=True,
         )

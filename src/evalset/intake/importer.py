@@ -69,6 +69,10 @@ class ImportResult:
     recipients: list[str] = field(default_factory=list)
     unchecked_sealed: int = 0
     """Sealed items the key did not open: the rows were not compared with them."""
+    crowded: list[tuple[int, list[int]]] = field(default_factory=list)
+    """Groups of look-alike questions too many to compare one by one (``MAX_BUCKET``), each
+    as its number of questions and the lines of the rows among them: those rows were not
+    checked for near duplicates of one another or of the group's items."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +83,7 @@ class ImportResult:
             "unverified": self.unverified,
             "sealed": self.sealed,
             "unchecked_sealed": self.unchecked_sealed,
+            "crowded": [{"questions": n, "lines": lines} for n, lines in self.crowded],
         }
 
 
@@ -238,8 +243,14 @@ def _decide(
     live = [e for e in existing.values() if isinstance(e, Item) and e.status != "retired"]
     questions = [e.question for e in live] + [item.question for _, item in candidates]
     partners: dict[int, list[int]] = {}
-    for a, b in near_duplicate_pairs(questions):
+    crowded: list[list[int]] = []
+    for a, b in near_duplicate_pairs(questions, crowded):
         partners.setdefault(b, []).append(a)
+    result.crowded = [
+        (len(group), [candidates[k - len(live)][0] for k in group if k >= len(live)])
+        for group in crowded
+        if group[-1] >= len(live)  # a group of the set's items alone is validate's to report
+    ]
     owner = {k: entry.id for k, entry in enumerate(live)}
     added: list[Item] = []
     for n, (number, item) in enumerate(candidates):

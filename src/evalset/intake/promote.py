@@ -111,6 +111,10 @@ class PromoteResult:
     """Who the sealed drafts were sealed to."""
     unchecked_sealed: int = 0
     """Sealed items the key did not open: the records were not compared with them."""
+    crowded: list[tuple[int, list[int]]] = field(default_factory=list)
+    """Groups of look-alike questions too many to compare one by one (``MAX_BUCKET``), each
+    as its number of questions and the lines of the records among them: those records were
+    not checked for near duplicates of one another or of the group's items."""
 
     @property
     def redactions(self) -> Counter[str]:
@@ -134,6 +138,7 @@ class PromoteResult:
             "redactions": dict(sorted(self.redactions.items())),
             "sealed": self.sealed,
             "unchecked_sealed": self.unchecked_sealed,
+            "crowded": [{"questions": n, "lines": lines} for n, lines in self.crowded],
         }
 
 
@@ -413,8 +418,14 @@ def decide(
     ids = {entry.id for entry in entries}
     questions = [item.question for item in existing] + [c.record.question for c in candidates]
     partners: dict[int, list[int]] = {}
-    for a, b in near_duplicate_pairs(questions):
+    crowded: list[list[int]] = []
+    for a, b in near_duplicate_pairs(questions, crowded):
         partners.setdefault(b, []).append(a)  # b comes later: it is the one skipped
+    result.crowded = [
+        (len(group), [candidates[k - len(existing)].line for k in group if k >= len(existing)])
+        for group in crowded
+        if group[-1] >= len(existing)  # a group of the set's items alone is validate's to report
+    ]
     owner: dict[int, str] = {k: item.id for k, item in enumerate(existing)}
     drafts: dict[str, dict[str, Any]] = {}
     for n, candidate in enumerate(candidates):

@@ -4,11 +4,37 @@ words do not count.
 ``normalise`` turns a text into space-separated tokens: Unicode NFKC, case folded,
 apostrophes dropped (``don't`` is ``dont``), hyphens and other punctuation as spaces, number
 words as digits (``thirty-five`` is ``35``, ``one hundred and twenty`` is ``120``, through
-text2num's English rules), thousands separators dropped (``1,000`` is ``1000``), numbers in
-one form (``30.0`` is ``30``), and symbols such as ``€`` and ``%`` kept as tokens of their
-own. Two texts match when their tokens are equal; one contains another when its tokens
-occur in it as a whole, in order (``30 days`` is in ``within 30 days of delivery``, but
-``3`` is not in ``30``).
+text2num's English rules), numbers in one form (below), and symbols such as ``€`` and ``%``
+kept as tokens of their own. Two texts match when their tokens are equal; one contains
+another when its tokens occur in it as a whole, in order (``30 days`` is in ``within 30
+days of delivery``, but ``3`` is not in ``30``).
+
+The same number is the same token however its digits are written:
+
+- digits of every script are ASCII digits (``٣٠`` and ``३०`` are ``30``; Unicode category
+  Nd); the Arabic decimal separator (U+066B) is a point, its per cent sign (U+066A) ``%``;
+- digit groups are joined (``1,000`` is ``1000``) when one separator sets them apart
+  throughout: a comma (also the fullwidth one), the Arabic thousands separator, an
+  apostrophe (Swiss ``1'000``, also U+2019 and U+02BC) or any Unicode space but the ASCII
+  one (no-break, narrow no-break, thin, figure...: category Zs); and the groups are three
+  digits after a first of one to three (``1,000,000``), or two after a first of one or two
+  with a last of three (Indian ``1,00,000``). After a decimal point, groups of three set
+  apart by such a space are one fraction, the last group one to three digits (SI's ``0.000
+  1`` is ``0.0001``);
+- ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept);
+- a fraction is its digits either side of a slash, whichever slash (``½`` is ``1/2``), and
+  a proportion keeps its sign (``%``, ``‰``, ``‱``; the Arabic ones are these).
+
+Everything else is two numbers or more, never one, so no answer matches a number it does
+not state. The ASCII space is a word break (``1 000`` is 1 and 0): prose sets numbers side
+by side with it (``the 3 100-metre races`` is not 3100), while typesetting and number
+formatting put a no-break or thin space between groups. A comma is no decimal sign (``1,5``
+is 1 and 5, the English reading, not 1.5). A run of groups that breaks the pattern anywhere
+is not joined at all (``1,0000``, ``1,000,00``, ``1234,567``, mixed separators), nor one
+that starts after a point (``0.5,000``). An apostrophe between digits that form no grouped
+number separates them (``5'10`` is 5 and 10). A character NFKC makes digits (superscript,
+subscript, vulgar fraction, circled number...) is not joined to the digits beside it
+(``10³`` is 10 and 3, ``1½`` is 1 and 1/2, not 103 and 11/2).
 """
 
 from __future__ import annotations
@@ -19,14 +45,80 @@ from functools import lru_cache
 
 from text_to_num import alpha2digit
 
+_APOSTROPHES = "'\u2019\u02bc`"
+_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f"
+_SPACES += "\u205f\u3000"
+"""Unicode's space separators (category Zs) but the ASCII space. Text set by a program, or by
+hand with care, puts these between digit groups (the no-break, narrow no-break, thin and
+figure spaces most often) and no word break; NFKC would make them plain spaces."""
 _MARKS = str.maketrans(
     {
-        **dict.fromkeys("'\u2019\u02bc`"),
-        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/", " "),
+        **dict.fromkeys(_APOSTROPHES),
+        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/\u2044\u2215", " "),
     }
 )
-"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes separate words."""
-_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0](?=\d{3}(?!\d))")
+"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes (the fraction and division
+slashes too: ``½`` is ``1/2``) separate words."""
+_SEPARATORS = f",\u066c{_APOSTROPHES}{_SPACES}"
+"""What may stand between digit groups: a comma, the Arabic thousands separator, an
+apostrophe (Swiss ``1'000``) or a space of ``_SPACES``."""
+_GROUPED = re.compile(
+    rf"[0-9](?:(?:(?<![0-9][0-9])(?<![0-9][.{_SEPARATORS}][0-9])(?:"
+    rf"[0-9]{{0,2}}(?P<w>[{_SEPARATORS}])[0-9]{{3}}(?:(?P=w)[0-9]{{3}})*(?![0-9]|(?P=w)[0-9])"
+    rf"|[0-9]?(?P<i>[{_SEPARATORS}])[0-9]{{2}}(?:(?P=i)[0-9]{{2}})*(?P=i)[0-9]{{3}}"
+    rf"(?![0-9]|(?P=i)[0-9]))"
+    rf"|(?<=[0-9]\.[0-9])[0-9]{{2}}(?P<f>[{_SPACES}])(?:[0-9]{{3}}(?P=f))*[0-9]{{1,3}}"
+    rf"(?![0-9]|(?P=f)[0-9]))(?:[{_APOSTROPHES}](?=[0-9]))?"
+    rf"|[0-9]*[{_APOSTROPHES}](?=[0-9]))"
+)
+"""A number written in digit groups with one separator throughout, from its first digit
+(not after a separator or a point that follows a digit): groups of three after a first of
+one to three digits (``1,000,000``), or groups of two after a first of one or two, then a
+last of three (Indian ``1,00,000``). Or the fraction after a point in groups of three, the
+last of one to three, set apart by a space of ``_SPACES`` (SI's ``0.000 1``). Either may
+end in an apostrophe before another digit; else, digits and such an apostrophe (``5'10``,
+two numbers). A run that breaks the pattern anywhere (``1,0000``, ``1,000,00``,
+``1234,567``, ``0.5,000``) is no one number. Each starts with a digit, so the search skips
+ahead to digits (as the first character of the pattern lets it)."""
+_NO_SEPARATORS = dict.fromkeys(map(ord, _SEPARATORS))
+_SPACE = re.compile(f"([{_SPACES}])")
+_SPACE_AS_NFKC = re.compile(f"[{_SPACES.replace(chr(0x1680), '')}]")
+"""The spaces NFKC makes plain spaces: all of ``_SPACES`` but the ogham space mark."""
+_OTHER_DIGIT = re.compile(r"[^\D0-9]")
+"""A decimal digit of another script (Unicode category Nd): NFKC leaves them as they are
+but for the fullwidth ones."""
+_ARABIC_SIGNS = str.maketrans({"\u066a": "%", "\u066b": ".", "\u0609": "‰", "\u060a": "‱"})
+"""The Arabic per cent, per mille and per ten thousand signs and decimal separator, as
+``%``, ``‰``, ``‱`` and ``.``."""
+_DIGIT_FORMS = (
+    "\u00b2\u00b3\u00b9\u00bc-\u00be\u2070\u2074-\u2079\u2080-\u2089\u2150-\u215f\u2189"
+    "\u2460-\u249b\u24ea\u3251-\u325f\u32b1-\u32cb\u3358-\u3370\u3378\u3379\u339f-\u33a6"
+    "\u33a8\u33af\u33e0-\u33fe\U0001f100-\U0001f10a"
+)
+"""The characters, other than decimal digits, that NFKC turns into text holding digits
+(a regular expression class): superscripts and subscripts, vulgar fractions, circled and
+parenthesised numbers, squared units..."""
+_DIGIT_FORM = re.compile(f"[{_DIGIT_FORMS}]")
+_DIGIT_FORM_EDGE = re.compile(rf"(?<=\d)(?=[{_DIGIT_FORMS}])|(?<=[{_DIGIT_FORMS}])(?=\d)")
+"""Where a digit meets one of ``_DIGIT_FORMS``: NFKC would join their digits into another
+number (``10³`` would be ``103``, ``1½`` would be 11 over 2)."""
+_PER = ("%", "‰", "‱")
+"""The signs of a proportion: punctuation that is kept as a token (``5‰`` is not ``5``)."""
+
+
+def _joined(found: re.Match[str]) -> str:
+    """A grouped number without its separators; an apostrophe between digits that make no
+    grouped number as a space (``5'10``: 5 and 10, as feet and inches)."""
+    text = found[0]
+    if text[-1] in _APOSTROPHES:  # before a digit: no number ends with one
+        return f"{text[:-1].translate(_NO_SEPARATORS)} "
+    return text.translate(_NO_SEPARATORS)
+
+
+def _ascii_digit(found: re.Match[str]) -> str:
+    return str(unicodedata.decimal(found[0]))
+
+
 _TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
 _WORD_NUMBER = re.compile(
     r"(?<![^\W_])(?=[befhmnostz])(zero|nought|one|two|three|four|five|six|seven|eight|nine|"
@@ -55,16 +147,37 @@ def _number(token: str) -> str:
 def normalise(text: str) -> str:
     """The tokens of ``text`` as exact matching compares them, joined by single spaces."""
     if text.isascii():  # NFKC changes no ASCII text, and casefold is lower there
-        text = text.lower().translate(_MARKS)
+        text = text.lower()
+        if "," in text or "'" in text or "`" in text:
+            text = _GROUPED.sub(_joined, text)
+        text = text.translate(_MARKS)
     else:
-        if "\u202f" in text or "\u00a0" in text:  # before NFKC makes them plain spaces
-            text = _THOUSANDS.sub("", text)
-        text = unicodedata.normalize("NFKC", text).casefold().translate(_MARKS)
-    if "," in text:
-        text = _THOUSANDS.sub("", text)
+        text = _unicode_form(text).translate(_MARKS)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = alpha2digit(text, "en", threshold=0)
     return " ".join(_ascii_tokens(text) if text.isascii() else _tokens(text))
+
+
+def _unicode_form(text: str) -> str:
+    """A non-ASCII text in NFKC, case folded, its digits ASCII and its grouped numbers
+    joined. NFKC makes the spaces of ``_SPACES`` plain ones: they are kept until the numbers
+    are read, and only then given their NFKC form. A character that NFKC makes digits
+    stays apart from the digits beside it."""
+    if _DIGIT_FORM.search(text):
+        text = _DIGIT_FORM_EDGE.sub(" ", text)
+    spaces = _SPACE.search(text)
+    if spaces:
+        pieces = _SPACE.split(text)  # text, space, text, ...: NFKC joins nothing across a space
+        pieces[::2] = [unicodedata.normalize("NFKC", piece) for piece in pieces[::2]]
+        text = "".join(pieces)
+    else:
+        text = unicodedata.normalize("NFKC", text)
+    if _OTHER_DIGIT.search(text):
+        text = _OTHER_DIGIT.sub(_ascii_digit, text)
+    if "\u066a" in text or "\u066b" in text or "\u0609" in text or "\u060a" in text:
+        text = text.translate(_ARABIC_SIGNS)  # before the signs' point is read
+    text = _GROUPED.sub(_joined, text.casefold())
+    return _SPACE_AS_NFKC.sub(" ", text) if spaces else text
 
 
 def _tokens(text: str) -> list[str]:
@@ -74,7 +187,7 @@ def _tokens(text: str) -> list[str]:
         if token[0].isdigit()
         else token
         for token in _TOKEN.findall(text)
-        if token[0].isalnum() or token == "%" or unicodedata.category(token[0])[0] == "S"
+        if token[0].isalnum() or token in _PER or unicodedata.category(token[0])[0] == "S"
     ]  # punctuation (Unicode category P*) separates words and counts for nothing
 
 
