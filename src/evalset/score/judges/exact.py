@@ -57,7 +57,9 @@ class ExactJudge(Judge):
     """Normalised containment; honest only for short extractive facts."""
 
     name = "exact"
-    version = "1"
+    version = "2"
+    """Raised when what counts as the same text changes (2: digit groups, scripts' digits),
+    so that a report says which rules its verdicts followed."""
     cacheable = False
     description = (
         "normalised containment (case, punctuation, white space and number words ignored): "
