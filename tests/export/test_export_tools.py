@@ -9,8 +9,11 @@ pip's resolver); `.ci/run` installs Ragas and DeepEval after them, so CI runs th
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -166,14 +169,32 @@ def test_ragas_rows_carry_ids_and_score_unanswerable_items(cli, tmp_path: Path) 
             assert row["reference_contexts"] == [] and row["reference_context_ids"] == []
 
 
-def test_ragas_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
-    pytest.importorskip("ragas")
-    from ragas import EvaluationDataset
+def _load_elsewhere(module: str, script: str, path: Path) -> Any:
+    """What ``script`` prints as JSON, run on ``path`` in a Python process of its own, when
+    ``module`` is installed. The tools start threads when they are imported (a telemetry
+    flush loop); in this process, that would stop every later test from forking work aside."""
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed")
+    env = {**os.environ, "RAGAS_DO_NOT_TRACK": "true", "DEEPEVAL_TELEMETRY_OPT_OUT": "YES"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
 
-    dataset = EvaluationDataset.from_jsonl(str(export_file(cli, tmp_path, "ragas")))
-    assert len(dataset) == len(EXPORTED)
-    assert all(sample.reference for sample in dataset.samples)
+
+RAGAS_LOAD = """
+import json, sys
+from ragas import EvaluationDataset
+dataset = EvaluationDataset.from_jsonl(sys.argv[1])
+print(json.dumps({"n": len(dataset), "references": [s.reference for s in dataset.samples]}))
+"""
+
+
+def test_ragas_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    found = _load_elsewhere("ragas", RAGAS_LOAD, export_file(cli, tmp_path, "ragas"))
+    assert found["n"] == len(EXPORTED)
+    assert all(found["references"])
 
 
 # DeepEval
@@ -199,20 +220,23 @@ def test_deepeval_goldens_carry_ids_and_score_unanswerable_items(cli, tmp_path: 
                 assert point.text.rstrip(".") in golden["expected_output"]
 
 
-def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
-    pytest.importorskip("deepeval")
-    from deepeval.dataset import EvaluationDataset
-    from deepeval.test_case import LLMTestCase
+DEEPEVAL_LOAD = """
+import json, sys
+from deepeval.dataset import EvaluationDataset
+from deepeval.test_case import LLMTestCase
+dataset = EvaluationDataset()
+dataset.add_goldens_from_json_file(sys.argv[1])
+cases = [
+    LLMTestCase(input=g.input, actual_output="an answer", expected_output=g.expected_output,
+                context=g.context)
+    for g in dataset.goldens
+]
+print(json.dumps([[g.name, c.expected_output is not None and c.context is not None]
+                  for g, c in zip(dataset.goldens, cases)]))
+"""
 
-    dataset = EvaluationDataset()
-    dataset.add_goldens_from_json_file(str(export_file(cli, tmp_path, "deepeval")))
-    assert {g.name for g in dataset.goldens} == EXPORTED
-    for golden in dataset.goldens:
-        case = LLMTestCase(
-            input=golden.input,
-            actual_output="an answer",
-            expected_output=golden.expected_output,
-            context=golden.context,
-        )
-        assert case.expected_output is not None and case.context is not None
+
+def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    found = _load_elsewhere("deepeval", DEEPEVAL_LOAD, export_file(cli, tmp_path, "deepeval"))
+    assert {name for name, _ in found} == EXPORTED
+    assert all(complete for _, complete in found)  # every case has what its metrics need
