@@ -120,9 +120,11 @@ def test_several_trials_count_each_item_once_and_report_the_spread(score_ws: Pat
     assert lookup["n"] == 3 and lookup["value"] == pytest.approx((0.5 + 1 + 0) / 3)
     spread = data["spread"]  # type: ignore[index]
     assert spread["trials"] == 2
-    # per-trial means of hit@1 over all rows of that trial: trial 0 = 2/5, trial 1 = 1/2
-    assert spread["overall"]["hit@1"]["min"] == pytest.approx(0.4)
-    assert spread["overall"]["hit@1"]["max"] == pytest.approx(0.5)
+    # per-trial means of hit@1 over the same five items, the three the run left out
+    # retrieving nothing in each trial: trial 0 = 2/5, trial 1 = 1/5 (trial 1's mean over
+    # its two lines alone, 1/2, was no mean over the set's items)
+    assert spread["overall"]["hit@1"]["min"] == pytest.approx(0.2)
+    assert spread["overall"]["hit@1"]["max"] == pytest.approx(0.4)
     # per item, only the items whose trials differed (a2 scored the same twice)
     per_item = {s["id"]: s for s in data["item_spread"]}  # type: ignore[attr-defined]
     assert set(per_item) == {"a1"} and per_item["a1"]["trials"] == 2
@@ -133,6 +135,31 @@ def test_several_trials_count_each_item_once_and_report_the_spread(score_ws: Pat
     assert data["latency"] == pytest.approx({"p50": 250, "p95": 385, "total": 1000, "n": 4})
     assert data["cost"] == pytest.approx({"p50": 1.5, "p95": 1.95, "total": 3, "n": 2})
     assert set(data["missing"]) == {"a3", "m1", "m2"}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("numbers", "trials", "spread"),
+    [((0,), 1, False), ((3,), 1, False), ((1, 2), 2, True), ((0, 2, 5), 3, True)],
+    ids=["one", "one-numbered-3", "numbered-1-and-2", "gaps"],
+)
+def test_trials_are_counted_by_the_numbers_the_run_gives(
+    score_ws: Path, numbers: tuple[int, ...], trials: int, spread: bool
+) -> None:
+    """However a run numbers its trials, the report counts the ones it has, and a spread
+    needs two of them; the items the run left out count in each trial's mean."""
+    run = [{"id": "a1", "retrieved": ["guide.md#returns"], "trial": t} for t in numbers]
+    run += [{"id": "a2", "retrieved": ["guide.md#shipping"], "trial": t} for t in numbers]
+    data = _score(score_ws, run)
+    assert data["run"]["trials"] == trials  # type: ignore[index]
+    if not spread:
+        assert data["spread"] is None and data["item_spread"] == []
+        return
+    found = data["spread"]  # type: ignore[index]
+    assert found["trials"] == trials
+    # every trial retrieved the same: the same mean in each, the left-out items included
+    assert all(m == {"min": m["min"], "max": m["min"], "std": 0.0}
+               for m in found["overall"].values())  # fmt: skip
+    assert data["item_spread"] == []
 
 
 def _random_case(rng: random.Random) -> tuple[list[list[str]], list[list[str]]]:

@@ -351,7 +351,7 @@ def _score(
             "path": str(run.path),
             "sha256": run.sha256,
             "lines": len(run.lines),
-            "trials": max((s.trial for s in scored), default=0) + 1,
+            "trials": run.trials,  # the trial numbers its lines carry, whatever they are
         },
         "snapshot": snap.short if snap else None,
         "settings": _settings(options),
@@ -493,15 +493,19 @@ def _item_means(
 def _spread(
     rows: ItemRows, row_item: NDArray[np.int64], item_ids: list[str]
 ) -> tuple[dict[str, Any] | None, RenderedRows]:
-    """With several trials: per metric, min/max/std of the per-trial means over the run;
-    and per item whose trials did not all score the same, each metric's min/max/std over
-    its trials (an item left out scored the same in every trial)."""
+    """With several trials (two trial numbers or more among the run's lines, whatever they
+    are): per metric, min/max/std of the per-trial means over the run, an item the run left
+    out counting, as retrieving nothing, in every trial; and per item whose trials did not
+    all score the same, each metric's min/max/std over its trials (an item left out scored
+    the same in every trial)."""
     trials = np.asarray(rows.trials, dtype=np.int64)
-    if not len(trials) or trials.max() == 0:
+    left = np.asarray(rows.missing, dtype=bool) if rows.missing else np.zeros(len(trials), bool)
+    numbers = np.unique(trials[~left]).tolist()  # a left-out item's one row is in no trial
+    if len(numbers) < 2:
         return None, RenderedRows([])
     values = rows.values
     per_trial = np.array(
-        [values[trials == t].mean(axis=0) for t in np.unique(trials)], dtype=np.float64
+        [values[(trials == t) | left].mean(axis=0) for t in numbers], dtype=np.float64
     )
     overall = {name: _min_max_std(per_trial[:, j]) for j, name in enumerate(rows.metrics)}
     counts = np.bincount(row_item, minlength=len(item_ids))
@@ -531,8 +535,10 @@ def _spread(
 
 
 def _min_max_std(values: NDArray[np.float64]) -> dict[str, float]:
-    std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
-    return {"min": float(values.min()), "max": float(values.max()), "std": std}
+    low, high = float(values.min()), float(values.max())
+    # equal means have no spread, though their mean may be off in its last bit
+    std = float(values.std(ddof=1)) if len(values) > 1 and high > low else 0.0
+    return {"min": low, "max": high, "std": std}
 
 
 def _summary(values: list[float | None]) -> dict[str, float | int] | None:
