@@ -110,6 +110,12 @@ def test_trials_count_once_per_item_with_their_spread(qa: Path) -> None:
     ]  # fmt: skip
 
 
+def test_one_trial_has_no_spread_whatever_its_number(qa: Path) -> None:
+    # a run numbering its one trial 1 got a "spread" over that one trial
+    report, _ = _score(qa, [{**line, "trial": 1} for line in ANSWERS])
+    assert report.data["spread"] is None and report.to_json()["item_spread"] == []
+
+
 def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:
     report, _ = _score(qa, [line for line in ANSWERS if line["id"] not in ("k3", "r2")])
     assert report.data["missing"] == ["k3", "r2"]

@@ -207,10 +207,11 @@ def _spread(
     values: NDArray[np.float64], trials: NDArray[np.int64], row_item: NDArray[np.int64],
     item_ids: list[str],
 ) -> tuple[dict[str, Any] | None, RenderedRows]:  # fmt: skip
-    """With several trials: per metric, min/max/std of the per-trial means; and per item
-    whose trials differed, each metric's min/max/std over its trials. Rows are sorted by
-    item, so each item's rows are one run of the arrays."""
-    if not len(trials) or trials.max() == 0:
+    """With several trials (two trial numbers or more, whatever they are): per metric,
+    min/max/std of the per-trial means; and per item whose trials differed, each metric's
+    min/max/std over its trials. Rows are sorted by item, so each item's rows are one run
+    of the arrays."""
+    if len(np.unique(trials)) < 2:
         return None, RenderedRows([])
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
