@@ -116,6 +116,21 @@ def test_one_trial_has_no_spread_whatever_its_number(qa: Path) -> None:
     assert report.data["spread"] is None and report.to_json()["item_spread"] == []
 
 
+@pytest.mark.parametrize("numbers", [(0, 1), (1, 2)])
+def test_an_item_left_out_counts_in_every_trial_of_the_spread(
+    qa: Path, numbers: tuple[int, int]
+) -> None:
+    # k3 left out: it counted in trial 0's means alone (as a trial of its own when the run's
+    # trials were 1 and 2), so two trials of the same answers showed a spread
+    lines = [{**line, "trial": t} for line in ANSWERS if line["id"] != "k3" for t in numbers]
+    report, _ = _score(qa, lines)
+    spread = report.data["spread"]
+    assert spread["trials"] == 2
+    # coverage in each trial: (1/2 + 1 + 0 + 1) / 4, k3 answering nothing
+    assert spread["overall"]["coverage"] == {"min": 0.625, "max": 0.625, "std": 0.0}
+    assert all(entry["std"] == 0.0 for entry in spread["overall"].values())
+
+
 def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:
     report, _ = _score(qa, [line for line in ANSWERS if line["id"] not in ("k3", "r2")])
     assert report.data["missing"] == ["k3", "r2"]

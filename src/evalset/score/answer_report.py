@@ -205,21 +205,24 @@ def group_tables(
 
 def _spread(
     values: NDArray[np.float64], trials: NDArray[np.int64], row_item: NDArray[np.int64],
-    item_ids: list[str],
+    item_ids: list[str], left_out: NDArray[np.bool_] | None = None,
 ) -> tuple[dict[str, Any] | None, RenderedRows]:  # fmt: skip
-    """With several trials (two trial numbers or more, whatever they are): per metric,
-    min/max/std of the per-trial means; and per item whose trials differed, each metric's
-    min/max/std over its trials. Rows are sorted by item, so each item's rows are one run
-    of the arrays."""
-    if len(np.unique(trials)) < 2:
+    """With several trials (two trial numbers or more among the run's lines, whatever they
+    are): per metric, min/max/std of the per-trial means, an item the run left out (its
+    rows: ``left_out``) counting, as answering nothing, in every trial; and per item whose
+    trials differed, each metric's min/max/std over its trials. Rows are sorted by item, so
+    each item's rows are one run of the arrays."""
+    left = np.zeros(len(trials), dtype=bool) if left_out is None else left_out
+    numbers = np.unique(trials[~left]).tolist()  # a left-out item's row is in no trial
+    if len(numbers) < 2:
         return None, RenderedRows([])
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
         means = [
-            float(values[(trials == t) & known[:, j], j].mean())
-            for t in np.unique(trials).tolist()
-            if ((trials == t) & known[:, j]).any()
+            float(values[((trials == t) | left) & known[:, j], j].mean())
+            for t in numbers
+            if (((trials == t) | left) & known[:, j]).any()
         ]
         if means:
             overall[name] = _min_max_std(means)
@@ -250,7 +253,7 @@ def _spread(
         lines.append(
             f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{members}}}}}'
         )
-    return {"trials": len(np.unique(trials)), "overall": overall}, RenderedRows(lines)
+    return {"trials": len(numbers), "overall": overall}, RenderedRows(lines)
 
 
 def _min_max_std(values: list[float]) -> dict[str, float]:
@@ -294,7 +297,8 @@ def build_report(
     # the intervals (bootstrap resampling) are computed by ``beside`` while the rest is made
     tables = beside(group_tables, per_item, groups, kinds, options.resamples, options.seed)
     trials = np.array([r.trial for r in rows], dtype=np.int64)
-    spread, item_spread = _spread(values, trials, row_item, item_ids)
+    left_out = np.array([r.missing for r in rows], dtype=bool)
+    spread, item_spread = _spread(values, trials, row_item, item_ids, left_out)
     # a holdout item's labels never appear in a report: the people tuning prompts read them
     violations = [
         {"id": r.item.id, "trial": r.trial, "index": k}
