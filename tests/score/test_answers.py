@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
 
@@ -129,6 +130,28 @@ def test_an_item_left_out_counts_in_every_trial_of_the_spread(
     # coverage in each trial: (1/2 + 1 + 0 + 1) / 4, k3 answering nothing
     assert spread["overall"]["coverage"] == {"min": 0.625, "max": 0.625, "std": 0.0}
     assert all(entry["std"] == 0.0 for entry in spread["overall"].values())
+
+
+def test_trials_of_equal_means_have_no_spread() -> None:
+    """Per-trial means of the same scores are equal, whatever the order of the items, and
+    equal means have a standard deviation of 0."""
+    from evalset.score.answer_report import _spread
+
+    nan = math.nan
+    # coverage of items a-e over three trials: a 1, the others 0 (a mean of 0.2 each
+    # trial, 0.20000000000000004 as numpy averages three of them: a std of 3.4e-17); then
+    # 0.1, 0.2, 0.3 in one order and the other (0.6000000000000001 and 0.6 as summed)
+    coverage = [[1.0, 1.0, 1.0]] + [[0.0, 0.0, 0.0]] * 4 + [[0.1, 0.3, 0.1], [0.2, 0.2, 0.2],
+                                                          [0.3, 0.1, 0.3]]  # fmt: skip
+    ids = [f"i{k}" for k in range(len(coverage))]
+    for chosen in (slice(0, 5), slice(5, 8)):
+        rows = [(k, t, c) for k, item in enumerate(coverage[chosen]) for t, c in enumerate(item)]
+        values = np.array([[c, *[nan] * 6] for _, _, c in rows])
+        trials = np.array([t for _, t, _ in rows])
+        row_item = np.array([k for k, _, _ in rows])
+        spread, _ = _spread(values, trials, row_item, ids[chosen])
+        assert spread is not None
+        assert spread["overall"]["coverage"]["std"] == 0.0, spread
 
 
 def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:

@@ -219,11 +219,9 @@ def _spread(
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
-        means = [
-            float(values[((trials == t) | left) & known[:, j], j].mean())
-            for t in numbers
-            if (((trials == t) | left) & known[:, j]).any()
-        ]
+        # exactly rounded sums: the same scores in another order of items give the same mean
+        chosen = [values[((trials == t) | left) & known[:, j], j].tolist() for t in numbers]
+        means = [math.fsum(c) / len(c) for c in chosen if c]
         if means:
             overall[name] = _min_max_std(means)
     counts = np.bincount(row_item, minlength=len(item_ids))
@@ -257,9 +255,11 @@ def _spread(
 
 
 def _min_max_std(values: list[float]) -> dict[str, float]:
-    data = np.asarray(values, dtype=np.float64)
-    std = float(data.std(ddof=1)) if len(data) > 1 else 0.0
-    return {"min": float(data.min()), "max": float(data.max()), "std": std}
+    """min, max and sample standard deviation; equal values have none, though their mean
+    (from which the deviations are taken) may be off in its last bit."""
+    low, high = min(values), max(values)
+    std = float(np.std(values, ddof=1)) if high > low else 0.0
+    return {"min": low, "max": high, "std": std}
 
 
 def build_report(
