@@ -154,6 +154,15 @@ def test_trials_of_equal_means_have_no_spread() -> None:
         assert spread["overall"]["coverage"]["std"] == 0.0, spread
 
 
+def test_a_run_has_as_many_trials_as_trial_numbers(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # trials numbered 1 and 2 made "3 trial(s)": the highest number plus one
+    write_run(qa / "run.jsonl", [{**line, "trial": t} for line in ANSWERS for t in (1, 2)])
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "r.json")
+    assert done.code == 0, done.err
+    assert json.loads((qa / "r.json").read_text())["run"]["trials"] == 2
+    assert "6 item(s) scored, 2 trial(s), run run.jsonl" in done.out
+
+
 def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:
     report, _ = _score(qa, [line for line in ANSWERS if line["id"] not in ("k3", "r2")])
     assert report.data["missing"] == ["k3", "r2"]

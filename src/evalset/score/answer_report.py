@@ -363,7 +363,7 @@ def build_report(
             "path": str(run.path),
             "sha256": run.sha256,
             "lines": len(run.lines),
-            "trials": int(trials.max()) + 1 if len(trials) else 1,
+            "trials": run.trials,  # the trial numbers its lines carry, whatever they are
         },
         "snapshot": snapshot,
         "settings": settings,
