@@ -307,6 +307,29 @@ def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: igno
     assert json.loads(as_json.out)["counts"]["scored"] == 6
 
 
+def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # a line break in an answer broke the list of misses on the terminal and ended the
+    # markdown table; a blank answer was printed as its white space, not as nothing
+    said = {"k3": "Sorry,\nI don't know.", "r2": " \n\t"}
+    write_run(qa / "run.jsonl", [{**line, "answer": said.get(line["id"], line["answer"])}
+                                 for line in ANSWERS])  # fmt: skip
+    text = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact").out.splitlines()
+    at = text.index("  k3  multi (tuning)")
+    assert text[at + 2] == "      answer  Sorry, I don't know."
+    at = text.index("  r2  refuse (holdout)")
+    assert text[at + 1 : at + 4] == [
+        "      answered an unanswerable question", "      answer  (nothing)", "  j1  injection "
+        "(tuning)"
+    ]  # fmt: skip
+    md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md").out
+    rows = [line for line in md.splitlines() if line.startswith(("| `k3`", "| `r2`"))]
+    assert rows == [
+        "| `k3` | multi | tuning | missed key point(s) 1, 2; declined an answerable question | "
+        "Sorry, I don't know. |",
+        "| `r2` | refuse | holdout | answered an unanswerable question | (nothing) |",
+    ]
+
+
 def test_a_stale_set_is_refused_or_scored_with_the_items_marked(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """Stale items are known only once the set's checks (done aside) come back, after the
     rows are made: they are marked then, in the counts, the list, the rows and the misses."""

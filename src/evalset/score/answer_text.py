@@ -66,12 +66,18 @@ def ppi_line(data: dict[str, Any]) -> str | None:
     )
 
 
+def one_line(answer: str) -> str:
+    """An answer as the lists show it: on one line, each run of white space (line breaks
+    too) as one space; "(nothing)" when it is blank, as scoring takes it."""
+    return " ".join(answer.split()) or "(nothing)"
+
+
 def miss_lines(miss: dict[str, Any]) -> tuple[str, str, str]:
     marks = [m for m in ("stale", "missing") if miss.get(m)]
     ident = miss["id"] + (f" ({', '.join(marks)})" if marks else "")
     trials = f"  {miss['failed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
     head = f"{ident}  {miss.get('category')} ({miss.get('split', '')}){trials}"
-    return head, "; ".join(miss["problems"]), miss["answer"] or "(nothing)"
+    return head, "; ".join(miss["problems"]), one_line(miss["answer"])
 
 
 def notes(data: dict[str, Any]) -> list[str]:
@@ -170,7 +176,7 @@ def markdown(data: dict[str, Any]) -> str:
             marks = [k for k in ("stale", "missing") if m.get(k)]
             ident = f"`{m['id']}`" + (f" ({', '.join(marks)})" if marks else "")
             out.append(_row([ident, str(m.get("category")), m.get("split", ""),
-                             "; ".join(m["problems"]), m["answer"] or "(nothing)"]))  # fmt: skip
+                             "; ".join(m["problems"]), one_line(m["answer"])]))  # fmt: skip
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")
