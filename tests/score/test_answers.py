@@ -330,6 +330,25 @@ def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore
     ]
 
 
+def test_the_comment_shows_the_splits_and_how_many_trials_failed(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # the markdown comment had no table per split, and no count of the trials that failed,
+    # both of which the terminal shows
+    write_run(qa / "run.jsonl", [*ANSWERS, {"id": "k2", "trial": 1, "answer": "I don't know."}])
+    md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md",
+             "-o", "r.json").out.splitlines()  # fmt: skip
+    splits = json.loads((qa / "r.json").read_text())["splits"]
+    at = md.index("<details><summary>By split</summary>")
+    assert md[at + 2 : at + 4] == ["| metric | tuning | holdout |", "|---|---|---|"]
+    coverage = [
+        f"{t['coverage']['value']:.3f} [{t['coverage']['low']:.3f}, {t['coverage']['high']:.3f}]"
+        for t in (splits["tuning"], splits["holdout"])
+    ]
+    assert md[at + 4] == f"| `coverage` | {coverage[0]} | {coverage[1]} |"
+    at = md.index("| item | category | split | failed | problems | answer |")
+    assert md[at + 2].startswith("| `k1` | lookup | tuning |  | missed key point(s) 2;")
+    assert md[at + 3].startswith("| `k2` | lookup | holdout | 1/2 trials | missed key point(s)")
+
+
 def test_a_stale_set_is_refused_or_scored_with_the_items_marked(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """Stale items are known only once the set's checks (done aside) come back, after the
     rows are made: they are marked then, in the counts, the list, the rows and the misses."""
