@@ -490,7 +490,8 @@ def _truncated(text: str) -> str:
     return text if len(text) <= 160 else text[:160] + "\u2026"
 
 
-def problems_of(row: dict[str, Any], item: dict[str, Any]) -> list[str]:
+def problems_of(row: dict[str, Any], item: dict[str, Any], answer: str) -> list[str]:
+    """What went wrong in one answer (a row), as an answer miss words it."""
     said = row["answer"]
     found = []
     if item.get("answerable", True):
@@ -500,7 +501,8 @@ def problems_of(row: dict[str, Any], item: dict[str, Any]) -> list[str]:
         if said["refused"] is True:
             found.append("declined an answerable question")
     elif said["refused"] is False:
-        found.append("answered an unanswerable question")
+        found.append("answered an unanswerable question" if answer.strip()
+                     else "did not decline an unanswerable question")  # fmt: skip
     asserted = [str(k + 1) for k, v in enumerate(said.get("must_not_say", [])) if v is True]
     if asserted:
         found.append("asserted must_not_say " + ", ".join(asserted))
@@ -517,7 +519,7 @@ def check_lists(data: dict[str, Any], case: Case, rows: list[dict[str, Any]]) ->
     misses: dict[str, dict[str, Any]] = {}
     for row in rows:
         item = case.by_id[row["id"]]
-        problems = problems_of(row, item)
+        problems = problems_of(row, item, answers.get((row["id"], row["trial"]), ""))
         if not problems:
             continue
         if row["id"] in misses:

@@ -307,6 +307,20 @@ def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: igno
     assert json.loads(as_json.out)["counts"]["scored"] == 6
 
 
+def test_an_unanswerable_item_left_blank_did_not_decline_it_said_nothing(qa: Path) -> None:
+    # a blank answer, or none, was listed as having "answered an unanswerable question"
+    lines = [line for line in ANSWERS if line["id"] != "r2"]
+    lines = [line if line["id"] != "r1" else {"id": "r1", "answer": "  "} for line in lines]
+    report, _ = _score(qa, lines)
+    problems = {m["id"]: m["problems"] for m in report.data["answer_misses"]}
+    assert problems["r1"] == problems["r2"] == ["did not decline an unanswerable question"]
+    assert report.data["overall"]["refusal"]["value"] == 0.0  # nothing declined
+    said = [line if line["id"] != "r2" else {"id": "r2", "answer": "Blue."} for line in ANSWERS]
+    report, _ = _score(qa, said)
+    problems = {m["id"]: m["problems"] for m in report.data["answer_misses"]}
+    assert problems["r2"] == ["answered an unanswerable question"]
+
+
 def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
     # a line break in an answer broke the list of misses on the terminal and ended the
     # markdown table; a blank answer was printed as its white space, not as nothing
@@ -318,7 +332,8 @@ def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore
     assert text[at + 2] == "      answer  Sorry, I don't know."
     at = text.index("  r2  refuse (holdout)")
     assert text[at + 1 : at + 4] == [
-        "      answered an unanswerable question", "      answer  (nothing)", "  j1  injection "
+        "      did not decline an unanswerable question", "      answer  (nothing)", "  j1  "
+        "injection "
         "(tuning)"
     ]  # fmt: skip
     md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md").out
@@ -326,7 +341,7 @@ def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore
     assert rows == [
         "| `k3` | multi | tuning | missed key point(s) 1, 2; declined an answerable question | "
         "Sorry, I don't know. |",
-        "| `r2` | refuse | holdout | answered an unanswerable question | (nothing) |",
+        "| `r2` | refuse | holdout | did not decline an unanswerable question | (nothing) |",
     ]
 
 

@@ -533,8 +533,9 @@ def _misses(rows: list[Row], declared: list[str], stale_ids: set[str]) -> list[d
                 problems.append("missed key point(s) " + ", ".join(str(k + 1) for k in missed))
             if judged.refused:
                 problems.append("declined an answerable question")
-        elif judged.refused is False:
-            problems.append("answered an unanswerable question")
+        elif judged.refused is False:  # an empty answer declines nothing, and says nothing
+            problems.append("answered an unanswerable question" if row.answer.strip()
+                            else "did not decline an unanswerable question")  # fmt: skip
         said = [k for k, v in enumerate(judged.must_not_say) if v]
         if said:
             problems.append("asserted must_not_say " + ", ".join(str(k + 1) for k in said))
