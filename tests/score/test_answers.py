@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
 
@@ -108,6 +109,58 @@ def test_trials_count_once_per_item_with_their_spread(qa: Path) -> None:
             "false_refusal": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
         }}
     ]  # fmt: skip
+
+
+def test_one_trial_has_no_spread_whatever_its_number(qa: Path) -> None:
+    # a run numbering its one trial 1 got a "spread" over that one trial
+    report, _ = _score(qa, [{**line, "trial": 1} for line in ANSWERS])
+    assert report.data["spread"] is None and report.to_json()["item_spread"] == []
+
+
+@pytest.mark.parametrize("numbers", [(0, 1), (1, 2)])
+def test_an_item_left_out_counts_in_every_trial_of_the_spread(
+    qa: Path, numbers: tuple[int, int]
+) -> None:
+    # k3 left out: it counted in trial 0's means alone (as a trial of its own when the run's
+    # trials were 1 and 2), so two trials of the same answers showed a spread
+    lines = [{**line, "trial": t} for line in ANSWERS if line["id"] != "k3" for t in numbers]
+    report, _ = _score(qa, lines)
+    spread = report.data["spread"]
+    assert spread["trials"] == 2
+    # coverage in each trial: (1/2 + 1 + 0 + 1) / 4, k3 answering nothing
+    assert spread["overall"]["coverage"] == {"min": 0.625, "max": 0.625, "std": 0.0}
+    assert all(entry["std"] == 0.0 for entry in spread["overall"].values())
+
+
+def test_trials_of_equal_means_have_no_spread() -> None:
+    """Per-trial means of the same scores are equal, whatever the order of the items, and
+    equal means have a standard deviation of 0."""
+    from evalset.score.answer_report import _spread
+
+    nan = math.nan
+    # coverage of items a-e over three trials: a 1, the others 0 (a mean of 0.2 each
+    # trial, 0.20000000000000004 as numpy averages three of them: a std of 3.4e-17); then
+    # 0.1, 0.2, 0.3 in one order and the other (0.6000000000000001 and 0.6 as summed)
+    coverage = [[1.0, 1.0, 1.0]] + [[0.0, 0.0, 0.0]] * 4 + [[0.1, 0.3, 0.1], [0.2, 0.2, 0.2],
+                                                          [0.3, 0.1, 0.3]]  # fmt: skip
+    ids = [f"i{k}" for k in range(len(coverage))]
+    for chosen in (slice(0, 5), slice(5, 8)):
+        rows = [(k, t, c) for k, item in enumerate(coverage[chosen]) for t, c in enumerate(item)]
+        values = np.array([[c, *[nan] * 6] for _, _, c in rows])
+        trials = np.array([t for _, t, _ in rows])
+        row_item = np.array([k for k, _, _ in rows])
+        spread, _ = _spread(values, trials, row_item, ids[chosen])
+        assert spread is not None
+        assert spread["overall"]["coverage"]["std"] == 0.0, spread
+
+
+def test_a_run_has_as_many_trials_as_trial_numbers(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # trials numbered 1 and 2 made "3 trial(s)": the highest number plus one
+    write_run(qa / "run.jsonl", [{**line, "trial": t} for line in ANSWERS for t in (1, 2)])
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "r.json")
+    assert done.code == 0, done.err
+    assert json.loads((qa / "r.json").read_text())["run"]["trials"] == 2
+    assert "6 item(s) scored, 2 trial(s), run run.jsonl" in done.out
 
 
 def test_an_item_the_run_left_out_answers_nothing_and_is_listed(qa: Path) -> None:
@@ -252,6 +305,63 @@ def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: igno
     assert md.code == 0 and md.out.startswith("### Answers: qa unreleased")
     as_json = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--json")
     assert json.loads(as_json.out)["counts"]["scored"] == 6
+
+
+def test_an_unanswerable_item_left_blank_did_not_decline_it_said_nothing(qa: Path) -> None:
+    # a blank answer, or none, was listed as having "answered an unanswerable question"
+    lines = [line for line in ANSWERS if line["id"] != "r2"]
+    lines = [line if line["id"] != "r1" else {"id": "r1", "answer": "  "} for line in lines]
+    report, _ = _score(qa, lines)
+    problems = {m["id"]: m["problems"] for m in report.data["answer_misses"]}
+    assert problems["r1"] == problems["r2"] == ["did not decline an unanswerable question"]
+    assert report.data["overall"]["refusal"]["value"] == 0.0  # nothing declined
+    said = [line if line["id"] != "r2" else {"id": "r2", "answer": "Blue."} for line in ANSWERS]
+    report, _ = _score(qa, said)
+    problems = {m["id"]: m["problems"] for m in report.data["answer_misses"]}
+    assert problems["r2"] == ["answered an unanswerable question"]
+
+
+def test_an_answer_is_listed_on_one_line(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # a line break in an answer broke the list of misses on the terminal and ended the
+    # markdown table; a blank answer was printed as its white space, not as nothing
+    said = {"k3": "Sorry,\nI don't know.", "r2": " \n\t"}
+    write_run(qa / "run.jsonl", [{**line, "answer": said.get(line["id"], line["answer"])}
+                                 for line in ANSWERS])  # fmt: skip
+    text = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact").out.splitlines()
+    at = text.index("  k3  multi (tuning)")
+    assert text[at + 2] == "      answer  Sorry, I don't know."
+    at = text.index("  r2  refuse (holdout)")
+    assert text[at + 1 : at + 4] == [
+        "      did not decline an unanswerable question", "      answer  (nothing)", "  j1  "
+        "injection "
+        "(tuning)"
+    ]  # fmt: skip
+    md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md").out
+    rows = [line for line in md.splitlines() if line.startswith(("| `k3`", "| `r2`"))]
+    assert rows == [
+        "| `k3` | multi | tuning | missed key point(s) 1, 2; declined an answerable question | "
+        "Sorry, I don't know. |",
+        "| `r2` | refuse | holdout | did not decline an unanswerable question | (nothing) |",
+    ]
+
+
+def test_the_comment_shows_the_splits_and_how_many_trials_failed(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # the markdown comment had no table per split, and no count of the trials that failed,
+    # both of which the terminal shows
+    write_run(qa / "run.jsonl", [*ANSWERS, {"id": "k2", "trial": 1, "answer": "I don't know."}])
+    md = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--format", "md",
+             "-o", "r.json").out.splitlines()  # fmt: skip
+    splits = json.loads((qa / "r.json").read_text())["splits"]
+    at = md.index("<details><summary>By split</summary>")
+    assert md[at + 2 : at + 4] == ["| metric | tuning | holdout |", "|---|---|---|"]
+    coverage = [
+        f"{t['coverage']['value']:.3f} [{t['coverage']['low']:.3f}, {t['coverage']['high']:.3f}]"
+        for t in (splits["tuning"], splits["holdout"])
+    ]
+    assert md[at + 4] == f"| `coverage` | {coverage[0]} | {coverage[1]} |"
+    at = md.index("| item | category | split | failed | problems | answer |")
+    assert md[at + 2].startswith("| `k1` | lookup | tuning |  | missed key point(s) 2;")
+    assert md[at + 3].startswith("| `k2` | lookup | holdout | 1/2 trials | missed key point(s)")
 
 
 def test_a_stale_set_is_refused_or_scored_with_the_items_marked(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -205,21 +205,23 @@ def group_tables(
 
 def _spread(
     values: NDArray[np.float64], trials: NDArray[np.int64], row_item: NDArray[np.int64],
-    item_ids: list[str],
+    item_ids: list[str], left_out: NDArray[np.bool_] | None = None,
 ) -> tuple[dict[str, Any] | None, RenderedRows]:  # fmt: skip
-    """With several trials: per metric, min/max/std of the per-trial means; and per item
-    whose trials differed, each metric's min/max/std over its trials. Rows are sorted by
-    item, so each item's rows are one run of the arrays."""
-    if not len(trials) or trials.max() == 0:
+    """With several trials (two trial numbers or more among the run's lines, whatever they
+    are): per metric, min/max/std of the per-trial means, an item the run left out (its
+    rows: ``left_out``) counting, as answering nothing, in every trial; and per item whose
+    trials differed, each metric's min/max/std over its trials. Rows are sorted by item, so
+    each item's rows are one run of the arrays."""
+    left = np.zeros(len(trials), dtype=bool) if left_out is None else left_out
+    numbers = np.unique(trials[~left]).tolist()  # a left-out item's row is in no trial
+    if len(numbers) < 2:
         return None, RenderedRows([])
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
-        means = [
-            float(values[(trials == t) & known[:, j], j].mean())
-            for t in np.unique(trials).tolist()
-            if ((trials == t) & known[:, j]).any()
-        ]
+        # exactly rounded sums: the same scores in another order of items give the same mean
+        chosen = [values[((trials == t) | left) & known[:, j], j].tolist() for t in numbers]
+        means = [math.fsum(c) / len(c) for c in chosen if c]
         if means:
             overall[name] = _min_max_std(means)
     counts = np.bincount(row_item, minlength=len(item_ids))
@@ -249,13 +251,15 @@ def _spread(
         lines.append(
             f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{members}}}}}'
         )
-    return {"trials": len(np.unique(trials)), "overall": overall}, RenderedRows(lines)
+    return {"trials": len(numbers), "overall": overall}, RenderedRows(lines)
 
 
 def _min_max_std(values: list[float]) -> dict[str, float]:
-    data = np.asarray(values, dtype=np.float64)
-    std = float(data.std(ddof=1)) if len(data) > 1 else 0.0
-    return {"min": float(data.min()), "max": float(data.max()), "std": std}
+    """min, max and sample standard deviation; equal values have none, though their mean
+    (from which the deviations are taken) may be off in its last bit."""
+    low, high = min(values), max(values)
+    std = float(np.std(values, ddof=1)) if high > low else 0.0
+    return {"min": low, "max": high, "std": std}
 
 
 def build_report(
@@ -293,7 +297,8 @@ def build_report(
     # the intervals (bootstrap resampling) are computed by ``beside`` while the rest is made
     tables = beside(group_tables, per_item, groups, kinds, options.resamples, options.seed)
     trials = np.array([r.trial for r in rows], dtype=np.int64)
-    spread, item_spread = _spread(values, trials, row_item, item_ids)
+    left_out = np.array([r.missing for r in rows], dtype=bool)
+    spread, item_spread = _spread(values, trials, row_item, item_ids, left_out)
     # a holdout item's labels never appear in a report: the people tuning prompts read them
     violations = [
         {"id": r.item.id, "trial": r.trial, "index": k}
@@ -358,7 +363,7 @@ def build_report(
             "path": str(run.path),
             "sha256": run.sha256,
             "lines": len(run.lines),
-            "trials": int(trials.max()) + 1 if len(trials) else 1,
+            "trials": run.trials,  # the trial numbers its lines carry, whatever they are
         },
         "snapshot": snapshot,
         "settings": settings,
@@ -528,8 +533,9 @@ def _misses(rows: list[Row], declared: list[str], stale_ids: set[str]) -> list[d
                 problems.append("missed key point(s) " + ", ".join(str(k + 1) for k in missed))
             if judged.refused:
                 problems.append("declined an answerable question")
-        elif judged.refused is False:
-            problems.append("answered an unanswerable question")
+        elif judged.refused is False:  # an empty answer declines nothing, and says nothing
+            problems.append("answered an unanswerable question" if row.answer.strip()
+                            else "did not decline an unanswerable question")  # fmt: skip
         said = [k for k, v in enumerate(judged.must_not_say) if v]
         if said:
             problems.append("asserted must_not_say " + ", ".join(str(k + 1) for k in said))

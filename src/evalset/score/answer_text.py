@@ -66,12 +66,18 @@ def ppi_line(data: dict[str, Any]) -> str | None:
     )
 
 
+def one_line(answer: str) -> str:
+    """An answer as the lists show it: on one line, each run of white space (line breaks
+    too) as one space; "(nothing)" when it is blank, as scoring takes it."""
+    return " ".join(answer.split()) or "(nothing)"
+
+
 def miss_lines(miss: dict[str, Any]) -> tuple[str, str, str]:
     marks = [m for m in ("stale", "missing") if miss.get(m)]
     ident = miss["id"] + (f" ({', '.join(marks)})" if marks else "")
     trials = f"  {miss['failed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
     head = f"{ident}  {miss.get('category')} ({miss.get('split', '')}){trials}"
-    return head, "; ".join(miss["problems"]), miss["answer"] or "(nothing)"
+    return head, "; ".join(miss["problems"]), one_line(miss["answer"])
 
 
 def notes(data: dict[str, Any]) -> list[str]:
@@ -160,17 +166,23 @@ def markdown(data: dict[str, Any]) -> str:
         out += [ppi, ""]
     misses = data["answer_misses"]
     if misses:
+        # "failed": in how many trials, a column only when some item had several
+        several = any(m["trials"] > 1 for m in misses)
+        names = ["item", "category", "split", *(["failed"] if several else []), "problems",
+                 "answer"]  # fmt: skip
         out += [
             f"**Answer misses, start reading here:** {len(misses)} item(s).",
             "",
-            _row(["item", "category", "split", "problems", "answer"]),
-            "|---|---|---|---|---|",
+            _row(names),
+            "|---" * len(names) + "|",
         ]
         for m in misses[:MAX_MISSES]:
             marks = [k for k in ("stale", "missing") if m.get(k)]
             ident = f"`{m['id']}`" + (f" ({', '.join(marks)})" if marks else "")
+            failed = f"{m['failed']}/{m['trials']} trials" if m["trials"] > 1 else ""
             out.append(_row([ident, str(m.get("category")), m.get("split", ""),
-                             "; ".join(m["problems"]), m["answer"] or "(nothing)"]))  # fmt: skip
+                             *([failed] if several else []), "; ".join(m["problems"]),
+                             one_line(m["answer"])]))  # fmt: skip
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")
@@ -180,6 +192,12 @@ def markdown(data: dict[str, Any]) -> str:
     out += [_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
     out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
     out += ["", "Values with their 95% interval over items; n = items scored.", ""]
+    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    if splits:
+        out += ["<details><summary>By split</summary>", ""]
+        out += [_row(["metric", *(name for name, _ in splits)]), "|---" * (len(splits) + 1) + "|"]
+        out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, splits)]
+        out += ["", "</details>", ""]
     out += ["<details><summary>Definitions</summary>", ""]
     out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
     out += ["", "</details>"]
