@@ -83,8 +83,8 @@ def agreement(
     """Check a judge against people: agreement, Cohen's kappa with its interval, per category.
 
     Each row says whether a person found that the answer asserts the claim (yes or no); the
-    judge decides the same (cached verdicts are reused) and the two are compared. Prints the
-    confusion table and the rows where they disagree.
+    judge decides the same (verdicts a caching judge has cached are reused) and the two are
+    compared. Prints the confusion table and the rows where they disagree.
 
     Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
     """
