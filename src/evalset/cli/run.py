@@ -448,12 +448,12 @@ def score_set(
 
 def _print_tables(data: dict[str, Any]) -> None:
     """A report's metric tables on the terminal: per category, then per split."""
-    from evalset.score.markdown import columns, metric_rows
+    from evalset.score.markdown import columns, metric_rows, scored_splits
 
     tables = columns(data)
     echo("")
     table(["metric", *(name for name, _ in tables)], metric_rows(data, tables))
-    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    splits = scored_splits(data)
     if splits:
         echo("")
         table(["metric", *(name for name, _ in splits)], metric_rows(data, splits))

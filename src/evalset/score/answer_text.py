@@ -11,8 +11,10 @@ from evalset.score.markdown import (
     TERMINAL_MISSES,
     cell,
     columns,
-    metric_rows,
+    metric_table,
     more_misses,
+    row,
+    split_details,
     stale_and_missing,
     title,
 )
@@ -144,10 +146,6 @@ def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
     return out
 
 
-def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-
 def markdown(data: dict[str, Any]) -> str:
     """The report as a pull-request comment."""
     pin = data["evalset"]
@@ -173,14 +171,14 @@ def markdown(data: dict[str, Any]) -> str:
         out += [
             f"**Answer misses, start reading here:** {len(misses)} item(s).",
             "",
-            _row(names),
+            row(names),
             "|---" * len(names) + "|",
         ]
         for m in misses[:MAX_MISSES]:
             marks = [k for k in ("stale", "missing") if m.get(k)]
             ident = f"`{m['id']}`" + (f" ({', '.join(marks)})" if marks else "")
             failed = f"{m['failed']}/{m['trials']} trials" if m["trials"] > 1 else ""
-            out.append(_row([ident, str(m.get("category")), m.get("split", ""),
+            out.append(row([ident, str(m.get("category")), m.get("split", ""),
                              *([failed] if several else []), "; ".join(m["problems"]),
                              one_line(m["answer"])]))  # fmt: skip
         if len(misses) > MAX_MISSES:
@@ -188,16 +186,9 @@ def markdown(data: dict[str, Any]) -> str:
         out.append("")
     else:
         out += ["**No answer misses.**", ""]
-    tables = columns(data)
-    out += [_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
-    out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+    out += metric_table(data, columns(data))
     out += ["", "Values with their 95% interval over items; n = items scored.", ""]
-    splits = [(n, t) for n, t in data["splits"].items() if any(e["n"] for e in t.values())]
-    if splits:
-        out += ["<details><summary>By split</summary>", ""]
-        out += [_row(["metric", *(name for name, _ in splits)]), "|---" * (len(splits) + 1) + "|"]
-        out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, splits)]
-        out += ["", "</details>", ""]
+    out += split_details(data)
     out += ["<details><summary>Definitions</summary>", ""]
     out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
     out += ["", "</details>"]

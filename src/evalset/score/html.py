@@ -13,7 +13,7 @@ import json
 from html import escape
 from typing import Any
 
-from evalset.score.markdown import cell, columns, miss_cells, notes, title
+from evalset.score.markdown import cell, columns, miss_cells, notes, scored_splits, title
 
 CHART_HEIGHT = 160
 """Pixels from 0 to 1 on a chart's axis."""
@@ -165,7 +165,7 @@ def page(data: dict[str, Any]) -> str:
             "categories",
         )
     )
-    splits = [(name, t) for name, t in data["splits"].items() if any(e["n"] for e in t.values())]
+    splits = scored_splits(data)
     if splits:
         out.append('<h2 id="splits">Per split</h2>')
         out.append(

@@ -40,6 +40,11 @@ def _scored(table: dict[str, Any]) -> bool:
     return any(entry.get("n") for entry in table.values())
 
 
+def scored_splits(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The splits that hold scored items, to show beside each other."""
+    return [(name, table) for name, table in data["splits"].items() if _scored(table)]
+
+
 def metric_rows(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
     """One row per metric: its name, then a cell per table."""
     return [
@@ -101,8 +106,24 @@ def notes(data: dict[str, Any]) -> list[str]:
     return out
 
 
-def _row(cells: list[str]) -> str:
+def row(cells: list[str]) -> str:
+    """One row of a markdown table."""
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def metric_table(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The lines of a markdown table: a column per table, a row per metric."""
+    head = [row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
+    return head + [row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+
+
+def split_details(data: dict[str, Any]) -> list[str]:
+    """The per-split table, folded, when some split holds scored items."""
+    splits = scored_splits(data)
+    if not splits:
+        return []
+    return ["<details><summary>By split</summary>", "", *metric_table(data, splits), "",
+            "</details>", ""]  # fmt: skip
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -126,27 +147,20 @@ def markdown(data: dict[str, Any]) -> str:
             f"**Misses, start reading here:** {len(misses)} item(s) with no expected source in "
             f"the first {k} entries.",
             "",
-            _row([names[j] for j in shown]),
+            row([names[j] for j in shown]),
             "|---" * len(shown) + "|",
         ]
         for m in misses[:MAX_MISSES]:
             cells = miss_cells(m)
-            out.append(_row([f"`{cells[j]}`" if j in (0, 4, 5) else cells[j] for j in shown]))
+            out.append(row([f"`{cells[j]}`" if j in (0, 4, 5) else cells[j] for j in shown]))
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")
     else:
         out += [f"**No misses:** every scored item had an expected source in the first {k}.", ""]
-    tables = columns(data)
-    out += [_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
-    out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+    out += metric_table(data, columns(data))
     out += ["", "Values with their 95% interval over items; n = items scored.", ""]
-    splits = [(name, table) for name, table in data["splits"].items() if _scored(table)]
-    if splits:
-        out += ["<details><summary>By split</summary>", ""]
-        out += [_row(["metric", *(name for name, _ in splits)]), "|---" * (len(splits) + 1) + "|"]
-        out += [_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, splits)]
-        out += ["", "</details>", ""]
+    out += split_details(data)
     out += ["<details><summary>Definitions</summary>", ""]
     out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
     out += ["", f"Matching: {data['settings']['matching']}", "", "</details>"]
