@@ -16,7 +16,7 @@ Measures, in the same run and each next to its baseline:
    of the set (what loading and checking the set costs on its own). The library's phases
    are shown too.
 2. The openai judge against the fake OpenAI-compatible endpoint of the tests
-   (tests/score/fake_openai.py), run in its own process on the loopback and answering each
+   (tests/fake_openai.py), run in its own process on the loopback and answering each
    request after 50 ms, at several concurrency limits: requests per second against the bound
    concurrency / latency. Target: within 20% of it.
 
@@ -172,7 +172,7 @@ def throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, i
     from evalset.score.judges.openai_chat import OpenAIJudge, OpenAISettings
     from evalset.score.judges.runner import Judging
 
-    tests = Path(__file__).resolve().parent.parent / "tests" / "score"
+    tests = Path(__file__).resolve().parent.parent / "tests"
     server = subprocess.Popen(
         [sys.executable, "-c", SERVER, str(tests), str(LATENCY)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,

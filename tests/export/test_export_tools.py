@@ -5,6 +5,7 @@ Each tool's documented semantics are mirrored here, and, where the tool itself i
 the tool's own classes read the export too. Ragas, DeepEval and OpenAI Evals are not in the
 dev extras (their dependency stacks take hundreds of MB and, together with ours, minutes of
 pip's resolver); `.ci/run` installs Ragas and DeepEval after them, so CI runs those loads.
+promptfoo (from npm, which `.ci/run` installs too) runs the promptfoo export end to end.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +26,7 @@ from test_export import export_file
 from conftest import ROOT
 from evalset.export.view import DECLINES
 from evalset.sets.setfile import load_set
+from fake_openai import FakeServer
 
 EXAMPLE = load_set(ROOT / "sets" / "acme-support.yaml")
 BY_ID = {item.id: item for item in EXAMPLE.items}
@@ -240,3 +244,135 @@ def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore
     found = _load_elsewhere("deepeval", DEEPEVAL_LOAD, export_file(cli, tmp_path, "deepeval"))
     assert {name for name, _ in found} == EXPORTED
     assert all(complete for _, complete in found)  # every case has what its metrics need
+
+
+# promptfoo
+
+
+PROMPTFOO_VERSION = "0.121.20"
+"""The release `.ci/run` installs: the last that runs on Node.js 20."""
+
+PROVIDER = """
+const answers = require('./answers.json');
+module.exports = class {
+  constructor(options) { this.style = options.config.style; }
+  id() { return this.style; }
+  async callApi(prompt, context) { return { output: answers[this.style][context.vars.question] }; }
+};
+"""
+
+DECLINE = "I don't know: the documents do not cover that."
+STYLES = ("complete", "drops-a-point", "says-the-wrong-thing", "declines")
+
+
+def _promptfoo() -> str:
+    """The promptfoo program: ``$EVALSET_PROMPTFOO`` (set by `.ci/run`) or on the PATH."""
+    found = os.environ.get("EVALSET_PROMPTFOO") or shutil.which("promptfoo")
+    if not found:
+        pytest.skip("promptfoo is not installed (`.ci/run` installs it with npm)")
+    return found
+
+
+def _answer(item: Any, style: str) -> str:
+    """What a system answering in ``style`` says to ``item``'s question."""
+    if not item.answerable or style == "declines":
+        return DECLINE
+    points = [p.text for p in item.key_points]
+    if style == "drops-a-point":
+        points = points[:1]
+    said = " ".join(f"{p}." for p in points)
+    if item.answer:
+        said += f" {item.answer}"
+    if style == "says-the-wrong-thing" and item.must_not_say:
+        said += f" Also, {item.must_not_say[0]}."
+    return said
+
+
+def _should_pass(item: Any, style: str) -> bool:
+    """Whether the labels accept that answer: every key point, nothing it must not say, and
+    a decline exactly when the question is unanswerable."""
+    if not item.answerable:
+        return True  # every style declines an unanswerable question
+    if style == "declines":
+        return False
+    if style == "drops-a-point":
+        return len(item.key_points) < 2
+    if style == "says-the-wrong-thing":
+        return not item.must_not_say
+    return True
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().replace(".", " ").split())
+
+
+def _grade(messages: list[dict[str, Any]]) -> str:
+    """A grader of promptfoo's ``llm-rubric`` (its default prompt puts the output and the
+    rubric between tags) that reads the rubric's claim literally."""
+    found = re.search(
+        r"<Output>\n(.*)\n</Output>\n<Rubric>\n(.*)\n</Rubric>", messages[-1]["content"], re.S
+    )
+    assert found, messages[-1]["content"]
+    output, rubric = found.groups()
+    if rubric.startswith("States that: "):
+        passed = _norm(rubric.removeprefix("States that: ")) in _norm(output)
+    elif rubric.startswith("Does not state that: "):
+        passed = _norm(rubric.removeprefix("Does not state that: ")) not in _norm(output)
+    else:
+        assert rubric.startswith("Declines to answer"), rubric
+        passed = output == DECLINE
+    return json.dumps({"reason": "read literally", "pass": passed, "score": float(passed)})
+
+
+def test_promptfoo_runs_the_export(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """promptfoo itself reads the tests file and grades answers of four kinds with it: a test
+    passes exactly when the labels accept the answer (every key point, nothing the item must
+    not say, a decline only where the question is unanswerable)."""
+    program = _promptfoo()
+    tests = export_file(cli, tmp_path, "promptfoo").rename(tmp_path / "tests.yaml")
+    items = [BY_ID[i] for i in sorted(EXPORTED)]
+    answers = {style: {i.question: _answer(i, style) for i in items} for style in STYLES}
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    (tmp_path / "provider.js").write_text(PROVIDER)
+    rubrics = sum(len(i.key_points) + len(i.must_not_say) + (not i.answerable) for i in items)
+    with FakeServer() as grader:
+        grader.answer = _grade
+        config = {
+            "prompts": ["{{question}}"],
+            "providers": [
+                {"id": "file://provider.js", "label": s, "config": {"style": s}} for s in STYLES
+            ],
+            "tests": f"file://{tests}",
+            "defaultTest": {
+                "options": {
+                    "provider": {
+                        "id": "openai:chat:gpt-4o-mini",
+                        "config": {"apiBaseUrl": grader.url, "apiKey": "not-used"},
+                    }
+                }
+            },
+        }
+        (tmp_path / "promptfooconfig.yaml").write_text(json.dumps(config))
+        env = {
+            **os.environ,
+            "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
+            "PROMPTFOO_DISABLE_TELEMETRY": "1",
+            "PROMPTFOO_DISABLE_UPDATE": "1",
+            "PROMPTFOO_DISABLE_SHARING": "1",
+        }
+        done = subprocess.run(
+            [program, "eval", "-c", "promptfooconfig.yaml", "-o", "results.json", "--no-cache",
+             "--no-write", "--no-progress-bar", "--no-table"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode in (0, 100), done.stdout + done.stderr  # 100: some tests failed
+        assert grader.requests == rubrics * len(STYLES)  # every rubric reached the grader
+    results = json.loads((tmp_path / "results.json").read_text())["results"]
+    assert results["stats"]["errors"] == 0
+    outcome = {
+        (r["provider"]["label"], r["testCase"]["metadata"]["evalset_id"]): r["success"]
+        for r in results["results"]
+    }
+    expected = {(s, i.id): _should_pass(i, s) for s in STYLES for i in items}
+    assert outcome == expected
+    assert len(set(expected.values())) == 2  # answers of both kinds were graded

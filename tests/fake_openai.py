@@ -5,7 +5,9 @@ answers as the stub judge does (a claim is asserted when its words occur in the 
 Its behaviour is set on the server object: ``delay`` (seconds before each answer),
 ``fail_first`` (that many requests get ``fail_status`` before any succeeds), ``status``
 (answer every request with this status), ``reply`` (a fixed message content), ``raw`` (a
-fixed body instead of a chat completion, as content type and bytes). It counts
+fixed body instead of a chat completion, as content type and bytes), ``answer`` (a function
+from the request's messages to the message content, for prompts other than the judges'). It
+counts
 ``requests`` and the most requests in flight at once (``peak``)."""
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,6 +51,7 @@ class FakeServer(ThreadingHTTPServer):
         self.status: int | None = None
         self.reply: str | None = None
         self.raw: tuple[str, bytes] | None = None
+        self.answer: Callable[[list[dict[str, Any]]], str] | None = None
         self.requests = 0
         self.in_flight = 0
         self.peak = 0
@@ -116,8 +120,12 @@ class _Handler(BaseHTTPRequestHandler):
             if server.raw is not None:
                 self._send_raw(*server.raw)
                 return
-            prompt = body["messages"][0]["content"]
-            content = server.reply if server.reply is not None else decide(prompt)
+            if server.reply is not None:
+                content = server.reply
+            elif server.answer is not None:
+                content = server.answer(body["messages"])
+            else:
+                content = decide(body["messages"][0]["content"])
             self._send(
                 200,
                 {
