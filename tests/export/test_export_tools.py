@@ -4,8 +4,9 @@ form each tool scores, ids and categories on every row the format allows.
 Each tool's documented semantics are mirrored here, and, where the tool itself is installed,
 the tool's own classes read the export too. Ragas, DeepEval and OpenAI Evals are not in the
 dev extras (their dependency stacks take hundreds of MB and, together with ours, minutes of
-pip's resolver); `.ci/run` installs Ragas and DeepEval after them, so CI runs those loads.
-promptfoo (from npm, which `.ci/run` installs too) runs the promptfoo export end to end.
+pip's resolver); `.ci/run` installs them after the dev extras (OpenAI Evals without the
+gigabytes of dependencies its classify eval never imports), so CI runs those loads. promptfoo
+(from npm, which `.ci/run` installs too) runs the promptfoo export end to end.
 """
 
 from __future__ import annotations
