@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
-from fake_openai import FakeServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +25,7 @@ from evalset.score.judges.command import CommandJudge
 from evalset.score.judges.exact import ExactJudge
 from evalset.score.judges.registry import load_judge
 from evalset.score.judges.runner import Judging
+from fake_openai import FakeServer
 
 
 @pytest.fixture
