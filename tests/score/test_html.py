@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
+from answers_ws import ANSWERS, make_answers_ws
+from answers_ws import write_run as write_answers
 from scoring_ws import RUN, score_ws, write_run
 
 from evalset.score.html import CHART_HEIGHT
@@ -40,19 +42,9 @@ def browser():  # type: ignore[no-untyped-def]
         launched.close()
 
 
-def test_every_category_bar_and_interval_is_drawn(score_ws: Path, cli, browser) -> None:  # type: ignore[no-untyped-def]
-    write_run(score_ws / "run.jsonl", RUN)
-    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "reports/score.json",
-               "--html", "reports/score.html")  # fmt: skip
-    assert done.code == 0, done.err
-    report = json.loads((score_ws / "reports" / "score.json").read_text())
-    page = browser.new_page()
-    requests: list[str] = []
-    page.on("request", lambda request: requests.append(request.url))
-    url = (score_ws / "reports" / "score.html").as_uri()
-    page.goto(url)
-    assert requests == [url], "the page must need nothing but itself"
-
+def _check_charts(page, report: dict) -> int:  # type: ignore[no-untyped-def]
+    """Every group's bar and interval, for every metric, drawn where the report says; the
+    number of bars drawn."""
     drawn = 0
     for metric in report["definitions"]:
         for group, table in [("overall", report["overall"]), *report["categories"].items()]:
@@ -75,6 +67,28 @@ def test_every_category_bar_and_interval_is_drawn(score_ws: Path, cli, browser) 
             # the whisker spans the interval around the bar's top
             assert whisker["y"] <= box["y"] + 1 <= whisker["y"] + whisker["height"] + 2
             drawn += 1
+    return drawn
+
+
+def _open(browser, path: Path):  # type: ignore[no-untyped-def]
+    """The page in the browser, checked to fetch nothing but itself."""
+    page = browser.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    url = path.as_uri()
+    page.goto(url)
+    assert requests == [url], "the page must need nothing but itself"
+    return page
+
+
+def test_every_category_bar_and_interval_is_drawn(score_ws: Path, cli, browser) -> None:  # type: ignore[no-untyped-def]
+    write_run(score_ws / "run.jsonl", RUN)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "reports/score.json",
+               "--html", "reports/score.html")  # fmt: skip
+    assert done.code == 0, done.err
+    report = json.loads((score_ws / "reports" / "score.json").read_text())
+    page = _open(browser, score_ws / "reports" / "score.html")
+    drawn = _check_charts(page, report)
     assert drawn == len(report["definitions"]) * 3  # overall, lookup, multi
 
     pin = page.locator("pre.pin").inner_text()
@@ -84,3 +98,50 @@ def test_every_category_bar_and_interval_is_drawn(score_ws: Path, cli, browser) 
     assert page.locator("h2#misses").inner_text() == "Misses: start reading here (1)"
     page.screenshot(path=str(score_ws / "reports" / "score.png"), full_page=True)
     assert (score_ws / "reports" / "score.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("retrieved", [False, True], ids=["answers", "retrieval+answers"])
+def test_an_answers_page_draws_every_metric_and_lists_the_answer_misses(
+    tmp_path: Path,
+    cli,
+    browser,
+    retrieved: bool,  # type: ignore[no-untyped-def]
+) -> None:
+    repo = make_answers_ws(tmp_path / "repo")
+    lines = [{**line, "retrieved": ["guide.md#returns"]} if retrieved else line for line in ANSWERS]
+    write_answers(repo / "run.jsonl", lines)
+    done = cli(repo, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o",
+               "reports/answers.json", "--html", "reports/answers.html")  # fmt: skip
+    assert done.code == 0, done.err
+    assert "page written to reports/answers.html" in done.out
+    report = json.loads((repo / "reports" / "answers.json").read_text())
+    assert report["report"]["kind"] == ("retrieval+answers" if retrieved else "answers")
+    page = _open(browser, repo / "reports" / "answers.html")
+
+    tables = [report["overall"], *report["categories"].values()]
+    # each group's bar for each metric it has items for
+    assert _check_charts(page, report) == sum(1 for t in tables for e in t.values() if e["n"])
+    lower = [m for m, d in report["definitions"].items() if d.get("better") == "lower"]
+    assert lower  # violation_rate, false_refusal
+    for metric in lower:
+        caption = page.locator(f'figure[data-metric="{metric}"] figcaption').inner_text()
+        assert caption == f"{metric} (lower is better)"
+
+    misses = report["answer_misses"]
+    assert page.locator("h2#answer-misses").inner_text() == (
+        f"Answer misses: start reading here ({len(misses)})"
+    )
+    rows = page.locator("table.answer-misses tbody tr")
+    assert rows.count() == len(misses) > 0
+    for k, miss in enumerate(misses):
+        cells = rows.nth(k).locator("td").all_inner_texts()
+        assert cells[0].split(" ")[0] == miss["id"]
+        assert cells[4] == "; ".join(miss["problems"])
+    judge = page.locator("p.judge").all_inner_texts()
+    assert judge[0].startswith("judge exact") and judge[1].startswith("agreement with people")
+    retrieval = page.locator("h2#misses")
+    if retrieved:
+        found = len(report["misses"])
+        assert retrieval.inner_text() == f"Retrieval misses: start reading here ({found})"
+    else:
+        assert retrieval.count() == 0

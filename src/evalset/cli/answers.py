@@ -28,6 +28,9 @@ def answers(
     fmt: str = typer.Option(
         "text", "--format", metavar="FORMAT", help="text, or md for a pull-request comment."
     ),
+    html: Path = typer.Option(
+        None, "--html", metavar="FILE", help="Also write the report as a self-contained page."
+    ),
     labels: Path = typer.Option(
         None,
         "--labels",
@@ -62,8 +65,9 @@ def answers(
         raise typer.BadParameter("use text or md", param_hint="--format")
     from evalset.cli.run import score_answers
 
-    score_answers(set_ref, run, judge, output, fmt=fmt, labels=labels, snapshot=snapshot,
-                  allow_stale=allow_stale, skip_invalid=skip_invalid, as_json=as_json)  # fmt: skip
+    score_answers(set_ref, run, judge, output, fmt=fmt, html=html, labels=labels,
+                  snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid,
+                  as_json=as_json)  # fmt: skip
 
 
 def agreement(

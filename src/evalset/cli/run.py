@@ -504,6 +504,7 @@ def score_answers(
     output: Path | None = None,
     *,
     fmt: str = "text",
+    html: Path | None = None,
     labels: Path | None = None,
     snapshot: str | None = None,
     allow_stale: bool = False,
@@ -534,6 +535,10 @@ def score_answers(
         if output is not None:
             write_report(output, text)
         data = report.data
+        if html is not None:
+            from evalset.score.html import page
+
+            write_report(html, page(data))
         if as_json:
             sys.stdout.write(text)
         elif fmt == "md":
@@ -548,7 +553,8 @@ def score_answers(
                 echo(ppi)
             for note in notes(data):
                 echo(f"note: {note}", fg="yellow")
-            if output is not None:
-                echo(f"report written to {output}")
+            for path, what in ((output, "report"), (html, "page")):
+                if path is not None:
+                    echo(f"{what} written to {path}")
         if data["counts"]["judge_errors"]:
             raise SystemExit(1)

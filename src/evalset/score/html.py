@@ -1,5 +1,6 @@
 """A report as one self-contained HTML page: the pin, the misses, and per metric a bar chart
-of every category with its 95% interval.
+of every category with its 95% interval. An answers report adds its judge, how far people
+agree with it, and the answers to start reading from.
 
 Everything is inline (styles and SVG; no script, font or image is fetched), so the page can
 be mailed or attached to a CI run and viewed offline. Each bar and interval carries
@@ -13,7 +14,8 @@ import json
 from html import escape
 from typing import Any
 
-from evalset.score.markdown import cell, columns, miss_cells, notes, scored_splits, title
+from evalset.score import answer_text, markdown
+from evalset.score.markdown import cell, columns, miss_cells, scored_splits, title
 
 CHART_HEIGHT = 160
 """Pixels from 0 to 1 on a chart's axis."""
@@ -116,43 +118,49 @@ def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+HEADINGS = {
+    "retrieval": "Retrieval",
+    "answers": "Answers",
+    "retrieval+answers": "Retrieval and answers",
+}
+
+
 def page(data: dict[str, Any]) -> str:
     """The report as one HTML page that needs no network to view."""
     pin = data["evalset"]
-    k = max(data["settings"]["k"])
+    kind = data["report"]["kind"]
+    answers = kind != "retrieval"
+    heading = f"{HEADINGS.get(kind, kind)}: {title(data)}"
     shown_pin = {key: value for key, value in pin.items() if key != "item_fingerprints"}
     if "item_fingerprints" in pin:
         shown_pin["item_fingerprints"] = f"{len(pin['item_fingerprints'])} item fingerprints"
     tables = columns(data)
-    misses = data.get("misses", [])
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>Retrieval: {escape(title(data))}</title>",
+        f"<title>{escape(heading)}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>Retrieval: {escape(title(data))}</h1>",
+        f"<h1>{escape(heading)}</h1>",
         f'<p class="meta">Run <code>{escape(data["run"]["path"])}</code> '
         f"({escape(data['run']['sha256'])}), {data['counts']['scored']} item(s) scored, "
         f"{data['run']['trials']} trial(s); {escape(data['tool'])}.</p>",
     ]
-    out += [f'<p class="note">{escape(n)}</p>' for n in notes(data)]
-    out.append(f'<h2 id="misses">Misses: start reading here ({len(misses)})</h2>')
-    if misses:
-        out.append(
-            f"<p>Items with no expected source in the first {k} retrieved entries.</p>"
-            + _table(
-                ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"],
-                [miss_cells(m) for m in misses],
-                "misses",
-            )
-        )
-    else:
-        out.append(f"<p>Every scored item had an expected source in the first {k}.</p>")
+    if answers:
+        judged = [answer_text.judge_line(data), answer_text.agreement_line(data)]
+        judged.append(answer_text.ppi_line(data) or "")
+        out += [f'<p class="judge">{escape(line)}</p>' for line in judged if line]
+    found = answer_text.notes(data) if answers else markdown.notes(data)
+    out += [f'<p class="note">{escape(n)}</p>' for n in found]
+    if answers:
+        out += _answer_misses(data["answer_misses"])
+    if kind != "answers":
+        out += _misses(data, "Retrieval misses" if answers else "Misses")
     out.append('<h2 id="charts">By category, with 95% intervals</h2><div class="charts">')
     for metric, definition in data["definitions"].items():
+        caption = metric + (" (lower is better)" if definition.get("better") == "lower" else "")
         out.append(
-            f'<figure data-metric="{escape(metric)}"><figcaption>{escape(metric)}</figcaption>'
+            f'<figure data-metric="{escape(metric)}"><figcaption>{escape(caption)}</figcaption>'
             f'{chart(metric, tables)}<div class="meta" style="max-width: 420px">'
             f"{escape(definition['definition'])}</div></figure>"
         )
@@ -179,6 +187,43 @@ def page(data: dict[str, Any]) -> str:
     out.append(
         f'<pre class="pin">{escape(json.dumps(shown_pin, indent=2, ensure_ascii=False))}</pre>'
     )
-    out.append(f'<p class="meta">Matching: {escape(data["settings"]["matching"])}</p>')
+    if "matching" in data["settings"]:
+        out.append(f'<p class="meta">Matching: {escape(data["settings"]["matching"])}</p>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def _misses(data: dict[str, Any], name: str) -> list[str]:
+    """The retrieval misses: items with no expected source in the first K entries."""
+    k = max(data["settings"]["k"])
+    misses = data.get("misses", [])
+    head = f'<h2 id="misses">{name}: start reading here ({len(misses)})</h2>'
+    if not misses:
+        return [head, f"<p>Every scored item had an expected source in the first {k}.</p>"]
+    headers = ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]
+    return [
+        head,
+        f"<p>Items with no expected source in the first {k} retrieved entries.</p>",
+        _table(headers, [miss_cells(m) for m in misses], "misses"),
+    ]
+
+
+def _answer_misses(misses: list[dict[str, Any]]) -> list[str]:
+    """The answers that missed a key point, said what they must not, or declined wrongly."""
+    head = f'<h2 id="answer-misses">Answer misses: start reading here ({len(misses)})</h2>'
+    if not misses:
+        return [head, "<p>Every answer covered its key points, asserted no must_not_say entry "
+                "and declined exactly when it should.</p>"]  # fmt: skip
+    rows = []
+    for m in misses:
+        marks = [k for k in ("stale", "missing") if m.get(k)]
+        rows.append([
+            m["id"] + (f" ({', '.join(marks)})" if marks else ""),
+            str(m.get("category")),
+            m.get("split", ""),
+            f"{m['failed']}/{m['trials']} trials" if m["trials"] > 1 else "",
+            "; ".join(m["problems"]),
+            answer_text.one_line(m["answer"]),
+        ])  # fmt: skip
+    headers = ["item", "category", "split", "failed", "problems", "answer"]
+    return [head, _table(headers, rows, "answer-misses")]
