@@ -8,6 +8,9 @@ from typing import Any
 MAX_MISSES = 20
 """Misses listed in a comment (the report holds them all)."""
 
+HIDDEN = "(a holdout item: not shown)"
+"""What a miss shows of a holdout item's expected sources."""
+
 TERMINAL_MISSES = 50
 """Misses listed on the terminal: where to start reading, not the whole list, which a run
 of a large set that went badly makes thousands of lines long (the report holds them all)."""
@@ -67,7 +70,7 @@ def miss_cells(miss: dict[str, Any]) -> list[str]:
         str(miss.get("category")),
         miss.get("split", ""),
         trials,
-        ", ".join(miss["expected"]),
+        HIDDEN if miss["expected"] is None else ", ".join(miss["expected"]),
         ", ".join(miss["retrieved"]) or "(nothing)",
     ]
 
@@ -152,7 +155,8 @@ def markdown(data: dict[str, Any]) -> str:
         ]
         for m in misses[:MAX_MISSES]:
             cells = miss_cells(m)
-            out.append(row([f"`{cells[j]}`" if j in (0, 4, 5) else cells[j] for j in shown]))
+            code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
+            out.append(row([f"`{cells[j]}`" if j in code else cells[j] for j in shown]))
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")

@@ -565,7 +565,8 @@ def _misses(
     deepest: int,
 ) -> list[dict[str, Any]]:
     """Items that missed every expected source in the first K entries (K the deepest
-    cutoff) in some trial: category order, then id; the first missed trial is shown."""
+    cutoff) in some trial: category order, then id; the first missed trial is shown, and
+    what was expected unless the item is held out."""
     found: dict[str, dict[str, Any]] = {}
     trials: Counter[str] = Counter(s.item.id for s in scored)
     for s, value in zip(scored, hit.tolist(), strict=True):
@@ -580,7 +581,9 @@ def _misses(
                 "missed": 1,
                 "trials": trials[s.item.id],
                 "trial": s.trial,
-                "expected": [str(c) for c in s.item.expected_sources],
+                # a holdout item's labels never appear in a report: the people tuning
+                # prompts and retrievers read them (what the run retrieved is not a label)
+                "expected": None if s.item.holdout else [str(c) for c in s.item.expected_sources],
                 "retrieved": _shown(s, deepest),
                 **({"missing": True} if s.line is None else {}),
             }
