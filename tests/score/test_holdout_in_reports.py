@@ -5,16 +5,21 @@ expects (its sources, key points, short answer) is not.
 
 Each output of both scorers (the JSON report, the terminal, the markdown comment, the HTML
 page) is searched for labels of a holdout item that nothing else in the set or the run
-holds, while a tuning item's labels, its miss listed the same way, are shown."""
+holds, while a tuning item's labels, its miss listed the same way, are shown; and so is
+what a judge said when it failed on a holdout item's claim."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from answers_ws import ANSWERS, make_answers_ws, write_run
 
 from conftest import commit_all
+from evalset.score.answers import HIDDEN_ERROR
+from fake_openai import FakeServer
 
 HOLDOUT_ITEM = """\
   - id: h1
@@ -81,3 +86,32 @@ def test_no_output_shows_a_holdout_items_labels(repo: Path, cli, scorer: str, fo
         assert TUNING_MISS in shown  # a tuning item's miss says what it expected
         if form in ("terminal", "markdown", "html"):
             assert "(a holdout item: not shown)" in shown
+
+
+def _unsure(messages: list[dict[str, Any]]) -> str:
+    """A model that quotes what it was asked about instead of answering yes or no."""
+    asked = messages[-1]["content"].split('"""\n')[-2].rstrip("\n")
+    return f"Unsure: {asked}"
+
+
+def test_a_judges_failure_on_a_holdout_item_is_not_quoted(repo: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A judge's reply is shown when it can be read as no verdict, and models quote the claim
+    they were asked about: on a holdout item, that reply would carry its labels."""
+    monkeypatch.setenv("TEST_KEY", "sk-test")
+    with FakeServer() as model:
+        model.answer = _unsure
+        config = repo / "evalset.toml"
+        config.write_text(
+            config.read_text() + f'[judges.fake]\nkind = "openai"\nmodel = "fake-1"\n'
+            f'base_url = "{model.url}"\napi_key_env = "TEST_KEY"\nretries = 0\n'
+        )
+        done = cli(repo, "score", "answers", "qa", "run.jsonl", "--judge", "fake", "-o",
+                   "report.json", "--html", "page.html", "--json")  # fmt: skip
+    assert done.code == 1, done.err  # claims the judge could not decide
+    report = json.loads(done.out)
+    errors = {(e["id"], e["claim"]): e["error"] for e in report["judge_errors"]}
+    assert errors[("h1", "key_points[0]")] == HIDDEN_ERROR
+    assert "Return within 14 days of delivery" in errors[("k1", "key_points[0]")]  # tuning
+    for shown in (done.out, (repo / "report.json").read_text(), (repo / "page.html").read_text()):
+        for label in LABELS:
+            assert label not in shown, label

@@ -42,6 +42,9 @@ from evalset.staleness.stale import ItemStatus
 
 __all__ = ["AnswerOptions", "score_answers"]
 
+HIDDEN_ERROR = "the judge failed (what it said is not shown for a holdout item)"
+"""A holdout item's judge error, on its row and in ``judge_errors``."""
+
 
 def score_answers(
     ws: Workspace,
@@ -238,4 +241,7 @@ def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
             errors.append({"claim": "statements", "error": outcome_text(found)})
             judged.statements_failed = True
             judged.statements = []
+    if item.holdout:  # a model's reply may quote the claim: a holdout item's label
+        for error in errors:
+            error["error"] = HIDDEN_ERROR
     return judged
