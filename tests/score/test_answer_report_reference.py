@@ -540,8 +540,8 @@ def check_lists(data: dict[str, Any], case: Case, rows: list[dict[str, Any]]) ->
     assert data["answer_misses"] == order
     violations = [
         {"id": row["id"], "trial": row["trial"], "index": k}
-        | ({} if case.by_id[row["id"]].get("holdout") else
-           {"entry": case.by_id[row["id"]]["must_not_say"][k]})
+        | ({"entry": case.by_id[row["id"]]["must_not_say"][k]}  # a tuning item's only
+           if case.by_id[row["id"]].get("holdout") is False else {})
         for row in rows
         for k, v in enumerate(row["answer"].get("must_not_say", []))
         if v is True

@@ -1,7 +1,9 @@
 """A holdout item's labels never appear in a report, in any of its forms: the people tuning
-prompts and retrievers read reports in CI logs and pull-request comments. What the run
+prompts and retrievers read reports in CI logs and pull-request comments. Nor do the labels
+of an item in no split yet, which `evalset split` may put in the holdout. What the run
 retrieved and answered is the system's output, not a label, and is shown; what the item
-expects (its sources, key points, short answer) is not.
+expects (its sources, key points, short answer, and the text its stale citations had) is
+not.
 
 Each output of both scorers (the JSON report, the terminal, the markdown comment, the HTML
 page) is searched for labels of a holdout item that nothing else in the set or the run
@@ -18,10 +20,11 @@ import pytest
 from answers_ws import ANSWERS, make_answers_ws, write_run
 
 from conftest import commit_all
+from evalset.corpus.snapshot import take_snapshot
 from evalset.score.answers import HIDDEN_ERROR
 from fake_openai import FakeServer
 
-HOLDOUT_ITEM = """\
+HIDDEN_ITEMS = """\
   - id: h1
     question: When does the shop open?
     category: lookup
@@ -32,11 +35,26 @@ HOLDOUT_ITEM = """\
     answer: nine to five
     holdout: true
     verified: {snapshot}
+  - id: u1
+    question: How do I reach you?
+    category: lookup
+    expected_sources: [faq.md#contact]
+    key_points:
+      - text: Call on weekdays or write to support
+        sources: [faq.md#contact]
+    verified: {snapshot}
 """
-LABELS = ("faq.md#hours", "Open from nine to five", "nine to five")
-"""The holdout item's labels: cited by no other item, said by no answer of the run."""
+LABELS = (
+    "faq.md#hours", "Open from nine to five", "nine to five",  # h1, held out
+    "faq.md#contact", "Call on weekdays", "Call us on weekdays",  # u1, in no split yet
+)  # fmt: skip
+"""Labels of a holdout item and of an item not yet in a split (`split` may hold it out):
+cited by no other item, said by no answer of the run; "nine to five" and "Call us on
+weekdays" are also in the text their sections had, which a stale citation would show."""
 TUNING_MISS = "guide.md#damaged-returns"
 """A label of a tuning item the run misses too: a miss still says what it expected."""
+TUNING_STALE = "guide.md#shipping"
+"""A stale citation of a tuning item: the report's stale list still shows it."""
 
 
 @pytest.fixture
@@ -45,16 +63,25 @@ def repo(tmp_path: Path) -> Path:
     set_file = root / "sets" / "qa.yaml"
     text = set_file.read_text()
     snapshot = text.split("verified: ", 1)[1].split()[0]
-    set_file.write_text(text + HOLDOUT_ITEM.format(snapshot=snapshot))
-    commit_all(root, "a holdout item")
-    # k2 (tuning here) misses its section; h1, held out, misses its own
-    text = set_file.read_text().replace(
-        "answer: 30 days\n    holdout: true", "answer: 30 days\n    holdout: false"
+    # k2 (tuning here) misses its section; h1 and u1 miss theirs
+    text = text.replace("answer: 30 days\n    holdout: true", "answer: 30 days\n    holdout: false")
+    set_file.write_text(text + HIDDEN_ITEMS.format(snapshot=snapshot))
+    commit_all(root, "a holdout item, an item in no split")
+    # the sections of h1, u1 and k3 (tuning) change: all three are stale
+    faq, guide = root / "corpus" / "faq.md", root / "corpus" / "guide.md"
+    faq.write_text(
+        faq.read_text()
+        .replace("from nine to five", "from ten to six")
+        .replace("Call us on weekdays or", "Phone any day, or")
     )
-    set_file.write_text(text)
-    commit_all(root, "k2 to tuning")
+    guide.write_text(guide.read_text().replace("4.95", "5.95"))
+    take_snapshot(root, "corpus", root / "snapshots", root / ".evalset")
+    commit_all(root, "new hours, contact and shipping cost")
     lines = [{**line, "retrieved": ["guide.md#returns"]} for line in ANSWERS]
-    lines.append({"id": "h1", "answer": "We open early.", "retrieved": ["guide.md#returns"]})
+    lines += [
+        {"id": "h1", "answer": "We open early.", "retrieved": ["guide.md#returns"]},
+        {"id": "u1", "answer": "By post.", "retrieved": ["guide.md#returns"]},
+    ]
     write_run(root / "run.jsonl", lines)
     return root
 
@@ -69,7 +96,8 @@ OUTPUTS = {
 @pytest.mark.parametrize("scorer", ["retrieval", "answers"])
 @pytest.mark.parametrize("form", ["json", "terminal", "markdown", "html", "report file"])
 def test_no_output_shows_a_holdout_items_labels(repo: Path, cli, scorer: str, form: str) -> None:  # type: ignore[no-untyped-def]
-    command = ["score", scorer, "qa", "run.jsonl", "-o", "report.json", "--html", "page.html"]
+    command = ["score", scorer, "qa", "run.jsonl", "-o", "report.json", "--html", "page.html",
+               "--allow-stale"]  # fmt: skip
     if scorer == "answers":
         command += ["--judge", "exact"]
     done = cli(repo, *command, *OUTPUTS.get(form, []))
@@ -78,7 +106,7 @@ def test_no_output_shows_a_holdout_items_labels(repo: Path, cli, scorer: str, fo
         "report file": (repo / "report.json").read_text(),
         "html": (repo / "page.html").read_text(),
     }.get(form, done.out)
-    assert "h1" in shown  # the holdout item's miss is listed
+    assert "h1" in shown and "u1" in shown  # their misses are listed
     for label in LABELS:
         assert label not in shown, (form, label)
     # the retrieval misses (the answers terminal and comment list the answer misses only)
@@ -86,6 +114,11 @@ def test_no_output_shows_a_holdout_items_labels(repo: Path, cli, scorer: str, fo
         assert TUNING_MISS in shown  # a tuning item's miss says what it expected
         if form in ("terminal", "markdown", "html"):
             assert "(a holdout item: not shown)" in shown
+    if form in ("json", "report file"):
+        stale = {entry["id"]: entry for entry in json.loads(shown)["stale"]}
+        assert set(stale) == {"h1", "u1", "k3"}
+        assert stale["h1"]["citations"] is None and stale["h1"]["statuses"] == ["changed"]
+        assert TUNING_STALE in json.dumps(stale["k3"])  # a tuning item's stale citation
 
 
 def _unsure(messages: list[dict[str, Any]]) -> str:
@@ -106,11 +139,11 @@ def test_a_judges_failure_on_a_holdout_item_is_not_quoted(repo: Path, cli, monke
             f'base_url = "{model.url}"\napi_key_env = "TEST_KEY"\nretries = 0\n'
         )
         done = cli(repo, "score", "answers", "qa", "run.jsonl", "--judge", "fake", "-o",
-                   "report.json", "--html", "page.html", "--json")  # fmt: skip
+                   "report.json", "--html", "page.html", "--json", "--allow-stale")  # fmt: skip
     assert done.code == 1, done.err  # claims the judge could not decide
     report = json.loads(done.out)
     errors = {(e["id"], e["claim"]): e["error"] for e in report["judge_errors"]}
-    assert errors[("h1", "key_points[0]")] == HIDDEN_ERROR
+    assert errors[("h1", "key_points[0]")] == errors[("u1", "key_points[0]")] == HIDDEN_ERROR
     assert "Return within 14 days of delivery" in errors[("k1", "key_points[0]")]  # tuning
     for shown in (done.out, (repo / "report.json").read_text(), (repo / "page.html").read_text()):
         for label in LABELS:

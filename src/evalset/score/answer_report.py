@@ -33,7 +33,7 @@ from evalset.score.ppi import ppi_mean
 from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, number_texts
 from evalset.score.retrieval import Options, place_tables, report_groups, stale_list
 from evalset.score.runfile import RunFile
-from evalset.sets.model import Item, side
+from evalset.sets.model import Item, labels_shown, side
 from evalset.sets.setfile import SetFile
 from evalset.staleness.stale import ItemStatus
 from evalset.version import __version__
@@ -302,7 +302,7 @@ def build_report(
     # a holdout item's labels never appear in a report: the people tuning prompts read them
     violations = [
         {"id": r.item.id, "trial": r.trial, "index": k}
-        | ({} if r.item.holdout else {"entry": r.item.must_not_say[k]})
+        | ({"entry": r.item.must_not_say[k]} if labels_shown(r.item.holdout) else {})
         for r in rows
         if r.judged is not None
         for k, v in enumerate(r.judged.must_not_say)

@@ -36,14 +36,15 @@ from evalset.score.normalise import contains
 from evalset.score.report import Report
 from evalset.score.retrieval import checked_set, run_snapshot, score_loaded
 from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
-from evalset.sets.model import Item
+from evalset.sets.model import Item, labels_shown
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
 
 __all__ = ["AnswerOptions", "score_answers"]
 
 HIDDEN_ERROR = "the judge failed (what it said is not shown for a holdout item)"
-"""A holdout item's judge error, on its row and in ``judge_errors``."""
+"""The judge error of an item whose labels reports do not show, on its row and in
+``judge_errors``."""
 
 
 def score_answers(
@@ -241,7 +242,7 @@ def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
             errors.append({"claim": "statements", "error": outcome_text(found)})
             judged.statements_failed = True
             judged.statements = []
-    if item.holdout:  # a model's reply may quote the claim: a holdout item's label
+    if not labels_shown(item.holdout):  # a model's reply may quote the claim, a label
         for error in errors:
             error["error"] = HIDDEN_ERROR
     return judged

@@ -54,7 +54,7 @@ from evalset.score.runfile import (
     refuse_lines,
     unknown_item,
 )
-from evalset.sets.model import Item, side
+from evalset.sets.model import Item, labels_shown, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import check_set, holdout_baseline
 from evalset.staleness.stale import ItemStatus, StaleChecker
@@ -439,15 +439,19 @@ def stale_list(data: dict[str, Any], stale: list[ItemStatus]) -> set[str]:
     """Record stale items (scored with ``allow_stale``) in a report's counts and ``stale``
     list; returns their ids."""
     data["counts"]["stale"] = len(stale)
-    data["stale"] = [
-        {
-            "id": s.id,
-            "verified": s.verified,
-            "citations": [c.to_json() for c in s.citations if c.status != "ok"],
-        }
-        for s in stale
-    ]
+    data["stale"] = [_stale_entry(s) for s in stale]
     return {s.id for s in stale}
+
+
+def _stale_entry(status: ItemStatus) -> dict[str, Any]:
+    """A stale item as a report lists it: its stale citations with their texts, or, for an
+    item whose labels a report does not show, only their statuses (a citation, and the
+    section text it had, are labels)."""
+    cited = [c for c in status.citations if c.status != "ok"]
+    entry: dict[str, Any] = {"id": status.id, "verified": status.verified}
+    if labels_shown(status.holdout):
+        return entry | {"citations": [c.to_json() for c in cited]}
+    return entry | {"citations": None, "statuses": [c.status for c in cited]}
 
 
 def _mark_stale(data: dict[str, Any], rows: ItemRows, stale: list[ItemStatus]) -> None:
@@ -581,9 +585,10 @@ def _misses(
                 "missed": 1,
                 "trials": trials[s.item.id],
                 "trial": s.trial,
-                # a holdout item's labels never appear in a report: the people tuning
-                # prompts and retrievers read them (what the run retrieved is not a label)
-                "expected": None if s.item.holdout else [str(c) for c in s.item.expected_sources],
+                # what the run retrieved is not a label: shown for every item
+                "expected": [str(c) for c in s.item.expected_sources]
+                if labels_shown(s.item.holdout)
+                else None,
                 "retrieved": _shown(s, deepest),
                 **({"missing": True} if s.line is None else {}),
             }

@@ -165,6 +165,13 @@ def side(holdout: bool | None) -> str:
     return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
 
 
+def labels_shown(holdout: bool | None) -> bool:
+    """Whether reports may show an item's labels: only a tuning item's. A holdout item's
+    would reach the people tuning prompts, and so would an unassigned item's, which `split`
+    may yet put in the holdout."""
+    return holdout is False
+
+
 def _day(value: Any) -> Any:
     """A date from an ISO date, an ISO timestamp (``2026-11-30T14:02:11Z``, ``2026-11-30
     14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them."""

@@ -93,9 +93,10 @@ class ItemStatus:
     """The citations among the item's expected sources."""
     point_sources: list[frozenset[str]] = field(default_factory=list)
     """Each key point's citations."""
-    holdout: bool = False
-    """A holdout item's key-point texts are never printed: stale reports end up in CI logs
-    and pull-request comments that the people tuning prompts read."""
+    holdout: bool | None = False
+    """The item's split (None: unassigned). A holdout item's key-point texts are never
+    printed: stale reports end up in CI logs and pull-request comments that the people
+    tuning prompts read."""
 
     def citing(self, citation: str) -> list[int]:
         """The indices of the key points whose sources include ``citation``."""
@@ -361,7 +362,7 @@ class StaleChecker:
             [point.text for point in item.key_points],
             frozenset(str(c) for c in item.expected_sources),
             [frozenset(str(c) for c in point.sources) for point in item.key_points],
-            bool(item.holdout),
+            item.holdout,
         )
 
     def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
