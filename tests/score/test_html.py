@@ -145,3 +145,16 @@ def test_an_answers_page_draws_every_metric_and_lists_the_answer_misses(
         assert retrieval.inner_text() == f"Retrieval misses: start reading here ({found})"
     else:
         assert retrieval.count() == 0
+
+
+def test_a_long_unbroken_answer_wraps_inside_the_page(tmp_path: Path, cli, browser) -> None:  # type: ignore[no-untyped-def]
+    repo = make_answers_ws(tmp_path / "repo")
+    long = "x" * 5000
+    write_answers(repo / "run.jsonl", [{**line, "answer": long} for line in ANSWERS])
+    done = cli(repo, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "--html",
+               "page.html")  # fmt: skip
+    assert done.code == 0, done.err
+    page = _open(browser, repo / "page.html")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1280  # no sideways scrolling

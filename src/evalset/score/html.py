@@ -31,7 +31,8 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
 .meta { color: #59636e; }
 table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f6f8fa; }
 code, pre { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
