@@ -250,9 +250,6 @@ def test_deepeval_reads_the_export(cli, tmp_path: Path) -> None:  # type: ignore
 # promptfoo
 
 
-PROMPTFOO_VERSION = "0.121.20"
-"""The release `.ci/run` installs: the last that runs on Node.js 20."""
-
 PROVIDER = """
 const answers = require('./answers.json');
 module.exports = class {
@@ -263,20 +260,28 @@ module.exports = class {
 """
 
 DECLINE = "I don't know: the documents do not cover that."
-STYLES = ("complete", "drops-a-point", "says-the-wrong-thing", "declines")
+STYLES = ("complete", "drops-a-point", "says-the-wrong-thing", "declines", "guesses")
+GUESS = "Yes, you can, at no cost."
 
 
 def _promptfoo() -> str:
     """The promptfoo program: ``$EVALSET_PROMPTFOO`` (set by `.ci/run`) or on the PATH."""
     found = os.environ.get("EVALSET_PROMPTFOO") or shutil.which("promptfoo")
     if not found:
+        if os.environ.get("CI"):
+            pytest.fail("promptfoo is missing: .ci/run installs it with npm")
         pytest.skip("promptfoo is not installed (`.ci/run` installs it with npm)")
     return found
 
 
 def _answer(item: Any, style: str) -> str:
-    """What a system answering in ``style`` says to ``item``'s question."""
-    if not item.answerable or style == "declines":
+    """What a system answering in ``style`` says to ``item``'s question: ``guesses`` answers
+    every question, the others decline an unanswerable one."""
+    if not item.answerable:
+        if style != "guesses":
+            return DECLINE
+        return f"{item.must_not_say[0]}." if item.must_not_say else GUESS
+    if style == "declines":
         return DECLINE
     points = [p.text for p in item.key_points]
     if style == "drops-a-point":
@@ -293,7 +298,7 @@ def _should_pass(item: Any, style: str) -> bool:
     """Whether the labels accept that answer: every key point, nothing it must not say, and
     a decline exactly when the question is unanswerable."""
     if not item.answerable:
-        return True  # every style declines an unanswerable question
+        return style != "guesses"
     if style == "declines":
         return False
     if style == "drops-a-point":
@@ -377,3 +382,14 @@ def test_promptfoo_runs_the_export(cli, tmp_path: Path) -> None:  # type: ignore
     expected = {(s, i.id): _should_pass(i, s) for s in STYLES for i in items}
     assert outcome == expected
     assert len(set(expected.values())) == 2  # answers of both kinds were graded
+    # a guess at an unanswerable question fails every rubric: it does not decline, and
+    # (where the item has one) it says what the item must not
+    guessed = [
+        r for r in results["results"]
+        if r["provider"]["label"] == "guesses"
+        and r["testCase"]["metadata"]["evalset_id"] in UNANSWERABLE
+    ]  # fmt: skip
+    assert len(guessed) == len(UNANSWERABLE)
+    for r in guessed:
+        verdicts = [c["pass"] for c in r["gradingResult"]["componentResults"]]
+        assert verdicts == [False] * len(r["testCase"]["assert"]), r["testCase"]["description"]
