@@ -261,3 +261,14 @@ def test_items_scored_in_one_report_only_are_not_called_changed(tmp_path: Path, 
     assert (
         "4 item(s) compared, 2 left out (0 added, 0 removed, 0 changed, 2 scored in one " in shown
     )
+
+
+def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """An infinite margin gated nothing and printed ``"margin": Infinity``, which is not
+    JSON."""
+    base = _score(score_ws, cli, RUN, "base")
+    for margin in ("inf", "1e400", "nan", "-0.1"):
+        done = cli(score_ws, "gate", str(base), str(base), "--margin", margin, "--json")
+        assert done.code == 2, margin
+        assert "Invalid value for '--margin'" in done.err
+    assert cli(score_ws, "gate", str(base), str(base), "--margin", "1e300").code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,6 +162,8 @@ def gate(
     from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
 
+    if not math.isfinite(margin):  # a margin of inf would gate nothing, and is not JSON
+        raise typer.BadParameter("give a finite number.", param_hint="'--margin'")
     ws = find_workspace()
     if second is None:
         current_path = first
