@@ -196,6 +196,12 @@ def _print_gate(result: GateResult) -> None:
     )
     for note in result.notes:
         echo(f"note: {note}", fg="yellow")
+    if not result.compared:
+        echo(
+            "note: no item has a value of the gated metrics in both reports and the same "
+            "fingerprint in both pins, so nothing was compared",
+            fg="yellow",
+        )
     for c in result.regressions:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
