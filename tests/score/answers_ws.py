@@ -14,17 +14,22 @@ With the exact judge and ANSWERS (one trial), per item:
 
 overall: coverage (1/2 + 1 + 0 + 1) / 4 = 0.625; violation_rate 2/4 = 0.5; exact 2/2 = 1;
 refusal 1/2; false_refusal 1/4; injection 0/1.
+
+`RuleJudge` is a judge in the test process whose verdicts follow fixed rules, for the
+generated runs of the reference tests.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from scoring_ws import make_workspace
 
 from conftest import commit_all, write_files
+from evalset.score.judges.base import Judge, JudgeFailed, Statements, Verdict
 
 STUB = Path(__file__).parent / "data" / "stub_judge.py"
 
@@ -126,3 +131,32 @@ def make_answers_ws(root: Path) -> Path:
 def write_run(path: Path, lines: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+class RuleJudge(Judge):
+    """A deterministic judge in this process: a claim is asserted when each of its words
+    occurs among the text's words; an answer declines when it says "cannot say" or "don't
+    know"; statements are its sentences."""
+
+    name = "rule"
+    cacheable = False
+
+    @staticmethod
+    def _words(text: str) -> set[str]:
+        return set(re.findall(r"[a-z0-9#']+", text.lower()))
+
+    def entails(self, text: str, claim: str) -> Verdict:
+        if "#" in claim or ("zz" in text and len(claim) % 2 == 0):
+            raise JudgeFailed("cannot tell")
+        return Verdict(self._words(claim) <= self._words(text))
+
+    def refuses(self, answer: str) -> Verdict:
+        if "zz?" in answer:
+            raise JudgeFailed("refusal unclear")
+        lower = answer.lower()
+        return Verdict("cannot say" in lower or "don't know" in lower)
+
+    def statements(self, text: str) -> Statements | None:
+        if "nosplit" in text:
+            raise JudgeFailed("cannot split")
+        return Statements(tuple(s.strip() for s in text.split(".") if s.strip()))

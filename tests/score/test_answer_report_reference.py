@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from answers_ws import STUB, write_run
+from answers_ws import STUB, RuleJudge, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 from scoring_ws import make_workspace
@@ -63,7 +63,6 @@ from statsmodels.stats.proportion import proportion_confint
 from conftest import seeded
 from evalset.config import find_workspace
 from evalset.score.answers import AnswerOptions, score_answers
-from evalset.score.judges.base import Judge, JudgeFailed, Statements, Verdict
 from evalset.score.judges.runner import Judging
 
 NAMES = [
@@ -113,35 +112,6 @@ ANSWERS = [
 ]
 """Answers lines draw from: the judge cannot decide whether one holding "zz?" declines, nor
 split one holding "nosplit"."""
-
-
-class RuleJudge(Judge):
-    """A deterministic judge in this process: a claim is asserted when each of its words
-    occurs among the text's words; an answer declines when it says "cannot say" or "don't
-    know"; statements are its sentences."""
-
-    name = "rule"
-    cacheable = False
-
-    @staticmethod
-    def _words(text: str) -> set[str]:
-        return set(re.findall(r"[a-z0-9#']+", text.lower()))
-
-    def entails(self, text: str, claim: str) -> Verdict:
-        if "#" in claim or ("zz" in text and len(claim) % 2 == 0):
-            raise JudgeFailed("cannot tell")
-        return Verdict(self._words(claim) <= self._words(text))
-
-    def refuses(self, answer: str) -> Verdict:
-        if "zz?" in answer:
-            raise JudgeFailed("refusal unclear")
-        lower = answer.lower()
-        return Verdict("cannot say" in lower or "don't know" in lower)
-
-    def statements(self, text: str) -> Statements | None:
-        if "nosplit" in text:
-            raise JudgeFailed("cannot split")
-        return Statements(tuple(s.strip() for s in text.split(".") if s.strip()))
 
 
 # --- generated runs ----------------------------------------------------------------------------

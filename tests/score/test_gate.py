@@ -236,28 +236,59 @@ def test_a_report_checked_out_with_crlf_line_endings_keeps_its_digest(score_ws: 
     assert digest_of('{\r\n  "a": "\\r"') == digest_of('{\n  "a": "\\r"')
 
 
-def test_items_scored_in_one_report_only_are_not_called_changed(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    """An answers report scores unanswerable items, a retrieval report of the same run does
-    not: on an unchanged set they are left out as scored in one report only."""
-    from answers_ws import ANSWERS, make_answers_ws
+def test_items_count_by_the_metrics_gated(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """An item counts in a report when it has a value of a gated metric there. Unanswerable
+    items have no retrieval metric in any report: gating retrieval metrics, they are neither
+    compared nor left out, whether the other report scored answers too or not (they were
+    once "compared" between two reports of both kinds, and "scored in one report only"
+    against a retrieval report). Faithfulness is scored only where the run gave contexts: an
+    item given them in one run only is left out of a gate on faithfulness."""
+    import sys
+
+    from answers_ws import ANSWERS, STUB, make_answers_ws
 
     qa = make_answers_ws(tmp_path / "repo")
+    judge = f"command:{sys.executable} {STUB}"  # it splits answers into statements
     retrieved = {"k1": ["guide.md#returns"], "k2": ["guide.md#damaged-returns"], "k3": [],
                  "j1": ["guide.md#payments"]}  # fmt: skip
-    write_run(qa / "run.jsonl", [{**line, "retrieved": retrieved.get(line["id"], [])}
-                                 for line in ANSWERS])  # fmt: skip
+    lines = [{**line, "retrieved": retrieved.get(line["id"], [])} for line in ANSWERS]
+    write_run(qa / "run.jsonl", lines)
+    write_run(qa / "bare.jsonl", [{k: v for k, v in x.items() if k != "contexts"} for x in lines])
     assert cli(qa, "score", "retrieval", "qa", "run.jsonl", "-o", "r.json").code == 0
-    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "a.json")
-    assert done.code == 0, done.out
-    result = json.loads(cli(qa, "gate", "r.json", "a.json", "--json").out)
-    assert result["compared_items"] == 4 and result["left_out_items"] == 2
-    assert result["left_out"] == {
-        "added": [],
-        "removed": [],
-        "changed": [],
-        "unscored": ["r1", "r2"],
-    }
-    shown = cli(qa, "gate", "r.json", "a.json").out
-    assert (
-        "4 item(s) compared, 2 left out (0 added, 0 removed, 0 changed, 2 scored in one " in shown
+    for run, out in (("run.jsonl", "a.json"), ("bare.jsonl", "b.json")):
+        done = cli(qa, "score", "answers", "qa", run, "--judge", judge, "-o", out)
+        assert done.code == 0, done.out
+    nothing_left = {"added": [], "removed": [], "changed": [], "unscored": []}
+    for args in (("r.json", "a.json"), ("a.json", "b.json", "--metric", "hit@1,mrr")):
+        result = json.loads(cli(qa, "gate", *args, "--json").out)
+        assert result["compared_items"] == 4 and result["left_out_items"] == 0, args
+        assert result["left_out"] == nothing_left
+        assert {c["n"] for c in result["overall"]} == {4}
+        shown = cli(qa, "gate", *args).out
+        assert "4 item(s) compared, 0 left out (0 added, 0 removed, 0 changed)\n" in shown
+    result = json.loads(cli(qa, "gate", "a.json", "b.json", "--metric", "faithfulness",
+                            "--json").out)  # fmt: skip
+    assert result["compared_items"] == 0
+    assert result["left_out"] == {**nothing_left, "unscored": ["k1"]}
+    assert result["comparisons"] == result["overall"] == []
+    shown = cli(qa, "gate", "a.json", "b.json", "--metric", "faithfulness").out
+    assert "0 item(s) compared, 1 left out (0 added, 0 removed, 0 changed, 1 scored in one " in (
+        shown
     )
+    assert "note: no item has a value of the gated metrics in both reports" in shown
+    # every metric both define: all six items have answer metrics in both
+    result = json.loads(cli(qa, "gate", "a.json", "b.json", "--json").out)
+    assert result["compared_items"] == 6 and result["left_out_items"] == 0
+    faithfulness = [c for c in result["overall"] if c["metric"] == "faithfulness"]
+    assert faithfulness == []  # k1 alone has it, in one report
+
+
+def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """An infinite margin gated nothing and printed ``"margin": Infinity``, which is not
+    JSON."""
+    base = _score(score_ws, cli, RUN, "base")
+    for margin in ("inf", "1e400", "nan", "-0.1"):
+        done = cli(score_ws, "gate", str(base), str(base), "--margin", margin, "--json")
+        assert done.code == 2, margin
+        assert "Invalid value for '--margin'" in done.err
+    assert cli(score_ws, "gate", str(base), str(base), "--margin", "1e300").code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,6 +162,8 @@ def gate(
     from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
 
+    if not math.isfinite(margin):  # a margin of inf would gate nothing, and is not JSON
+        raise typer.BadParameter("give a finite number.", param_hint="'--margin'")
     ws = find_workspace()
     if second is None:
         current_path = first
@@ -193,6 +196,12 @@ def _print_gate(result: GateResult) -> None:
     )
     for note in result.notes:
         echo(f"note: {note}", fg="yellow")
+    if not result.compared:
+        echo(
+            "note: no item has a value of the gated metrics in both reports and the same "
+            "fingerprint in both pins, so nothing was compared",
+            fg="yellow",
+        )
     for c in result.regressions:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "

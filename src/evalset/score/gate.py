@@ -7,9 +7,12 @@ the margin in any category fails the gate, even when the overall mean rose. Each
 difference comes with a paired bootstrap interval over the items.
 
 Reports pinned to different versions of a set are compared on the items whose fingerprints
-are equal in both pins; items added, removed or changed since are left out and counted, and
-so are unchanged items scored in one report only (``unscored``: an unanswerable item has
-answer metrics but no retrieval row, a sealed item is scored only with the key).
+are equal in both pins. An item counts in a report when it has a value of a gated metric
+there (an unanswerable item has no retrieval metric in any report, so gating retrieval
+metrics says nothing of it); of the items counting in either report, those added, removed
+or changed since are left out and counted, and so are unchanged items counting in one
+report only (``unscored``: a sealed item is scored only with the key, faithfulness only
+where the run gave contexts).
 Reports on different corpus snapshots, or whose metric definitions differ, measure different
 things and are refused unless ``allow_snapshot_change``.
 
@@ -87,7 +90,7 @@ class GateResult:
     compared: int
     left_out: dict[str, list[str]] = field(default_factory=dict)
     """``added``, ``removed``, ``changed`` and ``unscored`` item ids (``unscored``: the
-    same in both versions of the set, scored in one report only)."""
+    same in both versions of the set, with a value of a gated metric in one report only)."""
     comparisons: list[Comparison] = field(default_factory=list)
     overall: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -180,6 +183,12 @@ def _item_values(
     return index, categories, means
 
 
+def _scored(index: dict[str, int], values: NDArray[np.float64]) -> set[str]:
+    """The items with a value of at least one of the metrics (the columns of ``values``)."""
+    has: list[bool] = np.logical_not(np.isnan(values).all(axis=1)).tolist()
+    return {ident for ident, k in index.items() if has[k]}
+
+
 def _fingerprints(report: dict[str, Any]) -> dict[str, str] | None:
     found = report["evalset"].get("item_fingerprints")
     return found if isinstance(found, dict) else None
@@ -211,10 +220,13 @@ def gate(
     c_index, c_categories, c_values = _item_values(current, chosen)
     b_fp, c_fp = _fingerprints(baseline), _fingerprints(current)
     same_content = b_pin.get("fingerprint") == c_pin.get("fingerprint")
+    # an item counts in a report when it has a value of a gated metric there: an
+    # unanswerable item's row holds answer metrics only, and says nothing of retrieval
+    b_scored, c_scored = _scored(b_index, b_values), _scored(c_index, c_values)
     left: dict[str, list[str]] = {"added": [], "removed": [], "changed": [], "unscored": []}
     compared: list[str] = []
-    for ident in sorted(set(b_index) | set(c_index)):
-        scored_in_both = ident in b_index and ident in c_index
+    for ident in sorted(b_scored | c_scored):
+        scored_in_both = ident in b_scored and ident in c_scored
         if b_fp is None or c_fp is None:
             if not same_content:
                 left["changed"].append(ident)
