@@ -160,3 +160,15 @@ class RuleJudge(Judge):
         if "nosplit" in text:
             raise JudgeFailed("cannot split")
         return Statements(tuple(s.strip() for s in text.split(".") if s.strip()))
+
+
+def generated_set(items: list[dict[str, Any]], declared: list[str], snapshot: str) -> str:
+    """Set ``gen``, for the generated cases of the reference tests: the items, verified
+    against ``snapshot``, and their categories declared in that order."""
+    header = {
+        "evalset": 1,
+        "name": "gen",
+        "categories": {c: f"the {c} questions" for c in declared},
+        "items": [{**i, "verified": snapshot} for i in items],
+    }
+    return json.dumps(header, indent=1)  # JSON is YAML

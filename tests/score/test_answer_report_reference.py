@@ -47,16 +47,15 @@ import math
 import re
 import statistics
 import sys
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from answers_ws import STUB, RuleJudge, write_run
+from answers_ws import STUB, RuleJudge, generated_set, write_run
 from hypothesis import given
 from hypothesis import strategies as st
+from plain_stats import bootstrap, same_mean
 from scoring_ws import make_workspace
 from statsmodels.stats.proportion import proportion_confint
 
@@ -229,19 +228,10 @@ def cases(draw: st.DrawFn, resamples: list[int] | None = None) -> Case:
     )
 
 
-def set_text(case: Case, snapshot: str) -> str:
-    items = [{**i, "verified": snapshot} for i in case.items]
-    header = {
-        "evalset": 1,
-        "name": "gen",
-        "categories": {c: f"the {c} questions" for c in case.declared},
-        "items": items,
-    }
-    return json.dumps(header, indent=1)  # JSON is YAML
-
-
 def write_case(repo: Path, snapshot: str, case: Case) -> Path:
-    (repo / "sets" / "gen.yaml").write_text(set_text(case, snapshot), encoding="utf-8")
+    (repo / "sets" / "gen.yaml").write_text(
+        generated_set(case.items, case.declared, snapshot), encoding="utf-8"
+    )
     run = write_run(repo / "gen.jsonl", case.lines)
     if case.invalid:
         texts = [json.dumps(line) for line in case.lines]
@@ -272,18 +262,6 @@ def score(repo: Path, snapshot: str, case: Case) -> dict[str, Any]:
 
 
 # --- the reference -----------------------------------------------------------------------------
-
-
-def _dyadic(values: list[float]) -> bool:
-    """Every value a multiple of 2**-20 (below 2**20): their sums are exact in any order."""
-    return all(float(v * 2**20).is_integer() and abs(v) < 2**20 for v in values)
-
-
-def _same_mean(found: float, values: list[float]) -> bool:
-    want = math.fsum(values) / len(values)
-    if _dyadic(values):
-        return found == want
-    return math.isclose(found, want, rel_tol=1e-12, abs_tol=1e-12)
 
 
 def split_of(item: dict[str, Any]) -> str:
@@ -327,28 +305,6 @@ def wilson(p: float, n: int) -> tuple[float, float]:
     return max(0.0, float(low)), min(1.0, float(high))
 
 
-def bootstrap(values: list[float], group: str, resamples: int, seed: int) -> tuple[float, float]:
-    """The percentile bootstrap as intervals.py's docstring defines it: ``resamples`` times,
-    n items drawn uniformly with replacement (whole numbers from numpy's generator seeded by
-    the seed and the crc32 of the group's name, 64 resamples per call), the drawn values'
-    mean; then the 2.5th and 97.5th percentiles, linear between the nearest ranks."""
-    n = len(values)
-    rng = np.random.default_rng([seed, zlib.crc32(group.encode())])
-    means = []
-    for start in range(0, resamples, 64):
-        rows = min(64, resamples - start)
-        for draws in rng.integers(0, n, size=(rows, n), dtype=np.uint16).tolist():
-            means.append(math.fsum(values[i] for i in draws) / n)
-    means.sort()
-    bounds = []
-    for q in (0.025, 0.975):
-        at = q * (len(means) - 1)
-        below = min(math.floor(at), len(means) - 1)
-        above = min(below + 1, len(means) - 1)
-        bounds.append(means[below] + (means[above] - means[below]) * (at - below))
-    return bounds[0], bounds[1]
-
-
 GROUP = {"categories": "category", "splits": "split"}
 """The bootstrap's group name of a table (``category:NAME``; ``overall`` alone)."""
 
@@ -372,7 +328,7 @@ def check_tables(data: dict[str, Any], case: Case, rows: list[dict[str, Any]]) -
             if not values:
                 assert entry == {"value": None, "low": None, "high": None, "n": 0}, where
                 continue
-            assert _same_mean(entry["value"], values), (where, entry, values)
+            assert same_mean(entry["value"], values), (where, entry, values)
             value = entry["value"]
             if metric in RATES:
                 low, high = wilson(value, len(values))

@@ -48,17 +48,16 @@ import json
 import math
 import random
 import re
-import zlib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from answers_ws import RuleJudge, write_run
+from answers_ws import RuleJudge, generated_set, write_run
 from hypothesis import given
 from hypothesis import strategies as st
+from plain_stats import bootstrap, same_mean
 from scoring_ws import make_workspace
 
 from conftest import seeded
@@ -263,17 +262,6 @@ def pairs(draw: st.DrawFn) -> Pair:
     return Pair(base, cur)
 
 
-def set_text(side: Side, snapshot: str) -> str:
-    items = [{**i, "verified": snapshot} for i in side.items]
-    header = {
-        "evalset": 1,
-        "name": "gen",
-        "categories": {c: f"the {c} questions" for c in side.declared},
-        "items": items,
-    }
-    return json.dumps(header, indent=1)  # JSON is YAML
-
-
 def shuffle_rows(text: str, seed: int) -> str:
     """The report with its item rows in another order (shuffled with ``seed``), and its
     digest made again."""
@@ -290,7 +278,9 @@ def shuffle_rows(text: str, seed: int) -> str:
 
 def write_report(repo: Path, snapshot: str, side: Side, name: str) -> Path:
     """Score one side with the library (its kind decides which scorer) into ``NAME.json``."""
-    (repo / "sets" / "gen.yaml").write_text(set_text(side, snapshot), encoding="utf-8")
+    (repo / "sets" / "gen.yaml").write_text(
+        generated_set(side.items, side.declared, snapshot), encoding="utf-8"
+    )
     run = write_run(repo / f"{name}.jsonl", side.lines)
     ws = find_workspace(repo)
     set_path = repo / "sets" / "gen.yaml"
@@ -360,39 +350,6 @@ def item_values(report: dict[str, Any], metrics: list[str]) -> dict[str, dict[st
     for entry in found.values():
         entry["values"] = {m: sum(v) / len(v) for m, v in entry["values"].items()}
     return found
-
-
-def _dyadic(values: list[float]) -> bool:
-    return all(float(v * 2**20).is_integer() and abs(v) < 2**20 for v in values)
-
-
-def _same_mean(found: float, values: list[float]) -> bool:
-    want = math.fsum(values) / len(values)
-    if _dyadic(values):
-        return found == want
-    return math.isclose(found, want, rel_tol=1e-12, abs_tol=1e-12)
-
-
-def bootstrap(values: list[float], group: str, resamples: int, seed: int) -> tuple[float, float]:
-    """The paired bootstrap as intervals.py documents it: ``resamples`` times, n items
-    drawn uniformly with replacement (16-bit whole numbers from numpy's generator seeded by
-    the seed and the crc32 of the group's name, 64 resamples per call), the mean of their
-    differences; then the 2.5th and 97.5th percentiles, linear between the nearest ranks."""
-    n = len(values)
-    rng = np.random.default_rng([seed, zlib.crc32(group.encode())])
-    means = []
-    for start in range(0, resamples, 64):
-        rows = min(64, resamples - start)
-        for draws in rng.integers(0, n, size=(rows, n), dtype=np.uint16).tolist():
-            means.append(math.fsum(values[i] for i in draws) / n)
-    means.sort()
-    bounds = []
-    for q in (0.025, 0.975):
-        at = q * (len(means) - 1)
-        below = min(math.floor(at), len(means) - 1)
-        above = min(below + 1, len(means) - 1)
-        bounds.append(means[below] + (means[above] - means[below]) * (at - below))
-    return bounds[0], bounds[1]
 
 
 @dataclass
@@ -485,10 +442,10 @@ def check_result(
     for x, r in zip(shown, rows, strict=True):
         where = (r.category, r.metric)
         assert x["n"] == len(r.base), where
-        assert _same_mean(x["baseline"], r.base), (where, x, r.base)
-        assert _same_mean(x["current"], r.cur), (where, x, r.cur)
+        assert same_mean(x["baseline"], r.base), (where, x, r.base)
+        assert same_mean(x["current"], r.cur), (where, x, r.cur)
         differences = [c - b for b, c in zip(r.base, r.cur, strict=True)]
-        assert _same_mean(x["difference"], differences), (where, x)
+        assert same_mean(x["difference"], differences), (where, x)
         low, high = bootstrap(differences, r.group, resamples, seed)
         value = x["difference"]
         low, high = min(low, value), max(high, value)
