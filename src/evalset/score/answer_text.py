@@ -74,12 +74,29 @@ def one_line(answer: str) -> str:
     return " ".join(answer.split()) or "(nothing)"
 
 
+def marks(miss: dict[str, Any]) -> str:
+    """`` (stale, missing)``, or as much of it as applies, to follow a miss's id."""
+    found = [m for m in ("stale", "missing") if miss.get(m)]
+    return f" ({', '.join(found)})" if found else ""
+
+
+def miss_cells(miss: dict[str, Any]) -> list[str]:
+    """An answer miss as a table row: item (with its marks), category, split, failed
+    trials (with several), problems, the answer on one line."""
+    return [
+        miss["id"] + marks(miss),
+        str(miss.get("category")),
+        miss.get("split", ""),
+        f"{miss['failed']}/{miss['trials']} trials" if miss["trials"] > 1 else "",
+        "; ".join(miss["problems"]),
+        one_line(miss["answer"]),
+    ]
+
+
 def miss_lines(miss: dict[str, Any]) -> tuple[str, str, str]:
-    marks = [m for m in ("stale", "missing") if miss.get(m)]
-    ident = miss["id"] + (f" ({', '.join(marks)})" if marks else "")
-    trials = f"  {miss['failed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
-    head = f"{ident}  {miss.get('category')} ({miss.get('split', '')}){trials}"
-    return head, "; ".join(miss["problems"]), one_line(miss["answer"])
+    ident, category, split, failed, problems, answer = miss_cells(miss)
+    trials = f"  {failed}" if failed else ""
+    return f"{ident}  {category} ({split}){trials}", problems, answer
 
 
 def notes(data: dict[str, Any]) -> list[str]:
@@ -175,12 +192,9 @@ def markdown(data: dict[str, Any]) -> str:
             "|---" * len(names) + "|",
         ]
         for m in misses[:MAX_MISSES]:
-            marks = [k for k in ("stale", "missing") if m.get(k)]
-            ident = f"`{m['id']}`" + (f" ({', '.join(marks)})" if marks else "")
-            failed = f"{m['failed']}/{m['trials']} trials" if m["trials"] > 1 else ""
-            out.append(row([ident, str(m.get("category")), m.get("split", ""),
-                             *([failed] if several else []), "; ".join(m["problems"]),
-                             one_line(m["answer"])]))  # fmt: skip
+            cells = miss_cells(m)
+            cells[0] = f"`{m['id']}`{marks(m)}"
+            out.append(row(cells if several else cells[:3] + cells[4:]))
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")

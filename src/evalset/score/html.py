@@ -215,16 +215,5 @@ def _answer_misses(misses: list[dict[str, Any]]) -> list[str]:
     if not misses:
         return [head, "<p>Every answer covered its key points, asserted no must_not_say entry "
                 "and declined exactly when it should.</p>"]  # fmt: skip
-    rows = []
-    for m in misses:
-        marks = [k for k in ("stale", "missing") if m.get(k)]
-        rows.append([
-            m["id"] + (f" ({', '.join(marks)})" if marks else ""),
-            str(m.get("category")),
-            m.get("split", ""),
-            f"{m['failed']}/{m['trials']} trials" if m["trials"] > 1 else "",
-            "; ".join(m["problems"]),
-            answer_text.one_line(m["answer"]),
-        ])  # fmt: skip
     headers = ["item", "category", "split", "failed", "problems", "answer"]
-    return [head, _table(headers, rows, "answer-misses")]
+    return [head, _table(headers, [answer_text.miss_cells(m) for m in misses], "answer-misses")]
