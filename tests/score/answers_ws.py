@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
 from scoring_ws import make_workspace
 
 from conftest import commit_all, write_files
@@ -172,3 +173,49 @@ def generated_set(items: list[dict[str, Any]], declared: list[str], snapshot: st
         "items": [{**i, "verified": snapshot} for i in items],
     }
     return json.dumps(header, indent=1)  # JSON is YAML
+
+
+def draw_labels(
+    draw: st.DrawFn,
+    item: dict[str, Any],
+    sources: list[str],
+    claims: list[str],
+    short: list[str],
+    most_points: int,
+    most_forbidden: int,
+) -> dict[str, Any]:
+    """``item`` with a drawn split, maybe the injection tag, and labels, for the generated
+    cases of the reference tests: with ``sources``, key points (of ``claims``) citing the
+    first of them and maybe a short answer (of ``short``); without, unanswerable; maybe
+    must_not_say entries of the other claims."""
+    holdout = draw(st.sampled_from([False, False, True, None]))
+    if holdout is not None:
+        item["holdout"] = holdout
+    if draw(st.integers(0, 4)) == 0:
+        item["tags"] = ["injection"]
+    points: list[str] = []
+    if sources:
+        item["expected_sources"] = sources
+        points = draw(st.lists(st.sampled_from(claims), min_size=1, max_size=most_points,
+                               unique=True))  # fmt: skip
+        item["key_points"] = [{"text": p, "sources": sources[:1]} for p in points]
+        if draw(st.booleans()):
+            item["answer"] = draw(st.sampled_from(short))
+    else:
+        item["answerable"] = False
+    others = [c for c in claims if c not in points]
+    forbidden = draw(st.lists(st.sampled_from(others), max_size=most_forbidden, unique=True))
+    if forbidden:
+        item["must_not_say"] = forbidden
+    return item
+
+
+def draw_trials(draw: st.DrawFn, most: int) -> list[int]:
+    """The trial numbers of a generated run, 1 to ``most`` of them: from 0, from 1, or with
+    gaps."""
+    count = draw(st.integers(1, most))
+    start = draw(st.sampled_from([0, 0, 1]))
+    if draw(st.integers(0, 3)) == 0:
+        return sorted(draw(st.lists(st.integers(0, 6), min_size=count, max_size=count,
+                                    unique=True)))  # fmt: skip
+    return list(range(start, start + count))

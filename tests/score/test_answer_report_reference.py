@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answers_ws import STUB, RuleJudge, generated_set, write_run
+from answers_ws import STUB, RuleJudge, draw_labels, draw_trials, generated_set, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 from plain_stats import bootstrap, same_mean
@@ -158,33 +158,11 @@ def cases(draw: st.DrawFn, resamples: list[int] | None = None) -> Case:
         answerable = draw(st.integers(0, 3)) > 0
         item: dict[str, Any] = {"id": ident, "question": QUESTIONS[IDS.index(ident)]}
         item["category"] = draw(st.sampled_from(declared))  # an active item needs one
-        holdout = draw(st.sampled_from([False, False, True, None]))
-        if holdout is not None:
-            item["holdout"] = holdout
-        if draw(st.integers(0, 4)) == 0:
-            item["tags"] = ["injection"]
-        points: list[str] = []
-        if answerable:
-            item["expected_sources"] = ["guide.md#returns"]
-            points = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=4, unique=True))
-            item["key_points"] = [{"text": p, "sources": ["guide.md#returns"]} for p in points]
-            if draw(st.booleans()):
-                item["answer"] = draw(st.sampled_from(SHORT))
-        else:
-            item["answerable"] = False
-        others = [c for c in CLAIMS if c not in points]
-        forbidden = draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
-        if forbidden:
-            item["must_not_say"] = forbidden
+        sources = ["guide.md#returns"] if answerable else []
+        draw_labels(draw, item, sources, CLAIMS, SHORT, most_points=4, most_forbidden=3)
         item["status"] = status
         items.append(item)
-    # trial numbers: from 0, from 1, or with gaps
-    count = draw(st.integers(1, 4))
-    start = draw(st.sampled_from([0, 0, 1]))
-    trials = list(range(start, start + count))
-    if draw(st.integers(0, 3)) == 0:
-        trials = sorted(draw(st.lists(st.integers(0, 6), min_size=count, max_size=count,
-                                      unique=True)))  # fmt: skip
+    trials = draw_trials(draw, 4)
     lines = []
     for item in items:
         if draw(st.integers(0, 6)) == 0:

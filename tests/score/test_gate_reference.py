@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from answers_ws import RuleJudge, generated_set, write_run
+from answers_ws import RuleJudge, draw_labels, draw_trials, generated_set, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 from plain_stats import bootstrap, same_mean
@@ -145,26 +145,13 @@ class Pair:
 def _item(draw: st.DrawFn, ident: str, category: str) -> dict[str, Any]:
     k = IDS.index(ident)
     item: dict[str, Any] = {"id": ident, "question": QUESTIONS[k], "category": category}
-    holdout = draw(st.sampled_from([False, False, True, None]))
-    if holdout is not None:
-        item["holdout"] = holdout
-    if draw(st.integers(0, 4)) == 0:
-        item["tags"] = ["injection"]
-    points: list[str] = []
-    if draw(st.integers(0, 3)):
-        sources = draw(st.lists(st.sampled_from(SECTIONS), min_size=1, max_size=2, unique=True))
-        item["expected_sources"] = sources
-        points = draw(st.lists(st.sampled_from(CLAIMS), min_size=1, max_size=3, unique=True))
-        item["key_points"] = [{"text": p, "sources": sources[:1]} for p in points]
-        if draw(st.booleans()):
-            item["answer"] = draw(st.sampled_from(SHORT))
-    else:
-        item["answerable"] = False
-    others = [c for c in CLAIMS if c not in points]
-    forbidden = draw(st.lists(st.sampled_from(others), max_size=2, unique=True))
-    if forbidden:
-        item["must_not_say"] = forbidden
-    return item
+    answerable = draw(st.integers(0, 3)) > 0
+    sources = (
+        draw(st.lists(st.sampled_from(SECTIONS), min_size=1, max_size=2, unique=True))
+        if answerable
+        else []
+    )
+    return draw_labels(draw, item, sources, CLAIMS, SHORT, most_points=3, most_forbidden=2)
 
 
 def _next_version(
@@ -200,12 +187,7 @@ def _next_version(
 
 
 def _run(draw: st.DrawFn, items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    count = draw(st.integers(1, 3))
-    start = draw(st.sampled_from([0, 0, 1]))
-    trials = list(range(start, start + count))
-    if draw(st.integers(0, 3)) == 0:
-        trials = sorted(draw(st.lists(st.integers(0, 6), min_size=count, max_size=count,
-                                      unique=True)))  # fmt: skip
+    trials = draw_trials(draw, 3)
     lines = []
     for item in items:
         if item.get("status") == "draft" and draw(st.booleans()):
