@@ -32,10 +32,25 @@ def _temp_prefix(name: str) -> str:
     return f".{name}.{os.getpid()}."
 
 
+def _file_above(path: Path) -> Path | None:
+    """The nearest folder of ``path`` that is a file instead (so nothing under it can be
+    written), if one is."""
+    for folder in path.parents:
+        if folder.is_file():
+            return folder
+    return None
+
+
 def _write_error(path: Path, exc: OSError) -> WriteFailed:
     folder = path.parent
     if exc.errno == errno.EISDIR or path.is_dir():
         return WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    blocking = _file_above(path) if exc.errno in (errno.ENOTDIR, errno.EEXIST) else None
+    if blocking is not None:
+        return WriteFailed(
+            f"{path}: cannot be written because {blocking} is a file, not a folder; name a "
+            f"file in a folder, or move {blocking} away."
+        )
     if exc.errno == errno.ENOENT and not folder.is_dir():
         return WriteFailed(
             f"{path}: cannot be written because the folder {folder} does not exist; create it "
@@ -55,15 +70,19 @@ def atomic_write(
     path: Path,
     text: str | bytes | list[bytes] | list[bytes | memoryview],
     scratch: Path | None = None,
+    parents: bool = False,
 ) -> None:
     """Write ``text`` (UTF-8), bytes or a list of byte chunks to ``path`` via a temporary
     file, fsync and rename. A symlink is written through (its target is replaced), never
     replaced by a regular file. The temporary file goes in ``scratch`` when given (a folder
-    git ignores, on the same file system), else beside the target.
+    git ignores, on the same file system), else beside the target. ``parents``: make the
+    folders it goes in first (``make_folders``).
 
     Raises WriteFailed, one sentence, when the folder is missing, read-only or full, or a
-    folder stands where the file should be."""
+    folder stands where the file should be (or a file where a folder should)."""
     path = Path(path)
+    if parents:
+        make_folders(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     if path.is_dir():
@@ -80,6 +99,18 @@ def atomic_write(
             except OSError as again:
                 raise _write_error(path, again) from None
         raise _write_error(path, exc) from None
+
+
+def make_folders(path: Path) -> None:
+    """Make the folders a file at ``path`` goes in, so that it can be written; WriteFailed,
+    one sentence, when they cannot be made (a file stands where one of them should be, or a
+    folder above is read-only), or a folder stands at ``path``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _write_error(path, exc) from None
+    if path.is_dir():
+        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
 
 
 def _write(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from evalset.config import Workspace
     from evalset.holdout.coverage import Coverage
     from evalset.score.metrics import Granularity
+    from evalset.score.report import Report
     from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
 
 
@@ -417,7 +418,6 @@ def score_set(
         ws, set_path = _prefetched_set(set_ref)
         from evalset.score.markdown import markdown
         from evalset.score.metrics import DEFAULT_K
-        from evalset.score.report import write_report
         from evalset.score.retrieval import Options, score_retrieval
 
         options = Options(
@@ -429,12 +429,7 @@ def score_set(
         )
         report = score_retrieval(ws, set_path, run, options)
         text = report.render()
-        if output is not None:
-            write_report(output, text)
-        if html is not None:
-            from evalset.score.html import page
-
-            write_report(html, page(report.data))
+        write_reports(report, text, output, html)
         if as_json:
             sys.stdout.write(text)
         elif fmt == "md":
@@ -444,6 +439,26 @@ def score_set(
             for path, what in ((output, "report"), (html, "page")):
                 if path is not None:
                     echo(f"{what} written to {path}")
+
+
+def write_reports(report: Report, text: str, output: Path | None, html: Path | None) -> None:
+    """Write a scored report (``text``, rendered) to ``output`` and its page to ``html``, as
+    asked; both folders are made first, so that a path that cannot be written leaves neither
+    file behind."""
+    from evalset.fsio import make_folders
+    from evalset.score.report import write_report
+
+    files = []
+    if output is not None:
+        files.append((output, text))
+    if html is not None:
+        from evalset.score.html import page
+
+        files.append((html, page(report.data)))
+    for path, _ in files:
+        make_folders(path)
+    for path, content in files:
+        write_report(path, content)
 
 
 def _print_tables(data: dict[str, Any]) -> None:
@@ -521,7 +536,6 @@ def score_answers(
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score
         from evalset.score.judges.registry import load_judge
-        from evalset.score.report import write_report
 
         options = AnswerOptions(
             snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
@@ -532,13 +546,8 @@ def score_answers(
         finally:
             chosen.close()
         text = report.render()
-        if output is not None:
-            write_report(output, text)
+        write_reports(report, text, output, html)
         data = report.data
-        if html is not None:
-            from evalset.score.html import page
-
-            write_report(html, page(data))
         if as_json:
             sys.stdout.write(text)
         elif fmt == "md":

@@ -208,8 +208,7 @@ def import_rows(
         problem = set_name_problem(target.stem)
         if problem is not None:
             raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, new_set_text(target.stem, source, declared))
+        atomic_write(target, new_set_text(target.stem, source, declared), parents=True)
     if items and dry_run and loaded is not None:
         _note_sealing(result, seal_arrivals(loaded, items))
     if items and not dry_run:

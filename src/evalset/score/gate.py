@@ -406,10 +406,6 @@ def accept(ws: Workspace, report_path: Path) -> Accepted:
         raise ReportError(f"{report_path}: its pin names no set; give a report of a set.")
     target = accepted_path(ws, name)
     replaced = target.is_file()
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, report_path.read_bytes())
-    except OSError as exc:
-        raise ReportError(f"{target}: cannot be written ({exc.strerror}).") from None
+    atomic_write(target, report_path.read_bytes(), parents=True)
     ignored = run_git(ws.root, "check-ignore", "-q", str(target.relative_to(ws.root))) is not None
     return Accepted(name, target, replaced, report["evalset"].get("version"), ignored)

@@ -230,11 +230,7 @@ def digest_of(body: str) -> str:
 
 def write_report(path: Path, text: str) -> None:
     """Write a rendered report atomically, making its folder if needed."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text)
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot be written ({exc.strerror}).") from None
+    atomic_write(path, text, parents=True)
 
 
 def read_report(path: Path) -> tuple[dict[str, Any], str]:

@@ -1,0 +1,58 @@
+"""Every file a command writes where the user says, named where it cannot go.
+
+Each command that writes a user-named file (scoring reports and pages, agreement results,
+exports) is run against each kind of target that cannot be written. Each must say so in one
+sentence naming the target and the fix, exit 2, and leave no file of the command behind,
+the other one it was asked for included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+RUN = str(EXAMPLES / "runs" / "acme-support-bm25.jsonl")
+LABELS = str(EXAMPLES / "labels" / "acme-support.csv")
+JUDGE = "--judge", "exact"
+SCORED = "acme-support", RUN, "--allow-stale"
+BESIDE = "-o", "ok.json", "--html"
+"""A report asked for beside a page that cannot be written."""
+WRITERS = {
+    "score retrieval -o": ("score", "retrieval", *SCORED, "-o"),
+    "score retrieval --html": ("score", "retrieval", *SCORED, *BESIDE),
+    "score answers -o": ("score", "answers", *SCORED, *JUDGE, "-o"),
+    "score answers --html": ("score", "answers", *SCORED, *JUDGE, *BESIDE),
+    "agreement -o": ("agreement", LABELS, *JUDGE, "-o"),
+    "export -o": ("export", "acme-support", "--allow-stale", "--format", "jsonl", "-o"),
+}
+TARGETS = {
+    # a file where a folder should be, right above the target or further up
+    "under a file": (
+        "notes.txt/out.json",
+        "because notes.txt is a file, not a folder; name "
+        "a file in a folder, or move notes.txt away.",
+    ),
+    "deep under a file": ("notes.txt/a/out.json", "because notes.txt is a file, not a folder"),
+    "a folder": ("sets", "is a folder; name a file to write instead."),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=list(TARGETS))
+@pytest.mark.parametrize("writer", WRITERS, ids=list(WRITERS))
+def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  # type: ignore[no-untyped-def]
+    cli, example: Path, writer: str, target: str
+) -> None:
+    (example / "notes.txt").write_text("a file\n")
+    path, message = TARGETS[target]
+    before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
+    result = cli(example, *WRITERS[writer], path)
+    assert result.code == 2, (result.out, result.err)
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evalset: {path}: "), result.err
+    assert message in lines[0] and "internal error" not in result.err
+    after = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
+    new = [p for p in after if p not in before and p.parts[0] != ".evalset"]
+    assert new == [], new  # ok.json, asked for beside it, is not written either
+    assert (example / "notes.txt").read_text() == "a file\n"
