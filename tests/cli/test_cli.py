@@ -7,6 +7,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from conftest import ROOT
 
@@ -183,3 +186,47 @@ def test_messages_name_paths_as_typed_from_the_current_folder(tmp_path: Path, mo
     assert as_typed(f"{inside}/snapshots/x.json: is broken") == "snapshots/x.json: is broken"
     assert as_typed(f"{tmp_path}/other.json: is broken") == f"{tmp_path}/other.json: is broken"
     assert as_typed(f"{inside}: is not a workspace") == f"{inside}: is not a workspace"
+
+
+def _leaf_commands() -> list[list[str]]:
+    from evalset.cli.app import command
+
+    found: list[list[str]] = []
+
+    def walk(group: Any, path: list[str]) -> None:
+        for name, sub in sorted(getattr(group, "commands", {}).items()):
+            if getattr(sub, "commands", None):
+                walk(sub, [*path, name])
+            else:
+                found.append([*path, name])
+
+    walk(command(), [])
+    return found
+
+
+VALUE_ERRORS = [
+    (["score", "retrieval", "acme-support", "run.jsonl", "--k", "0"], "--k"),
+    (["score", "retrieval", "acme-support", "run.jsonl", "--granularity", "page"],
+     "--granularity"),
+    (["gate", "a.json", "b.json", "--margin", "inf"], "--margin"),
+    (["split", "acme-support", "--ratio", "2"], "--ratio"),
+    (["no-such-command"], "No such command"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[*path, "--no-such-option"] for path in _leaf_commands()] + [a for a, _ in VALUE_ERRORS],
+    ids=lambda args: " ".join(args),
+)
+def test_a_usage_error_under_json_is_one_json_document(cli, example: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """A script that asked for JSON gets the usage error as JSON on standard output, as it
+    gets evalset's own errors; the person reading the terminal still gets click's usage."""
+    result = cli(example, *args, "--json")
+    assert result.code == 2, (result.out, result.err)
+    document = json.loads(result.out)
+    assert set(document) == {"error", "exit_code"} and document["exit_code"] == 2
+    error = document["error"]
+    named = dict((tuple(a), n) for a, n in VALUE_ERRORS).get(tuple(args), "--no-such-option")
+    assert named in error and error.endswith("--help`.") and "\n" not in error
+    assert "Usage:" in result.err

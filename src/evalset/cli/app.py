@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import typer
 
 from evalset.cli import answers, corpus, holdout, inspect, score, setup, versions
-from evalset.cli.output import echo
+from evalset.cli.output import echo, emit_json
 from evalset.cli.run import version as print_version
 
 app = typer.Typer(
@@ -99,6 +100,15 @@ def reflow(text: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
+def usage_sentence(exc: Exception) -> str:
+    """A click usage error as one sentence, as ``--json`` reports it: click's message, which
+    names the option and the problem, then where the options are listed."""
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "evalset"
+    text = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+    return f"{text}; see `{path} --help`."
+
+
 def run_app() -> int:
     """Run the app; click's usage errors are shown and give their exit code. evalset's own
     errors propagate to ``evalset.cli.main``."""
@@ -114,6 +124,8 @@ def run_app() -> int:
         show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(exit_code, int) and hasattr(exc, "format_message"):
             show()
+            if "--json" in sys.argv[1:]:  # a script reading the output gets the error too
+                emit_json({"error": usage_sentence(exc), "exit_code": exit_code})
             return exit_code
         raise
     return code if isinstance(code, int) else 0
