@@ -21,7 +21,7 @@ from answers_ws import ANSWERS, make_answers_ws, write_run
 
 from conftest import commit_all
 from evalset.corpus.snapshot import take_snapshot
-from evalset.score.answers import HIDDEN_ERROR
+from evalset.score.answers import hidden_error
 from fake_openai import FakeServer
 
 HIDDEN_ITEMS = """\
@@ -113,7 +113,8 @@ def test_no_output_shows_a_holdout_items_labels(repo: Path, cli, scorer: str, fo
     if scorer == "retrieval" or form in ("json", "report file", "html"):
         assert TUNING_MISS in shown  # a tuning item's miss says what it expected
         if form in ("terminal", "markdown", "html"):
-            assert "(a holdout item: not shown)" in shown
+            assert "(a holdout item: not shown)" in shown  # h1
+            assert "(in no split yet: not shown)" in shown  # u1: `split` may yet hold it out
     if form in ("json", "report file"):
         stale = {entry["id"]: entry for entry in json.loads(shown)["stale"]}
         assert set(stale) == {"h1", "u1", "k3"}
@@ -143,7 +144,9 @@ def test_a_judges_failure_on_a_holdout_item_is_not_quoted(repo: Path, cli, monke
     assert done.code == 1, done.err  # claims the judge could not decide
     report = json.loads(done.out)
     errors = {(e["id"], e["claim"]): e["error"] for e in report["judge_errors"]}
-    assert errors[("h1", "key_points[0]")] == errors[("u1", "key_points[0]")] == HIDDEN_ERROR
+    assert errors[("h1", "key_points[0]")] == hidden_error(True)
+    assert errors[("u1", "key_points[0]")] == hidden_error(None)
+    assert "holdout item" in hidden_error(True) and "no split yet" in hidden_error(None)
     assert "Return within 14 days of delivery" in errors[("k1", "key_points[0]")]  # tuning
     for shown in (done.out, (repo / "report.json").read_text(), (repo / "page.html").read_text()):
         for label in LABELS:

@@ -42,9 +42,12 @@ from evalset.staleness.stale import ItemStatus
 
 __all__ = ["AnswerOptions", "score_answers"]
 
-HIDDEN_ERROR = "the judge failed (what it said is not shown for a holdout item)"
-"""The judge error of an item whose labels reports do not show, on its row and in
-``judge_errors``."""
+
+def hidden_error(holdout: bool | None) -> str:
+    """The judge error of an item whose labels reports do not show (a model's reply may
+    quote them), on its row and in ``judge_errors``."""
+    which = "a holdout item" if holdout else "an item in no split yet"
+    return f"the judge failed (what it said is not shown for {which})"
 
 
 def score_answers(
@@ -244,5 +247,5 @@ def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
             judged.statements = []
     if not labels_shown(item.holdout):  # a model's reply may quote the claim, a label
         for error in errors:
-            error["error"] = HIDDEN_ERROR
+            error["error"] = hidden_error(item.holdout)
     return judged

@@ -8,8 +8,12 @@ from typing import Any
 MAX_MISSES = 20
 """Misses listed in a comment (the report holds them all)."""
 
-HIDDEN = "(a holdout item: not shown)"
-"""What a miss shows of a holdout item's expected sources."""
+
+def hidden(split: str) -> str:
+    """What a miss shows of the expected sources of an item outside the tuning split: why
+    they are not shown (a held-out item, or one that `split` may yet hold out)."""
+    return "(a holdout item: not shown)" if split == "holdout" else "(in no split yet: not shown)"
+
 
 TERMINAL_MISSES = 50
 """Misses listed on the terminal: where to start reading, not the whole list, which a run
@@ -70,7 +74,7 @@ def miss_cells(miss: dict[str, Any]) -> list[str]:
         str(miss.get("category")),
         miss.get("split", ""),
         trials,
-        HIDDEN if miss["expected"] is None else ", ".join(miss["expected"]),
+        hidden(miss["split"]) if miss["expected"] is None else ", ".join(miss["expected"]),
         ", ".join(miss["retrieved"]) or "(nothing)",
     ]
 
