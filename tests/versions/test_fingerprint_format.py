@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
+from conftest import GIT_ENV, ROOT, SET_HEADER, commit_all, git, set_item, write_files
 from evalset.sets.content import FINGERPRINT_FORMAT
 from evalset.sets.editor import edit_set
 from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
-from evalset.sets.setfile import load_set, parse_set
+from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.versions.pin import pin_of
 from evalset.versions.release import _tag_message
 
@@ -184,12 +184,9 @@ def test_a_tag_moved_by_hand_is_still_caught_in_format_1(
     assert "tag evalset/docs/v0.1.0 was created or moved by hand" in result.err
 
 
-def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: ignore[no-untyped-def]
-    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A sealed item stores its fingerprint; one sealed by evalset 0.1 stored format 1 and
-    no `fingerprint_format`. Without the key its set is fingerprinted in format 1 (and the
-    pin says so); with the key it opens and the set has its format-2 fingerprint."""
+def _sealed_as_evalset_0_1(cli, example: Path, tmp_path: Path) -> tuple[Path, SetFile]:  # type: ignore[no-untyped-def]
+    """Seal the example's holdout as evalset 0.1 did (format-1 fingerprints, no
+    `fingerprint_format`); the key file and the set as it was before."""
     from pyrage import x25519
 
     from evalset.sets.content import item_fingerprint
@@ -199,7 +196,6 @@ def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: i
     keyfile.write_text(f"{identity}\n")
     path = example / "sets" / "acme-support.yaml"
     plain = load_set(path)
-    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
     assert cli(example, "seal", "acme-support", "-r", str(identity.to_public())).code == 0
     by_id = {item.id: item for item in plain.items}
     text = path.read_text()
@@ -210,6 +206,18 @@ def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: i
         )
     assert "fingerprint_format" not in text
     path.write_text(text)
+    return keyfile, plain
+
+
+def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed item stores its fingerprint; one sealed by evalset 0.1 stored format 1 and
+    no `fingerprint_format`. Without the key its set is fingerprinted in format 1 (and the
+    pin says so); with the key it opens and the set has its format-2 fingerprint."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    keyfile, plain = _sealed_as_evalset_0_1(cli, example, tmp_path)
+    path = example / "sets" / "acme-support.yaml"
     sealed = load_set(path)
     assert len(sealed.sealed) == 9
     assert set_fingerprint(sealed) == set_fingerprint(plain, 1)
@@ -218,6 +226,32 @@ def test_items_sealed_by_evalset_0_1_keep_their_format_1_fingerprint(  # type: i
     opened = load_set(path)
     assert not opened.sealed
     assert set_fingerprint(opened) == set_fingerprint(plain)
+
+
+def test_the_gate_refuses_reports_whose_fingerprints_cannot_be_matched(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run scored without the key (format 1) and one scored with it (format 2) share no
+    item fingerprint: the gate would compare nothing and pass. It refuses, saying why."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    keyfile, _ = _sealed_as_evalset_0_1(cli, example, tmp_path)
+    run = str(ROOT / "examples" / "runs" / "acme-support-bm25.jsonl")
+    score = ("score", "retrieval", "acme-support", run, "--allow-stale", "-o")
+    assert cli(example, *score, "without-key.json").code == 0
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(example, *score, "with-key.json").code == 0
+    assert cli(example, "gate", "with-key.json", "with-key.json").code == 0  # one format
+    for baseline, current, formats in (
+        ("without-key.json", "with-key.json", (2, 1)),
+        ("with-key.json", "without-key.json", (1, 2)),
+    ):
+        done = cli(example, "gate", baseline, current)
+        assert done.code == 2, done.out
+        assert done.err.startswith(
+            f"evalset: {current}: fingerprints items in format {formats[0]}, but the baseline "
+            f"{baseline} in format {formats[1]}, so no item can be matched between them"
+        )
+        assert "EVALSET_AGE_IDENTITY" in done.err and len(done.err.strip().splitlines()) == 1
 
 
 def test_re_verifying_against_a_new_snapshot_is_releasable(

@@ -39,7 +39,7 @@ from evalset.fsio import atomic_write
 from evalset.git import Version
 from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
 from evalset.score.report import ReportError, read_report
-from evalset.versions.pin import check_pin
+from evalset.versions.pin import check_pin, recorded_format
 
 MARGIN = 0.03
 ACCEPTED = Path("reports") / "accepted"
@@ -211,6 +211,16 @@ def gate(
         raise GateRefused(
             f"{current_path}: scores set {c_pin.get('set')!r}, but the baseline "
             f"{baseline_path} scores set {b_pin.get('set')!r}; compare reports of one set."
+        )
+    b_format, c_format = recorded_format(b_pin), recorded_format(c_pin)
+    if b_format != c_format:
+        raise GateRefused(
+            f"{current_path}: fingerprints items in format {c_format}, but the baseline "
+            f"{baseline_path} in format {b_format}, so no item can be matched between them "
+            "(a set with items sealed by evalset 0.1 is fingerprinted in format 1 while the "
+            "key does not open them); score both runs with EVALSET_AGE_IDENTITY set or both "
+            "without it, or seal those items again (`evalset seal`) and score the baseline "
+            "again."
         )
     chosen = _metrics(baseline, current, baseline_path, current_path, metrics)
     notes = _differences(
