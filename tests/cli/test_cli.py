@@ -230,3 +230,28 @@ def test_a_usage_error_under_json_is_one_json_document(cli, example: Path, args:
     named = dict((tuple(a), n) for a, n in VALUE_ERRORS).get(tuple(args), "--no-such-option")
     assert named in error and error.endswith("--help`.") and "\n" not in error
     assert "Usage:" in result.err
+
+
+NUMBER_OPTIONS = {
+    "--ratio": (["split", "acme-support", "--dry-run"], "from 0 to 1", ["1.5", "-0.5"]),
+    "--min-kappa": (
+        ["agreement", str(ROOT / "examples" / "labels" / "acme-support.csv"), "--judge", "exact"],
+        "from -1 to 1",
+        ["1.5", "-2"],
+    ),
+    "--margin": (["gate", "a.json", "b.json"], "of 0 or more", ["-0.1"]),
+}
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [(o, v) for o, (_, _, out) in NUMBER_OPTIONS.items() for v in ["nan", "inf", "-inf", *out]],
+)
+def test_a_number_option_takes_a_finite_number_in_its_range(  # type: ignore[no-untyped-def]
+    cli, example: Path, option: str, value: str
+) -> None:
+    """NaN passed typer's own bounds, or was said to be above the upper one."""
+    args, wanted, _ = NUMBER_OPTIONS[option]
+    done = cli(example, *args, option, value)
+    assert done.code == 2, done.out
+    assert f"Invalid value for '{option}': give a finite number {wanted}, not " in done.err

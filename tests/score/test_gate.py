@@ -290,5 +290,5 @@ def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type:
     for margin in ("inf", "1e400", "nan", "-0.1"):
         done = cli(score_ws, "gate", str(base), str(base), "--margin", margin, "--json")
         assert done.code == 2, margin
-        assert "Invalid value for '--margin'" in done.err
+        assert "Invalid value for '--margin': give a finite number of 0 or more" in done.err
     assert cli(score_ws, "gate", str(base), str(base), "--margin", "1e300").code == 0

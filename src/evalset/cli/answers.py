@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from evalset.cli.output import echo, emit_json, table
+from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
     from evalset.score.agreement import Agreement
@@ -79,7 +80,11 @@ def agreement(
         None, "--set", metavar="SET", help="The set the ids belong to (default: the only set)."
     ),
     min_kappa: float = typer.Option(
-        None, "--min-kappa", metavar="K", min=-1, max=1, help="Exit 1 when kappa is below K."
+        None,
+        "--min-kappa",
+        metavar="K",
+        callback=number_in(-1, 1),
+        help="Exit 1 when kappa is below K (from -1 to 1).",
     ),
     output: Path = typer.Option(None, "-o", "--output", help="Also write the result as JSON."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from evalset.cli.output import echo, emit_json
+from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
     from evalset.intake.promote import PromoteResult
@@ -21,8 +22,7 @@ def split(
     ratio: float = typer.Option(
         None,
         "--ratio",
-        min=0,
-        max=1,
+        callback=number_in(0, 1),
         help="Target holdout share per category (config split.ratio).",
     ),
     move: str = typer.Option(

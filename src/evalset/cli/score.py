@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from evalset.cli.output import echo, emit_json, table
+from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
@@ -138,7 +138,10 @@ def gate(
         "the set's accepted run.",
     ),
     margin: float = typer.Option(
-        0.03, "--margin", min=0, help="The largest drop allowed in any category."
+        0.03,
+        "--margin",
+        callback=number_in(0),
+        help="The largest drop allowed in any category (0 or more).",
     ),
     metric: list[str] = typer.Option(
         None, "--metric", metavar="M", help="Gate on these metrics (default: all both share)."
@@ -162,8 +165,6 @@ def gate(
     from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
 
-    if not math.isfinite(margin):  # a margin of inf would gate nothing, and is not JSON
-        raise typer.BadParameter("give a finite number.", param_hint="'--margin'")
     ws = find_workspace()
     if second is None:
         current_path = first
