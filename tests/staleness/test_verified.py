@@ -36,7 +36,8 @@ def test_an_item_without_verified_is_unverified_not_changed(corpus_repo: Path, c
     assert stale["unverified"] == {"docs": ["new"]}
     text = cli(corpus_repo, "stale").out
     assert "item new" not in text
-    assert "1 item(s) not verified against any snapshot, so not compared: new" in text
+    assert "1 item(s) of docs not verified against any snapshot, so not compared: new (check " \
+        "them, then `evalset verify docs new`)" in text  # fmt: skip
     md = cli(corpus_repo, "stale", "--format", "md").out
     assert "1 item(s) not verified against any snapshot, so not compared: `new`." in md
 

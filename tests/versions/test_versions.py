@@ -154,7 +154,15 @@ def test_the_whole_scenario(released: Path, cli) -> None:  # type: ignore[no-unt
     report.write_text(json.dumps({"evalset": modified}))
     result = cli(released, "check-pin", str(report))
     assert result.code == 1
-    assert "report was run on 0.2.0+modified: 1 item(s) differ from the release (q-3)" in result.err
+    assert "report was run on 0.2.0+modified: 1 item(s) differ from the release (q-3); score " \
+        "the run again on release 0.2.0 (its tag)" in result.err  # fmt: skip
+
+    # A working copy never released names the release to make.
+    report.write_text(json.dumps({"evalset": {**modified, "version": None}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1
+    assert "only released versions can be checked: release the set (`evalset release docs`) " \
+        "and score the run again" in result.err  # fmt: skip
 
     # The status column and the log.
     status = json.loads(cli(released, "status", "--json").out)

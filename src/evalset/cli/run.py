@@ -149,14 +149,16 @@ def stale(
             for old, new in moves.items():
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
         _print_text(report, claims, judge)
-        unverified = [i for ids in report.unverified.values() for i in ids]
         why = f" ({report.newest.reason})" if report.newest else ""
         echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")
-        if unverified:
+        for name, unverified in report.unverified.items():
+            if not unverified:
+                continue
             shown = ", ".join(unverified[:10]) + (", …" if len(unverified) > 10 else "")
+            them = " ".join(unverified) if len(unverified) <= 3 else "ITEM…"
             echo(
-                f"{len(unverified)} item(s) not verified against any snapshot, so not compared: "
-                f"{shown} (check them, then `evalset verify SET ITEM…`)",
+                f"{len(unverified)} item(s) of {name} not verified against any snapshot, so not "
+                f"compared: {shown} (check them, then `evalset verify {name} {them}`)",
                 fg="yellow",
             )
     unchecked = {name: ids for name, ids in report.unchecked.items() if ids}

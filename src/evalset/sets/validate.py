@@ -258,7 +258,8 @@ class _Checker:
                 "warning",
                 ("items", k),
                 f"draft still lacks {_and_list(lacking)} before it can be made active",
-                "add them, set `status: active`, and record the check with `evalset verify`",
+                f"add {'them' if len(lacking) > 1 else 'it'}, set `status: active`, and "
+                "record the check with `evalset verify`",
                 "draft",
             )
         for p, point in enumerate(item.key_points):

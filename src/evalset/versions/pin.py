@@ -226,7 +226,8 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     if not isinstance(version, str):
         check.problems.append(
             f"report was run on an unreleased working copy of {name} (version: null); only "
-            "released versions can be checked"
+            f"released versions can be checked: release the set (`evalset release {name}`) "
+            "and score the run again"
         )
         return check
     base, _, suffix = version.partition("+")
@@ -259,7 +260,10 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
     if suffix:
-        check.problems.append(f"report was run on {version}{detail or ', not on the release'}")
+        check.problems.append(
+            f"report was run on {version}{detail or ', not on the release'}; score the run "
+            f"again on release {base} (its tag), or release this content and score it again"
+        )
     elif found["fingerprint"] != actual:
         check.problems.append(
             f"report's fingerprint {found['fingerprint']} does not match release {base} "
