@@ -211,6 +211,9 @@ VALUE_ERRORS = [
     (["gate", "a.json", "b.json", "--margin", "inf"], "--margin"),
     (["split", "acme-support", "--ratio", "2"], "--ratio"),
     (["no-such-command"], "No such command"),
+    (["score", "answers", "acme-support", "run.jsonl"], "Missing option '--judge': name the "
+     "judge: exact, command:PROGRAM, openai[:MODEL], or a judge configured under [judges.NAME]"),
+    (["agreement", "labels.csv"], "Missing option '--judge': name the judge: exact"),
 ]  # fmt: skip
 
 

@@ -20,11 +20,12 @@ _JUDGE_HELP = (
 
 
 def answers(
+    ctx: typer.Context,
     set_ref: str = typer.Argument(..., metavar="SET", help="The set, by name or path."),
     run: Path = typer.Argument(
         ..., metavar="RUN", help="The run file: JSONL with an answer on each line."
     ),
-    judge: str = typer.Option(..., "--judge", metavar="J", help=_JUDGE_HELP),
+    judge: str = typer.Option(None, "--judge", metavar="J", help=_JUDGE_HELP),
     output: Path = typer.Option(None, "-o", "--output", help="Write the JSON report here."),
     fmt: str = typer.Option(
         "text", "--format", metavar="FORMAT", help="text, or md for a pull-request comment."
@@ -64,6 +65,7 @@ def answers(
     """
     if fmt not in ("text", "md"):
         raise typer.BadParameter("use text or md", param_hint="--format")
+    _require_judge(ctx, judge)
     from evalset.cli.run import score_answers
 
     score_answers(set_ref, run, judge, output, fmt=fmt, html=html, labels=labels,
@@ -72,10 +74,11 @@ def answers(
 
 
 def agreement(
+    ctx: typer.Context,
     labels: Path = typer.Argument(
         ..., metavar="LABELS", help="CSV with id,answer,claim,label (label: yes or no)."
     ),
-    judge: str = typer.Option(..., "--judge", metavar="J", help=_JUDGE_HELP),
+    judge: str = typer.Option(None, "--judge", metavar="J", help=_JUDGE_HELP),
     set_ref: str = typer.Option(
         None, "--set", metavar="SET", help="The set the ids belong to (default: the only set)."
     ),
@@ -97,6 +100,7 @@ def agreement(
 
     Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
     """
+    _require_judge(ctx, judge)
     from evalset.config import find_workspace
     from evalset.score.agreement import agreement as run_agreement
     from evalset.score.judges.cache import VerdictCache
@@ -193,3 +197,12 @@ def register(app: typer.Typer) -> None:
 
     score_app.command("answers")(answers)
     app.command()(agreement)
+
+
+def _require_judge(ctx: typer.Context, judge: str | None) -> None:
+    """A judge must be named: there is no default, since what a score means depends on it."""
+    if judge is None:
+        ctx.fail(
+            "Missing option '--judge': name the judge: exact, command:PROGRAM, openai[:MODEL], "
+            "or a judge configured under [judges.NAME]."
+        )
