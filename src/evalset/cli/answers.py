@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from evalset.score.agreement import Agreement
 
 _JUDGE_HELP = (
-    "The judge: exact, command:PROGRAM, openai:MODEL, or the name of a judge configured in "
-    "the judges table or installed as a plug-in."
+    "The judge (required): exact, command:PROGRAM, openai:MODEL, or the name of a judge "
+    "configured in the judges table or installed as a plug-in."
 )
 
 
