@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import SET_HEADER, commit_all, set_item, verified_items, write_files
 from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
@@ -186,10 +188,36 @@ def test_verify_records_the_newest_snapshot(corpus_repo: Path, cli) -> None:  # 
         f"cannot verify against snapshot {new}: item deleted: policy.md has no section "
         "'exchanges' in snapshot"
     ) in refused.err
-    assert "(did you mean 'exchanging-an-item'?)" in refused.err
+    assert "its text was deleted (the most similar section now: policy.md#exchanging-an-item)" \
+        in refused.err  # fmt: skip
     assert path.read_bytes() == before
     typo = cli(corpus_repo, "verify", "docs", "chnged")
     assert typo.code == 2 and "has no item 'chnged' (did you mean 'changed'?)" in typo.err
+
+
+@pytest.mark.parametrize(
+    ("item", "why"),
+    [
+        ("moved", "policy.md has no section 'refund-timing' in snapshot {new}; its text moved to "
+         "policy.md#when-you-get-your-money-back (`evalset stale --fix-moved` relabels it)"),
+        ("doc-moved", "document 'terms.txt' is not in snapshot {new}; its text moved to "
+         "terms-of-sale.txt (`evalset stale --fix-moved` relabels it)"),
+        ("deleted", "policy.md has no section 'exchanges' in snapshot {new}; its text was "
+         "deleted (the most similar section now: policy.md#exchanging-an-item)"),
+        # where the text went is not known: the nearest name, if any
+        ("empty", "policy.md has no section 'empty' in snapshot {new}"),
+        ("unresolved", "policy.md has no section 'no-such-section' in snapshot {new}"),
+    ],
+)  # fmt: skip
+def test_verify_says_where_the_text_of_a_citation_went(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, item: str, why: str
+) -> None:
+    """A did-you-mean by name pointed a moved section at its namesake; what stale knows
+    (moved, or deleted and the most similar section now) comes first."""
+    _, new = setup(corpus_repo, ITEMS)
+    refused = cli(corpus_repo, "verify", "docs", item)
+    assert refused.code == 2
+    assert f"item {item}: {why.format(new=new)}" in refused.err, refused.err
 
 
 def test_verify_all_adopts_a_set(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
+from evalset.sets.citations import Citation
 from evalset.sets.editor import DELETE, edit_set
 from evalset.sets.model import item_citations
 from evalset.sets.resolve import unresolved
@@ -82,13 +83,15 @@ def verify(
         if lacking:
             raise EvalsetError(
                 f"{path}: item {item.id} cannot be verified while it lacks "
-                f"{' and '.join(lacking)}; add them (and `status: active`), then verify it."
+                f"{' and '.join(lacking)}; add {'them' if len(lacking) > 1 else 'it'} (and "
+                "`status: active`), then verify it."
             )
+    checker = StaleChecker(store, newest, workspace.root)
     problems = [
-        f"item {item.id}: {why}"
+        f"item {item.id}: {_unresolved(checker, store, item.verified, citation, newest)}"
         for item in targets
         for citation in item_citations(item)
-        if (why := unresolved(citation, newest)) is not None
+        if unresolved(citation, newest) is not None
     ]
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -103,6 +106,32 @@ def verify(
         for item in targets:
             editor.update_item(item.id, {"verified": newest.short})
     return result
+
+
+def _unresolved(
+    checker: StaleChecker,
+    store: SnapshotStore,
+    verified: str | None,
+    citation: Citation,
+    newest: Snapshot,
+) -> str:
+    """Why a citation does not resolve in ``newest``: where its text went since the snapshot
+    the item was verified against, when that is known (moved, or deleted with a similar
+    section now), else the nearest name (a did-you-mean)."""
+    old = store.get(verified) if verified else None
+    status = checker.citation(citation, old) if old is not None else None
+    if citation.section is None:
+        gone = f"document {citation.doc!r} is not in snapshot {newest.short}"
+    else:
+        gone = f"{citation.doc} has no section {citation.section!r} in snapshot {newest.short}"
+    if status is not None and status.status == "moved" and status.new:
+        return f"{gone}; its text moved to {status.new} (`evalset stale --fix-moved` relabels it)"
+    if status is not None and status.status == "deleted" and status.candidates:
+        similar = status.candidates[0]
+        return f"{gone}; its text was deleted (the most similar section now: {similar})"
+    found = unresolved(citation, newest)
+    assert found is not None
+    return found
 
 
 def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
