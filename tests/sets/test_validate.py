@@ -115,6 +115,9 @@ def test_drafts_may_be_incomplete_but_are_told_what_they_lack() -> None:
         "expected sources before it can be made active (add them, set `status: active`, and "
         "record the check with `evalset verify`)"
     ]
+    one = item("d-2", "Where is my parcel?").replace("    category: direct-lookup\n", "")
+    (finding,) = findings(HEADER + one.replace("  - id: d-2\n", "  - id: d-2\n    status: draft\n"))
+    assert "draft still lacks a category before it can be made active (add it, set" in finding
 
 
 def test_active_item_without_category_is_an_error() -> None:

@@ -78,6 +78,11 @@ def draft_lacks(item: Item) -> list[str]:
     return lacking
 
 
+def lacking_pronoun(lacking: list[str]) -> str:
+    """``it`` for one label named with an article (``a category``), else ``them``."""
+    return "it" if len(lacking) == 1 and lacking[0].startswith("a ") else "them"
+
+
 def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
     """Items whose holdout flag flipped since ``baseline`` without a recorded move:
     (position in the file, the item now, the item then)."""
@@ -258,8 +263,8 @@ class _Checker:
                 "warning",
                 ("items", k),
                 f"draft still lacks {_and_list(lacking)} before it can be made active",
-                f"add {'them' if len(lacking) > 1 else 'it'}, set `status: active`, and "
-                "record the check with `evalset verify`",
+                f"add {lacking_pronoun(lacking)}, set `status: active`, and record the check "
+                "with `evalset verify`",
                 "draft",
             )
         for p, point in enumerate(item.key_points):

@@ -17,7 +17,7 @@ from evalset.sets.editor import DELETE, edit_set
 from evalset.sets.model import item_citations
 from evalset.sets.resolve import unresolved
 from evalset.sets.setfile import load_set
-from evalset.sets.validate import draft_lacks
+from evalset.sets.validate import draft_lacks, lacking_pronoun
 from evalset.staleness.stale import StaleChecker
 
 
@@ -83,7 +83,7 @@ def verify(
         if lacking:
             raise EvalsetError(
                 f"{path}: item {item.id} cannot be verified while it lacks "
-                f"{' and '.join(lacking)}; add {'them' if len(lacking) > 1 else 'it'} (and "
+                f"{' and '.join(lacking)}; add {lacking_pronoun(lacking)} (and "
                 "`status: active`), then verify it."
             )
     checker = StaleChecker(store, newest, workspace.root)
