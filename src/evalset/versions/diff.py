@@ -19,6 +19,13 @@ KEY_POINT_MATCH = 0.5
 """Least text similarity (difflib ratio) for two key points to count as one edited point."""
 
 
+HIDDEN = "(a holdout item: not shown)"
+BOOKKEEPING = frozenset(("status", "holdout", "holdout_moves", "verified", "category", "tags"))
+"""The fields whose values a diff shows for a holdout item; the rest are its labels (the
+question, what an answer must and must not say, where it is found), which a diff posted as
+a pull-request comment would show to the people tuning prompts."""
+
+
 @dataclass
 class FieldChange:
     field: str
@@ -27,11 +34,22 @@ class FieldChange:
     """added, removed, edited (text of the same element), or changed (a value replaced)."""
     old: Any = None
     new: Any = None
+    hidden: bool = False
+    """A label of a holdout item: what changed is said, not the values."""
 
     def to_json(self) -> dict[str, Any]:
+        if self.hidden:
+            return {"field": self.field, "change": self.change, "old": None, "new": None,
+                    "hidden": True}  # fmt: skip
         return {"field": self.field, "change": self.change, "old": self.old, "new": self.new}
 
+    def hide(self) -> FieldChange:
+        """This change without its values."""
+        return FieldChange(self.field, self.change, hidden=True)
+
     def __str__(self) -> str:
+        if self.hidden:
+            return f"{self.field}: {self.change} {HIDDEN}"
         if self.change == "added":
             return f"{self.field}: + {_show(self.new)}"
         if self.change == "removed":
@@ -226,6 +244,11 @@ def item_changes(old: Item, new: Item) -> list[FieldChange]:
     return _deep(a, b, "") + changes
 
 
+def _field(change: FieldChange) -> str:
+    """The item field a change is in: ``key_points`` for ``key_points[1].text``."""
+    return change.field.split("[", 1)[0].split(".", 1)[0]
+
+
 def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
     """Items sealed on either side (and not opened by a key) are compared by fingerprint."""
     if not (old.sealed or new.sealed):
@@ -248,7 +271,7 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
         elif ident not in after:
             result.removed.append(ident)
         elif before[ident] != after[ident]:
-            change = FieldChange("sealed content", "changed", None, None)
+            change = FieldChange("sealed content", "changed", hidden=True)
             result.changed.append(ItemChange(ident, [change]))
 
 
@@ -271,6 +294,8 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
             result.holdout_moves.append(
                 HoldoutMove(ident, _side(previous.holdout), _side(item.holdout))
             )
+        if previous.holdout or item.holdout:  # held out on either side: its labels stay so
+            changes = [c if _field(c) in BOOKKEEPING else c.hide() for c in changes]
         if changes:
             result.changed.append(ItemChange(ident, changes))
     _sealed_changes(old, new, result)

@@ -1,0 +1,100 @@
+"""`evalset diff` shows what changed in a holdout item, not its labels.
+
+A diff is posted as a pull-request comment (``--format md``) and printed in CI logs, which
+the people tuning prompts read; with the key in CI, a sealed item's labels would reach them
+in the clear. For an item held out on either side, a diff names each changed field with its
+kind of change; the values it shows are bookkeeping only (split, status, tags, category).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import commit_all
+from evalset.sets.editor import edit_set
+
+EDITS = {
+    # field: (the edit, as update_item takes it, the new value a diff must not show)
+    "question": ({"question": "How many years is the legal guarantee, in total?"},
+                 "How many years is the legal guarantee, in total?"),
+    "key point": ({"key_points": [{"text": "A three-year guarantee covers every product",
+                                   "sources": ["policies/warranty.md#legal-guarantee"]}]},
+                  "A three-year guarantee covers every product"),
+    "must_not_say": ({"must_not_say": ["the guarantee lasts five years"]},
+                     "the guarantee lasts five years"),
+    "answer": ({"answer": "three years"}, "three years"),
+}  # fmt: skip
+OLD = ("Every product has a two-year legal guarantee", "the guarantee lasts one year", "two years")
+"""q-004's labels before the edit."""
+FORMATS = {"text": (), "md": ("--format", "md"), "json": ("--json",)}
+
+
+def _edited(example: Path, ident: str, update: dict[str, object]) -> None:
+    with edit_set(example / "sets" / "acme-support.yaml") as editor:
+        editor.update_item(ident, update)
+
+
+@pytest.mark.parametrize("form", FORMATS)
+@pytest.mark.parametrize("edit", EDITS)
+def test_a_holdout_items_labels_are_not_shown(  # type: ignore[no-untyped-def]
+    cli, example: Path, edit: str, form: str
+) -> None:
+    update, new = EDITS[edit]
+    _edited(example, "q-004", {**update, "tags": ["warranty", "retagged"]})  # q-004: holdout
+    done = cli(example, "diff", "acme-support", "HEAD", *FORMATS[form])
+    assert done.code == 0, done.err
+    assert "q-004" in done.out and "retagged" in done.out  # bookkeeping is shown
+    for label in (new, *OLD):
+        assert label not in done.out, label
+    if form == "json":
+        (item,) = json.loads(done.out)["changed"]
+        hidden = [c for c in item["changes"] if c.get("hidden")]
+        assert hidden and all(c["old"] is None and c["new"] is None for c in hidden)
+    else:
+        assert "(a holdout item: not shown)" in done.out
+
+
+def test_a_tuning_item_and_a_move_into_the_holdout(cli, example: Path) -> None:  # type: ignore[no-untyped-def]
+    """A tuning item's changes are shown in full; once an item moves into the holdout, what
+    changed with the move is not."""
+    _edited(example, "q-001", {"question": "How long may I send back a damaged item?"})
+    done = cli(example, "diff", "acme-support", "HEAD")
+    assert "'How long may I send back a damaged item?'" in done.out
+    assert cli(example, "split", "acme-support", "--move", "q-001", "--to", "holdout", "--force",
+               "--reason", "seen in a macro").code == 0  # fmt: skip
+    done = cli(example, "diff", "acme-support", "HEAD")
+    assert "How long may I send back" not in done.out
+    assert "question: changed (a holdout item: not shown)" in done.out
+    assert "holdout: false -> true" in done.out and "HOLDOUT MOVE: q-001" in done.out
+
+
+def test_a_sealed_items_change_with_and_without_the_key(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyrage import x25519
+
+    identity = x25519.Identity.generate()
+    keyfile = tmp_path / "holdout.key"
+    keyfile.write_text(f"{identity}\n")
+    recipient = str(identity.to_public())
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
+    commit_all(example, "sealed")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(example, "unseal", "acme-support").code == 0
+    _edited(example, "q-004", EDITS["key point"][0])
+    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
+    for key in (str(keyfile), None):  # CI with the key, a tuner without
+        if key is None:
+            monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+        for form in FORMATS.values():
+            done = cli(example, "diff", "acme-support", "HEAD", *form)
+            assert done.code == 0 and "q-004" in done.out, done.err
+            for label in (EDITS["key point"][1], *OLD):
+                assert label not in done.out, (key, form, label)
+        text = cli(example, "diff", "acme-support", "HEAD").out
+        shown = "key_points[0]: added" if key else "sealed content: changed"
+        assert f"{shown} (a holdout item: not shown)" in text, text
