@@ -20,6 +20,11 @@ Measures, in the same run and each next to its baseline:
    request after 50 ms, at several concurrency limits: requests per second against the bound
    concurrency / latency. Target: within 20% of it.
 
+3. The command judge, with the tests' stub program answering each request after 50 ms
+   (``STUB_DELAY``), at the same concurrency limits (copies of the program): requests per
+   second against the same bound. Its own start-up (a Python interpreter per copy) is
+   counted.
+
 Each timing of 1. is the median of ``--runs`` runs, alternating with its baselines: other
 processes share the machine (2 cores here), so single figures are noisy.
 """
@@ -200,6 +205,31 @@ def throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, i
     return found
 
 
+def command_throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, int, float]]:
+    """(concurrency, requests, requests per second) of the command judge running that many
+    copies of the tests' stub program, each answering after ``LATENCY``."""
+    from evalset.score.judges.base import Request
+    from evalset.score.judges.command import CommandJudge
+    from evalset.score.judges.runner import Judging
+
+    stub = Path(__file__).resolve().parent.parent / "tests" / "score" / "data" / "stub_judge.py"
+    os.environ["STUB_DELAY"] = str(LATENCY)
+    found = []
+    try:
+        for c in concurrency:
+            judge = CommandJudge([sys.executable, str(stub)], Path.cwd(), concurrency=c)
+            n = max(int(c / LATENCY * requests_per), 20)
+            requests = [Request("entails", f"text {c} {k}", f"text {c} {k}") for k in range(n)]
+            start = time.perf_counter()
+            Judging(judge).run(requests)
+            elapsed = time.perf_counter() - start
+            judge.close()
+            found.append((c, n, n / elapsed))
+    finally:
+        del os.environ["STUB_DELAY"]
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
@@ -255,6 +285,11 @@ def main() -> int:
     )
     print("   concurrency  requests  requests/s  bound c/latency  share of the bound")
     for c, n, rate in throughput(levels, args.seconds):
+        bound = c / LATENCY
+        print(f"   {c:>11}  {n:>8}  {rate:>10.1f}  {bound:>15.1f}  {rate / bound:>17.0%}")
+    print(f"\n3. the command judge, copies of a program answering after {LATENCY * 1000:.0f} ms:")
+    print("   copies       requests  requests/s  bound c/latency  share of the bound")
+    for c, n, rate in command_throughput(levels, args.seconds):
         bound = c / LATENCY
         print(f"   {c:>11}  {n:>8}  {rate:>10.1f}  {bound:>15.1f}  {rate / bound:>17.0%}")
     return 0

@@ -17,6 +17,7 @@ from answers_ws import ANSWERS, STUB, make_answers_ws, write_run
 from evalset.config import find_workspace
 from evalset.score.answers import AnswerOptions, score_answers
 from evalset.score.gate import gate
+from evalset.score.judges.base import JudgeBroken
 from evalset.score.judges.command import CommandJudge
 from evalset.score.judges.exact import ExactJudge
 from evalset.score.report import read_report, write_report
@@ -389,3 +390,48 @@ def test_a_stale_set_is_refused_or_scored_with_the_items_marked(qa: Path, cli) -
     assert {m["id"]: m.get("stale", False) for m in report["answer_misses"]}["k3"] is True
     assert not any(m.get("stale") for m in report["answer_misses"] if m["id"] != "k3")
     assert report["evalset"]["set"] == "qa"
+
+
+def test_a_command_judge_with_concurrency_runs_copies_and_decides_the_same(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``concurrency`` N, N copies of the program answer requests side by side (each
+    in order, on its own pipes); the report is the one a single copy gives."""
+    pids = tmp_path / "pids.txt"
+    monkeypatch.setenv("STUB_PIDS", str(pids))
+    reports = {}
+    for copies in (1, 3):
+        monkeypatch.setenv("STUB_DELAY", "0.2" if copies > 1 else "0")
+        # a version of its own: nothing is cached from the other run
+        judge = CommandJudge(
+            [sys.executable, str(STUB)], qa, version=f"{copies}", concurrency=copies
+        )
+        try:
+            report, judging = _score(qa, ANSWERS, judge)
+        finally:
+            judge.close()
+        assert judge._programs == []  # every copy stopped
+        reports[copies] = report.to_json()
+        assert judging.usage.calls > copies
+        answered_by = pids.read_text().split()
+        assert len(set(answered_by)) == copies, answered_by  # a busy copy is not waited for
+        assert len(answered_by) == judging.usage.calls
+        pids.unlink()
+    one, three = reports[1], reports[3]
+    for key in ("items", "overall", "categories", "answer_misses", "judge_errors"):
+        assert one[key] == three[key], key
+
+
+@pytest.mark.parametrize("mode", ["crash", "garbage", "hang"])
+def test_a_broken_copy_stops_them_all_with_one_sentence(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Requests waiting for a copy are released when one copy breaks: the scoring stops with
+    that copy's sentence, and no copy is left running."""
+    monkeypatch.setenv("STUB_MODE", mode)
+    monkeypatch.setenv("STUB_DELAY", "0.1")
+    judge = CommandJudge([sys.executable, str(STUB)], qa, timeout=1.0, concurrency=3)
+    with pytest.raises(JudgeBroken) as caught:
+        _score(qa, ANSWERS, judge)
+    assert str(caught.value).endswith("as the README's judge protocol says.")
+    assert judge._programs == []

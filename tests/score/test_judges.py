@@ -115,7 +115,7 @@ def test_a_broken_command_stops_with_one_sentence(
         judge.entails("a", "a")
     assert f"judge command `{sys.executable} {STUB}` {message}" in str(caught.value)
     assert str(caught.value).endswith("as the README's judge protocol says.")
-    assert judge._process is None  # stopped, not left running
+    assert judge._programs == []  # stopped, not left running
 
 
 def test_a_command_that_hangs_is_stopped_at_its_timeout(
@@ -125,7 +125,7 @@ def test_a_command_that_hangs_is_stopped_at_its_timeout(
     judge = CommandJudge([sys.executable, str(STUB)], qa, timeout=0.5)
     with pytest.raises(JudgeBroken, match=r"gave no answer within 0\.5 s \(timeout\)"):
         judge.entails("a", "a")
-    assert judge._process is None
+    assert judge._programs == []
 
 
 def test_a_command_that_does_not_exist(qa: Path) -> None:
@@ -424,7 +424,7 @@ def test_a_configured_judge_with_a_wrong_setting(qa: Path) -> None:
         load_judge("mine", find_workspace(qa))
     assert str(caught.value) == (
         f"{qa / 'evalset.toml'}: judges.mine: 'timeot' is not a setting of this judge (did you "
-        "mean 'timeout'?); its settings are: command, timeout, version."
+        "mean 'timeout'?); its settings are: command, timeout, version, concurrency."
     )
 
 

@@ -1,8 +1,10 @@
 """A judge for the tests, speaking the JSON-lines protocol: a claim is asserted when its
 text (lower case, without a final full stop) occurs in the text; an answer declines when it
 says "don't know"; statements are sentences. STUB_LOG names a file that gets one line per
-request (to count calls); STUB_MODE makes it misbehave: crash, hang, garbage, wrong-id,
-no-verdict, or error:TEXT (an error answer for claims containing TEXT), nosplit."""
+request (to count calls), STUB_PIDS one with the process id of the copy that answered each
+request, STUB_DELAY the seconds to wait before each answer; STUB_MODE makes it misbehave:
+crash, hang, garbage, wrong-id, no-verdict, or error:TEXT (an error answer for claims
+containing TEXT), nosplit."""
 
 import json
 import os
@@ -11,6 +13,8 @@ import time
 
 mode = os.environ.get("STUB_MODE", "")
 log = os.environ.get("STUB_LOG")
+pids = os.environ.get("STUB_PIDS")
+delay = float(os.environ.get("STUB_DELAY", "0"))
 
 
 def norm(text):
@@ -22,6 +26,10 @@ for line in sys.stdin:
     if log:
         with open(log, "a", encoding="utf-8") as f:
             f.write(json.dumps(request) + "\n")
+    if pids:
+        with open(pids, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    time.sleep(delay)
     answer = {"id": request["id"]}
     if mode == "crash":
         sys.stderr.write("stub judge: out of credits\n")

@@ -1,8 +1,9 @@
 """The ``command`` judge: any program that speaks evalset's judge protocol, JSON lines on
 standard input and output, so a team plugs in any model or service without writing Python.
 
-evalset starts the program once (in the workspace root) and writes one request per line;
-the program answers each with one line, in order:
+evalset starts the program once (in the workspace root; ``concurrency`` copies side by side
+when configured, each sent its own requests) and writes one request per line; the program
+answers each with one line, in order:
 
     {"id": 1, "op": "entails", "text": "You have 30 days.", "claim": "30 days to return"}
     {"id": 1, "verdict": true, "reason": "states the 30 days", "cost": 0.0004, "tokens": 96}
@@ -34,6 +35,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from collections import deque
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +46,8 @@ from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statement
 TIMEOUT = 60.0
 """Seconds to wait for one answer."""
 SHOWN = 80
+STOP_WAIT = 2.0
+"""Seconds a program is given to exit once its input is closed, before it is killed."""
 _EOF = object()
 
 
@@ -76,34 +80,19 @@ def _files_digest(argv: list[str], root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-class CommandJudge(Judge):
-    """A program speaking the judge protocol on standard input and output."""
+class _Program:
+    """One running copy of the judge program: its pipes, the answers it printed, and the last
+    lines of its error output."""
 
-    def __init__(
-        self, argv: list[str], root: Path, timeout: float = TIMEOUT, version: str | None = None
-    ) -> None:
-        self.argv = argv
-        self.root = root
-        self.timeout = timeout
-        self.name = "command:" + shlex.join(argv)
-        self.version = (
-            f"{version}+{_files_digest(argv, root)}" if version else _files_digest(argv, root)
-        )
-        self.description = "a program speaking the JSON-lines judge protocol"
-        self._process: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[Any] = queue.Queue()
-        self._errors: deque[str] = deque(maxlen=5)
-        self._next = 0
-        self._splits = True
-        self._lock = threading.Lock()
-
-    def _start(self) -> subprocess.Popen[str]:
-        if self._process is not None:
-            return self._process
+    def __init__(self, judge: CommandJudge) -> None:
+        self.judge = judge
+        self.lines: queue.Queue[Any] = queue.Queue()
+        self.errors: deque[str] = deque(maxlen=5)
+        argv = judge.argv
         try:
-            process = subprocess.Popen(
-                self.argv,
-                cwd=self.root,
+            self.process = subprocess.Popen(
+                argv,
+                cwd=judge.root,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -115,84 +104,157 @@ class CommandJudge(Judge):
             )
         except FileNotFoundError:
             raise JudgeBroken(
-                f"judge command `{shlex.join(self.argv)}`: no such program "
-                f"{self.argv[0]!r}; give a program on PATH or a path from the workspace root."
+                f"judge command `{shlex.join(argv)}`: no such program "
+                f"{argv[0]!r}; give a program on PATH or a path from the workspace root."
             ) from None
         except OSError as exc:
             raise JudgeBroken(
-                f"judge command `{shlex.join(self.argv)}` cannot be started ({exc.strerror}); "
+                f"judge command `{shlex.join(argv)}` cannot be started ({exc.strerror}); "
                 "check that the program exists and may be run."
             ) from None
-        assert process.stdout is not None and process.stderr is not None
-        threading.Thread(target=self._pump, args=(process.stdout, True), daemon=True).start()
-        threading.Thread(target=self._pump, args=(process.stderr, False), daemon=True).start()
-        self._process = process
-        return process
+        assert self.process.stdout is not None and self.process.stderr is not None
+        threading.Thread(target=self._pump, args=(self.process.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.process.stderr, False), daemon=True).start()
 
     def _pump(self, stream: IO[str], answers: bool) -> None:
         for line in stream:
             if answers:
-                self._lines.put(line)
+                self.lines.put(line)
             elif line.strip():
-                self._errors.append(line.strip())
+                self.errors.append(line.strip())
         if answers:
-            self._lines.put(_EOF)
+            self.lines.put(_EOF)
 
-    def _broken(self, request: int, problem: str) -> JudgeBroken:
-        said = f"; its last error output: {self._errors[-1]!r}" if self._errors else ""
-        self.close()
-        return JudgeBroken(
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Write one request and read its answer (this copy answers in order)."""
+        process, ident = self.process, request["id"]
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # it exited: reading its answer says so
+        try:
+            line = self.lines.get(timeout=self.judge.timeout)
+        except queue.Empty:
+            raise self.judge.broken(
+                self, ident, f"gave no answer within {self.judge.timeout:g} s (timeout)"
+            ) from None
+        if line is _EOF:
+            try:
+                status = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                status = None
+            raise self.judge.broken(self, ident, f"exited (status {status}) without answering")
+        try:
+            answer = json_loads(line)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict) or answer.get("id") != ident:
+            shown = line.strip()
+            shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
+            raise self.judge.broken(self, ident, f"printed {shown!r}, which is not an answer to it")
+        return answer
+
+    def hang_up(self) -> None:
+        """Close its input: a program that follows the protocol then exits."""
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        except OSError:
+            pass
+
+    def stop(self, deadline: float) -> None:
+        """Wait for it to exit until ``deadline`` (``time.monotonic``), then kill it."""
+        try:
+            self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class CommandJudge(Judge):
+    """A program speaking the judge protocol on standard input and output; with
+    ``concurrency`` above 1, that many copies of it, each sent its own requests."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        root: Path,
+        timeout: float = TIMEOUT,
+        version: str | None = None,
+        concurrency: int = 1,
+    ) -> None:
+        self.argv = argv
+        self.root = root
+        self.timeout = timeout
+        self.concurrency = concurrency
+        self.name = "command:" + shlex.join(argv)
+        self.version = (
+            f"{version}+{_files_digest(argv, root)}" if version else _files_digest(argv, root)
+        )
+        self.description = "a program speaking the JSON-lines judge protocol"
+        self._programs: list[_Program] = []
+        self._idle: queue.Queue[_Program | None] = queue.Queue()
+        self._stopped: JudgeBroken | None = None
+        """Why the copies were closed while requests waited for one (they raise it too)."""
+        self._next = 0
+        self._splits = True
+        self._lock = threading.Lock()
+
+    def _program(self) -> _Program:
+        """A copy of the program that is not answering a request: an idle one, else a new
+        one while fewer than ``concurrency`` run."""
+        with self._lock:
+            idle = self._idle
+            if idle.empty() and len(self._programs) < self.concurrency:
+                self._programs.append(_Program(self))
+                return self._programs[-1]
+        program = idle.get()
+        if program is None:  # the copies were closed while this request waited
+            raise self._stopped or JudgeBroken(f"judge command `{shlex.join(self.argv)}` stopped.")
+        return program
+
+    def broken(self, program: _Program, request: int, problem: str) -> JudgeBroken:
+        """The scoring stops: every copy is closed, and the sentence says what this one did."""
+        said = f"; its last error output: {program.errors[-1]!r}" if program.errors else ""
+        stopped = JudgeBroken(
             f"judge command `{shlex.join(self.argv)}` {problem} (request {request}){said}; a "
             "judge answers each request line with one JSON line, as the README's judge "
             "protocol says."
         )
+        self._stopped = self._stopped or stopped
+        self.close()
+        return stopped
 
-    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:  # one request at a time: answers come back in order
-            process = self._start()
+    def _call(self, request: dict[str, Any], wanted: str) -> dict[str, Any]:
+        """The answer to ``request``, which must hold ``wanted`` (or an error, or say that
+        splitting is unsupported)."""
+        program = self._program()
+        with self._lock:
             self._next += 1
             ident = request["id"] = self._next
-            assert process.stdin is not None
-            try:
-                process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
-                process.stdin.flush()
-            except (BrokenPipeError, OSError):
-                pass  # it exited: reading its answer says so
-            try:
-                line = self._lines.get(timeout=self.timeout)
-            except queue.Empty:
-                raise self._broken(
-                    ident, f"gave no answer within {self.timeout:g} s (timeout)"
-                ) from None
-            if line is _EOF:
-                try:
-                    status = process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    status = None
-                raise self._broken(ident, f"exited (status {status}) without answering")
-            try:
-                answer = json_loads(line)
-            except ValueError:
-                answer = None
-            if not isinstance(answer, dict) or answer.get("id") != ident:
-                shown = line.strip()
-                shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
-                raise self._broken(ident, f"printed {shown!r}, which is not an answer to it")
-            return answer
+        answer = program.call(request)
+        if wanted == "verdict" and "error" not in answer:
+            value = answer.get("verdict")
+            if isinstance(value, str) and value.strip().lower() in ("yes", "no"):
+                answer["verdict"] = value.strip().lower() == "yes"
+            if not isinstance(answer.get("verdict"), bool):
+                raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} "
+                                  'without a true/false "verdict"')  # fmt: skip
+        if wanted == "statements" and not ("error" in answer or answer.get("unsupported") is True):
+            found = answer.get("statements")
+            if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
+                raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} "
+                                  'without a "statements" list')  # fmt: skip
+        self._idle.put(program)
+        return answer
 
     def _verdict(self, request: dict[str, Any]) -> Verdict:
-        answer = self._call(request)
-        ident: int = request["id"]
+        answer = self._call(request, "verdict")
         if "error" in answer:
             raise JudgeFailed(str(answer["error"]))
-        value = answer.get("verdict")
-        if isinstance(value, str) and value.strip().lower() in ("yes", "no"):
-            value = value.strip().lower() == "yes"
-        if not isinstance(value, bool):
-            raise self._broken(
-                ident, f'answered {json.dumps(answer)[:SHOWN]} without a true/false "verdict"'
-            )
-        return Verdict(value, *_extras(answer))
+        return Verdict(answer["verdict"], *_extras(answer))
 
     def entails(self, text: str, claim: str) -> Verdict:
         return self._verdict({"id": 0, "op": "entails", "text": text, "claim": claim})
@@ -203,33 +265,29 @@ class CommandJudge(Judge):
     def statements(self, text: str) -> Statements | None:
         if not self._splits:
             return None
-        request: dict[str, Any] = {"id": 0, "op": "statements", "text": text}
-        answer = self._call(request)
-        ident: int = request["id"]
+        answer = self._call({"id": 0, "op": "statements", "text": text}, "statements")
         if answer.get("unsupported") is True:
             self._splits = False
             return None
         if "error" in answer:
             raise JudgeFailed(str(answer["error"]))
-        found = answer.get("statements")
-        if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
-            raise self._broken(
-                ident, f'answered {json.dumps(answer)[:SHOWN]} without a "statements" list'
-            )
+        found = answer["statements"]
         reason_cost = _extras(answer)
         return Statements(tuple(s for s in found if s.strip()), reason_cost[1], reason_cost[2])
 
     def close(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-            process.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
+        """Close every copy; requests waiting for one are released (they raise why). A later
+        request starts the program again."""
+        with self._lock:
+            programs, self._programs = self._programs, []
+            idle, self._idle = self._idle, queue.Queue()
+        for _ in range(self.concurrency):
+            idle.put(None)
+        for program in programs:  # all told at once, so that all are waited for together
+            program.hang_up()
+        deadline = time.monotonic() + STOP_WAIT
+        for program in programs:
+            program.stop(deadline)
 
 
 def _extras(answer: dict[str, Any]) -> tuple[str | None, float | None, int | None]:

@@ -73,19 +73,23 @@ def _configured(ws: Workspace, name: str, table: dict[str, Any]) -> Judge:
         _only(table, (), where)
         return ExactJudge()
     if kind == "command":
-        _only(table, ("command", "timeout", "version"), where)
+        _only(table, ("command", "timeout", "version", "concurrency"), where)
         command = table.get("command")
         if not isinstance(command, (str, list)):
             raise JudgeBroken(f'{where}: needs command = "PROGRAM ARGS" (text or a list).')
         timeout = table.get("timeout", TIMEOUT)
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
             raise JudgeBroken(f"{where}: timeout must be a number of seconds above 0.")
+        concurrency = table.get("concurrency", 1)
+        if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
+            raise JudgeBroken(f"{where}: concurrency must be a whole number, 1 or more.")
         version = table.get("version")
         return CommandJudge(
             split_command(command, where),
             ws.root,
             float(timeout),
             str(version) if version is not None else None,
+            concurrency,
         )
     if kind == "openai":
         return _openai(ws, table, where)
