@@ -538,3 +538,20 @@ def test_the_quick_check_for_number_words_misses_none(text: str) -> None:
         assert module.normalise.__wrapped__(text) == quick
     finally:
         module._WORD_NUMBER = check
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "'4'", "true", "1.5"])
+def test_a_command_judges_concurrency_is_a_whole_number(qa: Path, value: str) -> None:
+    (qa / "evalset.toml").write_text(
+        f"[judges.mine]\nkind = 'command'\ncommand = 'python j.py'\nconcurrency = {value}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(JudgeBroken) as caught:
+        load_judge("mine", find_workspace(qa))
+    assert str(caught.value) == (
+        f"{qa / 'evalset.toml'}: judges.mine: concurrency must be a whole number, 1 or more."
+    )
+    (qa / "evalset.toml").write_text(
+        "[judges.mine]\nkind = 'command'\ncommand = 'python j.py'\nconcurrency = 4\n"
+    )
+    assert load_judge("mine", find_workspace(qa)).concurrency == 4
