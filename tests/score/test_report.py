@@ -262,9 +262,16 @@ def test_the_terminal_lists_the_first_misses_and_the_report_all(score_ws: Path, 
         assert done.code == 0, done.out
         out = done.out.splitlines()
         assert f"({total} item(s)" in done.out
+        # answers: the answer misses, then the retrieval misses of a run that retrieved too
+        blocks = 1 if command == ["retrieval"] else 2
         listed = [line for line in out if line.startswith("  q")]
-        assert len(listed) == TERMINAL_MISSES
-        assert any(line.startswith(more) for line in out)
+        assert len(listed) == blocks * TERMINAL_MISSES
+        assert sum(line.startswith(more) for line in out) == blocks
         report = json.loads((score_ws / "r.json").read_text())
         key = "misses" if command == ["retrieval"] else "answer_misses"
         assert len(report[key]) == total
+    comment = cli(score_ws, "score", "answers", "docs", "run.jsonl", "--judge", "exact",
+                  "--format", "md").out  # fmt: skip
+    answers_at = comment.index(f"**Answer misses, start reading here:** {total} item(s).")
+    retrieval_at = comment.index(f"**Retrieval misses, start reading here:** {total} item(s)")
+    assert answers_at < retrieval_at < comment.index("| metric |")

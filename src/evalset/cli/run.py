@@ -478,37 +478,18 @@ def _print_tables(data: dict[str, Any]) -> None:
 
 
 def _print_scores(data: dict[str, Any]) -> None:
-    from evalset.score.markdown import (
-        TERMINAL_MISSES,
-        miss_cells,
-        more_misses,
-        notes,
-        title,
-    )
+    from evalset.score.markdown import notes, retrieval_miss_lines, title
 
     counts = data["counts"]
-    k = max(data["settings"]["k"])
     echo(
         f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), "
         f"run {data['run']['path']}",
         bold=True,
     )
-    misses = data["misses"]
-    if misses:
-        echo(f"misses, start reading here ({len(misses)} item(s) with no expected source in the "
-             f"first {k} entries):", fg="red")  # fmt: skip
-        lines = []
-        for miss in misses[:TERMINAL_MISSES]:
-            ident, category, split, trials, expected, retrieved = miss_cells(miss)
-            lines.append(f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}")
-            lines.append(f"      expected   {expected}")
-            lines.append(f"      retrieved  {retrieved}")
-        more = more_misses(misses)
-        if more:
-            lines.append(more)
-        echo("\n".join(lines))
-    else:
-        echo(f"no misses: every scored item had an expected source in the first {k} entries")
+    lines = retrieval_miss_lines(data, "misses")
+    echo(lines[0][0], fg=lines[0][1])
+    if lines[1:]:
+        echo("\n".join(line for line, _ in lines[1:]))
     _print_tables(data)
     for note in notes(data):
         echo(f"note: {note}", fg="yellow")

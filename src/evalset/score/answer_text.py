@@ -1,6 +1,7 @@
 """An answers report as terminal text and as a pull-request comment: the judge and how far
-people agree with it first, then the answers to start reading from, then each metric per
-category with its interval."""
+people agree with it first, then the answers to start reading from (and, when the run
+retrieved too, the items whose search missed), then each metric per category with its
+interval."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from evalset.score.markdown import (
     columns,
     metric_table,
     more_misses,
+    retrieval_miss_lines,
+    retrieval_miss_table,
     row,
     split_details,
     stale_and_missing,
@@ -160,6 +163,8 @@ def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
     else:
         out.append(("no answer misses: every answer covered its key points, asserted no "
                     "must_not_say entry and declined exactly when it should", None))  # fmt: skip
+    if "misses" in data:  # the run retrieved too: where the search step missed
+        out += retrieval_miss_lines(data, "retrieval misses")
     return out
 
 
@@ -200,6 +205,8 @@ def markdown(data: dict[str, Any]) -> str:
         out.append("")
     else:
         out += ["**No answer misses.**", ""]
+    if "misses" in data:  # the run retrieved too
+        out += retrieval_miss_table(data, "Retrieval misses")
     out += metric_table(data, columns(data))
     out += ["", "Values with their 95% interval over items; n = items scored.", ""]
     out += split_details(data)

@@ -133,10 +133,60 @@ def split_details(data: dict[str, Any]) -> list[str]:
             "</details>", ""]  # fmt: skip
 
 
+def retrieval_miss_table(data: dict[str, Any], name: str) -> list[str]:
+    """A comment's retrieval misses (``name``: what they are called there): a table of the
+    first ``MAX_MISSES``, or the line saying there is none."""
+    k = max(data["settings"]["k"])
+    misses = data.get("misses", [])
+    if not misses:
+        return [f"**No {name.lower()}:** every scored item had an expected source in the first "
+                f"{k}.", ""]  # fmt: skip
+    # "missed": in how many trials, a column only when some item had several
+    shown = [0, 1, 2, 3, 4, 5] if any(m["trials"] > 1 for m in misses) else [0, 1, 2, 4, 5]
+    names = ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]
+    out = [
+        f"**{name}, start reading here:** {len(misses)} item(s) with no expected source in the "
+        f"first {k} entries.",
+        "",
+        row([names[j] for j in shown]),
+        "|---" * len(shown) + "|",
+    ]
+    for m in misses[:MAX_MISSES]:
+        cells = miss_cells(m)
+        code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
+        out.append(row([f"`{cells[j]}`" if j in code else cells[j] for j in shown]))
+    if len(misses) > MAX_MISSES:
+        out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
+    out.append("")
+    return out
+
+
+def retrieval_miss_lines(data: dict[str, Any], name: str) -> list[tuple[str, str | None]]:
+    """The terminal's retrieval misses (``name``: what they are called there), as (line,
+    colour): the first ``TERMINAL_MISSES``, or the line saying there is none."""
+    k = max(data["settings"]["k"])
+    misses = data["misses"]
+    if not misses:
+        return [(f"no {name}: every scored item had an expected source in the first {k} "
+                 "entries", None)]  # fmt: skip
+    out: list[tuple[str, str | None]] = [
+        (f"{name}, start reading here ({len(misses)} item(s) with no expected source in the "
+         f"first {k} entries):", "red"),
+    ]  # fmt: skip
+    for miss in misses[:TERMINAL_MISSES]:
+        ident, category, split, trials, expected, retrieved = miss_cells(miss)
+        out.append((f"  {ident}  {category} ({split}){'  ' + trials if trials else ''}", None))
+        out.append((f"      expected   {expected}", None))
+        out.append((f"      retrieved  {retrieved}", None))
+    more = more_misses(misses)
+    if more:
+        out.append((more, None))
+    return out
+
+
 def markdown(data: dict[str, Any]) -> str:
     """The report as a pull-request comment."""
     pin = data["evalset"]
-    k = max(data["settings"]["k"])
     out = [
         f"### Retrieval: {title(data)}",
         "",
@@ -145,27 +195,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
         "",
     ]
-    misses = data.get("misses", [])
-    if misses:
-        # "missed": in how many trials, a column only when some item had several
-        shown = [0, 1, 2, 3, 4, 5] if any(m["trials"] > 1 for m in misses) else [0, 1, 2, 4, 5]
-        names = ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]
-        out += [
-            f"**Misses, start reading here:** {len(misses)} item(s) with no expected source in "
-            f"the first {k} entries.",
-            "",
-            row([names[j] for j in shown]),
-            "|---" * len(shown) + "|",
-        ]
-        for m in misses[:MAX_MISSES]:
-            cells = miss_cells(m)
-            code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
-            out.append(row([f"`{cells[j]}`" if j in code else cells[j] for j in shown]))
-        if len(misses) > MAX_MISSES:
-            out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
-        out.append("")
-    else:
-        out += [f"**No misses:** every scored item had an expected source in the first {k}.", ""]
+    out += retrieval_miss_table(data, "Misses")
     out += metric_table(data, columns(data))
     out += ["", "Values with their 95% interval over items; n = items scored.", ""]
     out += split_details(data)
