@@ -150,6 +150,8 @@ def _kappa(k: float | None, low: float | None, high: float | None) -> str:
 
 
 def _print_agreement(result: Agreement) -> None:
+    from evalset.score.agreement import HIDDEN
+
     o = result.overall
     echo(
         f"judge {result.judge['name']} against people on {result.path} (set {result.set}): "
@@ -178,7 +180,8 @@ def _print_agreement(result: Agreement) -> None:
         echo(f"disagreements ({len(result.disagreements)}):")
         for d in result.disagreements[:10]:
             who = "judge yes, person no" if d["judge"] else "judge no, person yes"
-            echo(f"  line {d['line']} {d['id']}: {who}: {d['claim']}")
+            claim = HIDDEN if d.get("hidden") else d["claim"]
+            echo(f"  line {d['line']} {d['id']}: {who}: {claim}")
         if len(result.disagreements) > 10:
             echo(f"  … and {len(result.disagreements) - 10} more (--json lists them all)")
     for e in result.errors:

@@ -33,6 +33,9 @@ from evalset.score.judges.base import JudgeFailed, Request, Verdict
 from evalset.score.judges.runner import Judging
 from evalset.sets.setfile import SetFile
 
+HIDDEN_ITEM = "a holdout item"
+HIDDEN = f"({HIDDEN_ITEM}: not shown)"
+
 COLUMNS = ("id", "answer", "claim", "label")
 MAX_CLAIM = 20_000
 
@@ -250,6 +253,10 @@ def agreement(
     labels, sha = read_labels(path, loaded)
     results = judging.run(label.request for label in labels)
     category = {item.id: item.category or "(none)" for item in loaded.items}
+    # People label holdout items too, but this output reaches the people tuning prompts: a
+    # held-out item's claim (one of its key points) and what the judge said of it (a model's
+    # reply may quote the claim) are not shown, as in the reports of `score answers`.
+    held = {item.id for item in loaded.items if item.holdout} | {s.id for s in loaded.sealed}
     judged: list[tuple[Label, bool]] = []
     errors = []
     for label in labels:
@@ -258,6 +265,8 @@ def agreement(
             judged.append((label, outcome.value))
         else:
             text = str(outcome) if isinstance(outcome, JudgeFailed) else "no verdict"
+            if label.id in held:
+                text = f"the judge failed (what it said is not shown for {HIDDEN_ITEM})"
             errors.append({"line": label.line, "id": label.id, "error": text})
     overall = cohen_kappa([j for _, j in judged], [lab.label for lab, _ in judged])
     names = list(dict.fromkeys(category.get(lab.id, "(sealed)") for lab, _ in judged))
@@ -266,10 +275,11 @@ def agreement(
         members = [(lab, j) for lab, j in judged if category.get(lab.id, "(sealed)") == name]
         categories[name] = cohen_kappa([j for _, j in members], [lab.label for lab, _ in members])
     disagreements = [
-        {"line": lab.line, "id": lab.id, "claim": lab.claim, "human": lab.label, "judge": j}
+        {"line": lab.line, "id": lab.id, "claim": None if lab.id in held else lab.claim,
+         "human": lab.label, "judge": j} | ({"hidden": True} if lab.id in held else {})
         for lab, j in judged
         if j != lab.label
-    ]
+    ]  # fmt: skip
     return Agreement(
         path,
         sha,

@@ -44,6 +44,11 @@ def agreement_line(data: dict[str, Any]) -> str:
             "agreement with people: not checked (give --labels LABELS.csv, or run `evalset "
             "agreement`), so these numbers rest on the judge alone"
         )
+    if found["agreement"] is None:
+        return (
+            f"agreement with people: not measured, the judge decided none of the "
+            f"{found['labels']['rows']} labelled claim(s) of {found['labels']['path']}"
+        )
     kappa = found["kappa"]
     shown = (
         "undefined (one verdict only)"

@@ -155,6 +155,9 @@ def recheck(
             now = _decide(results, after, claim)
             shown = None if item.holdout else claim
             problem = next((r for r in (was, now) if isinstance(r, str)), None)
+            if problem and item.holdout:
+                # What a judge says of a claim may quote it, as a model's reply can.
+                problem = "the judge failed (what it said is not shown for a holdout item)"
             said = problem or note or None
             if kind == "key_point":
                 out.key_points.append(ClaimCheck(kind, k, shown, _key_point(was, now), said))

@@ -11,9 +11,16 @@ from pydantic import BaseModel
 from evalset.sets.model import Item, KeyPoint, Origin, SetHeader
 
 _MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
+LABELS = frozenset({"question", "key_points", "must_not_say", "answer", "origin"})
+"""An item's fields whose text a message about a holdout item does not quote (citations, in
+expected_sources and key points' sources, are named as `evalset stale` names them)."""
+HIDDEN = "(a holdout item: not shown)"
 
 
-def describe(value: Any) -> str:
+def describe(value: Any, hidden: bool = False) -> str:
+    """A value as a message names it; ``hidden``: text is named as text only."""
+    if isinstance(value, str) and hidden:
+        return f"text {HIDDEN}"
     if isinstance(value, bool):
         return f"true/false ({str(value).lower()})"
     if isinstance(value, (int, float)):
@@ -43,10 +50,15 @@ def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
     return tuple(step for step in err["loc"] if not (isinstance(step, str) and "[" in step))
 
 
-def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | None]:
-    """One sentence for a pydantic error, and a hint."""
+def schema_message(
+    err: Mapping[str, Any], is_item: bool, held: bool = False
+) -> tuple[str, str | None]:
+    """One sentence for a pydantic error, and a hint. ``held``: the error is in a holdout
+    item, whose labels it must not quote (findings reach CI logs, which the people tuning
+    prompts read); the file, line and column still say where to look."""
     kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
     ctx = err.get("ctx") or {}
+    hidden = held and bool(loc) and loc[0] in LABELS
     if kind == "extra_forbidden":
         name = str(loc[-1])
         close = difflib.get_close_matches(name, _fields_of(loc, is_item), n=1, cutoff=0.6)
@@ -55,17 +67,20 @@ def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | No
         return "required field is missing", None
     if kind in ("string_type", "str_type"):
         scalar = isinstance(value, (int, float, bool))
-        return f"expected text, got {describe(value)}", (
+        return f"expected text, got {describe(value, hidden)}", (
             "quote it if it is meant as text" if scalar else None
         )
     if kind in ("bool_type", "bool_parsing"):
-        return f"expected true or false, got {describe(value)}", None
+        return f"expected true or false, got {describe(value, hidden)}", None
     if kind == "list_type":
-        return f"expected a list, got {describe(value)}", None
+        return f"expected a list, got {describe(value, hidden)}", None
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping of fields, got {describe(value)}", None
+        return f"expected a mapping of fields, got {describe(value, hidden)}", None
     if kind == "string_pattern_mismatch":
-        return f"{describe(value)} does not have the required form {ctx.get('pattern')}", None
+        return (
+            f"{describe(value, hidden)} does not have the required form {ctx.get('pattern')}",
+            None,
+        )
     if kind == "string_too_long":
         return (
             f"is {len(str(value)):,} characters long; the limit is {ctx.get('max_length'):,}",
@@ -81,9 +96,9 @@ def schema_message(err: Mapping[str, Any], is_item: bool) -> tuple[str, str | No
                 f"write it without quotes: `{loc[-1]}: {expected}`",
             )
         choices = "use" if " or " not in expected else "use one of"
-        return f"{describe(value)} is not allowed; {choices} {expected}", None
+        return f"{describe(value, hidden)} is not allowed; {choices} {expected}", None
     if kind == "value_error":
         return str(ctx.get("error", err["msg"])), None
     if kind == "too_short":
         return "must not be empty", None
-    return f"{err['msg'].rstrip('.').lower()}, got {describe(value)}", None
+    return f"{err['msg'].rstrip('.').lower()}, got {describe(value, hidden)}", None

@@ -150,8 +150,9 @@ def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
             loaded.items.append(validate_item(entry))
             loaded.item_index.append(k)
         except ValidationError as exc:
+            held = isinstance(entry, dict) and entry.get("holdout") is True
             for err in exc.errors():
-                text_, hint = schema_message(err, is_item=True)
+                text_, hint = schema_message(err, is_item=True, held=held)
                 loc = ("items", k, *error_loc(err))
                 loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
     return loaded
@@ -225,7 +226,7 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
         stub = SealedItem.model_validate(entry)
     except ValidationError as exc:
         for err in exc.errors():
-            text_, hint = schema_message(err, is_item=True)
+            text_, hint = schema_message(err, is_item=True, held=True)
             loc = ("items", k, *error_loc(err))
             loaded.schema_findings.append(loaded.finding("error", loc, text_, hint))
         return
