@@ -21,7 +21,7 @@ from answers_ws import ANSWERS, make_answers_ws, write_run
 
 from conftest import commit_all
 from evalset.corpus.snapshot import take_snapshot
-from evalset.score.answers import hidden_error
+from evalset.sets.model import hidden_judge_error
 from fake_openai import FakeServer
 
 HIDDEN_ITEMS = """\
@@ -144,9 +144,9 @@ def test_a_judges_failure_on_a_holdout_item_is_not_quoted(repo: Path, cli, monke
     assert done.code == 1, done.err  # claims the judge could not decide
     report = json.loads(done.out)
     errors = {(e["id"], e["claim"]): e["error"] for e in report["judge_errors"]}
-    assert errors[("h1", "key_points[0]")] == hidden_error(True)
-    assert errors[("u1", "key_points[0]")] == hidden_error(None)
-    assert "holdout item" in hidden_error(True) and "no split yet" in hidden_error(None)
+    assert errors[("h1", "key_points[0]")] == hidden_judge_error(True)
+    assert errors[("u1", "key_points[0]")] == hidden_judge_error(None)
+    assert "holdout item" in hidden_judge_error(True) and "no split yet" in hidden_judge_error(None)
     assert "Return within 14 days of delivery" in errors[("k1", "key_points[0]")]  # tuning
     for shown in (done.out, (repo / "report.json").read_text(), (repo / "page.html").read_text()):
         for label in LABELS:

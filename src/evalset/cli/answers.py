@@ -150,7 +150,7 @@ def _kappa(k: float | None, low: float | None, high: float | None) -> str:
 
 
 def _print_agreement(result: Agreement) -> None:
-    from evalset.score.agreement import HIDDEN
+    from evalset.sets.model import HIDDEN
 
     o = result.overall
     echo(

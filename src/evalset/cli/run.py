@@ -204,6 +204,8 @@ def _anchor(citation: str, parent: str) -> str:
 def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str]:
     """What a person needs to re-check a stale citation: the word diff (per subsection for a
     section that has some), or the deleted text, what cites it, and its best candidate."""
+    from evalset.sets.model import HIDDEN
+
     lines = []
     if c.status == "changed" and c.parts:
         for part in c.parts:
@@ -217,7 +219,7 @@ def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str
     elif c.status == "deleted" and c.old_text is not None:
         lines.append(f"was: {_clip(c.old_text)}")
         for k in item.citing(c.citation):
-            text = "(a holdout item: not shown)" if item.holdout else _clip(item.key_points[k], 16)
+            text = HIDDEN if item.holdout else _clip(item.key_points[k], 16)
             lines.append(f"cited by key point {k + 1}: {text}")
         if c.candidates and c.candidate_text is not None:
             diff = _diff_text(c.old_text, c.candidate_text, colour)

@@ -31,10 +31,8 @@ from evalset.fsio import TextError, decode_text
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
 from evalset.score.judges.runner import Judging
+from evalset.sets.model import hidden_judge_error
 from evalset.sets.setfile import SetFile
-
-HIDDEN_ITEM = "a holdout item"
-HIDDEN = f"({HIDDEN_ITEM}: not shown)"
 
 COLUMNS = ("id", "answer", "claim", "label")
 MAX_CLAIM = 20_000
@@ -266,7 +264,7 @@ def agreement(
         else:
             text = str(outcome) if isinstance(outcome, JudgeFailed) else "no verdict"
             if label.id in held:
-                text = f"the judge failed (what it said is not shown for {HIDDEN_ITEM})"
+                text = hidden_judge_error(True)
             errors.append({"line": label.line, "id": label.id, "error": text})
     overall = cohen_kappa([j for _, j in judged], [lab.label for lab, _ in judged])
     names = list(dict.fromkeys(category.get(lab.id, "(sealed)") for lab, _ in judged))

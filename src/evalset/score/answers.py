@@ -36,18 +36,11 @@ from evalset.score.normalise import contains
 from evalset.score.report import Report
 from evalset.score.retrieval import checked_set, run_snapshot, score_loaded
 from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
-from evalset.sets.model import Item, labels_shown
+from evalset.sets.model import Item, hidden_judge_error, labels_shown
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
 
 __all__ = ["AnswerOptions", "score_answers"]
-
-
-def hidden_error(holdout: bool | None) -> str:
-    """The judge error of an item whose labels reports do not show (a model's reply may
-    quote them), on its row and in ``judge_errors``."""
-    which = "a holdout item" if holdout else "an item in no split yet"
-    return f"the judge failed (what it said is not shown for {which})"
 
 
 def score_answers(
@@ -247,5 +240,5 @@ def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
             judged.statements = []
     if not labels_shown(item.holdout):  # a model's reply may quote the claim, a label
         for error in errors:
-            error["error"] = hidden_error(item.holdout)
+            error["error"] = hidden_judge_error(item.holdout)
     return judged

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalset.sets.model import HIDDEN
+
 MAX_MISSES = 20
 """Misses listed in a comment (the report holds them all)."""
 
@@ -12,7 +14,7 @@ MAX_MISSES = 20
 def hidden(split: str) -> str:
     """What a miss shows of the expected sources of an item outside the tuning split: why
     they are not shown (a held-out item, or one that `split` may yet hold out)."""
-    return "(a holdout item: not shown)" if split == "holdout" else "(in no split yet: not shown)"
+    return HIDDEN if split == "holdout" else "(in no split yet: not shown)"
 
 
 TERMINAL_MISSES = 50

@@ -27,7 +27,7 @@ from typing import Any
 from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.score.judges.base import Request, Verdict
 from evalset.score.judges.runner import Judging, Result, outcome_text
-from evalset.sets.model import Item
+from evalset.sets.model import Item, hidden_judge_error
 from evalset.sets.setfile import load_set
 from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
 
@@ -157,7 +157,7 @@ def recheck(
             problem = next((r for r in (was, now) if isinstance(r, str)), None)
             if problem and item.holdout:
                 # What a judge says of a claim may quote it, as a model's reply can.
-                problem = "the judge failed (what it said is not shown for a holdout item)"
+                problem = hidden_judge_error(True)
             said = problem or note or None
             if kind == "key_point":
                 out.key_points.append(ClaimCheck(kind, k, shown, _key_point(was, now), said))

@@ -8,13 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalset.sets.model import Item, KeyPoint, Origin, SetHeader
+from evalset.sets.model import HIDDEN, Item, KeyPoint, Origin, SetHeader
 
 _MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
 LABELS = frozenset({"question", "key_points", "must_not_say", "answer", "origin"})
 """An item's fields whose text a message about a holdout item does not quote (citations, in
 expected_sources and key points' sources, are named as `evalset stale` names them)."""
-HIDDEN = "(a holdout item: not shown)"
 
 
 def describe(value: Any, hidden: bool = False) -> str:

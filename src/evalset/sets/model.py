@@ -165,6 +165,17 @@ def side(holdout: bool | None) -> str:
     return {True: "holdout", False: "tuning", None: "unassigned"}[holdout]
 
 
+HIDDEN = "(a holdout item: not shown)"
+"""What output shows in place of a holdout item's label."""
+
+
+def hidden_judge_error(holdout: bool | None) -> str:
+    """What output shows in place of a judge's failure on a claim of an item whose labels
+    are not shown: a model's reply may quote the claim."""
+    which = "a holdout item" if holdout else "an item in no split yet"
+    return f"the judge failed (what it said is not shown for {which})"
+
+
 def labels_shown(holdout: bool | None) -> bool:
     """Whether reports may show an item's labels: only a tuning item's. A holdout item's
     would reach the people tuning prompts, and so would an unassigned item's, which `split`

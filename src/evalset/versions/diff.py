@@ -12,14 +12,13 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalset.sets.model import Item
+from evalset.sets.model import HIDDEN, Item
 from evalset.sets.setfile import SetFile
 
 KEY_POINT_MATCH = 0.5
 """Least text similarity (difflib ratio) for two key points to count as one edited point."""
 
 
-HIDDEN = "(a holdout item: not shown)"
 BOOKKEEPING = frozenset(("status", "holdout", "holdout_moves", "verified", "category", "tags"))
 """The fields whose values a diff shows for a holdout item; the rest are its labels (the
 question, what an answer must and must not say, where it is found), which a diff posted as
