@@ -41,6 +41,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalset.score.judges.base import Judge
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
@@ -171,11 +175,25 @@ def phases(root: Path) -> list[tuple[str, float]]:
     return out
 
 
+def rate(judge: Judge, requests_per: float) -> tuple[int, int, float]:
+    """(concurrency, requests, requests per second) of ``judge`` asked about as many
+    requests as ``requests_per`` seconds at its bound allow (at least 20); closes it."""
+    from evalset.score.judges.base import Request
+    from evalset.score.judges.runner import Judging
+
+    c = judge.concurrency
+    n = max(int(c / LATENCY * requests_per), 20)
+    requests = [Request("entails", f"text {c} {k}", f"text {c} {k}") for k in range(n)]
+    start = time.perf_counter()
+    Judging(judge).run(requests)
+    elapsed = time.perf_counter() - start
+    judge.close()
+    return c, n, n / elapsed
+
+
 def throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, int, float]]:
     """(concurrency, requests, requests per second) of the openai judge on the fake server."""
-    from evalset.score.judges.base import Request
     from evalset.score.judges.openai_chat import OpenAIJudge, OpenAISettings
-    from evalset.score.judges.runner import Judging
 
     tests = Path(__file__).resolve().parent.parent / "tests"
     server = subprocess.Popen(
@@ -191,14 +209,8 @@ def throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, i
             settings = OpenAISettings(model="fake", base_url=url, api_key_env="BENCH_KEY",
                                       concurrency=c, retries=0)  # fmt: skip
             judge = OpenAIJudge(settings, Path.cwd())
-            n = max(int(c / LATENCY * requests_per), 20)
-            requests = [Request("entails", f"text {c} {k}", f"text {c} {k}") for k in range(n)]
             judge.entails("warm", "warm")  # the connection pool's first connection
-            start = time.perf_counter()
-            Judging(judge).run(requests)
-            elapsed = time.perf_counter() - start
-            judge.close()
-            found.append((c, n, n / elapsed))
+            found.append(rate(judge, requests_per))
     finally:
         server.stdin.close()
         server.wait(timeout=10)
@@ -208,9 +220,7 @@ def throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, i
 def command_throughput(concurrency: list[int], requests_per: float) -> list[tuple[int, int, float]]:
     """(concurrency, requests, requests per second) of the command judge running that many
     copies of the tests' stub program, each answering after ``LATENCY``."""
-    from evalset.score.judges.base import Request
     from evalset.score.judges.command import CommandJudge
-    from evalset.score.judges.runner import Judging
 
     stub = Path(__file__).resolve().parent.parent / "tests" / "score" / "data" / "stub_judge.py"
     os.environ["STUB_DELAY"] = str(LATENCY)
@@ -218,13 +228,7 @@ def command_throughput(concurrency: list[int], requests_per: float) -> list[tupl
     try:
         for c in concurrency:
             judge = CommandJudge([sys.executable, str(stub)], Path.cwd(), concurrency=c)
-            n = max(int(c / LATENCY * requests_per), 20)
-            requests = [Request("entails", f"text {c} {k}", f"text {c} {k}") for k in range(n)]
-            start = time.perf_counter()
-            Judging(judge).run(requests)
-            elapsed = time.perf_counter() - start
-            judge.close()
-            found.append((c, n, n / elapsed))
+            found.append(rate(judge, requests_per))
     finally:
         del os.environ["STUB_DELAY"]
     return found
