@@ -210,10 +210,15 @@ class Git:
 
     def uncommitted(self, rels: list[str]) -> list[str]:
         """Which of these paths differ from HEAD (modified, staged, or not tracked at all)."""
+        return [rel for rel, _ in self.uncommitted_states(rels)]
+
+    def uncommitted_states(self, rels: list[str]) -> list[tuple[str, bool]]:
+        """Which of these paths differ from HEAD, each with whether git tracks it yet (a
+        new file, never added, does not show in ``git commit -a``)."""
         if not rels:
             return []
         done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
-        return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+        return [(line[3:], line[:2] != "??") for line in done.stdout.splitlines() if line.strip()]
 
     def last_commit_of(self, rel: str) -> str | None:
         out = _run(self.root, "log", "-1", "--format=%H", "--", rel, check=False).stdout.strip()

@@ -504,7 +504,15 @@ def test_release_refuses_an_uncommitted_snapshot(released: Path, cli) -> None:  
     git(released, "commit", "-qm", "untrack snapshots")
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 1
-    assert "while snapshots/" in result.err and "has uncommitted changes" in result.err
+    # a new file, which `git commit -a` leaves out: named as such, with the command to add it
+    assert "while snapshots/" in result.err and "is not in git yet" in result.err
+    assert "add and commit it (git add snapshots/" in result.err
+    commit_all(released, "snapshots")
+    snapshot = next((released / "snapshots").glob("*.json"))
+    snapshot.write_text(snapshot.read_text() + "\n")  # a tracked file edited
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1
+    assert f"while snapshots/{snapshot.name} has uncommitted changes" in result.err
 
 
 # -- names git cannot use in a tag, tags git cannot create, reports as untrusted input -------

@@ -108,11 +108,18 @@ def _refuse_unless_releasable(
     store = workspace_store(ws)
     newest = store.newest()
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
-    dirty = history.git.uncommitted([history.git.rel(p) for p in paths])
+    dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
+    new = [rel for rel, tracked in dirty if not tracked]
+    if new:  # `git commit -a` leaves a new snapshot out: say so, not "uncommitted changes"
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while {', '.join(new)} is not in git yet (a new "
+            f"file, which `git commit -a` does not add); add and commit it (git add "
+            f"{' '.join(new)}, git commit) and run the release again."
+        )
     if dirty:
         raise ReleaseRefused(
-            f"{path}: cannot release {name} while {', '.join(dirty)} has uncommitted changes; "
-            "commit them (git add, git commit) and run the release again."
+            f"{path}: cannot release {name} while {', '.join(r for r, _ in dirty)} has "
+            "uncommitted changes; commit them (git add, git commit) and run the release again."
         )
     baseline = holdout_baseline(path, loaded.name, loaded)
     errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True)
