@@ -14,7 +14,8 @@ from conftest import ROOT
 REQUIRED = {"id", "name", "entry", "language"}
 """The keys pre-commit requires of a hook in .pre-commit-hooks.yaml."""
 OPTIONAL = {"description", "files", "exclude", "types", "pass_filenames", "always_run",
-            "stages", "args", "require_serial", "minimum_pre_commit_version"}  # fmt: skip
+            "stages", "args", "require_serial", "minimum_pre_commit_version",
+            "verbose"}  # fmt: skip
 
 
 def hooks() -> list[dict[str, object]]:
@@ -55,7 +56,7 @@ def test_the_readmes_local_hooks_are_the_published_ones() -> None:
     config = YAML(typ="safe").load(block)
     (repo,) = config["repos"]
     assert repo["repo"] == "local"
-    keys = ("id", "name", "entry", "files", "pass_filenames", "always_run")
+    keys = ("id", "name", "entry", "files", "pass_filenames", "always_run", "verbose")
     published = [{k: h[k] for k in keys if k in h} for h in hooks()]
     local = [{k: h[k] for k in keys if k in h} for h in repo["hooks"]]
     assert local == published
