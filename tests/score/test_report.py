@@ -39,11 +39,12 @@ def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-un
     assert done.code == 0, done.err
     report = json.loads(done.out)
     assert list(report) == [
-        "evalset", "report", "tool", "run", "snapshot", "settings", "definitions", "counts",
-        "overall", "categories", "splits", "spread", "latency", "cost", "misses", "stale",
-        "missing", "unresolved", "invalid_lines", "item_spread", "items", "digest",
+        "evalset", "report", "tool", "run", "snapshot", "corpus", "settings", "definitions",
+        "counts", "overall", "categories", "splits", "spread", "latency", "cost", "misses",
+        "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items", "digest",
     ]  # fmt: skip
     assert report["report"] == {"format": FORMAT, "kind": "retrieval"}
+    assert report["corpus"] == "matches"  # the working tree is the newest snapshot
     assert report["run"]["path"] == "run.jsonl"
     assert report["run"]["sha256"].startswith("sha256:") and report["run"]["lines"] == 8
     assert list(report["definitions"])[:3] == ["hit@1", "hit@5", "mrr"]
@@ -275,3 +276,24 @@ def test_the_terminal_lists_the_first_misses_and_the_report_all(score_ws: Path, 
     answers_at = comment.index(f"**Answer misses, start reading here:** {total} item(s).")
     retrieval_at = comment.index(f"**Retrieval misses, start reading here:** {total} item(s)")
     assert answers_at < retrieval_at < comment.index("| metric |")
+
+
+def test_a_corpus_edited_since_the_newest_snapshot_is_noted(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Scoring against the newest snapshot while the documents were edited after it scores
+    labels checked against other text than the documents now hold: every form says so, as
+    `stale` and `status` do."""
+    answered = [{**line, "answer": "Return within 14 days."} for line in RUN]
+    write_run(score_ws / "run.jsonl", answered)
+    with (score_ws / "corpus" / "notes.txt").open("a") as f:
+        f.write("A line added after the snapshot.\n")
+    note = "the corpus has changed since snapshot "
+    for command in (["retrieval"], ["answers", "--judge", "exact"]):
+        score = ["score", *command, "docs", "run.jsonl"]
+        report = json.loads(cli(score_ws, *score, "--json").out)
+        assert report["corpus"] == "changed"
+        for form in ([], ["--format", "md"]):
+            done = cli(score_ws, *score, *form)
+            assert done.code == 0 and note in done.out and "run `evalset snapshot`" in done.out
+        snapshot = report["snapshot"]  # named: a run retrieved from it, whatever the corpus
+        named = cli(score_ws, *score, "--snapshot", snapshot, "--json")
+        assert json.loads(named.out)["corpus"] is None and note not in named.out

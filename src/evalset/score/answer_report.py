@@ -276,6 +276,7 @@ def build_report(
     options: AnswerOptions,
     beside: Beside = here,
     prerender: bool = False,
+    corpus: str | None = None,
 ) -> Report:
     """The answer report of judged rows. ``checks`` is asked for the set's pin and stale
     items once the rest is made (the item rows included when ``prerender``): the set may
@@ -366,6 +367,7 @@ def build_report(
             "trials": run.trials,  # the trial numbers its lines carry, whatever they are
         },
         "snapshot": snapshot,
+        "corpus": corpus,  # the working tree's corpus to the newest snapshot (corpus_since)
         "settings": settings,
         "definitions": definitions,
         "judge": judge_info,

@@ -82,9 +82,15 @@ def miss_cells(miss: dict[str, Any]) -> list[str]:
 
 
 def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:
-    """The notes every report starts with: stale items scored anyway, items the run left
-    out (``scored_as`` says how they count)."""
+    """The notes every report starts with: a corpus edited since the newest snapshot, stale
+    items scored anyway, items the run left out (``scored_as`` says how they count)."""
     out = []
+    if data.get("corpus") == "changed":
+        out.append(
+            f"the corpus has changed since snapshot {data['snapshot']}, the newest: the labels "
+            "were checked against that snapshot, not against the documents as they are now; "
+            "run `evalset snapshot`, then `evalset stale`"
+        )
     if data.get("stale"):
         ids = ", ".join(s["id"] for s in data["stale"])
         out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")

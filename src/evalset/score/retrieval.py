@@ -118,7 +118,9 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
     try:
         snap = _run_snapshot(store, options.snapshot)
         run = read_run(run_path, options.skip_invalid, defer=True)
-        return _score(loaded, run, snap, ws.root, checked.result, options, beside=checked.then)
+        corpus = corpus_since(store, options.snapshot)
+        return _score(loaded, run, snap, ws.root, checked.result, options, beside=checked.then,
+                      corpus=corpus)  # fmt: skip
     except CannotOpen:
         raise  # nothing the set has wrong explains a file that cannot be opened
     except Exception:
@@ -176,6 +178,17 @@ def _run_snapshot(store: SnapshotStore, ref: str | None) -> Snapshot | None:
             "the id of the snapshot the run retrieved from."
         )
     return found
+
+
+def corpus_since(store: SnapshotStore, ref: str | None) -> str | None:
+    """What the working tree's corpus is to the run's snapshot when that is the newest (no
+    ``--snapshot``), as `stale` tells it: ``matches``, ``changed`` (edited since, not
+    snapshotted: the labels were checked against other text), ``absent``, ``unreadable`` or
+    ``unknown``; None for a snapshot named by the user."""
+    if ref is not None:
+        return None
+    choice = store.newest_choice()
+    return choice.corpus if choice is not None else None
 
 
 def _stale(
@@ -293,6 +306,7 @@ def _score(
     options: Options,
     prerender: bool = True,
     beside: Beside = here,
+    corpus: str | None = None,
 ) -> Report:
     """Score the run; ``checks`` is asked for the set's pin and stale items only once the
     scores are computed and (``prerender``) the item rows written (the set is checked
@@ -354,6 +368,7 @@ def _score(
             "trials": run.trials,  # the trial numbers its lines carry, whatever they are
         },
         "snapshot": snap.short if snap else None,
+        "corpus": corpus,
         "settings": _settings(options),
         "definitions": {m.name: m.to_json() for m in metrics},
         "counts": {
