@@ -130,6 +130,11 @@ def test_json_report_and_dry_run(example: Path, cli) -> None:  # type: ignore[no
     assert report["traces_appended"] == {"q-001": ["tr-9006"]}
     assert report["redactions"] == {"CARD": 2, "EMAIL": 6, "IBAN": 2, "IP": 2, "PHONE": 3}
     assert (example / SET).read_bytes() == before
+    # a dry run says what would be done, not what was
+    text = cli(example, "promote", str(EXPORT), "--set", "acme-support", "--skip-invalid",
+               "--dry-run").out  # fmt: skip
+    assert "near duplicate of q-001's question; trace would be added to its origin.traces" in text
+    assert (example / SET).read_bytes() == before
 
 
 def promote_preset(example: Path, cli, fixture: str, preset: str) -> tuple[Any, dict[str, Item]]:  # type: ignore[no-untyped-def]

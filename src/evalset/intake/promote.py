@@ -401,9 +401,11 @@ def decide(
     candidates: Sequence[Candidate],
     id_from: str,
     ratio: float,
+    dry_run: bool = False,
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
-    as it is now); the drafts get their holdout assignment by the split rule."""
+    as it is now); the drafts get their holdout assignment by the split rule. ``dry_run``:
+    the reasons say what would be done."""
     from evalset.holdout.split import plan_split
     from evalset.sets.neardup import near_duplicate_pairs
 
@@ -447,7 +449,7 @@ def decide(
                     drafts[match]["origin"].setdefault("traces", []).append(trace)
                 else:
                     result.traces_appended.setdefault(match, []).append(trace)
-                why += "; trace added to its origin.traces"
+                why += f"; trace {'would be ' if dry_run else ''}added to its origin.traces"
             result.skipped.append(Skipped(line, trace, match, why))
             continue
         ident = _item_id(candidate, id_from)
@@ -526,7 +528,7 @@ def promote(
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
-        decision = decide(loaded.entries, candidates, id_from, ratio)
+        decision = decide(loaded.entries, candidates, id_from, ratio, dry_run=True)
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result
