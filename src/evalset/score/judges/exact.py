@@ -6,8 +6,8 @@ A text asserts a claim when the claim's normalised tokens occur in it, whole and
 almost never repeated word for word by a good answer, so coverage measured this way is far
 too low. Check it against people (`evalset agreement`) before trusting its numbers.
 
-An answer refuses when it contains one of a few fixed phrases ("I don't know", "I cannot
-answer", "no information about"...). It cannot split text into statements, so faithfulness
+An answer refuses when it contains one of a few fixed phrases (``REFUSALS``: "I don't know",
+"I cannot answer", "no information about", "I can't share"...). It cannot split text into statements, so faithfulness
 is not scored with it. Its verdicts are not cached: deciding is cheaper than looking up.
 """
 
@@ -48,6 +48,14 @@ REFUSALS = tuple(
         "cannot provide that",
         "can't provide that",
         "not something I can answer",
+        "I cannot share",
+        "I can't share",
+        "I will not share",
+        "I won't share",
+        "I cannot disclose",
+        "I can't disclose",
+        "I will not disclose",
+        "I won't disclose",
     )
 )
 """Phrases whose presence (normalised) marks an answer as declining."""
@@ -57,9 +65,10 @@ class ExactJudge(Judge):
     """Normalised containment; honest only for short extractive facts."""
 
     name = "exact"
-    version = "2"
-    """Raised when what counts as the same text changes (2: digit groups, scripts' digits),
-    so that a report says which rules its verdicts followed."""
+    version = "3"
+    """Raised when what counts as the same text changes (2: digit groups, scripts' digits;
+    3: declining to share or disclose), so that a report says which rules its verdicts
+    followed."""
     cacheable = False
     description = (
         "normalised containment (case, punctuation, white space and number words ignored): "
