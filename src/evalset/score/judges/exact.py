@@ -7,8 +7,9 @@ almost never repeated word for word by a good answer, so coverage measured this 
 too low. Check it against people (`evalset agreement`) before trusting its numbers.
 
 An answer refuses when it contains one of a few fixed phrases (``REFUSALS``: "I don't know",
-"I cannot answer", "no information about", "I can't share"...). It cannot split text into statements, so faithfulness
-is not scored with it. Its verdicts are not cached: deciding is cheaper than looking up.
+"I cannot answer", "no information about", "I can't share"...). It cannot split text into
+statements, so faithfulness is not scored with it. Its verdicts are not cached: deciding is
+cheaper than looking up.
 """
 
 from __future__ import annotations
