@@ -278,3 +278,7 @@ def test_re_verifying_against_a_new_snapshot_is_releasable(
     log = json.loads(cli(corpus_repo, "log", "docs", "--json").out)["releases"]
     assert log[0]["fingerprint"] == log[1]["fingerprint"] == released["fingerprint"]
     assert log[0]["snapshot"] != log[1]["snapshot"]
+    # checked again, labels untouched: said as such, not as a change of the item
+    assert log[1]["summary"] == "1 re-verified"
+    body = git(corpus_repo, "log", "-1", "--format=%b")
+    assert "- re-verified: q-1" in body and "- changed q-1" not in body

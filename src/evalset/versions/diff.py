@@ -121,15 +121,23 @@ class SetDiff:
     def empty(self) -> bool:
         return not (self.added or self.removed or self.retired or self.changed or self.header)
 
+    @property
+    def reverified(self) -> list[str]:
+        """Items whose one change is the snapshot they were verified against: checked again,
+        labels untouched."""
+        return [c.id for c in self.changed if all(f.field == "verified" for f in c.changes)]
+
     def summary(self) -> str:
-        """One line: ``2 added, 1 retired, 1 changed``."""
+        """One line: ``2 added, 1 retired, 1 changed, 30 re-verified``."""
+        again = set(self.reverified)
         parts = [
             f"{len(values)} {label}"
             for label, values in (
                 ("added", self.added),
                 ("removed", self.removed),
                 ("retired", self.retired),
-                ("changed", self.changed),
+                ("changed", [c for c in self.changed if c.id not in again]),
+                ("re-verified", again),
             )
             if values
         ]

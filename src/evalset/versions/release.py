@@ -75,9 +75,13 @@ def _commit_message(name: str, version: str, changes: SetDiff | None, since: str
         ):
             if ids:
                 lines.append(f"- {label}: {', '.join(ids)}")
+        again = changes.reverified
         for item in changes.changed:
-            fields = sorted({c.field.split("[")[0].split(".")[0] for c in item.changes})
-            lines.append(f"- changed {item.id}: {', '.join(fields)}")
+            if item.id not in again:
+                fields = sorted({c.field.split("[")[0].split(".")[0] for c in item.changes})
+                lines.append(f"- changed {item.id}: {', '.join(fields)}")
+        if again:  # checked against a new snapshot, labels untouched: one line for them all
+            lines.append(f"- re-verified: {', '.join(again)}")
         for move in changes.holdout_moves:
             lines.append(f"- MOVED {move.id} from {move.old} to {move.new}")
     return "\n".join(lines) + "\n"
