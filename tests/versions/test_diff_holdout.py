@@ -98,3 +98,34 @@ def test_a_sealed_items_change_with_and_without_the_key(  # type: ignore[no-unty
         text = cli(example, "diff", "acme-support", "HEAD").out
         shown = "key_points[0]: added" if key else "sealed content: changed"
         assert f"{shown} (a holdout item: not shown)" in text, text
+
+
+def test_added_items_are_listed_in_file_order_with_or_without_the_key(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed item compared by fingerprint was listed after the plain ones, so the same
+    diff read differently for the key holder and for a tuner."""
+    from pyrage import x25519
+
+    from evalset.holdout.seal import seal_arrivals
+    from evalset.sets.model import Item
+
+    identity = x25519.Identity.generate()
+    keyfile = tmp_path / "holdout.key"
+    keyfile.write_text(f"{identity}\n")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", "acme-support", "-r", str(identity.to_public())).code == 0
+    commit_all(example, "sealed")
+    arriving = [
+        Item(id="q-900", question="Held out and sealed on arrival?", status="draft", holdout=True),
+        Item(id="q-901", question="A tuning draft after it?", status="draft", holdout=False),
+    ]
+    with edit_set(example / "sets" / "acme-support.yaml") as editor:
+        arrivals = seal_arrivals(editor.current, arriving)
+        editor.append_items(arrivals.entries)
+    assert arrivals.sealed == ["q-900"]
+    for key in (None, str(keyfile)):
+        if key is not None:
+            monkeypatch.setenv("EVALSET_AGE_IDENTITY", key)
+        done = cli(example, "diff", "acme-support", "HEAD", "--json")
+        assert json.loads(done.out)["added"] == ["q-900", "q-901"], (key, done.out)

@@ -282,6 +282,13 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
             result.changed.append(ItemChange(ident, [change]))
 
 
+def _file_order(loaded: SetFile) -> dict[str, int]:
+    """Each item's position in its file, plain or sealed."""
+    found = dict(zip((s.id for s in loaded.sealed), loaded.sealed_index, strict=True))
+    found.update(zip((i.id for i in loaded.items), loaded.item_index, strict=True))
+    return found
+
+
 def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
     result = SetDiff(new.name, old_label, new_label)
     before = {item.id: item for item in old.items}
@@ -308,6 +315,12 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
     _sealed_changes(old, new, result)
     sealed_after = {stub.id for stub in new.sealed}
     result.removed = [i for i in before if i not in after and i not in sealed_after]
+    # in file order, whether an item was read in the clear or compared sealed (with the key
+    # or without it, the same diff lists the same items in the same order)
+    now, then = _file_order(new), _file_order(old)
+    result.added.sort(key=lambda ident: now.get(ident, len(now)))
+    result.removed.sort(key=lambda ident: then.get(ident, len(then)))
+    result.changed.sort(key=lambda change: now.get(change.id, len(now)))
     if old.header is not None and new.header is not None:
         skip = {"version", "fingerprint"}
         result.header = _deep(
