@@ -194,3 +194,23 @@ def test_nothing_to_compare_with_is_not_refused(  # type: ignore[no-untyped-def]
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
     assert cli(folder, "unseal", path.name).code == 0
     assert unsealed(cli, folder, path.name) == (0, {})
+
+
+def test_committed_seals_reads_every_layout_of_a_sealed_entry(git_repo: Path) -> None:
+    """What HEAD holds sealed is read without the key, in block or flow style; a question
+    that merely says "sealed:" holds none."""
+    from evalset.sets.sealed import committed_seals
+
+    path = git_repo / "small.yaml"
+    assert committed_seals(path) is None  # no commit yet
+    path.write_text(
+        SMALL
+        + small_item("q-1", False).replace(QUESTIONS["q-1"], "'Is the box sealed: yes or no?'")
+        + "  - {id: q-2, holdout: true, sealed: {recipients: [age1a, age1b], age: x}}\n"
+        + "  - id: q-3\n    holdout: true\n    sealed:\n      recipients:\n        - age1c\n"
+    )
+    commit_all(git_repo, "sealed by hand")
+    assert committed_seals(path) == {"q-2": ["age1a", "age1b"], "q-3": ["age1c"]}
+    path.write_text(SMALL + small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'"))
+    commit_all(git_repo, "no sealed item")
+    assert committed_seals(path) == {}

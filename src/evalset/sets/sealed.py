@@ -288,8 +288,21 @@ def sealed_entries(raw_items: object) -> dict[str, list[str]]:
     return found
 
 
-_SEALED_KEY = re.compile(r"\bsealed[\"']?[ \t]*:")
-"""Where a set file's text may hold a sealed entry (a question may say it too: a filter)."""
+_BEFORE_KEY = re.compile(r"""(?:[ \t]*(?:-[ \t]+)*|.*[{,][ \t]*)["']?""")
+_AFTER_KEY = re.compile(r"""["']?[ \t]*:""")
+
+
+def _may_hold_sealed(text: str) -> bool:
+    """Whether a set file's text may hold a sealed entry: a ``sealed:`` key, in block or
+    flow style. A filter, so that a text without one is not parsed; only the lines that say
+    "sealed" are looked at (a regular expression over a whole large file is slow)."""
+    at = text.find("sealed")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if _BEFORE_KEY.fullmatch(text, start, at) and _AFTER_KEY.match(text, at + 6):
+            return True
+        at = text.find("sealed", at + 6)
+    return False
 
 
 def committed_seals(path: Path, current: str | None = None) -> dict[str, list[str]] | None:
@@ -305,7 +318,7 @@ def committed_seals(path: Path, current: str | None = None) -> dict[str, list[st
         text = git.show("HEAD", git.rel(path))
         if text is None:
             return None
-        if text == current or not _SEALED_KEY.search(text):  # the common case: no parse
+        if text == current or not _may_hold_sealed(text):  # the common case: no parse
             return {}
         return sealed_entries(parse_mapping(text, path).get("items"))
     except EvalsetError:
