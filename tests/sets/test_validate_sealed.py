@@ -72,7 +72,7 @@ def test_an_unsealed_holdout_is_refused_until_sealed_again(  # type: ignore[no-u
     line = next(x for x in result.out.splitlines() if f"item {HOLDOUT[0]}:" in x)
     assert line.endswith(
         f"item {HOLDOUT[0]}: error: {SEALED_AT_HEAD} (run `evalset seal {NAME}` before "
-        "committing (it seals to the recipients the holdout is sealed to at HEAD))"
+        "committing; it seals to the recipients the holdout is sealed to at HEAD)"
     )
     monkeypatch.delenv("EVALSET_AGE_IDENTITY")  # a tuner's hook: --skip-sealed refuses it too
     assert unsealed(cli, example, "--skip-sealed") == (1, found)
@@ -181,7 +181,9 @@ def test_a_holdout_item_written_by_hand_into_a_sealed_holdout(  # type: ignore[n
 def test_nothing_to_compare_with_is_not_refused(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    """Sealed, then unsealed, where git holds no committed version of the file."""
+    """Where git holds no committed version of the file, only the file itself says that its
+    holdout is sealed: an item in plain text beside sealed ones is refused, a whole holdout
+    unsealed is not."""
     folder = tmp_path / "here"
     folder.mkdir()
     if where != "outside-git":
@@ -192,6 +194,8 @@ def test_nothing_to_compare_with_is_not_refused(  # type: ignore[no-untyped-def]
     path = small_set(folder)
     assert cli(folder, "seal", path.name, "--recipient", key[1]).code == 0
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    add_holdout_item(path)  # the file itself shows its holdout sealed
+    assert unsealed(cli, folder, path.name) == (1, {"q-3": NEW_AT_HEAD.replace(" at HEAD", "")})
     assert cli(folder, "unseal", path.name).code == 0
     assert unsealed(cli, folder, path.name) == (0, {})
 
@@ -214,3 +218,31 @@ def test_committed_seals_reads_every_layout_of_a_sealed_entry(git_repo: Path) ->
     path.write_text(SMALL + small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'"))
     commit_all(git_repo, "no sealed item")
     assert committed_seals(path) == {}
+
+
+def test_a_tuning_item_moved_into_a_sealed_holdout_is_refused_until_sealed(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`split --move` into the holdout writes the item as it was, in plain text."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    repo = make_git_repo(tmp_path / "repo")
+    path = small_set(repo)
+    assert cli(repo, "seal", path.name, "--recipient", key[1]).code == 0
+    commit_all(repo, "sealed")
+    moved = cli(repo, "split", path.name, "--move", "q-1", "--to", "holdout", "--force")
+    assert moved.code == 0, moved.err
+    assert unsealed(cli, repo, "--skip-sealed", path.name) == (
+        1,
+        {"q-1": NEW_AT_HEAD.replace(" at HEAD", "")},
+    )
+    sealed = run_seal(cli, repo, path.name)
+    assert sealed == {"sealed": ["q-1"], "recipients": [key[1]], "recipients_from": "set"}
+    assert unsealed(cli, repo, "--skip-sealed", path.name) == (0, {})
+
+
+def run_seal(cli, repo: Path, name: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    result = cli(repo, "seal", name, "--json")
+    assert result.code == 0, result.err
+    found = json.loads(result.out)
+    found.pop("set")
+    return found  # type: ignore[no-any-return]

@@ -213,8 +213,8 @@ class _Checker:
                 "error",
                 ("items", k),
                 f"{what}: a commit would write its question and labels into git history",
-                f"run `evalset seal {loaded.name}` before committing (it seals to the recipients "
-                f"the holdout is sealed to{at_head})",
+                f"run `evalset seal {loaded.name}` before committing; it seals to the recipients "
+                f"the holdout is sealed to{at_head}",
                 "unsealed",
             )
 
