@@ -194,8 +194,9 @@ class _Checker:
 
     def _plain_holdout(self, pairs: list[tuple[int, Item]]) -> None:
         """A holdout item in plain text in a set whose holdout is sealed, at HEAD (``evalset
-        unseal`` to edit, and not sealed again) or in the file itself (an item written or moved
-        into the holdout by hand): a commit would write its labels into git history."""
+        unseal`` to edit, and not sealed again) or in the file itself (an item written into
+        the holdout by hand, or moved into it): a commit would write its labels into git
+        history. An item moved to tuning is not a holdout item any more."""
         assert self.sealed_before is not None
         loaded, before = self.loaded, set(self.sealed_before)
         if not before and not (loaded.sealed or loaded.opened):
@@ -534,11 +535,12 @@ def check_in_place(
 def sealed_at_head(
     loaded: SetFile, baseline: tuple[SetFile, str] | None = None
 ) -> list[str] | None:
-    """The ids of the items sealed in the set's committed version (HEAD), which a holdout
-    item in plain text is checked against; None when there is nothing to compare with
-    (outside git, a file HEAD does not hold). Git is asked only when the set holds a
-    holdout item in plain text and no sealed item (a sealed item in the file says the
-    holdout is sealed without it), and not at all when ``baseline`` (see
+    """The ids of the items sealed in the set's committed version (HEAD), which its holdout
+    items in plain text are checked against (``check_set``'s ``sealed_before``); None when
+    it holds none in plain text, or when there is nothing to compare with (outside git, a
+    file HEAD does not hold). Git is asked only when the set holds a holdout item in plain
+    text and no sealed item (a sealed item in the file says the holdout is sealed without
+    it: then the ids are not needed, and are empty), and not at all when ``baseline`` (see
     ``holdout_baseline``) is HEAD's version already."""
     from evalset.sets.sealed import committed_seals
 
