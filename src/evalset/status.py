@@ -111,10 +111,11 @@ def set_status(
     loaded = load_set(path)
     config = workspace.config.validate if workspace else None
     store = checker.store if checker else None
-    from evalset.sets.validate import holdout_baseline
+    from evalset.sets.validate import holdout_baseline, sealed_at_head
 
     baseline = holdout_baseline(path, loaded.name, loaded) if workspace is not None else None
-    findings = check_set(loaded, config, store, baseline)
+    sealed_before = sealed_at_head(loaded, baseline)
+    findings = check_set(loaded, config, store, baseline, sealed_before=sealed_before)
     status = SetStatus(loaded.name, path)
     status.sealed = len(loaded.sealed) + len(loaded.opened)
     for item in loaded.entries:

@@ -408,3 +408,75 @@ def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[n
         "sealing (a comment?); remove it and seal again. Nothing was sealed."
     )
     assert path.read_text() == text
+
+
+# -- sealing again after `unseal`: the recipients come from the set, or from HEAD ----------
+
+
+def test_seal_again_after_unseal_keeps_every_recipient_at_head(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sealing again needs no key retyped: the holdout is sealed to the recipients it was
+    sealed to at HEAD, all of them."""
+    second = x25519.Identity.generate()
+    second_file = tmp_path / "second.key"
+    second_file.write_text(f"{second}\n")
+    both = [key[1], str(second.to_public())]
+    path = set_file(example)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    result = cli(example, "seal", NAME, "--recipient", both[0], "--recipient", both[1])
+    assert result.code == 0, result.err
+    commit_all(example, "seal the holdout")
+
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(example, "unseal", NAME).code == 0
+    resealed = cli(example, "seal", NAME)
+    assert resealed.code == 0, resealed.err
+    ids = ", ".join(item.id for item in HOLDOUT)
+    assert resealed.out == (
+        f"sealed {len(HOLDOUT)} holdout item(s) in {path.relative_to(example)} to "
+        f"{both[0]}, {both[1]} (as the holdout at HEAD): {ids}\n"
+    )
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert leaked(path.read_text()) == []
+    for identity in (key[0], second_file):  # either key still opens every item
+        monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(identity))
+        loaded = load_set(path)
+        assert len(loaded.opened) == len(HOLDOUT) and not loaded.sealed
+        assert {tuple(stub.sealed.recipients) for stub in loaded.opened.values()} == {tuple(both)}
+
+
+def test_seal_without_recipients_takes_those_of_the_sets_sealed_items(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A holdout item written by hand into a sealed set (not committed: no HEAD version) is
+    sealed to the set's recipients."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = write_small(tmp_path, SMALL + small_item("q-1", "Which secret holdout question?", True))
+    assert cli(tmp_path, "seal", path.name, "--recipient", key[1]).code == 0
+    with path.open("a", encoding="utf-8") as out:
+        out.write(small_item("q-2", "Which other secret holdout question?", True))
+    result = run_json(cli, tmp_path, "seal", path.name)
+    assert result == {
+        "set": path.name,
+        "sealed": ["q-2"],
+        "recipients": [key[1]],
+        "recipients_from": "set",
+    }
+    assert "secret" not in path.read_text()
+
+
+def test_seal_without_recipients_refuses_a_set_never_sealed(  # type: ignore[no-untyped-def]
+    cli, example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = set_file(example)
+    before = path.read_bytes()
+    result = cli(example, "seal", NAME)
+    assert result.code == 2
+    assert result.err == (
+        f"evalset: {path.relative_to(example)}: no recipient given, and {NAME} holds no sealed "
+        "item, nor did it at its last commit (HEAD), to take them from; pass --recipient with "
+        "an age public key. Nothing was sealed.\n"
+    )
+    assert path.read_bytes() == before

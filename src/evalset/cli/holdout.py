@@ -366,11 +366,12 @@ def _print_crowded(crowded: list[tuple[int, list[int]]], what: str) -> None:
 def seal(
     name: str = typer.Argument(..., help="The set, by name or path."),
     recipients: list[str] = typer.Option(
-        ...,
+        None,
         "--recipient",
         "-r",
         metavar="KEY",
-        help="age public key (age1…) or SSH public key to seal to; repeat for several.",
+        help="age public key (age1…) or SSH public key to seal to; repeat for several "
+        "(default: the recipients the holdout is sealed to, in the set or at HEAD).",
     ),
     as_json: bool = _JSON,
 ) -> None:
@@ -381,6 +382,10 @@ def seal(
     read the key file named by EVALSET_AGE_IDENTITY. Git history keeps what was committed
     before sealing.
 
+    Without --recipient, the holdout is sealed again to the keys it is sealed to: those of
+    the set's sealed items, or, after `evalset unseal`, those of the items sealed in its last
+    commit (HEAD); the output names them.
+
     Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
     """  # noqa: E501 - a key is one word
     from evalset.config import find_workspace_or_none
@@ -388,11 +393,23 @@ def seal(
     from evalset.workspace import resolve_set
 
     path = resolve_set(find_workspace_or_none(), name)
-    sealed = seal_set(path, recipients)
+    result = seal_set(path, recipients)
     if as_json:
-        emit_json({"set": str(path), "sealed": sealed, "recipients": recipients})
-    elif sealed:
-        echo(f"sealed {len(sealed)} holdout item(s) in {path}: {', '.join(sealed)}")
+        emit_json(
+            {
+                "set": str(path),
+                "sealed": result.sealed,
+                "recipients": result.recipients,
+                "recipients_from": result.recipients_from,
+            }
+        )
+    elif result.sealed:
+        origin = {"set": " (as the set's sealed items)", "HEAD": " (as the holdout at HEAD)"}
+        echo(
+            f"sealed {len(result.sealed)} holdout item(s) in {path} to "
+            f"{', '.join(result.recipients)}{origin.get(result.recipients_from, '')}: "
+            f"{', '.join(result.sealed)}"
+        )
     else:
         echo(f"{path}: no holdout item left to seal")
 

@@ -19,9 +19,27 @@ from evalset.sets.sealed import SealError, recipient, seal, sealed_message
 from evalset.sets.setfile import SetFile
 
 
-def seal_set(path: Path, recipients: list[str]) -> list[str]:
-    """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic);
-    returns their ids. Items sealed already stay as they are.
+@dataclass
+class Sealing:
+    """What `evalset seal` did."""
+
+    sealed: list[str]
+    """Ids of the holdout items sealed."""
+    recipients: list[str]
+    """Who they were sealed to."""
+    recipients_from: str
+    """Where the recipients came from: ``given``, ``set`` (the set's sealed items) or
+    ``HEAD`` (the items sealed in the set's committed version)."""
+
+
+def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
+    """Seal every holdout item of a set file not sealed yet (round-trip, locked, atomic).
+    Items sealed already stay as they are.
+
+    Without ``recipients``, the items are sealed to those the set's holdout is sealed to:
+    of its sealed items, or, when it holds none (after ``unseal_set``), of the items sealed
+    in its committed version (git's HEAD); the last such item's, as for items arriving in
+    the set (``recipients_of``). With neither, SealError asks for recipients.
 
     A set with validation errors is refused, naming them: an item that fails the schema (or
     shares its id with another) could not be sealed, and would stay readable. The result is
@@ -29,12 +47,13 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
     text of a sealed item may remain readable anywhere in the file (in a comment, say)."""
     from evalset.sets.validate import check_in_place
 
-    keys = [recipient(r) for r in recipients]  # every key checked before anything is written
-    if not keys:
-        raise SealError("no recipient given; pass --recipient with an age public key.")
+    given = list(dict.fromkeys(r.strip() for r in recipients or ()))
+    for key in given:  # every key checked before anything is written
+        recipient(key)
     sealed: list[str] = []
     with edit_set(path) as editor:
         current = editor.current
+        keys, source = _recipients(current, given)
         errors = check_in_place(current, errors_only=True)
         if errors:
             raise SealError(
@@ -45,11 +64,32 @@ def seal_set(path: Path, recipients: list[str]) -> list[str]:
         secrets: list[str] = []
         for k, item in zip(current.item_index, current.items, strict=True):
             if item.holdout and k not in current.opened:
-                editor.replace_at(k, seal(item, recipients, editor.source_of(k)))
+                editor.replace_at(k, seal(item, keys, editor.source_of(k)))
                 sealed.append(item.id)
                 secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
-    return sealed
+    return Sealing(sealed, keys, source)
+
+
+def _recipients(current: SetFile, given: list[str]) -> tuple[list[str], str]:
+    """The recipients to seal to, and where they came from (see ``Sealing``)."""
+    from evalset.sets.sealed import committed_seals, last_recipients
+
+    if given:
+        return given, "given"
+    keys = recipients_of(current)
+    if keys:
+        return keys, "set"
+    keys = last_recipients(committed_seals(current.path) or {})
+    for key in keys:  # a committed file is as untrusted as the working copy
+        recipient(key)
+    if keys:
+        return keys, "HEAD"
+    raise SealError(
+        f"{current.path}: no recipient given, and {current.name} holds no sealed item, nor "
+        "did it at its last commit (HEAD), to take them from; pass --recipient with an age "
+        "public key. Nothing was sealed."
+    )
 
 
 @dataclass

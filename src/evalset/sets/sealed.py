@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -272,6 +273,63 @@ def unchecked_message(ids: list[str], command: str) -> str:
         f"were not verified against the newest snapshot; {key} (--skip-sealed accepts them "
         "unchecked)"
     )
+
+
+def sealed_entries(raw_items: object) -> dict[str, list[str]]:
+    """The sealed entries of a set file's raw item list, in file order: id -> the
+    recipients each was sealed to (read as written: no key needed, nothing validated)."""
+    found: dict[str, list[str]] = {}
+    for entry in raw_items if isinstance(raw_items, list) else []:
+        sealed = entry.get("sealed") if isinstance(entry, dict) else None
+        if isinstance(sealed, dict) and isinstance(entry.get("id"), str):
+            keys = sealed.get("recipients")
+            keys = keys if isinstance(keys, list) else []
+            found[entry["id"]] = [k for k in keys if isinstance(k, str)]
+    return found
+
+
+_BEFORE_KEY = re.compile(r"""(?:[ \t]*(?:-[ \t]+)*|.*[{,][ \t]*)["']?""")
+_AFTER_KEY = re.compile(r"""["']?[ \t]*:""")
+
+
+def _may_hold_sealed(text: str) -> bool:
+    """Whether a set file's text may hold a sealed entry: a ``sealed:`` key, in block or
+    flow style. A filter, so that a text without one is not parsed; only the lines that say
+    "sealed" are looked at (a regular expression over a whole large file is slow)."""
+    at = text.find("sealed")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if _BEFORE_KEY.fullmatch(text, start, at) and _AFTER_KEY.match(text, at + 6):
+            return True
+        at = text.find("sealed", at + 6)
+    return False
+
+
+def committed_seals(path: Path, current: str | None = None) -> dict[str, list[str]] | None:
+    """The items sealed in the committed version of a set file (git's HEAD), with the
+    recipients each was sealed to, in file order; None outside git, for a file HEAD does not
+    hold, or one git holds unreadable. ``current``: the file's text now, when it is known to
+    hold no sealed item (a HEAD with the same text holds none either, so it is not parsed)."""
+    from evalset.git import Git
+    from evalset.sets.yamlio import parse_mapping
+
+    try:
+        git = Git.find(path.resolve().parent)
+        text = git.show("HEAD", git.rel(path))
+        if text is None:
+            return None
+        if text == current or not _may_hold_sealed(text):  # the common case: no parse
+            return {}
+        return sealed_entries(parse_mapping(text, path).get("items"))
+    except EvalsetError:
+        return None
+
+
+def last_recipients(seals: Mapping[str, list[str]]) -> list[str]:
+    """The recipients a set's holdout is sealed to, from its sealed items (``id ->
+    recipients``, in file order): those of the last one (the most recently added, as items
+    are appended; after a change of keys, the new ones)."""
+    return list(seals[list(seals)[-1]]) if seals else []
 
 
 def sealed_message(count: int) -> str:

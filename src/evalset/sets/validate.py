@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,12 +110,14 @@ class _Checker:
         store: SnapshotStore | None = None,
         baseline: tuple[SetFile, str] | None = None,
         errors_only: bool = False,
+        sealed_before: Collection[str] | None = None,
     ) -> None:
         self.loaded = loaded
         self.config = config
         self.store = store
         self.baseline = baseline
         self.errors_only = errors_only
+        self.sealed_before = sealed_before
         self.findings: list[Finding] = [
             f for f in loaded.schema_findings if f.severity == "error" or not errors_only
         ]
@@ -158,6 +160,8 @@ class _Checker:
             self._coverage(categories, loaded.entries)
         if self.baseline is not None:
             self._holdout_flips()
+        if self.sealed_before is not None:
+            self._plain_holdout(pairs)
         if loaded.sealed:
             from evalset.sets.sealed import IDENTITY_ENV, sealed_message
 
@@ -186,6 +190,33 @@ class _Checker:
                 f"undo the edit, or record it with `evalset split {self.loaded.name} --move "
                 f"{item.id} --to {side} --force`",
                 "holdout-move",
+            )
+
+    def _plain_holdout(self, pairs: list[tuple[int, Item]]) -> None:
+        """A holdout item in plain text in a set whose holdout is sealed, at HEAD (``evalset
+        unseal`` to edit, and not sealed again) or in the file itself (an item written into
+        the holdout by hand, or moved into it): a commit would write its labels into git
+        history. An item moved to tuning is not a holdout item any more."""
+        assert self.sealed_before is not None
+        loaded, before = self.loaded, set(self.sealed_before)
+        if not before and not (loaded.sealed or loaded.opened):
+            return  # a holdout never sealed
+        at_head = " at HEAD" if before else ""
+        for k, item in pairs:
+            if not item.holdout or k in loaded.opened:
+                continue
+            what = (
+                "sealed at HEAD, and in plain text here"
+                if item.id in before
+                else f"a holdout item in plain text in a set whose holdout is sealed{at_head}"
+            )
+            self.add(
+                "error",
+                ("items", k),
+                f"{what}: a commit would write its question and labels into git history",
+                f"run `evalset seal {loaded.name}` before committing; it seals to the recipients "
+                f"the holdout is sealed to{at_head}",
+                "unsealed",
             )
 
     def _ids(self) -> None:
@@ -444,13 +475,19 @@ def check_set(
     store: SnapshotStore | None = None,
     baseline: tuple[SetFile, str] | None = None,
     errors_only: bool = False,
+    sealed_before: Collection[str] | None = None,
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
     are resolved in the snapshots the items were verified against; with a ``baseline``
     (``(set file, label)``, see ``holdout_baseline``), holdout flags flipped since it
     without a recorded move are errors. ``errors_only``: the errors alone (all a command
-    that refuses an invalid set needs), warnings are not even located in the file."""
-    findings = _Checker(loaded, config or ValidateConfig(), store, baseline, errors_only).run()
+    that refuses an invalid set needs), warnings are not even located in the file. With
+    ``sealed_before`` (see ``sealed_at_head``), holdout items in plain text in a set whose
+    holdout is sealed are errors: a commit would leak them."""
+    checker = _Checker(
+        loaded, config or ValidateConfig(), store, baseline, errors_only, sealed_before
+    )
+    findings = checker.run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
@@ -470,7 +507,7 @@ def validate(
         report.files.append(loaded.path)
         report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
-            report.findings.extend(check_in_place(loaded, contexts))
+            report.findings.extend(check_in_place(loaded, contexts, leaks=True))
         else:
             report.findings.extend(check_set(loaded, config, store))
     return report
@@ -480,15 +517,43 @@ def check_in_place(
     loaded: SetFile,
     contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] | None = None,
     errors_only: bool = False,
+    leaks: bool = False,
 ) -> list[Finding]:
     """The findings `evalset validate` reports for a loaded set: checked with the
     configuration and snapshots of the workspace it lies in, and, in a workspace, against
-    its git history (holdout flags). ``errors_only``: as for ``check_set``."""
+    its git history (holdout flags). ``errors_only``: as for ``check_set``. ``leaks``: also
+    what a commit of the file would leak (holdout items left in plain text in a set whose
+    holdout is sealed), which `evalset validate` checks as the pre-commit hook."""
     file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
-    return check_set(loaded, file_config, file_store, baseline, errors_only)
+    before = sealed_at_head(loaded, baseline) if leaks else None
+    return check_set(loaded, file_config, file_store, baseline, errors_only, before)
+
+
+def sealed_at_head(
+    loaded: SetFile, baseline: tuple[SetFile, str] | None = None
+) -> list[str] | None:
+    """The ids of the items sealed in the set's committed version (HEAD), which its holdout
+    items in plain text are checked against (``check_set``'s ``sealed_before``); None when
+    it holds none in plain text, or when there is nothing to compare with (outside git, a
+    file HEAD does not hold). Git is asked only when the set holds a holdout item in plain
+    text and no sealed item (a sealed item in the file says the holdout is sealed without
+    it: then the ids are not needed, and are empty), and not at all when ``baseline`` (see
+    ``holdout_baseline``) is HEAD's version already."""
+    from evalset.sets.sealed import committed_seals
+
+    pairs = zip(loaded.item_index, loaded.items, strict=True)
+    if not any(item.holdout and k not in loaded.opened for k, item in pairs):
+        return None
+    if loaded.sealed or loaded.opened:
+        return []
+    if baseline is not None and baseline[1] == "HEAD":
+        then = baseline[0]
+        return [stub.id for stub in [*then.sealed, *then.opened.values()]]
+    seals = committed_seals(loaded.path, loaded.text)
+    return None if seals is None else list(seals)
 
 
 def holdout_baseline(
