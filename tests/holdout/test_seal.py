@@ -480,3 +480,46 @@ def test_seal_without_recipients_refuses_a_set_never_sealed(  # type: ignore[no-
         "an age public key. Nothing was sealed.\n"
     )
     assert path.read_bytes() == before
+
+
+def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a set whose holdout is sealed, `split --move` and `split` seal what they put in the
+    holdout (public keys only, no key needed), as promote seals what arrives there: a plain
+    holdout item in such a file would go into git history in the clear."""
+    from evalset.sets.editor import edit_set
+    from evalset.sets.model import Item
+
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    keyfile, public = key
+    path = set_file(example)
+    assert cli(example, "seal", "acme-support", "-r", public).code == 0
+    commit_all(example, "sealed")
+    question = load_set(path).items[0].question  # q-001, tuning
+    moved = cli(example, "split", "acme-support", "--move", "q-001", "--to", "holdout",
+                "--force", "--reason", "seen in a support macro")  # fmt: skip
+    assert moved.code == 0, moved.err
+    assert question not in path.read_text()
+    assert "q-001" in {stub.id for stub in load_set(path).sealed}
+    arriving = [
+        Item(id=f"q-{900 + k}", question=f"Which rule {k} applies to parcels sent abroad?",
+             category="direct-lookup", expected_sources=["policies/shipping.md"],
+             key_points=[{"text": f"Rule {k} applies", "sources": ["policies/shipping.md"]}])
+        for k in range(12)
+    ]  # fmt: skip
+    with edit_set(path) as editor:
+        editor.append_items(arriving)
+    split = json.loads(cli(example, "split", "acme-support", "--json").out)
+    assert split["holdout"], split  # some of the new items went to the holdout
+    text = path.read_text()
+    for ident in split["holdout"]:
+        assert f"Which rule {int(ident[2:]) - 900} applies" not in text, ident
+    assert {stub.id for stub in load_set(path).sealed} >= set(split["holdout"])
+    assert cli(example, "validate", "acme-support").code in (0, 1)
+    assert "unsealed" not in cli(example, "validate", "acme-support", "--json").out
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    opened = {item.id: item for item in load_set(path).items}
+    assert opened["q-001"].question == question and opened["q-001"].holdout is True
+    assert opened["q-001"].holdout_moves[-1].reason == "seen in a support macro"
+    assert all(opened[ident].holdout for ident in split["holdout"])

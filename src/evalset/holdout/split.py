@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.sets.editor import edit_set
+from evalset.sets.editor import SetEditor, edit_set
 from evalset.sets.model import Item, SealedItem, side
 from evalset.sets.setfile import load_set
 
@@ -108,8 +108,9 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     with edit_set(path) as editor:
         # Planned again under the lock: a concurrent writer may have added items.
         plan = plan_split(editor.current.entries, ratio)
+        by_id = {item.id: item for item in editor.current.items}
         for ident in plan.holdout:
-            editor.update_item(ident, {"holdout": True})
+            _hold_out(editor, by_id[ident], {"holdout": True})
         for ident in plan.tuning:
             editor.update_item(ident, {"holdout": False})
     return plan
@@ -151,5 +152,24 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
             record,
         ]
     with edit_set(path) as editor:
-        editor.update_item(item_id, changes)
+        if wanted:
+            _hold_out(editor, item, changes)
+        else:
+            editor.update_item(item_id, changes)
     return True
+
+
+def _hold_out(editor: SetEditor, item: Item, changes: dict[str, Any]) -> None:
+    """Put ``item`` in the holdout with ``changes`` (``holdout: true``, and the move's
+    record). In a set whose holdout is sealed, the item is sealed as it goes there, to the
+    set's recipients (public keys: no key needed), as items arriving in it are: no holdout
+    text is written in the clear in such a file."""
+    from evalset.holdout.seal import recipients_of
+    from evalset.sets.sealed import seal
+
+    keys = recipients_of(editor.current)
+    if not keys:
+        editor.update_item(item.id, changes)
+        return
+    held = Item.model_validate({**item.model_dump(mode="json", exclude_none=True), **changes})
+    editor.replace_item(item.id, seal(held, keys))
