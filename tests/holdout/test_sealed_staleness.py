@@ -85,7 +85,8 @@ def test_a_sealed_item_citing_changed_text_is_never_reported_clean(  # type: ign
     assert (
         "docs: 1 sealed item(s) not checked (q-2): what they cite is sealed, and they were not "
         "verified against the newest snapshot; set EVALSET_AGE_IDENTITY to the age key file "
-        "and run `evalset stale` again (--skip-sealed accepts them unchecked)"
+        "and run `evalset stale` again, or, without the key, have its holder verify them "
+        "against the newest snapshot (--skip-sealed accepts them unchecked)"
     ) in stale.out
     assert "Returns are accepted" not in stale.out + stale.err
     assert cli(corpus_repo, "stale", "--skip-sealed").code == 0

@@ -266,7 +266,8 @@ def unchecked_message(ids: list[str], command: str) -> str:
     key = (
         f"the key in {IDENTITY_ENV} ({where}) does not open them: use a key they were sealed to"
         if where
-        else f"set {IDENTITY_ENV} to the age key file and run `evalset {command}` again"
+        else f"set {IDENTITY_ENV} to the age key file and run `evalset {command}` again, or, "
+        "without the key, have its holder verify them against the newest snapshot"
     )
     return (
         f"{len(ids)} sealed item(s) not checked ({shown}): what they cite is sealed, and they "
