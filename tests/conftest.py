@@ -161,6 +161,8 @@ categories:
   direct-lookup: a fact
 items:
 """
+SMALL_HEADER = SET_HEADER.replace("name: docs", "name: small")
+"""The header of a set named small (the file sets/small.yaml)."""
 
 
 def set_item(ident: str, *citations: str, verified: str | None = None) -> str:
@@ -198,3 +200,15 @@ def corpus_repo(git_repo: Path) -> Path:
     (git_repo / "sets").mkdir()
     (git_repo / ".gitignore").write_text("/.evalset/\n")
     return git_repo
+
+
+@pytest.fixture
+def key(tmp_path: Path) -> tuple[Path, str]:
+    """A fresh age key file (with its `# public key:` line, as age-keygen writes it) and its
+    public key."""
+    from pyrage import x25519
+
+    identity = x25519.Identity.generate()
+    path = tmp_path / "holdout.key"
+    path.write_text(f"# created: test\n# public key: {identity.to_public()}\n{identity}\n")
+    return path, str(identity.to_public())

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pyrage import x25519
 
-from conftest import ROOT, commit_all, git
+from conftest import ROOT, SMALL_HEADER, commit_all, git
 from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
 from evalset.sets.setfile import load_set
 
@@ -31,15 +31,6 @@ SECRETS = [text for item in HOLDOUT for text in secrets_of(item)]
 
 def leaked(text: str) -> list[str]:
     return [secret for secret in SECRETS if secret in text]
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> tuple[Path, str]:
-    """A fresh age key file and its public key."""
-    identity = x25519.Identity.generate()
-    path = tmp_path / "holdout.key"
-    path.write_text(f"# created: test\n# public key: {identity.to_public()}\n{identity}\n")
-    return path, str(identity.to_public())
 
 
 def set_file(repo: Path) -> Path:
@@ -283,13 +274,6 @@ def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
 
 # -- hostile sets: nothing of the holdout may stay readable, and no item may be lost ------
 
-SMALL = """\
-evalset: 1
-name: small
-categories:
-  direct-lookup: a fact
-items:
-"""
 
 
 def small_item(ident: str, question: str, holdout: bool, extra: str = "") -> str:
@@ -340,7 +324,7 @@ def test_seal_refuses_a_set_with_validation_errors(  # type: ignore[no-untyped-d
     name: str, items: str, message: str,
 ) -> None:  # fmt: skip
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    path = write_small(tmp_path, SMALL + items)
+    path = write_small(tmp_path, SMALL_HEADER + items)
     before = path.read_bytes()
     result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
     assert result.code == 2, result.out
@@ -351,7 +335,7 @@ def test_seal_refuses_a_set_with_validation_errors(  # type: ignore[no-untyped-d
 
 
 COMMENTED = (
-    SMALL
+    SMALL_HEADER
     + "  # the first tuning question, kept\n"
     + small_item("q-1", "Which tuning question comes first here?", False)
     + "    # tuning: a trailing note, kept\n"
@@ -397,7 +381,7 @@ def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[n
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    text = SMALL.replace(
+    text = SMALL_HEADER.replace(
         "categories:", "# to do: reword 'Which secret holdout question is this one?'\ncategories:"
     ) + small_item("q-2", "Which secret holdout question is this one?", True)
     path = write_small(tmp_path, text)
@@ -452,7 +436,7 @@ def test_seal_without_recipients_takes_those_of_the_sets_sealed_items(  # type: 
     """A holdout item written by hand into a sealed set (not committed: no HEAD version) is
     sealed to the set's recipients."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    path = write_small(tmp_path, SMALL + small_item("q-1", "Which secret holdout question?", True))
+    path = write_small(tmp_path, SMALL_HEADER + small_item("q-1", "Which secret holdout question?", True))
     assert cli(tmp_path, "seal", path.name, "--recipient", key[1]).code == 0
     with path.open("a", encoding="utf-8") as out:
         out.write(small_item("q-2", "Which other secret holdout question?", True))

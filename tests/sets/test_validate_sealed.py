@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from pyrage import x25519
 
-from conftest import EXAMPLE_SET, commit_all, git, make_git_repo
+from conftest import EXAMPLE_SET, SMALL_HEADER, commit_all, git, make_git_repo
 from evalset.sets.setfile import load_set
 
 NAME = EXAMPLE_SET.stem
@@ -17,14 +16,6 @@ HOLDOUT = [item.id for item in load_set(EXAMPLE_SET).items if item.holdout]
 KEY_POINT = "Every product has a two-year legal guarantee of conformity from delivery"
 """The first key point of the first holdout item, which the user edits."""
 EDITED = KEY_POINT.replace("two-year", "24-month")
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> tuple[Path, str]:
-    identity = x25519.Identity.generate()
-    path = tmp_path / "holdout.key"
-    path.write_text(f"# public key: {identity.to_public()}\n{identity}\n")
-    return path, str(identity.to_public())
 
 
 def unsealed(cli, repo: Path, *args: str) -> tuple[int, dict[str, str]]:  # type: ignore[no-untyped-def]
@@ -116,13 +107,6 @@ def test_a_set_never_sealed_is_not_refused(  # type: ignore[no-untyped-def]
     assert unsealed(cli, example) == (0, {})
 
 
-SMALL = """\
-evalset: 1
-name: small
-categories:
-  direct-lookup: a fact
-items:
-"""
 
 
 QUESTIONS = {
@@ -144,7 +128,7 @@ def small_item(ident: str, holdout: bool) -> str:
 
 def small_set(folder: Path) -> Path:
     path = folder / "small.yaml"
-    path.write_text(SMALL + small_item("q-1", False) + small_item("q-2", True))
+    path.write_text(SMALL_HEADER + small_item("q-1", False) + small_item("q-2", True))
     return path
 
 
@@ -208,14 +192,14 @@ def test_committed_seals_reads_every_layout_of_a_sealed_entry(git_repo: Path) ->
     path = git_repo / "small.yaml"
     assert committed_seals(path) is None  # no commit yet
     path.write_text(
-        SMALL
+        SMALL_HEADER
         + small_item("q-1", False).replace(QUESTIONS["q-1"], "'Is the box sealed: yes or no?'")
         + "  - {id: q-2, holdout: true, sealed: {recipients: [age1a, age1b], age: x}}\n"
         + "  - id: q-3\n    holdout: true\n    sealed:\n      recipients:\n        - age1c\n"
     )
     commit_all(git_repo, "sealed by hand")
     assert committed_seals(path) == {"q-2": ["age1a", "age1b"], "q-3": ["age1c"]}
-    path.write_text(SMALL + small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'"))
+    path.write_text(SMALL_HEADER + small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'"))
     commit_all(git_repo, "no sealed item")
     assert committed_seals(path) == {}
 

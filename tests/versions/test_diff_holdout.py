@@ -72,14 +72,9 @@ def test_a_tuning_item_and_a_move_into_the_holdout(cli, example: Path) -> None: 
 
 
 def test_a_sealed_items_change_with_and_without_the_key(  # type: ignore[no-untyped-def]
-    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pyrage import x25519
-
-    identity = x25519.Identity.generate()
-    keyfile = tmp_path / "holdout.key"
-    keyfile.write_text(f"{identity}\n")
-    recipient = str(identity.to_public())
+    keyfile, recipient = key
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
     assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
     commit_all(example, "sealed")
@@ -87,34 +82,30 @@ def test_a_sealed_items_change_with_and_without_the_key(  # type: ignore[no-unty
     assert cli(example, "unseal", "acme-support").code == 0
     _edited(example, "q-004", EDITS["key point"][0])
     assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
-    for key in (str(keyfile), None):  # CI with the key, a tuner without
-        if key is None:
+    for held in (str(keyfile), None):  # CI with the key, a tuner without
+        if held is None:
             monkeypatch.delenv("EVALSET_AGE_IDENTITY")
         for form in FORMATS.values():
             done = cli(example, "diff", "acme-support", "HEAD", *form)
             assert done.code == 0 and "q-004" in done.out, done.err
             for label in (EDITS["key point"][1], *OLD):
-                assert label not in done.out, (key, form, label)
+                assert label not in done.out, (held, form, label)
         text = cli(example, "diff", "acme-support", "HEAD").out
-        shown = "key_points[0]: added" if key else "sealed content: changed"
+        shown = "key_points[0]: added" if held else "sealed content: changed"
         assert f"{shown} (a holdout item: not shown)" in text, text
 
 
 def test_added_items_are_listed_in_file_order_with_or_without_the_key(  # type: ignore[no-untyped-def]
-    cli, example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sealed item compared by fingerprint was listed after the plain ones, so the same
     diff read differently for the key holder and for a tuner."""
-    from pyrage import x25519
-
     from evalset.holdout.seal import seal_arrivals
     from evalset.sets.model import Item
 
-    identity = x25519.Identity.generate()
-    keyfile = tmp_path / "holdout.key"
-    keyfile.write_text(f"{identity}\n")
+    keyfile, recipient = key
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    assert cli(example, "seal", "acme-support", "-r", str(identity.to_public())).code == 0
+    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
     commit_all(example, "sealed")
     arriving = [
         Item(id="q-900", question="Held out and sealed on arrival?", status="draft", holdout=True),
@@ -124,8 +115,8 @@ def test_added_items_are_listed_in_file_order_with_or_without_the_key(  # type: 
         arrivals = seal_arrivals(editor.current, arriving)
         editor.append_items(arrivals.entries)
     assert arrivals.sealed == ["q-900"]
-    for key in (None, str(keyfile)):
-        if key is not None:
-            monkeypatch.setenv("EVALSET_AGE_IDENTITY", key)
+    for held in (None, str(keyfile)):
+        if held is not None:
+            monkeypatch.setenv("EVALSET_AGE_IDENTITY", held)
         done = cli(example, "diff", "acme-support", "HEAD", "--json")
-        assert json.loads(done.out)["added"] == ["q-900", "q-901"], (key, done.out)
+        assert json.loads(done.out)["added"] == ["q-900", "q-901"], (held, done.out)
