@@ -436,7 +436,8 @@ def test_seal_without_recipients_takes_those_of_the_sets_sealed_items(  # type: 
     """A holdout item written by hand into a sealed set (not committed: no HEAD version) is
     sealed to the set's recipients."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    path = write_small(tmp_path, SMALL_HEADER + small_item("q-1", "Which secret holdout question?", True))
+    item = small_item("q-1", "Which secret holdout question?", True)
+    path = write_small(tmp_path, SMALL_HEADER + item)
     assert cli(tmp_path, "seal", path.name, "--recipient", key[1]).code == 0
     with path.open("a", encoding="utf-8") as out:
         out.write(small_item("q-2", "Which other secret holdout question?", True))

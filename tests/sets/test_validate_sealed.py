@@ -199,7 +199,8 @@ def test_committed_seals_reads_every_layout_of_a_sealed_entry(git_repo: Path) ->
     )
     commit_all(git_repo, "sealed by hand")
     assert committed_seals(path) == {"q-2": ["age1a", "age1b"], "q-3": ["age1c"]}
-    path.write_text(SMALL_HEADER + small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'"))
+    plain = small_item("q-1", False).replace(QUESTIONS["q-1"], "'sealed: yes?'")
+    path.write_text(SMALL_HEADER + plain)
     commit_all(git_repo, "no sealed item")
     assert committed_seals(path) == {}
 
