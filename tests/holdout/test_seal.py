@@ -275,7 +275,6 @@ def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
 # -- hostile sets: nothing of the holdout may stay readable, and no item may be lost ------
 
 
-
 def small_item(ident: str, question: str, holdout: bool, extra: str = "") -> str:
     return (
         f"  - id: {ident}\n"

@@ -107,8 +107,6 @@ def test_a_set_never_sealed_is_not_refused(  # type: ignore[no-untyped-def]
     assert unsealed(cli, example) == (0, {})
 
 
-
-
 QUESTIONS = {
     "q-1": "Can I pay for an order by bank transfer?",
     "q-2": "Do you ship to addresses in Norway?",
