@@ -507,3 +507,26 @@ def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[
     assert opened["q-001"].question == question and opened["q-001"].holdout is True
     assert opened["q-001"].holdout_moves[-1].reason == "seen in a support macro"
     assert all(opened[ident].holdout for ident in split["holdout"])
+
+
+def test_an_item_held_out_while_the_set_is_unsealed_for_an_edit_is_sealed(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unsealed for an edit, a set whose holdout was sealed at its last commit still seals
+    what goes into its holdout, to the recipients it had there."""
+    keyfile, public = key
+    path = set_file(example)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", "acme-support", "-r", public).code == 0
+    commit_all(example, "sealed")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(example, "unseal", "acme-support").code == 0
+    assert not load_set(path).opened  # nothing sealed in the working copy
+    question = load_set(path).items[0].question  # q-001, tuning
+    moved = cli(example, "split", "acme-support", "--move", "q-001", "--to", "holdout",
+                "--force", "--reason", "seen in a macro")  # fmt: skip
+    assert moved.code == 0, moved.err
+    assert question not in path.read_text()
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert [stub.id for stub in load_set(path).sealed] == ["q-001"]
+    assert load_set(path).sealed[0].sealed.recipients == [public]

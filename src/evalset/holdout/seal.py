@@ -73,23 +73,31 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
 
 def _recipients(current: SetFile, given: list[str]) -> tuple[list[str], str]:
     """The recipients to seal to, and where they came from (see ``Sealing``)."""
-    from evalset.sets.sealed import committed_seals, last_recipients
-
     if given:
         return given, "given"
+    keys, source = sealed_to(current)
+    if keys:
+        return keys, source
+    raise SealError(
+        f"{current.path}: no recipient given, and {current.name} holds no sealed item, nor "
+        "did it at its last commit (HEAD), to take them from; pass --recipient with an age "
+        "public key. Nothing was sealed."
+    )
+
+
+def sealed_to(current: SetFile) -> tuple[list[str], str]:
+    """The recipients the set's holdout is sealed to, and where they come from: its own
+    sealed items (``set``), else those sealed at its last commit (``HEAD``: unsealed since,
+    for an edit), else none (``""``: a holdout that is not sealed)."""
+    from evalset.sets.sealed import committed_seals, last_recipients
+
     keys = recipients_of(current)
     if keys:
         return keys, "set"
     keys = last_recipients(committed_seals(current.path) or {})
     for key in keys:  # a committed file is as untrusted as the working copy
         recipient(key)
-    if keys:
-        return keys, "HEAD"
-    raise SealError(
-        f"{current.path}: no recipient given, and {current.name} holds no sealed item, nor "
-        "did it at its last commit (HEAD), to take them from; pass --recipient with an age "
-        "public key. Nothing was sealed."
-    )
+    return (keys, "HEAD") if keys else ([], "")
 
 
 @dataclass
@@ -117,10 +125,12 @@ def recipients_of(current: SetFile) -> list[str]:
 
 def seal_arrivals(current: SetFile, items: Sequence[Item | Mapping[str, Any]]) -> Arrivals:
     """``items`` as they are appended to ``current``: in a set whose holdout is sealed (it
-    has a sealed item), each holdout item is sealed to the set's recipients on arrival, so
-    that no holdout text is ever written in the clear there. Sealing needs only the public
-    keys, so this works without the key."""
-    keys = recipients_of(current)
+    has a sealed item, or had at its last commit and is unsealed for an edit), each holdout
+    item is sealed to the set's recipients on arrival, so that no holdout text is ever
+    written in the clear there. Sealing needs only the public keys, so this works without
+    the key."""
+    holding = any((e.holdout if isinstance(e, Item) else e.get("holdout")) is True for e in items)
+    keys = sealed_to(current)[0] if holding else recipients_of(current)
     arrivals = Arrivals([], recipients=keys, unchecked=len(current.sealed))
     for entry in items:
         item = entry if isinstance(entry, Item) else Item.model_validate(dict(entry))

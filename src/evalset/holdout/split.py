@@ -109,8 +109,9 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
         # Planned again under the lock: a concurrent writer may have added items.
         plan = plan_split(editor.current.entries, ratio)
         by_id = {item.id: item for item in editor.current.items}
+        keys = _sealed_to(editor) if plan.holdout else []
         for ident in plan.holdout:
-            _hold_out(editor, by_id[ident], {"holdout": True})
+            _hold_out(editor, by_id[ident], {"holdout": True}, keys)
         for ident in plan.tuning:
             editor.update_item(ident, {"holdout": False})
     return plan
@@ -153,21 +154,27 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
         ]
     with edit_set(path) as editor:
         if wanted:
-            _hold_out(editor, item, changes)
+            _hold_out(editor, item, changes, _sealed_to(editor))
         else:
             editor.update_item(item_id, changes)
     return True
 
 
-def _hold_out(editor: SetEditor, item: Item, changes: dict[str, Any]) -> None:
+def _sealed_to(editor: SetEditor) -> list[str]:
+    """The recipients the set's holdout is sealed to (or was at its last commit); none for
+    a holdout that is not sealed."""
+    from evalset.holdout.seal import sealed_to
+
+    return sealed_to(editor.current)[0]
+
+
+def _hold_out(editor: SetEditor, item: Item, changes: dict[str, Any], keys: list[str]) -> None:
     """Put ``item`` in the holdout with ``changes`` (``holdout: true``, and the move's
-    record). In a set whose holdout is sealed, the item is sealed as it goes there, to the
-    set's recipients (public keys: no key needed), as items arriving in it are: no holdout
+    record). In a set whose holdout is sealed (``keys``, its recipients), the item is sealed
+    as it goes there (public keys: no key needed), as items arriving in it are: no holdout
     text is written in the clear in such a file."""
-    from evalset.holdout.seal import recipients_of
     from evalset.sets.sealed import seal
 
-    keys = recipients_of(editor.current)
     if not keys:
         editor.update_item(item.id, changes)
         return
