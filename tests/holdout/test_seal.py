@@ -484,6 +484,10 @@ def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[
     moved = cli(example, "split", "acme-support", "--move", "q-001", "--to", "holdout",
                 "--force", "--reason", "seen in a support macro")  # fmt: skip
     assert moved.code == 0, moved.err
+    assert moved.out == (
+        "moved q-001 to holdout in sets/acme-support.yaml, sealed as the holdout of "
+        "acme-support is\n"
+    )
     assert question not in path.read_text()
     assert "q-001" in {stub.id for stub in load_set(path).sealed}
     arriving = [
@@ -494,8 +498,11 @@ def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[
     ]  # fmt: skip
     with edit_set(path) as editor:
         editor.append_items(arriving)
+    dry = cli(example, "split", "acme-support", "--dry-run")
+    assert "would be sealed as they go into the sealed holdout: q-9" in dry.out, dry.out
     split = json.loads(cli(example, "split", "acme-support", "--json").out)
     assert split["holdout"], split  # some of the new items went to the holdout
+    assert split["sealed"] == split["holdout"]
     text = path.read_text()
     for ident in split["holdout"]:
         assert f"Which rule {int(ident[2:]) - 900} applies" not in text, ident
@@ -530,3 +537,62 @@ def test_an_item_held_out_while_the_set_is_unsealed_for_an_edit_is_sealed(  # ty
     monkeypatch.delenv("EVALSET_AGE_IDENTITY")
     assert [stub.id for stub in load_set(path).sealed] == ["q-001"]
     assert load_set(path).sealed[0].sealed.recipients == [public]
+
+
+FAILURES = [
+    "Can I return a blender after forty days?",
+    "Do you deliver parcels to Norway on Sundays?",
+    "Is a gift card refundable if it was never used?",
+    "How do loyalty points expire for gold members?",
+    "Can I change my billing address after ordering?",
+    "Why was my card charged twice for one order?",
+    "Does the warranty cover water damage on phones?",
+    "Will you match a competitor's flash sale price?",
+]
+
+
+@pytest.mark.parametrize("command", ["promote", "split --move"])
+def test_what_goes_into_a_sealed_holdout_unseals_as_it_would_be_written_plain(  # type: ignore[no-untyped-def]
+    command: str,
+    cli,
+    example: Path,
+    key: tuple[Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An item sealed as it goes into a sealed holdout (a promoted draft, a moved item with
+    its comments) is sealed with the text a plain holdout would have been given, so that
+    `unseal` writes the file the same command writes in a set that was never sealed: block
+    lists, key order and comments as in the rest of the file."""
+    keyfile, public = key
+    records = tmp_path / "failures.jsonl"
+    records.write_text("".join(
+        json.dumps({"question": q, "trace": f"tr-{n}", "category": "paraphrased",
+                    "answer": "No.", "retrieved": ["policies/returns.md#standard-returns"]}) + "\n"
+        for n, q in enumerate(FAILURES)
+    ))  # fmt: skip
+    path = set_file(example)
+    text = path.read_text()
+    path.write_text(text.replace("  - id: q-001\n", "  # asked by support\n  - id: q-001\n"))
+    commit_all(example, "a comment above q-001")
+    plain = tmp_path / "plain"
+    git(example, "clone", "-q", str(example), str(plain))
+    args = {
+        "promote": ["promote", str(records), "--set", NAME],
+        "split --move": ["split", NAME, "--move", "q-001", "--to", "holdout", "--force",
+                         "--reason", "seen in a support macro"],
+    }[command]  # fmt: skip
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    done = cli(plain, *args)
+    assert done.code == 0, done.err
+    assert cli(example, "seal", NAME, "--recipient", public).code == 0
+    commit_all(example, "sealed")
+    done = cli(example, *args)
+    assert done.code == 0, done.err
+    assert "sealed" in done.out
+    sealed_now = {stub.id for stub in load_set(path).sealed}
+    moved = {"q-001"} if command == "split --move" else sealed_now - {i.id for i in HOLDOUT}
+    assert moved and moved <= sealed_now  # something went into the holdout sealed
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(example, "unseal", NAME).code == 0
+    assert path.read_text() == set_file(plain).read_text()

@@ -53,11 +53,15 @@ def split(
     if move is not None:
         if to is None:
             raise typer.BadParameter("say where: --to tuning or --to holdout", param_hint="--to")
-        changed = run_move(path, move, to, force, reason)
+        moved = run_move(path, move, to, force, reason)
         if as_json:
-            emit_json({"set": str(path), "item": move, "to": to, "changed": changed})
+            emit_json({"set": str(path), "item": move, "to": to, "changed": moved.changed,
+                       "sealed": moved.sealed})  # fmt: skip
+        elif not moved.changed:
+            echo(f"{move} is {to} already")
         else:
-            echo(f"moved {move} to {to} in {path}" if changed else f"{move} is {to} already")
+            sealed = f", sealed as the holdout of {path.stem} is" if moved.sealed else ""
+            echo(f"moved {move} to {to} in {path}{sealed}")
         return
     if ratio is None:
         ratio = (ws.config.split if ws else SplitConfig()).ratio
@@ -81,6 +85,9 @@ def split(
         )
     if plan.uncategorised:
         echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
+    if plan.sealed:
+        went = "would be sealed as they go" if dry_run else "sealed as they went"
+        echo(f"  {went} into the sealed holdout: {', '.join(plan.sealed)}")
 
 
 def export(

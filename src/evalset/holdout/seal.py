@@ -8,7 +8,7 @@ atomically.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,26 +123,31 @@ def recipients_of(current: SetFile) -> list[str]:
     return list(stubs[max(stubs)].sealed.recipients) if stubs else []
 
 
-def seal_arrivals(current: SetFile, items: Sequence[Item | Mapping[str, Any]]) -> Arrivals:
+def seal_arrivals(
+    current: SetFile,
+    items: Sequence[Item | Mapping[str, Any]],
+    text_of: Callable[[Mapping[str, Any]], str] | None = None,
+) -> Arrivals:
     """``items`` as they are appended to ``current``: in a set whose holdout is sealed (it
     has a sealed item, or had at its last commit and is unsealed for an edit), each holdout
     item is sealed to the set's recipients on arrival, so that no holdout text is ever
     written in the clear there. Sealing needs only the public keys, so this works without
-    the key."""
+    the key. ``text_of`` (the editor's ``text_of_new``) gives the text a plain arrival would
+    be written as; an item is sealed with it, so that ``unseal`` writes it that way."""
     holding = any((e.holdout if isinstance(e, Item) else e.get("holdout")) is True for e in items)
     keys = sealed_to(current)[0] if holding else recipients_of(current)
     arrivals = Arrivals([], recipients=keys, unchecked=len(current.sealed))
     for entry in items:
-        item = entry if isinstance(entry, Item) else Item.model_validate(dict(entry))
+        plain: Mapping[str, Any]
+        if isinstance(entry, Item):
+            item, plain = entry, entry.model_dump(mode="json", exclude_defaults=True)
+        else:
+            item, plain = Item.model_validate(dict(entry)), entry
         if keys and item.holdout:
-            arrivals.entries.append(seal(item, keys))
+            arrivals.entries.append(seal(item, keys, text_of(plain) if text_of else None))
             arrivals.sealed.append(item.id)
         else:
-            arrivals.entries.append(
-                item.model_dump(mode="json", exclude_defaults=True)
-                if isinstance(entry, Item)
-                else entry
-            )
+            arrivals.entries.append(plain)
     return arrivals
 
 

@@ -50,6 +50,8 @@ class SplitPlan:
     """Unassigned items without a category (drafts), left unassigned."""
     shares: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per category after the split: (holdout, items), of active items only."""
+    sealed: list[str] = field(default_factory=list)
+    """Items sealed as they went into the holdout (the set's holdout is sealed)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -59,7 +61,17 @@ class SplitPlan:
             "too_small": self.too_small,
             "uncategorised": self.uncategorised,
             "categories": {c: {"holdout": h, "items": n} for c, (h, n) in self.shares.items()},
+            "sealed": self.sealed,
         }
+
+
+@dataclass(frozen=True)
+class Move:
+    """What ``move`` did."""
+
+    changed: bool
+    sealed: bool = False
+    """The item was sealed as it went into the holdout (the set's holdout is sealed)."""
 
 
 def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
@@ -103,6 +115,10 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     """Assign the unassigned items of a set file in place (round-trip, locked, atomic)."""
     loaded = load_set(path)
     plan = plan_split(loaded.entries, ratio)
+    if dry_run and plan.holdout:
+        from evalset.holdout.seal import sealed_to
+
+        plan.sealed = list(plan.holdout) if sealed_to(loaded)[0] else []
     if dry_run or not (plan.holdout or plan.tuning):
         return plan
     with edit_set(path) as editor:
@@ -112,14 +128,15 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
         keys = _sealed_to(editor) if plan.holdout else []
         for ident in plan.holdout:
             _hold_out(editor, by_id[ident], {"holdout": True}, keys)
+        plan.sealed = list(plan.holdout) if keys else []
         for ident in plan.tuning:
             editor.update_item(ident, {"holdout": False})
     return plan
 
 
-def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = None) -> bool:
+def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = None) -> Move:
     """Move one item to ``to`` (tuning or holdout). An assigned item moves only with
-    ``force``, and the move is recorded on it. Returns whether anything changed."""
+    ``force``, and the move is recorded on it."""
     if to not in ("tuning", "holdout"):
         raise EvalsetError(f"{to!r} is not a side; use --to tuning or --to holdout.")
     loaded = load_set(path)
@@ -132,7 +149,7 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
         raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
     wanted = to == "holdout"
     if item.holdout is wanted:
-        return False
+        return Move(changed=False)
     if item.holdout is not None and not force:
         why = (
             "it has been seen by the people tuning prompts, so it no longer measures anything"
@@ -152,12 +169,14 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
             *(m.model_dump(mode="json", exclude_defaults=True) for m in item.holdout_moves),
             record,
         ]
+    keys: list[str] = []
     with edit_set(path) as editor:
         if wanted:
-            _hold_out(editor, item, changes, _sealed_to(editor))
+            keys = _sealed_to(editor)
+            _hold_out(editor, item, changes, keys)
         else:
             editor.update_item(item_id, changes)
-    return True
+    return Move(changed=True, sealed=bool(keys))
 
 
 def _sealed_to(editor: SetEditor) -> list[str]:
@@ -179,4 +198,4 @@ def _hold_out(editor: SetEditor, item: Item, changes: dict[str, Any], keys: list
         editor.update_item(item.id, changes)
         return
     held = Item.model_validate({**item.model_dump(mode="json", exclude_none=True), **changes})
-    editor.replace_item(item.id, seal(held, keys))
+    editor.replace_item(item.id, seal(held, keys, editor.source_with(item.id, changes)))

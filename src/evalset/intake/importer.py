@@ -213,7 +213,7 @@ def import_rows(
         _note_sealing(result, seal_arrivals(loaded, items))
     if items and not dry_run:
         with edit_set(target) as editor:
-            arrivals = seal_arrivals(editor.current, items)
+            arrivals = seal_arrivals(editor.current, items, editor.text_of_new)
             _note_sealing(result, arrivals)
             editor.append_items(arrivals.entries)
     return result

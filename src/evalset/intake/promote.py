@@ -536,7 +536,7 @@ def promote(
         decision = decide(editor.current.entries, candidates, id_from, ratio)
         if decision.result.invalid and not skip_invalid:
             raise _refusal(source, decision.result.invalid)
-        arrivals = seal_arrivals(editor.current, decision.drafts)
+        arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)
         _note_sealing(decision.result, arrivals)
         editor.append_items(arrivals.entries)
         for ident, traces in decision.result.traces_appended.items():

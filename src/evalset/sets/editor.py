@@ -152,6 +152,29 @@ class SetEditor:
         start, end = self._bare_bounds(k)
         return "".join(self.current.index.lines[start:end])
 
+    def source_with(self, item_id: str, changes: Mapping[str, Any]) -> str | None:
+        """The text of an item with its comments (as ``source_of`` gives it), ``changes``
+        applied as ``update_item`` writes them: what an item moving into a sealed holdout
+        is sealed with, so that ``unseal`` gives back its layout and comments. None when
+        ``source_of`` has none."""
+        k = self._editable(item_id)
+        source = self.source_of(k)
+        if source is None:
+            return None
+        yaml = _yaml(self._indent())
+        head, body, tail = _parts(source)
+        doc = self._load(yaml, "items:\n" + _lf("".join(body)), k)
+        _apply(doc["items"][0], {f: _plain(v) for f, v in changes.items()})
+        edited = self._put_back(_fitted(_dump(yaml, doc).split("\n", 1)[1], body))
+        return "".join(head) + edited + "".join(tail)
+
+    def text_of_new(self, entry: Mapping[str, Any]) -> str:
+        """The text ``entry`` gets when ``append_items`` writes it (the file's indentation
+        and line breaks): what an arriving item is sealed with, so that ``unseal`` writes it
+        as a plain arrival is written."""
+        text = _dump(_yaml(self._indent()), {"items": [dict(entry)]}).split("\n", 1)[1]
+        return _breaks(text, self.current.index.newline)
+
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
             self._appended.append(_plain(item) if isinstance(item, BaseModel) else dict(item))
@@ -314,10 +337,7 @@ class SetEditor:
         if sealed_text is not None:
             # Edited as the file's own item would be: its lines from the first to the last
             # that is not a comment; the comments above and under it stay as they are.
-            lines = split_lines(sealed_text)
-            content = [i for i, line in enumerate(lines) if not is_filler(line)]
-            head, body = lines[: content[0]], lines[content[0] : content[-1] + 1]
-            tail = lines[content[-1] + 1 :]
+            head, body, tail = _parts(sealed_text)
             doc = self._load(yaml, "items:\n" + _lf("".join(body)), k)
             entry = doc["items"][0]
         else:
@@ -394,6 +414,14 @@ class SetEditor:
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+
+
+def _parts(text: str) -> tuple[list[str], list[str], list[str]]:
+    """An item's text (with its comments) as the comment lines above it, its lines from the
+    first to the last that is not a comment, and the comment lines after them."""
+    lines = split_lines(text)
+    content = [i for i, line in enumerate(lines) if not is_filler(line)]
+    return lines[: content[0]], lines[content[0] : content[-1] + 1], lines[content[-1] + 1 :]
 
 
 def _fitted(text: str, old: list[str]) -> str:
