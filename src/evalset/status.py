@@ -196,8 +196,11 @@ class Overview:
         }
 
 
-def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Overview:
-    """Every set's status (``set_status``), against the newest snapshot."""
+def workspace_overview(
+    workspace: Workspace, with_coverage: bool = False, paths: list[Path] | None = None
+) -> Overview:
+    """Every set's status (``set_status``), or that of the sets at ``paths``, against the
+    newest snapshot."""
     store = workspace_store(workspace)
     choice = store.newest_choice()
     newest = store.get(choice.id) if choice else None
@@ -212,7 +215,7 @@ def workspace_overview(workspace: Workspace, with_coverage: bool = False) -> Ove
     corpus = corpus_documents(workspace, newest) if with_coverage else None
     sets = [
         set_status(path, workspace, checker, tags, with_coverage, corpus)
-        for path in set_paths(workspace)
+        for path in (set_paths(workspace) if paths is None else dict.fromkeys(paths))
     ]
     return Overview(sets, choice, driver)
 

@@ -59,6 +59,30 @@ def test_status_informs_and_exits_0_even_with_errors(workspace: Path, cli) -> No
     assert cli(workspace, "validate").code == 1
 
 
+def test_status_of_named_sets_only(workspace: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Named sets (by name or path, each shown once) limit the overview; an unknown name is
+    one sentence, exit 2."""
+    sets = workspace / "sets"
+    (sets / "second.yaml").write_text(
+        (sets / "acme-support.yaml").read_text().replace("name: acme-support", "name: second")
+    )
+    every = json.loads(cli(workspace, "status", "--json").out)["sets"]
+    assert [s["name"] for s in every] == ["acme-support", "second"]
+    for args in (["second"], ["second", "sets/second.yaml"], ["--coverage", "second"]):
+        shown = json.loads(cli(workspace, "status", *args, "--json").out)["sets"]
+        assert [s["name"] for s in shown] == ["second"], args
+        assert shown[0] == next(s for s in every if s["name"] == "second") | (
+            {"coverage": shown[0]["coverage"]} if "--coverage" in args else {}
+        )
+    text = cli(workspace, "status", "second")
+    assert text.code == 0 and "second (sets/second.yaml)" in text.out
+    assert "acme-support (" not in text.out
+    unknown = cli(workspace, "status", "nope")
+    assert unknown.code == 2
+    assert unknown.err.startswith("evalset: sets: has no set named 'nope'")
+    assert len(unknown.err.splitlines()) == 1
+
+
 def test_usage_errors_exit_2(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli(ROOT, "validate", "--no-such-flag")
     assert result.code == 2

@@ -49,7 +49,7 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
                 return None  # typer explains
         elif arg in allowed and arg not in flags:
             flags.add(arg)
-        elif command == "stale" and not arg.startswith("-"):
+        elif command in ("stale", "status") and not arg.startswith("-"):
             names.append(arg)
         else:
             return None
@@ -59,7 +59,7 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
     if command == "snapshot":
         return lambda: run.snapshot(None, as_json)
     if command == "status":
-        return lambda: run.status("--coverage" in flags, as_json)
+        return lambda: run.status("--coverage" in flags, as_json, names)
     return lambda: run.stale(
         names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags, "--skip-sealed" in flags
     )

@@ -67,6 +67,9 @@ def validate(
 
 
 def status(
+    sets: list[str] = typer.Argument(
+        None, metavar="SET", help="Set names or paths. Default: every set."
+    ),
     coverage: bool = typer.Option(
         False,
         "--coverage",
@@ -77,13 +80,14 @@ def status(
 ) -> None:
     """Overview of every set: active items by category and split, drafts, findings.
 
-    It informs and exits 0 whatever it finds; `evalset validate` is the gate.
+    It informs and exits 0 whatever it finds; `evalset validate` is the gate. Name sets
+    to see only those.
 
     Example: evalset status --coverage --json
     """
     from evalset.cli import run
 
-    run.status(coverage, as_json)
+    run.status(coverage, as_json, sets or [])
 
 
 def schema(

@@ -315,13 +315,15 @@ def _print_md(report: StaleReport) -> None:
             echo("</details>")
 
 
-def status(coverage: bool, as_json: bool) -> None:
-    """`evalset status [--coverage] [--json]`."""
+def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None:
+    """`evalset status [SET...] [--coverage] [--json]`."""
     from evalset.config import find_workspace
     from evalset.status import workspace_overview
+    from evalset.workspace import resolve_set
 
     workspace = find_workspace()
-    overview = workspace_overview(workspace, with_coverage=coverage)
+    paths = [resolve_set(workspace, s) for s in sets] if sets else None
+    overview = workspace_overview(workspace, with_coverage=coverage, paths=paths)
     statuses = overview.sets
     if as_json:
         emit_json({"workspace": str(workspace.root), **overview.to_json()})
