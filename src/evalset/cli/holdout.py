@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_json
+from evalset.cli.output import echo, emit_document, emit_json
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def export(
     ws = find_workspace_or_none()
     result = run(resolve_set(ws, name), split_name, fmt, ws, allow_stale)
     if output is None:
-        echo(result.text, nl=False)
+        emit_document(result.text)
     else:
         atomic_write(output, result.text)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_json
+from evalset.cli.output import echo, emit_document, emit_json
 
 if TYPE_CHECKING:
     pass
@@ -109,7 +109,7 @@ def schema(
 
     if not write:
         kind = "config" if config else "failure" if failure else "evalset"
-        echo(rendered()[f"{kind}.schema.json"], nl=False)
+        emit_document(rendered()[f"{kind}.schema.json"])
         return
     folder = find_workspace().root / "schemas"
     written = write_schemas(folder)

@@ -1,8 +1,16 @@
-"""Printing helpers shared by the commands: lines, colour on terminals only, JSON, tables.
+"""Printing helpers shared by the commands: lines, colour on terminals only, JSON, tables,
+and documents of other forms (a markdown comment, an export).
 
 Free of typer so that the commands run on every commit and CI step (``evalset.cli.run``)
 can print without importing it. Colour and bold are used only when the stream is a
-terminal, as click does."""
+terminal, as click does.
+
+Every line and table cell is written printable (``evalset.display.printable``): much of
+what commands print was written by others (an end user's question, a system's answer, a
+document's file name), and on a terminal it must show as text, never move the cursor,
+retitle the window, reorder or hide what follows, or start a line of its own. So a line
+printed here carries no escape code but the colour this module adds, and a command prints
+each of its lines with a call of its own."""
 
 from __future__ import annotations
 
@@ -12,6 +20,13 @@ import sys
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
+from evalset.display import printable
+
+Part = tuple[str, str | None]
+"""Part of a line and what it is: None (text), or "removed" or "added" (a word diff's words:
+red and struck through, and green, on a terminal; ``[-…-]`` and ``{+…+}`` elsewhere, as
+wdiff marks them)."""
 
 _CODES = {"red": 31, "green": 32, "yellow": 33, "bold": 1, "strikethrough": 9}
 
@@ -50,22 +65,36 @@ def _prefixes(here: str) -> tuple[str, ...]:
 
 
 def echo(
-    message: str = "",
+    message: str | Sequence[Part] = "",
     *,
     err: bool = False,
     fg: str | None = None,
     bold: bool = False,
     nl: bool = True,
 ) -> None:
-    """Print a line on stdout (or stderr), coloured only on a terminal; paths below the
-    current folder are written as typed (``as_typed``)."""
-    _write(as_typed(message), err=err, fg=fg, bold=bold, nl=nl)
+    """Print a line on stdout (or stderr), printable, coloured only on a terminal; paths
+    below the current folder are written as typed (``as_typed``). ``message`` may be given
+    in parts (``Part``), as a word diff is."""
+    stream = sys.stderr if err else sys.stdout
+    if isinstance(message, str):
+        line = printable(as_typed(message))
+    else:
+        line = "".join(_part(printable(text), kind, stream.isatty()) for text, kind in message)
+    _write(line, stream, fg, bold, nl)
+
+
+def _part(text: str, kind: str | None, colour: bool) -> str:
+    if kind is None:
+        return text
+    removed = kind == "removed"
+    if colour:
+        return style(text, "red" if removed else "green", strikethrough=removed)
+    return f"[-{text}-]" if removed else f"{{+{text}+}}"
 
 
 def _write(
-    message: str, *, err: bool = False, fg: str | None = None, bold: bool = False, nl: bool = True
+    message: str, stream: Any, fg: str | None = None, bold: bool = False, nl: bool = True
 ) -> None:
-    stream = sys.stderr if err else sys.stdout
     if (fg or bold) and stream.isatty():
         message = style(message, fg, bold)
     stream.write(message + "\n" if nl else message)
@@ -73,22 +102,35 @@ def _write(
 
 
 def emit_json(document: Any) -> None:
-    """One JSON document on stdout, its paths as the command found them."""
-    _write(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    """One JSON document on stdout, its paths as the command found them, its text as
+    written (JSON escapes control characters; a program reads it)."""
+    _write(json.dumps(document, indent=2, ensure_ascii=False, default=str), sys.stdout)
+
+
+def emit_document(text: str) -> None:
+    """A document of another form on stdout, its paths as typed (``as_typed``) but otherwise
+    as it is: a markdown comment (its writer showed each value with ``evalset.display``), an
+    export, a schema."""
+    _write(as_typed(text), sys.stdout, nl=False)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
-    """A rich table on a terminal; aligned plain text otherwise (pipes, CI logs)."""
+    """A rich table on a terminal; aligned plain text otherwise (pipes, CI logs). Cells are
+    printable, and text to rich, never its markup (a "[/x]" in a file name is no closing
+    tag)."""
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        grid = Table(*headers, title=title, title_justify="left")
+        grid = Table(title=Text(printable(title)) if title else None, title_justify="left")
+        for header in headers:
+            grid.add_column(Text(printable(str(header))))
         for row in rows:
-            grid.add_row(*(str(cell) for cell in row))
+            grid.add_row(*(Text(printable(str(cell))) for cell in row))
         Console().print(grid)
         return
-    cells = [list(map(str, headers)), *([str(c) for c in row] for row in rows)]
+    cells = [[printable(str(c)) for c in row] for row in (headers, *rows)]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     if title:
         echo(title)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from evalset.cli.output import echo, emit_json, style, table
+from evalset.cli.output import Part, echo, emit_document, emit_json, table
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,13 +137,12 @@ def stale(
     elif report.snapshot is None:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
-        _print_md(report)
+        lines = _stale_md(report)
         unverified = [i for ids in report.unverified.values() for i in ids]
         if unverified:
-            echo(
-                f"\n{len(unverified)} item(s) not verified against any snapshot, so not "
-                f"compared: {', '.join(f'`{i}`' for i in unverified)}."
-            )
+            lines += ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
+                      f"compared: {', '.join(f'`{i}`' for i in unverified)}."]  # fmt: skip
+        emit_document("\n".join(lines) + "\n")
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
@@ -172,22 +171,20 @@ def stale(
         raise SystemExit(1)
 
 
-def _diff_text(old: str, new: str, colour: bool, context: int = 8) -> str:
+def _diff_parts(old: str, new: str, context: int = 8) -> list[Part]:
+    """A word diff of ``old`` and ``new``: unchanged runs of more than twice ``context``
+    words cut in the middle."""
     from evalset.staleness.textdiff import word_diff
 
-    out = []
+    out: list[Part] = []
     for op, text in word_diff(old, new):
         if op == "=":
             words = text.split()
             if len(words) > 2 * context:
                 text = " ".join([*words[:context], "…", *words[-context:]])
-            out.append(text)
-        elif colour:
-            removed = op == "-"
-            out.append(style(text, "red" if removed else "green", strikethrough=removed))
-        else:
-            out.append(f"[-{text}-]" if op == "-" else f"{{+{text}+}}")
-    return " ".join(out)
+        out += [(" ", None)] if out else []
+        out.append((text, None if op == "=" else "removed" if op == "-" else "added"))
+    return out
 
 
 def _clip(text: str, words: int = 24) -> str:
@@ -201,31 +198,32 @@ def _anchor(citation: str, parent: str) -> str:
     return f"{section} (own text)" if citation == parent else section
 
 
-def _detail_lines(item: ItemStatus, c: CitationStatus, colour: bool) -> list[str]:
+def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
     """What a person needs to re-check a stale citation: the word diff (per subsection for a
     section that has some), or the deleted text, what cites it, and its best candidate."""
     from evalset.sets.model import HIDDEN
 
-    lines = []
+    lines: list[list[Part]] = []
     if c.status == "changed" and c.parts:
         for part in c.parts:
             where = _anchor(part.section, c.citation)
             if part.old is not None and part.new is not None:
-                lines.append(f"{where}: {_diff_text(part.old, part.new, colour)}")
+                lines.append([(f"{where}: ", None), *_diff_parts(part.old, part.new)])
             else:
-                lines.append(f"{where} ({part.status}): {_clip(part.new or part.old or '')}")
+                lines.append([(f"{where} ({part.status}): {_clip(part.new or part.old or '')}",
+                               None)])  # fmt: skip
     elif c.status == "changed" and c.old_text is not None and c.new_text is not None:
-        lines.append(_diff_text(c.old_text, c.new_text, colour))
+        lines.append(_diff_parts(c.old_text, c.new_text))
     elif c.status == "deleted" and c.old_text is not None:
-        lines.append(f"was: {_clip(c.old_text)}")
+        lines.append([(f"was: {_clip(c.old_text)}", None)])
         for k in item.citing(c.citation):
             text = HIDDEN if item.holdout else _clip(item.key_points[k], 16)
-            lines.append(f"cited by key point {k + 1}: {text}")
+            lines.append([(f"cited by key point {k + 1}: {text}", None)])
         if c.candidates and c.candidate_text is not None:
-            diff = _diff_text(c.old_text, c.candidate_text, colour)
-            lines.append(f"against {c.candidates[0]}: {diff}")
+            diff = _diff_parts(c.old_text, c.candidate_text)
+            lines.append([(f"against {c.candidates[0]}: ", None), *diff])
     if c.note:
-        lines.append(f"({c.note})")
+        lines.append([(f"({c.note})", None)])
     return lines
 
 
@@ -249,7 +247,6 @@ def _claims(ws: Any, report: StaleReport, judge: str) -> dict[tuple[str, str], A
 def _print_text(
     report: StaleReport, claims: dict[tuple[str, str], Any] | None = None, judge: str | None = None
 ) -> None:
-    colour = sys.stdout.isatty()
     for item in report.items:
         echo(
             f"{item.file}: item {item.id} (verified {item.verified}, newest {report.snapshot})",
@@ -268,8 +265,8 @@ def _print_text(
             elif c.parts:
                 line += f" (in {', '.join(_anchor(p.section, c.citation) for p in c.parts)})"
             echo(line)
-            for detail in _detail_lines(item, c, colour):
-                echo(f"      {detail}")
+            for detail in _detail_lines(item, c):
+                echo([("      ", None), *detail])
         found = (claims or {}).get((item.set, item.id))
         if found is not None:
             from evalset.score.restale import claim_lines
@@ -278,24 +275,23 @@ def _print_text(
                 echo(f"  {text}")
 
 
-def _md(text: str) -> str:
-    return (
-        text.replace("|", "\\|")
-        .replace("[-", "~~")
-        .replace("-]", "~~")
-        .replace("{+", "**")
-        .replace("+}", "**")
-    )
+def _md_detail(parts: list[Part]) -> str:
+    """A detail line in a comment: removed words struck through, added ones in bold."""
+    from evalset.display import md_text
+
+    marks = {None: "", "removed": "~~", "added": "**"}
+    return "".join(f"{marks[kind]}{md_text(text)}{marks[kind]}" for text, kind in parts)
 
 
-def _print_md(report: StaleReport) -> None:
+def _stale_md(report: StaleReport) -> list[str]:
+    """The lines of `stale --format md`."""
+    from evalset.display import md_code, md_html, md_row, md_text
+
     why = f" ({report.newest.reason})" if report.newest else ""
     if not report.items:
-        echo(f"No stale items against snapshot `{report.snapshot}`{why}.")
-        return
-    echo(f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`{why}\n")
-    echo("| set | item | citation | status | now |")
-    echo("|---|---|---|---|---|")
+        return [f"No stale items against snapshot `{report.snapshot}`{why}."]
+    out = [f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`{why}",
+           "", "| set | item | citation | status | now |", "|---|---|---|---|---|"]  # fmt: skip
     for item in report.items:
         for c in item.citations:
             if c.status == "ok":
@@ -303,16 +299,19 @@ def _print_md(report: StaleReport) -> None:
             now = c.new or ", ".join(c.candidates) or ""
             if c.parts:
                 now = "in " + ", ".join(_anchor(p.section, c.citation) for p in c.parts)
-            echo(f"| {item.set} | `{item.id}` | `{c.citation}` | {c.status} | {now} |")
+            out.append(md_row([item.set, md_code(item.id), md_code(c.citation), c.status,
+                               md_text(now)]))  # fmt: skip
     for item in report.items:
         for c in item.citations:
-            details = _detail_lines(item, c, colour=False) if c.status != "ok" else []
+            details = _detail_lines(item, c) if c.status != "ok" else []
             if c.status not in ("changed", "deleted") or not details:
                 continue
-            echo(f"\n<details><summary>{item.id}: {c.citation} ({c.status})</summary>\n")
+            summary = md_html(f"{item.id}: {c.citation}")
+            out += ["", f"<details><summary>{summary} ({c.status})</summary>", ""]
             for detail in details:
-                echo(_md(detail) + "\n")
-            echo("</details>")
+                out += [_md_detail(detail).replace("|", "\\|"), ""]
+            out.append("</details>")
+    return out
 
 
 def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None:
@@ -439,7 +438,7 @@ def score_set(
         if as_json:
             sys.stdout.write(text)
         elif fmt == "md":
-            echo(markdown(report.data), nl=False)
+            emit_document(markdown(report.data))
         else:
             _print_scores(report.data)
             for path, what in ((output, "report"), (html, "page")):
@@ -492,8 +491,8 @@ def _print_scores(data: dict[str, Any]) -> None:
     )
     lines = retrieval_miss_lines(data, "misses")
     echo(lines[0][0], fg=lines[0][1])
-    if lines[1:]:
-        echo("\n".join(line for line, _ in lines[1:]))
+    for line, _ in lines[1:]:
+        echo(line)
     _print_tables(data)
     for note in notes(data):
         echo(f"note: {note}", fg="yellow")
@@ -538,7 +537,7 @@ def score_answers(
         if as_json:
             sys.stdout.write(text)
         elif fmt == "md":
-            echo(markdown(data), nl=False)
+            emit_document(markdown(data))
         else:
             for line, colour in text_lines(data):
                 bold = colour == "bold"

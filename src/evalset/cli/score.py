@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from evalset.cli.output import echo, emit_json, table
+from evalset.cli.output import echo, emit_document, emit_json, table
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def _print_trec(result: TrecResult) -> None:
     """Like trec_eval's summary: measure, all, value (four decimals)."""
     for name, value in result.all.items():
         shown = str(value) if isinstance(value, int) else f"{value:.4f}"
-        echo(f"{name:<22}\tall\t{shown}")
+        emit_document(f"{name:<22}\tall\t{shown}\n")  # tabs, as trec_eval writes them
 
 
 def gate(

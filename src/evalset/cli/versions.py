@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_json, table
+from evalset.cli.output import echo, emit_document, emit_json, table
 
 if TYPE_CHECKING:
     from evalset.versions.diff import SetDiff
@@ -142,23 +142,27 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
             echo(f"      {change}")
 
 
-def _print_diff_md(diff: SetDiff) -> None:
-    echo(f"### `{diff.set}`: {diff.old} → {diff.new}\n")
-    echo(f"{diff.summary()}\n")
+def _diff_md(diff: SetDiff) -> str:
+    """`diff --format md`: a comment, each value shown as text (``evalset.display``)."""
+    from evalset.display import md_code, md_row, md_text
+
+    out = [f"### {md_code(diff.set)}: {md_text(diff.old)} → {md_text(diff.new)}", "",
+           f"{diff.summary()}", ""]  # fmt: skip
     for move in diff.holdout_moves:
-        echo(f"> **Holdout move:** `{move.id}` moved from {move.old} to {move.new}.\n")
+        out += [f"> **Holdout move:** {md_code(move.id)} moved from {move.old} to {move.new}.",
+                ""]  # fmt: skip
     if diff.empty:
-        return
-    echo("| item | what | detail |")
-    echo("|---|---|---|")
+        return "\n".join(out) + "\n"
+    out += ["| item | what | detail |", "|---|---|---|"]
     for label, ids in (("added", diff.added), ("removed", diff.removed), ("retired", diff.retired)):
         for ident in ids:
-            echo(f"| `{ident}` | **{label}** | |")
+            out.append(f"| {md_code(ident)} | **{label}** | |")
     rows = [("header", c) for c in diff.header]
-    rows.extend((f"`{item.id}`", c) for item in diff.changed for c in item.changes)
+    rows.extend((md_code(item.id), c) for item in diff.changed for c in item.changes)
     for where, change in rows:
-        detail = str(change).split(": ", 1)[1].replace("|", "\\|")
-        echo(f"| {where} | {change.field} | {detail} |")
+        detail = str(change).split(": ", 1)[1]
+        out.append(md_row([where, md_text(change.field), md_text(detail)]))
+    return "\n".join(out) + "\n"
 
 
 def diff(
@@ -199,7 +203,7 @@ def diff(
     if as_json:
         emit_json(result.to_json())
     elif fmt == "md":
-        _print_diff_md(result)
+        emit_document(_diff_md(result))
     else:
         _print_diff(result, sys.stdout.isatty())
 

@@ -5,8 +5,10 @@ interval."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from evalset.display import md_code, md_row, md_text
 from evalset.score.markdown import (
     MAX_MISSES,
     TERMINAL_MISSES,
@@ -16,7 +18,6 @@ from evalset.score.markdown import (
     more_misses,
     retrieval_miss_lines,
     retrieval_miss_table,
-    row,
     split_details,
     stale_and_missing,
     title,
@@ -37,7 +38,9 @@ def judge_line(data: dict[str, Any]) -> str:
     return line
 
 
-def agreement_line(data: dict[str, Any]) -> str:
+def agreement_line(data: dict[str, Any], shown: Callable[[str], str] = str) -> str:
+    """How far people agree with the judge; ``shown`` shows the labels file's path (as
+    text of the output form)."""
     found = data["judge"].get("agreement")
     if not found:
         return (
@@ -47,17 +50,17 @@ def agreement_line(data: dict[str, Any]) -> str:
     if found["agreement"] is None:
         return (
             f"agreement with people: not measured, the judge decided none of the "
-            f"{found['labels']['rows']} labelled claim(s) of {found['labels']['path']}"
+            f"{found['labels']['rows']} labelled claim(s) of {shown(found['labels']['path'])}"
         )
     kappa = found["kappa"]
-    shown = (
+    value = (
         "undefined (one verdict only)"
         if kappa is None
         else f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
     )
     return (
-        f"agreement with people: kappa {shown}, {found['agreement']:.0%} agreed, on "
-        f"{found['n']} labelled claim(s) of {found['labels']['path']}"
+        f"agreement with people: kappa {value}, {found['agreement']:.0%} agreed, on "
+        f"{found['n']} labelled claim(s) of {shown(found['labels']['path'])}"
     )
 
 
@@ -173,17 +176,22 @@ def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
     return out
 
 
+def _capital(line: str) -> str:
+    """``line`` with a capital first letter, the rest as it was (a path keeps its case)."""
+    return line[:1].upper() + line[1:]
+
+
 def markdown(data: dict[str, Any]) -> str:
     """The report as a pull-request comment."""
     pin = data["evalset"]
     out = [
         f"### Answers: {title(data)}",
         "",
-        f"Run `{data['run']['path']}` ({data['run']['sha256'][:19]}…), "
+        f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
         f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
         f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
         "",
-        f"**Judge:** `{data['judge']['name']}`. {agreement_line(data).capitalize()}.",
+        f"**Judge:** {md_code(data['judge']['name'])}. {_capital(agreement_line(data, md_text))}.",
         "",
     ]
     ppi = ppi_line(data)
@@ -198,13 +206,13 @@ def markdown(data: dict[str, Any]) -> str:
         out += [
             f"**Answer misses, start reading here:** {len(misses)} item(s).",
             "",
-            row(names),
+            md_row(names),
             "|---" * len(names) + "|",
         ]
         for m in misses[:MAX_MISSES]:
-            cells = miss_cells(m)
-            cells[0] = f"`{m['id']}`{marks(m)}"
-            out.append(row(cells if several else cells[:3] + cells[4:]))
+            cells = [md_text(c) for c in miss_cells(m)]
+            cells[0] = f"{md_code(m['id'])}{marks(m)}"
+            out.append(md_row(cells if several else cells[:3] + cells[4:]))
         if len(misses) > MAX_MISSES:
             out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
         out.append("")

@@ -3,9 +3,11 @@ of every category with its 95% interval. An answers report adds its judge, how f
 agree with it, and the answers to start reading from.
 
 Everything is inline (styles and SVG; no script, font or image is fetched), so the page can
-be mailed or attached to a CI run and viewed offline. Each bar and interval carries
-``data-category``, ``data-metric``, ``data-value``, ``data-low`` and ``data-high`` so that
-a test, or a reader's own tooling, can check what was drawn.
+be mailed or attached to a CI run and viewed offline. Text from the set, the run and the
+judge is shown as text (``evalset.display.html_text``): HTML-escaped, and printable, so that
+a bidi override in a run's path cannot reverse what the page says after it. Each bar and
+interval carries ``data-category``, ``data-metric``, ``data-value``, ``data-low`` and
+``data-high`` so that a test, or a reader's own tooling, can check what was drawn.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 from html import escape
 from typing import Any
 
+from evalset.display import html_text
 from evalset.score import answer_text, markdown
 from evalset.score.markdown import cell, columns, miss_cells, scored_splits, title
 
@@ -58,7 +61,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     height = TOP + CHART_HEIGHT + BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(metric)} by category">'
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{html_text(metric)} by category">'
     ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = _y(tick)
@@ -73,7 +76,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
         x = LEFT + GAP + k * (BAR + GAP)
         entry = table.get(metric) or {}
         value = entry.get("value")
-        attrs = f'data-category="{escape(name)}" data-metric="{escape(metric)}"'
+        attrs = f'data-category="{html_text(name)}" data-metric="{html_text(metric)}"'
         if value is None:
             parts.append(
                 f'<text class="empty" {attrs} x="{x + BAR / 2}" y="{_y(0) - 4}" '
@@ -86,7 +89,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
             data = f'{attrs} data-value="{value!r}" data-low="{low!r}" data-high="{high!r}"'
             parts.append(
                 f'<rect class="{kind}" {data} x="{x}" y="{top:.2f}" width="{BAR}" '
-                f'height="{_y(0) - top:.2f}"><title>{escape(name)}: {escape(cell(entry))}, '
+                f'height="{_y(0) - top:.2f}"><title>{html_text(name)}: {html_text(cell(entry))}, '
                 f"n={n}</title></rect>"
             )
             mid, y_low, y_high = x + BAR / 2, _y(low), _y(high)
@@ -102,7 +105,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
         label = name if len(name) <= 14 else name[:13] + "…"
         parts.append(
             f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
-            f'text-anchor="middle">{escape(label)}</text>'
+            f'text-anchor="middle">{html_text(label)}</text>'
         )
         if value is not None:
             parts.append(
@@ -114,8 +117,10 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -140,19 +145,19 @@ def page(data: dict[str, Any]) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(heading)}</title>",
+        f"<title>{html_text(heading)}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>{escape(heading)}</h1>",
-        f'<p class="meta">Run <code>{escape(data["run"]["path"])}</code> '
-        f"({escape(data['run']['sha256'])}), {data['counts']['scored']} item(s) scored, "
-        f"{data['run']['trials']} trial(s); {escape(data['tool'])}.</p>",
+        f"<h1>{html_text(heading)}</h1>",
+        f'<p class="meta">Run <code>{html_text(data["run"]["path"])}</code> '
+        f"({html_text(data['run']['sha256'])}), {data['counts']['scored']} item(s) scored, "
+        f"{data['run']['trials']} trial(s); {html_text(data['tool'])}.</p>",
     ]
     if answers:
         judged = [answer_text.judge_line(data), answer_text.agreement_line(data)]
         judged.append(answer_text.ppi_line(data) or "")
-        out += [f'<p class="judge">{escape(line)}</p>' for line in judged if line]
+        out += [f'<p class="judge">{html_text(line)}</p>' for line in judged if line]
     found = answer_text.notes(data) if answers else markdown.notes(data)
-    out += [f'<p class="note">{escape(n)}</p>' for n in found]
+    out += [f'<p class="note">{html_text(n)}</p>' for n in found]
     if answers:
         out += _answer_misses(data["answer_misses"])
     if kind != "answers":
@@ -161,9 +166,10 @@ def page(data: dict[str, Any]) -> str:
     for metric, definition in data["definitions"].items():
         caption = metric + (" (lower is better)" if definition.get("better") == "lower" else "")
         out.append(
-            f'<figure data-metric="{escape(metric)}"><figcaption>{escape(caption)}</figcaption>'
+            f'<figure data-metric="{html_text(metric)}">'
+            f"<figcaption>{html_text(caption)}</figcaption>"
             f'{chart(metric, tables)}<div class="meta" style="max-width: 420px">'
-            f"{escape(definition['definition'])}</div></figure>"
+            f"{html_text(definition['definition'])}</div></figure>"
         )
     out.append("</div>")
     out.append('<h2 id="table">Per category</h2>')
@@ -189,7 +195,7 @@ def page(data: dict[str, Any]) -> str:
         f'<pre class="pin">{escape(json.dumps(shown_pin, indent=2, ensure_ascii=False))}</pre>'
     )
     if "matching" in data["settings"]:
-        out.append(f'<p class="meta">Matching: {escape(data["settings"]["matching"])}</p>')
+        out.append(f'<p class="meta">Matching: {html_text(data["settings"]["matching"])}</p>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

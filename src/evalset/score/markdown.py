@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalset.display import md_code, md_row, md_text
 from evalset.sets.model import HIDDEN
 
 MAX_MISSES = 20
@@ -121,15 +122,10 @@ def notes(data: dict[str, Any]) -> list[str]:
     return out
 
 
-def row(cells: list[str]) -> str:
-    """One row of a markdown table."""
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-
 def metric_table(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """The lines of a markdown table: a column per table, a row per metric."""
-    head = [row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
-    return head + [row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+    head = [md_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
+    return head + [md_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
 
 
 def split_details(data: dict[str, Any]) -> list[str]:
@@ -156,13 +152,14 @@ def retrieval_miss_table(data: dict[str, Any], name: str) -> list[str]:
         f"**{name}, start reading here:** {len(misses)} item(s) with no expected source in the "
         f"first {k} entries.",
         "",
-        row([names[j] for j in shown]),
+        md_row([names[j] for j in shown]),
         "|---" * len(shown) + "|",
     ]
     for m in misses[:MAX_MISSES]:
         cells = miss_cells(m)
         code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
-        out.append(row([f"`{cells[j]}`" if j in code else cells[j] for j in shown]))
+        out.append(md_row([md_code(cells[j]) if j in code else md_text(cells[j])
+                           for j in shown]))  # fmt: skip
     if len(misses) > MAX_MISSES:
         out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
     out.append("")
@@ -198,7 +195,7 @@ def markdown(data: dict[str, Any]) -> str:
     out = [
         f"### Retrieval: {title(data)}",
         "",
-        f"Run `{data['run']['path']}` ({data['run']['sha256'][:19]}…), "
+        f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
         f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
         f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
         "",

@@ -1,0 +1,132 @@
+"""How text that people and programs outside evalset wrote is shown in each output form.
+
+Much of what evalset prints was written elsewhere: a question an end user asked, turned into
+a draft by `evalset promote`; an answer of the system under test; a document's file name or
+heading anchor; a judge program's message. Each output form shows such text as text, never
+as something the form acts on:
+
+- the terminal (and a CI log): ``printable`` writes every character that is not shown as
+  itself (control characters, line breaks and tabs included; Unicode format characters,
+  which reorder or hide text: bidi overrides and isolates, zero-width spaces and joiners;
+  line and paragraph separators) as its escape, ``\\x1b``, ``\\n``, ``\\u202e``, as Python's
+  ``repr`` writes it. ``evalset.cli.output`` applies it to every line it prints.
+- a pull-request comment (``--format md``): ``md_text`` and ``md_code`` show a value as
+  plain text or as inline code, so that it opens no HTML (nor comments, which would hide the
+  rest of the comment), no link or image, mentions no one, links no issue, and stays in its
+  table cell; ``md_row`` writes a table row. A value longer than ``MD_LONGEST`` characters
+  is cut there, so that one value cannot push a comment past GitHub's size limit.
+- the HTML page: ``html_text``, printable and HTML-escaped.
+- ``--json``: the text exactly as written (JSON escapes the control characters); the reader
+  is a program.
+
+Text without such characters is shown as it is, in every form.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+ESCAPED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+"""Unicode categories ``printable`` escapes: controls, format characters, lone surrogates,
+line and paragraph separators."""
+
+
+def printable(text: str) -> str:
+    """``text`` with every character of ``ESCAPED_CATEGORIES`` written as its escape."""
+    if text.isprintable():  # the common case, in C
+        return text
+    return "".join(map(_printable_char, text))
+
+
+@lru_cache(maxsize=1024)
+def _printable_char(char: str) -> str:
+    if char.isprintable() or unicodedata.category(char) not in ESCAPED_CATEGORIES:
+        return char  # a space other than U+0020 (no-break, ideographic) is shown as itself
+    return char.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def html_text(text: str) -> str:
+    """``text`` as the text of an HTML element or the value of a quoted attribute."""
+    from html import escape  # only for a page: it loads HTML's named entities
+
+    return escape(printable(text))
+
+
+MD_LONGEST = 1000
+"""The longest value a comment shows whole; a longer one is cut there and ends with "…"
+(the report holds it whole). Twenty misses with two such values each stay well within the
+65,536 characters GitHub takes in a comment."""
+
+_REFERENCE = (
+    r"(?:(?<![\w@])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][\w.-]*)?|#\d+|\bGH-\d+\b)"
+    r"(?:@[\w-]+(?:/[\w.-]+)?|#\d+|GH-\d+)*"
+)
+"""What GitHub turns into a mention (``@someone``, ``@org/team``; not the "@" of an email
+address) or an issue link (``#12``, ``owner/repo#12``, ``GH-12``) wherever it is not code,
+with any that directly follows (shown after code, it would start a text of its own)."""
+_MD_SYNTAX = (
+    r"\\(?=[!-/:-@\[-`{-~])"  # a backslash that would escape what follows it
+    r"|[`*~<]"
+    r"|(?<![^\W_])_|_(?![^\W_])"  # an underscore that could open or close emphasis
+    r"|&(?=#?\w+;)"  # what would be read as an entity (``&#64;`` is an "@")
+    r"|\](?=\()"  # the middle of an inline link or image, ``[text](url)``
+)
+"""What markdown would read in a value. (Patterns are compiled on first use, by ``re``'s
+cache: every command prints through this module, few write a comment.)"""
+_MD_ENTITIES = {"<": "&lt;", "&": "&amp;"}
+
+
+def _md_clip(text: str) -> str:
+    return text if len(text) <= MD_LONGEST else text[:MD_LONGEST] + "…"
+
+
+def md_text(text: str) -> str:
+    """``text`` as plain text in a comment (a paragraph, or with ``md_row`` a table cell):
+    markdown's punctuation backslash-escaped where it would mean something, ``<`` and ``&``
+    as entities, mentions and issue links as code."""
+    shown = printable(_md_clip(text))
+    out, start = [], 0
+    for found in re.finditer(_REFERENCE, shown):
+        out += [re.sub(_MD_SYNTAX, _md_escape, shown[start : found.start()]), f"`{found[0]}`"]
+        start = found.end()
+    out.append(re.sub(_MD_SYNTAX, _md_escape, shown[start:]))
+    return "".join(out)
+
+
+def _md_escape(found: re.Match[str]) -> str:
+    mark = found[0]
+    if mark == "]":
+        return "]\\"  # "[text]\(url)" is no link
+    return _MD_ENTITIES.get(mark) or "\\" + mark
+
+
+def md_code(text: str) -> str:
+    """``text`` as inline code in a comment: between enough backticks that none inside ends
+    it, with a space inside them where CommonMark would otherwise take one of the text's."""
+    shown = printable(_md_clip(text))
+    if not shown:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    edges = shown[0] + shown[-1]
+    pad = " " if "`" in edges or (edges == "  " and shown.strip()) else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def md_html(text: str) -> str:
+    """``text`` inside an HTML block of a comment (a ``<summary>``), where markdown is not
+    read: HTML-escaped, mentions and issue links as ``<code>``."""
+    from html import escape
+
+    shown = escape(printable(_md_clip(text)), quote=False)
+    return re.sub(_REFERENCE, lambda found: f"<code>{found[0]}</code>", shown)
+
+
+def md_row(cells: Sequence[str]) -> str:
+    """One row of a table in a comment, its cells already shown (``md_text``, ``md_code``,
+    or evalset's own text): a ``|`` inside a cell is escaped, as GitHub reads it even in
+    code."""
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
