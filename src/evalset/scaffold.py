@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
 from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write, create_new, make_folders
 from evalset.git import MERGE_DRIVER
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered, write_schemas
@@ -115,8 +116,7 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
     missing = [line for line in wanted if line not in existing.splitlines()]
     if missing:
         lead = "" if not existing or existing.endswith("\n") else "\n"
-        with attributes.open("a", encoding="utf-8") as f:
-            f.write(lead + "".join(f"{line}\n" for line in missing))
+        atomic_write(attributes, existing + lead + "".join(f"{line}\n" for line in missing))
         (result.kept if existing else result.created).append(attributes)
     else:
         result.kept.append(attributes)
@@ -167,13 +167,9 @@ def init_workspace(
     dep = folder if plain else _toml_string(folder)  # a JSON string is a YAML scalar too
     files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus=dep, snapshots="snapshots")
     for path, text in files.items():
-        if path.exists():
-            result.kept.append(path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as f:
-            f.write(text)
-        result.created.append(path)
+        make_folders(path)
+        # Created whole or not at all: a half-written file would be kept by the next run.
+        (result.created if create_new(path, text) else result.kept).append(path)
     # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
     ignored = [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
     _ensure_ignored(root / ".gitignore", ignored, result)
@@ -214,7 +210,6 @@ def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) ->
     if not missing:
         result.kept.append(gitignore)
         return
-    with gitignore.open("a", encoding="utf-8") as f:
-        lead = "" if not existing or existing.endswith("\n") else "\n"
-        f.write(lead + "".join(f"{p}\n" for p in missing))
+    lead = "" if not existing or existing.endswith("\n") else "\n"
+    atomic_write(gitignore, existing + lead + "".join(f"{p}\n" for p in missing))
     (result.kept if existing else result.created).append(gitignore)
