@@ -104,7 +104,6 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
     """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
     routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
     each clone, so `evalset init --git-hooks` repeats it after cloning)."""
-    import subprocess
 
     git_root = _git_root(root)
     if git_root is None:
@@ -124,8 +123,31 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
         ("merge.evalset.name", "evalset set files, merged by item id"),
         ("merge.evalset.driver", MERGE_DRIVER),
     ):
-        subprocess.run(["git", "config", key, value], cwd=git_root, check=True)
+        _git_config(git_root, key, value)
     result.configured.append("merge.evalset.driver")
+
+
+def _git_config(git_root: Path, key: str, value: str) -> None:
+    """Set a key of the repository's git config. git locks the file while it writes it, and
+    refuses to when another git command holds that lock (another init at the same moment):
+    it is tried again for a few seconds, then the failure is one sentence."""
+    import subprocess
+    import time
+
+    for _ in range(60):
+        done = subprocess.run(
+            ["git", "config", key, value], cwd=git_root, capture_output=True, text=True
+        )
+        if done.returncode == 0:
+            return
+        if "could not lock config file" not in done.stderr:
+            break
+        time.sleep(0.05)
+    detail = " ".join(done.stderr.split()) or f"exit status {done.returncode}"
+    raise EvalsetError(
+        f"{git_root}: git could not record the merge driver in its config ({detail}); fix "
+        "the cause, then run `evalset init --git-hooks`."
+    )
 
 
 def _toml_string(value: str) -> str:
