@@ -196,9 +196,14 @@ def main(end_early: bool = False) -> None:
     """Run the command and turn evalset's errors into one sentence and an exit code; Ctrl-C
     (from the first import on) into one line and exit status 130.
     ``end_early``: this process runs nothing else after it (see ``command``)."""
+    import os
+
+    pid = os.getpid()
     try:
         _main(end_early)
     except KeyboardInterrupt:
+        if os.getpid() != pid:  # a helper forked to share the work, just before its own try
+            os._exit(130)
         _interrupted()
 
 
