@@ -435,8 +435,9 @@ def _interrupt(prep: Prepared, ref: Reference, sig: signal.Signals, when: float 
     if isinstance(when, float):
         time.sleep(max(when, 0.0))
     else:
+        index_lock = ws / ".git" / "index.lock"  # (also taken by git status, which refreshes it)
         ready = {Moment.TEMP: temp, Moment.WRITTEN: written}.get(when)
-        _until(proc, ready or (ws / ".git" / "index.lock").exists, start)
+        _until(proc, ready or (lambda: written() and index_lock.exists()), start)
     with contextlib.suppress(ProcessLookupError):  # it had ended
         os.killpg(proc.pid, sig)
     _, err = proc.communicate(timeout=120)
@@ -446,10 +447,13 @@ def _interrupt(prep: Prepared, ref: Reference, sig: signal.Signals, when: float 
     if sig == signal.SIGINT:
         _check_ctrl_c(proc.returncode, err, outcome)
     _locks_free(ws)
-    if outcome == "between" or temps:  # (a run from "old" is a first run, tested as such)
-        _again(prep, ref, ws)
+    index_lock = (ws / ".git" / "index.lock").exists()
+    if outcome == "between" or temps or index_lock:
+        _again(prep, ref, ws)  # (a run from "old" is a first run, tested as such)
     shutil.rmtree(ws)
-    return outcome + (" + temporary file" if temps else "")
+    return (
+        outcome + (" + temporary file" if temps else "") + (" + git's lock" if index_lock else "")
+    )
 
 
 def _check_ctrl_c(code: int, err: str, outcome: str) -> None:
