@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,31 @@ def test_sets_are_found_by_name_with_a_suggestion(workspace: Path) -> None:
         UnknownSet, match=r"has no set named 'acme-suport' \(did you mean 'acme-support'\?\)"
     ):
         resolve_set(ws, "acme-suport")
+
+
+def test_init_waits_while_another_git_command_writes_the_git_config(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    import threading
+    import time
+
+    lock = git_repo / ".git" / "config.lock"  # as another init's `git config` holds it
+    lock.write_text("")
+    threading.Timer(0.5, lock.unlink).start()
+    start = time.monotonic()
+    result = cli(git_repo, "init")
+    assert result.code == 0, result.err
+    assert time.monotonic() - start >= 0.5
+    driver = subprocess.run(
+        ["git", "config", "merge.evalset.driver"], cwd=git_repo, capture_output=True, text=True
+    )
+    assert driver.stdout.endswith("evalset merge-driver %O %A %B %P\n")
+
+
+def test_init_names_a_git_config_lock_that_stays(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (git_repo / ".git" / "config.lock").write_text("")  # left by a git command that was killed
+    result = cli(git_repo, "init")
+    assert result.code == 2
+    assert len(result.err.splitlines()) == 1
+    assert (
+        "git could not record the merge driver in its config (error: could not lock " in result.err
+    )
+    assert result.err.endswith("fix the cause, then run `evalset init --git-hooks`.\n")

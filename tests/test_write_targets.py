@@ -56,3 +56,63 @@ def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  #
     new = [p for p in after if p not in before and p.parts[0] != ".evalset"]
     assert new == [], new  # ok.json, asked for beside it, is not written either
     assert (example / "notes.txt").read_text() == "a file\n"
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    done = subprocess.Popen(["true"])
+    done.wait()
+    return done.pid
+
+
+def test_a_write_removes_the_temporary_files_killed_writers_left_beside_it(tmp_path: Path) -> None:
+    import os
+
+    from evalset.fsio import atomic_write
+
+    dead = _dead_pid()
+    left = [
+        tmp_path / f".out.json.{dead}.k3x9q0_a.tmp",  # killed writing this file
+        tmp_path / f".page.html.{dead}.0f3a9c2e.tmp",  # killed writing another one here
+    ]
+    kept = [
+        tmp_path / f".out.json.{os.getpid()}.zzzzzzzz.tmp",  # a writer that still runs
+        tmp_path / ".notes.tmp",  # the user's
+        tmp_path / f".draft.{dead}.tmp",  # the user's, shaped otherwise
+    ]
+    for path in left + kept:
+        path.write_text("x")
+    atomic_write(tmp_path / "out.json", "{}\n")
+    assert (tmp_path / "out.json").read_text() == "{}\n"
+    assert [p.exists() for p in left + kept] == [False, False, True, True, True]
+
+
+def test_init_cut_short_leaves_no_half_written_file_and_completes_when_run_again(
+    git_repo: Path,
+) -> None:
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    def small_files() -> None:  # as on a full disk: no file may pass 64 bytes
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    def init(limit: bool) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "evalset", "init", "--name", "support"], cwd=git_repo,
+            capture_output=True, text=True, preexec_fn=small_files if limit else None,
+            env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
+        )  # fmt: skip
+
+    cut = init(limit=True)
+    assert cut.returncode == 2 and "File too large" in cut.stderr, cut.stderr
+    assert len(cut.stderr.splitlines()) == 1
+    assert not (git_repo / "evalset.toml").exists()  # not the first 64 bytes of it
+    assert not [p for p in git_repo.rglob(".*.tmp")]
+    done = init(limit=False)
+    assert done.returncode == 0, done.stderr
+    assert (
+        subprocess.run([sys.executable, "-m", "evalset", "validate"], cwd=git_repo).returncode == 0
+    )

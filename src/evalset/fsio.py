@@ -8,7 +8,7 @@ import errno
 import json
 import os
 import re
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +101,42 @@ def atomic_write(
         raise _write_error(path, exc) from None
 
 
+def create_new(path: Path, text: str) -> bool:
+    """Create the file ``path`` holding ``text`` unless a file of that name exists (then
+    return False and change nothing). It is written whole under a temporary name, then
+    linked into place, which fails if the name was taken meanwhile: so a run killed
+    mid-write leaves no file rather than the start of one (which a later run, that never
+    overwrites, would keep), and of two runs at once one creates it and the other keeps it.
+    Raises WriteFailed, one sentence, as ``atomic_write`` does."""
+    path = Path(path)
+    if path.exists() or path.is_symlink():
+        return False
+    made: list[Path] = []
+    try:
+        fd = _open_temp([path.parent], path, made)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode())
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(made[0], 0o644)
+        try:
+            os.link(made[0], path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            if path.exists():  # a file system without hard links: the check, then rename
+                return False
+            os.replace(made[0], path)
+    except OSError as exc:
+        raise _write_error(path, exc) from None
+    finally:
+        for tmp in made:
+            _discard(tmp)
+    return True
+
+
 def make_folders(path: Path) -> None:
     """Make the folders a file at ``path`` goes in, so that it can be written; WriteFailed,
     one sentence, when they cannot be made (a file stands where one of them should be, or a
@@ -117,15 +153,14 @@ def _write(
     path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
 ) -> None:
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    prefix = _temp_prefix(path.name)
+    folders = [path.parent]
+    if scratch is not None:
+        with contextlib.suppress(OSError):  # none (or an unwritable one): beside the target
+            scratch.mkdir(parents=True, exist_ok=True)
+            folders.insert(0, scratch)
+    made: list[Path] = []
     try:
-        if scratch is None:
-            raise FileNotFoundError
-        scratch.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=scratch, prefix=prefix, suffix=TEMP_SUFFIX)
-    except OSError:  # no scratch folder (or an unwritable one): beside the target
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=TEMP_SUFFIX)
-    try:
+        fd = _open_temp(folders, path, made)
         with os.fdopen(fd, "wb") as f:
             if isinstance(text, list):
                 f.writelines(text)
@@ -133,10 +168,11 @@ def _write(
                 f.write(text.encode() if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.chmod(made[-1], mode)
+        os.replace(made[-1], path)
     except BaseException:
-        _discard(Path(tmp))
+        for tmp in made:
+            _discard(tmp)
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -145,7 +181,29 @@ def _write(
         os.close(dir_fd)
 
 
+def _open_temp(folders: list[Path], path: Path, made: list[Path]) -> int:
+    """Create a temporary file for ``path`` in the first of ``folders`` that takes one; its
+    name goes into ``made`` before the file exists, so that the caller's clean-up removes it
+    however soon after its making Ctrl-C lands (``mkstemp`` names it only once it is made)."""
+    for n, folder in enumerate(folders):
+        if folder == path.parent:
+            # A writer killed mid-write (SIGKILL, a power cut) left its temporary file
+            # here, where git and the user see it, and nothing else would ever remove it.
+            sweep_temps(folder, older_than=None)
+        made.append(folder / f"{_temp_prefix(path.name)}{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            return os.open(made[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except OSError:
+            made.pop()  # none was made
+            if n + 1 == len(folders):
+                raise
+    raise AssertionError("no folder")  # pragma: no cover - folders is never empty
+
+
 _TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
+_OWN_TEMP = re.compile(r"^\..+\.(\d+)\.[a-z0-9_]{8}\.tmp$")
+"""The exact shape of ``atomic_write``'s temporary names (eight random characters: hex
+digits now, mkstemp's letters, digits and ``_`` before)."""
 
 
 def _alive(pid: int) -> bool:
@@ -160,11 +218,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def sweep_temps(folder: Path, older_than: float = 3600.0) -> list[Path]:
+def sweep_temps(folder: Path, older_than: float | None = 3600.0) -> list[Path]:
     """Remove the temporary files that writers killed mid-write left in ``folder``: those
     of a process that no longer runs, and (named by an earlier evalset, without a process)
-    those older than ``older_than`` seconds. Returns what was removed; failures are ignored
-    (only tidiness is lost)."""
+    those older than ``older_than`` seconds. ``older_than=None``, for a folder of the
+    user's: only files named exactly as ``atomic_write`` names them, after a process that
+    no longer runs. Returns what was removed; failures are ignored (only tidiness is
+    lost)."""
     import time
 
     removed: list[Path] = []
@@ -177,10 +237,12 @@ def sweep_temps(folder: Path, older_than: float = 3600.0) -> list[Path]:
         name = entry.name
         if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
             continue
-        owner = _TEMP_NAME.match(name)
+        owner = (_TEMP_NAME if older_than is not None else _OWN_TEMP).match(name)
         try:
             if owner is not None:
                 stale = not _alive(int(owner.group(1)))
+            elif older_than is None:
+                continue
             else:
                 stale = now - entry.stat(follow_symlinks=False).st_mtime > older_than
             if stale and entry.is_file(follow_symlinks=False):

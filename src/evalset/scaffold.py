@@ -11,6 +11,7 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
 from evalset.errors import EvalsetError
+from evalset.fsio import atomic_write, create_new, make_folders
 from evalset.git import MERGE_DRIVER
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered, write_schemas
@@ -103,7 +104,6 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
     """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
     routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
     each clone, so `evalset init --git-hooks` repeats it after cloning)."""
-    import subprocess
 
     git_root = _git_root(root)
     if git_root is None:
@@ -115,8 +115,7 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
     missing = [line for line in wanted if line not in existing.splitlines()]
     if missing:
         lead = "" if not existing or existing.endswith("\n") else "\n"
-        with attributes.open("a", encoding="utf-8") as f:
-            f.write(lead + "".join(f"{line}\n" for line in missing))
+        atomic_write(attributes, existing + lead + "".join(f"{line}\n" for line in missing))
         (result.kept if existing else result.created).append(attributes)
     else:
         result.kept.append(attributes)
@@ -124,8 +123,31 @@ def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
         ("merge.evalset.name", "evalset set files, merged by item id"),
         ("merge.evalset.driver", MERGE_DRIVER),
     ):
-        subprocess.run(["git", "config", key, value], cwd=git_root, check=True)
+        _git_config(git_root, key, value)
     result.configured.append("merge.evalset.driver")
+
+
+def _git_config(git_root: Path, key: str, value: str) -> None:
+    """Set a key of the repository's git config. git locks the file while it writes it, and
+    refuses to when another git command holds that lock (another init at the same moment):
+    it is tried again for a few seconds, then the failure is one sentence."""
+    import subprocess
+    import time
+
+    for _ in range(60):
+        done = subprocess.run(
+            ["git", "config", key, value], cwd=git_root, capture_output=True, text=True
+        )
+        if done.returncode == 0:
+            return
+        if "could not lock config file" not in done.stderr:
+            break
+        time.sleep(0.05)
+    detail = " ".join(done.stderr.split()) or f"exit status {done.returncode}"
+    raise EvalsetError(
+        f"{git_root}: git could not record the merge driver in its config ({detail}); fix "
+        "the cause, then run `evalset init --git-hooks`."
+    )
 
 
 def _toml_string(value: str) -> str:
@@ -167,13 +189,9 @@ def init_workspace(
     dep = folder if plain else _toml_string(folder)  # a JSON string is a YAML scalar too
     files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus=dep, snapshots="snapshots")
     for path, text in files.items():
-        if path.exists():
-            result.kept.append(path)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as f:
-            f.write(text)
-        result.created.append(path)
+        make_folders(path)
+        # Created whole or not at all: a half-written file would be kept by the next run.
+        (result.created if create_new(path, text) else result.kept).append(path)
     # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
     ignored = [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
     _ensure_ignored(root / ".gitignore", ignored, result)
@@ -214,7 +232,6 @@ def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) ->
     if not missing:
         result.kept.append(gitignore)
         return
-    with gitignore.open("a", encoding="utf-8") as f:
-        lead = "" if not existing or existing.endswith("\n") else "\n"
-        f.write(lead + "".join(f"{p}\n" for p in missing))
+    lead = "" if not existing or existing.endswith("\n") else "\n"
+    atomic_write(gitignore, existing + lead + "".join(f"{p}\n" for p in missing))
     (result.kept if existing else result.created).append(gitignore)

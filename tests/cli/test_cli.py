@@ -282,3 +282,42 @@ def test_a_number_option_takes_a_finite_number_in_its_range(  # type: ignore[no-
     done = cli(example, *args, option, value)
     assert done.code == 2, done.out
     assert f"Invalid value for '{option}': give a finite number {wanted}, not " in done.err
+
+
+INTERRUPTED = (
+    "evalset: interrupted; no file was left half-written (run the command again to finish it).\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["new", "acme-support"], ["stale", "acme-support", "--fix-moved"]],
+    ids=["through typer", "a plain form"],
+)
+def test_ctrl_c_is_one_line_and_exit_130_and_changes_nothing(
+    example: Path, args: list[str]
+) -> None:
+    import os
+    import signal
+    import time
+
+    from conftest import GIT_ENV
+    from evalset.sets.editor import edit_set
+
+    target = example / "sets" / "acme-support.yaml"
+    env = {**os.environ, **GIT_ENV}
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "evalset", "validate"], cwd=example, env=env)
+    run_takes = time.monotonic() - start
+    before = target.read_bytes()
+    with edit_set(target):  # the command waits for this lock: Ctrl-C comes while it waits
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "evalset", *args], cwd=example, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )  # fmt: skip
+        time.sleep(2 * run_takes + 0.3)
+        assert proc.poll() is None  # still there, twice as long as a run takes: it waits
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends Ctrl-C
+        _, err = proc.communicate(timeout=30)
+    assert (proc.returncode, err) == (130, INTERRUPTED)
+    assert target.read_bytes() == before

@@ -299,6 +299,47 @@ def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli)
     assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
 
 
+def test_a_release_stopped_before_its_commit_is_completed_by_running_it_again(
+    released: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    written = path.read_text()
+    # As if the run was killed after writing the header, before committing it:
+    git(released, "tag", "-d", "evalset/docs/v0.2.0")
+    git(released, "reset", "-q", "HEAD~1")
+    assert "version: 0.2.0" in path.read_text()
+    commits = git(released, "rev-list", "--count", "HEAD")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert "completed the interrupted release docs 0.2.0" in result.out
+    assert int(git(released, "rev-list", "--count", "HEAD")) == int(commits) + 1
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    assert path.read_text() == written and git(released, "status", "--porcelain") == ""
+
+
+def test_a_stale_git_index_lock_is_named_with_what_to_do(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    before = path.read_bytes()
+    lock = released / ".git" / "index.lock"
+    lock.write_text("")  # left by a git command that was killed
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 2
+    assert result.err == (
+        f"evalset: {Path('sets/docs.yaml')}: the release commit failed because git's index is "
+        f"locked ({Path('.git/index.lock')} exists): another git command is running, or one was "
+        "stopped before it finished; when none is running, delete that file and run the release "
+        "again.\n"
+    )
+    assert path.read_bytes() == before and tag_names(released) == ["evalset/docs/v0.1.0"]
+    lock.unlink()
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+
+
 def test_check_pin_catches_a_hand_made_tag(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     pin = json.loads(cli(released, "pin", "docs").out)
     path = released / "sets" / "docs.yaml"

@@ -187,9 +187,40 @@ def command() -> None:
     main(end_early=True)
 
 
+INTERRUPTED = "interrupted; no file was left half-written (run the command again to finish it)."
+"""What Ctrl-C prints: every write replaces a whole file, so a file is as it was or as the
+command completes it."""
+
+
 def main(end_early: bool = False) -> None:
-    """Run the command and turn evalset's errors into one sentence and an exit code.
+    """Run the command and turn evalset's errors into one sentence and an exit code; Ctrl-C
+    (from the first import on) into one line and exit status 130.
     ``end_early``: this process runs nothing else after it (see ``command``)."""
+    import os
+
+    pid = os.getpid()
+    try:
+        _main(end_early)
+    except KeyboardInterrupt:
+        if os.getpid() != pid:  # a helper forked to share the work, just before its own try
+            os._exit(130)
+        _interrupted()
+
+
+def _interrupted() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the line short
+    if "--json" in sys.argv:
+        import json
+
+        print(json.dumps({"error": INTERRUPTED, "exit_code": 130}, indent=2), flush=True)
+    sys.stderr.write(f"evalset: {INTERRUPTED}\n")
+    sys.stderr.flush()
+    sys.exit(130)
+
+
+def _main(end_early: bool) -> None:
     from evalset.cli.output import as_typed, echo, emit_json
     from evalset.errors import EvalsetError
 
@@ -215,8 +246,6 @@ def main(end_early: bool = False) -> None:
             emit_json({"error": message, "exit_code": exc.exit_code})
         echo(f"evalset: {message}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.exit(130)
     except MemoryError:  # input larger than a memory limit allows, past the checks on size
         message = (
             "ran out of memory reading the input; raise the memory limit (ulimit -v) or give "

@@ -128,4 +128,6 @@ def run_app() -> int:
                 emit_json({"error": usage_sentence(exc), "exit_code": exit_code})
             return exit_code
         raise
+    if code == 130:  # typer returns Ctrl-C as exit status 130; main says it, once
+        raise KeyboardInterrupt
     return code if isinstance(code, int) else 0

@@ -207,11 +207,11 @@ def import_(
         store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
     result = import_rows(source, path, fmt, dry_run, create, store)
     if as_json:
-        emit_json({"set": str(path), "created": create, "written": not dry_run,
+        emit_json({"set": str(path), "created": result.created, "written": not dry_run,
                    **result.to_json()})  # fmt: skip
     else:
         verb = "would add" if dry_run else "added"
-        new = " (a new set: describe it and its categories)" if create else ""
+        new = " (a new set: describe it and its categories)" if result.created else ""
         echo(
             f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts "
             f"to review); skipped {len(result.skipped)}"

@@ -25,13 +25,13 @@ from pydantic import ValidationError
 from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
-from evalset.fsio import TextError, atomic_write, read_user_text
+from evalset.fsio import TextError, create_new, make_folders, read_user_text
 from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
-from evalset.sets.editor import edit_set
+from evalset.sets.editor import edit_set, set_lock
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, set_name_problem
-from evalset.sets.setfile import load_set
+from evalset.sets.setfile import SetFile, load_set
 
 READERS = {
     "jsonl": "evalset.export.jsonl",
@@ -69,6 +69,8 @@ class ImportResult:
     recipients: list[str] = field(default_factory=list)
     unchecked_sealed: int = 0
     """Sealed items the key did not open: the rows were not compared with them."""
+    created: bool = False
+    """Whether the import created the set file (or, with dry_run, would)."""
     crowded: list[tuple[int, list[int]]] = field(default_factory=list)
     """Groups of look-alike questions too many to compare one by one (``MAX_BUCKET``), each
     as its number of questions and the lines of the rows among them: those rows were not
@@ -139,7 +141,9 @@ def import_rows(
     snapshots: SnapshotStore | None = None,
 ) -> ImportResult:
     """Append the rows of ``source`` to the set file ``target`` (``create``: a new set file
-    named after it, declaring the categories the rows use). A row whose id the set has is
+    named after it, declaring the categories the rows use, unless one exists by the time
+    the rows are added: another import of the same name, run at once, is then imported
+    into, as by a run after it). A row whose id the set has is
     skipped when its content is the same and reported as a conflict when it is not; a row
     whose question is a near duplicate of an item's (or an earlier row's) is skipped, as
     promote does. ``snapshots``: the workspace's, to keep only ``verified`` snapshots that
@@ -160,12 +164,6 @@ def import_rows(
         ) from None
     except csv.Error as exc:
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
-    if create and target.exists():
-        raise ImportRefused(f"{target}: exists already; import into it with --set {target}.")
-    loaded = None if create else load_set(target)
-    entries = loaded.entries if loaded is not None else []
-    existing = {entry.id: entry for entry in entries}
-    result = ImportResult()
     candidates: list[tuple[int, Item]] = []
     categories: dict[str, str] = {}
     today = dt.date.today()
@@ -193,6 +191,48 @@ def import_rows(
                 f"{source}:{number}: {where}: {first['msg']}; fix the row, nothing was imported."
             ) from None
         candidates.append((number, item))
+    if create:
+        problem = set_name_problem(target.stem)
+        if problem is not None:
+            raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
+    if dry_run:
+        loaded = None if create and not target.exists() else load_set(target)
+        result, items = _plan(candidates, loaded, snapshots)
+        if items and loaded is not None:
+            _note_sealing(result, seal_arrivals(loaded, items))
+        result.created = loaded is None
+        return result
+    if create:
+        make_folders(target)
+    # Decided under the set's lock, against the file as it is then: two imports at once end
+    # as two one after the other (the second skips the rows the first added), and an import
+    # that would create the set finds one that another run created meanwhile.
+    with set_lock(target) as held:
+        loaded = None if create and not target.exists() else load_set(target)
+        result, items = _plan(candidates, loaded, snapshots)
+        result.created = loaded is None
+        header = None
+        if loaded is None:
+            used = list(dict.fromkeys(i.category for i in items if i.category))
+            declared = {c: categories.get(c, "") for c in [*categories, *used]}
+            header = new_set_text(target.stem, source, declared)
+        if items:
+            with edit_set(target, held=held, create=header) as editor:
+                arrivals = seal_arrivals(editor.current, items, editor.text_of_new)
+                _note_sealing(result, arrivals)
+                editor.append_items(arrivals.entries)
+        elif header is not None:
+            create_new(target, header)
+    return result
+
+
+def _plan(
+    candidates: list[tuple[int, Item]], loaded: SetFile | None, snapshots: SnapshotStore | None
+) -> tuple[ImportResult, list[Item]]:
+    """Which rows the set (None: a set to create) takes, and the result that says so."""
+    entries = loaded.entries if loaded is not None else []
+    existing = {entry.id: entry for entry in entries}
+    result = ImportResult()
     items = _decide(candidates, existing, result)
     for item in items:
         if item.verified and snapshots is not None and not _known(snapshots, item.verified):
@@ -202,21 +242,7 @@ def import_rows(
         items = [i.model_copy(update={"verified": None}) if i.id in keep else i for i in items]
     result.added = [item.id for item in items]
     result.drafts = [item.id for item in items if item.status == "draft"]
-    if create and not dry_run:
-        used = list(dict.fromkeys(i.category for i in items if i.category))
-        declared = {c: categories.get(c, "") for c in [*categories, *used]}
-        problem = set_name_problem(target.stem)
-        if problem is not None:
-            raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
-        atomic_write(target, new_set_text(target.stem, source, declared), parents=True)
-    if items and dry_run and loaded is not None:
-        _note_sealing(result, seal_arrivals(loaded, items))
-    if items and not dry_run:
-        with edit_set(target) as editor:
-            arrivals = seal_arrivals(editor.current, items, editor.text_of_new)
-            _note_sealing(result, arrivals)
-            editor.append_items(arrivals.entries)
-    return result
+    return result, items
 
 
 def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:

@@ -13,6 +13,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -589,14 +590,24 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
     return state / "locks" / f"{path.name}.{where}.lock", state / "tmp"
 
 
-@contextmanager
-def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetEditor]:
-    """Edit a set file: lock it, read it fresh, collect changes, then re-validate and replace
-    it atomically. If anything fails, the file is left as it was. A set file that is a
-    symlink is written through: the file it points at is replaced, the link stays."""
-    from filelock import FileLock, Timeout
+@dataclass(frozen=True)
+class SetLock:
+    """The edit lock of one set file, held by this process (see ``set_lock``)."""
 
-    from evalset.fsio import sweep_temps
+    target: Path
+    """The file itself, through any link."""
+    scratch: Path | None
+    """Where its temporary file is written (None: beside it)."""
+
+
+@contextmanager
+def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetLock]:
+    """Hold the edit lock of a set file, which need not exist yet, over more than one step:
+    a release checks, writes, commits and tags under it, and an import that creates a set
+    decides under it whether another run created it meanwhile. Edits made meanwhile pass
+    it to ``edit_set(path, held=...)``. A lock whose holder was killed is free at once (an
+    ``flock``, released by the system when the holder dies)."""
+    from filelock import FileLock, Timeout
 
     p = Path(path)
     target = Path(os.path.realpath(p))  # the file itself, through any link
@@ -615,30 +626,54 @@ def edit_set(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
             f"{lock_file.parent} writable."
         ) from None
     try:
-        for leftover in target.parent.glob(f".{target.name}.*.tmp"):
-            with contextlib.suppress(
-                OSError
-            ):  # a writer killed mid-write left it; we hold the lock
-                leftover.unlink(missing_ok=True)
-        if scratch is not None:
-            sweep_temps(scratch)
-        before = load_set(p)
-        editor = SetEditor(before)
-        yield editor
-        text = editor.render()
-        if text != before.text:
-            touched = set(editor._item_changes)
-            touched.update(
-                range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
-            )
-            try:
-                after = parse_set(text, p, only=touched)
-            except SetFileError as exc:
-                raise EditRefused(
-                    f"{p}: the edit was refused because the result would not be readable "
-                    f"({exc}); the file is unchanged."
-                ) from None
-            _check(before, after, editor)
-            atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)
+        yield SetLock(target, scratch)
     finally:
         lock.release()
+
+
+@contextmanager
+def edit_set(
+    path: str | os.PathLike[str],
+    timeout: float = 60.0,
+    held: SetLock | None = None,
+    create: str | None = None,
+) -> Iterator[SetEditor]:
+    """Edit a set file: lock it, read it fresh, collect changes, then re-validate and replace
+    it atomically. If anything fails, the file is left as it was. A set file that is a
+    symlink is written through: the file it points at is replaced, the link stays.
+    ``held``: the lock, taken already with ``set_lock``. ``create``: the text of a new set
+    file to start from when none exists (the file is then written once, whole, with the
+    edit in it)."""
+    p = Path(path)
+    with contextlib.nullcontext(held) if held is not None else set_lock(p, timeout) as lock:
+        if Path(os.path.realpath(p)) != lock.target:
+            raise ValueError(f"{p}: the lock held is another file's ({lock.target})")
+        yield from _edit(p, lock, create)
+
+
+def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
+    from evalset.fsio import sweep_temps
+
+    target, scratch = lock.target, lock.scratch
+    for leftover in target.parent.glob(f".{target.name}.*.tmp"):
+        with contextlib.suppress(OSError):  # a writer killed mid-write left it; we hold the lock
+            leftover.unlink(missing_ok=True)
+    if scratch is not None:
+        sweep_temps(scratch)
+    new = create is not None and not target.exists()
+    before = parse_set(create, p) if create is not None and new else load_set(p)
+    editor = SetEditor(before)
+    yield editor
+    text = editor.render()
+    if new or text != before.text:
+        touched = set(editor._item_changes)
+        touched.update(range(len(before.raw_items), len(before.raw_items) + len(editor._appended)))
+        try:
+            after = parse_set(text, p, only=touched)
+        except SetFileError as exc:
+            raise EditRefused(
+                f"{p}: the edit was refused because the result would not be readable "
+                f"({exc}); the file is unchanged."
+            ) from None
+        _check(before, after, editor)
+        atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)

@@ -40,13 +40,21 @@ def rendered() -> dict[str, str]:
 
 
 def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
-    """Write the schemas into ``folder``; return the files that were written."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the schemas into ``folder``, each replaced whole (a run killed mid-write leaves
+    the old file or the new); ``overwrite=False`` creates only those that do not exist.
+    Returns the files that were written."""
+    from evalset.fsio import atomic_write, create_new, make_folders
+
+    make_folders(folder / "_")
     written = []
     for name, text in rendered().items():
         path = folder / name
-        if path.exists() and (not overwrite or path.read_text("utf-8") == text):
+        if not overwrite:
+            if create_new(path, text):
+                written.append(path)
             continue
-        path.write_text(text, encoding="utf-8")
+        if path.exists() and path.read_text("utf-8") == text:
+            continue
+        atomic_write(path, text)
         written.append(path)
     return written

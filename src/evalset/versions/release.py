@@ -2,13 +2,16 @@
 
 A release writes ``version`` and ``fingerprint`` into the set's header, commits that one
 file, and creates the annotated tag ``evalset/NAME/vX.Y.Z`` whose message records the pin
-(fingerprint, snapshot, counts). Tags are never moved or overwritten. A release interrupted
-between its commit and its tag is completed by running ``evalset release`` again.
+(fingerprint, snapshot, counts). Tags are never moved or overwritten. A release stopped
+after writing the header (before its commit or its tag) is completed by running
+``evalset release`` again, and the whole release holds the set's edit lock.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,9 +21,9 @@ from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import PIN_LINE, Git, Version, tag_name
-from evalset.sets.editor import edit_set
+from evalset.sets.editor import SetEditor, SetLock, edit_set, set_lock
 from evalset.sets.fingerprint import set_fingerprint
-from evalset.sets.setfile import SetFile
+from evalset.sets.setfile import SetFile, parse_set
 from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
 from evalset.versions.pin import pin_of, recorded_format
@@ -102,9 +105,10 @@ def _relevant_snapshots(store: SnapshotStore, loaded: SetFile, newest: str | Non
 
 
 def _refuse_unless_releasable(
-    ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool
+    ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool, uncommitted: bool
 ) -> str | None:
-    """Check everything a release requires; returns the newest snapshot id."""
+    """Check everything a release requires; returns the newest snapshot id. ``uncommitted``:
+    the set file holds the header of a release stopped before its commit (not a change)."""
     from evalset.sets.validate import check_set, holdout_baseline
     from evalset.staleness.stale import StaleChecker
 
@@ -113,6 +117,8 @@ def _refuse_unless_releasable(
     newest = store.newest()
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
+    if uncommitted:
+        dirty = [(rel, tracked) for rel, tracked in dirty if rel != history.rel]
     new = [rel for rel, tracked in dirty if not tracked]
     if new:  # `git commit -a` leaves a new snapshot out: say so, not "uncommitted changes"
         raise ReleaseRefused(
@@ -194,21 +200,39 @@ def release(
     version: str | None = None,
     exclude_drafts: bool = False,
 ) -> ReleaseResult:
-    """Release a set: check it, record version and fingerprint, commit, tag."""
+    """Release a set: check it, record version and fingerprint, commit, tag. All of it
+    holds the set's edit lock, so that two releases at once (or a release and an edit)
+    run one after the other."""
+    with set_lock(path) as held:
+        return _release(ws, path, bump, version, exclude_drafts, held)
+
+
+def _release(
+    ws: Workspace,
+    path: Path,
+    bump: str | None,
+    version: str | None,
+    exclude_drafts: bool,
+    held: SetLock,
+) -> ReleaseResult:
     history = SetHistory(ws, path)
     git = history.git
     loaded = history.current
     fingerprint = set_fingerprint(loaded)
-    snapshot = _refuse_unless_releasable(ws, history, loaded, exclude_drafts)
     header = loaded.header
-    assert header is not None
     latest = history.latest()
+    # A release stopped after writing the header (before its commit, or before its tag) is
+    # completed by running it again: the header names a version not released yet.
     interrupted = (
-        header.version is not None
+        header is not None
+        and header.version is not None
         and header.fingerprint == fingerprint
         and history.release(header.version) is None
         and (latest is None or Version.parse(header.version) > Version.parse(latest.version))  # type: ignore[operator]
     )
+    uncommitted = interrupted and _written_not_committed(history, loaded, fingerprint)
+    snapshot = _refuse_unless_releasable(ws, history, loaded, exclude_drafts, uncommitted)
+    assert header is not None
     previous = history.at_release(latest) if latest else None
     changes = diff_sets(previous.loaded, loaded, previous.label, "release") if previous else None
     if interrupted:
@@ -230,11 +254,13 @@ def release(
     pin["version"] = new_version
     tag = tag_name(loaded.name, new_version)
     _check_tag_name(git, path, tag)
-    if interrupted:
+    if interrupted and not uncommitted:
         commit = git.last_commit_of(history.rel)
         assert commit is not None
     else:
-        commit = _commit_release(git, history, loaded, new_version, fingerprint, changes, previous)
+        commit = _commit_release(
+            git, history, loaded, new_version, fingerprint, changes, previous, held, uncommitted
+        )
     _create_tag(git, tag, commit, _tag_message(pin, changes))
     detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
     return ReleaseResult(
@@ -249,6 +275,25 @@ def _same_content(previous: SetFile, fingerprint: str) -> bool:
         return False
 
 
+def _written_not_committed(history: SetHistory, loaded: SetFile, fingerprint: str) -> bool:
+    """Whether the set file differs from its last commit by exactly the version and
+    fingerprint a release writes: a release stopped before its commit."""
+    header = loaded.header
+    if header is None or header.version is None:
+        return False
+    try:
+        committed = history.git.show("HEAD", history.rel)
+        if committed is None:
+            return False
+        committed = committed.removeprefix("\ufeff")
+        editor = SetEditor(parse_set(committed, history.path))
+    except EvalsetError:
+        return False
+    editor.set_header("version", header.version)
+    editor.set_header("fingerprint", fingerprint)
+    return committed != loaded.text == editor.render()
+
+
 def _commit_release(
     git: Git,
     history: SetHistory,
@@ -257,16 +302,19 @@ def _commit_release(
     fingerprint: str,
     changes: SetDiff | None,
     previous: SetAt | None,
+    held: SetLock,
+    written: bool = False,
 ) -> str:
-    """Write version and fingerprint into the header and commit that file alone; if the
-    commit fails, the file is put back as it was."""
+    """Write version and fingerprint into the header (``written``: a stopped release wrote
+    them) and commit that file alone; if the commit fails, the file is put back as it was."""
     import git as gitpython
 
     path = history.path
     original = loaded.text
-    with edit_set(path) as editor:
-        editor.set_header("version", version)
-        editor.set_header("fingerprint", fingerprint)
+    if not written:
+        with edit_set(path, held=held) as editor:
+            editor.set_header("version", version)
+            editor.set_header("fingerprint", fingerprint)
     message = _commit_message(loaded.name, version, changes, previous.label if previous else None)
     repo = gitpython.Repo(git.root)
     try:
@@ -275,13 +323,30 @@ def _commit_release(
     except gitpython.GitCommandError as exc:
         from evalset.fsio import atomic_write
 
-        atomic_write(path, original)
-        detail = (exc.stderr or "").strip().replace("\n", " ") or str(exc)
-        raise EvalsetError(
-            f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the "
-            "cause (e.g. set user.name and user.email) and run the release again."
-        ) from None
+        if not written:
+            atomic_write(path, ("\ufeff" if loaded.bom else "") + original)
+        if exc.status == -signal.SIGINT:  # Ctrl-C reached git too: the file is put back
+            raise KeyboardInterrupt from None
+        raise EvalsetError(_commit_failed(path, exc)) from None
     return repo.head.commit.hexsha
+
+
+def _commit_failed(path: Path, exc: Any) -> str:
+    """One sentence for a release commit git refused."""
+    detail = " ".join(f"{exc.stderr or ''} {exc.stdout or ''}".split())
+    detail = re.sub(r"\b(stderr|stdout): ", "", detail).replace("'", "").strip() or str(exc)
+    locked = re.search(r"Unable to create (\S*index\.lock)", detail)
+    if locked:
+        return (
+            f"{path}: the release commit failed because git's index is locked "
+            f"({locked.group(1).rstrip(':')} exists): another git command is running, or one "
+            "was stopped before it finished; when none is running, delete that file and run "
+            "the release again."
+        )
+    return (
+        f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the cause "
+        "(e.g. set user.name and user.email) and run the release again."
+    )
 
 
 def _check_tag_name(git: Git, path: Path, tag: str) -> None:
