@@ -564,11 +564,14 @@ def holdout_baseline(
     that state is the text of ``current`` (the set as loaded, unchanged since), it is
     ``current`` itself rather than a second parse of the same text."""
     from evalset.git import Git
+    from evalset.gitcmd import GitUnusable
 
     try:
         git = Git.find(path.resolve().parent)
         rel = git.rel(path)
         tags = git.tags(name)
+        header = current.header if current is not None else None
+        git.require_release_tag(path, name, header.version if header else None, tags)
         rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
         text = git.show(rev, rel)
         if text is None:
@@ -576,6 +579,8 @@ def holdout_baseline(
         if current is not None and text.removeprefix("\ufeff") == current.text:
             return current, label
         return parse_set_text(text, path, label), label
+    except GitUnusable:  # not "outside git": the comparison is needed, and impossible here
+        raise
     except EvalsetError:
         return None
 

@@ -203,10 +203,14 @@ def release(
     header = loaded.header
     assert header is not None
     latest = history.latest()
+    pending = git.pending_release(loaded.name)
     interrupted = (
         header.version is not None
         and header.fingerprint == fingerprint
         and history.release(header.version) is None
+        and pending is not None
+        and pending.get("version") == header.version
+        and pending.get("fingerprint") == fingerprint
         and (latest is None or Version.parse(header.version) > Version.parse(latest.version))  # type: ignore[operator]
     )
     previous = history.at_release(latest) if latest else None
@@ -231,11 +235,16 @@ def release(
     tag = tag_name(loaded.name, new_version)
     _check_tag_name(git, path, tag)
     if interrupted:
-        commit = git.last_commit_of(history.rel)
-        assert commit is not None
+        assert pending is not None
+        commit = pending.get("commit") or git.last_commit_of(history.rel)
+        assert isinstance(commit, str)
     else:
+        record = {"version": new_version, "fingerprint": fingerprint}
+        git.record_release(loaded.name, record)
         commit = _commit_release(git, history, loaded, new_version, fingerprint, changes, previous)
+        git.record_release(loaded.name, {**record, "commit": commit})
     _create_tag(git, tag, commit, _tag_message(pin, changes))
+    git.record_release(loaded.name, None)
     detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
     return ReleaseResult(
         loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
@@ -276,6 +285,7 @@ def _commit_release(
         from evalset.fsio import atomic_write
 
         atomic_write(path, original)
+        git.record_release(loaded.name, None)
         detail = (exc.stderr or "").strip().replace("\n", " ") or str(exc)
         raise EvalsetError(
             f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the "
@@ -358,7 +368,7 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
-        if previous is None and history.git.shallow:
+        if previous is None and not history.git.history_complete(tag.commit):
             # Older releases may exist where this clone's history ends.
             summary = (
                 "earliest release in this shallow clone (older history is missing: "
