@@ -593,6 +593,40 @@ def test_the_full_checkout_gives_the_verdicts_the_table_relies_on(root_origin: C
 
 
 # ---------------------------------------------------------------------------------------
+# A workspace in a subfolder of its repository (a monorepo)
+
+SUB_EXPECTED: dict[str, dict[str, object]] = {
+    "sub, full": {},
+    "sub, from the top": {},
+    "sub, actions": dict.fromkeys(NEEDS_TAGS, TAGS),
+    "sub, worktree hook": {},
+}
+
+
+def _sub_situations() -> list[Situation]:
+    main = "refs/heads/main"
+    return [
+        Situation("sub, full", lambda o, d: clone(o, d), None),
+        Situation("sub, from the top", lambda o, d: clone(o, d), "sub, full",
+                  args=("-C", "evals"), at_top=True),
+        Situation("sub, actions", lambda o, d: actions_checkout(o, d, main), "sub, full"),
+        Situation("sub, worktree hook", worktree, "sub, full", env=hook_env),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def sub_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
+    base = tmp_path_factory.mktemp("ci-sub")
+    origin = build_origin(base / "origin", "evals", base / "holdout.key")
+    return Checkouts(origin, base, _sub_situations())
+
+
+@pytest.mark.parametrize("name", list(SUB_EXPECTED))
+def test_each_command_in_a_subfolder_workspace(sub_origin: Checkouts, name: str) -> None:
+    check_table(sub_origin, name, SUB_EXPECTED[name])
+
+
+# ---------------------------------------------------------------------------------------
 # A corpus tracked by DVC, with a local remote, and checkouts that did not pull it
 
 DVC_COMMANDS = [
@@ -695,6 +729,40 @@ def test_each_command_with_a_dvc_corpus_not_pulled(dvc_origin: Checkouts, name: 
 # One by one: what the tables cannot show
 
 
+def test_from_the_top_a_set_path_reads_its_own_workspace(sub_origin: Checkouts) -> None:
+    """A set named by its path from the repository's top (as pre-commit passes files) is
+    read with its workspace's configuration, not the defaults: the split ratio, and the
+    promote patterns that redact what the team declared personal."""
+    top = sub_origin.fresh(sub_origin.situations["sub, full"])
+    split = must(top, "split", "evals/sets/docs.yaml", "--dry-run")
+    assert "(target 50%)" in split.out  # [split] ratio = 0.5 of evals/evalset.toml
+    must(top, "promote", "evals/failures.jsonl", "--set", "evals/sets/docs.yaml")
+    text = (top / "evals/sets/docs.yaml").read_text()
+    assert CUSTOMER not in text and "<CUSTOMER_1>" in text
+    flip = evalset(top, "validate", "evals/sets/flip.yaml")
+    assert flip.code == 1 and "moved from holdout to tuning since release 0.1.0" in flip.out
+    pinned = json.loads(must(top, "pin", "evals/sets/docs.yaml").out)
+    assert pinned["version"] == "0.2.0"
+    assert must(top, "stale", "evals/sets/docs.yaml").out.startswith("0 stale item(s)")
+
+
+def test_from_the_top_without_a_path_the_error_names_the_workspace(sub_origin: Checkouts) -> None:
+    top = sub_origin.checkout(sub_origin.situations["sub, full"], writes=False)
+    done = evalset(top, "status")
+    assert done.code == 2
+    assert done.err.strip().endswith(
+        "but the repository has one in evals/: run evalset there, or give its folder, as in "
+        "`evalset -C evals status`."
+    )
+    missing = evalset(top, "-C", "nowhere", "status")
+    assert (missing.code, missing.err.strip()) == (
+        2,
+        "evalset: -C nowhere: cannot run there (No such file or directory); give the folder "
+        "of the workspace, as in `evalset -C evals stale`.",
+    )
+    assert evalset(top, "-C", "evals", "status", "--json").code == 0  # the typer path too
+
+
 def test_a_revision_snapshot_and_old_text_in_a_subfolder_workspace(tmp_path: Path) -> None:
     """git names a commit's files from the repository's top, DVC's filesystem too: a
     workspace in a subfolder takes snapshots of revisions, and `stale` reads the old text
@@ -731,6 +799,33 @@ def test_a_revision_snapshot_and_old_text_in_a_subfolder_workspace(tmp_path: Pat
         f"snapshot {old} was taken, is not in this shallow clone (fetch the whole history: "
         "`git fetch --unshallow --tags`"
     ) in cut.out
+
+
+def test_a_hook_in_a_worktree_checks_the_workspace_below_the_top(sub_origin: Checkouts) -> None:
+    """A real `git commit` in a linked worktree, whose pre-commit hook (run from the top, as
+    pre-commit runs hooks, with the GIT_DIR and GIT_INDEX_FILE git exports to it) runs the
+    published hooks on a workspace in a subfolder: flip's unrecorded holdout move fails the
+    commit."""
+    import subprocess
+
+    checkout = worktree(sub_origin.origin, sub_origin.root / "hooked")
+    program = Path(sys.executable).with_name("evalset")
+    hook_file = Path(git(checkout, "rev-parse", "--git-path", "hooks").strip())
+    hook_file = (hook_file if hook_file.is_absolute() else checkout / hook_file) / "pre-commit"
+    hook_file.parent.mkdir(parents=True, exist_ok=True)
+    hook_file.write_text(
+        f"#!/bin/sh\n{program} validate evals/sets/flip.yaml && {program} -C evals stale\n"
+    )
+    hook_file.chmod(0o755)
+    docs = checkout / "evals/sets/docs.yaml"
+    docs.write_text(docs.read_text() + "# a comment\n")
+    head = git(checkout, "rev-parse", "HEAD")
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(["git", "commit", "-qam", "a comment"], cwd=checkout, env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode != 0, done
+    assert "moved from holdout to tuning since release 0.1.0" in done.stdout + done.stderr
+    assert git(checkout, "rev-parse", "HEAD") == head
 
 
 def test_verify_from_header_where_the_history_ends(tmp_path: Path) -> None:

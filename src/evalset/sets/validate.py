@@ -588,14 +588,12 @@ def holdout_baseline(
 def _context(
     path: Path, seen: dict[Path, tuple[ValidateConfig, SnapshotStore | None]]
 ) -> tuple[ValidateConfig, SnapshotStore | None]:
-    from evalset.config import find_workspace
-    from evalset.errors import NoWorkspace
+    from evalset.config import find_workspace_or_none
 
     folder = path.resolve().parent
     if folder not in seen:
-        try:
-            workspace = find_workspace(folder)
-        except NoWorkspace:
+        workspace = find_workspace_or_none(folder)
+        if workspace is None:
             seen[folder] = (ValidateConfig(), None)
         else:
             seen[folder] = (
