@@ -282,6 +282,14 @@ def hook_env(checkout: Path) -> dict[str, str]:
     return {"GIT_DIR": gitdir, "GIT_INDEX_FILE": f"{gitdir}/index"}
 
 
+def index_env(checkout: Path) -> dict[str, str]:
+    """What git exports to a pre-commit hook in the main checkout (`git commit -a`): the
+    index being committed, written beside the index as its lock file."""
+    lock = checkout / ".git" / "index.lock"
+    shutil.copy(checkout / ".git" / "index", lock)
+    return {"GIT_INDEX_FILE": str(lock)}
+
+
 def another_owner(origin: Origin, dest: Path) -> Path:
     """A full clone that belongs to another user (as a container job sees a checkout made
     by the runner): git refuses it as of "dubious ownership"."""
@@ -314,6 +322,7 @@ def _situations() -> list[Situation]:
         Situation("actions", lambda o, d: actions_checkout(o, d, main), "full"),
         Situation("actions, tags", lambda o, d: actions_checkout(o, d, main, True), "full"),
         Situation("gitlab", gitlab, "full"),
+        Situation("hook", lambda o, d: clone(o, d), "full", env=index_env),
         Situation("worktree", worktree, "full"),
         Situation("worktree hook", worktree, "full", env=hook_env),
         Situation("pr, full", lambda o, d: actions_full(o, d, "refs/pull/1/merge"), None),
@@ -429,6 +438,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "diff 0.1.0 0.2.0": Refused(("This shallow clone may lack the tag",)),
         "log": Note("earliest release in this shallow clone"),
     },
+    "hook": {},
     "worktree": {},
     "worktree hook": {},
     "pr, full": {},
