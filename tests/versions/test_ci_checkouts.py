@@ -358,6 +358,7 @@ COMMANDS: dict[str, Command] = {
     "status": cmd("status"),
     "stale": cmd("stale", "--json"),
     "snapshot": cmd("snapshot", writes=True),
+    "snapshot --rev": cmd("snapshot", "--rev", "HEAD~3", writes=True),
     "verify": cmd("verify", "docs", "q-1", writes=True),
     "pin": cmd("pin", "docs"),
     "pin flip": cmd("pin", "flip"),
@@ -427,8 +428,9 @@ NEEDS_NEWEST = [
 EXPECTED: dict[str, dict[str, object]] = {
     "full": {},
     "no tags": dict.fromkeys(NEEDS_TAGS, TAGS),
-    "actions": dict.fromkeys(NEEDS_TAGS, TAGS),
+    "actions": {**dict.fromkeys(NEEDS_TAGS, TAGS), "snapshot --rev": HISTORY},
     "actions, tags": {
+        "snapshot --rev": HISTORY,
         "log": Note("earliest release in this shallow clone"),
         "log flip": Note("earliest release in this shallow clone"),
     },
@@ -443,12 +445,13 @@ EXPECTED: dict[str, dict[str, object]] = {
     "worktree hook": {},
     "pr, full": {},
     # the pull request edits docs: its pin needs the release to tell "modified"
-    "pr": {**dict.fromkeys(NEEDS_TAGS, TAGS), "pin": TAGS},
+    "pr": {**dict.fromkeys(NEEDS_TAGS, TAGS), "pin": TAGS, "snapshot --rev": HISTORY},
     "pr corpus, full": {},
     "pr corpus": {
         **dict.fromkeys(NEEDS_TAGS, TAGS_OR_HISTORY),
         **dict.fromkeys(NEEDS_NEWEST, TAGS_OR_HISTORY),
         "snapshot": Note("what changed since is not listed"),
+        "snapshot --rev": HISTORY,
     },
     "another owner": dict.fromkeys(COMMANDS, EITHER_OWNER),
 }
@@ -608,7 +611,7 @@ def test_the_full_checkout_gives_the_verdicts_the_table_relies_on(root_origin: C
 SUB_EXPECTED: dict[str, dict[str, object]] = {
     "sub, full": {},
     "sub, from the top": {},
-    "sub, actions": dict.fromkeys(NEEDS_TAGS, TAGS),
+    "sub, actions": {**dict.fromkeys(NEEDS_TAGS, TAGS), "snapshot --rev": HISTORY},
     "sub, worktree hook": {},
 }
 

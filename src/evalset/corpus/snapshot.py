@@ -483,6 +483,11 @@ def take_snapshot(
             changes = _changes(tree, base) if base is not None and tree.rows else Changes()
     else:
         commit = run_git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        if commit is None and gitcmd.is_shallow(root):
+            raise SnapshotError(
+                f"{root}: {rev!r} is not a revision of this shallow clone, whose history is "
+                f"cut short; {gitcmd.FETCH_HISTORY}, or check the name."
+            )
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
