@@ -60,9 +60,10 @@ def render_cli() -> str:
         "",
         "Every command takes `--json` and then prints one JSON document on standard output.",
         "Exit status: `0` fine, `1` findings (an invalid set, stale items, a regression), `2`",
-        "unusable input or a usage error. `evalset --version` prints the version. The README",
-        "walks through the commands in the order a team uses them; this page lists every",
-        "argument and option.",
+        "unusable input or a usage error. `evalset --version` prints the version, and",
+        "`evalset -C DIR COMMAND …` runs a command as if started in DIR (a workspace in a",
+        "subfolder of its repository, run from the top). The README walks through the",
+        "commands in the order a team uses them; this page lists every argument and option.",
         "",
     ]
     listed = _commands(root, root_ctx, "evalset")

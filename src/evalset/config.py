@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from evalset.errors import ConfigError, NoWorkspace
+from evalset.errors import ConfigError, EvalsetError, NoWorkspace
 
 if TYPE_CHECKING:  # the range constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
@@ -244,6 +244,41 @@ def _table_of(path: Path) -> dict[str, Any] | None:
 
 def find_workspace(start: Path | None = None) -> Workspace:
     """Walk up from ``start`` (default: the current folder) to the folder configuring evalset."""
+    found = find_workspace_or_none(start)
+    if found is not None:
+        return found
+    here = (start or Path.cwd()).resolve()
+    below = _workspaces_below(here.parent if here.is_file() else here)
+    if below:
+        shown = ", ".join(f"{b}/" for b in below[:3]) + (", …" if len(below) > 3 else "")
+        raise NoWorkspace(
+            f"no evalset workspace here ({here} and its parents have no evalset.toml or "
+            f"[tool.evalset] in pyproject.toml), but the repository has one in {shown}: run "
+            f"evalset there, or give its folder, as in `evalset -C {below[0]} status`."
+        )
+    raise NoWorkspace(
+        f"no evalset workspace here ({here} and its parents have no evalset.toml "
+        "or [tool.evalset] in pyproject.toml): run `evalset init`."
+    )
+
+
+def _workspaces_below(here: Path) -> list[str]:
+    """The folders below ``here`` that git tracks an ``evalset.toml`` in (a workspace in a
+    subfolder of the repository, run from its top), relative to ``here``."""
+    from evalset import gitcmd
+
+    try:
+        done = gitcmd.run(here, "ls-files", "-z", "--", ":(glob)**/evalset.toml")
+    except (OSError, EvalsetError):
+        return []
+    if done.returncode != 0:
+        return []
+    found = (Path(p).parent.as_posix() for p in done.stdout.split("\0") if p)
+    return sorted({f for f in found if f != "."})
+
+
+def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
+    """The workspace around ``start``, or None for a set file that lies outside any."""
     here = (start or Path.cwd()).resolve()
     if here.is_file():
         here = here.parent
@@ -254,15 +289,4 @@ def find_workspace(start: Path | None = None) -> Workspace:
                 table = _table_of(candidate)
                 if table is not None:
                     return Workspace(folder, parse_config(table, candidate), candidate)
-    raise NoWorkspace(
-        f"no evalset workspace here ({here} and its parents have no evalset.toml "
-        "or [tool.evalset] in pyproject.toml): run `evalset init`."
-    )
-
-
-def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
-    """The workspace around ``start``, or None for a set file that lies outside any."""
-    try:
-        return find_workspace(start)
-    except NoWorkspace:
-        return None
+    return None

@@ -8,6 +8,7 @@ that must stay fast. Writing (the release commit and tag) goes through GitPython
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,8 +17,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from evalset import gitcmd
 from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
+from evalset.gitcmd import FETCH_HISTORY, FETCH_TAGS, GitUnusable
 
 PIN_LINE = "pin: "
 """The line of a release tag's message that holds its pin, as JSON."""
@@ -31,6 +34,10 @@ class NotARepository(EvalsetError):
 
 class GitError(EvalsetError):
     """git could not answer a question about the history (bad revision, missing objects)."""
+
+
+class TagsMissing(GitUnusable):
+    """A set names a release whose tag this clone lacks (a clone made without its tags)."""
 
 
 def tag_name(set_name: str, version: str) -> str:
@@ -87,12 +94,8 @@ class Version:
 
 
 def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    # LC_ALL=C: messages are matched below (shallow history), so they must not be translated.
-    env = {**os.environ, "LC_ALL": "C"}
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, env=env, check=False
-        )
+        done = gitcmd.run(root, *args)
     except OSError as exc:
         raise GitError(f"{root}: cannot run git ({exc.strerror}); install git.") from None
     if check and done.returncode != 0:
@@ -103,10 +106,7 @@ def _run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
 def _show(root: Path, name: str) -> bytes | None:
     """The bytes of ``rev:path``, or None when git cannot show it."""
     try:
-        done = subprocess.run(
-            ["git", "show", name], cwd=root, capture_output=True, check=False,
-            env={**os.environ, "LC_ALL": "C"},
-        )  # fmt: skip
+        done = gitcmd.run_bytes(root, "show", name)
     except OSError:
         return None
     return done.stdout if done.returncode == 0 else None
@@ -137,7 +137,11 @@ class Git:
 
     @cached_property
     def shallow(self) -> bool:
-        return self.run("rev-parse", "--is-shallow-repository").strip() == "true"
+        return gitcmd.is_shallow(self.root)
+
+    def history_complete(self, commit: str) -> bool:
+        """Whether every ancestor of ``commit`` is in this clone (see ``gitcmd``)."""
+        return not self.shallow or gitcmd.history_complete(self.root, commit)
 
     def commit_of(self, rev: str) -> str | None:
         done = _run(self.root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
@@ -156,9 +160,9 @@ class Git:
                 raise GitError(str(exc)) from None
         done = _run(self.root, "show", f"{rev}:{rel}", check=False)
         if (self.shallow and self.commit_of(rev) is None) or "bad object" in done.stderr:
-            raise GitError(
-                f"{self.root}: is a shallow clone and lacks the history of {rev!r}; run "
-                "`git fetch --unshallow --tags` to get it."
+            raise GitUnusable(
+                f"{self.root}: is a shallow clone and lacks the history of {rev!r}; "
+                f"{FETCH_HISTORY}."
             )
         if self.commit_of(rev) is None:
             raise GitError(f"{self.root}: {rev!r} is not a git revision here; check the name.")
@@ -172,6 +176,7 @@ class Git:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            env=gitcmd.environment(self.root),
         )
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -223,6 +228,65 @@ class Git:
     def last_commit_of(self, rel: str) -> str | None:
         out = _run(self.root, "log", "-1", "--format=%H", "--", rel, check=False).stdout.strip()
         return out or None
+
+    # A release writes its commit, then its tag. A run stopped in between (killed, or the
+    # tag refused: a signing key missing) is finished by running the release again, which
+    # must tell that state from a clone made without its tags: in both, the set's header
+    # names a version no tag has. A record in the repository's git folder (never pushed or
+    # cloned) says which: written before the commit, removed once the tag exists.
+
+    def _release_record(self, set_name: str) -> Path | None:
+        done = _run(self.root, "rev-parse", "--git-common-dir", check=False)
+        if done.returncode != 0 or not done.stdout.strip():
+            return None
+        folder = Path(done.stdout.strip())
+        folder = folder if folder.is_absolute() else self.root / folder
+        return folder / "evalset" / f"release-{set_name}.json"
+
+    def pending_release(self, set_name: str) -> dict[str, Any] | None:
+        """What the release of ``set_name`` that was begun here and not finished recorded:
+        ``{"version", "fingerprint"}`` and, once committed, ``"commit"``; None when no
+        release of it is pending."""
+        record = self._release_record(set_name)
+        try:
+            found = json_loads(record.read_text("utf-8")) if record is not None else None
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
+
+    def record_release(self, set_name: str, record: dict[str, Any] | None) -> None:
+        """Record a release of ``set_name`` as begun (or, with None, as finished)."""
+        from evalset.fsio import atomic_write
+
+        path = self._release_record(set_name)
+        if path is None:
+            return
+        if record is None:
+            path.unlink(missing_ok=True)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(record, sort_keys=True) + "\n")
+
+    def require_release_tag(
+        self, where: Path, set_name: str, version: str | None, tags: list[Tag] | None = None
+    ) -> None:
+        """Raise ``TagsMissing`` when a set's header (of the file ``where``) names a release
+        ``version`` that has no tag here and that no unfinished release here explains: the
+        clone was made without its tags, so which releases exist, and what they hold, cannot
+        be read, and every answer about them would be wrong."""
+        if version is None:
+            return
+        name = tag_name(set_name, version)
+        if any(t.name == name for t in (self.tags(set_name) if tags is None else tags)):
+            return
+        pending = self.pending_release(set_name)
+        if pending is not None and pending.get("version") == version:
+            return
+        raise TagsMissing(
+            f"{where}: names release {version} of {set_name}, but this clone has no tag "
+            f"{name} (it was made without its tags), so the releases "
+            f"of {set_name} cannot be read here; {FETCH_TAGS}."
+        )
 
 
 MERGE_DRIVER = (

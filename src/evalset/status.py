@@ -13,6 +13,7 @@ from evalset.corpus.current import workspace_store
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
+from evalset.gitcmd import GitUnusable
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.sets.content import FINGERPRINT_FORMAT
 from evalset.sets.fingerprint import newest_format, set_fingerprint
@@ -156,6 +157,8 @@ def _reader(workspace: Workspace | None, path: Path) -> Callable[[Tag], SetFile 
             git = Git.find(workspace.root)
             text = git.show(tag.commit, git.rel(path))
             return parse_set_text(text, path, tag.version) if text is not None else None
+        except GitUnusable:
+            raise
         except EvalsetError:
             return None
 
@@ -210,6 +213,8 @@ def workspace_overview(
         git = Git.find(workspace.root)
         tags: list[Tag] | None = git.tags()  # one git call for all sets
         driver = merge_driver_problem(git.root)
+    except GitUnusable:
+        raise
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
     corpus = corpus_documents(workspace, newest) if with_coverage else None

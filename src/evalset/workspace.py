@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from evalset.config import Workspace
+from evalset.config import Workspace, find_workspace, find_workspace_or_none
 from evalset.errors import UnknownSet
 
 SET_SUFFIXES = (".yaml", ".yml")
@@ -26,6 +26,24 @@ def set_paths(workspace: Workspace) -> list[Path]:
         return []
     found = (p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
     return sorted(display_path(p) for p in found)
+
+
+def workspace_of(ref: str | Path | None = None) -> Workspace | None:
+    """The workspace a command given ``ref`` works in: the one the file lies in when ``ref``
+    names a file by path (a set file, a report), else the one around the current folder;
+    None outside any. So a set of a workspace in a subfolder, named by its path from the
+    repository's top, is read with that workspace's configuration and snapshots, as
+    `validate` reads every file it is given."""
+    if ref is not None and Path(ref).is_file():
+        found = find_workspace_or_none(Path(ref).resolve().parent)
+        if found is not None:
+            return found
+    return find_workspace_or_none()
+
+
+def workspace_for(ref: str | Path | None = None) -> Workspace:
+    """``workspace_of``, required: outside any workspace, the error says how to find one."""
+    return workspace_of(ref) or find_workspace()
 
 
 def resolve_set(workspace: Workspace | None, ref: str) -> Path:

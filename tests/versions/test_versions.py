@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GIT_ENV, SET_HEADER, commit_all, git, set_item, write_files
+from evalset.git import Git
 from evalset.sets.editor import edit_set
 from evalset.sets.fingerprint import item_fingerprints, set_fingerprint
 from evalset.sets.setfile import load_set, parse_set
@@ -286,11 +287,26 @@ def test_release_version_rules(released: Path, cli) -> None:  # type: ignore[no-
 
 
 def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The release process is killed after its commit, before its tag (a post-commit hook
+    kills it); the same command run again makes the tag on that commit."""
+    import subprocess
+    import sys
+
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
     commit_all(released, "edit")
-    assert cli(released, "release", "docs", "--bump", "minor").code == 0
-    git(released, "tag", "-d", "evalset/docs/v0.2.0")  # as if the run died before tagging
+    hook = released / ".git" / "hooks" / "post-commit"
+    # the hook's parent is `git commit`, whose parent is the release process
+    hook.write_text("#!/bin/sh\nkill -9 $(ps -o ppid= -p $PPID)\n")
+    hook.chmod(0o755)
+    evalset = Path(sys.executable).with_name("evalset")
+    env = {**os.environ, **GIT_ENV}
+    killed = subprocess.run([str(evalset), "release", "docs", "--bump", "minor"], cwd=released,
+                            env=env, capture_output=True, text=True, check=False)  # fmt: skip
+    assert killed.returncode == -9, killed
+    hook.unlink()
+    assert git(released, "log", "-1", "--format=%s").strip() == "Release docs 0.2.0"
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
     commits = git(released, "rev-list", "--count", "HEAD")
     result = cli(released, "release", "docs", "--bump", "minor")
     assert result.code == 0, result.err
@@ -311,6 +327,11 @@ def test_a_release_stopped_before_its_commit_is_completed_by_running_it_again(
     git(released, "tag", "-d", "evalset/docs/v0.2.0")
     git(released, "reset", "-q", "HEAD~1")
     assert "version: 0.2.0" in path.read_text()
+    header = load_set(path).header
+    assert header is not None
+    Git.find(released).record_release(  # what the release records before its commit
+        "docs", {"version": "0.2.0", "fingerprint": header.fingerprint}
+    )
     commits = git(released, "rev-list", "--count", "HEAD")
     result = cli(released, "release", "docs", "--bump", "minor")
     assert result.code == 0, result.err
@@ -338,6 +359,28 @@ def test_a_stale_git_index_lock_is_named_with_what_to_do(released: Path, cli) ->
     assert path.read_bytes() == before and tag_names(released) == ["evalset/docs/v0.1.0"]
     lock.unlink()
     assert cli(released, "release", "docs", "--bump", "minor").code == 0
+
+
+def test_a_missing_tag_no_release_here_explains_is_not_completed(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A header naming a release whose tag is not here, and no release stopped here: this is
+    a clone made without its tags (as CI makes them). The release must not "complete" it
+    with a tag of its own choosing, nor start over at 0.0.1."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    git(released, "tag", "-d", "evalset/docs/v0.1.0", "evalset/docs/v0.2.0")
+    commits = git(released, "rev-list", "--count", "HEAD")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "evalset: sets/docs.yaml: names release 0.2.0 of docs, but this clone has no tag "
+        "evalset/docs/v0.2.0 (it was made without its tags), so the releases of docs cannot "
+        "be read here; fetch the tags: `git fetch --tags` (with `actions/checkout`: "
+        "`fetch-depth: 0`, or `fetch-tags: true`)."
+    )
+    assert git(released, "rev-list", "--count", "HEAD") == commits
+    assert tag_names(released) == []
 
 
 def test_check_pin_catches_a_hand_made_tag(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -425,7 +468,11 @@ def test_shallow_clone_says_history_is_missing(released: Path, tmp_path: Path, c
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{released}", str(clone))
     result = cli(clone, "diff", "docs", "0.1.0")
     assert result.code == 2
-    assert "shallow clone" in result.err and "git fetch --unshallow --tags" in result.err
+    # the shallow clone holds the release commit's successor only, so not its tag either
+    assert "this clone has no tag evalset/docs/v0.1.0" in result.err
+    assert "`git fetch --tags`" in result.err
+    git(clone, "fetch", "-q", "--tags", "origin")
+    assert cli(clone, "diff", "docs", "0.1.0").code == 0
 
 
 def test_release_commit_failure_leaves_the_file_unchanged(released: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]

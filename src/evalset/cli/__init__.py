@@ -230,6 +230,9 @@ def _main(end_early: bool) -> None:
 
         bulk.FREEZE = True
     try:
+        from evalset.cli.folder import change_folder
+
+        sys.argv[1:] = change_folder(sys.argv[1:])
         body = plain_form(sys.argv[1:])
         if body is None:
             from evalset.cli.app import run_app

@@ -101,16 +101,15 @@ def agreement(
     Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
     """
     _require_judge(ctx, judge)
-    from evalset.config import find_workspace
     from evalset.score.agreement import agreement as run_agreement
     from evalset.score.judges.cache import VerdictCache
     from evalset.score.judges.registry import load_judge
     from evalset.score.judges.runner import Judging
     from evalset.score.report import write_report
     from evalset.sets.setfile import load_set
-    from evalset.workspace import resolve_set, set_paths
+    from evalset.workspace import resolve_set, set_paths, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(set_ref)
     if set_ref is not None:
         set_path = resolve_set(ws, set_ref)
     else:

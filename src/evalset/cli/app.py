@@ -28,10 +28,24 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _folder(value: str | None) -> None:
+    if value is not None:
+        from evalset.cli.folder import enter
+
+        enter(value)
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+    folder: str = typer.Option(
+        None,
+        "-C",
+        callback=_folder,
+        metavar="DIR",
+        help="Run as if evalset was started in DIR (a workspace in a subfolder), as git -C.",
     ),
 ) -> None:
     """Keep RAG evaluation sets as versioned, validated files in git."""

@@ -98,13 +98,12 @@ def verify(
 
     Example: evalset verify acme-support q-011 q-022
     """
-    from evalset.config import find_workspace
     from evalset.errors import EvalsetError, UnknownSet
     from evalset.staleness.verify import sets_with_item, verify_from_header
     from evalset.staleness.verify import verify as run
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(name)
     try:
         path = resolve_set(ws, name)
     except UnknownSet as exc:

@@ -43,12 +43,12 @@ def split(
 
     Example: evalset split acme-support --ratio 0.25
     """
-    from evalset.config import SplitConfig, find_workspace_or_none
+    from evalset.config import SplitConfig
     from evalset.holdout.split import move as run_move
     from evalset.holdout.split import split as run_split
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    ws = find_workspace_or_none()
+    ws = workspace_of(name)
     path = resolve_set(ws, name)
     if move is not None:
         if to is None:
@@ -117,12 +117,11 @@ def export(
 
     Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
-    from evalset.config import find_workspace_or_none
     from evalset.export import export as run
     from evalset.fsio import atomic_write
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    ws = find_workspace_or_none()
+    ws = workspace_of(name)
     result = run(resolve_set(ws, name), split_name, fmt, ws, allow_stale)
     if output is None:
         emit_document(result.text)
@@ -185,12 +184,11 @@ def import_(
 
     Example: evalset import ragas-testset.jsonl --set acme-support --format ragas
     """
-    from evalset.config import find_workspace_or_none
     from evalset.errors import UnknownSet
     from evalset.intake.importer import import_rows
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    ws = find_workspace_or_none()
+    ws = workspace_of(set_name)
     create = False
     try:
         path = resolve_set(ws, set_name)
@@ -269,12 +267,12 @@ def promote(
     """
     import sys
 
-    from evalset.config import PromoteConfig, SplitConfig, find_workspace_or_none
+    from evalset.config import PromoteConfig, SplitConfig
     from evalset.intake.promote import parse_map
     from evalset.intake.promote import promote as run_promote
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    ws = find_workspace_or_none()
+    ws = workspace_of(set_name)
     path = resolve_set(ws, set_name)
     mapping = parse_map(field_map, preset)
     if source == "-":
@@ -395,11 +393,10 @@ def seal(
 
     Example: evalset seal acme-support --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
     """  # noqa: E501 - a key is one word
-    from evalset.config import find_workspace_or_none
     from evalset.holdout.seal import seal_set
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    path = resolve_set(find_workspace_or_none(), name)
+    path = resolve_set(workspace_of(name), name)
     result = seal_set(path, recipients)
     if as_json:
         emit_json(
@@ -429,11 +426,10 @@ def unseal(
 
     Example: EVALSET_AGE_IDENTITY=~/.config/evalset/holdout.key evalset unseal acme-support
     """
-    from evalset.config import find_workspace_or_none
     from evalset.holdout.seal import unseal_set
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    path = resolve_set(find_workspace_or_none(), name)
+    path = resolve_set(workspace_of(name), name)
     unsealed = unseal_set(path)
     if as_json:
         emit_json({"set": str(path), "unsealed": unsealed})
@@ -459,11 +455,10 @@ def new(
 
     Example: evalset new acme-support --question "Can I return a gift?" --category direct-lookup
     """
-    from evalset.config import find_workspace_or_none
     from evalset.sets.items import new_item
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    path = resolve_set(find_workspace_or_none(), name)
+    path = resolve_set(workspace_of(name), name)
     ident = new_item(path, question, category)
     if as_json:
         emit_json({"set": str(path), "id": ident})
@@ -484,11 +479,10 @@ def retire(
 
     Example: evalset retire acme-support q-018 --reason "the protection plan is no longer sold"
     """
-    from evalset.config import find_workspace_or_none
     from evalset.sets.items import retire as run
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_of
 
-    path = resolve_set(find_workspace_or_none(), name)
+    path = resolve_set(workspace_of(name), name)
     result = run(path, items, reason)
     if as_json:
         emit_json({"set": str(path), "retired": result.retired, "already": result.already})

@@ -109,13 +109,12 @@ def stale(
     """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
     sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``. With
     ``judge``, the claims of stale items are re-checked."""
-    from evalset.config import find_workspace
     from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import stale_report
     from evalset.staleness.verify import fix_moved as fix
-    from evalset.workspace import resolve_set, set_paths
+    from evalset.workspace import resolve_set, set_paths, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(sets[0] if sets else None)
     paths = [resolve_set(ws, s) for s in sets] if sets else set_paths(ws)
     fixed: dict[str, dict[str, str]] = {}
     if fix_moved:
@@ -316,11 +315,10 @@ def _stale_md(report: StaleReport) -> list[str]:
 
 def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None:
     """`evalset status [SET...] [--coverage] [--json]`."""
-    from evalset.config import find_workspace
     from evalset.status import workspace_overview
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
-    workspace = find_workspace()
+    workspace = workspace_for(sets[0] if sets else None)
     paths = [resolve_set(workspace, s) for s in sets] if sets else None
     overview = workspace_overview(workspace, with_coverage=coverage, paths=paths)
     statuses = overview.sets
@@ -392,11 +390,10 @@ def _prefetched_set(set_ref: str) -> tuple[Workspace, Path]:
     """The workspace and the set's path, the set file being read and parsed in a thread
     meanwhile: the imports a scoring command needs next take as long as parsing a large
     set, and yaml-rs parses without holding the interpreter."""
-    from evalset.config import find_workspace
     from evalset.sets.yamlio import prefetch
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(set_ref)
     set_path = resolve_set(ws, set_ref)
     prefetch(set_path)
     return ws, set_path

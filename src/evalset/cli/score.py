@@ -161,11 +161,11 @@ def gate(
 
     Example: evalset gate reports/score.json --margin 0.03
     """
-    from evalset.config import find_workspace
     from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
+    from evalset.workspace import workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(first)
     if second is None:
         current_path = first
         current = load_checked(ws, current_path)
@@ -251,10 +251,10 @@ def accept(
 
     Example: evalset accept reports/score.json
     """
-    from evalset.config import find_workspace
     from evalset.score.gate import accept as run
+    from evalset.workspace import workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(report)
     done = run(ws, report)
     shown = done.path.relative_to(ws.root)
     if as_json:

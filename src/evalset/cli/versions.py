@@ -34,15 +34,14 @@ def release(
 
     Example: evalset release acme-support --bump minor
     """
-    from evalset.config import find_workspace
     from evalset.versions.release import release as run
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
     if bump is not None and bump not in ("major", "minor", "patch"):
         raise typer.BadParameter("use major, minor or patch", param_hint="--bump")
     if (bump is None) == (version is None):
         raise typer.BadParameter("give exactly one of --bump and --version", param_hint="--bump")
-    ws = find_workspace()
+    ws = workspace_for(name)
     result = run(ws, resolve_set(ws, name), bump, version, exclude_drafts)
     if as_json:
         emit_json(
@@ -84,11 +83,10 @@ def pin(
 
     Example: evalset pin acme-support > pin.json
     """
-    from evalset.config import find_workspace
     from evalset.versions.pin import pin as run
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(name)
     emit_json(run(ws, resolve_set(ws, name), rev, items=not short))
 
 
@@ -100,10 +98,10 @@ def check_pin(
 
     Example: evalset check-pin reports/run-42.json
     """
-    from evalset.config import find_workspace
     from evalset.versions.pin import check_pin as run
+    from evalset.workspace import workspace_for
 
-    result = run(find_workspace(), report)
+    result = run(workspace_for(report), report)
     if as_json:
         emit_json(result.to_json())
     elif result.ok:
@@ -178,15 +176,14 @@ def diff(
 
     Example: evalset diff acme-support 0.1.0 0.2.0 --format md
     """
-    from evalset.config import find_workspace
     from evalset.errors import EvalsetError
     from evalset.versions.diff import diff_sets
     from evalset.versions.history import SetHistory
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
     if fmt not in ("text", "md"):
         raise typer.BadParameter("use text or md", param_hint="--format")
-    ws = find_workspace()
+    ws = workspace_for(name)
     history = SetHistory(ws, resolve_set(ws, name))
     if old is None:
         latest = history.latest()
@@ -216,11 +213,10 @@ def log(
 
     Example: evalset log acme-support
     """
-    from evalset.config import find_workspace
     from evalset.versions.release import release_log
-    from evalset.workspace import resolve_set
+    from evalset.workspace import resolve_set, workspace_for
 
-    ws = find_workspace()
+    ws = workspace_for(name)
     path = resolve_set(ws, name)
     entries = release_log(ws, path)
     if as_json:

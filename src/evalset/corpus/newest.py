@@ -26,11 +26,12 @@ never passed to git.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from evalset import gitcmd
 
 Rule = Literal["corpus", "commit", "created"]
 CorpusState = Literal["matches", "changed", "absent", "unreadable", "unknown"]
@@ -81,6 +82,8 @@ class Newest:
             why = "the one recorded last"
         if self.corpus == "changed":
             return f"{why}; the corpus has changed since: run `evalset snapshot`"
+        if self.corpus == "absent" and self.note:
+            return f"{why}; the corpus folder is {self.note}: run `dvc pull` to compare"
         if self.corpus == "absent":
             return f"{why}; no corpus folder here to compare"
         if self.corpus == "unreadable":
@@ -108,17 +111,11 @@ def first_in_history(repo: Path, commits: set[str], head: str = "HEAD") -> str |
     if not commits:
         return None
     try:
-        proc = subprocess.Popen(
-            ["git", "rev-list", "--topo-order", head, "--"],
-            cwd=repo,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        proc = gitcmd.stream(repo, "rev-list", "--topo-order", head, "--")
     except OSError:
         return None
     found = None
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
     with proc:
         for line in proc.stdout:
             if line.strip() in commits:
@@ -126,7 +123,42 @@ def first_in_history(repo: Path, commits: set[str], head: str = "HEAD") -> str |
                 break
         if found is not None:
             proc.kill()
+        else:
+            gitcmd.refused(repo, proc.stderr.read())
     return found
+
+
+class HistoryMissing(gitcmd.GitUnusable):
+    """Which snapshot is the newest depends on history this shallow clone lacks."""
+
+
+def _history_missing(repo: Path, current: Current, head: str) -> HistoryMissing | None:
+    """The refusal when the history rule found no snapshot's commit in the history of
+    ``head`` because the clone is shallow there: a complete clone might find one, and
+    would choose by it rather than by ``created``."""
+    if not gitcmd.is_shallow(repo):
+        return None
+    done = gitcmd.run(repo, "rev-parse", "--verify", "-q", f"{head}^{{commit}}")
+    if done.returncode == 0 and gitcmd.history_complete(repo, done.stdout.strip()):
+        return None
+    if current.state == "unknown":  # a revision's corpus, or a store without a workspace
+        return HistoryMissing(
+            f"{repo}: which snapshot is the newest at {head} is told by the commits the "
+            f"snapshots were taken at, which this shallow clone lacks; {gitcmd.FETCH_HISTORY}."
+        )
+    if current.state == "absent" and current.note:
+        why, other = f"it is {current.note}", ", or pull the corpus (`dvc pull`)"
+    elif current.state == "absent":
+        why, other = "it is not here", ""
+    elif current.state == "changed":
+        why, other = "it changed since", ", or record it (`evalset snapshot`) and commit that"
+    else:
+        why, other = f"it could not be read: {current.note}", ""
+    return HistoryMissing(
+        f"{repo}: the corpus matches none of the snapshots ({why}), and which of them is the "
+        "newest is told by the commits they were taken at, which this shallow clone lacks; "
+        f"{gitcmd.FETCH_HISTORY}{other}."
+    )
 
 
 def choose(
@@ -154,6 +186,10 @@ def choose(
             c for a in abouts.values() if isinstance(c := a.get("commit"), str) and _COMMIT.match(c)
         }
         latest = first_in_history(repo, commits, head)
+        if latest is None and commits:
+            missing = _history_missing(repo, current, head)
+            if missing is not None:
+                raise missing
         if latest is not None:
             at = [ident for ident, a in abouts.items() if a.get("commit") == latest]
             # The commit's own snapshot first, then those of its working tree.

@@ -4,10 +4,10 @@ found (working tree, git, DVC), for diffs of changed sections."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from evalset import gitcmd
 from evalset.corpus import HashMode, sectioner_for
 from evalset.corpus.manifest import (
     TEXT_LIMIT,
@@ -20,10 +20,16 @@ from evalset.corpus.walk import corpus_file
 
 def run_git(root: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+        done = gitcmd.run(root, *args)
     except OSError:
         return None
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _from_top(repo: Path, rel: str) -> str:
+    """``rel`` (a path below the workspace folder ``repo``) as DVC's filesystem names it:
+    from the top of the git repository, which the workspace may lie below."""
+    return gitcmd.prefix(repo) + rel.strip("/")
 
 
 def read_revision(
@@ -35,6 +41,7 @@ def read_revision(
         from dvc.api import DVCFileSystem
     except ImportError as exc:  # pragma: no cover - dvc is a dependency
         raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
+    corpus_rel = _from_top(repo, corpus_rel)
     try:
         fs = DVCFileSystem(str(repo), rev=rev)
         if not fs.isdir(corpus_rel):
@@ -75,10 +82,9 @@ def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
     if not wanted:
         return {}
     try:
-        done = subprocess.run(
-            ["git", "cat-file", "--batch"], cwd=repo, capture_output=True,
-            input="".join(f"{name}\n" for name in wanted).encode(),
-        )  # fmt: skip
+        done = gitcmd.run_bytes(
+            repo, "cat-file", "--batch", stdin="".join(f"{name}\n" for name in wanted).encode()
+        )
     except OSError:
         return {}
     if done.returncode != 0:
@@ -99,8 +105,10 @@ def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
 
 
 def git_name(commit: str, corpus_rel: str, doc: str) -> str:
-    """How git names a corpus document at a commit."""
-    return f"{commit}:{corpus_rel.rstrip('/')}/{doc}"
+    """How git names a corpus document at a commit, for git run in the workspace folder:
+    ``./`` makes the path relative to that folder, which may lie below the repository's
+    top (git names ``commit:path`` from the top)."""
+    return f"{commit}:./{corpus_rel.strip('/')}/{doc}"
 
 
 def document_versions(
@@ -138,7 +146,7 @@ def document_versions(
     try:
         from dvc.api import DVCFileSystem
 
-        data = DVCFileSystem(str(repo), rev=commit).cat_file(f"{corpus_rel.rstrip('/')}/{doc}")
+        data = DVCFileSystem(str(repo), rev=commit).cat_file(_from_top(repo, f"{corpus_rel}/{doc}"))
     except Exception:  # any failure means the text is not available this way
         return
     entry = parse_document(doc, data, mode, True).entry

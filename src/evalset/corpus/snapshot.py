@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from evalset import gitcmd
 from evalset.config import ensure_state_dir
 from evalset.corpus import SECTIONING_VERSION, HashMode, format_specs, use_formats
 from evalset.corpus.cache import (
@@ -56,10 +57,11 @@ from evalset.corpus.manifest import (
     read_snapshot,
     row_digest,
 )
-from evalset.corpus.newest import Current, Newest
+from evalset.corpus.newest import Current, HistoryMissing, Newest
 from evalset.corpus.reading import read_row
 from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
+from evalset.corpus.tracked import DVC_PULL, not_pulled
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.errors import EvalsetError
@@ -352,8 +354,9 @@ def tree_state(
     """Whether the corpus folder, as it is now, is one of the snapshots ``known`` (full
     ids), and which; or why that is not known. The stat cache moves only to a state that
     has a manifest (see ``read_working_tree``)."""
-    if not corpus.is_dir():
-        return Current("absent")
+    pulled = not_pulled(corpus)
+    if pulled is not None or not corpus.is_dir():
+        return Current("absent", note=pulled)
     with contextlib.suppress(OSError):  # a read-only state folder costs only speed
         ensure_state_dir(state_dir)
     try:
@@ -428,7 +431,12 @@ def take_snapshot(
     sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write
     sweep_temps(state_dir / "tmp")
     store = SnapshotStore(snapshots_dir, state_dir=state_dir)
-    before = store.newest_choice(skip_damaged=True, with_corpus=False)
+    try:
+        before = store.newest_choice(skip_damaged=True, with_corpus=False)
+    except HistoryMissing:  # the snapshot itself does not depend on it
+        before, unknown_before = None, True
+    else:
+        unknown_before = False
     previous = before.id if before else None
     damaged: str | None = None
     changes: Changes | None = None
@@ -437,6 +445,12 @@ def take_snapshot(
     # Microseconds: "newest" orders snapshots first recorded within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     if rev is None:
+        pulled = not_pulled(root / corpus_rel)
+        if pulled is not None:  # a snapshot would record an empty corpus
+            raise SnapshotError(
+                f"{root / corpus_rel}: the corpus folder is {pulled}; run {DVC_PULL}, then "
+                "take the snapshot."
+            )
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
@@ -469,6 +483,11 @@ def take_snapshot(
             changes = _changes(tree, base) if base is not None and tree.rows else Changes()
     else:
         commit = run_git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+        if commit is None and gitcmd.is_shallow(root):
+            raise SnapshotError(
+                f"{root}: {rev!r} is not a revision of this shallow clone, whose history is "
+                f"cut short; {gitcmd.FETCH_HISTORY}, or check the name."
+            )
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
@@ -508,9 +527,17 @@ def take_snapshot(
             state_dir=state_dir,
             current=lambda known: tree_state(root / corpus_rel, state_dir, mode, store_text, known),
         )
-        newest = now.newest_choice()
+        try:
+            newest = now.newest_choice()
+        except HistoryMissing:
+            newest, unknown_before = None, True
     else:
         newest = before
+    if unknown_before and written:
+        warnings.append(
+            "which snapshot came before this one is told by commits this shallow clone lacks, "
+            f"so what changed since is not listed; {gitcmd.FETCH_HISTORY}"
+        )
     if newest is None or newest.id != ident:
         changes = None  # an older state: what changed "since" would read backwards
     elif changes is None and previous is not None and previous != ident:

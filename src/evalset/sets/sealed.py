@@ -312,6 +312,7 @@ def committed_seals(path: Path, current: str | None = None) -> dict[str, list[st
     hold, or one git holds unreadable. ``current``: the file's text now, when it is known to
     hold no sealed item (a HEAD with the same text holds none either, so it is not parsed)."""
     from evalset.git import Git
+    from evalset.gitcmd import GitUnusable
     from evalset.sets.yamlio import parse_mapping
 
     try:
@@ -322,6 +323,8 @@ def committed_seals(path: Path, current: str | None = None) -> dict[str, list[st
         if text == current or not _may_hold_sealed(text):  # the common case: no parse
             return {}
         return sealed_entries(parse_mapping(text, path).get("items"))
+    except GitUnusable:
+        raise
     except EvalsetError:
         return None
 

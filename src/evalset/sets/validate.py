@@ -564,11 +564,14 @@ def holdout_baseline(
     that state is the text of ``current`` (the set as loaded, unchanged since), it is
     ``current`` itself rather than a second parse of the same text."""
     from evalset.git import Git
+    from evalset.gitcmd import GitUnusable
 
     try:
         git = Git.find(path.resolve().parent)
         rel = git.rel(path)
         tags = git.tags(name)
+        header = current.header if current is not None else None
+        git.require_release_tag(path, name, header.version if header else None, tags)
         rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
         text = git.show(rev, rel)
         if text is None:
@@ -576,6 +579,8 @@ def holdout_baseline(
         if current is not None and text.removeprefix("\ufeff") == current.text:
             return current, label
         return parse_set_text(text, path, label), label
+    except GitUnusable:  # not "outside git": the comparison is needed, and impossible here
+        raise
     except EvalsetError:
         return None
 
@@ -583,14 +588,12 @@ def holdout_baseline(
 def _context(
     path: Path, seen: dict[Path, tuple[ValidateConfig, SnapshotStore | None]]
 ) -> tuple[ValidateConfig, SnapshotStore | None]:
-    from evalset.config import find_workspace
-    from evalset.errors import NoWorkspace
+    from evalset.config import find_workspace_or_none
 
     folder = path.resolve().parent
     if folder not in seen:
-        try:
-            workspace = find_workspace(folder)
-        except NoWorkspace:
+        workspace = find_workspace_or_none(folder)
+        if workspace is None:
             seen[folder] = (ValidateConfig(), None)
         else:
             seen[folder] = (

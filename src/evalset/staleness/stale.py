@@ -286,7 +286,15 @@ class StaleChecker:
         new_doc = self.newest.documents.get(citation.doc) if status.new_text is not None else None
         if status.old_text is None:
             status.old_text, read, old_doc = self._text_at(old, citation, before["hash"], blobs)
-            if read and status.old_text is None and old.commit:
+            if status.old_text is None and old.commit and self._missing(old.commit):
+                from evalset.gitcmd import FETCH_HISTORY
+
+                status.note = (
+                    f"no text to compare: the snapshots do not store text, and commit "
+                    f"{old.commit[:SHORT_COMMIT]}, where snapshot {old.short} was taken, is not "
+                    f"in this shallow clone ({FETCH_HISTORY}); only the hashes differ"
+                )
+            elif read and status.old_text is None and old.commit:
                 status.note = (
                     f"the text at commit {old.commit[:SHORT_COMMIT]} differs from snapshot "
                     f"{old.short} (the corpus had uncommitted changes then)"
@@ -302,6 +310,19 @@ class StaleChecker:
             status.parts = subsection_changes(
                 str(citation), citation.section, old_doc, new_doc, status.old_text, status.new_text
             )
+
+    def _missing(self, commit: str) -> bool:
+        """Whether ``commit`` is one this clone lacks, its history cut short (a shallow clone,
+        as CI makes them): the text there cannot be read, whatever else was."""
+        from evalset.git import Git, NotARepository
+
+        if self.root is None:
+            return False
+        try:
+            git = Git.find(self.root)
+        except NotARepository:
+            return False
+        return git.shallow and git.commit_of(commit) is None
 
     def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
         """The sections of the newest snapshot most like a deleted one."""

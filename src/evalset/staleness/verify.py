@@ -167,12 +167,15 @@ def _items_when_recorded(workspace: Workspace, path: Path, ref: str) -> set[str]
     """The ids of the items of the set file at the oldest commit of the latest run of
     commits whose header names ``ref``."""
     from evalset.git import Git
+    from evalset.gitcmd import FETCH_HISTORY, GitUnusable
     from evalset.sets.setfile import parse_set_text
 
     try:
         git = Git.find(workspace.root)
         rel = git.rel(path)
         commits = git.run("log", "--format=%H", "--", rel).split()
+    except GitUnusable:
+        raise
     except EvalsetError:
         commits = []
     recorded: tuple[str, str] | None = None
@@ -181,6 +184,13 @@ def _items_when_recorded(workspace: Workspace, path: Path, ref: str) -> set[str]
         if text is None or _header_snapshot(text) != ref:
             break
         recorded = (commit, text)
+    else:  # the run goes on to the oldest commit here: older ones may be missing
+        if recorded is not None and not git.history_complete(recorded[0]):
+            raise GitUnusable(
+                f"{path}: this shallow clone's history ends while the header still names "
+                f"snapshot {ref}, so which items were in the set when it was recorded cannot "
+                f"be told; {FETCH_HISTORY}."
+            )
     if recorded is None:
         raise EvalsetError(
             f"{path}: git has no commit of it whose header names snapshot {ref}, so which "

@@ -14,6 +14,7 @@ from evalset.corpus.newest import choose
 from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
 from evalset.git import Git, GitError, Tag, Version, tag_name
+from evalset.gitcmd import FETCH_TAGS
 from evalset.sets.setfile import SetFile, load_set, parse_set_text
 
 WORKTREE = "WORKTREE"
@@ -57,7 +58,12 @@ class SetHistory:
 
     @cached_property
     def releases(self) -> list[Tag]:
-        return self.git.tags(self.name)
+        """The set's release tags, oldest first. A clone made without its tags has none,
+        which would read as "never released": refused when the header names a release."""
+        tags = self.git.tags(self.name)
+        header = self.current.header
+        self.git.require_release_tag(self.path, self.name, header.version if header else None, tags)
+        return tags
 
     def release(self, version: str) -> Tag | None:
         name = tag_name(self.name, version)
@@ -96,11 +102,7 @@ class SetHistory:
 
     def missing_release(self, version: str) -> str:
         known = ", ".join(t.version for t in self.releases) or "none yet"
-        shallow = (
-            " This is a shallow clone: run `git fetch --unshallow --tags` to get the history."
-            if self.git.shallow
-            else ""
-        )
+        shallow = f" This shallow clone may lack the tag; {FETCH_TAGS}." if self.git.shallow else ""
         return (
             f"{self.path}: {self.name} has no release {version} (no tag "
             f"{tag_name(self.name, version)}; releases: {known}).{shallow}"

@@ -12,7 +12,8 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError
-from evalset.git import Version
+from evalset.git import Version, tag_name
+from evalset.gitcmd import FETCH_TAGS, GitUnusable
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
 from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
 from evalset.sets.setfile import SetFile, load_set
@@ -126,10 +127,11 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     history = SetHistory(ws, path)
     state = history.at(rev)
     assert state.commit is not None
-    snapshot = history.newest_snapshot(state.commit)
     recorded = state.tag.pin if state.tag else None
-    if recorded is not None:
+    if recorded is not None:  # the release says which: no need to work it out from history
         snapshot = recorded.get("snapshot")
+    else:
+        snapshot = history.newest_snapshot(state.commit)
     return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
 
 
@@ -142,6 +144,8 @@ def _release_of(ws: Workspace, path: Path, loaded: SetFile) -> SetFile | None:
         history = SetHistory(ws, path)
         tag = history.release(loaded.header.version)
         return history.at_release(tag).loaded if tag is not None else None
+    except GitUnusable:  # without its tags, "modified" could not be told from "released"
+        raise
     except EvalsetError:
         return None
 
@@ -236,6 +240,11 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         return check
     tag = history.release(base)
     if tag is None:
+        if history.git.shallow:  # the tag may be one this clone did not fetch: cannot tell
+            raise GitUnusable(
+                f"{report}: names release {base} of {name}, but this shallow clone has no tag "
+                f"{tag_name(name, base)}, so the pin cannot be checked here; {FETCH_TAGS}."
+            )
         check.problems.append(history.missing_release(base).split(": ", 1)[1].rstrip("."))
         return check
     check.tag = tag.name

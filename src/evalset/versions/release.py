@@ -222,12 +222,18 @@ def _release(
     header = loaded.header
     latest = history.latest()
     # A release stopped after writing the header (before its commit, or before its tag) is
-    # completed by running it again: the header names a version not released yet.
+    # completed by running it again: the header names a version not released yet, and the
+    # record the release kept in .git says it was on its way (a clone without the tags
+    # fetched looks the same otherwise).
+    pending = git.pending_release(loaded.name)
     interrupted = (
         header is not None
         and header.version is not None
         and header.fingerprint == fingerprint
         and history.release(header.version) is None
+        and pending is not None
+        and pending.get("version") == header.version
+        and pending.get("fingerprint") == fingerprint
         and (latest is None or Version.parse(header.version) > Version.parse(latest.version))  # type: ignore[operator]
     )
     uncommitted = interrupted and _written_not_committed(history, loaded, fingerprint)
@@ -255,13 +261,18 @@ def _release(
     tag = tag_name(loaded.name, new_version)
     _check_tag_name(git, path, tag)
     if interrupted and not uncommitted:
-        commit = git.last_commit_of(history.rel)
-        assert commit is not None
+        assert pending is not None
+        commit = pending.get("commit") or git.last_commit_of(history.rel)
+        assert isinstance(commit, str)
     else:
+        record = {"version": new_version, "fingerprint": fingerprint}
+        git.record_release(loaded.name, record)
         commit = _commit_release(
             git, history, loaded, new_version, fingerprint, changes, previous, held, uncommitted
         )
+        git.record_release(loaded.name, {**record, "commit": commit})
     _create_tag(git, tag, commit, _tag_message(pin, changes))
+    git.record_release(loaded.name, None)
     detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
     return ReleaseResult(
         loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
@@ -325,6 +336,7 @@ def _commit_release(
 
         if not written:
             atomic_write(path, ("\ufeff" if loaded.bom else "") + original)
+            git.record_release(loaded.name, None)
         if exc.status == -signal.SIGINT:  # Ctrl-C reached git too: the file is put back
             raise KeyboardInterrupt from None
         raise EvalsetError(_commit_failed(path, exc)) from None
@@ -423,7 +435,7 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
-        if previous is None and history.git.shallow:
+        if previous is None and not history.git.history_complete(tag.commit):
             # Older releases may exist where this clone's history ends.
             summary = (
                 "earliest release in this shallow clone (older history is missing: "
