@@ -120,6 +120,21 @@ def item(ident: str, cite: str, holdout: bool = False, question: str | None = No
     )
 
 
+def start_repo(repo: Path, ws: Path, config: str) -> None:
+    """A new git repository ``repo`` with a workspace at ``ws`` (its top, or a folder below):
+    its config and the policy's second version, nothing committed."""
+    (ws / "corpus").mkdir(parents=True)
+    (ws / "sets").mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (ws / "evalset.toml").write_text(config)
+    (ws / "corpus/policy.md").write_text(POLICY[1])
+
+
+DOCS = (
+    HEADER.format(name="docs") + item("q-1", RETURNS) + item("q-2", REFUNDS)
+    + item("q-3", GIFTS, holdout=True)
+)  # fmt: skip
+"""The set every origin holds: two tuning items and a holdout one."""
 RUN = [
     {"id": "q-1", "retrieved": [RETURNS], "answer": "The fact q-1 asks about",
      "contexts": ["Return within 14 days of delivery."]},
@@ -164,10 +179,7 @@ def build_origin(repo: Path, sub: str, key: Path) -> Origin:
     (ws / "corpus/policy.md").write_text(POLICY[1])
     commit(repo, "corpus v1")
     must(ws, "snapshot")
-    (ws / "sets/docs.yaml").write_text(
-        HEADER.format(name="docs") + item("q-1", RETURNS) + item("q-2", REFUNDS)
-        + item("q-3", GIFTS, holdout=True)
-    )  # fmt: skip
+    (ws / "sets/docs.yaml").write_text(DOCS)
     (ws / "sets/flip.yaml").write_text(
         HEADER.format(name="flip") + item("f-1", RETURNS) + item("f-2", REFUNDS, holdout=True)
         + item("f-3", GIFTS, holdout=True)
@@ -682,10 +694,7 @@ def build_dvc_origin(repo: Path, remote: Path) -> Origin:
     dvc(repo, "add", "-q", "corpus")
     commit(repo, "corpus v1, in DVC")
     must(repo, "snapshot")
-    (repo / "sets/docs.yaml").write_text(
-        HEADER.format(name="docs") + item("q-1", RETURNS) + item("q-2", REFUNDS)
-        + item("q-3", GIFTS, holdout=True)
-    )  # fmt: skip
+    (repo / "sets/docs.yaml").write_text(DOCS)
     must(repo, "verify", "docs", "--all")
     (repo / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUN))
     commit(repo, "a set and its snapshot")
@@ -782,11 +791,7 @@ def test_a_revision_snapshot_and_old_text_in_a_subfolder_workspace(tmp_path: Pat
     of a changed section from git when the snapshots store none."""
     repo = tmp_path / "repo"
     ws = repo / "evals"
-    (ws / "corpus").mkdir(parents=True)
-    (ws / "sets").mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (ws / "evalset.toml").write_text("store_text = false\n[validate]\nmin_per_category = 0\n")
-    (ws / "corpus/policy.md").write_text(POLICY[1])
+    start_repo(repo, ws, "store_text = false\n[validate]\nmin_per_category = 0\n")
     first = commit(repo, "corpus v1")
     old = json.loads(must(ws, "snapshot", "--json").out)["snapshot"]  # taken at commit first
     (ws / "sets/docs.yaml").write_text(
@@ -845,11 +850,7 @@ def test_verify_from_header_where_the_history_ends(tmp_path: Path) -> None:
     """`verify --from-header` reads which items the set held when its header's snapshot was
     recorded; where a shallow clone's history ends first, it cannot tell and says so."""
     repo = tmp_path / "repo"
-    (repo / "corpus").mkdir(parents=True)
-    (repo / "sets").mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "evalset.toml").write_text("[validate]\nmin_per_category = 0\n")
-    (repo / "corpus/policy.md").write_text(POLICY[1])
+    start_repo(repo, repo, "[validate]\nmin_per_category = 0\n")
     commit(repo, "corpus")
     snap = json.loads(must(repo, "snapshot", "--json").out)["snapshot"]
     path = repo / "sets/docs.yaml"
