@@ -14,7 +14,9 @@ as something the form acts on:
   plain text or as inline code, so that it opens no HTML (nor comments, which would hide the
   rest of the comment), no link or image, mentions no one, links no issue, and stays in its
   table cell; ``md_row`` writes a table row. A value longer than ``MD_LONGEST`` characters
-  is cut there, so that one value cannot push a comment past GitHub's size limit.
+  is cut there, so that one value cannot push a comment past GitHub's size limit, and
+  ``md_fit`` says how many rows of a long list fit in ``COMMENT_LONGEST`` characters (the
+  writer says how many it left out and which command lists them all).
 - the HTML page: ``html_text``, printable and HTML-escaped.
 - ``--json``: the text exactly as written (JSON escapes the control characters); the reader
   is a program.
@@ -57,8 +59,40 @@ def html_text(text: str) -> str:
 
 MD_LONGEST = 1000
 """The longest value a comment shows whole; a longer one is cut there and ends with "…"
-(the report holds it whole). Twenty misses with two such values each stay well within the
-65,536 characters GitHub takes in a comment."""
+(the report holds it whole)."""
+
+COMMENT_LONGEST = 60_000
+"""The most characters evalset writes in a comment: GitHub takes 65,536, and a CI job may
+add a title or a link around it. A list too long for it (the stale citations of a large
+policy update, the changes of a rewritten set) is cut after its last row that fits."""
+
+
+def md_length(lines: Sequence[str]) -> int:
+    """The characters ``lines`` take in a comment, a line break after each."""
+    return sum(map(len, lines)) + len(lines)
+
+
+def md_left_out(what: str, command: str) -> list[str]:
+    """The lines that end a comment cut by ``md_fit``: ``what`` was left out, and
+    ``command`` shows it all. (``md_fit`` is given ``COMMENT_LONGEST - LEFT_OUT_ROOM``.)"""
+    return ["", f"… {what} left out to keep this comment within GitHub's size limit: "
+            f"`{command}` shows them all."]  # fmt: skip
+
+
+LEFT_OUT_ROOM = 300
+"""Characters a cut comment keeps for ``md_left_out``'s lines."""
+
+
+def md_fit(blocks: Sequence[str], room: int) -> int:
+    """How many of ``blocks`` (each a table row, or a ``<details>`` block's lines joined,
+    kept whole), from the first, fit in ``room`` characters of a comment."""
+    used = 0
+    for count, block in enumerate(blocks):
+        used += len(block) + 1
+        if used > room:
+            return count
+    return len(blocks)
+
 
 _REFERENCE = (
     r"(?:(?<![\w@])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][\w.-]*)?|#\d+|\bGH-\d+\b)"

@@ -136,12 +136,7 @@ def stale(
     elif report.snapshot is None:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
-        lines = _stale_md(report)
-        unverified = [i for ids in report.unverified.values() for i in ids]
-        if unverified:
-            lines += ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
-                      f"compared: {', '.join(f'`{i}`' for i in unverified)}."]  # fmt: skip
-        emit_document("\n".join(lines) + "\n")
+        emit_document("\n".join(_stale_md(report)) + "\n")
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
@@ -283,14 +278,33 @@ def _md_detail(parts: list[Part]) -> str:
 
 
 def _stale_md(report: StaleReport) -> list[str]:
-    """The lines of `stale --format md`."""
-    from evalset.display import md_code, md_html, md_row, md_text
+    """The lines of `stale --format md`: a row per stale citation, then the changes of the
+    changed and deleted ones, as many as fit in a comment (``COMMENT_LONGEST``)."""
+    from evalset.display import (
+        COMMENT_LONGEST,
+        LEFT_OUT_ROOM,
+        md_code,
+        md_fit,
+        md_html,
+        md_left_out,
+        md_length,
+        md_row,
+        md_text,
+    )
 
     why = f" ({report.newest.reason})" if report.newest else ""
+    unverified = [i for ids in report.unverified.values() for i in ids]
+    end = []
+    if unverified:
+        more = f", and {len(unverified) - 20} more" if len(unverified) > 20 else ""
+        end = ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
+               f"compared: {', '.join(map(md_code, unverified[:20]))}{more}."]  # fmt: skip
     if not report.items:
-        return [f"No stale items against snapshot `{report.snapshot}`{why}."]
+        return [f"No stale items against snapshot `{report.snapshot}`{why}.", *end]
     out = [f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`{why}",
            "", "| set | item | citation | status | now |", "|---|---|---|---|---|"]  # fmt: skip
+    rows: list[str] = []
+    details: list[str] = []  # each block's lines, joined
     for item in report.items:
         for c in item.citations:
             if c.status == "ok":
@@ -298,19 +312,29 @@ def _stale_md(report: StaleReport) -> list[str]:
             now = c.new or ", ".join(c.candidates) or ""
             if c.parts:
                 now = "in " + ", ".join(_anchor(p.section, c.citation) for p in c.parts)
-            out.append(md_row([item.set, md_code(item.id), md_code(c.citation), c.status,
-                               md_text(now)]))  # fmt: skip
-    for item in report.items:
-        for c in item.citations:
-            details = _detail_lines(item, c) if c.status != "ok" else []
-            if c.status not in ("changed", "deleted") or not details:
+            rows.append(md_row([item.set, md_code(item.id), md_code(c.citation), c.status,
+                                md_text(now)]))  # fmt: skip
+            lines = _detail_lines(item, c)
+            if c.status not in ("changed", "deleted") or not lines:
                 continue
             summary = md_html(f"{item.id}: {c.citation}")
-            out += ["", f"<details><summary>{summary} ({c.status})</summary>", ""]
-            for detail in details:
-                out += [_md_detail(detail).replace("|", "\\|"), ""]
-            out.append("</details>")
-    return out
+            block = ["", f"<details><summary>{summary} ({c.status})</summary>", ""]
+            for detail in lines:
+                block += [_md_detail(detail).replace("|", "\\|"), ""]
+            details.append("\n".join([*block, "</details>"]))
+    room = COMMENT_LONGEST - LEFT_OUT_ROOM - md_length(out) - md_length(end)
+    shown = md_fit(rows, room)
+    out += rows[:shown]
+    if shown < len(rows):
+        left = len(rows) - shown
+        return out + md_left_out(f"{left} more stale citation(s), and every change, are",
+                                 "evalset stale") + end  # fmt: skip
+    kept = md_fit(details, room - md_length(rows))
+    out += details[:kept]
+    if kept < len(details):
+        out += md_left_out(f"the changes of {len(details) - kept} more citation(s) are",
+                           "evalset stale")  # fmt: skip
+    return out + end
 
 
 def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None:

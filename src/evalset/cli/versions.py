@@ -142,7 +142,16 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
 
 def _diff_md(diff: SetDiff) -> str:
     """`diff --format md`: a comment, each value shown as text (``evalset.display``)."""
-    from evalset.display import md_code, md_row, md_text
+    from evalset.display import (
+        COMMENT_LONGEST,
+        LEFT_OUT_ROOM,
+        md_code,
+        md_fit,
+        md_left_out,
+        md_length,
+        md_row,
+        md_text,
+    )
 
     out = [f"### {md_code(diff.set)}: {md_text(diff.old)} → {md_text(diff.new)}", "",
            f"{diff.summary()}", ""]  # fmt: skip
@@ -152,14 +161,18 @@ def _diff_md(diff: SetDiff) -> str:
     if diff.empty:
         return "\n".join(out) + "\n"
     out += ["| item | what | detail |", "|---|---|---|"]
+    rows = []
     for label, ids in (("added", diff.added), ("removed", diff.removed), ("retired", diff.retired)):
-        for ident in ids:
-            out.append(f"| {md_code(ident)} | **{label}** | |")
-    rows = [("header", c) for c in diff.header]
-    rows.extend((md_code(item.id), c) for item in diff.changed for c in item.changes)
-    for where, change in rows:
+        rows += [f"| {md_code(ident)} | **{label}** | |" for ident in ids]
+    changes = [("header", c) for c in diff.header]
+    changes.extend((md_code(item.id), c) for item in diff.changed for c in item.changes)
+    for where, change in changes:
         detail = str(change).split(": ", 1)[1]
-        out.append(md_row([where, md_text(change.field), md_text(detail)]))
+        rows.append(md_row([where, md_text(change.field), md_text(detail)]))
+    shown = md_fit(rows, COMMENT_LONGEST - LEFT_OUT_ROOM - md_length(out))
+    out += rows[:shown]
+    if shown < len(rows):
+        out += md_left_out(f"{len(rows) - shown} more row(s) are", "evalset diff")
     return "\n".join(out) + "\n"
 
 

@@ -15,6 +15,7 @@ from evalset.score.markdown import (
     cell,
     columns,
     metric_table,
+    miss_rows,
     more_misses,
     retrieval_miss_lines,
     retrieval_miss_table,
@@ -209,13 +210,12 @@ def markdown(data: dict[str, Any]) -> str:
             md_row(names),
             "|---" * len(names) + "|",
         ]
+        rows = []
         for m in misses[:MAX_MISSES]:
             cells = [md_text(c) for c in miss_cells(m)]
             cells[0] = f"{md_code(m['id'])}{marks(m)}"
-            out.append(md_row(cells if several else cells[:3] + cells[4:]))
-        if len(misses) > MAX_MISSES:
-            out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
-        out.append("")
+            rows.append(md_row(cells if several else cells[:3] + cells[4:]))
+        out += miss_rows(rows, len(misses))
     else:
         out += ["**No answer misses.**", ""]
     if "misses" in data:  # the run retrieved too

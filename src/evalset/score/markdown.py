@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalset.display import md_code, md_row, md_text
+from evalset.display import md_code, md_fit, md_row, md_text
 from evalset.sets.model import HIDDEN
 
 MAX_MISSES = 20
 """Misses listed in a comment (the report holds them all)."""
+MISS_TABLE_LONGEST = 20_000
+"""The most characters a comment's table of misses takes (answers and retrieval misses both
+fit in ``COMMENT_LONGEST`` with the rest), however long the answers or citations."""
 
 
 def hidden(split: str) -> str:
@@ -155,15 +158,21 @@ def retrieval_miss_table(data: dict[str, Any], name: str) -> list[str]:
         md_row([names[j] for j in shown]),
         "|---" * len(shown) + "|",
     ]
+    rows = []
     for m in misses[:MAX_MISSES]:
         cells = miss_cells(m)
         code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
-        out.append(md_row([md_code(cells[j]) if j in code else md_text(cells[j])
-                           for j in shown]))  # fmt: skip
-    if len(misses) > MAX_MISSES:
-        out.append(f"\n… and {len(misses) - MAX_MISSES} more in the report.")
-    out.append("")
-    return out
+        rows.append(md_row([md_code(cells[j]) if j in code else md_text(cells[j])
+                            for j in shown]))  # fmt: skip
+    return out + miss_rows(rows, len(misses))
+
+
+def miss_rows(rows: list[str], misses: int) -> list[str]:
+    """The rows of a comment's table of misses that fit in ``MISS_TABLE_LONGEST`` (of the
+    first ``MAX_MISSES``), and the line saying how many more the report holds."""
+    shown = md_fit(rows, MISS_TABLE_LONGEST)
+    more = [f"\n… and {misses - shown} more in the report."] if misses > shown else []
+    return [*rows[:shown], *more, ""]
 
 
 def retrieval_miss_lines(data: dict[str, Any], name: str) -> list[tuple[str, str | None]]:
