@@ -23,6 +23,7 @@ from typing import Any
 
 from xxhash import xxh3_128_hexdigest
 
+from evalset.corpus.names import nfc
 from evalset.corpus.newest import NOT_LOOKED, Current, Newest, choose
 from evalset.corpus.sections import HashMode, Sections
 from evalset.corpus.table import (
@@ -312,6 +313,7 @@ def _snapshot(
             raise _corrupt(path, problem)
     if legacy:
         documents = _upgraded(path, about, documents)
+    documents = _names_in_nfc(documents)
     snap = Snapshot(
         about["id"],
         about.get("created", ""),
@@ -328,6 +330,17 @@ def _snapshot(
             f"renamed?); rename it to {snap.id}.json, or restore it from git."
         )
     return snap
+
+
+def _names_in_nfc(documents: Mapping[str, Document]) -> Mapping[str, Document]:
+    """The table with its document names in Unicode NFC, as snapshots name documents since
+    ``evalset.corpus.names``: a manifest written before may hold a decomposed name."""
+    names = documents.names if isinstance(documents, LazyDocuments) else list(documents)
+    if all(map(str.isascii, names)) or all(nfc(name) == name for name in names):
+        return documents
+    if isinstance(documents, LazyDocuments):
+        return documents.renamed([nfc(name) for name in names])
+    return {nfc(name): entry for name, entry in documents.items()}
 
 
 def _entries(documents: Mapping[str, Document]) -> Iterator[tuple[str, Any]]:

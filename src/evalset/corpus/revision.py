@@ -13,6 +13,7 @@ from evalset.corpus.manifest import (
     TEXT_LIMIT,
     SnapshotError,
 )
+from evalset.corpus.names import nfc, same_name
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
 from evalset.corpus.walk import corpus_file
@@ -63,7 +64,7 @@ def read_revision(
     documents: dict[str, Document] = {}
     warnings: list[str] = []
     for name in wanted:
-        result = parse_document(name[len(prefix) :], fs.cat_file(name), mode, store)
+        result = parse_document(nfc(name[len(prefix) :]), fs.cat_file(name), mode, store)
         if result.warning:
             warnings.append(result.warning)
         if result.entry is not None:
@@ -111,6 +112,15 @@ def git_name(commit: str, corpus_rel: str, doc: str) -> str:
     return f"{commit}:./{corpus_rel.strip('/')}/{doc}"
 
 
+def _name_in_tree(repo: Path, commit: str, corpus_rel: str, doc: str) -> str | None:
+    """The path under which git holds document ``doc`` at ``commit`` when its name there is
+    in another Unicode form than the id (``evalset.corpus.names``)."""
+    listed = run_git(repo, "ls-tree", "-r", "-z", "--name-only", f"{commit}:./{corpus_rel}")
+    if listed is None:
+        return None
+    return same_name(doc, listed.split("\0"))
+
+
 def document_versions(
     repo: Path,
     corpus_rel: str,
@@ -138,6 +148,10 @@ def document_versions(
         return
     name = git_name(commit, corpus_rel, doc)
     shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
+    if shown is None and not doc.isascii():  # committed under its name in another form
+        doc = _name_in_tree(repo, commit, corpus_rel, doc) or doc
+        name = git_name(commit, corpus_rel, doc)
+        shown = git_blobs(repo, [name]).get(name)
     if shown is not None:
         entry = parse_document(doc, shown, mode, True).entry
         if entry is not None:

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from evalset.corpus.names import nfc
+
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 3
+SECTIONING_VERSION = 4
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused."""
 
@@ -130,7 +132,7 @@ def document_sections(
         stops[i] = pos
     whole = " ".join(pieces)
     slugs = slugify_all([title for title, _, _, _ in headed])
-    bases = [heading[2] or slug for heading, slug in zip(headed, slugs, strict=True)]
+    bases = [nfc(heading[2]) or slug for heading, slug in zip(headed, slugs, strict=True)]
     if slugger is not None or len(set(bases)) < len(bases):
         slugger = slugger or Slugger()
         bases = [slugger(base) for base in bases]

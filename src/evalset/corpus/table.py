@@ -132,6 +132,10 @@ class LazyDocuments(Mapping[str, Document]):
         """The document names in the manifest's order."""
         return self._names
 
+    def renamed(self, names: list[str]) -> LazyDocuments:
+        """The same table with other names, one per name, in the same order."""
+        return LazyDocuments(self._text, names, self._bounds, self._upgrade, self.source)
+
     @property
     def bounds(self) -> array[int]:
         """Per name, where its value starts and ends in ``text``."""

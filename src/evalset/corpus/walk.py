@@ -20,6 +20,7 @@ from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
+from evalset.corpus.names import nfc, same_name
 from evalset.corpus.workers import cores
 
 Signature = tuple[int, int, int, int]
@@ -98,9 +99,31 @@ def corpus_file(corpus: Path, doc: str) -> Path | None:
         return None
     try:
         st = os.stat(real)
+    except FileNotFoundError:
+        if doc.isascii():
+            return None
+        return _file_by_form(corpus, parts)
     except OSError:
         return None
     return Path(real) if stat.S_ISREG(st.st_mode) else None
+
+
+def _file_by_form(corpus: Path, parts: list[str]) -> Path | None:
+    """The file of a document whose path on disk is its id in another Unicode form (its
+    folder's entries compared in NFC, part by part)."""
+    found = []
+    folder = str(corpus)
+    for part in parts:
+        try:
+            name = part if os.path.lexists(os.path.join(folder, part)) else None
+            name = name or same_name(part, os.listdir(folder))
+        except OSError:
+            return None
+        if name is None:
+            return None
+        found.append(name)
+        folder = os.path.join(folder, name)
+    return corpus_file(corpus, "/".join(found)) if found != parts else None
 
 
 class _Walker:
@@ -181,7 +204,8 @@ class _Walker:
                 unknown[ext] += 1
                 continue
             path = entry.path
-            files.append((path[cut:] if sep == "/" else path[cut:].replace(sep, "/"), path, seen))
+            doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
+            files.append((doc if doc.isascii() else nfc(doc), path, seen))
         listing = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
         return folder, False, listing, files, folders
 
@@ -238,10 +262,22 @@ def _record(
     result.unknown.update(dict(listing[2]))
     result.warnings.extend(listing[3])
     for doc, path, signature in files:
+        if doc in result.paths:
+            raise _same_name(doc, result.paths[doc], path)
         result.files[doc] = signature
         result.paths[doc] = path
         if found is not None:
             found(doc, path, signature)
+
+
+def _same_name(doc: str, one: str, other: str) -> SnapshotError:
+    """Two files whose names are one document id: the same name in two Unicode forms."""
+    a, b = (os.fsencode(p).decode("utf-8", "backslashreplace") for p in (one, other))
+    return SnapshotError(
+        f"{a} and {b}: the same file name written in two Unicode forms (one with its accents "
+        f"as separate characters), so both would be document {doc!r}; delete or rename one "
+        "and run `evalset snapshot` again."
+    )
 
 
 def _done(result: Scan) -> Scan:

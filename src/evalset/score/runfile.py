@@ -27,6 +27,7 @@ from json.scanner import make_scanner
 from pathlib import Path
 from typing import Any, cast
 
+from evalset.corpus.names import nfc
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.fsio import TextError, decode_text, not_text
 from evalset.sets.citations import Citation
@@ -236,11 +237,11 @@ def _entries(raw: list[Any]) -> list[Entry]:
     out: list[Entry] = []
     for e in raw:
         if isinstance(e, str):
-            out.append(e)
+            out.append(nfc(e))
         elif "text" in e and e["text"] is not None:
-            out.append(Chunk(e["doc"], text=e["text"]))
+            out.append(Chunk(nfc(e["doc"]), text=e["text"]))
         else:
-            out.append(Chunk(e["doc"], start=e["start"], end=e["end"]))
+            out.append(Chunk(nfc(e["doc"]), start=e["start"], end=e["end"]))
     return out
 
 
@@ -299,7 +300,10 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     except TextError as exc:
         raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
+    ascii_file = text.isascii()
     texts = _plain_texts(parsed)
+    if texts is not None and not ascii_file:
+        texts = set(map(nfc, texts))
     own: list[RunLine] = []  # the lines without a problem of their own, but for citations
     for n, obj in parsed:
         retrieved = obj.get("retrieved") if type(obj) is dict else None
@@ -311,6 +315,8 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
             invalid.append((n, problem))
             continue
         entries = retrieved if plain or retrieved is None else _entries(retrieved)
+        if entries and plain and not ascii_file:  # names in NFC, as snapshots hold them
+            entries = list(map(nfc, entries))
         own.append(
             RunLine(
                 n,

@@ -10,6 +10,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
+from evalset.corpus.names import nfc
+
 _VALID = re.compile(r"([^#\\/\s][^#\\]*)(?:#([^#\s]+))?")
 """A citation that passes every check of ``Citation.parse`` but the one for odd parts."""
 _ODD_PARTS = re.compile(r"(?:^|/)(?:\.\.?)?(?:/|\Z)")
@@ -30,7 +32,9 @@ class Citation(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Citation:
-        """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise.
+        """Parse ``doc`` or ``doc#section``; raise ValueError with the reason otherwise. The
+        citation is taken in Unicode NFC, as snapshots name documents and sections
+        (``evalset.corpus.names``).
 
         Results are remembered: an item cites the same section as source and for its key
         points, and a large set repeats its citations often."""
@@ -38,6 +42,7 @@ class Citation(NamedTuple):
 
     @classmethod
     def _parse(cls, text: str) -> Citation:
+        text = nfc(text)
         valid = _VALID.fullmatch(text)
         if valid is not None and not _ODD_PARTS.search(valid[1]):
             return tuple.__new__(cls, valid.groups())  # the common case, in one match

@@ -1,0 +1,27 @@
+"""Names in one Unicode form: document paths and section anchors are compared in NFC.
+
+The same name can be written two ways: "ü" as one character (NFC, what keyboards type) or
+as "u" and a combining diaeresis (NFD, what macOS file systems long stored, and what text
+converted from a PDF often holds). The two look alike everywhere and compare unequal, so a
+citation typed by hand would miss a document whose file name was decomposed, and a "did you
+mean" would offer what looks like the very name given. evalset therefore takes every name
+in NFC: a snapshot's document ids and anchors, citations in sets, imports and run files;
+the file on disk or in git keeps its own name and is found through its NFC form
+(``same_name``). Two files whose names differ only in form cannot both be documents.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+
+def nfc(name: str) -> str:
+    """``name`` in Unicode NFC (an ASCII name as it is, without a look at its characters)."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
+def same_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` that is ``name`` in another Unicode form, if any."""
+    wanted = nfc(name)
+    return next((other for other in names if nfc(other) == wanted), None)
