@@ -146,7 +146,8 @@ def test_agreement_on_the_command_line(qa: Path, cli) -> None:  # type: ignore[n
          "labels.csv:3: repeats the id, answer and claim of line 2; keep one label per answer "
          "and claim."),
         ("id,answer,claim,label\nk1,a,b\n",
-         "labels.csv:2: has 3 field(s), the header 4; quote fields that hold commas."),
+         "labels.csv:2: has 3 field(s), the header 4; quote fields that hold a comma (the "
+         "separator)."),
         ("id,answer,claim,label\nk1,,b,yes\n",
          "labels.csv:2: has an empty answer; give the answer the person judged."),
         ("id,answer,claim,label\n", "labels.csv: holds no labelled row; add rows of "

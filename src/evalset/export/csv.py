@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from evalset.export.rows import RowError
@@ -72,15 +73,52 @@ def _list(row: dict[str, str], key: str, line: int) -> list[Any]:
     return parsed
 
 
+SEPARATORS = (",", ";", "\t")
+"""The field separators of CSV files as spreadsheets save them: a comma; a semicolon, which
+Excel writes in most European locales (where the comma is the decimal mark); a tab."""
+
+
+@dataclass
+class Sheet:
+    """A CSV file's text ready for ``csv``'s readers."""
+
+    source: io.StringIO
+    delimiter: str
+    skipped: int
+    """Lines before the header (Excel's ``sep=;`` line): add it to a reader's line number."""
+
+    def reader(self) -> Any:
+        """A ``csv.reader`` over the rows, header first."""
+        return csv.reader(self.source, delimiter=self.delimiter)
+
+    def shown(self) -> str:
+        return {"\t": "a tab", ",": "a comma", ";": "a semicolon"}[self.delimiter]
+
+
+def sheet(text: str) -> Sheet:
+    """``text`` as a CSV file: a first line ``sep=X`` (which Excel writes and reads) names the
+    separator; else it is the one of ``SEPARATORS`` the header line holds most of (a comma
+    when it holds none)."""
+    source = io.StringIO(text, newline="")
+    header = text[: text.find("\n")] if "\n" in text else text
+    header = header.rstrip("\r")
+    if len(header) == 5 and header[:4].lower() == "sep=" and header[4] in SEPARATORS:
+        source.readline()
+        return Sheet(source, header[4], 1)
+    found = max(SEPARATORS, key=header.count)  # ties go to the comma, listed first
+    return Sheet(source, found if header.count(found) else ",", 0)
+
+
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """(line number, item mapping) per row of a CSV with this module's columns (only
-    ``question`` is required)."""
-    reader = csv.DictReader(io.StringIO(text))
+    ``question`` is required), separated as ``sheet`` finds."""
+    found = sheet(text)
+    reader = csv.DictReader(found.source, delimiter=found.delimiter)
     if reader.fieldnames is None or "question" not in reader.fieldnames:
-        raise RowError(1, "(the header) has no 'question' column")
+        raise RowError(1 + found.skipped, "(the header) has no 'question' column")
     rows = []
     for row in reader:
-        line = reader.line_num
+        line = reader.line_num + found.skipped
         points = _list(row, "key_points", line)
         sources = _list(row, "key_point_sources", line) or [[] for _ in points]
         item: dict[str, Any] = {"question": row.get("question") or ""}

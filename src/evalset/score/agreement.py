@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import CannotOpen, EvalsetError
+from evalset.export.csv import sheet
 from evalset.fsio import TextError, decode_text
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
@@ -131,11 +131,12 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
         text = decode_text(data, path, "label file").removeprefix("\ufeff")
     except TextError as exc:  # UTF-16 named as such, a NUL byte or bad UTF-8 located
         raise LabelsError(str(exc)) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    found = sheet(text)
+    reader = found.reader()
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        raise LabelsError(f"{path}:1: is not CSV ({exc}).") from None
+        raise LabelsError(f"{path}:{1 + found.skipped}: is not CSV ({exc}).") from None
     if header is None:
         raise LabelsError(f"{path}: is empty; the first line is the header {','.join(COLUMNS)}.")
     if text.lstrip()[:1] in ("{", "["):
@@ -147,22 +148,22 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
     for column in COLUMNS:
         if column not in names:
             raise LabelsError(
-                f"{path}:1: has no column {column!r} (columns: {_shown(names)}); the header "
-                f"must name {','.join(COLUMNS)}."
+                f"{path}:{1 + found.skipped}: has no column {column!r} (columns: "
+                f"{_shown(names)}); the header must name {','.join(COLUMNS)}."
             )
     where = {c: names.index(c) for c in COLUMNS}
     ids = {item.id for item in loaded.items} | {stub.id for stub in loaded.sealed}
     seen: dict[tuple[str, str, str], int] = {}
     labels: list[Label] = []
-    line = 1
     try:
         for row in reader:
-            line = reader.line_num
+            line = reader.line_num + found.skipped
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
                 raise LabelsError(f"{path}:{line}: has {len(row)} field(s), the header "
-                                  f"{len(header)}; quote fields that hold commas.")  # fmt: skip
+                                  f"{len(header)}; quote fields that hold {found.shown()} (the "
+                                  "separator).")  # fmt: skip
             ident, answer, claim, label = (row[where[c]] for c in COLUMNS)
             ident = ident.strip()
             if ident not in ids:
@@ -191,7 +192,9 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
             seen[key] = line
             labels.append(Label(line, ident, answer, claim, verdict == "yes"))
     except csv.Error as exc:
-        raise LabelsError(f"{path}:{reader.line_num}: is not CSV ({exc}).") from None
+        raise LabelsError(
+            f"{path}:{reader.line_num + found.skipped}: is not CSV ({exc})."
+        ) from None
     if not labels:
         raise LabelsError(f"{path}: holds no labelled row; add rows of {','.join(COLUMNS)}.")
     return labels, "sha256:" + hashlib.sha256(data).hexdigest()
