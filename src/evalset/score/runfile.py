@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalset.errors import CannotOpen, EvalsetError
-from evalset.fsio import TextError, decode_text, not_text
+from evalset.fsio import TextError, decode_text, not_text, read_input
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
@@ -287,7 +287,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     (``RunFile.invalid``), for a scorer that finds more (ids not in its set) and refuses them
     all at once with ``refuse_lines``."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise RunFileMissing(f"{path}: no such file; give the path of the run file.") from None
     except IsADirectoryError:
