@@ -141,6 +141,14 @@ def _write_directly(
         os.close(opened)
 
 
+def _read_only_mount(path: Path) -> bool:
+    """Whether ``path`` lies on a file system mounted read-only (the write then says so)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 def check_target(path: Path) -> None:
     """Refuse, in one sentence, a path that names a file evalset may not write: ``-``
     (standard output, which commands print with --json), a folder, and a regular file that
@@ -156,7 +164,8 @@ def check_target(path: Path) -> None:
         return  # missing (or a dangling link): it is created
     if stat.S_ISDIR(found.st_mode):
         raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
-    if stat.S_ISREG(found.st_mode) and (not found.st_mode & 0o222 or not os.access(path, os.W_OK)):
+    denied = not found.st_mode & 0o222 or not os.access(path, os.W_OK)
+    if stat.S_ISREG(found.st_mode) and denied and not _read_only_mount(path):
         raise WriteFailed(
             f"{path}: is read-only, so evalset does not replace it; make it writable first "
             f"(chmod u+w {path})."
@@ -458,8 +467,11 @@ def read_input(path: Path) -> bytes:
     passes ``/dev/fd/63``) or ``/dev/stdin`` gives its bytes only once. ``-`` is standard
     input. Raises OSError as ``open`` does (missing, a folder, unreadable)."""
     if str(path) == "-":
-        with open(0, "rb", closefd=False) as f:
-            return f.read()
+        stream = sys.stdin
+        if stream is None:  # started with standard input closed
+            raise OSError(errno.EBADF, "standard input is closed")
+        buffer = getattr(stream, "buffer", None)
+        return buffer.read() if buffer is not None else stream.read().encode()
     with open(path, "rb") as f:
         return f.read()
 
