@@ -1,5 +1,10 @@
 """Reading users' files as text, and writing files so that a crash leaves the old content or
-the new, never a mix (and never a stray temporary file where git would see it)."""
+the new, never a mix (and never a stray temporary file where git would see it).
+
+A path the user names may be no regular file: a device (``/dev/null``), a FIFO, an open
+descriptor (``/dev/stdout``, ``/dev/fd/N`` of a shell's process substitution). Such a
+target is written to directly, as ``cp`` and ``tee`` do, never replaced; such an input is
+read once, so a stream reads as the same bytes in a file do (``read_input``)."""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import json
 import os
 import re
 import secrets
+import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +73,105 @@ def _write_error(path: Path, exc: OSError) -> WriteFailed:
     return WriteFailed(f"{path}: cannot be written ({exc.strerror or exc}).")
 
 
+STANDARD_OUTPUT = (
+    "-: names standard output, which evalset does not write a file to; to print the "
+    "document, use --json (for export, leave -o out), and name a file called - by its full "
+    "path ($PWD/-)."
+)
+"""Why ``-`` is refused as a path to write (the command's --json prints it already)."""
+
+_DESCRIPTOR = re.compile(
+    r"^/(?:dev|proc/(?:self|thread-self|\d+))/fd/(\d+)$|^/dev/std(out|err|in)$"
+)
+_STANDARD = {"in": 0, "out": 1, "err": 2}
+
+
+def open_descriptor(path: Path) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``, or a symlink to one of them), if it names one. Opening such a path
+    anew would not do: a descriptor open on a file would be truncated or written from its
+    start, and resolving it gives a name like ``pipe:[123]`` that opens nothing."""
+    name = os.path.abspath(path)
+    for _ in range(40):  # as many links as the system follows
+        found = _DESCRIPTOR.match(name)
+        if found is not None:
+            if found.group(1) is not None:
+                own = name.startswith(("/dev/", "/proc/self/", "/proc/thread-self/"))
+                if not own and not name.startswith(f"/proc/{os.getpid()}/"):
+                    return None  # another process's descriptor: a path like any other
+                return int(found.group(1))
+            return _STANDARD[found.group(2)]
+        try:
+            link = os.readlink(name)
+        except OSError:
+            return None
+        name = os.path.normpath(os.path.join(os.path.dirname(name), link))
+    return None
+
+
+def _chunks(text: str | bytes | list[bytes] | list[bytes | memoryview]) -> list[Any]:
+    if isinstance(text, list):
+        return list(text)
+    return [text.encode() if isinstance(text, str) else text]
+
+
+def _write_all(fd: int, text: str | bytes | list[bytes] | list[bytes | memoryview]) -> None:
+    for chunk in _chunks(text):
+        view = memoryview(chunk).cast("B")
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+def _write_directly(
+    path: Path, fd: int | None, text: str | bytes | list[bytes] | list[bytes | memoryview]
+) -> None:
+    """Write to a descriptor this process holds (``fd``), or to a device or FIFO opened by
+    ``path`` (which waits for a FIFO's reader, as ``cp`` does): no temporary file, no
+    rename, so the target is never replaced."""
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):  # what the command printed comes first
+            with contextlib.suppress(Exception):
+                stream.flush()
+        _write_all(fd, text)
+        return
+    opened = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        _write_all(opened, text)
+    finally:
+        os.close(opened)
+
+
+def _read_only_mount(path: Path) -> bool:
+    """Whether ``path`` lies on a file system mounted read-only (the write then says so)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def check_target(path: Path) -> None:
+    """Refuse, in one sentence, a path that names a file evalset may not write: ``-``
+    (standard output, which commands print with --json), a folder, and a regular file that
+    is read-only (its mode, kept as ``rm`` keeps it, even for root: replacing the file would
+    need only the folder's permission)."""
+    if str(path) == "-":
+        raise WriteFailed(STANDARD_OUTPUT)
+    if open_descriptor(path) is not None:
+        return
+    try:
+        found = os.stat(path)
+    except OSError:
+        return  # missing (or a dangling link): it is created
+    if stat.S_ISDIR(found.st_mode):
+        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    denied = not found.st_mode & 0o222 or not os.access(path, os.W_OK)
+    if stat.S_ISREG(found.st_mode) and denied and not _read_only_mount(path):
+        raise WriteFailed(
+            f"{path}: is read-only, so evalset does not replace it; make it writable first "
+            f"(chmod u+w {path})."
+        )
+
+
 def atomic_write(
     path: Path,
     text: str | bytes | list[bytes] | list[bytes | memoryview],
@@ -78,9 +184,27 @@ def atomic_write(
     git ignores, on the same file system), else beside the target. ``parents``: make the
     folders it goes in first (``make_folders``).
 
-    Raises WriteFailed, one sentence, when the folder is missing, read-only or full, or a
-    folder stands where the file should be (or a file where a folder should)."""
+    A target that is no regular file (a device, a FIFO, an open descriptor such as
+    ``/dev/stdout`` or ``/dev/fd/N``) is written to directly and never replaced; a hard
+    link is replaced, so its other names keep the old content.
+
+    Raises WriteFailed, one sentence, when the folder is missing, read-only or full, a
+    folder stands where the file should be (or a file where a folder should), the file is
+    read-only, or the path is ``-`` (``check_target``)."""
     path = Path(path)
+    check_target(path)
+    descriptor = open_descriptor(path)
+    try:
+        if descriptor is not None:
+            _write_directly(path, descriptor, text)
+            return
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            _write_directly(path, None, text)
+            return
+    except FileNotFoundError:
+        pass  # missing: created below
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     if parents:
         make_folders(path)
     if path.is_symlink():
@@ -140,19 +264,23 @@ def create_new(path: Path, text: str) -> bool:
 def make_folders(path: Path) -> None:
     """Make the folders a file at ``path`` goes in, so that it can be written; WriteFailed,
     one sentence, when they cannot be made (a file stands where one of them should be, or a
-    folder above is read-only), or a folder stands at ``path``."""
+    folder above is read-only), or ``path`` cannot be written (``check_target``)."""
+    check_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _write_error(path, exc) from None
-    if path.is_dir():
-        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    check_target(path)
 
 
 def _write(
     path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
 ) -> None:
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    try:
+        before: os.stat_result | None = path.stat()
+    except FileNotFoundError:
+        before = None
+    mode = before.st_mode & 0o777 if before is not None else 0o644
     folders = [path.parent]
     if scratch is not None:
         with contextlib.suppress(OSError):  # none (or an unwritable one): beside the target
@@ -169,6 +297,9 @@ def _write(
             f.flush()
             os.fsync(f.fileno())
         os.chmod(made[-1], mode)
+        if before is not None and (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):  # only root may give a file away
+                os.chown(made[-1], before.st_uid, before.st_gid)
         os.replace(made[-1], path)
     except BaseException:
         for tmp in made:
@@ -331,11 +462,26 @@ def _raise(message: str) -> str:
     raise TextError(message)
 
 
+def read_input(path: Path) -> bytes:
+    """The bytes of a file the user names, read once: a FIFO, a pipe (``<(cat run.jsonl)``
+    passes ``/dev/fd/63``) or ``/dev/stdin`` gives its bytes only once. ``-`` is standard
+    input. Raises OSError as ``open`` does (missing, a folder, unreadable)."""
+    if str(path) == "-":
+        stream = sys.stdin
+        if stream is None:  # started with standard input closed
+            raise OSError(errno.EBADF, "standard input is closed")
+        buffer = getattr(stream, "buffer", None)
+        return buffer.read() if buffer is not None else stream.read().encode()
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def read_user_text(path: Path, what: str = "file") -> str:
-    """A user's text file as UTF-8 text without its byte-order mark; every failure is one
-    sentence (missing, a folder, unreadable, not UTF-8)."""
+    """A user's text file as UTF-8 text without its byte-order mark, read once
+    (``read_input``: ``-`` is standard input); every failure is one sentence (missing, a
+    folder, unreadable, not UTF-8)."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise TextError(f"{path}: no such file; check the path.") from None
     except IsADirectoryError:

@@ -126,7 +126,7 @@ def export(
     if output is None:
         emit_document(result.text)
     else:
-        atomic_write(output, result.text)
+        atomic_write(output, result.text, parents=True)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]
     if result.stale:
         notes.append(
@@ -265,8 +265,6 @@ def promote(
 
     Example: evalset promote langfuse-export.jsonl --set acme-support --preset langfuse
     """
-    import sys
-
     from evalset.config import PromoteConfig, SplitConfig
     from evalset.intake.promote import parse_map
     from evalset.intake.promote import promote as run_promote
@@ -275,12 +273,10 @@ def promote(
     ws = workspace_of(set_name)
     path = resolve_set(ws, set_name)
     mapping = parse_map(field_map, preset)
-    if source == "-":
-        text, label = sys.stdin.read(), "<stdin>"
-    else:
-        from evalset.fsio import read_user_text
+    from evalset.fsio import read_user_text
 
-        text, label = read_user_text(Path(source), "failure file"), source
+    text = read_user_text(Path(source), "failure file")
+    label = "<stdin>" if source == "-" else source
     config = ws.config if ws else None
     result = run_promote(
         text,

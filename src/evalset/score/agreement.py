@@ -27,7 +27,7 @@ from typing import Any
 
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.export.csv import sheet
-from evalset.fsio import TextError, decode_text
+from evalset.fsio import TextError, decode_text, read_input
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
 from evalset.score.judges.runner import Judging
@@ -120,7 +120,7 @@ def cohen_kappa(judge: Sequence[bool], human: Sequence[bool], z: float = Z) -> K
 def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
     """The rows of a label file, checked against the set; and the file's sha256."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise LabelsMissing(f"{path}: no such file; give the path of the label file.") from None
     except IsADirectoryError:
@@ -248,10 +248,16 @@ class Agreement:
 
 
 def agreement(
-    path: Path, loaded: SetFile, judging: Judging, min_kappa: float | None = None
+    path: Path,
+    loaded: SetFile,
+    judging: Judging,
+    min_kappa: float | None = None,
+    read: tuple[list[Label], str] | None = None,
 ) -> Agreement:
-    """Run the judge on every labelled claim and compare (see the module docstring)."""
-    labels, sha = read_labels(path, loaded)
+    """Run the judge on every labelled claim and compare (see the module docstring).
+    ``read``: the labels of ``path`` and its sha256, as ``read_labels`` gave them (a file
+    is read once: a stream gives its rows only once)."""
+    labels, sha = read if read is not None else read_labels(path, loaded)
     results = judging.run(label.request for label in labels)
     category = {item.id: item.category or "(none)" for item in loaded.items}
     # People label holdout items too, but this output reaches the people tuning prompts: a

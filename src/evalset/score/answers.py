@@ -112,7 +112,9 @@ def _score(
             stale,
             options.retrieval(),
         )
-    checked = agreement(options.labels, loaded, judging) if options.labels is not None else None
+    checked = None
+    if options.labels is not None:
+        checked = agreement(options.labels, loaded, judging, read=labels)
     report = build_report(
         loaded, run, rows, ignored, snap.short if snap else None, checks, judging,
         retrieval, checked, labels, options, beside, prerender=True,

@@ -409,13 +409,15 @@ class Accepted:
 
 
 def accept(ws: Workspace, report_path: Path) -> Accepted:
-    """Record a checked report as its set's accepted run (its bytes, unchanged)."""
-    report = load_checked(ws, report_path)
+    """Record a checked report as its set's accepted run (its bytes, unchanged: read once,
+    so that a report given as a stream is copied as it was checked)."""
+    report, text = read_report(report_path)
+    _check_release_pin(ws, report_path, report)
     name = report["evalset"]["set"]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ReportError(f"{report_path}: its pin names no set; give a report of a set.")
     target = accepted_path(ws, name)
     replaced = target.is_file()
-    atomic_write(target, report_path.read_bytes(), parents=True)
+    atomic_write(target, text.encode(), parents=True)
     ignored = run_git(ws.root, "check-ignore", "-q", str(target.relative_to(ws.root))) is not None
     return Accepted(name, target, replaced, report["evalset"].get("version"), ignored)

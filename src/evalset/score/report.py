@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from evalset.bulk import bulk
 from evalset.errors import EvalsetError
-from evalset.fsio import TextError, atomic_write, decode_text, json_loads
+from evalset.fsio import TextError, atomic_write, decode_text, json_loads, read_input
 
 FORMAT = 1
 """Version of the report's layout."""
@@ -237,7 +237,7 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     """A report file, checked: JSON, a report's shape, and its digest. Returns the report
     and its text."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise ReportError(f"{path}: no such file; give the path of a report.") from None
     except IsADirectoryError:

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from evalset.corpus.names import nfc
 from evalset.errors import CannotOpen, EvalsetError
-from evalset.fsio import TextError, decode_text, not_text
+from evalset.fsio import TextError, decode_text, not_text, read_input
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
@@ -288,7 +288,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     (``RunFile.invalid``), for a scorer that finds more (ids not in its set) and refuses them
     all at once with ``refuse_lines``."""
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise RunFileMissing(f"{path}: no such file; give the path of the run file.") from None
     except IsADirectoryError:

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.errors import EvalsetError
-from evalset.fsio import TextError, decode_text
+from evalset.fsio import TextError, decode_text, read_input
 from evalset.score.metrics import rank_logs
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -120,7 +120,7 @@ def default_measures(cutoffs: Sequence[int] = CUTOFFS) -> list[str]:
 
 def _read(path: Path, kind: str) -> bytes:
     try:
-        data = path.read_bytes()
+        data = read_input(path)
     except FileNotFoundError:
         raise TrecFileError(f"{path}: no such file; give the path of the {kind} file.") from None
     except IsADirectoryError:
