@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_document, emit_json
+from evalset.cli.output import echo, emit_data, emit_json
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def export(
     ws = workspace_of(name)
     result = run(resolve_set(ws, name), split_name, fmt, ws, allow_stale)
     if output is None:
-        emit_document(result.text)
+        emit_data(result.text)
     else:
         atomic_write(output, result.text)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]
@@ -265,7 +265,6 @@ def promote(
 
     Example: evalset promote langfuse-export.jsonl --set acme-support --preset langfuse
     """
-    import sys
 
     from evalset.config import PromoteConfig, SplitConfig
     from evalset.intake.promote import parse_map
@@ -276,7 +275,9 @@ def promote(
     path = resolve_set(ws, set_name)
     mapping = parse_map(field_map, preset)
     if source == "-":
-        text, label = sys.stdin.read(), "<stdin>"
+        from evalset.cli.streams import read_stdin
+
+        text, label = read_stdin("failure records"), "<stdin>"
     else:
         from evalset.fsio import read_user_text
 
