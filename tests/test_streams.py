@@ -89,6 +89,8 @@ FORMS: list[tuple[str, list[str], str]] = [
     ("export", ["export", "acme-support", "--format", "ragas", "--allow-stale"], "data"),
     ("export-csv", ["export", "acme-support", "--format", "csv", "--allow-stale"], "data"),
     ("pin", ["pin", "acme-support"], "json"),
+    ("log", ["log", "acme-support"], "text"),
+    ("diff-json", ["diff", "acme-support", "--json"], "json"),
 ]  # fmt: skip
 """Every output form: human text (tables, lines, help, error sentences that quote the
 user's text), markdown comments, JSON, and exported rows."""
@@ -187,8 +189,9 @@ def _workspace(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example workspace (its corpus and run hold "€", an en dash and "→"), shared by the
-    commands that only read."""
-    return _workspace(tmp_path_factory.mktemp("streams"))
+    commands that only read, in a folder whose name no 8-bit encoding holds (git names it
+    in what evalset reads from it)."""
+    return _workspace(tmp_path_factory.mktemp("streams") / "dépôt→")
 
 
 _baselines: dict[str, Ran] = {}

@@ -113,8 +113,8 @@ def emit_json(document: Any) -> None:
     """One JSON document on stdout, its paths as the command found them, its text as
     written (JSON escapes control characters; a program reads it), with ``\\u`` escapes
     where the output's encoding lacks characters (``evalset.cli.streams``)."""
-    text = json.dumps(document, indent=2, ensure_ascii=not unicode_out(), default=str)
-    _write(text, sys.stdout)
+    text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
+    _write(text if unicode_out() else json_ascii(text), sys.stdout)
 
 
 def emit_json_text(text: str) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import sys
 from typing import Any
 
@@ -131,13 +132,27 @@ def unicode_out(stream: Any = None) -> bool:
 
 def json_ascii(text: str) -> str:
     """JSON text with every character outside ASCII as its ``\\u`` escape: the same
-    document (JSON's own syntax is ASCII, so such characters are inside strings)."""
-    if text.isascii():
-        return text
+    document (JSON's own syntax is ASCII, so such characters are inside strings). A name
+    that the locale could not decode (a C locale reads a folder ``dépôt`` as the escaped
+    bytes ``\\udcc3\\udca9...``, as Python does) is written as the UTF-8 name its bytes
+    are, where they are UTF-8."""
     import json
-    import re
 
-    return re.sub(r"[^\x00-\x7f]", lambda found: json.dumps(found[0])[1:-1], text)
+    if not text.isascii():
+        text = re.sub(r"[^\x00-\x7f]", lambda found: json.dumps(found[0])[1:-1], text)
+    if "\\udc" not in text:
+        return text
+    return re.sub(r"(?<!\\)((?:\\\\)*)((?:\\udc[89a-f][0-9a-f])+)", _named, text)
+
+
+def _named(found: re.Match[str]) -> str:
+    import json
+
+    data = bytes(int(found[2][k + 4 : k + 6], 16) for k in range(0, len(found[2]), 6))
+    try:
+        return found[1] + json.dumps(data.decode("utf-8"))[1:-1]
+    except UnicodeDecodeError:
+        return found[0]
 
 
 def lost_sentence(error: OSError) -> str:
