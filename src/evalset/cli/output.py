@@ -10,7 +10,11 @@ what commands print was written by others (an end user's question, a system's an
 document's file name), and on a terminal it must show as text, never move the cursor,
 retitle the window, reorder or hide what follows, or start a line of its own. So a line
 printed here carries no escape code but the colour this module adds, and a command prints
-each of its lines with a call of its own."""
+each of its lines with a call of its own.
+
+What the standard streams cannot take is handled here too (``evalset.cli.streams``): a
+failed write to standard output raises ``OutputLost``; JSON is written with ``\\u``
+escapes and exported rows refused when the output's encoding lacks characters."""
 
 from __future__ import annotations
 
@@ -125,7 +129,8 @@ def emit_json_text(text: str) -> None:
 def emit_data(text: str) -> None:
     """Data on stdout (exported rows) exactly as it is, or, when the output's encoding
     cannot hold all of it, nothing and one sentence: an altered character would be wrong
-    data in the tool that reads it."""
+    data in the tool that reads it. Paths are as typed, as ``emit_document`` writes them."""
+    text = as_typed(text)
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
         text.encode(encoding)

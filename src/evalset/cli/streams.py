@@ -6,8 +6,8 @@ already loaded modules):
 - A closed standard stream (``>&-``, ``2>&-``, ``<&-``) gets ``/dev/null`` on its
   descriptor, so that no file evalset opens later takes descriptor 0, 1 or 2 (where a git
   or judge process it starts would read or write it). A closed standard output fails each
-  write as a closed descriptor does (``_Closed``), as a full one does: a command that
-  prints nothing (``merge-driver``) is not refused. A closed standard error takes the
+  write as a closed descriptor does (``_Closed``), as a full one does; a command that
+  prints nothing (``merge-driver``) runs as usual. A closed standard error takes the
   messages to ``/dev/null``; the exit status still says how the command ended. A closed
   standard input reads as closed (``read_stdin``).
 - Text the encoding of standard output or error cannot hold (``PYTHONIOENCODING=ascii``, a
