@@ -638,15 +638,20 @@ def test_a_snapshot_names_changed_documents_and_sections_as_text(
 # --- on a terminal: colour, rich's tables ----------------------------------------------------
 
 
-def on_terminal(cwd: Path, *args: str) -> tuple[int, str]:
-    """Run `evalset ARGS` with a pseudo-terminal as its output; its exit status and output."""
+def on_terminal(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, typed: bytes = b""
+) -> tuple[int, str]:
+    """Run `evalset ARGS` with a pseudo-terminal as its input and output (``typed`` is typed
+    on it, ``env`` added to the environment); its exit status and output."""
     exe = Path(sys.executable).with_name("evalset")
     leader, follower = pty.openpty()
-    env = {**os.environ, **GIT_ENV, "COLUMNS": "250", "TERM": "xterm-256color"}
-    env.pop("NO_COLOR", None)
+    environ = {**os.environ, **GIT_ENV, "COLUMNS": "250", "TERM": "xterm-256color"}
+    environ.pop("NO_COLOR", None)
     process = subprocess.Popen([str(exe), *args], cwd=cwd, stdin=follower, stdout=follower,
-                               stderr=follower, env=env)  # fmt: skip
+                               stderr=follower, env={**environ, **(env or {})})  # fmt: skip
     os.close(follower)
+    if typed:
+        os.write(leader, typed)
     out = b""
     while True:
         ready, _, _ = select.select([leader], [], [], 60)

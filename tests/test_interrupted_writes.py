@@ -379,13 +379,14 @@ def _until(proc: subprocess.Popen[str], ready: Callable[[], bool], start: float)
     return time.monotonic() - start
 
 
-_references: dict[str, Reference] = {}
+_references: dict[Path, Reference] = {}
+"""By the workspace a case runs in: a module that imports the fixtures makes its own."""
 
 
 def reference(prep: Prepared) -> Reference:
     """Two complete runs one after the other, the first watched for when its write lands."""
     case = prep.case
-    if case.name not in _references:
+    if prep.template not in _references:
         ws = prep.fresh()
         before, tree = state(ws), _tree(ws)
         start = time.monotonic()
@@ -398,10 +399,10 @@ def reference(prep: Prepared) -> Reference:
         second, _ = prep.run(ws)
         changed = [r for r in after if r[0] != "<" and before.get(r) != after[r]]
         assert changed, f"{case.name}: the command wrote nothing"
-        _references[case.name] = Reference(
+        _references[prep.template] = Reference(
             before, after, state(ws), (proc.returncode, second), changed, first_write, duration
         )
-    return _references[case.name]
+    return _references[prep.template]
 
 
 # -- interrupted ----------------------------------------------------------------------------

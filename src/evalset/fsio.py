@@ -462,6 +462,10 @@ def _raise(message: str) -> str:
     raise TextError(message)
 
 
+STDIN_CLOSED = "standard input is closed; give the input on it (`< FILE`), or name its file"
+"""Why ``-`` cannot be read when evalset was started with standard input closed."""
+
+
 def read_input(path: Path) -> bytes:
     """The bytes of a file the user names, read once: a FIFO, a pipe (``<(cat run.jsonl)``
     passes ``/dev/fd/63``) or ``/dev/stdin`` gives its bytes only once. ``-`` is standard
@@ -469,7 +473,7 @@ def read_input(path: Path) -> bytes:
     if str(path) == "-":
         stream = sys.stdin
         if stream is None:  # started with standard input closed
-            raise OSError(errno.EBADF, "standard input is closed")
+            raise OSError(errno.EBADF, STDIN_CLOSED)
         buffer = getattr(stream, "buffer", None)
         return buffer.read() if buffer is not None else stream.read().encode()
     with open(path, "rb") as f:

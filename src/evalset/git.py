@@ -175,7 +175,8 @@ class Git:
             cwd=self.root,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            text=True,
+            encoding=gitcmd.ENCODING,
+            errors="surrogateescape",
             env=gitcmd.environment(self.root),
         )
         assert proc.stdout is not None

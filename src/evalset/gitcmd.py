@@ -14,6 +14,11 @@ show in CI checkouts and hooks rather than in a developer's clone:
   ``evals/sets/x.yaml``. ``environment`` leaves ``GIT_DIR`` out when git finds the same
   repository from the current folder by itself.
 
+git's output is read as the file system's encoding reads names (``os.fsdecode``): paths
+(``rev-parse``, ``ls-files -z``) then name the same files whatever the locale, and a C
+locale with UTF-8 mode off (where text would be read as ASCII) reads a repository in a
+folder named ``dépôt`` instead of failing on its first byte.
+
 A shallow clone (``git clone --depth N``, as CI checkouts are by default) lacks the commits
 below its boundary: ``history_complete`` says whether a commit's history is all here.
 """
@@ -23,10 +28,14 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
 from evalset.errors import EvalsetError
+
+ENCODING = sys.getfilesystemencoding()
+"""How git's output is read (with ``errors="surrogateescape"``): as names are."""
 
 FETCH_HISTORY = (
     "fetch the whole history: `git fetch --unshallow --tags` (with `actions/checkout`: "
@@ -67,7 +76,7 @@ def _found_alone(folder: str, given: str) -> bool:
     try:
         found = subprocess.run(
             ["git", "rev-parse", "--absolute-git-dir"], cwd=folder, capture_output=True,
-            text=True, env=without, check=False,
+            encoding=ENCODING, errors="surrogateescape", env=without, check=False,
         )  # fmt: skip
     except OSError:
         return False
@@ -103,8 +112,8 @@ def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``folder``, its output captured; raises ``GitUnusable`` when git
     refuses the repository, and an ``OSError`` when git cannot be started."""
     done = subprocess.run(
-        ["git", *args], cwd=folder, capture_output=True, text=True, env=environment(folder),
-        check=False,
+        ["git", *args], cwd=folder, capture_output=True, encoding=ENCODING,
+        errors="surrogateescape", env=environment(folder), check=False,
     )  # fmt: skip
     if done.returncode != 0:
         refused(folder, done.stderr)
@@ -125,8 +134,8 @@ def run_bytes(folder: Path, *args: str, stdin: bytes = b"") -> subprocess.Comple
 def stream(folder: Path, *args: str) -> subprocess.Popen[str]:
     """``git ARGS`` in ``folder``, its output read as it comes (stderr kept for ``refused``)."""
     return subprocess.Popen(
-        ["git", *args], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=environment(folder),
+        ["git", *args], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        encoding=ENCODING, errors="surrogateescape", env=environment(folder),
     )  # fmt: skip
 
 

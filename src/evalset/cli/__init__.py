@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 _FLAGS = {
     "snapshot": ("--json",),
@@ -194,34 +195,58 @@ command completes it."""
 
 def main(end_early: bool = False) -> None:
     """Run the command and turn evalset's errors into one sentence and an exit code; Ctrl-C
-    (from the first import on) into one line and exit status 130.
+    (from the first import on) into one line and exit status 130; output that cannot be
+    written into one sentence and exit status 2 (141 for a broken pipe: see
+    ``evalset.cli.streams``).
     ``end_early``: this process runs nothing else after it (see ``command``)."""
     import os
 
+    from evalset.cli import streams
+
     pid = os.getpid()
     try:
+        streams.prepare()
         _main(end_early)
     except KeyboardInterrupt:
         if os.getpid() != pid:  # a helper forked to share the work, just before its own try
             os._exit(130)
         _interrupted()
+    except streams.OutputLost as exc:
+        _output_lost(exc.error)
+
+
+def _output_lost(error: OSError) -> None:
+    """Standard output could not be written: quietly for a broken pipe (the reader has all
+    it wanted: `evalset log | head`), else in one sentence on standard error."""
+    from evalset.cli import streams
+    from evalset.cli.output import echo
+
+    streams.discard_output()
+    if isinstance(error, BrokenPipeError):
+        sys.exit(streams.BROKEN_PIPE)
+    echo(f"evalset: {streams.lost_sentence(error)}", err=True)
+    sys.exit(streams.UNUSABLE)
 
 
 def _interrupted() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the line short
-    if "--json" in sys.argv:
-        import json
+    from contextlib import suppress
 
-        print(json.dumps({"error": INTERRUPTED, "exit_code": 130}, indent=2), flush=True)
-    sys.stderr.write(f"evalset: {INTERRUPTED}\n")
-    sys.stderr.flush()
+    from evalset.cli.output import echo, emit_json
+    from evalset.cli.streams import OutputLost
+
+    if "--json" in sys.argv:
+        with suppress(OutputLost):  # the line below says it
+            emit_json({"error": INTERRUPTED, "exit_code": 130})
+    echo(f"evalset: {INTERRUPTED}", err=True)
     sys.exit(130)
 
 
 def _main(end_early: bool) -> None:
-    from evalset.cli.output import as_typed, echo, emit_json
+    from evalset.cli.output import as_typed
+    from evalset.cli.streams import OutputLost, failed
     from evalset.errors import EvalsetError
 
     _short_lived()
@@ -243,31 +268,52 @@ def _main(end_early: bool) -> None:
             code = 0
             if end_early and sys.argv[1:2] == ["score"]:
                 _leave(code)
+    except OutputLost:
+        raise
     except EvalsetError as exc:
-        message = as_typed(str(exc))
-        if "--json" in sys.argv:
-            emit_json({"error": message, "exit_code": exc.exit_code})
-        echo(f"evalset: {message}", err=True)
-        sys.exit(exc.exit_code)
+        _error(as_typed(str(exc)), exc.exit_code)
     except MemoryError:  # input larger than a memory limit allows, past the checks on size
-        message = (
+        _error(
             "ran out of memory reading the input; raise the memory limit (ulimit -v) or give "
-            "smaller input."
+            "smaller input.",
+            2,
         )
-        if "--json" in sys.argv:
-            emit_json({"error": message, "exit_code": 2})
-        echo(f"evalset: {message}", err=True)
-        sys.exit(2)
-    except BrokenPipeError:  # the reader went away (`evalset stale | head`): stop quietly
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+    except OSError as exc:  # from click's or typer's output (help, usage), or unexpected
+        lost = failed(sys.stdout) or (exc if isinstance(exc, BrokenPipeError) else None)
+        if lost is None:
+            _internal(exc)
+        raise OutputLost(lost) from exc
     except Exception as exc:  # anything unexpected
-        echo(
-            f"evalset: internal error ({type(exc).__name__}: {exc}); please report it "
-            "with the command you ran.",
-            err=True,
-        )
-        sys.exit(3)
+        _internal(exc)
+    lost = failed(sys.stdout)
+    if lost is not None:
+        raise OutputLost(lost)
     sys.exit(code)
+
+
+def _error(message: str, exit_code: int) -> NoReturn:
+    """An error, in one sentence on standard error (and as a document under --json: one that
+    cannot be written leaves the sentence to say it)."""
+    from evalset.cli.output import echo, emit_json
+    from evalset.cli.streams import OutputLost
+
+    if "--json" in sys.argv:
+        try:
+            emit_json({"error": message, "exit_code": exit_code})
+        except OutputLost:
+            from evalset.cli.streams import discard_output
+
+            discard_output()
+    echo(f"evalset: {message}", err=True)
+    sys.exit(exit_code)
+
+
+def _internal(exc: Exception) -> NoReturn:
+    from evalset.cli.output import echo
+
+    echo(
+        f"evalset: internal error ({type(exc).__name__}: {exc}); please report it "
+        "with the command you ran.",
+        err=True,
+    )
+    sys.exit(3)

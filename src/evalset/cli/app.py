@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
+from contextlib import suppress
 from typing import Any
 
 import typer
@@ -11,6 +13,7 @@ import typer
 from evalset.cli import answers, corpus, holdout, inspect, score, setup, versions
 from evalset.cli.output import echo, emit_json
 from evalset.cli.run import version as print_version
+from evalset.cli.streams import OutputLost, discard_output
 
 app = typer.Typer(
     name="evalset",
@@ -76,6 +79,7 @@ def tidy(command: Any) -> None:
     (``<float>``, ``<str>``), and a flag shown by its name alone (not ``<bool>``)."""
     for sub in getattr(command, "commands", {}).values():
         tidy(sub)
+    command.format_help = _guarded(command.format_help)
     if command.help:
         command.help = reflow(command.help)
     for param in command.params:
@@ -89,6 +93,21 @@ def tidy(command: Any) -> None:
         return option
 
     command.get_help_option = get_help_option
+
+
+def _guarded(format_help: Any) -> Any:
+    """``format_help`` (which typer has rich print) with a failed write as ``OutputLost``:
+    rich ends the process with status 1 on a broken pipe, which would read as findings."""
+
+    def guarded(ctx: Any, formatter: Any) -> Any:
+        try:
+            return format_help(ctx, formatter)
+        except OSError as exc:
+            raise OutputLost(exc) from exc
+        except SystemExit as exc:  # rich's Console.on_broken_pipe, the only exit in there
+            raise OutputLost(BrokenPipeError(errno.EPIPE, "Broken pipe")) from exc
+
+    return guarded
 
 
 def _tidy_param(param: Any) -> None:
@@ -137,9 +156,13 @@ def run_app() -> int:
         # Recognised by interface: typer may carry its own copy of click's exception classes.
         show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(exit_code, int) and hasattr(exc, "format_message"):
-            show()
+            with suppress(OSError):  # to standard error: the exit status says it too
+                show()
             if "--json" in sys.argv[1:]:  # a script reading the output gets the error too
-                emit_json({"error": usage_sentence(exc), "exit_code": exit_code})
+                try:
+                    emit_json({"error": usage_sentence(exc), "exit_code": exit_code})
+                except OutputLost:  # the usage lines above said it
+                    discard_output()
             return exit_code
         raise
     if code == 130:  # typer returns Ctrl-C as exit status 130; main says it, once

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_document, emit_json
+from evalset.cli.output import echo, emit_data, emit_json
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def export(
     ws = workspace_of(name)
     result = run(resolve_set(ws, name), split_name, fmt, ws, allow_stale)
     if output is None:
-        emit_document(result.text)
+        emit_data(result.text)
     else:
         atomic_write(output, result.text, parents=True)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]

@@ -10,7 +10,11 @@ what commands print was written by others (an end user's question, a system's an
 document's file name), and on a terminal it must show as text, never move the cursor,
 retitle the window, reorder or hide what follows, or start a line of its own. So a line
 printed here carries no escape code but the colour this module adds, and a command prints
-each of its lines with a call of its own."""
+each of its lines with a call of its own.
+
+What the standard streams cannot take is handled here too (``evalset.cli.streams``): a
+failed write to standard output raises ``OutputLost``; JSON is written with ``\\u``
+escapes and exported rows refused when the output's encoding lacks characters."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from evalset.cli.streams import OutputLost, json_ascii, unicode_out
 from evalset.display import printable
 
 Part = tuple[str, str | None]
@@ -95,16 +100,49 @@ def _part(text: str, kind: str | None, colour: bool) -> str:
 def _write(
     message: str, stream: Any, fg: str | None = None, bold: bool = False, nl: bool = True
 ) -> None:
-    if (fg or bold) and stream.isatty():
-        message = style(message, fg, bold)
-    stream.write(message + "\n" if nl else message)
-    stream.flush()
+    """Write and flush. A failure on standard output is ``OutputLost``; one on standard
+    error is let go (the exit status still says how the command ended)."""
+    try:
+        if (fg or bold) and stream.isatty():
+            message = style(message, fg, bold)
+        stream.write(message + "\n" if nl else message)
+        stream.flush()
+    except OSError as exc:
+        if stream is sys.stderr:
+            return
+        raise OutputLost(exc) from exc
 
 
 def emit_json(document: Any) -> None:
     """One JSON document on stdout, its paths as the command found them, its text as
-    written (JSON escapes control characters; a program reads it)."""
-    _write(json.dumps(document, indent=2, ensure_ascii=False, default=str), sys.stdout)
+    written (JSON escapes control characters; a program reads it), with ``\\u`` escapes
+    where the output's encoding lacks characters (``evalset.cli.streams``)."""
+    text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
+    _write(text if unicode_out() else json_ascii(text), sys.stdout)
+
+
+def emit_json_text(text: str) -> None:
+    """A JSON document already written as text (a report), as ``emit_json`` prints one."""
+    _write(text if unicode_out() else json_ascii(text), sys.stdout, nl=False)
+
+
+def emit_data(text: str) -> None:
+    """Data on stdout (exported rows) exactly as it is, or, when the output's encoding
+    cannot hold all of it, nothing and one sentence: an altered character would be wrong
+    data in the tool that reads it. Paths are as typed, as ``emit_document`` writes them."""
+    text = as_typed(text)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        from evalset.errors import EvalsetError
+
+        raise EvalsetError(
+            f"standard output's encoding ({encoding}) cannot hold the exported text (it has "
+            f"{exc.object[exc.start]!a}); set PYTHONIOENCODING=utf-8, or write the export "
+            "to a file with -o FILE."
+        ) from None
+    _write(text, sys.stdout, nl=False)
 
 
 def emit_document(text: str) -> None:
@@ -114,22 +152,37 @@ def emit_document(text: str) -> None:
     _write(as_typed(text), sys.stdout, nl=False)
 
 
+def _broken_pipe() -> None:
+    """What rich calls on a broken pipe (it would exit with status 1, as findings do)."""
+    import errno
+
+    raise OutputLost(BrokenPipeError(errno.EPIPE, "Broken pipe"))
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
-    """A rich table on a terminal; aligned plain text otherwise (pipes, CI logs). Cells are
-    printable, and text to rich, never its markup (a "[/x]" in a file name is no closing
-    tag)."""
+    """A rich table on a terminal it fits; aligned plain text otherwise (pipes, CI logs, a
+    terminal too narrow for the table, where rich would cut values short: the terminal
+    wraps the plain lines instead). Cells are printable, and text to rich, never its markup
+    (a "[/x]" in a file name is no closing tag)."""
     if sys.stdout.isatty():
         from rich.console import Console
+        from rich.measure import Measurement
         from rich.table import Table
         from rich.text import Text
 
         grid = Table(title=Text(printable(title)) if title else None, title_justify="left")
         for header in headers:
-            grid.add_column(Text(printable(str(header))))
+            grid.add_column(Text(printable(str(header))), no_wrap=True)
         for row in rows:
             grid.add_row(*(Text(printable(str(cell))) for cell in row))
-        Console().print(grid)
-        return
+        console = Console()
+        console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+        if Measurement.get(console, console.options, grid).maximum <= console.width:
+            try:
+                console.print(grid)
+            except OSError as exc:
+                raise OutputLost(exc) from exc
+            return
     cells = [[printable(str(c)) for c in row] for row in (headers, *rows)]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     if title:

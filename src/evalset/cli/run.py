@@ -10,10 +10,9 @@ every other form are declared in the typer commands of ``evalset.cli.corpus`` an
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
-from evalset.cli.output import Part, echo, emit_document, emit_json, table
+from evalset.cli.output import Part, echo, emit_document, emit_json, emit_json_text, table
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -457,7 +456,7 @@ def score_set(
         text = report.render()
         write_reports(report, text, output, html)
         if as_json:
-            sys.stdout.write(text)
+            emit_json_text(text)
         elif fmt == "md":
             emit_document(markdown(report.data))
         else:
@@ -556,7 +555,7 @@ def score_answers(
         write_reports(report, text, output, html)
         data = report.data
         if as_json:
-            sys.stdout.write(text)
+            emit_json_text(text)
         elif fmt == "md":
             emit_document(markdown(data))
         else:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from evalset.cli.output import echo, emit_document, emit_json, table
+from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, table
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
@@ -115,7 +114,7 @@ def _trec(qrels: Path, run: Path, k: str | None, as_json: bool) -> None:
 
     result = score_trec(qrels, run, _ks(k, CUTOFFS))
     if as_json:
-        sys.stdout.write(result.to_json_text() + "\n")
+        emit_json_text(result.to_json_text() + "\n")
         return
     _print_trec(result)
 
