@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import re
 import sys
 from contextlib import suppress
@@ -11,7 +10,7 @@ from typing import Any
 import typer
 
 from evalset.cli import answers, corpus, holdout, inspect, score, setup, versions
-from evalset.cli.output import echo, emit_json
+from evalset.cli.output import broken_pipe, echo, emit_json
 from evalset.cli.run import version as print_version
 from evalset.cli.streams import OutputLost, discard_output
 
@@ -104,8 +103,8 @@ def _guarded(format_help: Any) -> Any:
             return format_help(ctx, formatter)
         except OSError as exc:
             raise OutputLost(exc) from exc
-        except SystemExit as exc:  # rich's Console.on_broken_pipe, the only exit in there
-            raise OutputLost(BrokenPipeError(errno.EPIPE, "Broken pipe")) from exc
+        except SystemExit:  # rich's Console.on_broken_pipe, the only exit in there
+            broken_pipe()
 
     return guarded
 

@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn
 
 from evalset.cli.streams import OutputLost, json_ascii, unicode_out
 from evalset.display import printable
@@ -152,7 +152,7 @@ def emit_document(text: str) -> None:
     _write(as_typed(text), sys.stdout, nl=False)
 
 
-def _broken_pipe() -> None:
+def broken_pipe() -> NoReturn:
     """What rich calls on a broken pipe (it would exit with status 1, as findings do)."""
     import errno
 
@@ -176,7 +176,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
         for row in rows:
             grid.add_row(*(Text(printable(str(cell))) for cell in row))
         console = Console()
-        console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+        console.on_broken_pipe = broken_pipe  # type: ignore[method-assign]
         if Measurement.get(console, console.options, grid).maximum <= console.width:
             try:
                 console.print(grid)
