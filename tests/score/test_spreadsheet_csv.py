@@ -105,3 +105,50 @@ def test_an_import_error_names_the_line_of_the_file(corpus_repo: Path, cli) -> N
     assert done.err.startswith(
         "evalset: old-set.csv:3: the row has a column 'key_points' that is not a JSON array"
     )
+
+
+HEADER = "id,question,category,answerable,key_points,key_point_sources,split"
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ('q-1,Question?,lookup,true,"[""a""]"', "has 5 field(s), the header 7; quote fields "
+         "that hold a comma (the separator)"),
+        ('q-1,Question?,lookup,true,"[""a""]","[[]]",tuning,extra', "has 8 field(s), the "
+         "header 7; quote fields that hold a comma (the separator)"),
+        ('q-1,Question?,lookup,maybe,"[""a""]","[[]]",tuning', "has answerable 'maybe'; write "
+         "true or false, or leave it empty"),
+        ('q-1,Question?,lookup,true,"[""a""]","[[]]",test', "has split 'test'; write tuning or "
+         "holdout, or leave it empty"),
+        ('q-1,Question?,lookup,true,"[""a"", ""b""]","[[]]",', "has 2 key point(s) but 1 "
+         "list(s) of key_point_sources; give one list per key point ([] for none)"),
+    ],
+)  # fmt: skip
+def test_a_row_that_would_shift_or_drop_values_is_refused(
+    corpus_repo: Path,
+    cli,  # type: ignore[no-untyped-def]
+    row: str,
+    problem: str,
+) -> None:
+    """Each of these was imported before: a short row's cells shifted into the wrong
+    columns, an extra cell was dropped, ``maybe`` or ``test`` read as nothing, a key point
+    without its list of sources was lost."""
+    (corpus_repo / "rows.csv").write_text(f"{HEADER}\nq-0,Fine?,lookup,,,,\n{row}\n")
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 2
+    assert done.err == (f"evalset: rows.csv:3: the row {problem}; fix it (csv format) and "
+                        "import again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "legacy.yaml").exists()
+
+
+def test_a_spreadsheet_s_true_and_false_are_read_in_any_case(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Excel saves true and false as TRUE and FALSE."""
+    rows = f"{HEADER}\nq-1,Kept?,lookup,FALSE,,,HOLDOUT\nq-2,Also?,lookup,TRUE,,,Tuning\n"
+    (corpus_repo / "rows.csv").write_text(rows)
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 0, done.err
+    text = (corpus_repo / "sets" / "legacy.yaml").read_text()
+    first, second = text.split("- id: q-1")[1].split("- id: q-2")
+    assert "answerable: false" in first and "holdout: true" in first
+    assert "answerable" not in second and "holdout: false" in second

@@ -109,6 +109,30 @@ def sheet(text: str) -> Sheet:
     return Sheet(source, found if header.count(found) else ",", 0)
 
 
+def _check_cells(row: dict[Any, Any], header: int, found: Sheet, line: int) -> None:
+    """Refuse a row with more or fewer cells than the header (``csv.DictReader`` would file
+    extra cells under None and fill missing ones with None: every later column shifted)."""
+    extra = row.get(None) or []
+    missing = sum(1 for key, value in row.items() if key is not None and value is None)
+    if extra or missing:
+        cells = header - missing + len(extra)
+        raise RowError(
+            line,
+            f"has {cells} field(s), the header {header}; quote fields that hold "
+            f"{found.shown()} (the separator)",
+        )
+
+
+def _choice(row: dict[str, Any], key: str, allowed: tuple[str, str], line: int) -> str:
+    """A column that holds one of ``allowed`` or nothing, in any case (a spreadsheet writes
+    TRUE and FALSE)."""
+    value = (row.get(key) or "").strip().lower()
+    if value and value not in allowed:
+        raise RowError(line, f"has {key} {row[key]!r}; write {' or '.join(allowed)}, or leave "
+                       "it empty")  # fmt: skip
+    return value
+
+
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """(line number, item mapping) per row of a CSV with this module's columns (only
     ``question`` is required), separated as ``sheet`` finds."""
@@ -119,19 +143,28 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     for row in reader:
         line = reader.line_num + found.skipped
+        _check_cells(row, len(reader.fieldnames), found, line)
         points = _list(row, "key_points", line)
         sources = _list(row, "key_point_sources", line) or [[] for _ in points]
+        if len(sources) != len(points):
+            raise RowError(
+                line,
+                f"has {len(points)} key point(s) but {len(sources)} list(s) of "
+                "key_point_sources; give one list per key point ([] for none)",
+            )
         item: dict[str, Any] = {"question": row.get("question") or ""}
         for key in ("id", "category", "answer", "verified"):
             if row.get(key):
                 item[key] = row[key]
-        if row.get("answerable") == "false":
+        answerable = _choice(row, "answerable", ("true", "false"), line)
+        if answerable == "false":
             item["answerable"] = False
-        if row.get("split") in ("tuning", "holdout"):
-            item["holdout"] = row["split"] == "holdout"
+        split = _choice(row, "split", ("tuning", "holdout"), line)
+        if split:
+            item["holdout"] = split == "holdout"
         if points:
             item["key_points"] = [
-                {"text": t, "sources": s} for t, s in zip(points, sources, strict=False)
+                {"text": t, "sources": s} for t, s in zip(points, sources, strict=True)
             ]
         for key in ("expected_sources", "must_not_say", "tags"):
             values = _list(row, key, line)
