@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -321,3 +324,40 @@ def test_ctrl_c_is_one_line_and_exit_130_and_changes_nothing(
         _, err = proc.communicate(timeout=30)
     assert (proc.returncode, err) == (130, INTERRUPTED)
     assert target.read_bytes() == before
+
+
+class _ReaderGone(io.StringIO):
+    """Standard output whose reader left once it had the help's last line: `evalset stale
+    --help | head -40`, when rich has printed the help and click writes the line after it
+    (a lone line break)."""
+
+    def __init__(self, null: int) -> None:
+        super().__init__()
+        self.null = null
+
+    def write(self, text: str) -> int:
+        if text == "\n" and self.getvalue():
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+        return super().write(text)
+
+    def fileno(self) -> int:  # what rich asks a console's file (not a terminal)
+        return self.null
+
+
+@pytest.mark.parametrize("args", [["--help"], ["stale", "--help"], ["score", "retrieval", "-h"]])
+def test_help_into_a_pipe_closed_early_is_quiet_with_141(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """click ends the process with status 1 on a broken pipe, which reads as findings."""
+    from evalset.cli import main
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "argv", ["evalset", *args])
+    with open(os.devnull, "w") as null:
+        gone = _ReaderGone(null.fileno())
+        monkeypatch.setattr(sys, "stdout", gone)
+        with pytest.raises(SystemExit) as ended:
+            main()
+    assert ended.value.code == 141
+    assert "Usage: evalset" in gone.getvalue()
+    assert capsys.readouterr().err == ""

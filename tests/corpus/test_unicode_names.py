@@ -143,6 +143,8 @@ def test_two_files_named_alike_in_two_forms_are_refused(corpus_repo: Path, cli) 
     taken = cli(corpus_repo, "snapshot")
     assert taken.code == 2
     assert "the same file name written in two Unicode forms" in taken.err
+    for form in ("'geb\\xfchren.md'", "'gebu\\u0308hren.md'"):  # which file is which
+        assert form in taken.err
     assert f"so both would be document '{nfc('gebühren.md')}'" in taken.err
     assert not list((corpus_repo / "snapshots").glob("*.json"))
 

@@ -89,9 +89,24 @@ def tidy(command: Any) -> None:
         option = help_option(ctx)
         if option is not None:
             option.metavar = ""
+            option.callback = _show_help
         return option
 
     command.get_help_option = get_help_option
+
+
+def _show_help(ctx: Any, param: Any, value: bool) -> None:
+    """``--help``, as click's callback prints it, with a failed write as ``OutputLost``: click
+    ends the process with status 1 on a broken pipe (`evalset stale --help | head`), which
+    would read as findings."""
+    if not value or ctx.resilient_parsing:
+        return
+    try:
+        typer.echo(ctx.get_help(), color=ctx.color)
+        sys.stdout.flush()
+    except OSError as exc:
+        raise OutputLost(exc) from exc
+    ctx.exit()
 
 
 def _guarded(format_help: Any) -> Any:

@@ -273,10 +273,11 @@ def _record(
 def _same_name(doc: str, one: str, other: str) -> SnapshotError:
     """Two files whose names are one document id: the same name in two Unicode forms."""
     a, b = (os.fsencode(p).decode("utf-8", "backslashreplace") for p in (one, other))
+    forms = f"{os.path.basename(a)!a} and {os.path.basename(b)!a}"
     return SnapshotError(
-        f"{a} and {b}: the same file name written in two Unicode forms (one with its accents "
-        f"as separate characters), so both would be document {doc!r}; delete or rename one "
-        "and run `evalset snapshot` again."
+        f"{a} and {b}: the same file name written in two Unicode forms ({forms}: one with "
+        f"its accents as separate characters), so both would be document {doc!r}; delete or "
+        "rename one and run `evalset snapshot` again."
     )
 
 
