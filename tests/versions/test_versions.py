@@ -593,14 +593,38 @@ def test_release_refuses_an_uncommitted_snapshot(released: Path, cli) -> None:  
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 1
     # a new file, which `git commit -a` leaves out: named as such, with the command to add it
-    assert "while snapshots/" in result.err and "is not in git yet" in result.err
-    assert "add and commit it (git add snapshots/" in result.err
+    assert "while snapshots/" in result.err and "are not in git yet" in result.err  # two
+    assert "add and commit them (git add snapshots/" in result.err
     commit_all(released, "snapshots")
     snapshot = next((released / "snapshots").glob("*.json"))
     snapshot.write_text(snapshot.read_text() + "\n")  # a tracked file edited
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 1
     assert f"while snapshots/{snapshot.name} has uncommitted changes" in result.err
+
+
+def test_release_names_every_new_file_in_one_sentence(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A first release in a repository with nothing committed: the set and its snapshot."""
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\n## B\n\nText.\n"})
+    taken = cli(corpus_repo, "snapshot", "--json")
+    short = json.loads(taken.out)["id"][:12]
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + set_item("q-1", "a.md#b", verified=short)
+    )
+    result = cli(corpus_repo, "release", "docs", "--bump", "minor")
+    assert result.code == 1, result.err
+    assert "while sets/docs.yaml, snapshots/" in result.err
+    assert (
+        "are not in git yet (new files, which `git commit -a` does not add); add and "
+        "commit them (git add sets/docs.yaml snapshots/" in result.err
+    )
+    git(corpus_repo, "add", "sets/docs.yaml")
+    git(corpus_repo, "commit", "-qm", "the set alone")
+    result = cli(corpus_repo, "release", "docs", "--bump", "minor")
+    assert (
+        "is not in git yet (a new file, which `git commit -a` does not add); add and "
+        "commit it (git add snapshots/" in result.err
+    )
 
 
 # -- names git cannot use in a tag, tags git cannot create, reports as untrusted input -------

@@ -121,15 +121,19 @@ def _refuse_unless_releasable(
         dirty = [(rel, tracked) for rel, tracked in dirty if rel != history.rel]
     new = [rel for rel, tracked in dirty if not tracked]
     if new:  # `git commit -a` leaves a new snapshot out: say so, not "uncommitted changes"
+        one = len(new) == 1
         raise ReleaseRefused(
-            f"{path}: cannot release {name} while {', '.join(new)} is not in git yet (a new "
-            f"file, which `git commit -a` does not add); add and commit it (git add "
-            f"{' '.join(new)}, git commit) and run the release again."
+            f"{path}: cannot release {name} while {', '.join(new)} "
+            f"{'is' if one else 'are'} not in git yet ({'a new file' if one else 'new files'}, "
+            f"which `git commit -a` does not add); add and commit {'it' if one else 'them'} "
+            f"(git add {' '.join(new)}, git commit) and run the release again."
         )
     if dirty:
+        changed = [r for r, _ in dirty]
         raise ReleaseRefused(
-            f"{path}: cannot release {name} while {', '.join(r for r, _ in dirty)} has "
-            "uncommitted changes; commit them (git add, git commit) and run the release again."
+            f"{path}: cannot release {name} while {', '.join(changed)} "
+            f"{'has' if len(changed) == 1 else 'have'} uncommitted changes; commit them (git "
+            "add, git commit) and run the release again."
         )
     baseline = holdout_baseline(path, loaded.name, loaded)
     errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True)
