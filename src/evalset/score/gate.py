@@ -131,9 +131,15 @@ class GateResult:
 def load_checked(ws: Workspace | None, path: Path) -> dict[str, Any]:
     """A report, checked: readable, of a report's shape, unchanged since it was written
     (its digest), and, when it names a release, with a pin `evalset check-pin` accepts."""
-    report, _ = read_report(path)
+    return load_checked_text(ws, path)[0]
+
+
+def load_checked_text(ws: Workspace | None, path: Path) -> tuple[dict[str, Any], str]:
+    """``load_checked``, with the report's text as it was read (once: a stream gives its
+    bytes only once)."""
+    report, text = read_report(path)
     _check_release_pin(ws, path, report)
-    return report
+    return report, text
 
 
 def _check_release_pin(ws: Workspace | None, path: Path, report: dict[str, Any]) -> None:
@@ -411,8 +417,7 @@ class Accepted:
 def accept(ws: Workspace, report_path: Path) -> Accepted:
     """Record a checked report as its set's accepted run (its bytes, unchanged: read once,
     so that a report given as a stream is copied as it was checked)."""
-    report, text = read_report(report_path)
-    _check_release_pin(ws, report_path, report)
+    report, text = load_checked_text(ws, report_path)
     name = report["evalset"]["set"]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ReportError(f"{report_path}: its pin names no set; give a report of a set.")
