@@ -305,7 +305,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     print(compile_evalset())
-    base = Path(tempfile.mkdtemp(prefix="evalset-bench-score-"))
+    # The generated workspaces take over a gigabyte: they go when the run ends, however it ends.
+    with tempfile.TemporaryDirectory(prefix="evalset-bench-score-") as folder:
+        return measure(args, Path(folder))
+
+
+def measure(args: argparse.Namespace, base: Path) -> int:
     python = sys.executable
     evalset = [python, "-m", "evalset", "score", "retrieval"]
     baseline_py = base / "pytrec_baseline.py"

@@ -47,8 +47,11 @@ def best_of(fn, runs: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 def main() -> int:
     print(compile_evalset())
-    folder = Path(tempfile.mkdtemp(prefix="evalset-bench-"))
-    path = folder / "bench.yaml"
+    with tempfile.TemporaryDirectory(prefix="evalset-bench-") as folder:
+        return measure(Path(folder) / "bench.yaml")
+
+
+def measure(path: Path) -> int:
     text = set_yaml(ITEMS)
     path.write_text(text, encoding="utf-8")
     data = parse_mapping(text, path)
@@ -87,12 +90,12 @@ def main() -> int:
         {"id": f"new-{n}", "question": f"Appended question number {n}?", "status": "draft"}
         for n in range(10)
     ]
-    before = path.read_text(encoding="utf-8")
+    unedited = path.read_text(encoding="utf-8")
     start = time.perf_counter()
     with edit_set(path) as editor:
         editor.append_items(new)
     append_ten = time.perf_counter() - start
-    assert path.read_text(encoding="utf-8").startswith(before)
+    assert path.read_text(encoding="utf-8").startswith(unedited)
     print(
         f"edit one item (locked, re-validated, atomic): {edit_one:.2f} s = "
         f"{edit_one / floor:.1f}x floor   (target <= 3 s; other lines unchanged: yes)"
@@ -101,7 +104,7 @@ def main() -> int:
         f"append 10 items:                              {append_ten:.2f} s = "
         f"{append_ten / floor:.1f}x floor   (target <= 3 s; existing bytes unchanged: yes)"
     )
-    in_git = _in_git(folder, path)
+    in_git = _in_git(path.parent, path)
     ok = cold <= 3 and warm <= 3 * floor and edit_one <= 3 and append_ten <= 3 and in_git
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
