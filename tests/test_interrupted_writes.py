@@ -448,13 +448,11 @@ def _interrupt(prep: Prepared, ref: Reference, sig: signal.Signals, when: float 
     if sig == signal.SIGINT:
         _check_ctrl_c(proc.returncode, err, outcome)
     _locks_free(ws)
-    index_lock = (ws / ".git" / "index.lock").exists()
-    if outcome == "between" or temps or index_lock:
+    git_lock = any((ws / ".git" / lock).exists() for lock in ("index.lock", "config.lock"))
+    if outcome == "between" or temps or git_lock:
         _again(prep, ref, ws)  # (a run from "old" is a first run, tested as such)
     shutil.rmtree(ws)
-    return (
-        outcome + (" + temporary file" if temps else "") + (" + git's lock" if index_lock else "")
-    )
+    return outcome + (" + temporary file" if temps else "") + (" + git's lock" if git_lock else "")
 
 
 def _check_ctrl_c(code: int, err: str, outcome: str) -> None:
@@ -469,12 +467,14 @@ def _check_ctrl_c(code: int, err: str, outcome: str) -> None:
 
 def _again(prep: Prepared, ref: Reference, ws: Path) -> None:
     """The command run again completes the work and removes what the interrupted run left.
-    git's own lock, left by a git killed mid-commit, needs the user: one sentence says so."""
-    index_lock = ws / ".git" / "index.lock"
-    if index_lock.exists():
-        code, err = prep.run(ws)
-        assert code == 2 and "git's index is locked" in err and len(err.splitlines()) == 1, err
-        index_lock.unlink()
+    git's own locks, left by a git killed while it committed or wrote its config, need the
+    user: one sentence says so."""
+    locks = (("index.lock", "git's index is locked"), ("config.lock", "its config is locked"))
+    for lock, said in locks:
+        if (ws / ".git" / lock).exists():
+            code, err = prep.run(ws)
+            assert code == 2 and said in err and len(err.splitlines()) == 1, err
+            (ws / ".git" / lock).unlink()
     code, err = prep.run(ws)
     assert code == ref.codes[0], f"run again: exit {code}: {err}"
     now = state(ws)

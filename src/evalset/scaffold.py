@@ -143,6 +143,13 @@ def _git_config(git_root: Path, key: str, value: str) -> None:
         if "could not lock config file" not in done.stderr:
             break
         time.sleep(0.05)
+    if "could not lock config file" in done.stderr:  # still, after seconds: a git was stopped
+        lock = git_root / ".git" / "config.lock"
+        raise EvalsetError(
+            f"{git_root}: git could not record the merge driver because its config is locked "
+            f"({lock} exists): another git command is writing it, or one was stopped before it "
+            "finished; when none is running, delete that file and run `evalset init --git-hooks`."
+        )
     detail = " ".join(done.stderr.split()) or f"exit status {done.returncode}"
     raise EvalsetError(
         f"{git_root}: git could not record the merge driver in its config ({detail}); fix "
