@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from evalset.corpus import HashMode, sectioner_for
+from evalset.corpus import HashMode, lfs, sectioner_for
 from evalset.corpus.manifest import (
     document_entry,
     document_record,
@@ -48,6 +48,8 @@ def parse_document(
                 f"this process's memory limit ({left / 1e6:,.0f} MB left; ulimit -v); raise "
                 "the limit, or split the document",
             )
+    if lfs.pointer(data) is not None:
+        return ReadResult(doc, warning=f"!{lfs.not_fetched(doc)}")
     if b"\x00" in data[:8192]:
         return ReadResult(doc, warning=f"{doc}: looks binary (NUL bytes); skipped")
     warning = None
@@ -112,6 +114,8 @@ def read_file(job: Job) -> ReadResult:
             warning=f"!{path}: cannot be read ({exc.strerror}); fix its permissions or move "
             "it out of the corpus",
         )
+    if lfs.pointer(data) is not None:  # (parse_document says so too, naming only the id)
+        return ReadResult(doc, warning=f"!{lfs.not_fetched(path)}")
     return parse_document(doc, data, mode, store_text, entry=False)
 
 

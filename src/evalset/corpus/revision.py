@@ -4,11 +4,12 @@ found (working tree, git, DVC), for diffs of changed sections."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from evalset import gitcmd
-from evalset.corpus import HashMode, sectioner_for
+from evalset.corpus import HashMode, lfs, sectioner_for
 from evalset.corpus.manifest import (
     TEXT_LIMIT,
     SnapshotError,
@@ -43,6 +44,8 @@ def read_revision(
     except ImportError as exc:  # pragma: no cover - dvc is a dependency
         raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
     corpus_rel = _from_top(repo, corpus_rel)
+    # scmrepo's LFS filter logs each pointer whose content it lacks; one sentence says it here
+    logging.getLogger("scmrepo").setLevel(logging.ERROR)
     try:
         fs = DVCFileSystem(str(repo), rev=rev)
         if not fs.isdir(corpus_rel):
@@ -64,7 +67,15 @@ def read_revision(
     documents: dict[str, Document] = {}
     warnings: list[str] = []
     for name in wanted:
-        result = parse_document(nfc(name[len(prefix) :]), fs.cat_file(name), mode, store)
+        data = fs.cat_file(name)
+        result = parse_document(nfc(name[len(prefix) :]), data, mode, store)
+        if result.warning and lfs.pointer(data) is not None:
+            raise SnapshotError(
+                f"{result.doc}: is a Git LFS pointer at revision {rev!r}, and this clone does "
+                f"not hold its content; run `git lfs fetch origin {rev}`, then snapshot again."
+            )
+        if result.warning and result.warning.startswith("!"):  # cannot be read at all
+            raise SnapshotError(f"{result.warning[1:]}.")
         if result.warning:
             warnings.append(result.warning)
         if result.entry is not None:
@@ -99,8 +110,8 @@ def git_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes]:
         pos = end + 1
         if len(header) == 3 and header[2].isdigit():
             size = int(header[2])
-            if header[1] == b"blob":
-                found[name] = out[pos : pos + size]
+            if header[1] == b"blob":  # (an LFS pointer: the document, where the clone has it)
+                found[name] = lfs.content(repo, out[pos : pos + size])
             pos += size + 1
     return found
 

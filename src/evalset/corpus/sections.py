@@ -17,9 +17,10 @@ from evalset.corpus.names import nfc
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 4
+SECTIONING_VERSION = 5
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
-cached results of an older version are never reused."""
+cached results of an older version are never reused (5: a Git LFS pointer is refused, never
+read as a document)."""
 
 
 @dataclass(slots=True)
