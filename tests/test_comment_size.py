@@ -103,3 +103,42 @@ def test_misses_whose_every_character_is_escaped_fit_their_table() -> None:
     assert sum(map(len, table[:shown])) <= MISS_TABLE_LONGEST
     assert table[-2] == f"\n… and {30 - shown} more in the report."
     assert 2 * MISS_TABLE_LONGEST < COMMENT_LONGEST - 10_000  # room for the rest of it
+
+
+def test_many_categories_and_stale_items_fit_in_each_score_comment(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A category per policy, each a column of the metric table: 300 columns do not fit,
+    nor do 300 stale ids in a note; whole columns and 20 ids do, and the rest is counted."""
+    write_files(corpus_repo, _corpus(1))
+    old = _snapshot(corpus_repo)
+    topics = "".join(f"  topic-{n:03}: questions about policy {n}\n" for n in range(DOCS))
+    header = SET_HEADER.replace("  direct-lookup: a fact\n", topics)
+    items = "".join(
+        set_item(f"q-{n:03}", f"policy-{n:03}.md#rule").replace(
+            "category: direct-lookup", f"category: topic-{n:03}"
+        )
+        for n in range(DOCS)
+    )
+    (corpus_repo / "sets" / "docs.yaml").write_text(header + verified_items(items, old))
+    write_files(corpus_repo, _corpus(2))  # every item is stale, and scored with --allow-stale
+    _snapshot(corpus_repo)
+    run = "".join(
+        json.dumps({"id": f"q-{n:03}", "retrieved": [f"policy-{n:03}.md#rule"],
+                    "answer": f"The fact q-{n:03} asks about."}) + "\n"
+        for n in range(DOCS)
+    )  # fmt: skip
+    (corpus_repo / "run.jsonl").write_text(run)
+    for command in (("retrieval",), ("answers", "--judge", "exact")):
+        args = ("score", *command[:1], "docs", "run.jsonl", *command[1:], "--allow-stale")
+        md = cli(corpus_repo, *args, "--format", "md")
+        assert md.code == 0, md.err
+        check_markdown(md.out)
+        assert len(md.out) <= COMMENT_LONGEST, (command, len(md.out))
+        head = next(line for line in md.out.splitlines() if line.startswith("| metric |"))
+        shown = head.count("| topic-")
+        assert 0 < shown < DOCS
+        assert f"… and {DOCS - shown} more categories in the report" in md.out
+        ids = ", ".join(f"q-{n:03}" for n in range(20))
+        assert f"{DOCS} stale item(s) scored and marked (--allow-stale): {ids}, and " in md.out
+        assert f'and {DOCS - 20} more (report: "stale")' in md.out
+        report = json.loads(cli(corpus_repo, *args, "--json").out)
+        assert len(report["categories"]) == DOCS and len(report["stale"]) == DOCS

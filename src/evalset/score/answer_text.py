@@ -13,8 +13,7 @@ from evalset.score.markdown import (
     MAX_MISSES,
     TERMINAL_MISSES,
     cell,
-    columns,
-    metric_table,
+    comment,
     miss_rows,
     more_misses,
     retrieval_miss_lines,
@@ -220,12 +219,10 @@ def markdown(data: dict[str, Any]) -> str:
         out += ["**No answer misses.**", ""]
     if "misses" in data:  # the run retrieved too
         out += retrieval_miss_table(data, "Retrieval misses")
-    out += metric_table(data, columns(data))
-    out += ["", "Values with their 95% interval over items; n = items scored.", ""]
-    out += split_details(data)
-    out += ["<details><summary>Definitions</summary>", ""]
-    out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
-    out += ["", "</details>"]
-    for note in notes(data):
-        out.append(f"\n> {note}")
-    return "\n".join(out) + "\n"
+    after = ["", "Values with their 95% interval over items; n = items scored.", ""]
+    after += split_details(data)
+    after += ["<details><summary>Definitions</summary>", ""]
+    after += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
+    after += ["", "</details>"]
+    after += [f"\n> {note}" for note in notes(data)]
+    return comment(data, out, after)

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalset.display import md_code, md_fit, md_row, md_text
+from evalset.display import (
+    COMMENT_LONGEST,
+    LEFT_OUT_ROOM,
+    md_code,
+    md_fit,
+    md_length,
+    md_row,
+    md_text,
+)
 from evalset.sets.model import HIDDEN
 
 MAX_MISSES = 20
@@ -96,11 +104,24 @@ def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:
             "run `evalset snapshot`, then `evalset stale`"
         )
     if data.get("stale"):
-        ids = ", ".join(s["id"] for s in data["stale"])
-        out.append(f"{len(data['stale'])} stale item(s) scored and marked (--allow-stale): {ids}")
+        stale = [s["id"] for s in data["stale"]]
+        more = (
+            f', and {len(stale) - STALE_IDS} more (report: "stale")'
+            if len(stale) > STALE_IDS
+            else ""
+        )
+        out.append(
+            f"{len(stale)} stale item(s) scored and marked (--allow-stale): "
+            f"{', '.join(stale[:STALE_IDS])}{more}"
+        )
     if data.get("missing"):
         out.append(f"{len(data['missing'])} item(s) not in the run, scored as {scored_as}")
     return out
+
+
+STALE_IDS = 20
+"""Stale items named in a note (a large policy update makes thousands; the report lists
+them all)."""
 
 
 def notes(data: dict[str, Any]) -> list[str]:
@@ -129,6 +150,33 @@ def metric_table(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]])
     """The lines of a markdown table: a column per table, a row per metric."""
     head = [md_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
     return head + [md_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
+
+
+def comment(data: dict[str, Any], before: list[str], after: list[str]) -> str:
+    """A report's comment: ``before``, the metric table (overall, then each category), then
+    ``after``. A set of many categories gets as many whole columns as fit in what the rest
+    leaves of ``COMMENT_LONGEST``, and a line saying how many more the report holds."""
+    tables = columns(data)
+    room = COMMENT_LONGEST - md_length(before) - md_length(after)
+    lines = metric_table(data, tables)
+    if md_length(lines) > room:
+        # a column adds its name and each of its cells, with " | ", to a row each
+        widths = [
+            len(name) + 7 + sum(len(cell(table.get(m))) + 3 for m in data["definitions"])
+            for name, table in tables
+        ]
+        used, kept = md_length(metric_table(data, [])) + LEFT_OUT_ROOM, 0
+        while kept < len(tables) and used + widths[kept] <= room:
+            used, kept = used + widths[kept], kept + 1
+        kept = max(kept, 1)  # overall, always
+        left = len(tables) - kept
+        lines = [
+            *metric_table(data, tables[:kept]),
+            "",
+            f"… and {left} more categor{'y' if left == 1 else 'ies'} in the report "
+            '("categories"), left out to keep this comment within GitHub\'s size limit.',
+        ]
+    return "\n".join([*before, *lines, *after]) + "\n"
 
 
 def split_details(data: dict[str, Any]) -> list[str]:
@@ -210,12 +258,10 @@ def markdown(data: dict[str, Any]) -> str:
         "",
     ]
     out += retrieval_miss_table(data, "Misses")
-    out += metric_table(data, columns(data))
-    out += ["", "Values with their 95% interval over items; n = items scored.", ""]
-    out += split_details(data)
-    out += ["<details><summary>Definitions</summary>", ""]
-    out += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
-    out += ["", f"Matching: {data['settings']['matching']}", "", "</details>"]
-    for note in notes(data):
-        out.append(f"\n> {note}")
-    return "\n".join(out) + "\n"
+    after = ["", "Values with their 95% interval over items; n = items scored.", ""]
+    after += split_details(data)
+    after += ["<details><summary>Definitions</summary>", ""]
+    after += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
+    after += ["", f"Matching: {data['settings']['matching']}", "", "</details>"]
+    after += [f"\n> {note}" for note in notes(data)]
+    return comment(data, out, after)
