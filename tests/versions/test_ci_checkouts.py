@@ -5,8 +5,9 @@ that names what is missing and the fix. Never a traceback, never a different ver
 Real repositories throughout: an origin built with evalset's own commands, and checkouts
 made from it as GitHub Actions (`actions/checkout`: depth 1, no tags, a detached merge
 commit for a pull request), GitLab CI (`GIT_DEPTH`, detached) and developers (`git
-worktree`, pre-commit's hook environment) make them; a DVC-tracked corpus with a local
-remote, not pulled; a workspace in a subfolder of its repository.
+worktree`, pre-commit's hook environment) make them; a corpus kept elsewhere and not brought
+into the checkout (DVC with a local remote, not pulled; a git submodule, not checked out;
+Git LFS, not fetched); a workspace in a subfolder of its repository.
 
 The table: each situation and command is compared with the same command in a full clone at
 the same commit (``SAME``), or expected refused with a sentence holding one of the given
@@ -658,55 +659,76 @@ DVC_COMMANDS = [
     "validate", "status", "stale", "snapshot", "verify", "pin", "pin --rev", "release",
     "score retrieval", "hook stale",
 ]  # fmt: skip
-NOT_PULLED = {
-    "status": Note("`dvc pull`"),
-    "stale": Note("`dvc pull`"),
-    "hook stale": Note("`dvc pull`"),
-    "snapshot": Refused(("`dvc pull`",)),
-}
+
+
+def not_here(fix: str) -> dict[str, object]:
+    """A corpus kept elsewhere (DVC, a git submodule, Git LFS) and not brought into the
+    checkout: what reads the corpus notes it, `snapshot` refuses to record it, and every
+    other command gives the full clone's verdict."""
+    return {"status": Note(fix), "stale": Note(fix), "hook stale": Note(fix),
+            "snapshot": Refused((fix,))}  # fmt: skip
+
+
+def not_here_shallow(fix: str) -> dict[str, object]:
+    """The same in a shallow checkout (`actions/checkout`), where only the corpus tells the
+    newest snapshot: what needs it refuses, naming the fix."""
+    newest = ["status", "stale", "verify", "pin", "release", "score retrieval", "hook stale"]
+    return {**dict.fromkeys(newest, Refused((fix,))), "snapshot": Refused((fix,))}
+
+
 DVC_EXPECTED: dict[str, dict[str, object]] = {
     "dvc, pulled": {},
-    "dvc, not pulled": NOT_PULLED,
-    "dvc, pull failed": NOT_PULLED,
-    "dvc, actions": {
-        **dict.fromkeys(
-            ["status", "stale", "verify", "pin", "release", "score retrieval", "hook stale"],
-            Refused(("`dvc pull`",)),
-        ),
-        "snapshot": Refused(("`dvc pull`",)),
-    },
+    "dvc, not pulled": not_here("`dvc pull`"),
+    "dvc, pull failed": not_here("`dvc pull`"),
+    "dvc, actions": not_here_shallow("`dvc pull`"),
 }
 
 
-def build_dvc_origin(repo: Path, remote: Path) -> Origin:
-    """A workspace whose corpus is added to DVC (`dvc add`) and pushed to a local remote;
-    released twice, the second time against a new version of the corpus."""
-    remote.mkdir(parents=True)
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q", "-b", "main")
-    dvc(repo, "init", "-q")
-    dvc(repo, "remote", "add", "-d", "store", str(remote))
-    (repo / "evalset.toml").write_text(CONFIG)
-    (repo / ".gitignore").write_text(".evalset/\nreports/*\n!reports/accepted/\n")
-    (repo / "corpus").mkdir()
-    (repo / "sets").mkdir()
-    (repo / "corpus/policy.md").write_text(POLICY[1])
-    dvc(repo, "add", "-q", "corpus")
-    commit(repo, "corpus v1, in DVC")
+def release_two_corpora(repo: Path, put: Callable[[int], None]) -> None:
+    """The history every origin whose corpus is kept elsewhere shares: corpus v1 (``put``
+    writes and records a version), a set verified against its snapshot and released; corpus
+    v2, its snapshot, q-1 re-verified, released again."""
+    put(1)
+    commit(repo, "corpus v1")
     must(repo, "snapshot")
     (repo / "sets/docs.yaml").write_text(DOCS)
     must(repo, "verify", "docs", "--all")
     (repo / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUN))
     commit(repo, "a set and its snapshot")
     must(repo, "release", "docs", "--bump", "minor")
-    (repo / "corpus/policy.md").write_text(POLICY[2])
-    dvc(repo, "add", "-q", "corpus")
-    dvc(repo, "push", "-q")
-    commit(repo, "corpus v2, in DVC")
+    put(2)
+    commit(repo, "corpus v2")
     must(repo, "snapshot")
     must(repo, "verify", "docs", "q-1")
     commit(repo, "snapshot of corpus v2; q-1 re-verified")
     must(repo, "release", "docs", "--bump", "minor")
+
+
+def start_workspace(repo: Path) -> None:
+    """A new repository at ``repo`` with evalset's config and an empty sets folder."""
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "evalset.toml").write_text(CONFIG)
+    (repo / ".gitignore").write_text(".evalset/\nreports/*\n!reports/accepted/\n")
+    (repo / "sets").mkdir()
+
+
+def build_dvc_origin(repo: Path, remote: Path) -> Origin:
+    """A workspace whose corpus is added to DVC (`dvc add`) and pushed to a local remote;
+    released twice, the second time against a new version of the corpus."""
+    remote.mkdir(parents=True)
+    start_workspace(repo)
+    dvc(repo, "init", "-q")
+    dvc(repo, "remote", "add", "-d", "store", str(remote))
+    (repo / "corpus").mkdir()
+
+    def put(version: int) -> None:
+        (repo / "corpus/policy.md").write_text(POLICY[version])
+        dvc(repo, "add", "-q", "corpus")
+        if version == 2:
+            dvc(repo, "push", "-q")
+
+    release_two_corpora(repo, put)
     return Origin(repo, "", repo / "no.key")
 
 
@@ -745,6 +767,126 @@ def dvc_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
 @pytest.mark.parametrize("name", list(DVC_EXPECTED))
 def test_each_command_with_a_dvc_corpus_not_pulled(dvc_origin: Checkouts, name: str) -> None:
     check_table(dvc_origin, name, DVC_EXPECTED[name], DVC_COMMANDS)
+
+
+# ---------------------------------------------------------------------------------------
+# A corpus that is a git submodule (the policies' own repository), and checkouts that did
+# not check it out (`git clone` and `actions/checkout` do not, unless asked)
+
+FILE_SUBMODULES = ("-c", "protocol.file.allow=always")
+"""git fetches submodules over file:// only when told (these origins are local)."""
+SUBMODULE_EXPECTED: dict[str, dict[str, object]] = {
+    "submodule, recursive": {},
+    "submodule, not checked out": not_here("`git submodule update --init`"),
+    "submodule, actions": not_here_shallow("`git submodule update --init`"),
+}
+
+
+def build_submodule_origin(repo: Path, policies: Path) -> Origin:
+    """A workspace whose corpus folder is a submodule: the policies' repository, moved on
+    to a new version between the two releases."""
+    policies.mkdir(parents=True)
+    git(policies, "init", "-q", "-b", "main")
+    (policies / "policy.md").write_text(POLICY[1])
+    commit(policies, "policy v1")
+    start_workspace(repo)
+    git(repo, *FILE_SUBMODULES, "submodule", "add", "-q", f"file://{policies}", "corpus")
+
+    def put(version: int) -> None:
+        if version == 2:
+            (policies / "policy.md").write_text(POLICY[2])
+            commit(policies, "policy v2")
+            git(repo / "corpus", "pull", "-q", "origin", "main")
+
+    release_two_corpora(repo, put)
+    return Origin(repo, "", repo / "no.key")
+
+
+def recursive_clone(origin: Origin, dest: Path) -> Path:
+    git(dest.parent, *FILE_SUBMODULES, "clone", "-q", "--recurse-submodules", origin.url,
+        str(dest))  # fmt: skip
+    return dest
+
+
+@pytest.fixture(scope="module")
+def submodule_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
+    base = tmp_path_factory.mktemp("ci-submodule")
+    origin = build_submodule_origin(base / "origin", base / "policies")
+    recursive = ("submodule, recursive",)
+    return Checkouts(
+        origin,
+        base,
+        [
+            Situation(recursive[0], recursive_clone, None),
+            Situation("submodule, not checked out", lambda o, d: clone(o, d), *recursive),
+            Situation("submodule, actions",
+                      lambda o, d: actions_checkout(o, d, "refs/heads/main", True), *recursive),
+        ],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SUBMODULE_EXPECTED))
+def test_each_command_with_a_submodule_corpus_not_checked_out(
+    submodule_origin: Checkouts, name: str
+) -> None:
+    check_table(submodule_origin, name, SUBMODULE_EXPECTED[name], DVC_COMMANDS)
+
+
+# ---------------------------------------------------------------------------------------
+# A corpus in Git LFS (the real git-lfs), and checkouts that did not fetch its content: a
+# pointer file where each document should be
+
+LFS_EXPECTED: dict[str, dict[str, object]] = {
+    "lfs, pulled": {},
+    "lfs, not pulled": not_here("`git lfs pull`"),
+    "lfs, actions": not_here_shallow("`git lfs pull`"),
+}
+
+
+def build_lfs_origin(repo: Path) -> Origin:
+    start_workspace(repo)
+    git(repo, "lfs", "install", "--local")
+    git(repo, "lfs", "track", "corpus/*.md")
+    (repo / "corpus").mkdir()
+
+    def put(version: int) -> None:
+        (repo / "corpus/policy.md").write_text(POLICY[version])
+
+    release_two_corpora(repo, put)
+    assert "oid sha256:" in git(repo, "show", "HEAD:corpus/policy.md")
+    return Origin(repo, "", repo / "no.key")
+
+
+def lfs_pulled(origin: Origin, dest: Path) -> Path:
+    clone(origin, dest)  # (no git-lfs in the test's git configuration: pointers)
+    git(dest, "lfs", "install", "--local")
+    git(dest, "lfs", "pull")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def lfs_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
+    if shutil.which("git-lfs") is None:
+        if os.environ.get("CI"):
+            pytest.fail("git-lfs is missing: .ci/run installs Debian's git-lfs package")
+        pytest.skip("git-lfs is missing (apt-get install git-lfs)")
+    base = tmp_path_factory.mktemp("ci-lfs")
+    origin = build_lfs_origin(base / "origin")
+    return Checkouts(
+        origin,
+        base,
+        [
+            Situation("lfs, pulled", lfs_pulled, None),
+            Situation("lfs, not pulled", lambda o, d: clone(o, d), "lfs, pulled"),
+            Situation("lfs, actions",
+                      lambda o, d: actions_checkout(o, d, "refs/heads/main", True), "lfs, pulled"),
+        ],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(LFS_EXPECTED))
+def test_each_command_with_an_lfs_corpus_not_pulled(lfs_origin: Checkouts, name: str) -> None:
+    check_table(lfs_origin, name, LFS_EXPECTED[name], DVC_COMMANDS)
 
 
 # ---------------------------------------------------------------------------------------

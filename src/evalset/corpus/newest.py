@@ -49,7 +49,10 @@ class Current:
     state: CorpusState
     id: str | None = None
     note: str | None = None
-    """For ``unreadable``: the reason."""
+    """For ``unreadable``: the reason; for ``absent``, when git or DVC keeps the corpus
+    elsewhere: what follows "the corpus folder " (``evalset.corpus.tracked``)."""
+    fix: str | None = None
+    """For ``absent`` with a note: the command that brings the corpus here."""
 
 
 NOT_LOOKED = Current("unknown")
@@ -66,6 +69,7 @@ class Newest:
     commit: str | None = None
     """For the ``commit`` rule: the commit the snapshot was taken at."""
     note: str | None = None
+    fix: str | None = None
 
     @property
     def short(self) -> str:
@@ -83,7 +87,7 @@ class Newest:
         if self.corpus == "changed":
             return f"{why}; the corpus has changed since: run `evalset snapshot`"
         if self.corpus == "absent" and self.note:
-            return f"{why}; the corpus folder is {self.note}: run `dvc pull` to compare"
+            return f"{why}; the corpus folder {self.note}: run {self.fix} to compare"
         if self.corpus == "absent":
             return f"{why}; no corpus folder here to compare"
         if self.corpus == "unreadable":
@@ -147,7 +151,7 @@ def _history_missing(repo: Path, current: Current, head: str) -> HistoryMissing 
             f"snapshots were taken at, which this shallow clone lacks; {gitcmd.FETCH_HISTORY}."
         )
     if current.state == "absent" and current.note:
-        why, other = f"it is {current.note}", ", or pull the corpus (`dvc pull`)"
+        why, other = f"its folder {current.note}", f", or bring the corpus here ({current.fix})"
     elif current.state == "absent":
         why, other = "it is not here", ""
     elif current.state == "changed":
@@ -194,6 +198,6 @@ def choose(
             at = [ident for ident, a in abouts.items() if a.get("commit") == latest]
             # The commit's own snapshot first, then those of its working tree.
             best = max(at, key=lambda i: (abouts[i].get("rev") is None, created(i), i))
-            return Newest(best, "commit", corpus, latest, current.note)
+            return Newest(best, "commit", corpus, latest, current.note, current.fix)
     best = max(abouts, key=lambda i: (created(i), i))
-    return Newest(best, "created", corpus, None, current.note)
+    return Newest(best, "created", corpus, None, current.note, current.fix)

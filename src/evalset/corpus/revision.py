@@ -44,6 +44,13 @@ def read_revision(
     except ImportError as exc:  # pragma: no cover - dvc is a dependency
         raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
     corpus_rel = _from_top(repo, corpus_rel)
+    submodule = _submodule_at(repo, rev, corpus_rel)
+    if submodule is not None:
+        raise SnapshotError(
+            f"{repo}: at revision {rev!r}, the corpus folder {submodule}, whose files this "
+            f"repository does not hold; check out that revision with its submodules (`git "
+            f"checkout {rev} && git submodule update --init`), then run `evalset snapshot`."
+        )
     # scmrepo's LFS filter logs each pointer whose content it lacks; one sentence says it here
     logging.getLogger("scmrepo").setLevel(logging.ERROR)
     try:
@@ -81,6 +88,20 @@ def read_revision(
         if result.entry is not None:
             documents[result.doc] = result.entry
     return documents, warnings
+
+
+def _submodule_at(repo: Path, rev: str, corpus: str) -> str | None:
+    """How the corpus folder (``corpus``, from the repository's top) is or holds a git
+    submodule at ``rev`` (git keeps only the submodule's commit, not its files), or None."""
+    parts = corpus.strip("/").split("/")
+    for n in range(1, len(parts) + 1):
+        folder = "/".join(parts[:n])
+        listed = run_git(repo, "ls-tree", "--full-tree", rev, "--", folder) or ""
+        if listed.startswith("160000 "):
+            return f"is {'' if n == len(parts) else 'in '}the git submodule {folder}"
+    listed = run_git(repo, "ls-tree", "-r", "--full-tree", rev, "--", corpus.strip("/")) or ""
+    inside = [line.split("\t", 1)[1] for line in listed.splitlines() if line.startswith("160000 ")]
+    return f"holds the git submodule {inside[0]}" if inside else None
 
 
 def _hidden(doc: str) -> bool:

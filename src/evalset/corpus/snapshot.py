@@ -61,7 +61,7 @@ from evalset.corpus.newest import Current, HistoryMissing, Newest
 from evalset.corpus.reading import read_row
 from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
-from evalset.corpus.tracked import DVC_PULL, not_pulled
+from evalset.corpus.tracked import not_pulled
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.errors import EvalsetError
@@ -354,9 +354,11 @@ def tree_state(
     """Whether the corpus folder, as it is now, is one of the snapshots ``known`` (full
     ids), and which; or why that is not known. The stat cache moves only to a state that
     has a manifest (see ``read_working_tree``)."""
-    pulled = not_pulled(corpus)
-    if pulled is not None or not corpus.is_dir():
-        return Current("absent", note=pulled)
+    absent = not_pulled(corpus)
+    if absent is not None:
+        return Current("absent", note=absent.why, fix=absent.fix)
+    if not corpus.is_dir():
+        return Current("absent")
     with contextlib.suppress(OSError):  # a read-only state folder costs only speed
         ensure_state_dir(state_dir)
     try:
@@ -445,10 +447,10 @@ def take_snapshot(
     # Microseconds: "newest" orders snapshots first recorded within the same second.
     created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     if rev is None:
-        pulled = not_pulled(root / corpus_rel)
-        if pulled is not None:  # a snapshot would record an empty corpus
+        absent = not_pulled(root / corpus_rel)
+        if absent is not None:  # a snapshot would record an empty corpus
             raise SnapshotError(
-                f"{root / corpus_rel}: the corpus folder is {pulled}; run {DVC_PULL}, then "
+                f"{root / corpus_rel}: the corpus folder {absent.why}; run {absent.fix}, then "
                 "take the snapshot."
             )
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)

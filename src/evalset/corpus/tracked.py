@@ -1,18 +1,33 @@
-"""Whether a corpus folder that is missing or empty is one DVC tracks and was not pulled.
+"""Whether a corpus folder that is not (wholly) here is one DVC or git keeps elsewhere.
 
 A clone holds a DVC-tracked corpus only after ``dvc pull`` (a CI job may skip it, or it may
-fail): the ``.dvc`` file is committed, the files are not. That is not "the corpus changed"
-nor "it has no documents": a snapshot of it would record an empty corpus, and every
-citation would read as deleted. Looked at only when the folder is missing or empty, so a
-corpus that is here costs nothing.
+fail): the ``.dvc`` file is committed, the files are not. A corpus that is a git submodule
+(or lies in one, or holds one) is there only after ``git submodule update --init``, which
+``git clone`` and ``actions/checkout`` skip unless asked: its folder is left empty. That is
+not "the corpus changed" nor "it has no documents": a snapshot of it would record an empty
+corpus, and every citation would read as deleted. DVC is looked at only when the folder is
+missing or empty, submodules only where the repository has a ``.gitmodules`` file, so a
+corpus that is here costs a few ``stat`` calls.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 DVC_PULL = "`dvc pull`"
+SUBMODULE_UPDATE = "`git submodule update --init`"
+
+
+@dataclass(frozen=True)
+class Absent:
+    """Why the corpus folder is not (wholly) here, and the command that brings it."""
+
+    why: str
+    """What follows "the corpus folder ": ``is tracked by DVC in corpus.dvc and missing here
+    (not pulled)``."""
+    fix: str
 
 
 def _outs(dvc_file: Path) -> list[str]:
@@ -59,14 +74,44 @@ def _empty(folder: Path) -> bool:
         return False
 
 
-def not_pulled(corpus: Path) -> str | None:
-    """Why the corpus folder is not here, when DVC tracks it and it is missing or empty
-    (not pulled): a phrase naming the ``.dvc`` file (the fix is ``DVC_PULL``); None
+def not_pulled(corpus: Path) -> Absent | None:
+    """Why the corpus folder is not (wholly) here, when DVC tracks it and it is missing or
+    empty (not pulled), or a git submodule at, above or inside it is not checked out; None
     otherwise."""
+    submodule = _submodule_not_checked_out(corpus)
+    if submodule is not None:
+        return submodule
     if corpus.is_dir() and not _empty(corpus):
         return None
     tracked = dvc_file_of(corpus)
     if tracked is None:
         return None
     state = "empty" if corpus.is_dir() else "missing"
-    return f"tracked by DVC in {tracked.name} and {state} here (not pulled)"
+    return Absent(f"is tracked by DVC in {tracked.name} and {state} here (not pulled)", DVC_PULL)
+
+
+def _submodule_not_checked_out(corpus: Path) -> Absent | None:
+    """The git submodule at, above or inside ``corpus`` that this clone has not checked out
+    (its folder holds no ``.git``), from the ``.gitmodules`` of the repository it is in."""
+    corpus = corpus.absolute()
+    top = next((f for f in (corpus, *corpus.parents) if (f / ".git").exists()), None)
+    if top is None or not (top / ".gitmodules").is_file():
+        return None
+    from evalset import gitcmd
+
+    try:
+        listed = gitcmd.run(top, "config", "-f", ".gitmodules", "--get-regexp", r"\.path$")
+    except OSError:
+        return None
+    for line in listed.stdout.splitlines():
+        _, _, path = line.partition(" ")
+        folder = top / path
+        if not path or (folder / ".git").exists():
+            continue
+        if folder == corpus:
+            return Absent(f"is the git submodule {path}, not checked out here", SUBMODULE_UPDATE)
+        if folder in corpus.parents:
+            return Absent(f"is in the git submodule {path}, not checked out here", SUBMODULE_UPDATE)
+        if corpus in folder.parents:
+            return Absent(f"holds the git submodule {path}, not checked out here", SUBMODULE_UPDATE)
+    return None
