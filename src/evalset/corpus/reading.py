@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from evalset.corpus import HashMode, lfs, sectioner_for
+from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import (
     document_entry,
     document_record,
@@ -32,10 +33,10 @@ class ReadResult:
 def parse_document(
     doc: str, data: bytes, mode: HashMode, store_text: bool | None, entry: bool = True
 ) -> ReadResult:
-    """Section one document's bytes; binary files are skipped and bad UTF-8 replaced, with a
-    warning naming the file. ``entry=False`` gives only the manifest line and digest;
-    ``store_text=None`` gives the line without the text and, in ``with_text``, the line
-    with it (and no entry)."""
+    """Section one document's bytes, decoded as ``evalset.corpus.encoding`` says; binary
+    files are skipped and undecodable bytes replaced, with a warning naming the file.
+    ``entry=False`` gives only the manifest line and digest; ``store_text=None`` gives the
+    line without the text and, in ``with_text``, the line with it (and no entry)."""
     sectioner = sectioner_for(doc)
     if sectioner is None:
         return ReadResult(doc)
@@ -50,15 +51,10 @@ def parse_document(
             )
     if lfs.pointer(data) is not None:
         return ReadResult(doc, warning=f"!{lfs.not_fetched(doc)}")
-    if b"\x00" in data[:8192]:
-        return ReadResult(doc, warning=f"{doc}: looks binary (NUL bytes); skipped")
-    warning = None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", "replace")
-        warning = f"{doc}: is not valid UTF-8 (byte {exc.start}); read with replacement characters"
-    parsed = sectioner(text.removeprefix("\ufeff"), mode)
+    text, warning = decode(doc, data)
+    if text is None:
+        return ReadResult(doc, warning=warning)
+    parsed = sectioner(text, mode)
     line, digest = document_record(doc, parsed, bool(store_text))
     if store_text is None:
         with_text = document_record(doc, parsed, True)[0]

@@ -20,7 +20,8 @@ HashMode = Literal["rendered", "source"]
 SECTIONING_VERSION = 5
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused (5: a Git LFS pointer is refused, never
-read as a document)."""
+read as a document; UTF-16 with a byte-order mark and HTML in its declared encoding are
+read, no longer skipped or garbled)."""
 
 
 @dataclass(slots=True)

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from evalset.corpus import sectioner_for
+from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import Snapshot
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_blobs, git_name
@@ -174,7 +175,7 @@ class Resolver:
         for data in candidates:
             parsed = parse_document(doc, data, snap.hash_mode, False)
             if parsed.entry is not None and parsed.entry["hash"] == entry["hash"]:
-                return data.decode("utf-8", "replace").removeprefix("\ufeff")
+                return decode(doc, data)[0] or ""
         return None
 
 
