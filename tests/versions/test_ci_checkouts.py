@@ -313,6 +313,13 @@ def another_owner(origin: Origin, dest: Path) -> Path:
     return dest
 
 
+def sparse(origin: Origin, dest: Path) -> Path:
+    """A developer's sparse checkout (cone mode) of everything but the corpus's folder."""
+    clone(origin, dest, "--sparse")
+    git(dest, "sparse-checkout", "set", "sets", "snapshots", "runs", "reports")
+    return dest
+
+
 @dataclass
 class Situation:
     name: str
@@ -344,6 +351,7 @@ def _situations() -> list[Situation]:
         Situation("pr corpus", lambda o, d: actions_checkout(o, d, "refs/pull/2/merge"),
                   "pr corpus, full"),
         Situation("another owner", another_owner, "full"),
+        Situation("sparse", sparse, "full"),
     ]  # fmt: skip
 
 
@@ -424,6 +432,22 @@ TAGS_OR_HISTORY = Refused(("`git fetch --tags`", "`git fetch --unshallow --tags`
 OWNER = Refused(("safe.directory",))
 EITHER_OWNER = "same, or refused for safe.directory"
 
+
+def not_here(fix: str) -> dict[str, object]:
+    """A corpus kept elsewhere (DVC, a git submodule, Git LFS) and not brought into the
+    checkout: what reads the corpus notes it, `snapshot` refuses to record it, and every
+    other command gives the full clone's verdict."""
+    return {"status": Note(fix), "stale": Note(fix), "hook stale": Note(fix),
+            "snapshot": Refused((fix,))}  # fmt: skip
+
+
+def not_here_shallow(fix: str) -> dict[str, object]:
+    """The same in a shallow checkout (`actions/checkout`), where only the corpus tells the
+    newest snapshot: what needs it refuses, naming the fix."""
+    newest = ["status", "stale", "verify", "pin", "release", "score retrieval", "hook stale"]
+    return {**dict.fromkeys(newest, Refused((fix,))), "snapshot": Refused((fix,))}
+
+
 NEEDS_TAGS = [
     # commands that read the releases of docs or flip, whose headers name a release
     "validate", "validate flip", "status", "pin flip", "pin --rev", "check-pin", "log",
@@ -467,6 +491,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "snapshot --rev": HISTORY,
     },
     "another owner": dict.fromkeys(COMMANDS, EITHER_OWNER),
+    "sparse": not_here("`git sparse-checkout add corpus`"),
 }
 
 
@@ -659,21 +684,6 @@ DVC_COMMANDS = [
     "validate", "status", "stale", "snapshot", "verify", "pin", "pin --rev", "release",
     "score retrieval", "hook stale",
 ]  # fmt: skip
-
-
-def not_here(fix: str) -> dict[str, object]:
-    """A corpus kept elsewhere (DVC, a git submodule, Git LFS) and not brought into the
-    checkout: what reads the corpus notes it, `snapshot` refuses to record it, and every
-    other command gives the full clone's verdict."""
-    return {"status": Note(fix), "stale": Note(fix), "hook stale": Note(fix),
-            "snapshot": Refused((fix,))}  # fmt: skip
-
-
-def not_here_shallow(fix: str) -> dict[str, object]:
-    """The same in a shallow checkout (`actions/checkout`), where only the corpus tells the
-    newest snapshot: what needs it refuses, naming the fix."""
-    newest = ["status", "stale", "verify", "pin", "release", "score retrieval", "hook stale"]
-    return {**dict.fromkeys(newest, Refused((fix,))), "snapshot": Refused((fix,))}
 
 
 DVC_EXPECTED: dict[str, dict[str, object]] = {

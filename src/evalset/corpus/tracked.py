@@ -3,11 +3,13 @@
 A clone holds a DVC-tracked corpus only after ``dvc pull`` (a CI job may skip it, or it may
 fail): the ``.dvc`` file is committed, the files are not. A corpus that is a git submodule
 (or lies in one, or holds one) is there only after ``git submodule update --init``, which
-``git clone`` and ``actions/checkout`` skip unless asked: its folder is left empty. That is
+``git clone`` and ``actions/checkout`` skip unless asked: its folder is left empty. A
+sparse checkout (``git sparse-checkout``) may leave part of the corpus out. That is
 not "the corpus changed" nor "it has no documents": a snapshot of it would record an empty
 corpus, and every citation would read as deleted. DVC is looked at only when the folder is
-missing or empty, submodules only where the repository has a ``.gitmodules`` file, so a
-corpus that is here costs a few ``stat`` calls.
+missing or empty, submodules only where the repository has a ``.gitmodules`` file, a
+sparse checkout only where it has sparse-checkout patterns, so a corpus that is here
+costs a few ``stat`` calls.
 """
 
 from __future__ import annotations
@@ -78,9 +80,11 @@ def not_pulled(corpus: Path) -> Absent | None:
     """Why the corpus folder is not (wholly) here, when DVC tracks it and it is missing or
     empty (not pulled), or a git submodule at, above or inside it is not checked out; None
     otherwise."""
-    submodule = _submodule_not_checked_out(corpus)
-    if submodule is not None:
-        return submodule
+    corpus = corpus.absolute()
+    top = next((f for f in (corpus, *corpus.parents) if (f / ".git").exists()), None)
+    left_out = (_submodule_not_checked_out(corpus, top) or _sparse(corpus, top)) if top else None
+    if left_out is not None:
+        return left_out
     if corpus.is_dir() and not _empty(corpus):
         return None
     tracked = dvc_file_of(corpus)
@@ -90,12 +94,11 @@ def not_pulled(corpus: Path) -> Absent | None:
     return Absent(f"is tracked by DVC in {tracked.name} and {state} here (not pulled)", DVC_PULL)
 
 
-def _submodule_not_checked_out(corpus: Path) -> Absent | None:
+def _submodule_not_checked_out(corpus: Path, top: Path) -> Absent | None:
     """The git submodule at, above or inside ``corpus`` that this clone has not checked out
-    (its folder holds no ``.git``), from the ``.gitmodules`` of the repository it is in."""
-    corpus = corpus.absolute()
-    top = next((f for f in (corpus, *corpus.parents) if (f / ".git").exists()), None)
-    if top is None or not (top / ".gitmodules").is_file():
+    (its folder holds no ``.git``), from the ``.gitmodules`` of the repository (at ``top``)
+    it is in."""
+    if not (top / ".gitmodules").is_file():
         return None
     from evalset import gitcmd
 
@@ -115,3 +118,33 @@ def _submodule_not_checked_out(corpus: Path) -> Absent | None:
         if corpus in folder.parents:
             return Absent(f"holds the git submodule {path}, not checked out here", SUBMODULE_UPDATE)
     return None
+
+
+def _sparse(corpus: Path, top: Path) -> Absent | None:
+    """The corpus files that git's sparse checkout leaves out of the working tree (their
+    index entries are marked skip-worktree), looked for only where the repository (at
+    ``top``) has sparse-checkout patterns."""
+    git_dir = top / ".git"
+    if git_dir.is_file():  # a linked worktree or a submodule: "gitdir: <its git folder>"
+        try:
+            pointed = git_dir.read_text("utf-8").strip().removeprefix("gitdir:").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        git_dir = (top / pointed).resolve()
+    if not (git_dir / "info" / "sparse-checkout").is_file():
+        return None
+    from evalset import gitcmd
+
+    rel = corpus.relative_to(top).as_posix() if corpus != top else "."
+    try:
+        listed = gitcmd.run(top, "ls-files", "-t", "-z", "--", rel)
+    except OSError:
+        return None
+    left = [entry[2:] for entry in listed.stdout.split("\0") if entry.startswith("S ")]
+    if not left:
+        return None
+    more = f" and {len(left) - 1} more file(s)" if len(left) > 1 else ""
+    return Absent(
+        f"is not all checked out here: git's sparse checkout leaves out {left[0]}{more}",
+        f"`git sparse-checkout add {rel}` (or `git sparse-checkout disable`)",
+    )
