@@ -153,18 +153,3 @@ def test_init_again_names_every_file_it_left_alone(git_repo: Path, cli) -> None:
     said = cli(git_repo, "init").out
     for path in first["created"]:
         assert f"kept    {os.path.relpath(path, git_repo)} (exists)" in said
-
-
-def test_a_config_lock_left_by_a_stopped_git_is_named_with_the_fix(  # type: ignore[no-untyped-def]
-    two_branches: Path, cli
-) -> None:
-    """A git killed while it wrote its config leaves ``.git/config.lock``, and every later
-    git refuses to write the config: the one sentence names the file to delete."""
-    lock = two_branches / ".git" / "config.lock"
-    lock.write_text("")
-    done = cli(two_branches, "init", "--git-hooks")
-    assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
-    assert "its config is locked (" in done.err and ".git/config.lock exists)" in done.err
-    assert "delete that file and run `evalset init --git-hooks`" in done.err
-    lock.unlink()
-    assert cli(two_branches, "init", "--git-hooks").code == 0

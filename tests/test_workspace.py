@@ -108,7 +108,7 @@ def test_init_names_a_git_config_lock_that_stays(git_repo: Path, cli) -> None:  
     result = cli(git_repo, "init")
     assert result.code == 2
     assert len(result.err.splitlines()) == 1
-    assert (
-        "git could not record the merge driver in its config (error: could not lock " in result.err
-    )
-    assert result.err.endswith("fix the cause, then run `evalset init --git-hooks`.\n")
+    assert "its config is locked (" in result.err and ".git/config.lock exists)" in result.err
+    assert result.err.endswith("delete that file and run `evalset init --git-hooks`.\n")
+    (git_repo / ".git" / "config.lock").unlink()
+    assert cli(git_repo, "init", "--git-hooks").code == 0
