@@ -199,3 +199,26 @@ def test_a_run_whose_queries_are_interleaved(tmp_path: Path) -> None:
     result = score_trec(tmp_path / "q", tmp_path / "r")
     assert result.per_query["1"]["recip_rank"] == 0.5 and result.per_query["2"]["map"] == 1
     _assert_equal(tmp_path / "q", tmp_path / "r")
+
+
+# a judgement as written, and the level trec_eval's atol() reads (glibc holds a number beyond
+# a C long at its largest or smallest value)
+ATOL = {
+    "2": 2, "+2": 2, "-1": -1, "2.7": 2, "1e300": 1, "3E2": 3, ".5": 0, "-.5": 0,
+    "99999999999999999999999": 2**63 - 1, "-99999999999999999999": -(2**63),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text", list(ATOL))
+def test_a_judgement_is_read_as_trec_evals_atol_reads_it(tmp_path: Path, text: str) -> None:
+    (tmp_path / "q").write_text(f"1 0 a {text}\n1 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n")
+    level = ATOL[text]
+    result = score_trec(tmp_path / "q", tmp_path / "r")
+    assert result.all["num_rel"] == 1 + (level >= 1)
+    assert result.all["recip_rank"] == (1.0 if level >= 1 else 0.5)
+    # the same as the level written as an integer, which pytrec_eval reads (as a C int)
+    (tmp_path / "plain").write_text(f"1 0 a {level}\n1 0 b 1\n")
+    assert result.per_query == score_trec(tmp_path / "plain", tmp_path / "r").per_query
+    if abs(level) < 2**31:
+        _assert_equal(tmp_path / "plain", tmp_path / "r")

@@ -2,8 +2,8 @@
 
 Files are read as trec_eval reads them: whitespace-separated columns, a line whose first
 non-blank character is ``#`` is a comment, blank lines are skipped. A qrels line is
-``qid iter docno rel`` (exactly four columns; ``rel`` an integer, a decimal keeps its integer
-part as trec_eval's ``atol`` does); a run line is ``qid iter docno rank score run_id``
+``qid iter docno rel`` (exactly four columns; ``rel`` read as trec_eval's ``atol`` reads it,
+see ``_relevance``); a run line is ``qid iter docno rank score run_id``
 (at least six columns, later ones ignored; the rank column is ignored).
 
 Semantics, as trec_eval 9 computes them:
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
@@ -202,7 +203,7 @@ def read_qrels(path: Path) -> Qrels:
     queries, docs, rels = columns.column(0), columns.column(2), columns.column(3)
     try:
         levels = np.array(rels).astype(np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):  # decimals, exponents, numbers beyond a C long
         levels = np.array(
             [_relevance(r, path, int(n)) for r, n in zip(rels, columns.numbers, strict=True)],
             dtype=np.int64,
@@ -212,13 +213,19 @@ def read_qrels(path: Path) -> Qrels:
     return Qrels(path, queries, docs, levels)
 
 
+_LEADING_INTEGER = re.compile(rb"[+-]?[0-9]+")
+LONG = 2**63
+"""A C long has 64 bits here: glibc's atol() gives its largest or smallest value for a
+number beyond them."""
+
+
 def _relevance(text: bytes, path: Path, line: int) -> int:
-    """A judgement as trec_eval's atol() reads it (a decimal keeps its integer part), but
-    refusing what is not a number."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
+    """A judgement as trec_eval's atol() reads it: its leading integer (``2.7`` is 2, ``1e3``
+    is 1), held within a C long as glibc holds it; a decimal without one keeps its integer
+    part (``.5`` is 0). What is not a number is refused, not read as 0."""
+    found = _LEADING_INTEGER.match(text)
+    if found is not None:
+        return max(-LONG, min(LONG - 1, int(found.group())))
     try:
         value = float(text)
     except ValueError:
