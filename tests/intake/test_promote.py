@@ -201,6 +201,32 @@ def test_map_reads_any_shape_by_dotted_paths(example: Path, cli, monkeypatch) ->
     assert items["992"].origin is not None and items["992"].origin.observed_answer is None
 
 
+# a record's date as a trace export may write it, and the date kept (None: refused)
+DATES: dict[str, dt.date | None] = {
+    "1764460800": dt.date(2025, 11, 30),  # seconds since 1970
+    "1764460800000": dt.date(2025, 11, 30),  # milliseconds
+    '"2025-11-30T23:59:59.5+02:00"': dt.date(2025, 11, 30),
+    "1e20": None, "-1e20": None, "1e300": None, "99999999999999999999999": None,
+    "Infinity": None, "NaN": None, '"2025-02-30"': None, "true": None,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("written", list(DATES))
+def test_a_date_beyond_any_calendar_is_one_sentence(example: Path, cli, written: str) -> None:  # type: ignore[no-untyped-def]
+    record = '{"question": "Can I return a kettle I used once?", "trace": "t-9", "date": %s}\n'
+    (example / "dated.jsonl").write_text(record % written)
+    done = cli(example, "promote", "dated.jsonl", "--set", "acme-support", "--id-from", "trace")
+    kept = DATES[written]
+    if kept is None:
+        assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
+        assert done.err.startswith("evalset: dated.jsonl:1: the record date: "), done.err
+        assert "Value error" not in done.err and "Traceback" not in done.err
+    else:
+        assert done.code == 0, done.err
+        items = {i.id: i for i in load_set(example / SET).items}
+        assert items["t-9"].origin is not None and items["t-9"].origin.date == kept
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

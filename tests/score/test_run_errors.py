@@ -13,6 +13,7 @@ __all__ = ["score_ws"]
 
 GOOD = '{"id": "a1", "retrieved": ["guide.md#returns"]}\n'
 FIX = "; fix the line, or leave invalid lines out with --skip-invalid."
+TRIAL = '"trial" must be a whole number from 0 to 2,147,483,647, not'
 
 # name -> (run file content, expected message without "evalset: ")
 CASES: dict[str, tuple[str | bytes, str]] = {
@@ -40,11 +41,11 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "white-space-around-lines": (
         "  " + GOOD.strip() + " \r\n\t \n" + '{"id": "a1", "trial": -1, "retrieved": []}\n',
-        'run.jsonl:3: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+        f"run.jsonl:3: item a1: {TRIAL} -1" + FIX,
     ),
     "crlf-lines": (
         GOOD.replace("\n", "\r\n") + '{"id": "a1", "trial": -1, "retrieved": []}\r\n',
-        'run.jsonl:2: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+        f"run.jsonl:2: item a1: {TRIAL} -1" + FIX,
     ),
     "no-break-space-after-a-line": (  # white space to Python, not to JSON
         GOOD.strip() + "\u00a0\n",
@@ -90,7 +91,25 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "negative-trial": (
         '{"id": "a1", "trial": -1, "retrieved": []}\n',
-        'run.jsonl:1: item a1: "trial" must be a whole number from 0, not -1' + FIX,
+        f"run.jsonl:1: item a1: {TRIAL} -1" + FIX,
+    ),
+    "trial-beyond-32-bits": (  # an internal error before (numpy's int64 overflowed)
+        '{"id": "a1", "trial": 100000000000000000000, "retrieved": []}\n',
+        'run.jsonl:1: item a1: "trial" must be a whole number from 0 to 2,147,483,647, not '
+        "100000000000000000000" + FIX,
+    ),
+    "costs-beyond-a-number": (  # each finite, their total Infinity in the report before
+        '{"id": "a1", "retrieved": [], "cost": 1e308}\n'
+        '{"id": "a2", "retrieved": [], "cost": 1.5e308}\n',
+        'run.jsonl:2: item a2: "cost" 1.5e+308 takes the run\'s total beyond the largest '
+        "number a report holds (check its unit)" + FIX,
+    ),
+    "latencies-beyond-a-number": (
+        '{"id": "a1", "retrieved": [], "latency_ms": 1.7e308}\n'
+        '{"id": "a2", "retrieved": [], "latency_ms": 1.7e308}\n'
+        '{"id": "a3", "retrieved": [], "latency_ms": 1.7e308}\n',
+        'run.jsonl:2: item a2: "latency_ms" 1.7e+308 takes the run\'s total beyond the '
+        "largest number a report holds (check its unit) (1 more invalid line(s))" + FIX,
     ),
     "latency-text": (
         '{"id": "a1", "retrieved": [], "latency_ms": "fast"}\n',

@@ -30,6 +30,7 @@ from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set, set_lock
+from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, set_name_problem
 from evalset.sets.setfile import SetFile, load_set
 
@@ -188,7 +189,8 @@ def import_rows(
             where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "row"
             where = redact(where)  # a key may itself be personal data
             raise ImportRefused(
-                f"{source}:{number}: {where}: {first['msg']}; fix the row, nothing was imported."
+                f"{source}:{number}: {where}: {error_text(first)}; fix the row, nothing was "
+                "imported."
             ) from None
         candidates.append((number, item))
     if create:

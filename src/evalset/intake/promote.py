@@ -30,6 +30,7 @@ from evalset.errors import EvalsetError
 from evalset.fsio import json_loads, json_text_lines
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import Redactor
+from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 
 FIELDS = tuple(FailureRecord.model_fields)
@@ -302,7 +303,7 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
         )
     if first["type"] == "missing":
         return f"{where} is missing"
-    return f"{where}: {first['msg']}"  # pydantic's messages do not quote the input
+    return f"{where}: {error_text(first)}"  # pydantic's messages do not quote the input
 
 
 @dataclass

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from itertools import chain
 from json.scanner import make_scanner
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -118,8 +119,10 @@ def _problem(obj: Any, plain: bool) -> str | None:
     if type(ident) is not str or not ident:
         return 'has no "id" text; give the id of the set item it answers'
     trial = obj.get("trial", 0)
-    if type(trial) is not int or trial < 0:
-        return f'item {ident}: "trial" must be a whole number from 0, not {trial!r}'
+    if type(trial) is not int or trial < 0 or trial > TRIAL_LIMIT:
+        return (
+            f'item {ident}: "trial" must be a whole number from 0 to {TRIAL_LIMIT:,}, not {trial!r}'
+        )
     for key in ("latency_ms", "cost"):
         value = obj.get(key)
         if value is not None and (
@@ -351,6 +354,11 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
             continue
         first[key] = line.line
         lines.append(line)
+    beyond = _totals_beyond_a_number(lines)
+    if beyond:
+        invalid += beyond
+        left_out = {n for n, _ in beyond}
+        lines = [line for line in lines if line.line not in left_out]
     invalid.sort()
     run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
     if not defer:
@@ -358,6 +366,30 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     elif not lines and not invalid:
         _no_lines(run)
     return run
+
+
+TRIAL_LIMIT = 2**31 - 1
+"""The largest trial number (a count of repeated runs, kept as a 32-bit integer by the tools
+that read reports)."""
+
+
+def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
+    """The lines whose latency or cost would take the run's total beyond the largest number
+    a report can hold (about 1.8e308, where JSON would get ``Infinity``), as (line,
+    problem); the total is kept without them."""
+    found: dict[int, str] = {}
+    for key in ("latency_ms", "cost"):
+        if math.isfinite(sum(filter(None, map(attrgetter(key), lines)))):
+            continue
+        total = 0.0
+        for line in lines:
+            value = getattr(line, key) or 0
+            if math.isfinite(total + value):
+                total += value
+            elif line.line not in found:
+                why = "takes the run's total beyond the largest number a report holds"
+                found[line.line] = f'item {line.id}: "{key}" {value!r} {why} (check its unit)'
+    return sorted(found.items())
 
 
 def _no_lines(run: RunFile) -> None:

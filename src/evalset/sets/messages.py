@@ -49,6 +49,14 @@ def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
     return tuple(step for step in err["loc"] if not (isinstance(step, str) and "[" in step))
 
 
+def error_text(err: Mapping[str, Any]) -> str:
+    """pydantic's message for an error, a validator's own sentence without the ``Value
+    error, `` pydantic puts before it."""
+    if err["type"] == "value_error" and (err.get("ctx") or {}).get("error") is not None:
+        return str(err["ctx"]["error"])
+    return str(err["msg"])
+
+
 def schema_message(
     err: Mapping[str, Any], is_item: bool, held: bool = False
 ) -> tuple[str, str | None]:
@@ -97,7 +105,7 @@ def schema_message(
         choices = "use" if " or " not in expected else "use one of"
         return f"{describe(value, hidden)} is not allowed; {choices} {expected}", None
     if kind == "value_error":
-        return str(ctx.get("error", err["msg"])), None
+        return error_text(err), None
     if kind == "too_short":
         return "must not be empty", None
     return f"{err['msg'].rstrip('.').lower()}, got {describe(value, hidden)}", None

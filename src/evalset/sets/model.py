@@ -190,7 +190,12 @@ def _day(value: Any) -> Any:
         return value[:10]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value / 1000 if value > 1e11 else value
-        return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+        try:
+            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+        except (OverflowError, OSError, ValueError):  # beyond the years a date can hold
+            raise ValueError(
+                f"{value!r} is not a time: seconds or milliseconds since 1970 are expected"
+            ) from None
     return value
 
 
