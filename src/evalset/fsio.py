@@ -545,8 +545,13 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 def json_text_lines(text: str) -> list[str]:
     """The lines of a JSON Lines text, cut at CR LF, CR and LF only. ``str.splitlines`` also
     cuts at U+2028, U+0085, form feeds and other characters that JSON writes unescaped inside
-    a string (``json.dumps(..., ensure_ascii=False)``): it would cut such a record in two."""
-    return _LINE_BREAK.split(text)
+    a string (``json.dumps(..., ensure_ascii=False)``): it would cut such a record in two.
+    A line that starts with a byte-order mark (where files were joined: ``cat a.jsonl
+    b.jsonl``, each saved with one) starts after it."""
+    lines = _LINE_BREAK.split(text)
+    if "\ufeff" in text:
+        return [line.removeprefix("\ufeff") for line in lines]
+    return lines
 
 
 _CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)

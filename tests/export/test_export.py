@@ -606,3 +606,31 @@ def test_an_imported_jsonl_row_is_not_cut_at_a_character_json_leaves_unescaped()
     for newline in ("\n", "\r\n", "\r"):
         text = newline.join(json.dumps(r, ensure_ascii=False) for r in rows) + newline
         assert list(json_lines(text)) == list(enumerate(rows, 1))
+
+
+def test_jsonl_files_joined_with_their_byte_order_marks_read_as_one(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`cat a.jsonl b.jsonl`, each saved by a tool that starts its files with a byte-order
+    mark: the second mark stands at the start of a line in the middle. Every JSONL reader
+    (import, promote, run files) reads the joined file as the two files (the line was refused
+    as not JSON before, with Python's advice to decode it as utf-8-sig)."""
+
+    def joined(lines: list[str], name: str) -> str:
+        half = len(lines) // 2
+        parts = ["".join(lines[:half]), "".join(lines[half:])]
+        (example / name).write_bytes(b"".join(("\ufeff" + p).encode() for p in parts))
+        return name
+
+    asked = ["How long do refunds take?", "Can I return a used kettle?",
+             "Do gift cards expire?", "Which carriers deliver on Sundays?"]  # fmt: skip
+    rows = [json.dumps({"question": q}) + "\n" for q in asked]
+    done = cli(example, "import", joined(rows, "rows.jsonl"), "--set", "mine", "--format",
+               "jsonl", "--json")  # fmt: skip
+    assert done.code == 0 and len(json.loads(done.out)["added"]) == 4, done.err
+    records = (ROOT / "examples" / "failures.jsonl").read_text().splitlines(keepends=True)[:4]
+    done = cli(example, "promote", joined(records, "failures.jsonl"), "--set", "acme-support",
+               "--dry-run", "--json")  # fmt: skip
+    assert done.code == 0 and not json.loads(done.out)["invalid"], done.err
+    run = (ROOT / "examples/runs/acme-support-bm25.jsonl").read_text().splitlines(keepends=True)
+    done = cli(example, "score", "retrieval", "acme-support", joined(run, "run.jsonl"),
+               "--allow-stale", "--json")  # fmt: skip
+    assert done.code == 0 and json.loads(done.out)["counts"]["invalid_lines"] == 0, done.err

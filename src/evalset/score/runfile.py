@@ -261,7 +261,10 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
     scan = _SCAN
     parsed, broken = [], []
     escapes = "\\ud" in text or "\\uD" in text  # a surrogate, alone or in a pair (an emoji)
-    for n, line in enumerate(text.split("\n"), 1):
+    lines = text.split("\n")
+    if "\ufeff" in text:  # a byte-order mark where files were joined (cat a.jsonl b.jsonl)
+        lines = [line.removeprefix("\ufeff") for line in lines]
+    for n, line in enumerate(lines, 1):
         if not line or line.isspace():
             continue
         try:
