@@ -114,7 +114,8 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
     lines: list[tuple[object, ...]] = []
     invalid: list[tuple[int, str]] = []
     first: dict[tuple[str, int], int] = {}
-    for n, line in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
+    for n, joined in enumerate(text.removeprefix("\ufeff").split("\n"), 1):
+        line = joined.removeprefix("\ufeff")  # (where files saved with one were joined)
         if not line.strip():
             continue
         try:
