@@ -93,6 +93,36 @@ def test_a_rewritten_set_fits_in_one_diff_comment(corpus_repo: Path, cli) -> Non
     assert len(everything["changed"]) == 1500
 
 
+def test_a_set_whose_every_item_moved_to_the_holdout_fits_in_one_diff_comment(
+    corpus_repo: Path,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    """Each holdout move is flagged before the table; 2,500 of them made a comment of
+    235,235 characters whose table was empty while it said rows were left out."""
+    write_files(corpus_repo, _corpus(1))
+    items = "".join(
+        set_item(f"q-{n:04}", f"policy-{n % DOCS:03}.md#rule") + "    holdout: false\n"
+        for n in range(2500)
+    )
+    set_file = corpus_repo / "sets" / "docs.yaml"
+    set_file.write_text(SET_HEADER + items)
+    commit_all(corpus_repo, "set")
+    set_file.write_text(set_file.read_text().replace("holdout: false", "holdout: true"))
+
+    md = cli(corpus_repo, "diff", "docs", "HEAD", "--format", "md")
+    assert md.code == 0, md.err
+    check_markdown(md.out)
+    assert len(md.out) <= COMMENT_LONGEST
+    flagged = md.out.count("> **Holdout move:**")
+    assert 0 < flagged < 2500
+    assert f"> … and {2500 - flagged} more holdout move(s): `evalset diff` lists them all." in (
+        md.out
+    )
+    shown = md.out.count("| `q-")
+    assert 0 < shown < 2500
+    assert f"… {2500 - shown} more row(s) are left out" in md.out
+
+
 def test_misses_whose_every_character_is_escaped_fit_their_table() -> None:
     """An answer of 1,000 ``<`` is 4,000 characters in a comment (``&lt;`` each): twenty such
     rows in each of a comment's two tables of misses would pass GitHub's limit."""

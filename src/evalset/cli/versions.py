@@ -155,9 +155,14 @@ def _diff_md(diff: SetDiff) -> str:
 
     out = [f"### {md_code(diff.set)}: {md_text(diff.old)} → {md_text(diff.new)}", "",
            f"{diff.summary()}", ""]  # fmt: skip
-    for move in diff.holdout_moves:
-        out += [f"> **Holdout move:** {md_code(move.id)} moved from {move.old} to {move.new}.",
-                ""]  # fmt: skip
+    # each move flagged first, within half of the comment: the rest count and point to diff
+    moves = [f"> **Holdout move:** {md_code(move.id)} moved from {move.old} to {move.new}.\n"
+             for move in diff.holdout_moves]  # fmt: skip
+    flagged = md_fit(moves, COMMENT_LONGEST // 2)
+    out += [line for move in moves[:flagged] for line in move.split("\n")]
+    if flagged < len(moves):
+        out += [f"> … and {len(moves) - flagged} more holdout move(s): `evalset diff` lists "
+                "them all.", ""]  # fmt: skip
     if diff.empty:
         return "\n".join(out) + "\n"
     out += ["| item | what | detail |", "|---|---|---|"]
