@@ -137,10 +137,15 @@ def test_text_from_history_comes_from_the_lfs_store(
     assert cli(origin, "snapshot").code == 0
     stale = cli(origin, "stale", "docs")
     assert stale.code == 1 and "within [-30-] {+14+} days" in stale.out, stale.out
-    # Without the content in the store, nothing is fetched: the old text is not shown.
+    # Without the content in the store, nothing is fetched: the old text is not shown, and
+    # the note says why (it said the corpus had uncommitted changes then).
     shutil.rmtree(origin / ".git" / "lfs" / "objects")
     stale = cli(origin, "stale", "docs")
     assert stale.code == 1 and "[-30-]" not in stale.out and "damaged-items" in stale.out
+    assert "policies/returns.md is in Git LFS, and this clone does not hold that version" in (
+        stale.out
+    )
+    assert "uncommitted" not in stale.out
 
 
 def test_a_span_is_read_from_the_lfs_store_at_the_snapshots_commit(

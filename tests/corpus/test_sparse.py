@@ -36,10 +36,11 @@ def test_a_corpus_partly_left_out_by_a_sparse_checkout_is_not_recorded(
 
     done = cli(clone, "snapshot")
     assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
+    # (patterns, not cone mode: adding the corpus would not undo the one that leaves it out)
     assert (
         "the corpus folder is not all checked out here: git's sparse checkout leaves out "
-        "corpus/policies/refunds.md and 1 more file(s); run `git sparse-checkout add corpus` "
-        "(or `git sparse-checkout disable`), then take the snapshot."
+        "corpus/policies/refunds.md and 1 more file(s); run `git sparse-checkout disable`, "
+        "then take the snapshot."
     ) in done.err
     assert sorted((clone / "snapshots").iterdir()) == recorded
     status = cli(clone, "status")
@@ -50,3 +51,25 @@ def test_a_corpus_partly_left_out_by_a_sparse_checkout_is_not_recorded(
     git(clone, "sparse-checkout", "disable")
     again = cli(clone, "snapshot", "--json")
     assert again.code == 0 and json.loads(again.out)["id"] == full, again.err
+
+
+def test_in_cone_mode_the_fix_adds_the_corpus_from_where_evalset_runs(
+    git_repo: Path,
+    cli,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """A workspace in a subfolder (evals/, its corpus evals/docs/kb): git takes the folder
+    of `sparse-checkout add` from where it runs, so the fix names it from there."""
+    write_files(git_repo, {
+        "evals/evalset.toml": 'corpus = "docs/kb"\n[validate]\nmin_per_category = 0\n',
+        "evals/docs/kb/faq.md": "# FAQ\n\n## Hours\n\nNine to five.\n",
+        "evals/sets/.keep": "",
+    })  # fmt: skip
+    commit_all(git_repo, "workspace")
+    clone = tmp_path / "sparse"
+    git(tmp_path, "clone", "-q", "--sparse", str(git_repo), str(clone))
+    git(clone, "sparse-checkout", "set", "evals/sets")
+    done = cli(clone / "evals", "snapshot")
+    assert done.code == 2 and "run `git sparse-checkout add docs/kb`, then take" in done.err
+    git(clone / "evals", "sparse-checkout", "add", "docs/kb")  # as told, from there
+    assert cli(clone / "evals", "snapshot").code == 0

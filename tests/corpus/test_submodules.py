@@ -60,7 +60,7 @@ def test_a_submodule_not_checked_out_is_named_and_nothing_is_recorded(
     said = LAYOUTS[layout][2]
     done = cli(full, "snapshot", "--rev", "HEAD")
     assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
-    assert f"the corpus folder {said}, whose files this repository does not hold" in done.err
+    assert f"the corpus folder {said}, and git's history holds a submodule's commit" in done.err
 
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(origin), str(clone))

@@ -213,6 +213,7 @@ def build_origin(repo: Path, sub: str, key: Path) -> Origin:
     must(ws, "verify", "vault", "--all")
     must(ws, "seal", "vault", "--recipient", str(identity.to_public()))
     (ws / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUN))
+    (ws / "chunks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in SPANS))
     record = {"question": f"Customer {CUSTOMER}: can I return an opened item?", "trace": "t-1"}
     (ws / "failures.jsonl").write_text(json.dumps(record) + "\n")
     shutil.copy(ROOT / "examples" / "judges" / "keywords.py", ws / "keywords.py")
@@ -393,6 +394,7 @@ COMMANDS: dict[str, Command] = {
     "release": cmd("release", "docs", "--bump", "patch", writes=True),
     "release flip": cmd("release", "flip", "--bump", "patch", writes=True),
     "score retrieval": cmd("score", "retrieval", "docs", "run.jsonl"),
+    "score spans": cmd("score", "retrieval", "docs", "chunks.jsonl"),
     "score answers": cmd(
         "score", "answers", "docs", "run.jsonl", "--judge", "command:python3 keywords.py"
     ),
@@ -434,17 +436,21 @@ EITHER_OWNER = "same, or refused for safe.directory"
 
 
 def not_here(fix: str) -> dict[str, object]:
-    """A corpus kept elsewhere (DVC, a git submodule, Git LFS) and not brought into the
-    checkout: what reads the corpus notes it, `snapshot` refuses to record it, and every
+    """A corpus kept elsewhere (DVC, a git submodule, Git LFS, a sparse checkout) and not
+    brought into the checkout: what compares with the corpus notes it; `snapshot` refuses to
+    record it, `verify` to record which snapshot was checked (only the corpus tells), and
+    scoring a run of spans to resolve them (the documents' text is in the corpus); every
     other command gives the full clone's verdict."""
     return {"status": Note(fix), "stale": Note(fix), "hook stale": Note(fix),
-            "snapshot": Refused((fix,))}  # fmt: skip
+            "snapshot": Refused((fix,)), "verify": Refused((fix,)),
+            "score spans": Refused((fix,))}  # fmt: skip
 
 
 def not_here_shallow(fix: str) -> dict[str, object]:
     """The same in a shallow checkout (`actions/checkout`), where only the corpus tells the
     newest snapshot: what needs it refuses, naming the fix."""
-    newest = ["status", "stale", "verify", "pin", "release", "score retrieval", "hook stale"]
+    newest = ["status", "stale", "verify", "pin", "release", "score retrieval", "score spans",
+              "hook stale"]  # fmt: skip
     return {**dict.fromkeys(newest, Refused((fix,))), "snapshot": Refused((fix,))}
 
 
@@ -452,14 +458,14 @@ NEEDS_TAGS = [
     # commands that read the releases of docs or flip, whose headers name a release
     "validate", "validate flip", "status", "pin flip", "pin --rev", "check-pin", "log",
     "log flip", "diff", "diff 0.1.0 0.2.0", "diff flip", "release", "release flip",
-    "score retrieval", "score answers", "gate, accepted", "gate, two reports", "accept",
-    "hook validate",
+    "score retrieval", "score spans", "score answers", "gate, accepted", "gate, two reports",
+    "accept", "hook validate",
 ]  # fmt: skip
 FLIP = ["validate", "validate flip", "status", "pin flip", "log flip", "diff flip",
         "release flip", "hook validate"]  # fmt: skip
 NEEDS_NEWEST = [
     "status", "stale", "verify", "pin", "pin flip", "release", "release flip",
-    "score retrieval", "score answers", "hook stale",
+    "score retrieval", "score spans", "score answers", "hook stale",
 ]  # fmt: skip
 
 EXPECTED: dict[str, dict[str, object]] = {
@@ -491,7 +497,8 @@ EXPECTED: dict[str, dict[str, object]] = {
         "snapshot --rev": HISTORY,
     },
     "another owner": dict.fromkeys(COMMANDS, EITHER_OWNER),
-    "sparse": not_here("`git sparse-checkout add corpus`"),
+    # (git holds the documents a sparse checkout leaves out: spans are read from there)
+    "sparse": {**not_here("`git sparse-checkout add corpus`"), "score spans": SAME},
 }
 
 
@@ -682,7 +689,7 @@ def test_each_command_in_a_subfolder_workspace(sub_origin: Checkouts, name: str)
 
 DVC_COMMANDS = [
     "validate", "status", "stale", "snapshot", "verify", "pin", "pin --rev", "release",
-    "score retrieval", "hook stale",
+    "score retrieval", "score spans", "hook stale",
 ]  # fmt: skip
 
 
@@ -692,6 +699,14 @@ DVC_EXPECTED: dict[str, dict[str, object]] = {
     "dvc, pull failed": not_here("`dvc pull`"),
     "dvc, actions": not_here_shallow("`dvc pull`"),
 }
+
+
+SPANS = [
+    {"id": q, "retrieved": [{"doc": "policy.md", "start": POLICY[2].index(text),
+                             "end": POLICY[2].index(text) + len(text)}]}
+    for q, text in (("q-1", "Return within 14 days"), ("q-2", "Refunds in 5 days"))
+]  # fmt: skip
+"""A run whose chunks are spans of the policy's source: resolving them reads the document."""
 
 
 def release_two_corpora(repo: Path, put: Callable[[int], None]) -> None:
@@ -704,6 +719,7 @@ def release_two_corpora(repo: Path, put: Callable[[int], None]) -> None:
     (repo / "sets/docs.yaml").write_text(DOCS)
     must(repo, "verify", "docs", "--all")
     (repo / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUN))
+    (repo / "chunks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in SPANS))
     commit(repo, "a set and its snapshot")
     must(repo, "release", "docs", "--bump", "minor")
     put(2)

@@ -47,9 +47,10 @@ def read_revision(
     submodule = _submodule_at(repo, rev, corpus_rel)
     if submodule is not None:
         raise SnapshotError(
-            f"{repo}: at revision {rev!r}, the corpus folder {submodule}, whose files this "
-            f"repository does not hold; check out that revision with its submodules (`git "
-            f"checkout {rev} && git submodule update --init`), then run `evalset snapshot`."
+            f"{repo}: at revision {rev!r}, the corpus folder {submodule}, and git's history "
+            "holds a submodule's commit, not its files, so --rev cannot read them; to record "
+            "the corpus of that revision, check it out with its submodules (`git checkout "
+            "REV && git submodule update --init`) and run `evalset snapshot` there."
         )
     # scmrepo's LFS filter logs each pointer whose content it lacks; one sentence says it here
     logging.getLogger("scmrepo").setLevel(logging.ERROR)
@@ -78,8 +79,9 @@ def read_revision(
         result = parse_document(nfc(name[len(prefix) :]), data, mode, store)
         if result.warning and lfs.pointer(data) is not None:
             raise SnapshotError(
-                f"{result.doc}: is a Git LFS pointer at revision {rev!r}, and this clone does "
-                f"not hold its content; run `git lfs fetch origin {rev}`, then snapshot again."
+                f"{name.lstrip('/')}: is a Git LFS pointer at revision {rev!r}, and this clone "
+                f"does not hold its content; run `git lfs fetch origin {rev}`, then snapshot "
+                "again."
             )
         if result.warning and result.warning.startswith("!"):  # cannot be read at all
             raise SnapshotError(f"{result.warning[1:]}.")
@@ -142,6 +144,14 @@ def git_name(commit: str, corpus_rel: str, doc: str) -> str:
     ``./`` makes the path relative to that folder, which may lie below the repository's
     top (git names ``commit:path`` from the top)."""
     return f"{commit}:./{corpus_rel.strip('/')}/{doc}"
+
+
+def lfs_not_fetched(repo: Path, commit: str, corpus_rel: str, doc: str) -> bool:
+    """Whether git holds the document at ``commit`` as a Git LFS pointer whose content this
+    clone has not fetched (``git lfs pull`` fetches the checked-out commit's only)."""
+    name = git_name(commit, corpus_rel, doc)
+    held = git_blobs(repo, [name]).get(name)
+    return held is not None and lfs.pointer(held) is not None
 
 
 def _name_in_tree(repo: Path, commit: str, corpus_rel: str, doc: str) -> str | None:

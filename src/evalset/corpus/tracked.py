@@ -14,6 +14,7 @@ costs a few ``stat`` calls.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,9 @@ def _sparse(corpus: Path, top: Path) -> Absent | None:
     if not left:
         return None
     more = f" and {len(left) - 1} more file(s)" if len(left) > 1 else ""
-    return Absent(
-        f"is not all checked out here: git's sparse checkout leaves out {left[0]}{more}",
-        f"`git sparse-checkout add {rel}` (or `git sparse-checkout disable`)",
-    )
+    why = f"is not all checked out here: git's sparse checkout leaves out {left[0]}{more}"
+    cone = gitcmd.run(top, "config", "--bool", "core.sparseCheckoutCone").stdout.strip()
+    if cone != "true":  # patterns: adding one may not undo the pattern that leaves it out
+        return Absent(why, "`git sparse-checkout disable`")
+    # (git takes the folder from where it runs: this process's folder)
+    return Absent(why, f"`git sparse-checkout add {os.path.relpath(corpus)}`")

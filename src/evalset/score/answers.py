@@ -34,7 +34,13 @@ from evalset.score.judges.base import Judge, JudgeFailed, Request, Statements, V
 from evalset.score.judges.runner import Judging, Result, outcome_text
 from evalset.score.normalise import contains
 from evalset.score.report import Report
-from evalset.score.retrieval import checked_set, corpus_since, run_snapshot, score_loaded
+from evalset.score.retrieval import (
+    checked_set,
+    corpus_not_here,
+    corpus_since,
+    run_snapshot,
+    score_loaded,
+)
 from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
 from evalset.sets.model import Item, hidden_judge_error, labels_shown
 from evalset.sets.setfile import SetFile, load_set
@@ -111,6 +117,7 @@ def _score(
             pin,
             stale,
             options.retrieval(),
+            lambda: corpus_not_here(store),
         )
     checked = None
     if options.labels is not None:

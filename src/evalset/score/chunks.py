@@ -69,6 +69,10 @@ class Resolver:
         self._memo: dict[tuple[str, str], Resolution] = {}
         self._sources: dict[str, str | None] = {}
         self._grams: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+        self.unread: set[str] = set()
+        """Documents of the snapshot whose text could not be found (not stored, and not in
+        the working tree or git as the snapshot saw it): what their chunks stand for is not
+        known, which is not the same as standing for nothing."""
 
     @property
     def snapshot(self) -> Snapshot | None:
@@ -84,6 +88,7 @@ class Resolver:
         assert chunk.start is not None and chunk.end is not None
         source = self.source(chunk.doc)
         if source is None:
+            self._unread(chunk.doc)
             why = self.outlines.unreadable.get(chunk.doc) or (
                 f"the source of {chunk.doc} as snapshot "
                 f"{self.snapshot.short if self.snapshot else '-'} saw it could not be read"
@@ -99,6 +104,7 @@ class Resolver:
     def _text(self, doc: str, raw: str) -> Resolution:
         view = self.outlines.view(doc)
         if view is None:
+            self._unread(doc)
             return Resolution((), f"unresolved: {self.outlines.unreadable[doc]}")
         text = normalise(raw)
         found = _containing(view, text)
@@ -110,6 +116,11 @@ class Resolver:
             if found is not None:
                 return Resolution(found, "rendered")
         return self._overlap(view, rendered or text)
+
+    def _unread(self, doc: str) -> None:
+        snap = self.snapshot
+        if snap is not None and doc in snap.documents:  # (else: not in the snapshot at all)
+            self.unread.add(doc)
 
     def _rendered(self, doc: str, raw: str) -> str:
         """The chunk as the document's format renders it (markup removed, normalised)."""

@@ -120,7 +120,7 @@ def _score_files(ws: Workspace, set_path: Path, run_path: Path, options: Options
         run = read_run(run_path, options.skip_invalid, defer=True)
         corpus = corpus_since(store, options.snapshot)
         return _score(loaded, run, snap, ws.root, checked.result, options, beside=checked.then,
-                      corpus=corpus)  # fmt: skip
+                      corpus=corpus, not_here=lambda: corpus_not_here(store))  # fmt: skip
     except CannotOpen:
         raise  # nothing the set has wrong explains a file that cannot be opened
     except Exception:
@@ -191,6 +191,17 @@ def corpus_since(store: SnapshotStore, ref: str | None) -> str | None:
     return choice.corpus if choice is not None else None
 
 
+def corpus_not_here(store: SnapshotStore) -> str | None:
+    """Why the working tree's corpus is not (wholly) here, with the fix, when it is kept
+    elsewhere (not pulled, not checked out) or could not be read; else None."""
+    choice = store.newest_choice()
+    if choice is not None and choice.fix is not None:
+        return f"the corpus folder {choice.note}; run {choice.fix}, then score again"
+    if choice is not None and choice.corpus == "unreadable":
+        return f"the corpus could not be read ({choice.note})"
+    return None
+
+
 def _stale(
     loaded: SetFile, store: SnapshotStore, snap: Snapshot | None, root: Path
 ) -> list[ItemStatus]:
@@ -259,6 +270,33 @@ def _entry_citations(
     return out
 
 
+def _refuse_unread(
+    run: RunFile,
+    unread: set[str],
+    unresolved: list[dict[str, Any]],
+    not_here: Callable[[], str | None],
+) -> None:
+    """Refuse a run whose chunks could not be resolved because their documents' text is in
+    a corpus that is not here (a full clone would resolve them: the scores would differ,
+    silently). Where the corpus is here, such chunks are listed as unresolved, as before."""
+    why = not_here()
+    if why is None:
+        return
+    chunks = [u for u in unresolved if u["chunk"]["doc"] in unread]
+    first = chunks[0] if chunks else None
+    where = f"{run.path}:{first['line']}" if first is not None else str(run.path)
+    docs = sorted(unread)
+    named = docs[0] + (f" and {len(docs) - 1} more document(s)" if len(docs) > 1 else "")
+    raise ChunksUnreadable(
+        f"{where}: {len(chunks)} chunk(s) of {named} cannot be resolved to sections, since "
+        f"the documents' text is read from the corpus and {why}."
+    )
+
+
+class ChunksUnreadable(EvalsetError):
+    """Chunks whose documents' text is in a corpus that is not here."""
+
+
 def _unresolved(line: RunLine, rank: int, chunk: Chunk, how: str) -> dict[str, Any]:
     shown = chunk.to_json()
     if chunk.text is not None and len(chunk.text) > SHOWN:
@@ -307,6 +345,7 @@ def _score(
     prerender: bool = True,
     beside: Beside = here,
     corpus: str | None = None,
+    not_here: Callable[[], str | None] = lambda: None,
 ) -> Report:
     """Score the run; ``checks`` is asked for the set's pin and stale items only once the
     scores are computed and (``prerender``) the item rows written (the set is checked
@@ -332,6 +371,8 @@ def _score(
         if t is None:
             t = targets[s.item.id] = matcher.targets(s.item.expected_sources)
         _credit(s, t, resolver, options.granularity, deepest, unresolved)
+    if resolver.unread:
+        _refuse_unread(run, resolver.unread, unresolved, not_here)
     expected = np.array([targets[s.item.id].count for s in scored], dtype=np.int64)
     values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
     names = [m.name for m in metrics]
@@ -628,6 +669,9 @@ def score_loaded(
     pin: dict[str, Any],
     stale: list[ItemStatus],
     options: Options,
+    not_here: Callable[[], str | None] = lambda: None,
 ) -> Report:
     """Score a run on a set already checked (answer scoring's retrieval part)."""
-    return _score(loaded, run, snap, root, lambda: (pin, stale), options, prerender=False)
+    return _score(
+        loaded, run, snap, root, lambda: (pin, stale), options, prerender=False, not_here=not_here
+    )

@@ -245,6 +245,14 @@ class StaleChecker:
         if status.candidate_text is None:
             status.candidate_text, _, _ = self._text_at(self.newest, best, part["hash"])
 
+    def _lfs_missing(self, snap: Snapshot, citation: Citation) -> bool:
+        from evalset.corpus.revision import lfs_not_fetched
+
+        assert snap.commit is not None
+        return self.root is not None and lfs_not_fetched(
+            self.root, snap.commit, snap.corpus, citation.doc
+        )
+
     def _text_at(
         self,
         snap: Snapshot,
@@ -293,6 +301,13 @@ class StaleChecker:
                     f"no text to compare: the snapshots do not store text, and commit "
                     f"{old.commit[:SHORT_COMMIT]}, where snapshot {old.short} was taken, is not "
                     f"in this shallow clone ({FETCH_HISTORY}); only the hashes differ"
+                )
+            elif status.old_text is None and old.commit and self._lfs_missing(old, citation):
+                status.note = (
+                    f"no text to compare: at commit {old.commit[:SHORT_COMMIT]}, where snapshot "
+                    f"{old.short} was taken, {citation.doc} is in Git LFS, and this clone does "
+                    "not hold that version (`git lfs fetch --all` brings it); only the hashes "
+                    "differ"
                 )
             elif read and status.old_text is None and old.commit:
                 status.note = (

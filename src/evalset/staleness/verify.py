@@ -11,6 +11,7 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
+from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.editor import DELETE, edit_set
@@ -48,8 +49,9 @@ def verify(
     """Record that items were re-checked against the newest snapshot (``adopt_all``: every
     active item of the set): each gets ``verified: <snapshot>``. Refused when any of their
     citations does not exist in that snapshot, or when one still lacks labels (a draft
-    that is not complete yet), and while the corpus matches no snapshot: a person checks
-    against the documents as they are now, so that is what must be recorded."""
+    that is not complete yet), and while the corpus matches no snapshot or is not here to
+    tell (not pulled, not checked out): a person checks against the documents as they are
+    now, so that is what must be recorded."""
     store, newest = newest_snapshot(workspace)
     choice = store.newest_choice()
     if choice is not None and choice.corpus_changed:
@@ -61,6 +63,8 @@ def verify(
             "so what you checked is not recorded anywhere; run `evalset snapshot`, then verify "
             "again."
         )
+    if choice is not None and (choice.corpus == "unreadable" or choice.fix is not None):
+        raise SnapshotError(_not_here(workspace, choice))
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
     if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):
@@ -106,6 +110,20 @@ def verify(
         for item in targets:
             editor.update_item(item.id, {"verified": newest.short})
     return result
+
+
+def _not_here(workspace: Workspace, choice: Newest) -> str:
+    """Why items cannot be verified while the corpus is not (wholly) here: which snapshot
+    was checked against is told by the corpus, and the latest commit's snapshot is only a
+    guess (the corpus may have been committed without its snapshot since)."""
+    from evalset.workspace import display_path
+
+    where = display_path(workspace.corpus_dir)
+    guess = "so which snapshot you checked the items against cannot be told"
+    if choice.corpus == "unreadable":
+        return f"{where}: could not be read ({choice.note}), {guess}; verify again once it can."
+    fix = f"run {choice.fix}, then verify again"
+    return f"{where}: the corpus folder {choice.note}, {guess}; {fix}."
 
 
 def _unresolved(
