@@ -71,21 +71,27 @@ def test_more_stale_rows_than_fit_leave_out_rows_and_changes(corpus_repo: Path, 
     assert f"… {DOCS - shown} more stale citation(s), and every change, are left out" in md
 
 
-def test_a_rewritten_set_fits_in_one_diff_comment(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    write_files(corpus_repo, _corpus(1))
-    items = "".join(set_item(f"q-{n:04}", f"policy-{n % DOCS:03}.md#rule") for n in range(1500))
-    set_file = corpus_repo / "sets" / "docs.yaml"
+def _diff_comment(repo: Path, cli, items: str, old: str, new: str) -> str:  # type: ignore[no-untyped-def]
+    """The diff comment of a set of ``items`` committed, then edited (``old`` to ``new``
+    everywhere); checked to parse whole and to fit."""
+    write_files(repo, _corpus(1))
+    set_file = repo / "sets" / "docs.yaml"
     set_file.write_text(SET_HEADER + items)
-    commit_all(corpus_repo, "set")
-    set_file.write_text(set_file.read_text().replace("about the policy?", f"{WORDS}?"))
-
-    md = cli(corpus_repo, "diff", "docs", "HEAD", "--format", "md")
+    commit_all(repo, "set")
+    set_file.write_text(set_file.read_text().replace(old, new))
+    md = cli(repo, "diff", "docs", "HEAD", "--format", "md")
     assert md.code == 0, md.err
     check_markdown(md.out)
     assert len(md.out) <= COMMENT_LONGEST
-    shown = md.out.count("| `q-")
+    return str(md.out)
+
+
+def test_a_rewritten_set_fits_in_one_diff_comment(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    items = "".join(set_item(f"q-{n:04}", f"policy-{n % DOCS:03}.md#rule") for n in range(1500))
+    out = _diff_comment(corpus_repo, cli, items, "about the policy?", f"{WORDS}?")
+    shown = out.count("| `q-")
     assert 0 < shown < 1500
-    assert md.out.rstrip().endswith(
+    assert out.rstrip().endswith(
         f"… {1500 - shown} more row(s) are left out to keep this comment within GitHub's size "
         "limit: `evalset diff` shows them all."
     )
@@ -99,28 +105,17 @@ def test_a_set_whose_every_item_moved_to_the_holdout_fits_in_one_diff_comment(
 ) -> None:
     """Each holdout move is flagged before the table; 2,500 of them made a comment of
     235,235 characters whose table was empty while it said rows were left out."""
-    write_files(corpus_repo, _corpus(1))
     items = "".join(
         set_item(f"q-{n:04}", f"policy-{n % DOCS:03}.md#rule") + "    holdout: false\n"
         for n in range(2500)
     )
-    set_file = corpus_repo / "sets" / "docs.yaml"
-    set_file.write_text(SET_HEADER + items)
-    commit_all(corpus_repo, "set")
-    set_file.write_text(set_file.read_text().replace("holdout: false", "holdout: true"))
-
-    md = cli(corpus_repo, "diff", "docs", "HEAD", "--format", "md")
-    assert md.code == 0, md.err
-    check_markdown(md.out)
-    assert len(md.out) <= COMMENT_LONGEST
-    flagged = md.out.count("> **Holdout move:**")
+    out = _diff_comment(corpus_repo, cli, items, "holdout: false", "holdout: true")
+    flagged = out.count("> **Holdout move:**")
     assert 0 < flagged < 2500
-    assert f"> … and {2500 - flagged} more holdout move(s): `evalset diff` lists them all." in (
-        md.out
-    )
-    shown = md.out.count("| `q-")
+    assert f"> … and {2500 - flagged} more holdout move(s): `evalset diff` lists them all." in out
+    shown = out.count("| `q-")
     assert 0 < shown < 2500
-    assert f"… {2500 - shown} more row(s) are left out" in md.out
+    assert f"… {2500 - shown} more row(s) are left out" in out
 
 
 def test_misses_whose_every_character_is_escaped_fit_their_table() -> None:
