@@ -12,7 +12,8 @@ import pytest
 from conftest import SET_HEADER, commit_all, set_item, verified_items, write_files
 from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
-from evalset.staleness.stale import stale_report
+from evalset.staleness import stale
+from evalset.staleness.stale import SEARCHED_UP_TO, stale_report
 
 V1 = {
     "corpus/policy.md": (
@@ -69,18 +70,37 @@ ITEMS = (
 )
 
 
+EVERY_STATUS = {
+    "changed": [("policy.md#returns", "changed", None, [])],
+    "moved": [("policy.md#refund-timing", "moved", "policy.md#when-you-get-your-money-back", [])],
+    "deleted": [("policy.md#exchanges", "deleted", None, ["policy.md#exchanging-an-item"])],
+    "empty": [("policy.md#empty", "deleted", None, [])],
+    "unresolved": [("policy.md#no-such-section", "unresolved", None, [])],
+    "doc-moved": [("terms.txt", "moved", "terms-of-sale.txt", [])],
+}
+
+
 def test_every_status(corpus_repo: Path) -> None:
     setup(corpus_repo, ITEMS)
-    assert statuses(corpus_repo) == {
-        "changed": [("policy.md#returns", "changed", None, [])],
-        "moved": [
-            ("policy.md#refund-timing", "moved", "policy.md#when-you-get-your-money-back", [])
-        ],
-        "deleted": [("policy.md#exchanges", "deleted", None, ["policy.md#exchanging-an-item"])],
-        "empty": [("policy.md#empty", "deleted", None, [])],
-        "unresolved": [("policy.md#no-such-section", "unresolved", None, [])],
-        "doc-moved": [("terms.txt", "moved", "terms-of-sale.txt", [])],
-    }
+    assert statuses(corpus_repo) == EVERY_STATUS
+
+
+@pytest.mark.parametrize("searched", [0, SEARCHED_UP_TO])
+def test_gone_text_is_found_by_searching_the_manifest_or_by_its_table_alike(
+    corpus_repo: Path, monkeypatch: pytest.MonkeyPatch, searched: int
+) -> None:
+    """Where a gone citation's text went is looked for in the newest manifest's text, one
+    search per hash, while few are looked for (a million-document manifest is not parsed
+    for a few), and in a table of every hash after that: the statuses are the same. A line
+    that holds the hash in a section's text is no match."""
+    monkeypatch.setattr(stale, "SEARCHED_UP_TO", searched)
+    old, _ = setup(corpus_repo, ITEMS)
+    gone = SnapshotStore(corpus_repo / "snapshots").get(old)
+    assert gone is not None
+    quoted = gone.documents["policy.md"]["sections"]["refund-timing"]["hash"]
+    write_files(corpus_repo, {"corpus/quote.md": f"# Quote\n\n## Hash\n\nIt was {quoted}.\n"})
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo) == EVERY_STATUS
 
 
 def test_moved_prefers_the_same_document_and_lists_the_others(corpus_repo: Path) -> None:

@@ -9,7 +9,7 @@ import marshal
 import mmap
 import os
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
 from pathlib import Path
@@ -70,6 +70,7 @@ class LazyDocuments(Mapping[str, Document]):
         """Turns an entry of an earlier format into the current one, as it is parsed."""
         self.source = source
         """The manifest, named in errors."""
+        self._begin: array[int] | None = None
 
     def _position(self, doc: object) -> int:
         """Where ``doc`` is among the names, or -1. Names in sorted order (as evalset writes
@@ -131,6 +132,30 @@ class LazyDocuments(Mapping[str, Document]):
     def names(self) -> list[str]:
         """The document names in the manifest's order."""
         return self._names
+
+    def holding(self, needle: str) -> list[str]:
+        """The documents whose line holds ``needle`` (in the manifest's order), found in the
+        manifest's text without parsing it: a search of a 470 MB manifest takes a tenth of a
+        second where parsing it takes twenty. What holds it may still not be what the caller
+        wants (a hash in a section's text): the caller checks the parsed entries."""
+        text, bounds = self._text, self._bounds
+        wanted = needle if isinstance(text, str) else needle.encode()
+        starts = self._starts()
+        found: list[str] = []
+        at = text.find(wanted)  # type: ignore[arg-type]
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            if i >= 0 and at < bounds[2 * i + 1]:
+                found.append(self._names[i])
+                at = text.find(wanted, bounds[2 * i + 1])  # type: ignore[arg-type]
+            else:
+                at = text.find(wanted, at + 1)  # type: ignore[arg-type]
+        return found
+
+    def _starts(self) -> array[int]:
+        if self._begin is None:
+            self._begin = self._bounds[0::2]
+        return self._begin
 
     def renamed(self, names: list[str]) -> LazyDocuments:
         """The same table with other names, one per name, in the same order."""
