@@ -9,8 +9,10 @@ sub-sections), commits it to a git repository, and measures in the same run:
 - `evalset snapshot` cold (no cache, 3 runs), unchanged (4 runs), and after 10 documents
   changed (3 rounds), each run right after a run of its baseline: this machine's speed drifts
   within minutes, so each ratio is the median of the ratios of those pairs;
-- `evalset stale` for a 10,000-item set against that snapshot (best of 4), which includes
-  the walk that finds the corpus as it is now among the snapshots (the newest);
+- `evalset stale` for a 10,000-item set against that snapshot (best of 4), after one more
+  document had its headings renamed (where the cited section's text went is looked for in
+  the whole snapshot); it includes the walk that finds the corpus as it is now among the
+  snapshots (the newest);
 - peak memory (max RSS) of each evalset run.
 
 Targets: cold <= 3x sha256sum; unchanged <= 4x git status; 10 changed <= 5x git status;
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -269,6 +272,11 @@ def main() -> int:
                 with open(path, "a", encoding="utf-8") as f:
                     f.write("\nOne more sentence of policy.\n")
             changed.run([*evalset, "snapshot"], repo)
+        # and one document whose headings were renamed: stale looks for where the text of
+        # its cited section went, in the whole newest snapshot
+        renamed = Path(cited[-1])
+        renamed.write_text(re.sub(r"(?m)^(#+) ", r"\1 Renamed ", renamed.read_text("utf-8")))
+        subprocess.run([*evalset, "snapshot"], cwd=repo, check=True, capture_output=True)
 
         stale_time, stale_rss = run([*evalset, "stale", "--no-fail"], repo)
         stale_time = min(stale_time, best([*evalset, "stale", "--no-fail"], repo))
