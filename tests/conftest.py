@@ -14,6 +14,10 @@ from typing import Any
 
 import pytest
 
+# No test reaches the network: DVC's command line would otherwise collect an analytics
+# report of each command in a temporary file and start a process to send it.
+os.environ["DVC_NO_ANALYTICS"] = "1"
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE_SET = ROOT / "sets" / "acme-support.yaml"
@@ -147,7 +151,7 @@ def commit_all(repo: Path, message: str) -> str:
 def dvc(repo: Path, *args: str) -> str:
     """Run the real dvc command line of this environment."""
     exe = Path(sys.executable).with_name("dvc")
-    env = {**os.environ, **GIT_ENV, "DVC_NO_ANALYTICS": "1"}
+    env = {**os.environ, **GIT_ENV}
     done = subprocess.run(
         [str(exe), *args], cwd=repo, env=env, check=True, capture_output=True, text=True
     )
