@@ -98,6 +98,12 @@ class Newest:
     def corpus_changed(self) -> bool:
         return self.corpus == "changed"
 
+    @property
+    def corpus_away(self) -> bool:
+        """Whether the corpus is not (wholly) here to tell which snapshot it is: kept
+        elsewhere and not brought in (``fix`` says how), or not readable."""
+        return self.fix is not None or self.corpus == "unreadable"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "snapshot": self.short,

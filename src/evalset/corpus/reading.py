@@ -28,15 +28,23 @@ class ReadResult:
     entry: Document | None = None
     with_text: str | None = None
     """The manifest line with the text stored, when both lines were asked for."""
+    pointer: bool = False
+    """The bytes are a Git LFS pointer, not the document (``warning`` refuses it)."""
 
 
 def parse_document(
-    doc: str, data: bytes, mode: HashMode, store_text: bool | None, entry: bool = True
+    doc: str,
+    data: bytes,
+    mode: HashMode,
+    store_text: bool | None,
+    entry: bool = True,
+    path: str | None = None,
 ) -> ReadResult:
     """Section one document's bytes, decoded as ``evalset.corpus.encoding`` says; binary
     files are skipped and undecodable bytes replaced, with a warning naming the file.
     ``entry=False`` gives only the manifest line and digest; ``store_text=None`` gives the
-    line without the text and, in ``with_text``, the line with it (and no entry)."""
+    line without the text and, in ``with_text``, the line with it (and no entry). ``path``:
+    the file, which a refusal of it names (else the document id)."""
     sectioner = sectioner_for(doc)
     if sectioner is None:
         return ReadResult(doc)
@@ -50,7 +58,7 @@ def parse_document(
                 "the limit, or split the document",
             )
     if lfs.pointer(data) is not None:
-        return ReadResult(doc, warning=f"!{lfs.not_fetched(doc)}")
+        return ReadResult(doc, warning=f"!{lfs.not_fetched(path or doc)}", pointer=True)
     text, warning = decode(doc, data)
     if text is None:
         return ReadResult(doc, warning=warning)
@@ -110,9 +118,7 @@ def read_file(job: Job) -> ReadResult:
             warning=f"!{path}: cannot be read ({exc.strerror}); fix its permissions or move "
             "it out of the corpus",
         )
-    if lfs.pointer(data) is not None:  # (parse_document says so too, naming only the id)
-        return ReadResult(doc, warning=f"!{lfs.not_fetched(path)}")
-    return parse_document(doc, data, mode, store_text, entry=False)
+    return parse_document(doc, data, mode, store_text, entry=False, path=path)
 
 
 ReadRow = tuple[str, str | None, str | None, int, str | None, str | None]

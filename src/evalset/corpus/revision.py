@@ -77,7 +77,7 @@ def read_revision(
     for name in wanted:
         data = fs.cat_file(name)
         result = parse_document(nfc(name[len(prefix) :]), data, mode, store)
-        if result.warning and lfs.pointer(data) is not None:
+        if result.pointer:
             raise SnapshotError(
                 f"{name.lstrip('/')}: is a Git LFS pointer at revision {rev!r}, and this clone "
                 f"does not hold its content; run `git lfs fetch origin {rev}`, then snapshot "

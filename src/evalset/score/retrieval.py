@@ -195,11 +195,11 @@ def corpus_not_here(store: SnapshotStore) -> str | None:
     """Why the working tree's corpus is not (wholly) here, with the fix, when it is kept
     elsewhere (not pulled, not checked out) or could not be read; else None."""
     choice = store.newest_choice()
-    if choice is not None and choice.fix is not None:
+    if choice is None or not choice.corpus_away:
+        return None
+    if choice.fix is not None:
         return f"the corpus folder {choice.note}; run {choice.fix}, then score again"
-    if choice is not None and choice.corpus == "unreadable":
-        return f"the corpus could not be read ({choice.note})"
-    return None
+    return f"the corpus could not be read ({choice.note})"
 
 
 def _stale(

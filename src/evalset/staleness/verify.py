@@ -63,7 +63,7 @@ def verify(
             "so what you checked is not recorded anywhere; run `evalset snapshot`, then verify "
             "again."
         )
-    if choice is not None and (choice.corpus == "unreadable" or choice.fix is not None):
+    if choice is not None and choice.corpus_away:
         raise SnapshotError(_not_here(workspace, choice))
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
