@@ -214,17 +214,31 @@ class Git:
         name = tag_name(set_name, version)
         return next((t for t in self.tags(set_name) if t.name == name), None)
 
-    def uncommitted(self, rels: list[str]) -> list[str]:
-        """Which of these paths differ from HEAD (modified, staged, or not tracked at all)."""
-        return [rel for rel, _ in self.uncommitted_states(rels)]
-
     def uncommitted_states(self, rels: list[str]) -> list[tuple[str, bool]]:
-        """Which of these paths differ from HEAD, each with whether git tracks it yet (a
-        new file, never added, does not show in ``git commit -a``)."""
+        """Which of these paths differ from HEAD in the working tree, each with whether git
+        tracks it yet (a new file, never added, does not show in ``git commit -a``). An
+        index that alone differs, with the file as HEAD has it, is not a change: a `git
+        commit` killed after moving HEAD, before writing its index, leaves one."""
         if not rels:
             return []
         done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
-        return [(line[3:], line[:2] != "??") for line in done.stdout.splitlines() if line.strip()]
+        found = []
+        for line in done.stdout.splitlines():
+            staged, worktree, rel = line[0], line[1], line[3:]
+            if staged not in " ?" and worktree != " " and self._as_head(rel):
+                continue
+            found.append((rel, line[:2] != "??"))
+        return found
+
+    def _as_head(self, rel: str) -> bool:
+        """Whether the file ``rel`` holds what HEAD holds (whatever the index says)."""
+        return _run(self.root, "diff", "--quiet", "HEAD", "--", rel, check=False).returncode == 0
+
+    def index_as_head(self, rel: str) -> None:
+        """Put the index entry of ``rel`` back to HEAD's, where it differs (the one thing a
+        `git commit -- rel` killed after moving HEAD leaves undone)."""
+        if _run(self.root, "diff", "--cached", "--quiet", "--", rel, check=False).returncode:
+            _run(self.root, "reset", "-q", "--", rel)
 
     def last_commit_of(self, rel: str) -> str | None:
         out = _run(self.root, "log", "-1", "--format=%H", "--", rel, check=False).stdout.strip()

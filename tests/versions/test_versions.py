@@ -315,6 +315,54 @@ def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli)
     assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
 
 
+def test_a_release_killed_while_git_commits_is_completed_after_the_lock_is_gone(
+    released: Path, cli
+) -> None:  # type: ignore[no-untyped-def]
+    """The release and its `git commit` are killed once HEAD has moved, before git has
+    written its index: the commit is made, the index still holds the file as it was, and
+    git's lock is left. Once the lock is deleted, the same command finishes the release
+    (the file is not "changed": it is as HEAD has it) and leaves the index as a finished
+    commit leaves it."""
+    import subprocess
+    import sys
+
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    hook = released / ".git" / "hooks" / "reference-transaction"
+    # Run by `git commit` as HEAD moves; its parent is git, whose parent is the release.
+    hook.write_text(
+        '#!/bin/sh\n[ "$1" = committed ] || exit 0\nkill -9 $(ps -o ppid= -p $PPID) $PPID\n'
+    )
+    hook.chmod(0o755)
+    evalset = Path(sys.executable).with_name("evalset")
+    env = {**os.environ, **GIT_ENV}
+    killed = subprocess.run([str(evalset), "release", "docs", "--bump", "minor"], cwd=released,
+                            env=env, capture_output=True, text=True, check=False)  # fmt: skip
+    assert killed.returncode == -9, killed
+    hook.unlink()
+    assert git(released, "log", "-1", "--format=%s").strip() == "Release docs 0.2.0"
+    assert git(released, "diff", "--cached", "--name-only").split() == ["sets/docs.yaml"]
+    lock = released / ".git" / "index.lock"
+    assert lock.exists()
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 2
+    assert result.err == (
+        f"evalset: {Path('sets/docs.yaml')}: cannot finish the release because git's index is "
+        f"locked ({Path('.git/index.lock')} exists): another git command is running, or one "
+        "was stopped before it finished; when none is running, delete that file and run the "
+        "release again.\n"
+    )
+    lock.unlink()
+    commits = git(released, "rev-list", "--count", "HEAD")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert "completed the interrupted release docs 0.2.0" in result.out
+    assert git(released, "rev-list", "--count", "HEAD") == commits
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    assert git(released, "status", "--porcelain") == ""
+
+
 def test_a_release_stopped_before_its_commit_is_completed_by_running_it_again(
     released: Path, cli
 ) -> None:  # type: ignore[no-untyped-def]
@@ -341,24 +389,53 @@ def test_a_release_stopped_before_its_commit_is_completed_by_running_it_again(
     assert path.read_text() == written and git(released, "status", "--porcelain") == ""
 
 
-def test_a_stale_git_index_lock_is_named_with_what_to_do(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("lock", "held", "step"),
+    [
+        ("index.lock", "git's index is locked", "commit"),
+        ("HEAD.lock", "a git lock is held", "commit"),
+        ("refs/heads/BRANCH.lock", "a git lock is held", "commit"),
+        ("refs/tags/evalset/docs/v0.2.0.lock", "a git lock is held", "tag"),
+    ],
+)
+def test_a_stale_git_lock_is_named_with_what_to_do(  # type: ignore[no-untyped-def]
+    released: Path, cli, lock: str, held: str, step: str
+) -> None:
+    """A git killed while it wrote its index, HEAD, the branch or a tag leaves its lock
+    file. The release says which, in one sentence; with the file deleted, the same command
+    releases (or, with its commit made, finishes the release)."""
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
     commit_all(released, "edit")
-    before = path.read_bytes()
-    lock = released / ".git" / "index.lock"
-    lock.write_text("")  # left by a git command that was killed
+    before, head = path.read_bytes(), git(released, "rev-parse", "HEAD")
+    lock = lock.replace("BRANCH", git(released, "symbolic-ref", "--short", "HEAD").strip())
+    held_file = released / ".git" / lock
+    held_file.write_text("")
     result = cli(released, "release", "docs", "--bump", "minor")
     assert result.code == 2
-    assert result.err == (
-        f"evalset: {Path('sets/docs.yaml')}: the release commit failed because git's index is "
-        f"locked ({Path('.git/index.lock')} exists): another git command is running, or one was "
-        "stopped before it finished; when none is running, delete that file and run the release "
-        "again.\n"
+    because = (
+        f"because {held} ({Path('.git', lock)} exists): another git command is running, or one "
+        "was stopped before it finished; when none is running, delete that file and run the "
+        "release again.\n"
     )
-    assert path.read_bytes() == before and tag_names(released) == ["evalset/docs/v0.1.0"]
-    lock.unlink()
-    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    if step == "commit":
+        assert (
+            result.err == f"evalset: {Path('sets/docs.yaml')}: the release commit failed {because}"
+        )
+        assert path.read_bytes() == before and git(released, "rev-parse", "HEAD") == head
+    else:
+        made = git(released, "rev-parse", "HEAD")[:12]
+        assert result.err == (
+            f"evalset: {released}: the release commit {made} was made, but not its tag "
+            f"evalset/docs/v0.2.0, {because}"
+        )
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+    held_file.unlink()
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 0, result.err
+    assert ("completed the interrupted release" in result.out) == (step == "tag")
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    assert git(released, "status", "--porcelain") == ""
 
 
 def test_a_missing_tag_no_release_here_explains_is_not_completed(released: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.git import PIN_LINE, Git, Version, tag_name
+from evalset.git import PIN_LINE, Git, GitError, Version, tag_name
 from evalset.sets.editor import SetEditor, SetLock, edit_set, set_lock
 from evalset.sets.fingerprint import set_fingerprint
 from evalset.sets.setfile import SetFile, parse_set
@@ -268,6 +268,15 @@ def _release(
         assert pending is not None
         commit = pending.get("commit") or git.last_commit_of(history.rel)
         assert isinstance(commit, str)
+        try:
+            git.index_as_head(history.rel)
+        except GitError as exc:
+            locked = _git_locked(str(exc))
+            raise EvalsetError(
+                f"{path}: cannot finish the release {locked}"
+                if locked
+                else f"{path}: cannot finish the release ({exc}); fix the cause and run it again."
+            ) from None
     else:
         record = {"version": new_version, "fingerprint": fingerprint}
         git.record_release(loaded.name, record)
@@ -351,17 +360,28 @@ def _commit_failed(path: Path, exc: Any) -> str:
     """One sentence for a release commit git refused."""
     detail = " ".join(f"{exc.stderr or ''} {exc.stdout or ''}".split())
     detail = re.sub(r"\b(stderr|stdout): ", "", detail).replace("'", "").strip() or str(exc)
-    locked = re.search(r"Unable to create (\S*index\.lock)", detail)
+    locked = _git_locked(detail)
     if locked:
-        return (
-            f"{path}: the release commit failed because git's index is locked "
-            f"({locked.group(1).rstrip(':')} exists): another git command is running, or one "
-            "was stopped before it finished; when none is running, delete that file and run "
-            "the release again."
-        )
+        return f"{path}: the release commit failed {locked}"
     return (
         f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the cause "
         "(e.g. set user.name and user.email) and run the release again."
+    )
+
+
+def _git_locked(detail: str) -> str | None:
+    """When git's error ``detail`` is a lock file left in its folder, the end of the sentence
+    that says so: "because ... run the release again." A git killed while it wrote its
+    index, HEAD, a branch or a tag leaves one, and only the user can tell whether another
+    git is still running."""
+    found = re.search(r"Unable to create '?(\S+?\.lock)'?:", detail)
+    if found is None:
+        return None
+    lock = found.group(1)
+    held = "git's index is locked" if lock.endswith("index.lock") else "a git lock is held"
+    return (
+        f"because {held} ({lock} exists): another git command is running, or one was stopped "
+        "before it finished; when none is running, delete that file and run the release again."
     )
 
 
@@ -389,6 +409,12 @@ def _create_tag(git: Git, tag: str, commit: str, message: str) -> None:
         repo.create_tag(tag, ref=commit, message=message)
     except gitpython.GitCommandError as exc:
         detail = " ".join((exc.stderr or "").split()).removeprefix("stderr: ").strip("'")
+        locked = _git_locked(detail)
+        if locked:
+            raise EvalsetError(
+                f"{git.root}: the release commit {commit[:12]} was made, but not its tag {tag}, "
+                f"{locked}"
+            ) from None
         raise EvalsetError(
             f"{git.root}: the release commit {commit[:12]} was made, but git could not create "
             f"its tag {tag} ({detail or exc}); fix the cause (for a signed tag, a signing key "
