@@ -224,8 +224,8 @@ class Git:
         done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
         found = []
         for line in done.stdout.splitlines():
-            staged, worktree, rel = line[0], line[1], line[3:]
-            if staged not in " ?" and worktree != " " and self._as_head(rel):
+            rel = line[3:]
+            if line[:2] == "MM" and self._as_head(rel):  # changed in the index, then back
                 continue
             found.append((rel, line[:2] != "??"))
         return found
