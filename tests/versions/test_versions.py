@@ -286,18 +286,18 @@ def test_release_version_rules(released: Path, cli) -> None:  # type: ignore[no-
     assert json.loads(result.out)["tag"] == "evalset/docs/v1.0.0"
 
 
-def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    """The release process is killed after its commit, before its tag (a post-commit hook
-    kills it); the same command run again makes the tag on that commit."""
+def _release_killed_by_hook(released: Path, hook_name: str, script: str) -> None:
+    """Edit the set, commit, and run `evalset release docs --bump minor` with the git hook
+    ``hook_name`` running ``script``, which kills the release (SIGKILL) once git has made
+    its commit."""
     import subprocess
     import sys
 
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
     commit_all(released, "edit")
-    hook = released / ".git" / "hooks" / "post-commit"
-    # the hook's parent is `git commit`, whose parent is the release process
-    hook.write_text("#!/bin/sh\nkill -9 $(ps -o ppid= -p $PPID)\n")
+    hook = released / ".git" / "hooks" / hook_name
+    hook.write_text(script)
     hook.chmod(0o755)
     evalset = Path(sys.executable).with_name("evalset")
     env = {**os.environ, **GIT_ENV}
@@ -306,13 +306,25 @@ def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli)
     assert killed.returncode == -9, killed
     hook.unlink()
     assert git(released, "log", "-1", "--format=%s").strip() == "Release docs 0.2.0"
-    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
+def _finished_on_the_commit_made(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The same release run again tags the commit the killed one made: no second commit."""
     commits = git(released, "rev-list", "--count", "HEAD")
     result = cli(released, "release", "docs", "--bump", "minor")
     assert result.code == 0, result.err
     assert "completed the interrupted release docs 0.2.0" in result.out
     assert git(released, "rev-list", "--count", "HEAD") == commits
     assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+
+
+def test_an_interrupted_release_is_completed_not_duplicated(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The release process is killed after its commit, before its tag (a post-commit hook
+    kills it); the same command run again makes the tag on that commit."""
+    # the hook's parent is `git commit`, whose parent is the release process
+    _release_killed_by_hook(released, "post-commit", "#!/bin/sh\nkill -9 $(ps -o ppid= -p $PPID)\n")
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+    _finished_on_the_commit_made(released, cli)
 
 
 def test_a_release_killed_while_git_commits_is_completed_after_the_lock_is_gone(
@@ -323,25 +335,9 @@ def test_a_release_killed_while_git_commits_is_completed_after_the_lock_is_gone(
     git's lock is left. Once the lock is deleted, the same command finishes the release
     (the file is not "changed": it is as HEAD has it) and leaves the index as a finished
     commit leaves it."""
-    import subprocess
-    import sys
-
-    path = released / "sets" / "docs.yaml"
-    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
-    commit_all(released, "edit")
-    hook = released / ".git" / "hooks" / "reference-transaction"
     # Run by `git commit` as HEAD moves; its parent is git, whose parent is the release.
-    hook.write_text(
-        '#!/bin/sh\n[ "$1" = committed ] || exit 0\nkill -9 $(ps -o ppid= -p $PPID) $PPID\n'
-    )
-    hook.chmod(0o755)
-    evalset = Path(sys.executable).with_name("evalset")
-    env = {**os.environ, **GIT_ENV}
-    killed = subprocess.run([str(evalset), "release", "docs", "--bump", "minor"], cwd=released,
-                            env=env, capture_output=True, text=True, check=False)  # fmt: skip
-    assert killed.returncode == -9, killed
-    hook.unlink()
-    assert git(released, "log", "-1", "--format=%s").strip() == "Release docs 0.2.0"
+    script = '#!/bin/sh\n[ "$1" = committed ] || exit 0\nkill -9 $(ps -o ppid= -p $PPID) $PPID\n'
+    _release_killed_by_hook(released, "reference-transaction", script)
     assert git(released, "diff", "--cached", "--name-only").split() == ["sets/docs.yaml"]
     lock = released / ".git" / "index.lock"
     assert lock.exists()
@@ -354,12 +350,7 @@ def test_a_release_killed_while_git_commits_is_completed_after_the_lock_is_gone(
         "release again.\n"
     )
     lock.unlink()
-    commits = git(released, "rev-list", "--count", "HEAD")
-    result = cli(released, "release", "docs", "--bump", "minor")
-    assert result.code == 0, result.err
-    assert "completed the interrupted release docs 0.2.0" in result.out
-    assert git(released, "rev-list", "--count", "HEAD") == commits
-    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    _finished_on_the_commit_made(released, cli)
     assert git(released, "status", "--porcelain") == ""
 
 
