@@ -450,6 +450,10 @@ def _interrupt(prep: Prepared, ref: Reference, sig: signal.Signals, when: float 
     start = time.monotonic()
     proc = prep.start(ws)
     if isinstance(when, float):
+        # Counted from when Python catches Ctrl-C: before that (on a busy machine, a good
+        # part of a second), Ctrl-C ends a program as it ends any, silently, before any of
+        # its code has run or written anything (see README, "A command killed").
+        _until(proc, lambda: _catches_ctrl_c(proc.pid), start)
         time.sleep(max(when, 0.0))
     else:
         index_lock = ws / ".git" / "index.lock"  # (also taken by git status, which refreshes it)
@@ -469,6 +473,16 @@ def _interrupt(prep: Prepared, ref: Reference, sig: signal.Signals, when: float 
         _again(prep, ref, ws)  # (a run from "old" is a first run, tested as such)
     shutil.rmtree(ws)
     return outcome + (" + temporary file" if temps else "") + (" + git's lock" if git_lock else "")
+
+
+def _catches_ctrl_c(pid: int) -> bool:
+    """Whether the process has a handler for SIGINT (Linux: ``SigCgt`` in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # (it has ended)
+    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) & 1 << (signal.SIGINT - 1))
 
 
 def _check_ctrl_c(code: int, err: str, outcome: str) -> None:
