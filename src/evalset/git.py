@@ -215,23 +215,16 @@ class Git:
         return next((t for t in self.tags(set_name) if t.name == name), None)
 
     def uncommitted_states(self, rels: list[str]) -> list[tuple[str, bool]]:
-        """Which of these paths differ from HEAD in the working tree, each with whether git
-        tracks it yet (a new file, never added, does not show in ``git commit -a``). An
-        index that alone differs, with the file as HEAD has it, is not a change: a `git
-        commit` killed after moving HEAD, before writing its index, leaves one."""
+        """Which of these paths differ from HEAD (in the index or the working tree), each
+        with whether git tracks it yet (a new file, never added, does not show in ``git
+        commit -a``)."""
         if not rels:
             return []
         done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
-        found = []
-        for line in done.stdout.splitlines():
-            rel = line[3:]
-            if line[:2] == "MM" and self._as_head(rel):  # changed in the index, then back
-                continue
-            found.append((rel, line[:2] != "??"))
-        return found
+        return [(line[3:], line[:2] != "??") for line in done.stdout.splitlines() if line.strip()]
 
-    def _as_head(self, rel: str) -> bool:
-        """Whether the file ``rel`` holds what HEAD holds (whatever the index says)."""
+    def as_head(self, rel: str) -> bool:
+        """Whether the file ``rel`` holds what HEAD holds, whatever the index says."""
         return _run(self.root, "diff", "--quiet", "HEAD", "--", rel, check=False).returncode == 0
 
     def index_as_head(self, rel: str) -> None:

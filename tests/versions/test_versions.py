@@ -354,6 +354,25 @@ def test_a_release_killed_while_git_commits_is_completed_after_the_lock_is_gone(
     assert git(released, "status", "--porcelain") == ""
 
 
+def test_a_change_only_in_the_index_is_refused_and_kept(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The set file as HEAD has it, and another text staged for it (staged, then the file put
+    back): no release was stopped, so the staged text is the user's, which a release commit
+    would overwrite. The release refuses; the index keeps it."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "edit")
+    committed = path.read_text()
+    path.write_text(committed.replace("Question q-1", "Question q-1 staged"))
+    git(released, "add", "sets/docs.yaml")
+    path.write_text(committed)
+    staged = git(released, "show", ":sets/docs.yaml")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 1, result.err
+    assert "sets/docs.yaml has uncommitted changes" in result.err
+    assert git(released, "show", ":sets/docs.yaml") == staged
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
 def test_a_release_stopped_before_its_commit_is_completed_by_running_it_again(
     released: Path, cli
 ) -> None:  # type: ignore[no-untyped-def]

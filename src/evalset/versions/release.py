@@ -105,10 +105,18 @@ def _relevant_snapshots(store: SnapshotStore, loaded: SetFile, newest: str | Non
 
 
 def _refuse_unless_releasable(
-    ws: Workspace, history: SetHistory, loaded: SetFile, exclude_drafts: bool, uncommitted: bool
+    ws: Workspace,
+    history: SetHistory,
+    loaded: SetFile,
+    exclude_drafts: bool,
+    interrupted: bool,
+    uncommitted: bool,
 ) -> str | None:
-    """Check everything a release requires; returns the newest snapshot id. ``uncommitted``:
-    the set file holds the header of a release stopped before its commit (not a change)."""
+    """Check everything a release requires; returns the newest snapshot id. ``interrupted``:
+    a release of this set was stopped; ``uncommitted``: before its commit, so the set file
+    holds the header it wrote (not a change). A release stopped as git committed leaves the
+    file as the commit has it and the index behind: not a change either (only then: an
+    index a user changed is theirs, and a release commit would overwrite it)."""
     from evalset.sets.validate import check_set, holdout_baseline
     from evalset.staleness.stale import StaleChecker
 
@@ -117,7 +125,7 @@ def _refuse_unless_releasable(
     newest = store.newest()
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
-    if uncommitted:
+    if uncommitted or (interrupted and history.git.as_head(history.rel)):
         dirty = [(rel, tracked) for rel, tracked in dirty if rel != history.rel]
     new = [rel for rel, tracked in dirty if not tracked]
     if new:  # `git commit -a` leaves a new snapshot out: say so, not "uncommitted changes"
@@ -241,7 +249,9 @@ def _release(
         and (latest is None or Version.parse(header.version) > Version.parse(latest.version))  # type: ignore[operator]
     )
     uncommitted = interrupted and _written_not_committed(history, loaded, fingerprint)
-    snapshot = _refuse_unless_releasable(ws, history, loaded, exclude_drafts, uncommitted)
+    snapshot = _refuse_unless_releasable(
+        ws, history, loaded, exclude_drafts, interrupted, uncommitted
+    )
     assert header is not None
     previous = history.at_release(latest) if latest else None
     changes = diff_sets(previous.loaded, loaded, previous.label, "release") if previous else None
