@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from evalset.errors import ConfigError, EvalsetError, NoWorkspace
+from evalset.fsio import TextError, decode_text
 
 if TYPE_CHECKING:  # the range constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
@@ -225,12 +226,17 @@ class Workspace:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax.") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
+    try:  # UTF-16 (Windows' "Unicode"), a Latin-1 byte, a NUL: named as for any text file
+        text = decode_text(data, path, "TOML file").removeprefix("\ufeff")  # an editor's mark
+    except TextError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax.") from None
 
 
 def _table_of(path: Path) -> dict[str, Any] | None:

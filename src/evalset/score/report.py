@@ -245,7 +245,7 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     except OSError as exc:
         raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
-        text = decode_text(data, path, "report")
+        text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
     except TextError as exc:
         raise ReportError(str(exc)) from None
     try:

@@ -132,7 +132,12 @@ def _read(path: Path, kind: str) -> bytes:
         decode_text(data, path, f"TREC {kind} file")
     except TextError as exc:
         raise TrecFileError(str(exc)) from None
+    if _BOM in data:  # no part of the first id: an editor's mark, on each of files joined
+        data = data.removeprefix(_BOM).replace(b"\n" + _BOM, b"\n")
     return data
+
+
+_BOM = "\ufeff".encode()
 
 
 _OTHER_CONTROL = bytes(c for c in range(33) if c not in _SPACE)

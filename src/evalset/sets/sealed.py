@@ -61,7 +61,7 @@ def identities() -> list[Any] | None:
         cache_key = (str(path), st.st_mtime_ns, st.st_size)
         if cache_key in _identities:
             return _identities[cache_key]
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")  # saved by an editor
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
         raise SealError(

@@ -66,7 +66,7 @@ def load_prompts(folder: Path | None) -> dict[str, str]:
         own = folder / f"{name}.txt" if folder is not None else None
         if own is not None and own.is_file():
             try:
-                found[name] = own.read_text(encoding="utf-8")
+                found[name] = own.read_text(encoding="utf-8").removeprefix("\ufeff")
             except (OSError, UnicodeDecodeError) as exc:
                 raise JudgeBroken(f"{own}: cannot be read as a prompt ({exc}).") from None
         else:
