@@ -105,6 +105,28 @@ def test_ties_are_broken_by_document_id_in_reverse_order(tmp_path: Path) -> None
     _assert_equal(tmp_path / "q", tmp_path / "r")
 
 
+# scores that differ in double precision but not in trec_eval's single precision (a C float)
+SINGLE = {
+    "decimals": ("0.300000000001", "0.3"),
+    "eight-digits": ("0.30000001", "0.3"),
+    "beyond-2**24": ("16777217", "16777216"),
+    "below-the-smallest": ("1e-46", "0"),
+    "beyond-the-largest": ("2e39", "1e39"),
+    "negative": ("-0.6999999999999", "-0.7"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SINGLE))
+def test_scores_are_compared_in_trec_evals_single_precision(tmp_path: Path, name: str) -> None:
+    higher, lower = SINGLE[name]
+    (tmp_path / "q").write_text("1 0 a 1\n")  # tied with b, a ranks after it (ids reversed)
+    (tmp_path / "r").write_text(f"1 Q0 a 1 {higher} x\n1 Q0 b 2 {lower} x\n")
+    assert score_trec(tmp_path / "q", tmp_path / "r").all["recip_rank"] == 0.5
+    _assert_equal(tmp_path / "q", tmp_path / "r")
+    (tmp_path / "r").write_text(f"1 Q0 a 1 {higher} x\n1 Q0 b 2 -1e30 x\n")
+    assert score_trec(tmp_path / "q", tmp_path / "r").all["recip_rank"] == 1.0
+
+
 def test_only_queries_in_both_files_are_scored(tmp_path: Path) -> None:
     (tmp_path / "q").write_text("1 0 a 1\n2 0 a 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 1 x\n3 Q0 a 1 1 x\n")
@@ -128,6 +150,9 @@ CASES = {
                     "rank, score, run name)."),
     "score": ("1 0 a 1\n", "1 Q0 a 1 high x\n", "{r}:1: score 'high' is not a number; the fifth "
               "column of a run line is the score (higher is retrieved first)."),
+    "score-underscore": ("1 0 a 1\n", "1 Q0 a 1 1_0 x\n", "{r}:1: score '1_0' is not a number; "
+                         "the fifth column of a run line is the score (higher is retrieved "
+                         "first)."),
     "relevance": ("1 0 a yes\n", "1 Q0 a 1 1 x\n", "{q}:1: relevance 'yes' is not a number; the "
                   "fourth column of a qrels line is the judgement (0 not relevant, 1 or more "
                   "relevant)."),
@@ -206,6 +231,7 @@ def test_a_run_whose_queries_are_interleaved(tmp_path: Path) -> None:
 ATOL = {
     "2": 2, "+2": 2, "-1": -1, "2.7": 2, "1e300": 1, "3E2": 3, ".5": 0, "-.5": 0,
     "99999999999999999999999": 2**63 - 1, "-99999999999999999999": -(2**63),
+    "0_1": 0, "1_000": 1,  # atol() stops at "_"; Python reads it between digits
 }  # fmt: skip
 
 
@@ -222,3 +248,14 @@ def test_a_judgement_is_read_as_trec_evals_atol_reads_it(tmp_path: Path, text: s
     assert result.per_query == score_trec(tmp_path / "plain", tmp_path / "r").per_query
     if abs(level) < 2**31:
         _assert_equal(tmp_path / "plain", tmp_path / "r")
+
+
+def test_an_underscore_is_read_as_c_reads_it_in_a_long_file(tmp_path: Path) -> None:
+    filler = "".join(f"2 0 d{k} 1\n" for k in range(100))
+    (tmp_path / "q").write_text(filler + "1 0 a 0_1\n1 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n")
+    assert score_trec(tmp_path / "q", tmp_path / "r").all["recip_rank"] == 0.5  # a: atol 0
+    run = "".join(f"2 Q0 d{k} {k + 1} {100 - k} x\n" for k in range(100))
+    (tmp_path / "r").write_text(run + "1 Q0 a 1 2 x\n1 Q0 b 2 1_0 x\n")
+    with pytest.raises(TrecFileError, match=r":102: score '1_0' is not a number"):
+        score_trec(tmp_path / "q", tmp_path / "r")

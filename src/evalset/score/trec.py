@@ -82,6 +82,7 @@ class Run:
     queries: NDArray[np.int64]
     docs: NDArray[np.int64]
     scores: NDArray[np.float64]
+    """Each entry's score as trec_eval holds it (in single precision)."""
     numbers: NDArray[np.int64]
     """The file line (from 1) of each entry."""
 
@@ -104,9 +105,24 @@ def _codes(values: list[bytes], grouped: bool = False) -> tuple[list[bytes], NDA
 def _numbers(texts: list[bytes]) -> NDArray[np.float64]:
     """Score texts as numbers; NaN where one is not a number."""
     try:
+        if _has_underscore(texts):
+            raise ValueError
         return np.fromiter(map(float, texts), np.float64, len(texts))
     except ValueError:
         return np.array([_number(t) for t in texts], dtype=np.float64)
+
+
+def _has_underscore(texts: list[bytes]) -> bool:
+    """Whether a text has an ``_``, which Python reads between digits (``1_0`` is 10) and C
+    does not."""
+    return any(b"_" in t for t in texts) if len(texts) < 64 else b"_" in b"".join(texts)
+
+
+def _as_trec_evals(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Scores as trec_eval holds them: in a C ``float`` (single precision), so scores that
+    differ only beyond its precision are ties, and one beyond its range is infinite."""
+    with np.errstate(over="ignore"):
+        return scores.astype(np.float32).astype(np.float64)
 
 
 def default_measures(cutoffs: Sequence[int] = CUTOFFS) -> list[str]:
@@ -207,6 +223,8 @@ def read_qrels(path: Path) -> Qrels:
         )
     queries, docs, rels = columns.column(0), columns.column(2), columns.column(3)
     try:
+        if _has_underscore(rels):  # "0_1" is 1 to Python, 0 to atol()
+            raise ValueError
         levels = np.array(rels).astype(np.int64)
     except (ValueError, OverflowError):  # decimals, exponents, numbers beyond a C long
         levels = np.array(
@@ -295,10 +313,12 @@ def read_run(path: Path) -> Run:
             f"{doc_names[docs[at]].decode()!r} for query {query_names[queries[at]].decode()!r} "
             "a second time; a run lists each document once per query."
         )
-    return Run(path, query_names, doc_names, queries, docs, scores, columns.numbers)
+    return Run(path, query_names, doc_names, queries, docs, _as_trec_evals(scores), columns.numbers)
 
 
 def _number(text: bytes) -> float:
+    if b"_" in text:  # not a number to C (its atof() would stop at the "_")
+        return math.nan
     try:
         return float(text)
     except ValueError:
