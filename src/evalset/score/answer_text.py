@@ -14,6 +14,7 @@ from evalset.score.markdown import (
     TERMINAL_MISSES,
     cell,
     comment,
+    marks,
     miss_rows,
     more_misses,
     retrieval_miss_lines,
@@ -83,12 +84,6 @@ def one_line(answer: str) -> str:
     """An answer as the lists show it: on one line, each run of white space (line breaks
     too) as one space; "(nothing)" when it is blank, as scoring takes it."""
     return " ".join(answer.split()) or "(nothing)"
-
-
-def marks(miss: dict[str, Any]) -> str:
-    """`` (stale, missing)``, or as much of it as applies, to follow a miss's id."""
-    found = [m for m in ("stale", "missing") if miss.get(m)]
-    return f" ({', '.join(found)})" if found else ""
 
 
 def miss_cells(miss: dict[str, Any]) -> list[str]:

@@ -208,10 +208,12 @@ def _misses(data: dict[str, Any], name: str) -> list[str]:
     if not misses:
         return [head, f"<p>Every scored item had an expected source in the first {k}.</p>"]
     headers = ["item", "category", "split", "missed", "expected", f"retrieved (first {k})"]
-    return [
+    shown = [j for j in range(6) if j != 3 or any(m["trials"] > 1 for m in misses)]
+    rows = [[cells[j] for j in shown] for cells in map(miss_cells, misses)]  # one trial: no
+    return [  # "missed" column, as in the comment
         head,
         f"<p>Items with no expected source in the first {k} retrieved entries.</p>",
-        _table(headers, [miss_cells(m) for m in misses], "misses"),
+        _table([headers[j] for j in shown], rows, "misses"),
     ]
 
 

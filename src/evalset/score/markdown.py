@@ -80,11 +80,16 @@ def title(data: dict[str, Any]) -> str:
     return f"{pin.get('set')} {version}, snapshot {data.get('snapshot') or '-'}"
 
 
+def marks(miss: dict[str, Any]) -> str:
+    """`` (stale, missing)``, or as much of it as applies, to follow a miss's id."""
+    found = [m for m in ("stale", "missing") if miss.get(m)]
+    return f" ({', '.join(found)})" if found else ""
+
+
 def miss_cells(miss: dict[str, Any]) -> list[str]:
-    marks = [m for m in ("stale", "missing") if miss.get(m)]
     trials = f"{miss['missed']}/{miss['trials']} trials" if miss["trials"] > 1 else ""
     return [
-        miss["id"] + (f" ({', '.join(marks)})" if marks else ""),
+        miss["id"] + marks(miss),
         str(miss.get("category")),
         miss.get("split", ""),
         trials,
@@ -209,9 +214,10 @@ def retrieval_miss_table(data: dict[str, Any], name: str) -> list[str]:
     rows = []
     for m in misses[:MAX_MISSES]:
         cells = miss_cells(m)
-        code = (0, 4, 5) if m["expected"] is not None else (0, 5)  # citations as code
-        rows.append(md_row([md_code(cells[j]) if j in code else md_text(cells[j])
-                            for j in shown]))  # fmt: skip
+        code = (4, 5) if m["expected"] is not None else (5,)  # citations as code
+        cells[0] = f"{md_code(m['id'])}{marks(m)}"  # marks after the id, as for answers
+        rows.append(md_row([cells[j] if j == 0 else md_code(cells[j]) if j in code
+                            else md_text(cells[j]) for j in shown]))  # fmt: skip
     return out + miss_rows(rows, len(misses))
 
 
