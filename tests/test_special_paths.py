@@ -70,12 +70,14 @@ _EXPECTED: dict[str, bytes] = {}
 
 def _expected(cli: Any, ws: Path, writer: str, tmp: Path) -> bytes:
     """What the writer writes to a regular file."""
-    if writer not in _EXPECTED:
-        target = tmp / "regular.out"
-        done = cli(ws, *_argv(writer, str(target), tmp))
+    if writer not in _EXPECTED:  # in a folder of its own: the report beside it goes too
+        folder = tmp / "expected"
+        folder.mkdir()
+        target = folder / "regular.out"
+        done = cli(ws, *_argv(writer, str(target), folder))
         assert done.code == 0, done.err
         _EXPECTED[writer] = target.read_bytes()
-        target.unlink()
+        shutil.rmtree(folder)
     return _EXPECTED[writer]
 
 
