@@ -254,3 +254,29 @@ def test_a_100000_item_file_validates_without_hanging(tmp_path: Path, cli) -> No
     assert result.code in (0, 1)
     assert "Traceback" not in result.err
     assert path.stat().st_mtime_ns == before
+
+
+LONG = "n" * 300  # longer than a file name may be (255 bytes)
+LONG_NAMES = {
+    "validate": ("validate", LONG),
+    "stale": ("stale", LONG),
+    "pin": ("pin", LONG),
+    "status": ("status", LONG),
+    "export": ("export", LONG, "--format", "jsonl"),
+    "a set path": ("validate", f"sets/{LONG}.yaml"),
+    "a folder of the path": ("validate", f"{LONG}/x.yaml"),
+    "a run": ("score", "retrieval", "acme-support", f"{LONG}.jsonl", "--allow-stale"),
+    "a report": ("check-pin", f"{LONG}.json"),
+    "a report to accept": ("accept", f"{LONG}.json"),
+}
+
+
+@pytest.mark.parametrize("case", list(LONG_NAMES))
+def test_a_name_too_long_for_the_file_system_is_one_sentence(  # type: ignore[no-untyped-def]
+    example: Path, cli, case: str
+) -> None:
+    done = cli(example, *LONG_NAMES[case])
+    assert done.code == 2, done.err
+    lines = done.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalset: "), done.err
+    assert "internal error" not in done.err and "Traceback" not in done.out + done.err

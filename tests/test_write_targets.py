@@ -8,6 +8,7 @@ the other one it was asked for included.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,8 @@ TARGETS = {
     ),
     "deep under a file": ("notes.txt/a/out.json", "because notes.txt is a file, not a folder"),
     "a folder": ("sets", "is a folder; name a file to write instead."),
+    "a name too long": ("n" * 300 + ".json", "is too long a name for the file system"),
+    "a folder no one may write": ("/sys/evalset-out.json", "cannot be written"),
 }
 
 
@@ -116,3 +119,60 @@ def test_init_cut_short_leaves_no_half_written_file_and_completes_when_run_again
     assert (
         subprocess.run([sys.executable, "-m", "evalset", "validate"], cwd=git_repo).returncode == 0
     )
+
+
+# each writer as a user runs it on files of the workspace, and the files it reads
+READERS = {
+    "score retrieval": (
+        ("score", "retrieval", "acme-support", "run.jsonl", "--allow-stale"),
+        ("sets/acme-support.yaml", "run.jsonl"),
+    ),
+    "score answers": (
+        ("score", "answers", "acme-support", "run.jsonl", "--allow-stale", "--labels",
+         "labels.csv", "--judge", "command:./judge.py"),
+        ("sets/acme-support.yaml", "run.jsonl", "labels.csv", "judge.py"),
+    ),
+    "agreement": (("agreement", "labels.csv", *JUDGE), ("labels.csv", "sets/acme-support.yaml")),
+    "export": (("export", "acme-support", "--allow-stale", "--format", "jsonl"),
+               ("sets/acme-support.yaml",)),
+}  # fmt: skip
+OVERWRITES = [
+    (reader, option, read, spelled)
+    for reader, (_, inputs) in READERS.items()
+    for option in (("-o", "--html") if reader.startswith("score") else ("-o",))
+    for read in inputs
+    for spelled in ("as given", "spelled otherwise")
+]
+
+
+@pytest.mark.parametrize(("reader", "option", "read", "spelled"), OVERWRITES)
+def test_an_output_that_names_a_file_the_command_reads_is_refused_before_any_work(  # type: ignore[no-untyped-def]
+    cli, example: Path, reader: str, option: str, read: str, spelled: str
+) -> None:
+    shutil.copy(RUN, example / "run.jsonl")
+    shutil.copy(LABELS, example / "labels.csv")
+    shutil.copy2(EXAMPLES / "judges" / "keywords.py", example / "judge.py")
+    command, _ = READERS[reader]
+    target = read if spelled == "as given" else f"./sets/../{read}"
+    kept = {name: (example / name).read_bytes() for name in READERS[reader][1]}
+    before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
+    done = cli(example, *command, option, target)
+    assert done.code == 2, (done.out, done.err)
+    assert done.err.startswith(f"evalset: {Path(target)}: is the "), done.err
+    assert len(done.err.strip().splitlines()) == 1 and "name another file" in done.err
+    assert {name: (example / name).read_bytes() for name in kept} == kept
+    after = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
+    assert after == before
+    assert "calls" not in done.out + done.err  # refused before the judge was asked anything
+
+
+@pytest.mark.parametrize("scorer", ["retrieval", "answers"])
+def test_a_report_and_its_page_in_one_file_are_refused(cli, example: Path, scorer: str) -> None:  # type: ignore[no-untyped-def]
+    command = ("score", scorer, *SCORED, *(JUDGE if scorer == "answers" else ()))
+    done = cli(example, *command, "-o", "same", "--html", "./same")
+    assert done.code == 2, done.err
+    assert done.err == (
+        "evalset: same: is where the report goes too; give the report and the page "
+        "different files.\n"
+    )
+    assert not (example / "same").exists()

@@ -11,13 +11,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import re
 import secrets
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from evalset.errors import EvalsetError
 
@@ -43,22 +45,24 @@ def _file_above(path: Path) -> Path | None:
     """The nearest folder of ``path`` that is a file instead (so nothing under it can be
     written), if one is."""
     for folder in path.parents:
-        if folder.is_file():
+        if os.path.isfile(folder):
             return folder
     return None
 
 
 def _write_error(path: Path, exc: OSError) -> WriteFailed:
     folder = path.parent
-    if exc.errno == errno.EISDIR or path.is_dir():
+    if exc.errno == errno.EISDIR or os.path.isdir(path):
         return WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    if exc.errno == errno.ENAMETOOLONG:
+        return WriteFailed(f"{path}: {TOO_LONG}")
     blocking = _file_above(path) if exc.errno in (errno.ENOTDIR, errno.EEXIST) else None
     if blocking is not None:
         return WriteFailed(
             f"{path}: cannot be written because {blocking} is a file, not a folder; name a "
             f"file in a folder, or move {blocking} away."
         )
-    if exc.errno == errno.ENOENT and not folder.is_dir():
+    if exc.errno == errno.ENOENT and not os.path.isdir(folder):
         return WriteFailed(
             f"{path}: cannot be written because the folder {folder} does not exist; create it "
             "first, or name a file in an existing folder."
@@ -72,6 +76,9 @@ def _write_error(path: Path, exc: OSError) -> WriteFailed:
         return WriteFailed(f"{path}: cannot be written (no space left on the device); free space.")
     return WriteFailed(f"{path}: cannot be written ({exc.strerror or exc}).")
 
+
+TOO_LONG = "is too long a name for the file system (File name too long); give a shorter path."
+"""Why a path whose name (or one of whose folders' names) the file system refuses is."""
 
 STANDARD_OUTPUT = (
     "-: names standard output, which evalset does not write a file to; to print the "
@@ -192,37 +199,112 @@ def atomic_write(
     folder stands where the file should be (or a file where a folder should), the file is
     read-only, or the path is ``-`` (``check_target``)."""
     path = Path(path)
-    check_target(path)
-    descriptor = open_descriptor(path)
+    target = _regular_target(path, parents)
+    if target is None:
+        try:
+            _write_directly(path, open_descriptor(path), text)
+        except OSError as exc:
+            raise _write_error(path, exc) from None
+        return
     try:
-        if descriptor is not None:
-            _write_directly(path, descriptor, text)
-            return
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            _write_directly(path, None, text)
-            return
-    except FileNotFoundError:
-        pass  # missing: created below
-    except OSError as exc:
-        raise _write_error(path, exc) from None
-    if parents:
-        make_folders(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    if path.is_dir():
-        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
-    try:
-        _write(path, text, scratch)
+        _write(target, text, scratch)
     except WriteFailed:
         raise
     except OSError as exc:
         if scratch is not None and exc.errno == errno.EXDEV:  # another file system
             try:
-                _write(path, text, None)
+                _write(target, text, None)
                 return
             except OSError as again:
-                raise _write_error(path, again) from None
+                raise _write_error(target, again) from None
+        raise _write_error(target, exc) from None
+
+
+def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
+    """Write each ``(path, text)`` as ``atomic_write(path, text, parents=True)`` does, but all
+    or none: every folder is made and every text written whole to a temporary file beside
+    its file first, and only then are they renamed into place. So a path that cannot be
+    written (a read-only folder, a full disk, a name too long) leaves none of the files
+    written. A path that is no regular file (``/dev/stdout``, a FIFO) is written directly,
+    once the others are in place."""
+    targets = [(path, _regular_target(Path(path), parents=True), text) for path, text in files]
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for _, target, text in targets:
+            if target is not None:
+                try:
+                    staged.append((_stage(target, text, None), target))
+                except OSError as exc:
+                    raise _write_error(target, exc) from None
+    except BaseException:
+        for temp, _ in staged:
+            _discard(temp)
+        raise
+    for n, (temp, target) in enumerate(staged):
+        try:
+            _place(temp, target)
+        except OSError as exc:
+            for later, _ in staged[n + 1 :]:
+                _discard(later)
+            raise _write_error(target, exc) from None
+    for path, target, text in targets:
+        if target is None:
+            atomic_write(path, text)
+
+
+def refuse_overwriting(
+    outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[tuple[str, Path | None]]
+) -> None:
+    """Refuse, in one sentence, an output path that names a file the command reads, or the
+    file an output before it names: writing there would replace the input (a set file, a
+    run) or the other output. Each is ``(what it is, path)``; a path of None is none."""
+    earlier: list[tuple[str, Path]] = []
+    for what, path in outputs:
+        if path is None:
+            continue
+        for source, read in inputs:
+            if read is not None and str(read) != "-" and _same_file(path, read):
+                raise WriteFailed(
+                    f"{path}: is the {source} this command reads, which writing the {what} "
+                    f"there would replace; name another file for the {what}."
+                )
+        for other, before in earlier:
+            if _same_file(path, before):
+                raise WriteFailed(
+                    f"{path}: is where the {other} goes too; give the {other} and the {what} "
+                    "different files."
+                )
+        earlier.append((what, path))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one is missing (or cannot be looked at): the same only by its name
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _regular_target(path: Path, parents: bool) -> Path | None:
+    """The regular file that writing ``path`` replaces (a symlink's target), made ready
+    (``parents``: its folders made); None when ``path`` is no regular file (a device, a
+    FIFO, a descriptor) and is written directly. WriteFailed as ``atomic_write`` says."""
+    check_target(path)
+    if open_descriptor(path) is not None:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except FileNotFoundError:
+        pass  # missing: created
+    except OSError as exc:
         raise _write_error(path, exc) from None
+    if parents:
+        make_folders(path)
+    if os.path.islink(path):
+        path = Path(os.path.realpath(path))
+    if os.path.isdir(path):
+        raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
+    return path
 
 
 def create_new(path: Path, text: str) -> bool:
@@ -276,6 +358,15 @@ def make_folders(path: Path) -> None:
 def _write(
     path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
 ) -> None:
+    _place(_stage(path, text, scratch), path)
+
+
+def _stage(
+    path: Path, text: str | bytes | list[bytes] | list[bytes | memoryview], scratch: Path | None
+) -> Path:
+    """A temporary file holding ``text``, written whole and synced, with ``path``'s mode and
+    owner, ready to be renamed to ``path`` (in ``scratch`` when it takes one, else beside
+    ``path``); nothing is left behind when this fails."""
     try:
         before: os.stat_result | None = path.stat()
     except FileNotFoundError:
@@ -300,10 +391,19 @@ def _write(
         if before is not None and (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
             with contextlib.suppress(OSError):  # only root may give a file away
                 os.chown(made[-1], before.st_uid, before.st_gid)
-        os.replace(made[-1], path)
     except BaseException:
         for tmp in made:
             _discard(tmp)
+        raise
+    return made[-1]
+
+
+def _place(temp: Path, path: Path) -> None:
+    """Rename a staged file to ``path`` and sync the folder, so the rename lasts."""
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        _discard(temp)
         raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
@@ -505,6 +605,15 @@ _LONE_SURROGATE = re.compile(
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
 
+def finite_number(value: Any) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number as JSON gives one (not a boolean) that a float holds
+    finitely: JSON allows an integer of any size, and one beyond a float's range would
+    overflow where it is added or averaged."""
+    if type(value) is int:
+        return -sys.float_info.max <= value <= sys.float_info.max  # exact: no conversion
+    return type(value) is float and math.isfinite(value)
+
+
 def not_text(value: Any) -> bool:
     """Whether parsed JSON holds a string no UTF-8 text can hold: a lone surrogate, which a
     ``\\ud83d`` escape without its pair makes. It could be neither printed nor written."""
@@ -515,16 +624,54 @@ def not_text(value: Any) -> bool:
     return False
 
 
-def json_loads(text: str | bytes) -> Any:
+class RepeatedKey(ValueError):
+    """An object of a user's JSON that gives one key twice (``unique_object``)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+    @property
+    def message(self) -> str:
+        return (
+            f"the key {self.key!r} appears twice in one object (JSON keeps only the last, "
+            "silently); keep one of them"
+        )
+
+    def at(self, doc: str) -> int:
+        """Where (from 0) ``doc`` gives the key the second time, as far as can be told."""
+        written = json.dumps(self.key, ensure_ascii=False)
+        first = doc.find(written)
+        return max(doc.find(written, first + 1) if first >= 0 else -1, 0)
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing (``RepeatedKey``) one that gives a key twice, where
+    ``json`` would keep the last value without a word (a hit, a trial, an answer lost)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return found
+
+
+def json_loads(text: str | bytes, unique_keys: bool = False) -> Any:
     """``json.loads`` that fails as for any malformed JSON (``json.JSONDecodeError``) on
     values nested too deeply to read, instead of exhausting the interpreter's recursion, and
     on a lone surrogate escape (``"\\ud83d"`` without its pair): JSON can write one, but the
-    string it makes is not text, and could be neither printed nor written as UTF-8."""
+    string it makes is not text, and could be neither printed nor written as UTF-8.
+    ``unique_keys`` (a user's JSON): an object giving a key twice fails too."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique_object if unique_keys else None)
     except RecursionError:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
+    except RepeatedKey as exc:
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise json.JSONDecodeError(exc.message, doc, exc.at(doc)) from None
     marks = ("\\ud", "\\uD") if isinstance(text, str) else (b"\\ud", b"\\uD")
     escaped = marks[0] in text or marks[1] in text  # type: ignore[operator]  # a surrogate
     if escaped and not_text(value):  # one without its pair

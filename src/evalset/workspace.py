@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 from evalset.config import Workspace, find_workspace, find_workspace_or_none
@@ -49,13 +50,13 @@ def workspace_for(ref: str | Path | None = None) -> Workspace:
 def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     """A set given by name (``acme-support``) or by path (``sets/acme-support.yaml``)."""
     as_path = Path(ref)
-    if as_path.suffix in SET_SUFFIXES or "/" in ref or as_path.exists():
+    if as_path.suffix in SET_SUFFIXES or "/" in ref or os.path.exists(as_path):
         return as_path
     if workspace is None:
         raise UnknownSet(f"{ref}: no such file, and there is no workspace to look up set names in.")
     for suffix in SET_SUFFIXES:
         candidate = workspace.sets_dir / f"{ref}{suffix}"
-        if candidate.is_file():
+        if os.path.isfile(candidate):  # False, not an error, for a name too long to be one
             return display_path(candidate)
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)

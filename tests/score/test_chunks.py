@@ -66,7 +66,15 @@ def _as(run: list[dict[str, Any]], table: dict[str, dict[str, Any]]) -> list[dic
     return [{**line, "retrieved": [table[c] for c in line["retrieved"]]} for line in run]
 
 
-@pytest.mark.parametrize("table", [AS_TEXT, AS_SPAN], ids=["text", "span"])
+WITH_METADATA = {
+    c: {**chunk, "metadata": {"score": 0.9, "chunk_id": 7}} for c, chunk in AS_TEXT.items()
+}
+"""The chunks as a retriever's own output carries them: extra data under "metadata"."""
+
+
+@pytest.mark.parametrize(
+    "table", [AS_TEXT, AS_SPAN, WITH_METADATA], ids=["text", "span", "with metadata"]
+)
 def test_chunks_score_exactly_as_the_same_run_given_as_citations(
     score_ws: Path, table: dict[str, dict[str, Any]]
 ) -> None:

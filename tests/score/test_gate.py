@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scoring_ws import ITEMS, RUN, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
@@ -199,6 +200,40 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
     ):  # fmt: skip
         done = cli(score_ws, "gate", str(base), name)
         assert done.code == 2 and done.err.strip() == f"evalset: {expected}"
+    assert not (score_ws / "reports" / "accepted").exists()
+
+
+# a report's metric values, made by hand with a digest that matches: each is no share
+FOREIGN_VALUES = {"huge": "1e308", "beyond-a-float": "1" + "0" * 400, "negative": "-0.5",
+                  "above-one": "1.5"}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", list(FOREIGN_VALUES))
+def test_a_report_whose_metric_is_no_share_is_refused(score_ws: Path, cli, value: str) -> None:  # type: ignore[no-untyped-def]
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    _tamper(current, '"hit@1": 0.0', f'"hit@1": {FOREIGN_VALUES[value]}', redigest=True)
+    for args in (("accept", str(current)), ("gate", str(base), str(current)),
+                 ("gate", str(current), str(base), "--json")):  # fmt: skip
+        done = cli(score_ws, *args)
+        assert done.code == 2, (args, done.err)
+        assert "is not an evalset report (items[" in done.err
+        assert "with metrics from 0 to 1); give a report written by" in done.err
+        assert "Warning" not in done.err and "internal error" not in done.err
+    assert not (score_ws / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize("name", ["no-such-set", "DOCS", ".hidden", "-rf", "n" * 300])
+def test_a_report_of_a_set_the_workspace_does_not_hold_is_not_accepted(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, name: str
+) -> None:
+    report = _score(score_ws, cli, RUN, "base")
+    _tamper(report, '"set": "docs"', f'"set": "{name}"', redigest=True)
+    for command in ("accept", "check-pin"):
+        done = cli(score_ws, command, str(report))
+        assert done.code == 2, (command, done.err)
+        assert done.err.startswith(f"evalset: {report.relative_to(score_ws)}: "), done.err
+        assert "internal error" not in done.err
     assert not (score_ws / "reports" / "accepted").exists()
 
 

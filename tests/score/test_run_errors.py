@@ -111,6 +111,16 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         'run.jsonl:2: item a2: "latency_ms" 1.7e+308 takes the run\'s total beyond the '
         "largest number a report holds (check its unit) (1 more invalid line(s))" + FIX,
     ),
+    "cost-beyond-a-float": (  # an internal error before (the int overflowed a float)
+        '{"id": "a1", "retrieved": [], "cost": 1' + "0" * 400 + "}\n",
+        'run.jsonl:1: item a1: "cost" must be a number from 0, not 100000000000000000000000… '
+        "(a number too large)" + FIX,
+    ),
+    "latency-beyond-a-float": (
+        '{"id": "a1", "retrieved": [], "latency_ms": -1' + "0" * 400 + "}\n",
+        'run.jsonl:1: item a1: "latency_ms" must be a number from 0, not -10000000000000000000000… '
+        "(a number too large)" + FIX,
+    ),
     "latency-text": (
         '{"id": "a1", "retrieved": [], "latency_ms": "fast"}\n',
         "run.jsonl:1: item a1: \"latency_ms\" must be a number from 0, not 'fast'" + FIX,

@@ -259,3 +259,30 @@ def test_an_underscore_is_read_as_c_reads_it_in_a_long_file(tmp_path: Path) -> N
     (tmp_path / "r").write_text(run + "1 Q0 a 1 2 x\n1 Q0 b 2 1_0 x\n")
     with pytest.raises(TrecFileError, match=r":102: score '1_0' is not a number"):
         score_trec(tmp_path / "q", tmp_path / "r")
+
+
+SET_MODE_ONLY = {
+    "-o": ("-o", "out.json"),
+    "--html": ("--html", "out.html"),
+    "--format md": ("--format", "md"),
+    "--granularity": ("--granularity", "document"),
+    "--snapshot": ("--snapshot", "abc"),
+    "--allow-stale": ("--allow-stale",),
+    "--skip-invalid": ("--skip-invalid",),
+}
+
+
+@pytest.mark.parametrize("option", list(SET_MODE_ONLY))
+def test_an_option_of_set_mode_is_refused_in_trec_mode(tmp_path: Path, cli, option: str) -> None:  # type: ignore[no-untyped-def]
+    done = cli(
+        tmp_path, "score", "retrieval", "--qrels", str(DATA / "qrels-302.test"),
+        "--run", str(DATA / "results-302.test"), *SET_MODE_ONLY[option],
+    )  # fmt: skip
+    assert done.code == 2 and done.out == ""
+    assert (
+        "TREC mode prints trec_eval's measures (--json: as JSON; redirect it to keep it) and "
+        f"takes no {option}" in " ".join(done.err.split())
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing written, where before -o wrote nothing either
+    missing = cli(tmp_path, "score", "retrieval", "--qrels", str(DATA / "qrels-302.test"))
+    assert missing.code == 2 and "TREC mode needs --run RUN too" in missing.err

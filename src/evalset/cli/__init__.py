@@ -12,6 +12,7 @@ per option, about 0.2 s, which is most of what an unchanged snapshot may take.
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -280,6 +281,10 @@ def _main(end_early: bool) -> None:
         )
     except OSError as exc:  # from click's or typer's output (help, usage), or unexpected
         lost = failed(sys.stdout) or (exc if isinstance(exc, BrokenPipeError) else None)
+        if lost is None and exc.errno == errno.ENAMETOOLONG:  # a path given, wherever used
+            from evalset.fsio import TOO_LONG
+
+            _error(f"{exc.filename}: {TOO_LONG}", 2)
         if lost is None:
             _internal(exc)
         raise OutputLost(lost) from exc

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from evalset.score.agreement import Agreement
 
 _JUDGE_HELP = (
-    "The judge (required): exact, command:PROGRAM, openai:MODEL, or the name of a judge "
+    "The judge (required): exact, 'command:PROGRAM ARGS', openai:MODEL, or the name of a judge "
     "configured in the judges table or installed as a plug-in."
 )
 
@@ -101,6 +101,7 @@ def agreement(
     Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
     """
     _require_judge(ctx, judge)
+    from evalset.fsio import refuse_overwriting
     from evalset.score.agreement import agreement as run_agreement
     from evalset.score.judges.cache import VerdictCache
     from evalset.score.judges.registry import load_judge
@@ -123,6 +124,7 @@ def agreement(
                 "ids belong to with --set."
             )
         set_path = paths[0]
+    refuse_overwriting([("result", output)], [("label file", labels), ("set file", set_path)])
     loaded = load_set(set_path)
     chosen = load_judge(judge, ws)
     try:

@@ -441,6 +441,7 @@ def score_set(
 
     with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
         ws, set_path = _prefetched_set(set_ref)
+        refuse_overwriting_inputs(output, html, ("set file", set_path), ("run file", run))
         from evalset.score.markdown import markdown
         from evalset.score.metrics import DEFAULT_K
         from evalset.score.retrieval import Options, score_retrieval
@@ -468,22 +469,42 @@ def score_set(
 
 def write_reports(report: Report, text: str, output: Path | None, html: Path | None) -> None:
     """Write a scored report (``text``, rendered) to ``output`` and its page to ``html``, as
-    asked; both folders are made first, so that a path that cannot be written leaves neither
-    file behind."""
-    from evalset.fsio import make_folders
-    from evalset.score.report import write_report
+    asked: both or neither (a path that cannot be written leaves neither file behind)."""
+    from evalset.fsio import write_all
 
-    files = []
+    files: list[tuple[Path, str | bytes]] = []
     if output is not None:
         files.append((output, text))
     if html is not None:
         from evalset.score.html import page
 
         files.append((html, page(report.data)))
-    for path, _ in files:
-        make_folders(path)
-    for path, content in files:
-        write_report(path, content)
+    write_all(files)
+
+
+def _judge_files(judge: str) -> list[Path]:
+    """The words of a command judge's program that name files (its script)."""
+    import os
+    import shlex
+    from pathlib import Path
+
+    if not judge.startswith("command:"):
+        return []
+    try:
+        words = shlex.split(judge.removeprefix("command:"))
+    except ValueError:  # the judge's loading says what is wrong with it
+        return []
+    return [Path(w) for w in words if os.path.isfile(w)]
+
+
+def refuse_overwriting_inputs(
+    output: Path | None, html: Path | None, *inputs: tuple[str, Path | None]
+) -> None:
+    """Refuse a report or page path that names one of ``inputs`` (what each is, its path),
+    or the same file for both, before any work is done."""
+    from evalset.fsio import refuse_overwriting
+
+    refuse_overwriting([("report", output), ("page", html)], inputs)
 
 
 def _print_tables(data: dict[str, Any]) -> None:
@@ -538,6 +559,10 @@ def score_answers(
 
     with bulk():  # the set, the run, the judge's decisions, the report: no cycle
         ws, set_path = _prefetched_set(set_ref)
+        refuse_overwriting_inputs(
+            output, html, ("set file", set_path), ("run file", run), ("label file", labels),
+            *(("judge's program", path) for path in _judge_files(judge)),
+        )  # fmt: skip
         from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score

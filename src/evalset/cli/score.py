@@ -93,9 +93,23 @@ def retrieval(
     if granularity not in ("section", "document"):
         raise typer.BadParameter("use section or document", param_hint="--granularity")
     if qrels is not None or trec_run is not None:
-        if qrels is None or trec_run is None or set_ref is not None or run is not None:
+        if set_ref is not None or run is not None:
             raise typer.BadParameter(
                 "TREC mode takes --qrels QRELS --run RUN and no SET or RUN argument",
+                param_hint="--qrels",
+            )
+        if qrels is None or trec_run is None:
+            missing = "--qrels QRELS" if qrels is None else "--run RUN"
+            raise typer.BadParameter(f"TREC mode needs {missing} too", param_hint="--qrels")
+        ignored = [name for name, given in (
+            ("-o", output is not None), ("--html", html is not None), ("--format md", fmt == "md"),
+            ("--granularity", granularity != "section"), ("--snapshot", snapshot is not None),
+            ("--allow-stale", allow_stale), ("--skip-invalid", skip_invalid),
+        ) if given]  # fmt: skip
+        if ignored:  # set mode's: silently left out, a script would look for what they give
+            raise typer.BadParameter(
+                f"TREC mode prints trec_eval's measures (--json: as JSON; redirect it to keep "
+                f"it) and takes no {', '.join(ignored)}",
                 param_hint="--qrels",
             )
         _trec(qrels, trec_run, k, as_json)
@@ -143,7 +157,10 @@ def gate(
         help="The largest drop allowed in any category (0 or more).",
     ),
     metric: list[str] = typer.Option(
-        None, "--metric", metavar="M", help="Gate on these metrics (default: all both share)."
+        None,
+        "--metric",
+        metavar="M",
+        help="Gate on these metrics (repeat it, or comma-separate; default: all both share).",
     ),
     allow_snapshot_change: bool = typer.Option(
         False,

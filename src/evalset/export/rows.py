@@ -25,6 +25,6 @@ def json_lines(text: str) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json_loads(line)
+            yield number, json_loads(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             raise RowError(number, f"is not valid JSON ({exc.msg})", exc.colno) from None

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
-from evalset.fsio import json_loads, json_text_lines
+from evalset.fsio import RepeatedKey, json_loads, json_text_lines, unique_object
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import Redactor
 from evalset.sets.messages import error_text
@@ -157,14 +157,14 @@ def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[In
         if not line.strip():
             continue
         try:
-            records.append((number, json_loads(line)))
+            records.append((number, json_loads(line, unique_keys=True)))
         except json.JSONDecodeError as exc:
             bad.append(Invalid(number, f"is not valid JSON ({exc.msg})", exc.colno))
     return records, bad
 
 
 def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=unique_object)
     records: list[tuple[int, Any]] = []
     pos = text.index("[") + 1
     try:
@@ -177,6 +177,8 @@ def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
                 value, end = decoder.raw_decode(text, pos)
             except RecursionError:
                 raise json.JSONDecodeError("values nested too deeply to read", text, pos) from None
+            except RepeatedKey as exc:
+                raise json.JSONDecodeError(exc.message, text, pos + exc.at(text[pos:])) from None
             records.append((text.count("\n", 0, pos) + 1, value))
             pos = end
     except json.JSONDecodeError as exc:

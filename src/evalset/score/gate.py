@@ -39,7 +39,7 @@ from evalset.fsio import atomic_write
 from evalset.git import Version
 from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
 from evalset.score.report import ReportError, read_report
-from evalset.versions.pin import check_pin, recorded_format
+from evalset.versions.pin import PinError, check_pin, recorded_format, set_named
 
 MARGIN = 0.03
 ACCEPTED = Path("reports") / "accepted"
@@ -421,6 +421,10 @@ def accept(ws: Workspace, report_path: Path) -> Accepted:
     name = report["evalset"]["set"]
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ReportError(f"{report_path}: its pin names no set; give a report of a set.")
+    try:  # a set of this workspace: its accepted run is kept here, for its gate
+        set_named(ws, report_path, name)
+    except PinError as exc:
+        raise ReportError(str(exc)) from None
     target = accepted_path(ws, name)
     replaced = target.is_file()
     atomic_write(target, text.encode(), parents=True)

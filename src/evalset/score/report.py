@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,10 +301,7 @@ def _shape_problem(data: Any) -> str | None:
             not isinstance(row, dict)
             or not isinstance(row.get("id"), str)
             or not isinstance(row.get("metrics"), dict)
-            or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for v in row["metrics"].values()
-            )
-        ):
-            return f"items[{k}] is not an item row with numeric metrics"
+            or not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values())
+        ):  # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
+            return f"items[{k}] is not an item row with metrics from 0 to 1"
     return None

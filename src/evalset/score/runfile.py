@@ -30,13 +30,23 @@ from typing import Any, cast
 
 from evalset.corpus.names import nfc
 from evalset.errors import CannotOpen, EvalsetError
-from evalset.fsio import TextError, decode_text, not_text, read_input
+from evalset.fsio import (
+    RepeatedKey,
+    TextError,
+    decode_text,
+    finite_number,
+    not_text,
+    read_input,
+    unique_object,
+)
 from evalset.sets.citations import Citation
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
+CHUNK_KEYS = ("doc", "text", "start", "end", "metadata")
+_CHUNK_KEYS = frozenset(CHUNK_KEYS)
 _STR = frozenset([str])
-_SCAN = make_scanner(cast(Any, json.JSONDecoder()))  # typeshed wants a scanner there
+_SCAN = make_scanner(cast(Any, json.JSONDecoder(object_pairs_hook=unique_object)))
 """Reads one JSON value at the start of a text: ``json.loads`` without its checks for white
 space around the value; returns it with where it ended."""
 MAX_ERRORS = 20
@@ -125,10 +135,13 @@ def _problem(obj: Any, plain: bool) -> str | None:
         )
     for key in ("latency_ms", "cost"):
         value = obj.get(key)
-        if value is not None and (
-            type(value) not in (int, float) or not math.isfinite(value) or value < 0
-        ):
-            return f'item {ident}: "{key}" must be a number from 0, not {value!r}'
+        if value is not None and (not finite_number(value) or value < 0):
+            shown = (
+                repr(value)
+                if len(repr(value)) <= 40
+                else f"{repr(value)[:24]}… (a number too large)"
+            )
+            return f'item {ident}: "{key}" must be a number from 0, not {shown}'
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
         return f'item {ident}: "answer" must be text, not a {_kind(answer)}'
@@ -210,6 +223,11 @@ def _entry_problem(entry: Any) -> str | None:
             f"is a JSON {_kind(entry)}; an entry is a citation, "
             '{"doc": ..., "text": ...} or {"doc": ..., "start": ..., "end": ...}'
         )
+    if not entry.keys() <= _CHUNK_KEYS:  # a misspelt "text" would leave only the span's
+        unknown = next(key for key in entry if key not in _CHUNK_KEYS)
+        close = difflib.get_close_matches(str(unknown), CHUNK_KEYS, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else 'put extra data under "metadata"'
+        return f"has an unknown key {unknown!r} ({hint})"
     doc = entry.get("doc")
     if not isinstance(doc, str) or not doc:
         return 'has no "doc" text: name the document the chunk comes from'
@@ -273,7 +291,12 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                 value = json.loads(line)  # something after the value: read for the reason
         except (StopIteration, ValueError, RecursionError):  # read again for the reason
             try:
-                value = json.loads(line)
+                value = json.loads(line, object_pairs_hook=unique_object)
+            except RepeatedKey as exc:
+                broken.append((n, f"has the key {exc.key!r} twice in one object (column "
+                               f"{exc.at(line) + 1}): JSON keeps only the last, silently; "
+                               "keep one of them"))  # fmt: skip
+                continue
             except json.JSONDecodeError as exc:
                 broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
                 continue
@@ -382,12 +405,12 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
     problem); the total is kept without them."""
     found: dict[int, str] = {}
     for key in ("latency_ms", "cost"):
-        if math.isfinite(sum(filter(None, map(attrgetter(key), lines)))):
+        if math.isfinite(sum(map(float, filter(None, map(attrgetter(key), lines))))):
             continue
         total = 0.0
         for line in lines:
             value = getattr(line, key) or 0
-            if math.isfinite(total + value):
+            if math.isfinite(total + float(value)):
                 total += value
             elif line.line not in found:
                 why = "takes the run's total beyond the largest number a report holds"

@@ -3,6 +3,7 @@ corpus snapshot it ran on, and checking a report's pin against the release tags.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,7 +199,7 @@ def _differing_items(reported: Any, released: SetFile, fmt: int) -> list[str] | 
     return [i for i in ids if reported.get(i) != ours.get(i)]
 
 
-def _set_named(ws: Workspace, report: Path, name: str) -> Path:
+def set_named(ws: Workspace, report: Path, name: str) -> Path:
     """The set file a pin names: a report is untrusted input, so its ``set`` is only ever a
     set name looked up in the workspace's sets folder, never a path."""
     from evalset.sets.model import set_name_problem
@@ -210,7 +211,7 @@ def _set_named(ws: Workspace, report: Path, name: str) -> Path:
         )
     for suffix in (".yaml", ".yml"):
         candidate = ws.sets_dir / f"{name}{suffix}"
-        if candidate.is_file():
+        if os.path.isfile(candidate):  # False, not an error, for a name too long to be one
             return candidate
     raise PinError(
         f"{report}: names the set {name!r}, which {ws.sets_dir} does not hold; check the "
@@ -226,7 +227,7 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     found = read_pin(report)
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
-    history = SetHistory(ws, _set_named(ws, report, name))
+    history = SetHistory(ws, set_named(ws, report, name))
     if not isinstance(version, str):
         check.problems.append(
             f"report was run on an unreleased working copy of {name} (version: null); only "

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import sqlite3
 import stat
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import ensure_state_dir
-from evalset.fsio import json_loads
+from evalset.fsio import finite_number, json_loads
 from evalset.score.judges.base import Outcome, Request, Statements, Verdict
 
 FILE = "verdicts.sqlite3"
@@ -58,9 +57,7 @@ def decode(text: Any) -> Outcome | None:
     if not isinstance(data, dict) or not data.keys() <= {"v", "s", "r", "c", "t"}:
         return None
     cost, tokens, reason = data.get("c"), data.get("t"), data.get("r")
-    if cost is not None and (
-        not isinstance(cost, (int, float)) or isinstance(cost, bool) or not math.isfinite(cost)
-    ):
+    if cost is not None and (not finite_number(cost)):
         return None
     if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool)):
         return None

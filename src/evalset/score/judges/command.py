@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import queue
 import shlex
@@ -40,7 +39,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
-from evalset.fsio import json_loads
+from evalset.fsio import finite_number, json_loads
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 TIMEOUT = 60.0
@@ -147,7 +146,7 @@ class _Program:
                 status = None
             raise self.judge.broken(self, ident, f"exited (status {status}) without answering")
         try:
-            answer = json_loads(line)
+            answer = json_loads(line, unique_keys=True)
         except ValueError:
             answer = None
         if not isinstance(answer, dict) or answer.get("id") != ident:
@@ -297,8 +296,6 @@ def _extras(answer: dict[str, Any]) -> tuple[str | None, float | None, int | Non
     tokens = answer.get("tokens")
     return (
         reason if isinstance(reason, str) else None,
-        float(cost)
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
-        else None,
+        float(cost) if finite_number(cost) else None,
         tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
     )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from evalset.fsio import finite_number
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 PROMPTS = ("entails", "refuses", "statements")
@@ -131,9 +131,7 @@ def _message(reply: Any) -> tuple[str | None, dict[str, Any] | None]:
 
 def _count(value: Any) -> float:
     """A token count as given (whole or not), 0 when it is not a number from 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return value if math.isfinite(value) and value >= 0 else 0
+    return value if finite_number(value) and value >= 0 else 0
 
 
 class OpenAIJudge(Judge):
