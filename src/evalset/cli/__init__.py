@@ -58,6 +58,8 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
     from evalset.cli import run
 
     as_json = "--json" in flags
+    if as_json and fmt == "md":
+        return None  # typer explains: one of them chooses what is printed
     if command == "snapshot":
         return lambda: run.snapshot(None, as_json)
     if command == "status":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from evalset.cli.output import echo, emit_json, table
-from evalset.cli.params import number_in
+from evalset.cli.params import number_in, output_format
 
 if TYPE_CHECKING:
     from evalset.score.agreement import Agreement
@@ -63,8 +63,7 @@ def answers(
 
     Example: evalset score answers acme-support run.jsonl --judge exact -o reports/answers.json
     """
-    if fmt not in ("text", "md"):
-        raise typer.BadParameter("use text or md", param_hint="--format")
+    output_format(fmt, as_json)
     _require_judge(ctx, judge)
     from evalset.cli.run import score_answers
 

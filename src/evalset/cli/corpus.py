@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from evalset.cli.output import echo, emit_json
+from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     pass
@@ -67,8 +68,7 @@ def stale(
 
     Example: evalset stale acme-support --fix-moved
     """
-    if fmt not in ("text", "md"):
-        raise typer.BadParameter("use text or md", param_hint="--format")
+    output_format(fmt, as_json)
     from evalset.cli import run
 
     run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed, judge)

@@ -10,6 +10,18 @@ from collections.abc import Callable
 import typer
 
 
+def output_format(fmt: str, as_json: bool) -> None:
+    """Refuse a ``--format`` other than text or md, and md beside ``--json``: each chooses
+    what is printed, and one would be dropped without a word."""
+    if fmt not in ("text", "md"):
+        raise typer.BadParameter("use text or md", param_hint="--format")
+    if fmt == "md" and as_json:
+        raise typer.BadParameter(
+            "--format md prints a comment and --json a JSON document; give one of them",
+            param_hint="--format",
+        )
+
+
 def number_in(low: float, high: float | None = None) -> Callable[[float | None], float | None]:
     """A typer callback accepting a finite number from ``low`` to ``high`` (no upper bound
     when None), or no value."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, table
-from evalset.cli.params import number_in
+from evalset.cli.params import number_in, output_format
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
@@ -88,8 +88,7 @@ def retrieval(
 
     Example: evalset score retrieval acme-support run.jsonl -o reports/score.json
     """
-    if fmt not in ("text", "md"):
-        raise typer.BadParameter("use text or md", param_hint="--format")
+    output_format(fmt, as_json)
     if granularity not in ("section", "document"):
         raise typer.BadParameter("use section or document", param_hint="--granularity")
     if qrels is not None or trec_run is not None:

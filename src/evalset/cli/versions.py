@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from evalset.cli.output import echo, emit_document, emit_json, table
+from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     from evalset.versions.diff import SetDiff
@@ -199,8 +200,7 @@ def diff(
     from evalset.versions.history import SetHistory
     from evalset.workspace import resolve_set, workspace_for
 
-    if fmt not in ("text", "md"):
-        raise typer.BadParameter("use text or md", param_hint="--format")
+    output_format(fmt, as_json)
     ws = workspace_for(name)
     history = SetHistory(ws, resolve_set(ws, name))
     if old is None:
