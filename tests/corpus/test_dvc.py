@@ -88,3 +88,10 @@ def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
     scored = json.loads((clone / "reports" / "score.json").read_text())
     assert scored["evalset"]["set"] == "acme-support" and scored["counts"]["scored"] == 32
     assert (clone / "reports" / "score.html").read_text().startswith("<!DOCTYPE html>")
+    # the example's own config turns DVC's analytics off: a user's `dvc repro` (without the
+    # tests' DVC_NO_ANALYTICS) sends nothing over the network either
+    shown = subprocess.run(
+        [str(Path(sys.executable).with_name("dvc")), "config", "core.analytics"],
+        cwd=clone, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert shown.stdout.strip() == "false", shown.stderr
