@@ -56,7 +56,8 @@ def _credit_by_definition(
     """The matching rule as the report states it: entries in rank order, each credited with
     the most specific expected source (the one it is, then the deepest section holding it,
     the whole document last; the first listed among equals) no earlier entry was credited
-    with. At document granularity expected documents count once each."""
+    with; an entry standing for the same citations as an earlier one (a repeat) earns
+    nothing. At document granularity expected documents count once each."""
     from evalset.sets.citations import Citation
 
     sources = [Citation.parse(e) for e in expected]
@@ -65,6 +66,8 @@ def _credit_by_definition(
     credited: set[int] = set()
     ranks: list[int] = []
     for rank, citations in enumerate(entries, 1):
+        if tuple(citations) in map(tuple, entries[: rank - 1]):
+            continue  # a repeat
         candidates: list[int] = []
         for text in citations:
             doc, _, section = text.partition("#")

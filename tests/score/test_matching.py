@@ -35,10 +35,18 @@ def test_plain_citations_are_credited_as_the_general_rule_credits_them(
     assert credited_ranks_plain(targets, entries) == general
 
 
-def test_a_repeat_is_credited_with_a_source_the_first_one_was_not() -> None:
+def test_a_repeat_earns_nothing_even_where_it_lies_inside_two_expected_sections() -> None:
     # d0.md#s1 lies inside both expected sections 0 and 1: its first retrieval is credited
-    # with one of them, its repeat with the other; a third repeat earns nothing
+    # with the more specific, 1; its repeats find nothing new (before, the second was
+    # credited with 0, so a retriever repeating itself scored higher); d0.md#s0 then is
     targets = Targets(2, {"d0.md#s0": (0,), "d0.md#s1": (1, 0)})
     entries = ["x.md", "d0.md#s1", "d0.md#s1", "d0.md#s1", "d0.md#s0"]
-    assert credited_ranks_plain(targets, entries) == [2, 3]
+    assert credited_ranks_plain(targets, entries) == [2, 5]
+    assert credited_ranks(targets, [(e,) for e in entries], "section") == [2, 5]
+    assert credited_ranks_plain(targets, entries[:4]) == [2]
     assert credited_ranks_plain(targets, ["x.md", "y.md"]) == []
+    # two chunks that resolve to the same section stand for the same citation: a repeat
+    assert credited_ranks(targets, [("d0.md#s1",), ("d0.md#s1",)], "section") == [1]
+    # an expected whole document and a section of it: the section twice is credited once
+    both = Targets(2, {"d0.md#s1": (1,)}, {"d0.md": (0,)})
+    assert credited_ranks(both, [("d0.md#s1",), ("d0.md#s1",), ("d0.md#s2",)], "section") == [1, 3]

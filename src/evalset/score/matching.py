@@ -6,8 +6,11 @@ of its subsections (a section includes its subsections), and an expected whole d
 matches when it names an expected document. Entries are taken in rank order; each is
 credited with one expected source that no earlier entry was credited with, the most specific
 one first (the source it is, then the deepest section holding it, the whole document last).
-An entry credited with nothing is not relevant, so a repeat earns nothing and no metric can
-pass 1. With plain citations and no subsections this is trec_eval's binary relevance.
+An entry credited with nothing is not relevant, and so is a repeat (an entry standing for the
+same citations as an earlier one), even where an item expects both a section and the section
+holding it: the same section retrieved twice finds nothing new. So no metric can pass 1, and
+a retriever gains nothing by repeating itself. With plain citations and no subsections this
+is trec_eval's binary relevance.
 """
 
 from __future__ import annotations
@@ -106,7 +109,12 @@ def credited_ranks(
     holds the citations entry r + 1 stands for (one, usually; none when unresolved)."""
     credited: set[int] = set()
     ranks: list[int] = []
+    seen: set[tuple[str, ...]] = set()
     for rank, citations in enumerate(entries, 1):
+        stands_for = tuple(citations)
+        if stands_for in seen:  # a repeat finds nothing new
+            continue
+        seen.add(stands_for)
         for i in candidates(targets, citations, granularity):
             if i not in credited:
                 credited.add(i)
@@ -127,14 +135,8 @@ def credited_ranks_plain(targets: Targets, entries: Sequence[str]) -> list[int]:
     found = exact.keys() & entries
     if not found:
         return []
-    hits: list[tuple[int, tuple[int, ...]]] = []
-    for text in found:
-        at = entries.index(text)
-        candidates = exact[text]
-        hits.append((at + 1, candidates))
-        if entries.count(text) > 1:  # a repeat may be credited with another source
-            hits += [(r + 1, candidates) for r in range(at + 1, len(entries)) if entries[r] == text]
-    hits.sort()  # ranks differ, so the candidates are never compared
+    hits = sorted((entries.index(text) + 1, exact[text]) for text in found)  # repeats: none
+    # (the ranks differ, so the candidates are never compared)
     credited: set[int] = set()
     ranks: list[int] = []
     for rank, candidates in hits:
