@@ -539,6 +539,10 @@ def test_every_number_of_the_report_is_the_references(gen_ws: tuple[Path, str], 
     check_report(data, case)
 
 
+RETRIEVAL_COUNTS = ("unresolved_chunks", "unknown_citations")
+"""The counts of what the run retrieved, which a report of answers alone does not have."""
+
+
 def answer_parts(data: dict[str, Any]) -> dict[str, Any]:
     """What a report says of the answer metrics: their tables, spread and item spread, and
     the answer lists and counts."""
@@ -552,7 +556,7 @@ def answer_parts(data: dict[str, Any]) -> dict[str, Any]:
         metrics = {m: v for m, v in row["metrics"].items() if m in NAMES}
         if metrics:
             items.append({**row, "metrics": metrics})
-    counts = {k: v for k, v in data["counts"].items() if k != "unresolved_chunks"}
+    counts = {k: v for k, v in data["counts"].items() if k not in RETRIEVAL_COUNTS}
     return {
         "overall": {m: data["overall"][m] for m in NAMES},
         **tables,

@@ -41,7 +41,8 @@ def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-un
     assert list(report) == [
         "evalset", "report", "tool", "run", "snapshot", "corpus", "settings", "definitions",
         "counts", "overall", "categories", "splits", "spread", "latency", "cost", "misses",
-        "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items", "digest",
+        "stale", "missing", "unresolved", "unknown_citations", "invalid_lines", "item_spread",
+        "items", "digest",
     ]  # fmt: skip
     assert report["report"] == {"format": FORMAT, "kind": "retrieval"}
     assert report["corpus"] == "matches"  # the working tree is the newest snapshot
@@ -73,7 +74,7 @@ def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-un
     assert report["counts"] == {
         "active": 7, "scored": 5, "unanswerable": 2, "missing": 0, "stale": 0, "sealed": 0,
         "ignored_lines": {"draft": 1, "retired": 1, "unanswerable": 1}, "invalid_lines": 0,
-        "unresolved_chunks": 0,
+        "unresolved_chunks": 0, "unknown_citations": 0,
     }  # fmt: skip
 
 
@@ -297,3 +298,28 @@ def test_a_corpus_edited_since_the_newest_snapshot_is_noted(score_ws: Path, cli)
         snapshot = report["snapshot"]  # named: a run retrieved from it, whatever the corpus
         named = cli(score_ws, *score, "--snapshot", snapshot, "--json")
         assert json.loads(named.out)["corpus"] is None and note not in named.out
+
+
+def test_citations_the_snapshot_does_not_have_are_listed_and_score_as_misses(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli
+) -> None:
+    run = [dict(line) for line in RUN]
+    # a section the document lacks, a document the snapshot lacks, and a known section
+    run[0] = {**run[0], "retrieved": ["guide.md#nowhere", "gone.md", "faq.md#hours",
+                                      "gone.md#intro", "guide.md#nowhere"]}  # fmt: skip
+    write_run(score_ws / "run.jsonl", run)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json")
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["unknown_citations"] == ["gone.md", "gone.md#intro", "guide.md#nowhere"]
+    assert report["counts"]["unknown_citations"] == 3
+    text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
+    note = [line for line in text.out.splitlines() if "name no section" in line]
+    assert note == [
+        f"note: 3 retrieved citation(s) name no section of snapshot {report['snapshot']}: did "
+        "the retriever index another version of the corpus? They score as misses (report: "
+        '"unknown_citations")'
+    ]
+    write_run(score_ws / "run.jsonl", RUN)  # a run of known citations says nothing of them
+    clean = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
+    assert clean["unknown_citations"] == [] and clean["counts"]["unknown_citations"] == 0

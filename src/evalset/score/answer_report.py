@@ -436,6 +436,7 @@ def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:
         data[key] = {n: {**r[key].get(n, {}), **data[key].get(n, {})} for n in names}
     counts = data["counts"]
     counts["unresolved_chunks"] = r["counts"]["unresolved_chunks"]
+    counts["unknown_citations"] = r["counts"]["unknown_citations"]
     if r.get("spread") or data.get("spread"):
         a, b = r.get("spread") or {}, data.get("spread") or {}
         data["spread"] = {
@@ -450,6 +451,7 @@ def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:
     data["item_spread"] = [spread[k] for k in sorted(spread)]
     data["misses"] = r["misses"]
     data["unresolved"] = r["unresolved"]
+    data["unknown_citations"] = r["unknown_citations"]
     items = r.get("items")
     assert items is None  # retrieval keeps its rows outside data
     retrieved: ItemRows = retrieval.items  # type: ignore[assignment]

@@ -144,6 +144,13 @@ def notes(data: dict[str, Any]) -> list[str]:
             f"{len(data['unresolved'])} chunk(s) did not resolve to a section (report: "
             '"unresolved")'
         )
+    unknown = data.get("unknown_citations")
+    if unknown:  # the citations themselves are the run's text: the report lists them
+        out.append(
+            f"{len(unknown)} retrieved citation(s) name no section of snapshot "
+            f"{data.get('snapshot')}: did the retriever index another version of the corpus? "
+            'They score as misses (report: "unknown_citations")'
+        )
     if data.get("invalid_lines"):
         out.append(
             f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'

@@ -50,7 +50,8 @@ json_string = json.encoder.encode_basestring
 """A string as JSON writes it with ``ensure_ascii=False`` (``json.dumps`` of a str)."""
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(value, ensure_ascii=False)``, without building an encoder per value."""
-LISTS = ("misses", "stale", "missing", "unresolved", "invalid_lines", "item_spread", "items")
+LISTS = ("misses", "stale", "missing", "unresolved", "unknown_citations", "invalid_lines",
+         "item_spread", "items")  # fmt: skip
 ANSWER_LISTS = ("answer_misses", "violations", "judge_errors")
 """Lists of answer reports, also written one element per line."""
 """Keys whose lists are written one element per line."""

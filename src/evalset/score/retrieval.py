@@ -373,6 +373,7 @@ def _score(
         _credit(s, t, resolver, options.granularity, deepest, unresolved)
     if resolver.unread:
         _refuse_unread(run, resolver.unread, unresolved, not_here)
+    unknown = unknown_citations(lines, snap)
     expected = np.array([targets[s.item.id].count for s in scored], dtype=np.int64)
     values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
     names = [m.name for m in metrics]
@@ -424,6 +425,7 @@ def _score(
             "ignored_lines": dict(sorted(ignored.items())),
             "invalid_lines": len(run.invalid),
             "unresolved_chunks": len(unresolved),
+            "unknown_citations": len(unknown),
         },
         "overall": None,  # the intervals, from ``tables`` (below)
         "categories": None,
@@ -437,6 +439,7 @@ def _score(
     data["stale"] = []
     data["missing"] = missing
     data["unresolved"] = unresolved
+    data["unknown_citations"] = unknown
     data["invalid_lines"] = [{"line": n, "problem": p} for n, p in run.invalid]
     data["item_spread"] = item_spread
     if prerender:
@@ -447,6 +450,32 @@ def _score(
     if stale:
         _mark_stale(data, rows, stale)
     return Report(data, rows)
+
+
+def unknown_citations(lines: Sequence[RunLine], snap: Snapshot | None) -> list[str]:
+    """The distinct citations the lines retrieved that name no document, or no section of
+    its document, in ``snap``: a run whose retriever indexed another version of the corpus
+    (they score as misses, never as what they may have meant)."""
+    if snap is None:
+        return []
+    texts: set[str] = set()
+    for line in lines:
+        if line.plain and line.retrieved:
+            texts.update(line.retrieved)  # type: ignore[arg-type]
+        elif line.retrieved:
+            texts.update(e for e in line.retrieved if type(e) is str)
+    by_doc: dict[str, list[str]] = {}
+    for text in texts:
+        by_doc.setdefault(text.partition("#")[0], []).append(text)
+    unknown = []
+    documents = snap.documents
+    for doc, cited in by_doc.items():  # each document's entry read once
+        entry = documents.get(doc)
+        sections = entry["sections"] if entry is not None else {}
+        unknown += [
+            t for t in cited if entry is None or ("#" in t and t.partition("#")[2] not in sections)
+        ]
+    return sorted(unknown)
 
 
 def group_tables(
