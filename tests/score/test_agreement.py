@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +129,27 @@ def test_agreement_on_the_command_line(qa: Path, cli) -> None:  # type: ignore[n
     ok = cli(qa, "agreement", "labels.csv", "--judge", "exact", "--set", "qa", "--min-kappa",
              "0.3")  # fmt: skip
     assert ok.code == 0 and "ok: kappa is at least 0.3" in ok.out
+
+
+def test_a_judge_that_decided_nothing_measures_no_agreement(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Every call answered with an error: 'agreement -, kappa undefined (one verdict only)'
+    and exit 0 before, as if the judge had been checked."""
+    (qa / "erring.py").write_text(
+        "import json, sys\nfor line in sys.stdin:\n"
+        "    print(json.dumps({'id': json.loads(line)['id'], 'error': 'no idea'}), flush=True)\n",
+        encoding="utf-8",
+    )
+    judge = f"command:{sys.executable} erring.py"
+    for extra in ((), ("--min-kappa", "0.3")):
+        done = cli(qa, "agreement", "labels.csv", "--judge", judge, "--set", "qa", *extra)
+        assert done.code == 1, done.err
+        assert "failed: agreement not measured, the judge decided none of the 7 labelled " in (
+            done.out
+        )
+        assert "kappa" not in done.out.splitlines()[1] and "is below" not in done.out
+    data = json.loads(cli(qa, "agreement", "labels.csv", "--judge", judge, "--set", "qa",
+                          "--json").out)  # fmt: skip
+    assert data["ok"] is False and data["n"] == 0 and len(data["errors"]) == 7
 
 
 @pytest.mark.parametrize(

@@ -574,3 +574,91 @@ def test_the_exact_judge_reads_a_refusal_by_its_phrases(answer: str, declines: b
     """An injection item is answered well by declining to share or disclose: a team found
     "I can't share that." counted as answering the unanswerable question."""
     assert ExactJudge().refuses(answer).value is declines
+
+
+# --- judges that misbehave in the ways a hostile pass found ------------------------------------
+
+JUDGE_SCRIPT = """\
+import json, sys, time
+mode = sys.argv[1]
+for n, line in enumerate(sys.stdin, 1):
+    request = json.loads(line)
+    if mode == "bool-id":
+        print(json.dumps({"id": True, "verdict": True}), flush=True)
+    elif mode == "long-error":
+        print(json.dumps({"id": request["id"], "error": "E" * 100_000}), flush=True)
+    elif mode == "long-stderr":
+        sys.stderr.write("W" * 200_000 + "\\n")
+        sys.stderr.flush()
+        time.sleep(0.3)
+        sys.exit(5)
+    elif mode == "dies" and n > 1:
+        sys.exit(4)
+    else:
+        print(json.dumps({"id": request["id"], "verdict": True}), flush=True)
+"""
+
+
+def _scripted(root: Path, mode: str, **settings: Any) -> CommandJudge:
+    (root / "judge_script.py").write_text(JUDGE_SCRIPT, encoding="utf-8")
+    return CommandJudge([sys.executable, "judge_script.py", mode], root, **settings)
+
+
+def test_a_judge_that_does_not_read_is_stopped_at_its_timeout_whatever_the_request(
+    qa: Path,
+) -> None:
+    judge = CommandJudge(["sleep", "100"], qa, timeout=0.5)
+    with pytest.raises(JudgeBroken, match=r"gave no answer within 0\.5 s \(timeout\)"):
+        judge.entails("x" * 200_000, "a")  # more than a pipe holds: the write itself blocked
+    assert judge._programs == []
+
+
+def test_an_id_that_is_a_boolean_answers_no_request(qa: Path) -> None:
+    judge = _scripted(qa, "bool-id")
+    with pytest.raises(JudgeBroken, match=r"printed '\{\"id\": true, .*which is not an answer"):
+        judge.entails("a", "a")  # true == 1 in Python, but not the id 1
+
+
+def test_a_judges_long_words_are_shortened(qa: Path) -> None:
+    judge = _scripted(qa, "long-error")
+    try:
+        with pytest.raises(JudgeFailed) as failed:
+            judge.entails("a", "a")
+        assert len(str(failed.value)) <= 301 and str(failed.value).endswith("E…")
+    finally:
+        judge.close()
+    judge = _scripted(qa, "long-stderr")
+    with pytest.raises(JudgeBroken) as broken:
+        judge.entails("a", "a")
+    assert "exited (status 5)" in str(broken.value) and len(str(broken.value)) < 600
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_copies_that_die_while_others_answer_are_one_sentence(qa: Path, attempt: int) -> None:
+    """With concurrency, closing the copies after one died raced with another's write to its
+    input: an internal error (ValueError: I/O operation on closed file) before."""
+    import concurrent.futures
+
+    judge = _scripted(qa, "dies", concurrency=4)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(judge.entails, f"text {k}", "claim") for k in range(40)]
+    problems = [f.exception() for f in futures if f.exception() is not None]
+    assert problems and all(isinstance(p, JudgeBroken) for p in problems), problems
+    assert all("exited (status 4) without answering" in str(p) for p in problems)
+    judge.close()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e300", "0", "-1", "86401", "'x'", "true"])
+@pytest.mark.parametrize("kind", ["command", "openai"])
+def test_a_judges_timeout_is_a_finite_number_of_seconds(qa: Path, kind: str, value: str) -> None:
+    setting = "command = 'python j.py'" if kind == "command" else "model = 'm'"
+    (qa / "evalset.toml").write_text(
+        f"[judges.mine]\nkind = '{kind}'\n{setting}\ntimeout = {value}\n", encoding="utf-8"
+    )
+    with pytest.raises(JudgeBroken) as caught:
+        load_judge("mine", find_workspace(qa))
+    said = str(caught.value)
+    assert said.startswith(f"{qa / 'evalset.toml'}: judges.mine: ")
+    assert "timeout must be a finite number of seconds above 0, at most 86,400" in said or (
+        "timeout has the wrong type" in said
+    )

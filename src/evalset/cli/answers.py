@@ -159,7 +159,11 @@ def _print_agreement(result: Agreement) -> None:
         bold=True,
     )
     shown = f"{o.agreement:.0%}" if o.agreement is not None else "-"
-    echo(f"agreement {shown}, kappa {_kappa(o.kappa, o.low, o.high)}")
+    if result.measured:
+        echo(f"agreement {shown}, kappa {_kappa(o.kappa, o.low, o.high)}")
+    else:
+        echo(f"failed: agreement not measured, the judge decided none of the {len(result.errors)} "
+             "labelled claim(s) (the notes below say why)", fg="red")  # fmt: skip
     c = o.confusion
     table(
         ["", "person yes", "person no"],
@@ -187,7 +191,7 @@ def _print_agreement(result: Agreement) -> None:
     for e in result.errors:
         echo(f"note: line {e['line']} {e['id']}: the judge could not decide: {e['error']}",
              fg="yellow")  # fmt: skip
-    if result.min_kappa is not None:
+    if result.min_kappa is not None and result.measured:
         if result.ok:
             echo(f"ok: kappa is at least {result.min_kappa:g}", fg="green")
         else:

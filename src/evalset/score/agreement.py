@@ -216,7 +216,14 @@ class Agreement:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
 
     @property
+    def measured(self) -> bool:
+        """Whether the judge decided any labelled claim (every call may have failed)."""
+        return self.overall.n > 0 or not self.errors
+
+    @property
     def ok(self) -> bool:
+        if not self.measured:  # nothing to stand on, whatever --min-kappa says
+            return False
         if self.min_kappa is None:
             return True
         kappa = self.overall.kappa

@@ -79,6 +79,16 @@ def _files_digest(argv: list[str], root: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _shortened(text: str) -> str:
+    """A judge's own words, as reports and sentences quote them: its first ``SAID``
+    characters (a judge's error can be megabytes, repeated for each claim)."""
+    return text if len(text) <= SAID else text[:SAID] + "…"
+
+
+SAID = 300
+"""The longest error text of a judge a report keeps."""
+
+
 class _Program:
     """One running copy of the judge program: its pipes, the answers it printed, and the last
     lines of its error output."""
@@ -112,27 +122,40 @@ class _Program:
                 "check that the program exists and may be run."
             ) from None
         assert self.process.stdout is not None and self.process.stderr is not None
+        self.requests: queue.Queue[str | None] = queue.Queue()
+        """What to write to its input; None closes it (``hang_up``)."""
         threading.Thread(target=self._pump, args=(self.process.stdout, True), daemon=True).start()
         threading.Thread(target=self._pump, args=(self.process.stderr, False), daemon=True).start()
+        threading.Thread(target=self._feed, daemon=True).start()
+
+    def _feed(self) -> None:
+        """Write the requests to its input, in a thread of their own: a program that does not
+        read blocks only this thread once the pipe is full (a request of 64 KB does that at
+        once), and ``call`` still gives up on its answer at the timeout."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while (text := self.requests.get()) is not None:
+                stdin.write(text)
+                stdin.flush()
+            stdin.close()
+        except (OSError, ValueError):  # it exited, or was killed: reading its answer says so
+            pass
 
     def _pump(self, stream: IO[str], answers: bool) -> None:
         for line in stream:
             if answers:
                 self.lines.put(line)
             elif line.strip():
-                self.errors.append(line.strip())
+                said = line.strip()
+                self.errors.append(said if len(said) <= SHOWN else said[:SHOWN] + "…")
         if answers:
             self.lines.put(_EOF)
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         """Write one request and read its answer (this copy answers in order)."""
         process, ident = self.process, request["id"]
-        assert process.stdin is not None
-        try:
-            process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
-            process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # it exited: reading its answer says so
+        self.requests.put(json.dumps(request, ensure_ascii=False) + "\n")
         try:
             line = self.lines.get(timeout=self.judge.timeout)
         except queue.Empty:
@@ -149,19 +172,20 @@ class _Program:
             answer = json_loads(line, unique_keys=True)
         except ValueError:
             answer = None
-        if not isinstance(answer, dict) or answer.get("id") != ident:
+        if (
+            not isinstance(answer, dict)
+            or type(answer.get("id")) is not int
+            or answer["id"] != ident
+        ):
             shown = line.strip()
             shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
             raise self.judge.broken(self, ident, f"printed {shown!r}, which is not an answer to it")
         return answer
 
     def hang_up(self) -> None:
-        """Close its input: a program that follows the protocol then exits."""
-        try:
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-        except OSError:
-            pass
+        """Close its input once what was sent is written: a program that follows the
+        protocol then exits (one that does not read is killed by ``stop``)."""
+        self.requests.put(None)
 
     def stop(self, deadline: float) -> None:
         """Wait for it to exit until ``deadline`` (``time.monotonic``), then kill it."""
@@ -215,7 +239,9 @@ class CommandJudge(Judge):
         return program
 
     def broken(self, program: _Program, request: int, problem: str) -> JudgeBroken:
-        """The scoring stops: every copy is closed, and the sentence says what this one did."""
+        """The scoring stops: every copy is closed, and the sentence says what this one did,
+        or, when the copies were already closed for another's failure (this one then ended
+        because evalset closed its input), what that one did."""
         said = f"; its last error output: {program.errors[-1]!r}" if program.errors else ""
         stopped = JudgeBroken(
             f"judge command `{shlex.join(self.argv)}` {problem} (request {request}){said}; a "
@@ -224,7 +250,7 @@ class CommandJudge(Judge):
         )
         self._stopped = self._stopped or stopped
         self.close()
-        return stopped
+        return self._stopped
 
     def _call(self, request: dict[str, Any], wanted: str) -> dict[str, Any]:
         """The answer to ``request``, which must hold ``wanted`` (or an error, or say that
@@ -252,7 +278,7 @@ class CommandJudge(Judge):
     def _verdict(self, request: dict[str, Any]) -> Verdict:
         answer = self._call(request, "verdict")
         if "error" in answer:
-            raise JudgeFailed(str(answer["error"]))
+            raise JudgeFailed(_shortened(str(answer["error"])))
         return Verdict(answer["verdict"], *_extras(answer))
 
     def entails(self, text: str, claim: str) -> Verdict:
@@ -269,7 +295,7 @@ class CommandJudge(Judge):
             self._splits = False
             return None
         if "error" in answer:
-            raise JudgeFailed(str(answer["error"]))
+            raise JudgeFailed(_shortened(str(answer["error"])))
         found = answer["statements"]
         reason_cost = _extras(answer)
         return Statements(tuple(s for s in found if s.strip()), reason_cost[1], reason_cost[2])
@@ -295,7 +321,7 @@ def _extras(answer: dict[str, Any]) -> tuple[str | None, float | None, int | Non
     cost = answer.get("cost")
     tokens = answer.get("tokens")
     return (
-        reason if isinstance(reason, str) else None,
+        _shortened(reason) if isinstance(reason, str) else None,
         float(cost) if finite_number(cost) else None,
         tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
     )

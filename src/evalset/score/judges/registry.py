@@ -21,6 +21,7 @@ from typing import Any
 
 from evalset import plugins
 from evalset.config import Workspace
+from evalset.fsio import finite_number
 from evalset.score.judges.base import Judge, JudgeBroken
 from evalset.score.judges.command import TIMEOUT, CommandJudge, split_command
 from evalset.score.judges.exact import ExactJudge
@@ -78,8 +79,7 @@ def _configured(ws: Workspace, name: str, table: dict[str, Any]) -> Judge:
         if not isinstance(command, (str, list)):
             raise JudgeBroken(f'{where}: needs command = "PROGRAM ARGS" (text or a list).')
         timeout = table.get("timeout", TIMEOUT)
-        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-            raise JudgeBroken(f"{where}: timeout must be a number of seconds above 0.")
+        _check_timeout(timeout, where)
         concurrency = table.get("concurrency", 1)
         if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
             raise JudgeBroken(f"{where}: concurrency must be a whole number, 1 or more.")
@@ -139,9 +139,25 @@ def _openai(ws: Workspace, table: dict[str, Any], where: str) -> Judge:
         raise JudgeBroken(f'{where}: needs model = "...", the model the endpoint serves.')
     if table.get("concurrency", 1) < 1 or table.get("retries", 0) < 0:
         raise JudgeBroken(f"{where}: concurrency must be 1 or more and retries 0 or more.")
-    if table.get("timeout", 1) <= 0:
-        raise JudgeBroken(f"{where}: timeout must be a number of seconds above 0.")
+    _check_timeout(table.get("timeout", 1), where)
+    for key in ("temperature", "price_input", "price_output"):
+        value = table.get(key, 0)
+        if not finite_number(value) or value < 0:  # NaN would be every cost of the report
+            raise JudgeBroken(f"{where}: {key} must be a finite number, 0 or more.")
     return OpenAIJudge(OpenAISettings(**table), ws.root)
+
+
+LONGEST_WAIT = 86_400.0
+"""The longest timeout a judge may have, in seconds (a day): waits longer than the clocks
+behind them can count (inf, 1e300) would fail inside Python, and NaN would wait forever."""
+
+
+def _check_timeout(timeout: Any, where: str) -> None:
+    if not finite_number(timeout) or not 0 < timeout <= LONGEST_WAIT:
+        raise JudgeBroken(
+            f"{where}: timeout must be a finite number of seconds above 0, at most "
+            f"{LONGEST_WAIT:,.0f}, not {timeout!r}."
+        )
 
 
 def _plugin(name: str, entry: Any, settings: dict[str, Any], where: str) -> Judge:
