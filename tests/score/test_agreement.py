@@ -170,6 +170,17 @@ def test_a_judge_that_decided_nothing_measures_no_agreement(qa: Path, cli) -> No
         ("id,answer,claim,label\nk1,a,b\n",
          "labels.csv:2: has 3 field(s), the header 4; quote fields that hold a comma (the "
          "separator)."),
+        # the same claim but for white space is the same claim to the person labelling it
+        ("id,answer,claim,label\nk1,a  answer,b,yes\nk1,a answer,b ,no\n",
+         "labels.csv:3: repeats the id, answer and claim of line 2; keep one label per answer "
+         "and claim."),
+        # which of two label columns is meant cannot be told (the first was used)
+        ("id,answer,claim,label,label\nk1,a,b,yes,no\n",
+         "labels.csv:1: names the column 'label' twice; keep one."),
+        # a record quoted over several lines is named by the line it starts on
+        ('id,answer,claim,label\nk1,"an answer\nover\nlines",b,maybe\n',
+         "labels.csv:2: label 'maybe' is not yes or no; write yes when the answer asserts the "
+         "claim, no when it does not."),
         ("id,answer,claim,label\nk1,,b,yes\n",
          "labels.csv:2: has an empty answer; give the answer the person judged."),
         ("id,answer,claim,label\n", "labels.csv: holds no labelled row; add rows of "

@@ -146,6 +146,10 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
         )
     names = [h.strip().lower() for h in header]
     for column in COLUMNS:
+        if names.count(column) > 1:  # which of them is meant cannot be told
+            raise LabelsError(
+                f"{path}:{1 + found.skipped}: names the column {column!r} twice; keep one."
+            )
         if column not in names:
             raise LabelsError(
                 f"{path}:{1 + found.skipped}: has no column {column!r} (columns: "
@@ -155,9 +159,11 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
     ids = {item.id for item in loaded.items} | {stub.id for stub in loaded.sealed}
     seen: dict[tuple[str, str, str], int] = {}
     labels: list[Label] = []
+    ended = reader.line_num  # the physical line the last record ended on
     try:
         for row in reader:
-            line = reader.line_num + found.skipped
+            line = ended + 1 + found.skipped  # where the record starts (a quoted field may
+            ended = reader.line_num  # hold new lines)
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
@@ -183,7 +189,7 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
                 if not value.strip():
                     raise LabelsError(f"{path}:{line}: has an empty {name}; give the {name} "
                                       "the person judged.")  # fmt: skip
-            key = (ident, answer, claim)
+            key = (ident, " ".join(answer.split()), " ".join(claim.split()))  # as a person reads
             if key in seen:
                 raise LabelsError(
                     f"{path}:{line}: repeats the id, answer and claim of line {seen[key]}; keep "
