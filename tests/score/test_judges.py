@@ -662,3 +662,12 @@ def test_a_judges_timeout_is_a_finite_number_of_seconds(qa: Path, kind: str, val
     assert "timeout must be a finite number of seconds above 0, at most 86,400" in said or (
         "timeout has the wrong type" in said
     )
+
+
+def test_a_judge_that_exits_while_its_child_keeps_the_output_open_is_seen_to_exit(
+    qa: Path,
+) -> None:
+    """Before, the scoring waited out the whole timeout and said it timed out."""
+    judge = CommandJudge(["sh", "-c", "sleep 25 & exit 3"], qa, timeout=20)
+    with pytest.raises(JudgeBroken, match=r"exited \(status 3\) without answering \(request 1\)"):
+        judge.entails("a", "a")  # not "gave no answer within 20 s (timeout)"

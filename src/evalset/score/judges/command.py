@@ -44,6 +44,8 @@ from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statement
 
 TIMEOUT = 60.0
 """Seconds to wait for one answer."""
+POLL = 0.25
+"""How often (seconds) a wait for an answer looks whether the program is still running."""
 SHOWN = 80
 STOP_WAIT = 2.0
 """Seconds a program is given to exit once its input is closed, before it is killed."""
@@ -156,12 +158,7 @@ class _Program:
         """Write one request and read its answer (this copy answers in order)."""
         process, ident = self.process, request["id"]
         self.requests.put(json.dumps(request, ensure_ascii=False) + "\n")
-        try:
-            line = self.lines.get(timeout=self.judge.timeout)
-        except queue.Empty:
-            raise self.judge.broken(
-                self, ident, f"gave no answer within {self.judge.timeout:g} s (timeout)"
-            ) from None
+        line = self._answer(ident)
         if line is _EOF:
             try:
                 status = process.wait(timeout=5)
@@ -181,6 +178,29 @@ class _Program:
             shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
             raise self.judge.broken(self, ident, f"printed {shown!r}, which is not an answer to it")
         return answer
+
+    def _answer(self, ident: int) -> Any:
+        """The next line it printed (or ``_EOF``), waited for until the timeout; a program
+        that exited while a child of its own keeps its output open is seen to have exited,
+        rather than waited for to the end of the timeout."""
+        deadline = time.monotonic() + self.judge.timeout
+        while True:
+            try:
+                return self.lines.get(timeout=max(0.0, min(POLL, deadline - time.monotonic())))
+            except queue.Empty:
+                pass
+            status = self.process.poll()
+            if status is not None:  # what it printed before it exited is read first
+                try:
+                    return self.lines.get(timeout=POLL)
+                except queue.Empty:
+                    raise self.judge.broken(
+                        self, ident, f"exited (status {status}) without answering"
+                    ) from None
+            if time.monotonic() >= deadline:
+                raise self.judge.broken(
+                    self, ident, f"gave no answer within {self.judge.timeout:g} s (timeout)"
+                )
 
     def hang_up(self) -> None:
         """Close its input once what was sent is written: a program that follows the
