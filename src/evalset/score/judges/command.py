@@ -88,7 +88,8 @@ def _shortened(text: str) -> str:
 
 
 SAID = 300
-"""The longest error text of a judge a report keeps."""
+"""The longest text of a judge's own (an error, a reason, a line of its error output) that a
+report or a sentence quotes."""
 
 
 class _Program:
@@ -149,8 +150,7 @@ class _Program:
             if answers:
                 self.lines.put(line)
             elif line.strip():
-                said = line.strip()
-                self.errors.append(said if len(said) <= SHOWN else said[:SHOWN] + "…")
+                self.errors.append(_shortened(line.strip()))
         if answers:
             self.lines.put(_EOF)
 
