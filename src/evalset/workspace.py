@@ -47,6 +47,16 @@ def workspace_for(ref: str | Path | None = None) -> Workspace:
     return workspace_of(ref) or find_workspace()
 
 
+def set_file_named(workspace: Workspace, name: str) -> Path | None:
+    """The set file of that name in the workspace's sets folder, if there is one (a name too
+    long to be a file's names none, rather than failing)."""
+    for suffix in SET_SUFFIXES:
+        candidate = workspace.sets_dir / f"{name}{suffix}"
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     """A set given by name (``acme-support``) or by path (``sets/acme-support.yaml``)."""
     as_path = Path(ref)
@@ -54,10 +64,9 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
         return as_path
     if workspace is None:
         raise UnknownSet(f"{ref}: no such file, and there is no workspace to look up set names in.")
-    for suffix in SET_SUFFIXES:
-        candidate = workspace.sets_dir / f"{ref}{suffix}"
-        if os.path.isfile(candidate):  # False, not an error, for a name too long to be one
-            return display_path(candidate)
+    found = set_file_named(workspace, ref)
+    if found is not None:
+        return display_path(found)
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"

@@ -485,14 +485,16 @@ def write_reports(report: Report, text: str, output: Path | None, html: Path | N
 def _judge_files(judge: str) -> list[Path]:
     """The words of a command judge's program that name files (its script)."""
     import os
-    import shlex
     from pathlib import Path
+
+    from evalset.score.judges.base import JudgeBroken
+    from evalset.score.judges.command import split_command
 
     if not judge.startswith("command:"):
         return []
     try:
-        words = shlex.split(judge.removeprefix("command:"))
-    except ValueError:  # the judge's loading says what is wrong with it
+        words = split_command(judge.removeprefix("command:"), "--judge")
+    except JudgeBroken:  # the judge's loading says what is wrong with it
         return []
     return [Path(w) for w in words if os.path.isfile(w)]
 

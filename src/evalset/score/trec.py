@@ -115,7 +115,7 @@ def _numbers(texts: list[bytes]) -> NDArray[np.float64]:
 def _has_underscore(texts: list[bytes]) -> bool:
     """Whether a text has an ``_``, which Python reads between digits (``1_0`` is 10) and C
     does not."""
-    return any(b"_" in t for t in texts) if len(texts) < 64 else b"_" in b"".join(texts)
+    return b"_" in b"".join(texts)
 
 
 def _as_trec_evals(scores: NDArray[np.float64]) -> NDArray[np.float64]:

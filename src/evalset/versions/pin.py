@@ -3,7 +3,6 @@ corpus snapshot it ran on, and checking a report's pin against the release tags.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,16 +202,16 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
     """The set file a pin names: a report is untrusted input, so its ``set`` is only ever a
     set name looked up in the workspace's sets folder, never a path."""
     from evalset.sets.model import set_name_problem
+    from evalset.workspace import set_file_named
 
     if set_name_problem(name) is not None:
         raise PinError(
             f"{report}: the pin's \"set\" is not a set name (letters, digits, '.', '_' "
             "and '-'); write the pin as `evalset pin NAME --json` prints it."
         )
-    for suffix in (".yaml", ".yml"):
-        candidate = ws.sets_dir / f"{name}{suffix}"
-        if os.path.isfile(candidate):  # False, not an error, for a name too long to be one
-            return candidate
+    found = set_file_named(ws, name)
+    if found is not None:
+        return found
     raise PinError(
         f"{report}: names the set {name!r}, which {ws.sets_dir} does not hold; check the "
         "report, or run check-pin in the workspace the report was made in."
