@@ -668,19 +668,71 @@ def test_a_judges_timeout_is_a_finite_number_of_seconds(qa: Path, kind: str, val
     )
 
 
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` ended (gone, or a zombie no one has reaped yet)."""
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)  # the test leaves nothing running
+    return False
+
+
+def _threads_end(threads: int) -> bool:
+    for _ in range(100):
+        if threading.active_count() <= threads:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_a_judge_that_exits_while_its_child_keeps_the_output_open_is_seen_to_exit(
     qa: Path,
 ) -> None:
     """Before, the scoring waited out the whole timeout and said it timed out."""
     threads = threading.active_count()
     judge = CommandJudge(["sh", "-c", "sleep 25 & echo $! > child.pid; exit 3"], qa, timeout=20)
+    with pytest.raises(JudgeBroken, match=r"exited \(status 3\) without answering \(req"):
+        judge.entails("a", "a")  # not "gave no answer within 20 s (timeout)"
+    assert _ended(int((qa / "child.pid").read_text()))
+    assert _threads_end(threads)  # the threads reading the output the child held
+
+
+LEAVES_A_CHILD = """
+import json, subprocess, sys
+child = subprocess.Popen(["sleep", "60"])
+open("child.pid", "w").write(str(child.pid))
+for line in sys.stdin:
+    print(json.dumps({"id": json.loads(line)["id"], "verdict": True}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("end", "command"),
+    [
+        ("exits", ["sh", "-c", "sleep 60 & echo $! > child.pid; exit 3"]),
+        ("times out", ["sh", "-c", "sleep 60 & echo $! > child.pid; sleep 60"]),
+        ("answers, then scoring ends", [sys.executable, "leaves_a_child.py"]),
+        ("a shell runs it", ["sh", "-c", f"{sys.executable} leaves_a_child.py"]),
+    ],
+)
+def test_what_a_judge_started_ends_when_the_scoring_ends(
+    qa: Path, end: str, command: list[str]
+) -> None:
+    """Before, a judge's children outlived evalset: a shell's command, a server it started,
+    each left running after the judge was closed or killed."""
+    (qa / "leaves_a_child.py").write_text(LEAVES_A_CHILD, encoding="utf-8")
+    threads = threading.active_count()
+    judge = CommandJudge(command, qa, timeout=0.5 if end == "times out" else 20)
     try:
-        with pytest.raises(JudgeBroken, match=r"exited \(status 3\) without answering \(req"):
-            judge.entails("a", "a")  # not "gave no answer within 20 s (timeout)"
-    finally:  # the child, and the threads reading the output it holds, end with the test
-        os.kill(int((qa / "child.pid").read_text()), signal.SIGKILL)
-        for _ in range(100):
-            if threading.active_count() <= threads:
-                break
-            time.sleep(0.05)
-    assert threading.active_count() <= threads
+        judge.entails("a", "a")
+    except JudgeBroken:
+        assert end in ("exits", "times out")
+    finally:
+        judge.close()
+    assert _ended(int((qa / "child.pid").read_text()))
+    assert _threads_end(threads)

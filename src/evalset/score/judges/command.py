@@ -32,10 +32,12 @@ import json
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
 from collections import deque
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -50,6 +52,10 @@ SHOWN = 80
 STOP_WAIT = 2.0
 """Seconds a program is given to exit once its input is closed, before it is killed."""
 _EOF = object()
+_OWN_GROUP: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
+"""Each copy of the program leads a process group of its own, so that what it starts ends
+with it (``_Program.stop``). Ctrl-C then reaches evalset alone, which closes the copies'
+input and ends them as when scoring ends."""
 
 
 def split_command(command: str | list[str], where: str) -> list[str]:
@@ -113,6 +119,7 @@ class _Program:
                 errors="replace",
                 bufsize=1,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                **_OWN_GROUP,
             )
         except FileNotFoundError:
             raise JudgeBroken(
@@ -208,12 +215,21 @@ class _Program:
         self.requests.put(None)
 
     def stop(self, deadline: float) -> None:
-        """Wait for it to exit until ``deadline`` (``time.monotonic``), then kill it."""
+        """Wait for it to exit until ``deadline`` (``time.monotonic``), then kill it; then
+        kill what it started and left running (its process group: a shell's command, a
+        server), which would otherwise outlive evalset."""
         try:
             self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
+            self._kill_group()
             self.process.kill()
             self.process.wait()
+        self._kill_group()
+
+    def _kill_group(self) -> None:
+        if _OWN_GROUP:
+            with suppress(ProcessLookupError, PermissionError):  # none of it is left
+                os.killpg(self.process.pid, signal.SIGKILL)
 
 
 class CommandJudge(Judge):
