@@ -176,3 +176,36 @@ def test_a_report_and_its_page_in_one_file_are_refused(cli, example: Path, score
         "different files.\n"
     )
     assert not (example / "same").exists()
+
+
+# what the workspace keeps, which no output may replace or join (the age key: named by
+# EVALSET_AGE_IDENTITY, so read by any command that meets a sealed item)
+KEPT = {
+    "the configuration": ("evalset.toml", "is the workspace's configuration this command reads"),
+    "the age key file": ("holdout.key", "is the age key file this command reads"),
+    "a new set": ("sets/new.yaml", "which holds the set files"),
+    "a snapshot": ("snapshots/new.json", "which holds the snapshots"),
+    "a document": ("corpus/policies/new.md", "which holds the documents of the corpus"),
+    "the local state": (".evalset/report.json", "which holds evalset's caches and locks"),
+    "git's files": (".git/info/exclude", "which holds git's own files"),
+    "through a link": ("linked/new.md", "which holds the documents of the corpus"),
+}
+
+
+@pytest.mark.parametrize("kept", KEPT, ids=list(KEPT))
+@pytest.mark.parametrize("writer", WRITERS, ids=list(WRITERS))
+def test_an_output_that_would_replace_or_join_what_the_workspace_keeps_is_refused(  # type: ignore[no-untyped-def]
+    cli, example: Path, monkeypatch: pytest.MonkeyPatch, writer: str, kept: str
+) -> None:
+    """Before, `export -o "$EVALSET_AGE_IDENTITY"` replaced the only key to a sealed holdout,
+    and `-o evalset.toml` the configuration, each with exit status 0."""
+    (example / "holdout.key").write_text("# the key\nAGE-SECRET-KEY-1\n", encoding="utf-8")
+    (example / "linked").symlink_to(example / "corpus")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(example / "holdout.key"))
+    target, said = KEPT[kept]
+    files = {p: p.read_bytes() for p in example.rglob("*") if p.is_file()}
+    done = cli(example, *WRITERS[writer], target)
+    assert done.code == 2, (done.out, done.err)
+    assert done.err.startswith(f"evalset: {target}: ") and said in done.err, done.err
+    assert len(done.err.strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in example.rglob("*") if p.is_file()} == files

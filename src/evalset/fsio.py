@@ -253,11 +253,15 @@ def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
 
 
 def refuse_overwriting(
-    outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[tuple[str, Path | None]]
+    outputs: Sequence[tuple[str, Path | None]],
+    inputs: Sequence[tuple[str, Path | None]],
+    folders: Sequence[tuple[str, Path]] = (),
 ) -> None:
     """Refuse, in one sentence, an output path that names a file the command reads, or the
     file an output before it names: writing there would replace the input (a set file, a
-    run) or the other output. Each is ``(what it is, path)``; a path of None is none."""
+    run, the age key) or the other output; or a path inside one of ``folders`` (what it
+    holds, its path), where a file written would become one of those (a set, a snapshot, a
+    document of the corpus). Each is ``(what it is, path)``; a path of None is none."""
     earlier: list[tuple[str, Path]] = []
     for what, path in outputs:
         if path is None:
@@ -268,6 +272,12 @@ def refuse_overwriting(
                     f"{path}: is the {source} this command reads, which writing the {what} "
                     f"there would replace; name another file for the {what}."
                 )
+        for holds, folder in folders:
+            if _inside(path, folder):
+                raise WriteFailed(
+                    f"{path}: lies in {folder}, which holds {holds}, where the {what} would "
+                    f"be taken for one of them; write the {what} outside {folder}."
+                )
         for other, before in earlier:
             if _same_file(path, before):
                 raise WriteFailed(
@@ -275,6 +285,12 @@ def refuse_overwriting(
                     "different files."
                 )
         earlier.append((what, path))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (followed through its links, as a write would) lies in ``folder``."""
+    where, top = os.path.realpath(path), os.path.realpath(folder)
+    return where != top and where.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _same_file(a: Path, b: Path) -> bool:

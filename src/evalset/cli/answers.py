@@ -100,7 +100,7 @@ def agreement(
     Example: evalset agreement examples/labels/acme-support.csv --judge exact --min-kappa 0.6
     """
     _require_judge(ctx, judge)
-    from evalset.fsio import refuse_overwriting
+    from evalset.cli.params import refuse_writing_over
     from evalset.score.agreement import agreement as run_agreement
     from evalset.score.judges.cache import VerdictCache
     from evalset.score.judges.registry import load_judge
@@ -123,7 +123,7 @@ def agreement(
                 "ids belong to with --set."
             )
         set_path = paths[0]
-    refuse_overwriting([("result", output)], [("label file", labels), ("set file", set_path)])
+    refuse_writing_over(ws, [("result", output)], [("label file", labels), ("set file", set_path)])
     loaded = load_set(set_path)
     chosen = load_judge(judge, ws)
     try:

@@ -117,13 +117,14 @@ def export(
 
     Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
+    from evalset.cli.params import refuse_writing_over
     from evalset.export import export as run
-    from evalset.fsio import atomic_write, refuse_overwriting
+    from evalset.fsio import atomic_write
     from evalset.workspace import resolve_set, workspace_of
 
     ws = workspace_of(name)
     set_path = resolve_set(ws, name)
-    refuse_overwriting([("export", output)], [("set file", set_path)])
+    refuse_writing_over(ws, [("export", output)], [("set file", set_path)])
     result = run(set_path, split_name, fmt, ws, allow_stale)
     if output is None:
         emit_data(result.text)

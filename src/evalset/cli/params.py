@@ -1,13 +1,18 @@
 """Checks of option values shared by the commands: a number must be a finite one within its
 range, and the error says which range (typer's own bounds let NaN through or name the wrong
-bound: ``nan`` for a ratio was "should be less than or equal to 1")."""
+bound: ``nan`` for a ratio was "should be less than or equal to 1"); an output path must
+replace nothing the command reads or the workspace keeps."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import typer
+
+from evalset.config import Workspace
 
 
 def output_format(fmt: str, as_json: bool) -> None:
@@ -35,3 +40,38 @@ def number_in(low: float, high: float | None = None) -> Callable[[float | None],
         return value
 
     return check
+
+
+def refuse_writing_over(
+    ws: Workspace | None,
+    outputs: Sequence[tuple[str, Path | None]],
+    inputs: Sequence[tuple[str, Path | None]],
+) -> None:
+    """``fsio.refuse_overwriting`` with what every command may read besides the ``inputs``
+    it names: the workspace's configuration and the age key file (``EVALSET_AGE_IDENTITY``),
+    and the folders the workspace keeps (its sets, snapshots, corpus, local state, git's and
+    DVC's own), in none of which an output may go. A folder that holds the workspace itself
+    (``sets = "."``) is left out: everything would be refused."""
+    from evalset.fsio import refuse_overwriting
+    from evalset.sets.sealed import IDENTITY_ENV
+
+    kept: list[tuple[str, Path | None]] = [*inputs]
+    key = os.environ.get(IDENTITY_ENV)
+    if key:
+        kept.append(("age key file", Path(key).expanduser()))
+    folders: list[tuple[str, Path]] = []
+    if ws is not None:
+        kept.append(("workspace's configuration", ws.config_file))
+        root = os.path.realpath(ws.root)
+        for holds, folder in (
+            ("the set files", ws.sets_dir),
+            ("the snapshots", ws.snapshots_dir),
+            ("the documents of the corpus", ws.corpus_dir),
+            ("evalset's caches and locks", ws.state_dir),
+            ("git's own files", ws.root / ".git"),
+            ("DVC's own files", ws.root / ".dvc"),
+        ):
+            top = os.path.realpath(folder)
+            if top != root and not root.startswith(top.rstrip(os.sep) + os.sep):
+                folders.append((holds, folder))
+    refuse_overwriting(outputs, kept, folders)

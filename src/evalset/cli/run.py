@@ -441,7 +441,7 @@ def score_set(
 
     with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
         ws, set_path = _prefetched_set(set_ref)
-        refuse_overwriting_inputs(output, html, ("set file", set_path), ("run file", run))
+        refuse_overwriting_inputs(ws, output, html, ("set file", set_path), ("run file", run))
         from evalset.score.markdown import markdown
         from evalset.score.metrics import DEFAULT_K
         from evalset.score.retrieval import Options, score_retrieval
@@ -500,13 +500,14 @@ def _judge_files(judge: str) -> list[Path]:
 
 
 def refuse_overwriting_inputs(
-    output: Path | None, html: Path | None, *inputs: tuple[str, Path | None]
+    ws: Workspace, output: Path | None, html: Path | None, *inputs: tuple[str, Path | None]
 ) -> None:
     """Refuse a report or page path that names one of ``inputs`` (what each is, its path),
-    or the same file for both, before any work is done."""
-    from evalset.fsio import refuse_overwriting
+    or a file or folder the workspace keeps, or the same file for both, before any work is
+    done."""
+    from evalset.cli.params import refuse_writing_over
 
-    refuse_overwriting([("report", output), ("page", html)], inputs)
+    refuse_writing_over(ws, [("report", output), ("page", html)], inputs)
 
 
 def _print_tables(data: dict[str, Any]) -> None:
@@ -562,7 +563,7 @@ def score_answers(
     with bulk():  # the set, the run, the judge's decisions, the report: no cycle
         ws, set_path = _prefetched_set(set_ref)
         refuse_overwriting_inputs(
-            output, html, ("set file", set_path), ("run file", run), ("label file", labels),
+            ws, output, html, ("set file", set_path), ("run file", run), ("label file", labels),
             *(("judge's program", path) for path in _judge_files(judge)),
         )  # fmt: skip
         from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
