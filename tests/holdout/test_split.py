@@ -217,6 +217,69 @@ def test_a_hand_flip_since_the_last_commit_is_a_validation_error(docs: Path, cli
     assert f"evalset split docs --move {held} --to tuning --force" in result.out
 
 
+@pytest.mark.parametrize("side", ["holdout", "tuning"])
+def test_a_side_taken_away_by_hand_is_an_error_and_no_split_assigns_it_afresh(  # type: ignore[no-untyped-def]
+    docs: Path, cli, side: str
+) -> None:
+    """Before, deleting `holdout: true` passed validation, and `split` then put the item in
+    tuning with no recorded move: the holdout leaked without a word."""
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    commit_all(root, "split")
+    wanted = side == "holdout"
+    ident = next(k for k, v in holdout_flags(docs).items() if v is wanted)
+    text = docs.read_text()
+    at = text.index(f"holdout: {str(wanted).lower()}\n", text.index(f"id: {ident}\n"))
+    start = text.rindex("\n", 0, at) + 1
+    docs.write_text(text[:start] + text[text.index("\n", at) + 1 :])  # the whole line
+    assert holdout_flags(docs)[ident] is None
+    broken = docs.read_bytes()
+
+    result = cli(root, "validate", "docs")
+    assert result.code == 1
+    assert (
+        f"item {ident}: error: lost its holdout assignment (holdout: {str(wanted).lower()}) "
+        in (result.out)
+    )
+    for dry in ([], ["--dry-run"]):
+        result = cli(root, "split", "docs", *dry)
+        assert result.code == 2 and f"item {ident} lost its holdout assignment" in result.err
+        assert len(result.err.strip().splitlines()) == 1
+        assert docs.read_bytes() == broken
+
+
+def test_a_move_shown_with_dry_run_is_not_written(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `split --move ITEM --to SIDE --force --dry-run` wrote the move."""
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    held = next(k for k, v in holdout_flags(docs).items() if v)
+    before = docs.read_bytes()
+    shown = cli(root, "split", "docs", "--move", held, "--to", "tuning", "--force", "--dry-run")
+    assert shown.code == 0 and f"would move {held} to tuning" in shown.out, shown.err
+    as_json = cli(root, "split", "docs", "--move", held, "--to", "tuning", "--force",
+                  "--dry-run", "--json")  # fmt: skip
+    assert json.loads(as_json.out)["written"] is False
+    refused = cli(root, "split", "docs", "--move", held, "--to", "tuning", "--dry-run")
+    assert refused.code == 2 and "Pass --force" in refused.err  # the refusal it would meet
+    assert docs.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "stray",
+    [["--to", "holdout"], ["--force"], ["--reason", "why"], ["--move", "q-001", "--to",
+     "holdout", "--ratio", "0.5"]],
+)  # fmt: skip
+def test_an_option_of_a_move_without_the_move_is_a_usage_error(  # type: ignore[no-untyped-def]
+    docs: Path, cli, stray: list[str]
+) -> None:
+    """Before, `split --to holdout` (the --move forgotten) ran a whole split."""
+    before = docs.read_bytes()
+    result = cli(docs.parents[1], "split", "docs", *stray)
+    assert result.code == 2
+    assert "goes with --move" in result.err or "--ratio is for" in result.err
+    assert docs.read_bytes() == before
+
+
 def test_bad_split_arguments_are_one_sentence(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = docs.parents[1]
     result = cli(root, "split", "docs", "--move", "q-001", "--to", "sideways")

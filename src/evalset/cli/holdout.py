@@ -33,7 +33,9 @@ def split(
         False, "--force", help="With --move: move an assigned item; the move is recorded."
     ),
     reason: str = typer.Option(None, "--reason", help="With --move: why, kept on the record."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show the assignment, write nothing."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Show the assignment (or the move), write nothing."
+    ),
     as_json: bool = _JSON,
 ) -> None:
     """Assign holdout to the items that have no assignment yet, per category.
@@ -48,20 +50,35 @@ def split(
     from evalset.holdout.split import split as run_split
     from evalset.workspace import resolve_set, workspace_of
 
+    if move is None:
+        for given, option in ((to, "--to"), (force or None, "--force"), (reason, "--reason")):
+            if given is not None:
+                raise typer.BadParameter(
+                    f"{option} goes with --move ITEM; without it, split assigns the items "
+                    "that have no side yet",
+                    param_hint=option,
+                )
+    elif ratio is not None:
+        raise typer.BadParameter(
+            "--ratio is for a split; --move moves one item whatever the ratio",
+            param_hint="--ratio",
+        )
     ws = workspace_of(name)
     path = resolve_set(ws, name)
     if move is not None:
         if to is None:
             raise typer.BadParameter("say where: --to tuning or --to holdout", param_hint="--to")
-        moved = run_move(path, move, to, force, reason)
+        moved = run_move(path, move, to, force, reason, dry_run)
         if as_json:
+            written = moved.changed and not dry_run
             emit_json({"set": str(path), "item": move, "to": to, "changed": moved.changed,
-                       "sealed": moved.sealed})  # fmt: skip
+                       "sealed": moved.sealed, "written": written})  # fmt: skip
         elif not moved.changed:
             echo(f"{move} is {to} already")
         else:
             sealed = f", sealed as the holdout of {path.stem} is" if moved.sealed else ""
-            echo(f"moved {move} to {to} in {path}{sealed}")
+            verb = "would move" if dry_run else "moved"
+            echo(f"{verb} {move} to {to} in {path}{sealed}")
         return
     if ratio is None:
         ratio = (ws.config.split if ws else SplitConfig()).ratio

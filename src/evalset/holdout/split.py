@@ -25,7 +25,7 @@ from typing import Any
 from evalset.errors import EditRefused, EvalsetError
 from evalset.sets.editor import SetEditor, edit_set
 from evalset.sets.model import Item, SealedItem, side
-from evalset.sets.setfile import load_set
+from evalset.sets.setfile import SetFile, load_set
 
 
 def rank(item_id: str) -> int:
@@ -112,8 +112,11 @@ def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
 
 
 def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
-    """Assign the unassigned items of a set file in place (round-trip, locked, atomic)."""
+    """Assign the unassigned items of a set file in place (round-trip, locked, atomic).
+    Refused while an item has lost the side it had at the set's last release (or commit):
+    assigned afresh, it could land on the other side."""
     loaded = load_set(path)
+    _refuse_lost_sides(path, loaded)
     plan = plan_split(loaded.entries, ratio)
     if dry_run and plan.holdout:
         from evalset.holdout.seal import sealed_to
@@ -134,9 +137,37 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     return plan
 
 
-def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = None) -> Move:
+def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
+    from evalset.sets.validate import holdout_baseline, unrecorded_moves
+
+    baseline = holdout_baseline(path, loaded.name, loaded)
+    if baseline is None:
+        return
+    lost = [(item, old) for _, item, old in unrecorded_moves(loaded, baseline[0])
+            if item.holdout is None]  # fmt: skip
+    if lost:
+        item, old = lost[0]
+        more = f" (and {len(lost) - 1} more item(s))" if len(lost) > 1 else ""
+        was = "true" if old.holdout else "false"
+        raise EditRefused(
+            f"{path}: item {item.id}{more} lost its holdout assignment (holdout: {was}) since "
+            f"{baseline[1]}, and a split would assign it afresh, perhaps to the other side; "
+            f"put back `holdout: {was}` (`evalset validate {loaded.name}` lists them), then "
+            "split again."
+        )
+
+
+def move(
+    path: Path,
+    item_id: str,
+    to: str,
+    force: bool,
+    reason: str | None = None,
+    dry_run: bool = False,
+) -> Move:
     """Move one item to ``to`` (tuning or holdout). An assigned item moves only with
-    ``force``, and the move is recorded on it."""
+    ``force``, and the move is recorded on it. ``dry_run``: what the move would do, with
+    every refusal it would meet, and nothing written."""
     if to not in ("tuning", "holdout"):
         raise EvalsetError(f"{to!r} is not a side; use --to tuning or --to holdout.")
     loaded = load_set(path)
@@ -170,6 +201,10 @@ def move(path: Path, item_id: str, to: str, force: bool, reason: str | None = No
             record,
         ]
     keys: list[str] = []
+    if dry_run:
+        from evalset.holdout.seal import sealed_to
+
+        return Move(changed=True, sealed=wanted and bool(sealed_to(loaded)[0]))
     with edit_set(path) as editor:
         if wanted:
             keys = _sealed_to(editor)

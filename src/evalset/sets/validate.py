@@ -84,13 +84,17 @@ def lacking_pronoun(lacking: list[str]) -> str:
 
 
 def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
-    """Items whose holdout flag flipped since ``baseline`` without a recorded move:
+    """Items whose holdout flag flipped since ``baseline`` without a recorded move, or was
+    taken away (`split` would then assign the item afresh, perhaps to the other side):
     (position in the file, the item now, the item then)."""
     before = {item.id: item for item in baseline.items}
     found = []
     for k, item in zip(current.item_index, current.items, strict=True):
         old = before.get(item.id)
-        if old is None or old.holdout is None or item.holdout is None:
+        if old is None or old.holdout is None:
+            continue
+        if item.holdout is None:
+            found.append((k, item, old))
             continue
         if old.holdout == item.holdout:
             continue
@@ -181,6 +185,17 @@ class _Checker:
         assert self.baseline is not None
         baseline, label = self.baseline
         for k, item, old in unrecorded_moves(self.loaded, baseline):
+            if item.holdout is None:
+                was = "true" if old.holdout else "false"
+                self.add(
+                    "error",
+                    ("items", k),
+                    f"lost its holdout assignment (holdout: {was}) since {label}; a split "
+                    "would assign it afresh",
+                    f"put back `holdout: {was}`",
+                    "holdout-move",
+                )
+                continue
             side = "holdout" if item.holdout else "tuning"
             self.add(
                 "error",
