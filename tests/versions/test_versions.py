@@ -506,6 +506,48 @@ def test_check_pin_bad_reports(released: Path, cli) -> None:  # type: ignore[no-
     assert result.code == 2 and "missing.json: no such file" in result.err
 
 
+ALTERED_PINS = {
+    "item counts": ({"items": {"total": 999, "holdout": 500, "categories": {"x": 999}}},
+                    "report's item counts "),
+    "items digest": ({"items_digest": "sha256:" + "0" * 64}, "report's items digest "),
+    "item fingerprints": ({"item_fingerprints": {"q-1": "0" * 16, "q-77": "1" * 16}},
+                          "report's item fingerprints do not match release 0.1.0"),
+    "an item left out": ({"item_fingerprints": {}}, "report's item fingerprints do not match"),
+    "a key evalset never writes": ({"verdict": "pass"}, "the pin holds verdict, which"),
+    "format 3": ({"fingerprint_format": 3}, "the pin's fingerprint_format 3 is none"),
+    "format null": ({"fingerprint_format": None}, "the pin's fingerprint_format None is none"),
+    "format true": ({"fingerprint_format": True}, "the pin's fingerprint_format True is none"),
+    "version a number": ({"version": 1}, "the pin's version 1 is not text"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("altered", ALTERED_PINS, ids=list(ALTERED_PINS))
+def test_check_pin_refuses_a_pin_altered_anywhere(released: Path, cli, altered: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, only the set fingerprint, version and snapshot were checked: item counts,
+    the items digest and the item fingerprints the gate chooses its items by could be
+    forged, and the pin still passed."""
+    pin = json.loads(cli(released, "pin", "docs").out)
+    change, said = ALTERED_PINS[altered]
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": {**pin, **change}, "faithfulness": 0.9}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1 and said in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def test_check_pin_accepts_the_full_snapshot_id_and_any_tool(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Ids are taken by any unique prefix; the full one was refused as another snapshot."""
+    pin = json.loads(cli(released, "pin", "docs").out)
+    (full,) = [p.stem for p in (released / "snapshots").glob("*.json")]
+    report = released / "report.json"
+    for change in ({"snapshot": full}, {"tool": "evalset 9.9.9"}, {}):
+        report.write_text(json.dumps({"evalset": {**pin, **change}}))
+        result = cli(released, "check-pin", str(report))
+        assert result.code == 0, (change, result.err)
+    report.write_text(json.dumps({"evalset": {**pin, "snapshot": full[:12] + "ff"}}))
+    assert cli(released, "check-pin", str(report)).code == 1
+
+
 def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))

@@ -138,9 +138,13 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
 
 
 def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
+    from evalset.gitcmd import GitUnusable
     from evalset.sets.validate import holdout_baseline, unrecorded_moves
 
-    baseline = holdout_baseline(path, loaded.name, loaded)
+    try:
+        baseline = holdout_baseline(path, loaded.name, loaded)
+    except GitUnusable:  # a clone without its tags: `validate` there says what to fetch
+        return
     if baseline is None:
         return
     lost = [(item, old) for _, item, old in unrecorded_moves(loaded, baseline[0])

@@ -227,7 +227,10 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
     history = SetHistory(ws, set_named(ws, report, name))
-    if not isinstance(version, str):
+    if version is not None and not isinstance(version, str):
+        check.problems.append(f'the pin\'s version {version!r} is not text ("X.Y.Z")')
+        return check
+    if version is None:
         check.problems.append(
             f"report was run on an unreleased working copy of {name} (version: null); only "
             f"released versions can be checked: release the set (`evalset release {name}`) "
@@ -262,7 +265,13 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
                 f"tag {tag.name} was created or moved by hand: its content has fingerprint "
                 f"{tagged}, but its message records {recorded.get('fingerprint')}"
             )
-    fmt = recorded_format(found)
+    fmt = found.get("fingerprint_format", 1)
+    if type(fmt) is not int or fmt not in FORMATS:
+        check.problems.append(
+            f"the pin's fingerprint_format {fmt!r} is none evalset writes "
+            f"({', '.join(map(str, FORMATS))})"
+        )
+        return check
     actual = set_fingerprint(released, fmt)
     differing = _differing_items(found.get("item_fingerprints"), released, fmt)
     detail = f": {len(differing)} item(s) differ from the release" if differing else ""
@@ -278,9 +287,58 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
             f"report's fingerprint {found['fingerprint']} does not match release {base} "
             f"({actual}, fingerprint format {fmt}){detail}"
         )
-    if recorded is not None and found.get("snapshot") != recorded.get("snapshot"):
+    elif differing:
+        check.problems.append(
+            f"report's item fingerprints do not match release {base}{detail}, though its set "
+            "fingerprint does: the report was altered"
+        )
+    if recorded is not None and not _same_snapshot(ws, found.get("snapshot"), recorded):
         check.problems.append(
             f"report names corpus snapshot {found.get('snapshot')}, but release {base} was "
             f"made against {recorded.get('snapshot')}"
         )
+    if not check.problems:
+        check.problems += _altered_fields(found, pin_of(released, None, fmt=fmt), base)
     return check
+
+
+PIN_KEYS = frozenset(
+    {"set", "version", "fingerprint", "fingerprint_format", "snapshot", "items",
+     "items_digest", "tool", "rev", "item_fingerprints"}
+)  # fmt: skip
+"""What `evalset pin` writes."""
+
+
+def _altered_fields(found: dict[str, Any], ours: dict[str, Any], base: str) -> list[str]:
+    """The fields of a pin whose fingerprint matched that say other than the release: its
+    counts and items digest (``tool``, the version of evalset that made the report, and
+    ``rev`` are not the release's to say), and keys `evalset pin` never writes."""
+    problems = [
+        f"report's {what} {found[key]!r} differ from release {base} ({ours[key]!r}): the "
+        "report was altered"
+        for key, what in (("items", "item counts"), ("items_digest", "items digest"))
+        if key in found and found[key] != ours[key]
+    ]
+    extra = sorted(str(k) for k in found if k not in PIN_KEYS)
+    if extra:
+        problems.append(
+            f"the pin holds {', '.join(extra)}, which `evalset pin` never writes: the report "
+            "was altered"
+        )
+    return problems
+
+
+def _same_snapshot(ws: Workspace, reported: Any, recorded: dict[str, Any]) -> bool:
+    """Whether the report names the snapshot the release was made against: the same id, or
+    a longer spelling of it (the full id) that the workspace's snapshots resolve to it."""
+    wanted = recorded.get("snapshot")
+    if reported == wanted:
+        return True
+    if not isinstance(reported, str) or not isinstance(wanted, str) or len(reported) <= len(wanted):
+        return False
+    store = workspace_store(ws)
+    try:
+        ours, theirs = store.resolve(reported), store.resolve(wanted)
+    except EvalsetError:
+        return False
+    return ours is not None and ours == theirs
