@@ -408,3 +408,40 @@ def test_format_1_manifests_without_text_are_a_clear_error(corpus_repo: Path, cl
     assert "was written by an earlier evalset with other hashes (snapshot format 1)" in result.err
     assert "take it again with `evalset snapshot --rev " in result.err
     assert "Traceback" not in result.err
+
+
+BROKEN = {
+    "a status in capitals": ("    status: Active\n", "status"),
+    "a verified that is no id": ("    verified: 'abc '\n", "verified"),
+    "a key the schema lacks": ("    colour: blue\n", "colour"),
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN, ids=list(BROKEN))
+@pytest.mark.parametrize(
+    "command",
+    [("stale",), ("stale", "--json"), ("stale", "docs"), ("verify", "docs", "q-1"),
+     ("verify", "docs", "--all")],
+)  # fmt: skip
+def test_an_item_that_fails_the_schema_is_named_not_passed_over(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, broken: str, command: tuple[str, ...]
+) -> None:
+    """Before, such an item was left out of `stale` (which then said "0 stale" and exited 0),
+    of `verify --all`, and `verify` said the set had no such item."""
+    setup(corpus_repo, set_item("q-1", "policy.md#returns") + set_item("q-2", "terms.txt"))
+    path = corpus_repo / "sets" / "docs.yaml"
+    text = path.read_text()
+    line, field = BROKEN[broken]
+    start, end = text.index("  - id: q-1\n"), text.index("  - id: q-2\n")
+    item = (
+        re.sub(r"(?m)^    verified: .*\n", "", text[start:end])
+        if "verified" in line
+        else (text[start:end])
+    )
+    path.write_text(text[:start] + item.rstrip("\n") + "\n" + line + text[end:])
+    kept = path.read_bytes()
+    done = cli(corpus_repo, *command)
+    assert done.code == 2, (done.out, done.err)
+    assert "item q-1" in done.err and field in done.err, done.err
+    assert len(done.err.strip().splitlines()) == 1
+    assert path.read_bytes() == kept

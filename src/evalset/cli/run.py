@@ -109,7 +109,7 @@ def stale(
     sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``. With
     ``judge``, the claims of stale items are re-checked."""
     from evalset.corpus.current import workspace_store
-    from evalset.staleness.stale import stale_report
+    from evalset.staleness.stale import require_schema, stale_report
     from evalset.staleness.verify import fix_moved as fix
     from evalset.workspace import resolve_set, set_paths, workspace_for
 
@@ -119,8 +119,8 @@ def stale(
     if fix_moved:
         from evalset.sets.setfile import load_set
 
-        for path in paths:  # every set readable before any is rewritten
-            load_set(path)
+        for path in paths:  # every set readable, and its items loaded, before any is rewritten
+            require_schema(load_set(path))
         for path in paths:
             fixed.update(fix(ws, path))
     report = stale_report(paths, workspace_store(ws), ws.root)

@@ -57,6 +57,19 @@ class SetFile:
     def index(self) -> TextIndex:
         return TextIndex(self.text)
 
+    def schema_error(self, ident: str | None = None) -> Finding | None:
+        """The first schema error of the file (of item ``ident``, when given): an item that
+        has one is not among ``items``, so a command that goes by them must say so rather
+        than pass over it."""
+        return next(
+            (
+                f
+                for f in self.schema_findings
+                if f.severity == "error" and (ident is None or f.item == ident)
+            ),
+            None,
+        )
+
     @property
     def raw_items(self) -> list[Any]:
         items = self.raw.get("items")

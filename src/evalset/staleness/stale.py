@@ -516,6 +516,17 @@ class StaleReport:
         }
 
 
+def require_schema(loaded: SetFile) -> None:
+    """Refuse a set with an item (or header) that fails the schema: such an item is not
+    loaded, and staleness would pass over it without a word."""
+    broken = loaded.schema_error()
+    if broken is not None:
+        raise EvalsetError(
+            f"{broken}; staleness cannot be told for an item that fails the schema, so fix it "
+            f"(`evalset validate {loaded.name}` lists every problem) and run stale again."
+        )
+
+
 def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:
     """Compare every active item of the given sets with the newest snapshot."""
     from evalset.sets.setfile import load_set
@@ -528,6 +539,7 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
     checker = StaleChecker(store, newest, root)
     for path in paths:
         loaded = load_set(path)
+        require_schema(loaded)
         stale, unverified = checker.stale_items(loaded)
         report.items.extend(stale)
         report.unverified[loaded.name] = unverified

@@ -72,11 +72,23 @@ def verify(
 
         raise refused_sealed(path, next(s.id for s in loaded.sealed if adopt_all or s.id in ids))
     if adopt_all:
+        broken = loaded.schema_error()
+        if broken is not None:
+            raise EvalsetError(
+                f"{broken}; --all would leave that item out, so fix it (`evalset validate "
+                f"{loaded.name}` lists every problem), then verify again."
+            )
         targets = [item for item in loaded.items if item.status == "active"]
     else:
         if not ids:
             raise EvalsetError("name the items to verify, or pass --all to adopt the whole set.")
         missing = [i for i in ids if i not in by_id]
+        broken = next((b for i in missing if (b := loaded.schema_error(i))), None)
+        if broken is not None:
+            raise EvalsetError(
+                f"{broken}; an item that fails the schema cannot be verified: fix it, then "
+                "verify again."
+            )
         if missing:
             close = difflib.get_close_matches(missing[0], list(by_id), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
