@@ -229,6 +229,33 @@ def test_edits_of_sealed_items(  # type: ignore[no-untyped-def]
     assert HOLDOUT[0].question in path.read_text()
 
 
+@pytest.mark.parametrize(
+    "given",
+    ["the secret key", "the secret key in lower case", "an ssh private key", "a password"],
+)
+def test_a_recipient_that_is_no_public_key_is_never_echoed(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], given: str
+) -> None:
+    """Before, `seal -r AGE-SECRET-KEY-1…` printed the key's first 24 characters (eight of
+    them secret) into the terminal and the CI log."""
+    secret = next(
+        line for line in key[0].read_text().splitlines() if line.startswith("AGE-SECRET-KEY-")
+    )
+    value = {
+        "the secret key": secret,
+        "the secret key in lower case": secret.lower(),
+        "an ssh private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n",
+        "a password": "correct-horse-battery-staple",
+    }[given]
+    path = set_file(example)
+    before = path.read_bytes()
+    done = cli(example, "seal", NAME, "--recipient", value)
+    assert done.code == 2 and len(done.err.strip().splitlines()) == 1, done.err
+    for shown in (value[:8], value[15:23], "b3BlbnNz", "horse"):
+        assert shown not in done.err + done.out
+    assert path.read_bytes() == before
+
+
 def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
     cli, example: Path, key: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -111,8 +111,16 @@ def recipient(text: str) -> Any:
             return ssh.Recipient.from_str(text)
         return x25519.Recipient.from_str(text)
     except (RecipientError, ValueError) as exc:
+        if text.upper().startswith("AGE-SECRET-KEY-") or "PRIVATE KEY" in text.upper():
+            raise SealError(
+                "the recipient given is a secret key, which must not be shared (nor written "
+                "into a set); pass the public `age1…` key from the `# public key:` line of the "
+                "key file instead."
+            ) from None
+        # only what looks like a public key is quoted: a value pasted by mistake may be secret
+        shown = repr(text[:24]) if text.startswith(("age1", "ssh-")) else "the recipient given"
         raise SealError(
-            f"{text[:24]!r}: not an age public key ({exc}); pass the `age1…` key written on the "
+            f"{shown}: not an age public key ({exc}); pass the `age1…` key written on the "
             "`# public key:` line of the key file, or an `ssh-ed25519 …` key."
         ) from None
 
