@@ -634,3 +634,50 @@ def test_jsonl_files_joined_with_their_byte_order_marks_read_as_one(example: Pat
     done = cli(example, "score", "retrieval", "acme-support", joined(run, "run.jsonl"),
                "--allow-stale", "--json")  # fmt: skip
     assert done.code == 0 and json.loads(done.out)["counts"]["invalid_lines"] == 0, done.err
+
+
+BREAKS = {"NEL": "\x85", "LS": "\u2028", "PS": "\u2029"}
+"""Line breaks to YAML 1.1 (ruamel.yaml's emitter), text to YAML 1.2 (the reader)."""
+
+
+@pytest.mark.parametrize("where", ["inside", "at the end"])
+@pytest.mark.parametrize("char", BREAKS, ids=list(BREAKS))
+def test_text_holding_a_yaml_1_1_line_break_is_written_as_it_is(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, empty_set: Path, char: str, where: str
+) -> None:
+    """Before, import and promote wrote such text broken and indented, so it read back with
+    spaces added (NEL: replaced by a space), and importing it again found conflicts; the
+    promptfoo export did the same."""
+    c = BREAKS[char]
+
+    def text(words: str) -> str:
+        return f"{words}{c} and more" if where == "inside" else f"{words}{c}"
+
+    row = {"id": "q-1", "question": text("Can I return a kettle?"), "category": "direct-lookup",
+           "answer": text("Within 30 days"), "key_points": [{"text": text("30 days")}]}  # fmt: skip
+    source = tmp_path / "rows.jsonl"
+    source.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    root = empty_set.parents[1]
+    assert cli(root, "import", str(source), "--set", "mine", "--format", "jsonl").code == 0
+    (item,) = load_set(empty_set).items
+    assert (item.question, item.answer, item.key_points[0].text) == (
+        row["question"], row["answer"], row["key_points"][0]["text"],
+    )  # fmt: skip
+    again = cli(root, "import", str(source), "--set", "mine", "--format", "jsonl")
+    assert again.code == 0 and "the set has this item already" in again.out, again.out
+
+    record = {"question": text("Do you ship to Iceland?"), "trace": "tr-1", "answer": "No."}
+    failures = tmp_path / "failures.jsonl"
+    failures.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert cli(root, "promote", str(failures), "--set", "mine").code == 0
+    drafts = [i for i in load_set(empty_set).items if i.id != "q-1"]
+    assert [d.question for d in drafts] == [record["question"]]
+
+    from ruamel.yaml import YAML
+
+    from evalset.export.promptfoo import write
+    from evalset.export.view import View
+
+    view = View("mine", "all", [item], {"fingerprint": "sha256:x"}, lambda *_: None)
+    (test,) = YAML(typ="safe", pure=True).load(write(view))  # promptfoo reads YAML 1.2 too
+    assert test["vars"]["question"] == row["question"]

@@ -35,6 +35,8 @@ def _asserts(item: Any) -> list[dict[str, Any]]:
 def write(view: View) -> str:
     from ruamel.yaml import YAML
 
+    from evalset.sets.yamlio import writes_breaks_escaped
+
     tests = []
     for item in view.items:
         test: dict[str, Any] = {
@@ -44,7 +46,7 @@ def write(view: View) -> str:
             "metadata": view.metadata(item),
         }
         tests.append(test)
-    yaml = YAML(typ="safe", pure=True)
+    yaml = writes_breaks_escaped(YAML(typ="safe", pure=True))
     yaml.default_flow_style = False
     yaml.width = 4096
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]

@@ -24,12 +24,13 @@ from evalset.fsio import atomic_write
 from evalset.sets.locate import is_filler, line_break, shorten_long_comments, split_lines
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
+from evalset.sets.yamlio import writes_breaks_escaped
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
     from ruamel.yaml import YAML
 
-    yaml = YAML(typ="rt", pure=True)
+    yaml = writes_breaks_escaped(YAML(typ="rt", pure=True))
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a user's long lines
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])

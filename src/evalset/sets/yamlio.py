@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml_rs
 
@@ -317,3 +317,30 @@ def parse_mapping(text: str, path: Path, what: str = "set file") -> dict[str, An
             "`evalset`, `name`, `categories` and `items`; see sets/ in the example workspace."
         )
     return data
+
+
+BREAKS_OF_YAML_1_1 = ("\x85", "\u2028", "\u2029")
+"""NEL, LS and PS: line breaks to ruamel.yaml's emitter (YAML 1.1), text to the reader
+(YAML 1.2). Written plain or single-quoted, a value holding one is broken there and what
+follows is indented, and the reader keeps that indentation as part of the text (NEL, a
+mis-decoded "…", became a space)."""
+
+
+_Yaml = TypeVar("_Yaml")
+
+
+def _quoted_if_breaks(representer: Any, data: str) -> Any:
+    if any(c in data for c in BREAKS_OF_YAML_1_1):  # escaped as \N, \L, \P in double quotes
+        return representer.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    return representer.represent_str(data)
+
+
+def writes_breaks_escaped(yaml: _Yaml) -> _Yaml:
+    """``yaml`` (a ruamel.yaml ``YAML``, before its first dump), writing a string that holds
+    NEL, LS or PS double-quoted with the character escaped, so that it reads back as it was
+    (``BREAKS_OF_YAML_1_1``). Returns ``yaml``."""
+    base = yaml.Representer  # type: ignore[attr-defined]
+    escaping: Any = type(f"Escaping{base.__name__}", (base,), {})
+    escaping.add_representer(str, _quoted_if_breaks)
+    yaml.Representer = escaping  # type: ignore[attr-defined]
+    return yaml
