@@ -548,6 +548,27 @@ def test_check_pin_accepts_the_full_snapshot_id_and_any_tool(released: Path, cli
     assert cli(released, "check-pin", str(report)).code == 1
 
 
+@pytest.mark.parametrize("committed", [True, False], ids=["committed", "not committed"])
+def test_a_release_is_refused_while_the_corpus_differs_from_the_newest_snapshot(  # type: ignore[no-untyped-def]
+    released: Path, cli, committed: bool
+) -> None:
+    """Before, a corpus edited (and committed) without a snapshot was released against the
+    old snapshot: the tag named a corpus that was not the one it shipped with, and the items
+    citing the changed section were never found stale."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    policy = released / "corpus" / "policy.md"
+    policy.write_text(policy.read_text().replace("14 days", "30 days"))
+    commit_all(released, "q-3 reworded" if not committed else "q-3 reworded, policy changed")
+    if not committed:
+        policy.write_text(policy.read_text().replace("30 days", "45 days"))
+    tags = tag_names(released)
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1, (result.out, result.err)
+    assert "while the corpus has changed since the newest snapshot" in result.err
+    assert tag_names(released) == tags
+
+
 def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))

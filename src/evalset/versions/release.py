@@ -123,6 +123,14 @@ def _refuse_unless_releasable(
     name, path = loaded.name, history.path
     store = workspace_store(ws)
     newest = store.newest()
+    choice = store.newest_choice()
+    if newest is not None and choice is not None and choice.corpus_changed:
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while the corpus has changed since the newest "
+            f"snapshot, {newest.short}: the release would name a snapshot that is not the "
+            "corpus it ships with, and items citing what changed would not be found stale; "
+            f"run `evalset snapshot`, review `evalset stale {name}`, commit, and release again."
+        )
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
     if uncommitted or (interrupted and history.git.as_head(history.rel)):
