@@ -393,3 +393,81 @@ def test_promptfoo_runs_the_export(cli, tmp_path: Path) -> None:  # type: ignore
     for r in guessed:
         verdicts = [c["pass"] for c in r["gradingResult"]["componentResults"]]
         assert verdicts == [False] * len(r["testCase"]["assert"]), r["testCase"]["description"]
+
+
+TEMPLATED = {
+    "question": "Does code {{PROMO}} work? {% if x %}yes{% endif %} {{ question }} {% endraw %}",
+    "key point": "Code {{PROMO}} gives 10% off {# not a comment",
+    "must_not_say": "{# discounts never apply",
+    "answer": "{{ question }} {% endraw %}",
+}
+"""Text that is Nunjucks syntax to promptfoo, which renders vars and assertion values."""
+
+
+def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path
+) -> None:
+    """Before, a key point `Code {{PROMO}} gives 10% off` reached the grader as `Code  gives
+    10% off`, a question holding `{{ question }}` expanded into itself, and a `{#` failed the
+    whole test with a template error."""
+    from evalset.sets.editor import edit_set
+
+    program = _promptfoo()
+    path = example / "sets" / "acme-support.yaml"
+    ident = next(i for i in sorted(EXPORTED) if BY_ID[i].answerable and not BY_ID[i].holdout)
+    item = BY_ID[ident]
+    with edit_set(path) as editor:
+        editor.update_item(ident, {
+            "question": TEMPLATED["question"],
+            "key_points": [{"text": TEMPLATED["key point"],
+                            "sources": [str(c) for c in item.key_points[0].sources]}],
+            "must_not_say": [TEMPLATED["must_not_say"]],
+            "answer": TEMPLATED["answer"],
+        })  # fmt: skip
+    tests = tmp_path / "tests.yaml"
+    done = cli(example, "export", "acme-support", "--format", "promptfoo", "--allow-stale",
+               "-o", str(tests))  # fmt: skip
+    assert done.code == 0, done.err
+    (tmp_path / "provider.js").write_text(
+        "module.exports = class { id() { return 'echo'; }\n"
+        "  async callApi(prompt) { return { output: prompt }; } };\n"
+    )
+    rubrics: list[str] = []
+
+    def grade(messages: list[dict[str, Any]]) -> str:
+        rubrics.append(messages[-1]["content"])
+        return json.dumps({"reason": "recorded", "pass": True, "score": 1.0})
+
+    with FakeServer() as grader:
+        grader.answer = grade
+        config = {
+            "prompts": ["{{question}}"],
+            "providers": [{"id": "file://provider.js"}],
+            "tests": f"file://{tests}",
+            "defaultTest": {"options": {"provider": {
+                "id": "openai:chat:gpt-4o-mini",
+                "config": {"apiBaseUrl": grader.url, "apiKey": "not-used"},
+            }}},
+        }  # fmt: skip
+        (tmp_path / "promptfooconfig.yaml").write_text(json.dumps(config))
+        env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
+               "PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1",
+               "PROMPTFOO_DISABLE_SHARING": "1"}  # fmt: skip
+        done = subprocess.run(
+            [program, "eval", "-c", "promptfooconfig.yaml", "-o", "results.json", "--no-cache",
+             "--no-write", "--no-progress-bar", "--no-table", "--filter-pattern", ident],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode in (0, 100), done.stdout + done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())["results"]
+    (result,) = [r for r in results["results"] if r["testCase"]["metadata"]["evalset_id"] == ident]
+    assert results["stats"]["errors"] == 0, result.get("error")
+    assert result["response"]["output"] == TEMPLATED["question"]  # the prompt, as it is
+    said = "\n".join(rubrics)
+    assert f"States that: {TEMPLATED['key point']}" in said
+    assert f"Does not state that: {TEMPLATED['must_not_say']}" in said
+    # the answer is checked as it is: the echoed question holds it
+    checks = {
+        c["assertion"]["type"]: c["pass"] for c in result["gradingResult"]["componentResults"]
+    }
+    assert checks["icontains"] is True

@@ -13,6 +13,20 @@ from typing import Any
 
 from evalset.export.view import View
 
+_OPENERS = ("{{", "{%", "{#")
+"""What starts a Nunjucks tag, which promptfoo renders in each test's vars and assertion
+values before it uses them."""
+
+
+def literal(text: str) -> str:
+    """``text`` as Nunjucks renders it back to itself: where it holds a tag's opening, each
+    ``{`` becomes ``{{ "{" }}`` (a ``{% raw %}`` block would end at the text's own
+    ``{% endraw %}``). A key point ``Code {{PROMO}} applies`` otherwise reached the grader
+    as ``Code  applies``, and a ``{#`` failed the whole test."""
+    if not any(opener in text for opener in _OPENERS):
+        return text
+    return text.replace("{", '{{ "{" }}')
+
 
 def _asserts(item: Any) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
@@ -24,11 +38,11 @@ def _asserts(item: Any) -> list[dict[str, Any]]:
             }
         )
     for point in item.key_points:
-        checks.append({"type": "llm-rubric", "value": f"States that: {point.text}"})
+        checks.append({"type": "llm-rubric", "value": f"States that: {literal(point.text)}"})
     for wrong in item.must_not_say:
-        checks.append({"type": "llm-rubric", "value": f"Does not state that: {wrong}"})
+        checks.append({"type": "llm-rubric", "value": f"Does not state that: {literal(wrong)}"})
     if item.answer:
-        checks.append({"type": "icontains", "value": item.answer})
+        checks.append({"type": "icontains", "value": literal(item.answer)})
     return checks
 
 
@@ -41,7 +55,7 @@ def write(view: View) -> str:
     for item in view.items:
         test: dict[str, Any] = {
             "description": f"{item.id}: {item.question}",
-            "vars": {"question": item.question},
+            "vars": {"question": literal(item.question)},
             "assert": _asserts(item),
             "metadata": view.metadata(item),
         }
