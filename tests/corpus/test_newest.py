@@ -152,3 +152,41 @@ def test_a_damaged_manifest_written_again_keeps_its_header(corpus_repo: Path, cl
     path.write_bytes(good.replace(b"14 days", b"15 days"))
     result = _snapshot(cli, corpus_repo, "--rev", old)
     assert result["written"] and path.read_bytes() == good
+
+
+def test_symlinks_at_a_revision_are_followed_as_the_working_tree_follows_them(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """Before, `snapshot --rev` read a link committed in git as a document whose text was the
+    path it named: the documents behind it lost their sections, and `stale` called their
+    items moved."""
+    import os
+
+    write_files(corpus_repo, {"corpus/real.md": V1, "corpus/deep/other.md": V2})
+    links = {
+        "corpus/policy.md": "real.md",  # a file inside: read as that file
+        "corpus/deep/up.md": "../real.md",  # the same, from a sub-folder
+        "corpus/chain.md": "policy.md",  # a link to a link to a file
+        "corpus/out.md": "../../outside.md",  # outside the corpus: not followed, and said
+        "corpus/gone.md": "missing.md",  # dangling: nothing to read
+        "corpus/folder.md": "deep",  # a folder: no document
+        "corpus/loop-a.md": "loop-b.md",
+        "corpus/loop-b.md": "loop-a.md",
+    }
+    (corpus_repo.parent / "outside.md").write_text("# Secret\n\nNot a document.\n")
+    for link, target in links.items():
+        os.symlink(target, corpus_repo / link)
+    commit_all(corpus_repo, "links")
+    now = _snapshot(cli, corpus_repo)
+    shutil.rmtree(corpus_repo / "snapshots")
+    then = _snapshot(cli, corpus_repo, "--rev", "HEAD")
+    assert then["id"] == now["id"]
+    manifest = json.loads((corpus_repo / "snapshots" / f"{then['id']}.json").read_text())
+    documents = manifest["documents"]
+    assert sorted(documents) == ["chain.md", "deep/other.md", "deep/up.md", "policy.md", "real.md"]
+    assert documents["policy.md"]["sections"] == documents["real.md"]["sections"]
+    assert (
+        then["warnings"]
+        == now["warnings"]
+        == ["out.md: symlink to outside the corpus; not followed"]
+    )

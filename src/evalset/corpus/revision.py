@@ -5,6 +5,7 @@ found (working tree, git, DVC), for diffs of changed sections."""
 from __future__ import annotations
 
 import logging
+import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -70,12 +71,21 @@ def read_revision(
     prefix = corpus_rel.rstrip("/") + "/"
     docs = [n.lstrip("/") for n in names]
     wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
-    sizes = {n: fs.size(n) or 0 for n in wanted}
+    links = _symlinks_at(repo, rev, corpus_rel)
+    read_as = {n: _followed(n, links, prefix, set(docs)) if n in links else n for n in wanted}
+    sizes = {n: fs.size(target) or 0 for n, target in read_as.items() if target is not None}
     store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
     documents: dict[str, Document] = {}
     warnings: list[str] = []
     for name in wanted:
-        data = fs.cat_file(name)
+        target = read_as[name]
+        if target is None:  # as the working tree's walk: only a link to a file inside is read
+            if name in links and _followed(name, links, prefix, set(docs), inside=False):
+                warnings.append(
+                    f"{name[len(prefix) :]}: symlink to outside the corpus; not followed"
+                )
+            continue
+        data = fs.cat_file(target)
         result = parse_document(nfc(name[len(prefix) :]), data, mode, store)
         if result.pointer:
             raise SnapshotError(
@@ -104,6 +114,40 @@ def _submodule_at(repo: Path, rev: str, corpus: str) -> str | None:
     listed = run_git(repo, "ls-tree", "-r", "--full-tree", rev, "--", corpus.strip("/")) or ""
     inside = [line.split("\t", 1)[1] for line in listed.splitlines() if line.startswith("160000 ")]
     return f"holds the git submodule {inside[0]}" if inside else None
+
+
+def _symlinks_at(repo: Path, rev: str, corpus: str) -> dict[str, str]:
+    """The symlinks git holds under the corpus folder at ``rev`` (path from the top -> the
+    path they name), which reading the tree gives as files holding that path."""
+    listed = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", rev, "--", corpus.strip("/"))
+    links = [line.split("\t", 1)[1] for line in (listed or "").split("\0") if line[:7] == "120000 "]
+    if not links:
+        return {}
+    blobs = git_blobs(repo, [f"{rev}:{name}" for name in links])
+    return {
+        name: blobs[f"{rev}:{name}"].decode("utf-8", "replace")
+        for name in links
+        if f"{rev}:{name}" in blobs
+    }
+
+
+def _followed(
+    name: str, links: dict[str, str], prefix: str, files: set[str], inside: bool = True
+) -> str | None:
+    """The file a symlink of the tree leads to, followed as the working tree would: the
+    path (from the top) of a file inside the corpus (``prefix``), through links to links;
+    None for one leading outside, to no file, or round in a circle. ``inside=False``: the
+    path when it leads outside the corpus (to say so), else None."""
+    seen = {name}
+    while name in links:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), links[name]))
+        if links[name].startswith("/") or not target.startswith(prefix):
+            return target if not inside else None
+        if target in seen:
+            return None
+        seen.add(target)
+        name = target
+    return name if inside and name in files and name not in links else None
 
 
 def _hidden(doc: str) -> bool:
