@@ -259,8 +259,13 @@ def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
     return found
 
 
-def _rewrite(moves: dict[str, str]) -> Any:
+def _rewrite(moves: dict[str, str], verified: str | None = None) -> Any:
+    """An edit of an item's node: its citations renamed by ``moves``, and its ``verified``
+    set to ``verified`` when given."""
+
     def edit(node: Any) -> None:
+        if verified is not None:
+            node["verified"] = verified
         for key in ("expected_sources",):
             values = node.get(key)
             if isinstance(values, list):
@@ -279,11 +284,15 @@ def _rewrite(moves: dict[str, str]) -> Any:
 
 def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
     """Rewrite every moved citation of a set to where its text now is. Returns
-    ``{item id: {old citation: new citation}}``."""
+    ``{item id: {old citation: new citation}}``. An item whose citations all kept their
+    text (each is the same or moved) is then verified against the newest snapshot, which
+    holds its new citations: left verified against the old one, which has none of them,
+    a later change of the moved text would be told as "unresolved", not "changed"."""
     store, newest = newest_snapshot(workspace)
     checker = StaleChecker(store, newest)
     loaded = load_set(path)
     moves: dict[str, dict[str, str]] = {}
+    whole: set[str] = set()
     for item in loaded.items:
         if item.status != "active":
             continue
@@ -293,8 +302,11 @@ def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
         found = {c.citation: c.new for c in status.citations if c.status == "moved" and c.new}
         if found:
             moves[item.id] = found
+            if all(c.status == "ok" or c.citation in found for c in status.citations):
+                whole.add(item.id)
     if moves:
         with edit_set(path) as editor:
             for item_id, mapping in moves.items():
-                editor.edit_item(item_id, _rewrite(mapping))
+                again = newest.short if item_id in whole else None
+                editor.edit_item(item_id, _rewrite(mapping, again))
     return moves
