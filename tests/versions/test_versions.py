@@ -569,6 +569,24 @@ def test_a_release_is_refused_while_the_corpus_differs_from_the_newest_snapshot(
     assert tag_names(released) == tags
 
 
+def test_the_notes_of_a_release_without_its_drafts_list_no_draft(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `release --exclude-drafts` listed each draft it left out as added, in its
+    summary, its commit message, its tag message and so in `log`."""
+    path = released / "sets" / "docs.yaml"
+    text = path.read_text().replace("Question q-3 about", "Question q-3, reworded, about")
+    path.write_text(
+        text + "  - id: d-1\n    question: A draft nobody finished?\n    status: draft\n"
+    )
+    commit_all(released, "a draft, and q-3 reworded")
+    result = cli(released, "release", "docs", "--bump", "patch", "--exclude-drafts")
+    assert result.code == 0, result.err
+    body = git(released, "log", "-1", "--format=%b")
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.1")
+    for said in (result.out, body, message, cli(released, "log", "docs").out):
+        assert "d-1" not in said, said
+    assert "- changed q-3: question" in body
+
+
 def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))

@@ -262,7 +262,12 @@ def _release(
     )
     assert header is not None
     previous = history.at_release(latest) if latest else None
-    changes = diff_sets(previous.loaded, loaded, previous.label, "release") if previous else None
+    changes = (
+        diff_sets(released_content(previous.loaded), released_content(loaded), previous.label,
+                  "release")
+        if previous
+        else None
+    )  # fmt: skip
     if interrupted:
         assert header.version is not None
         new_version = header.version
@@ -307,6 +312,25 @@ def _release(
     detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
     return ReleaseResult(
         loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
+    )
+
+
+def released_content(loaded: SetFile) -> SetFile:
+    """``loaded`` without its drafts, which are never part of a release: the notes of a
+    release made with --exclude-drafts list no draft as added (nor a draft made active
+    since as anything but added)."""
+    import dataclasses
+
+    kept = [(item, k) for item, k in zip(loaded.items, loaded.item_index, strict=True)
+            if item.status != "draft"]  # fmt: skip
+    stubs = [(stub, k) for stub, k in zip(loaded.sealed, loaded.sealed_index, strict=True)
+             if stub.status != "draft"]  # fmt: skip
+    return dataclasses.replace(
+        loaded,
+        items=[item for item, _ in kept],
+        item_index=[k for _, k in kept],
+        sealed=[stub for stub, _ in stubs],
+        sealed_index=[k for _, k in stubs],
     )
 
 
