@@ -79,7 +79,10 @@ class Version:
 
     @classmethod
     def parse(cls, text: str) -> Version | None:
-        match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
+        # ASCII digits, no leading zero (as semver): `01.2.3` would name 1.2.3 a second way,
+        # and `\d` takes any script's digits
+        number = "(0|[1-9][0-9]*)"
+        match = re.fullmatch(rf"v?{number}\.{number}\.{number}", text.strip())
         return cls(*(int(g) for g in match.groups())) if match else None
 
     def bump(self, part: str) -> Version:

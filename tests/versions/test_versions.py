@@ -587,6 +587,30 @@ def test_the_notes_of_a_release_without_its_drafts_list_no_draft(released: Path,
     assert "- changed q-3: question" in body
 
 
+def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, a hand-made tag became the latest release: the next release was numbered
+    after it and published unchanged content as "9.0.1 (no change)"."""
+    git(released, "tag", "-a", "evalset/docs/v9.0.0", "-m", "tagged by hand", "HEAD")
+    tags = tag_names(released)
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 1 and "evalset/docs/v9.0.0, was not made by `evalset release`" in (
+        result.err
+    )
+    assert tag_names(released) == tags
+
+
+@pytest.mark.parametrize("version", ["01.2.3", "1.02.3", "1.2.03", "v\u0661.2.3", "1.2.3.4", "1.2"])
+def test_a_version_is_written_one_way_only(released: Path, cli, version: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, `--version 01.2.3` was taken as 1.2.3, and `log` then showed two 1.2.3 rows."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(released, "q-3 reworded")
+    result = cli(released, "release", "docs", "--version", version)
+    assert result.code == 2 and "is not a version; give X.Y.Z" in result.err
+    git(released, "tag", "-a", f"evalset/docs/v{version}", "-m", "by hand", "HEAD")
+    assert version not in cli(released, "log", "docs").out
+
+
 def test_pin_at_a_release_and_without_item_fingerprints(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))

@@ -241,6 +241,12 @@ def _release(
     fingerprint = set_fingerprint(loaded)
     header = loaded.header
     latest = history.latest()
+    if latest is not None and latest.pin is None:
+        raise ReleaseRefused(
+            f"{path}: the latest release tag of {loaded.name}, {latest.name}, was not made by "
+            "`evalset release` (it records no pin), so a release cannot build on it; if it "
+            f"was made by mistake, delete it (`git tag -d {latest.name}`) and release again."
+        )
     # A release stopped after writing the header (before its commit, or before its tag) is
     # completed by running it again: the header names a version not released yet, and the
     # record the release kept in .git says it was on its way (a clone without the tags
