@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, json_lines
+from evalset.export.rows import RowError, agreed, holdout_of, json_lines
 from evalset.export.view import View, split_of
 
 
@@ -21,14 +21,18 @@ def write(view: View) -> str:
 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, item mapping) per non-empty line; ``split`` gives ``holdout`` when the
-    row has none, and the pin is kept under ``"evalset"`` for the importer."""
+    """(line number, item mapping) per non-empty line; ``split`` (in any case) gives
+    ``holdout`` when the row has none, and must agree with it when it has; the pin is kept
+    under ``"evalset"`` for the importer."""
     rows = []
     for number, row in json_lines(text):
         if not isinstance(row, dict):
             raise RowError(number, "is not a JSON object")
-        split = row.pop("split", None)
-        if "holdout" not in row and split in ("tuning", "holdout"):
-            row["holdout"] = split == "holdout"
+        split = holdout_of(row.pop("split", None), number)
+        if "holdout" not in row:
+            if split is not None:
+                row["holdout"] = split
+        elif split is not None and (row["holdout"] is None or isinstance(row["holdout"], bool)):
+            agreed(("split", split), ("holdout", row["holdout"]), number)
         rows.append((number, row))
     return rows

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, json_lines
+from evalset.export.rows import RowError, agreed, holdout_of, json_lines
 from evalset.export.view import View, split_of
 
 
@@ -50,6 +50,26 @@ def _key_points(points: Any) -> list[dict[str, Any]]:
     return found
 
 
+def _side(value: Any, line: int, key: str) -> bool | None:
+    """The holdout flag a split names: one name, or a list of them as LangSmith keeps an
+    example's splits, which may not name both tuning and holdout."""
+    if not isinstance(value, list):
+        return holdout_of(value, line, key)
+    flags = {holdout_of(name, line, key) for name in value} - {None}
+    if len(flags) > 1:
+        raise RowError(line, f"has {key} naming both tuning and holdout; keep one of them")
+    return flags.pop() if flags else None
+
+
+def _holdout(example: dict[str, Any], metadata: dict[str, Any], line: int) -> bool | None:
+    """The side the example's ``split`` or ``metadata.split`` names; both must agree."""
+    top = _side(example.get("split"), line, "split")
+    inner = _side(metadata.get("split"), line, "metadata.split")
+    if top is not None and inner is not None:
+        agreed(("split", top), ("metadata.split", inner), line)
+    return top if top is not None else inner
+
+
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Examples as item mappings: the question is ``inputs.question`` (or the only text
     input); reference outputs (``reference_outputs``, or ``outputs`` as the API and older
@@ -75,11 +95,9 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             item["id"] = metadata["evalset_id"]
         if isinstance(metadata.get("category"), str):
             item["category"] = metadata["category"]
-        split = example.get("split") or metadata.get("split")
-        if isinstance(split, list):
-            split = next((s for s in split if s in ("tuning", "holdout")), None)
-        if split in ("tuning", "holdout"):
-            item["holdout"] = split == "holdout"
+        holdout = _holdout(example, metadata, number)
+        if holdout is not None:
+            item["holdout"] = holdout
         tags = metadata.get("tags")
         if isinstance(tags, list) and tags and all(isinstance(t, str) for t in tags):
             item["tags"] = tags

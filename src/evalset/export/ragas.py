@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, json_lines
+from evalset.export.rows import RowError, holdout_of, json_lines
 from evalset.export.view import DECLINES, View, reference_answer, split_of
 from evalset.sets.model import item_citations
 
@@ -44,7 +44,7 @@ def write(view: View) -> str:
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Samples as item mappings: the reference becomes one key point (to be reviewed), the
     reference context ids that are citations become expected sources; the keys this module
-    adds (id, category, split, answerable) are taken over."""
+    adds (id, category, split in any case, answerable) are taken over."""
     rows = []
     for number, sample in json_lines(text):
         if not isinstance(sample, dict) or not isinstance(sample.get("user_input"), str):
@@ -53,8 +53,9 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         for key, target in (("evalset_id", "id"), ("category", "category")):
             if isinstance(sample.get(key), str):
                 item[target] = sample[key]
-        if sample.get("split") in ("tuning", "holdout"):
-            item["holdout"] = sample["split"] == "holdout"
+        holdout = holdout_of(sample.get("split"), number)
+        if holdout is not None:
+            item["holdout"] = holdout
         if sample.get("answerable") is False or sample.get("reference") == DECLINES:
             item["answerable"] = False
             rows.append((number, item))

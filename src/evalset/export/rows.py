@@ -28,3 +28,35 @@ def json_lines(text: str) -> Iterator[tuple[int, Any]]:
             yield number, json_loads(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             raise RowError(number, f"is not valid JSON ({exc.msg})", exc.colno) from None
+
+
+SPLITS = ("tuning", "holdout")
+
+
+def shown(value: Any) -> str:
+    """A value of a row as its JSON reads, cut short: for a message, which is one line."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def holdout_of(split: Any, line: int, key: str = "split") -> bool | None:
+    """The holdout flag a row's split names: tuning or holdout in any case and spacing (as
+    the CSV reader takes them: spreadsheets and people write ``Holdout``), None for no split
+    (null or empty). Any other value is refused: read as nothing, a held-out row would come
+    in unassigned, and `split` would most likely put it in tuning."""
+    if split is None or (isinstance(split, str) and not split.strip()):
+        return None
+    if isinstance(split, str) and split.strip().lower() in SPLITS:
+        return split.strip().lower() == "holdout"
+    raise RowError(line, f"has {key} {shown(split)}; write tuning or holdout (in any case), or "
+                   "leave it out")  # fmt: skip
+
+
+def agreed(first: tuple[str, bool | None], second: tuple[str, bool | None], line: int) -> None:
+    """Refuse a row whose two fields (name, holdout flag they say) disagree on its side:
+    which one is meant cannot be told, and the wrong guess leaks a holdout row."""
+    (one, a), (other, b) = first, second
+    if a != b:
+        sides = {True: "holdout", False: "tuning", None: "unassigned"}
+        raise RowError(line, f"has {one} saying {sides[a]} but {other} saying {sides[b]}; keep "
+                       "one of them")  # fmt: skip
