@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,16 +111,59 @@ def sheet(text: str) -> Sheet:
     return Sheet(source, found if header.count(found) else ",", 0)
 
 
-def _check_cells(row: dict[Any, Any], header: int, found: Sheet, line: int) -> None:
-    """Refuse a row with more or fewer cells than the header (``csv.DictReader`` would file
-    extra cells under None and fill missing ones with None: every later column shifted)."""
-    extra = row.get(None) or []
-    missing = sum(1 for key, value in row.items() if key is not None and value is None)
-    if extra or missing:
-        cells = header - missing + len(extra)
+def records(found: Sheet, text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line it starts on, cells) per record of ``found`` (the sheet of ``text``), header
+    first, empty lines left out: a record whose quoted cell holds line breaks is named by its
+    first line, where a person looks for it. Read strictly: a quote left open would otherwise
+    take every later line of the file into one cell, and a quote inside a quoted cell that
+    does not end it would be dropped from the text."""
+    reader = csv.reader(found.source, delimiter=found.delimiter, strict=True)
+    ended = 0  # the line the last record ended on
+    try:
+        for cells in reader:
+            start, ended = ended + 1, reader.line_num
+            if cells:
+                yield start + found.skipped, cells
+    except csv.Error as exc:
+        raise _unreadable(text, found, ended + 1, reader.line_num, exc) from None
+
+
+def _unreadable(text: str, found: Sheet, start: int, at: int, exc: csv.Error) -> RowError:
+    """The error of a record the strict reader refused: ``start`` its first line, ``at`` the
+    line it stopped on."""
+    opened = _open_quote(text, found.delimiter)
+    if opened is not None:
+        return RowError(start + found.skipped, f"has an unclosed quote starting at line {opened}, "
+                        "so every line after it would be one cell; close it, or write a quote "
+                        'that is part of the text twice ("")')  # fmt: skip
+    if "expected after" in str(exc):
+        return RowError(at + found.skipped, "has a quote inside a quoted cell that does not end "
+                        'it; write a quote that is part of the text twice ("")')  # fmt: skip
+    return RowError(at + found.skipped, f"is not valid CSV ({exc})")
+
+
+def _open_quote(text: str, delimiter: str) -> int | None:
+    """The line of the quote that the file ends inside, if it does: the lenient reader makes
+    the rest of the file, from that quote on, its last cell."""
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    if not rows or not rows[-1]:
+        return None
+    written = '"' + rows[-1][-1].replace('"', '""')
+    if not text.endswith(written):
+        return None
+    return len(_LINE_BREAK.findall(text, 0, len(text) - len(written))) + 1
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_cells(cells: list[str], header: list[str], found: Sheet, line: int) -> None:
+    """Refuse a row with more or fewer cells than the header: read by position, every later
+    column would be shifted, or a cell dropped."""
+    if len(cells) != len(header):
         raise RowError(
             line,
-            f"has {cells} field(s), the header {header}; quote fields that hold "
+            f"has {len(cells)} field(s), the header {len(header)}; quote fields that hold "
             f"{found.shown()} (the separator)",
         )
 
@@ -135,40 +180,44 @@ def _choice(row: dict[str, Any], key: str, allowed: tuple[str, str], line: int) 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """(line number, item mapping) per row of a CSV with this module's columns (only
-    ``question`` is required), separated as ``sheet`` finds."""
+    ``question`` is required), separated as ``sheet`` finds; a row is named by the line it
+    starts on."""
     found = sheet(text)
-    reader = csv.DictReader(found.source, delimiter=found.delimiter)
-    if reader.fieldnames is None or "question" not in reader.fieldnames:
-        raise RowError(1 + found.skipped, "(the header) has no 'question' column")
-    rows = []
-    for row in reader:
-        line = reader.line_num + found.skipped
-        _check_cells(row, len(reader.fieldnames), found, line)
-        points = _list(row, "key_points", line)
-        sources = _list(row, "key_point_sources", line) or [[] for _ in points]
-        if len(sources) != len(points):
-            raise RowError(
-                line,
-                f"has {len(points)} key point(s) but {len(sources)} list(s) of "
-                "key_point_sources; give one list per key point ([] for none)",
-            )
-        item: dict[str, Any] = {"question": row.get("question") or ""}
-        for key in ("id", "category", "answer", "verified"):
-            if row.get(key):
-                item[key] = row[key]
-        answerable = _choice(row, "answerable", ("true", "false"), line)
-        if answerable == "false":
-            item["answerable"] = False
-        split = _choice(row, "split", ("tuning", "holdout"), line)
-        if split:
-            item["holdout"] = split == "holdout"
-        if points:
-            item["key_points"] = [
-                {"text": t, "sources": s} for t, s in zip(points, sources, strict=True)
-            ]
-        for key in ("expected_sources", "must_not_say", "tags"):
-            values = _list(row, key, line)
-            if values:
-                item[key] = values
-        rows.append((line, item))
-    return rows
+    rows = records(found, text)
+    number, header = next(rows, (1 + found.skipped, []))
+    if "question" not in header:
+        raise RowError(number, "(the header) has no 'question' column")
+    return [(line, _item(cells, header, found, line)) for line, cells in rows]
+
+
+def _item(cells: list[str], header: list[str], found: Sheet, line: int) -> dict[str, Any]:
+    """The item mapping of one row's cells."""
+    _check_cells(cells, header, found, line)
+    row = dict(zip(header, cells, strict=True))
+    points = _list(row, "key_points", line)
+    sources = _list(row, "key_point_sources", line) or [[] for _ in points]
+    if len(sources) != len(points):
+        raise RowError(
+            line,
+            f"has {len(points)} key point(s) but {len(sources)} list(s) of "
+            "key_point_sources; give one list per key point ([] for none)",
+        )
+    item: dict[str, Any] = {"question": row.get("question") or ""}
+    for key in ("id", "category", "answer", "verified"):
+        if row.get(key):
+            item[key] = row[key]
+    answerable = _choice(row, "answerable", ("true", "false"), line)
+    if answerable == "false":
+        item["answerable"] = False
+    split = _choice(row, "split", ("tuning", "holdout"), line)
+    if split:
+        item["holdout"] = split == "holdout"
+    if points:
+        item["key_points"] = [
+            {"text": t, "sources": s} for t, s in zip(points, sources, strict=True)
+        ]
+    for key in ("expected_sources", "must_not_say", "tags"):
+        values = _list(row, key, line)
+        if values:
+            item[key] = values
+    return item

@@ -1,0 +1,66 @@
+"""CSV rows as the file holds them: a quote left open, or one inside a quoted cell, is
+refused where it is (the lenient reading took every later line into one cell, or dropped the
+quote from the text, and imported what was left), and a row whose quoted cell spans lines
+is named by the line it starts on, where a person looks for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalset.sets.setfile import load_set
+
+HEADER = "id,category,question,answerable\n"
+GOOD = "q-0,lookup,Is shipping free over fifty euros?,true\n"
+UNCLOSED = ('has an unclosed quote starting at line {}, so every line after it would be one '
+            'cell; close it, or write a quote that is part of the text twice ("")')  # fmt: skip
+INSIDE = 'has a quote inside a quoted cell that does not end it; write a quote that is part ' \
+         'of the text twice ("")'  # fmt: skip
+
+REFUSED = [
+    # the quote of the last column opens, and the rows after it were its text
+    (HEADER + GOOD + 'q-1,lookup,"Can I return a damaged kettle,true\nq-2,lookup,Do you ship?,'
+     "true\nq-3,lookup,How long do refunds take?,true\n", 3, UNCLOSED.format(3)),
+    # a quote opened in the middle column: the row came out one cell short, named by its end
+    (HEADER + GOOD + 'q-1,lookup,"Can I return it,true\nq-2,lookup,x,true\n', 3,
+     UNCLOSED.format(3)),
+    # the last line, without a line break at the end
+    (HEADER + GOOD + 'q-1,lookup,Can I return it,"true', 3, UNCLOSED.format(3)),
+    # a row whose first cell spans lines, and then a quote that never closes
+    (HEADER + GOOD + 'q-1,lookup,"Can I\nreturn it?","true\n\nq-2,lookup,x,true\n', 3,
+     UNCLOSED.format(4)),
+    # CRLF line ends and Excel's separator line
+    ("sep=;\r\n" + HEADER.replace(",", ";").replace("\n", "\r\n") + 'q-1;lookup;"Can I;true\r\n'
+     "q-2;lookup;x;true\r\n", 3, UNCLOSED.format(3)),
+    # a quote inside a quoted cell: the text lost it without a word
+    (HEADER + GOOD + 'q-1,lookup,"Can I return a "damaged" kettle?",true\n', 3, INSIDE),
+    (HEADER + GOOD + 'q-1,lookup,"Can I\nreturn a "damaged" kettle?",true\n', 4, INSIDE),
+    # errors of a row that spans lines name the line it starts on
+    (HEADER + GOOD + 'q-1,lookup,"Can I\nreturn\na kettle?",maybe\n', 3,
+     "has answerable 'maybe'; write true or false, or leave it empty"),
+    (HEADER + GOOD + '\nq-1,lookup,"Can I\nreturn\na kettle?"\n', 4,
+     "has 3 field(s), the header 4; quote fields that hold a comma (the separator)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("content", "line", "problem"), REFUSED)
+def test_a_quote_that_would_swallow_or_lose_text_is_refused_where_it_is(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, content: str, line: int, problem: str
+) -> None:
+    (corpus_repo / "old.csv").write_bytes(content.encode())
+    done = cli(corpus_repo, "import", "old.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: old.csv:{line}: the row {problem}; fix it (csv format) and "
+                        "import again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "legacy.yaml").exists()
+
+
+def test_quotes_written_as_the_format_says_are_read_as_text(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    content = (HEADER + '\nq-1,lookup,"Can I return a ""damaged""\nkettle, or not?",true\n\n'
+               'q-2,lookup,Is "free" shipping free?,true\n')  # fmt: skip
+    (corpus_repo / "old.csv").write_text(content)
+    done = cli(corpus_repo, "import", "old.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 0, done.err
+    questions = [i.question for i in load_set(corpus_repo / "sets" / "legacy.yaml").items]
+    assert questions == ['Can I return a "damaged"\nkettle, or not?', 'Is "free" shipping free?']
