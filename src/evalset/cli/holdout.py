@@ -220,9 +220,9 @@ def import_(
         path, create = display_path(ws.sets_dir / f"{set_name}.yaml"), True
     store = None
     if ws is not None:
-        from evalset.corpus.manifest import SnapshotStore
+        from evalset.corpus.current import workspace_store
 
-        store = SnapshotStore(ws.snapshots_dir, state_dir=ws.state_dir)
+        store = workspace_store(ws)  # the newest snapshot as `validate` finds it
     result = import_rows(source, path, fmt, dry_run, create, store)
     if as_json:
         emit_json({"set": str(path), "created": result.created, "written": not dry_run,

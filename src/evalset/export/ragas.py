@@ -43,8 +43,9 @@ def write(view: View) -> str:
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Samples as item mappings: the reference becomes one key point (to be reviewed), the
-    reference context ids that are citations become expected sources; the keys this module
-    adds (id, category, split in any case, answerable) are taken over."""
+    reference context ids become expected sources (the importer refuses ids the corpus's
+    snapshot does not have, such as chunk ids); the keys this module adds (id, category,
+    split in any case, answerable) are taken over."""
     rows = []
     for number, sample in json_lines(text):
         if not isinstance(sample, dict) or not isinstance(sample.get("user_input"), str):

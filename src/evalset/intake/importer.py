@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
@@ -31,7 +31,8 @@ from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set, set_lock
 from evalset.sets.messages import error_text
-from evalset.sets.model import ID_PATTERN, Item, SealedItem, set_name_problem
+from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
+from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 
 READERS = {
@@ -200,6 +201,7 @@ def import_rows(
     if dry_run:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, loaded, snapshots)
+        _refuse_unresolved(source, candidates, items, snapshots)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
         result.created = loaded is None
@@ -212,6 +214,7 @@ def import_rows(
     with set_lock(target) as held:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, loaded, snapshots)
+        _refuse_unresolved(source, candidates, items, snapshots)
         result.created = loaded is None
         header = None
         if loaded is None:
@@ -245,6 +248,37 @@ def _plan(
     result.added = [item.id for item in items]
     result.drafts = [item.id for item in items if item.status == "draft"]
     return result, items
+
+
+def _refuse_unresolved(
+    source: Path, candidates: list[tuple[int, Item]], items: list[Item], store: SnapshotStore | None
+) -> None:
+    """Refuse the import when an item to add cites what its snapshot lacks (the one it was
+    verified against, else the newest, as `validate` checks it): written, it would make the
+    set invalid, and every later export, seal and release of it refused. A Ragas file's
+    ``reference_context_ids`` are often ids of chunks, which no snapshot has."""
+    if store is None:
+        return
+    lines: dict[str, int] = {}
+    for number, candidate in candidates:  # the first row of an id is the one added
+        lines.setdefault(candidate.id, number)
+    newest: list[Snapshot | None] = []
+    for item in items:
+        if item.status == "retired":
+            continue
+        if not newest:  # looked up once, and only when needed: it may walk the corpus
+            newest.append(store.newest())
+        snap = store.get(item.verified) if item.verified else newest[0]
+        if snap is None:
+            continue
+        for citation in item_citations(item):
+            why = unresolved(citation, snap)
+            if why is None or (newest[0] and resolves_by_content(citation, snap, newest[0])):
+                continue
+            raise ImportRefused(
+                f"{source}:{lines[item.id]}: {why}; cite a document or section it has, or leave "
+                "the citation out (nothing was imported)."
+            )
 
 
 def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:
