@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
-import json
+import io
 import re
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -101,21 +101,46 @@ def _complete(row: dict[str, Any]) -> bool:
 
 def new_set_text(name: str, source: Path, categories: dict[str, str]) -> str:
     """The header of a set created by an import: the categories the rows carry (with their
-    meaning when the export recorded it), to be described where it did not."""
+    meaning when the export recorded it), to be described where it did not. Dumped by the
+    YAML library, the texts double-quoted: a file or category name is the user's, and
+    written by hand into YAML (``results: v2.jsonl``, ``null``) it read back as other
+    values, or not at all; double quotes escape what YAML 1.1 takes for line breaks
+    (U+2028, U+0085), which plain and single-quoted text would not keep."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString as Quoted
+
     described = categories or {"general": ""}
-    lines = [
-        "# yaml-language-server: $schema=../schemas/evalset.schema.json",
-        "evalset: 1",
-        f"name: {name}",
-        f"description: Imported from {source.name}; say what the system under test does",
-        "categories:",
-        *(
-            f"  {c}: {json.dumps(d or 'imported; say what this kind of question is')}"
+    header = {
+        "evalset": 1,
+        "name": name,
+        "description": Quoted(f"Imported from {source.name}; say what the system under test does"),
+        "categories": {
+            c: Quoted(d or "imported; say what this kind of question is")
             for c, d in described.items()
-        ),
-        "items: []",
-    ]
-    return "\n".join(lines) + "\n"
+        },
+        "items": [],
+    }
+    yaml = YAML(typ="rt", pure=True)
+    yaml.width = 4096  # one line per value, as a person would write it
+    out = io.StringIO()
+    yaml.dump(header, out)
+    return "# yaml-language-server: $schema=../schemas/evalset.schema.json\n" + out.getvalue()
+
+
+def _pin_categories(pin: Any, where: str, categories: dict[str, str]) -> None:
+    """Add the categories an export's pin declares (name -> meaning) to ``categories``,
+    refusing a name no set can declare: the set the import creates would be invalid."""
+    found = pin.get("categories") if isinstance(pin, dict) else None
+    for name, meaning in found.items() if isinstance(found, dict) else []:
+        if not re.fullmatch(ID_PATTERN, name) or len(name) > 200:
+            shown = repr(name) if len(name) <= 60 else repr(name[:57]) + "..."
+            raise ImportRefused(
+                f'{where}: the pin ("evalset") declares the category {shown}, which is not '
+                "a name a set can declare (letters, digits, '.', '_' and '-'); rename it, or "
+                "leave the pin out (nothing was imported)."
+            )
+        if isinstance(meaning, str):
+            categories.setdefault(name, meaning)
 
 
 def _origin(row: dict[str, Any], today: dt.date) -> dict[str, Any]:
@@ -172,11 +197,7 @@ def import_rows(
     for number, row in rows:
         if not isinstance(row, dict) or not isinstance(row.get("question"), str):
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
-        pin = row.pop("evalset", None)
-        if isinstance(pin, dict) and isinstance(pin.get("categories"), dict):
-            for name, meaning in pin["categories"].items():
-                if isinstance(name, str) and isinstance(meaning, str):
-                    categories.setdefault(name, meaning)
+        _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
         ident = row.get("id")
         if not isinstance(ident, str) or not re.fullmatch(ID_PATTERN, ident):
             row["id"] = question_id(row["question"])

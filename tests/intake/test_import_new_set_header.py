@@ -1,0 +1,61 @@
+"""The header an import writes when it creates a set. The file name and the pin's category
+names and meanings are the user's text: written into YAML by string formatting, `null`
+became no name at all and `results: v2.jsonl` made the new file unreadable, with an error
+pointing into a set file that was never written. Dumped by the YAML library, every one reads
+back as it was; a name no set can declare is refused before anything is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalset.sets.setfile import load_set
+
+QUESTION = "Is shipping free over fifty euros?"
+
+NAMES = ["results: v2.jsonl", "data #1.jsonl", "two\nlines.jsonl", "- x.jsonl", "q'\"b.jsonl",
+         "para\u2028sep.jsonl", "next\x85line.jsonl", "über {a}, [b] & *c.jsonl"]  # fmt: skip
+CATEGORIES = {"null": "", "True": "yes", "1": "a: b", "1e3": "# not a comment", ".nan": "- x",
+              "-": "line\u2028break", "...": "'quoted'", "on": "\"double\"", "0x10": "tab\there",
+              "a.b_c-d": "\\ back"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_new_set_header_reads_back_as_written(cli, corpus_repo: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    row = {"question": QUESTION, "category": "null", "evalset": {"categories": CATEGORIES}}
+    (corpus_repo / name).write_text(json.dumps(row) + "\n", "utf-8")
+    done = cli(corpus_repo, "import", f"./{name}", "--set", "s", "--format", "jsonl")
+    assert done.code == 0, done.err
+    loaded = load_set(corpus_repo / "sets" / "s.yaml")
+    assert loaded.header is not None and not loaded.schema_findings
+    meaning = "imported; say what this kind of question is"
+    assert loaded.header.categories == {c: m or meaning for c, m in CATEGORIES.items()}
+    assert loaded.header.description == (
+        f"Imported from {name}; say what the system under test does"
+    )
+    report = json.loads(cli(corpus_repo, "validate", "s", "--json").out)
+    assert report["errors"] == 0, report["findings"]
+
+
+@pytest.mark.parametrize(
+    ("category", "shown"),
+    [("über", "'über'"), ("", "''"), ("a #b", "'a #b'"), ("x y", "'x y'"), ("a/b", "'a/b'"),
+     ("x" * 201, repr("x" * 57) + "...")],
+)  # fmt: skip
+def test_a_category_name_no_set_can_declare_is_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, category: str, shown: str
+) -> None:
+    good = {"question": "Do you ship to Iceland?"}
+    row = {"question": QUESTION, "evalset": {"categories": {"general": "g", category: "m"}}}
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(row) + "\n")
+    for args in ([], ["--dry-run"]):
+        done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl", *args)
+        assert done.code == 2, done.out
+        assert done.err == (
+            f'evalset: rows.jsonl:2: the pin ("evalset") declares the category {shown}, which is '
+            "not a name a set can declare (letters, digits, '.', '_' and '-'); rename it, or "
+            "leave the pin out (nothing was imported).\n"
+        )
+        assert not (corpus_repo / "sets" / "s.yaml").exists()
