@@ -187,6 +187,9 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     number, header = next(rows, (1 + found.skipped, []))
     if "question" not in header:
         raise RowError(number, "(the header) has no 'question' column")
+    for column in COLUMNS:
+        if header.count(column) > 1:  # which of them is meant cannot be told
+            raise RowError(number, f"(the header) names the column {column!r} twice; keep one")
     return [(line, _item(cells, header, found, line)) for line, cells in rows]
 
 

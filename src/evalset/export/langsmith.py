@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, agreed, holdout_of, json_lines
+from evalset.export.rows import RowError, agreed, holdout_of, json_lines, listed, shown
 from evalset.export.view import View, split_of
 
 
@@ -38,16 +38,59 @@ def write(view: View) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _key_points(points: Any) -> list[dict[str, Any]]:
+def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]]:
     """Key points as this module writes them (objects with sources), or as plain texts."""
     found = []
-    for point in points if isinstance(points, list) else []:
+    for k, point in enumerate(points):
         if isinstance(point, str):
             found.append({"text": point})
         elif isinstance(point, dict) and isinstance(point.get("text"), str):
             sources = point.get("sources")
             found.append({"text": point["text"], **({"sources": sources} if sources else {})})
+        else:
+            raise RowError(line, f"has {where}.key_points[{k}] {shown(point)}; write a text, "
+                           'or an object such as {"text": "…", "sources": ["doc"]}')  # fmt: skip
     return found
+
+
+def _labels(outputs: dict[str, Any], item: dict[str, Any], line: int, where: str) -> None:
+    """Take the reference outputs over into ``item``; one of the wrong shape is refused."""
+    points = _key_points(listed(outputs, "key_points", line, where), line, where)
+    answer = outputs.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise RowError(line, f"has {where}.answer {shown(answer)}, not a text")
+    if points:
+        item["key_points"] = points
+    elif answer is not None:
+        item["key_points"] = [{"text": answer}]
+    for key in ("expected_sources", "must_not_say"):
+        values = listed(outputs, key, line, where)
+        if values:
+            item[key] = values
+    if answer is not None and points:
+        item["answer"] = answer
+    answerable = outputs.get("answerable")
+    if answerable is not None and not isinstance(answerable, bool):
+        raise RowError(line, f"has {where}.answerable {shown(answerable)}; write true or false "
+                       "(not in quotes), or leave it out")  # fmt: skip
+    if answerable is False:
+        item["answerable"] = False
+
+
+def _metadata(metadata: dict[str, Any], item: dict[str, Any], line: int) -> None:
+    """Take the metadata this module writes over into ``item``; a text or a list of texts
+    of another type is refused rather than dropped."""
+    for key, target in (("evalset_id", "id"), ("category", "category"), ("verified", "verified")):
+        value = metadata.get(key)
+        if value is not None and not isinstance(value, str):
+            raise RowError(line, f"has metadata.{key} {shown(value)}, not a text")
+        if value is not None:
+            item[target] = value
+    tags = listed(metadata, "tags", line, "metadata")
+    if tags:
+        item["tags"] = tags  # checked as the set's tags are: each a text
+    if isinstance(metadata.get("evalset"), dict):
+        item["evalset"] = metadata["evalset"]
 
 
 def _side(value: Any, line: int, key: str) -> bool | None:
@@ -91,31 +134,11 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         if not isinstance(outputs, dict) or not isinstance(metadata, dict):
             raise RowError(number, "has outputs or metadata that is not a JSON object")
         item: dict[str, Any] = {"question": question}
-        if isinstance(metadata.get("evalset_id"), str):
-            item["id"] = metadata["evalset_id"]
-        if isinstance(metadata.get("category"), str):
-            item["category"] = metadata["category"]
+        _metadata(metadata, item, number)
         holdout = _holdout(example, metadata, number)
         if holdout is not None:
             item["holdout"] = holdout
-        tags = metadata.get("tags")
-        if isinstance(tags, list) and tags and all(isinstance(t, str) for t in tags):
-            item["tags"] = tags
-        if isinstance(metadata.get("verified"), str):
-            item["verified"] = metadata["verified"]
-        if isinstance(metadata.get("evalset"), dict):
-            item["evalset"] = metadata["evalset"]
-        points = _key_points(outputs.get("key_points"))
-        if points:
-            item["key_points"] = points
-        elif isinstance(outputs.get("answer"), str):
-            item["key_points"] = [{"text": outputs["answer"]}]
-        for key in ("expected_sources", "must_not_say"):
-            if isinstance(outputs.get(key), list) and outputs[key]:
-                item[key] = outputs[key]
-        if isinstance(outputs.get("answer"), str) and points:
-            item["answer"] = outputs["answer"]
-        if outputs.get("answerable") is False:
-            item["answerable"] = False
+        where = "reference_outputs" if example.get("reference_outputs") else "outputs"
+        _labels(outputs, item, number, where)
         rows.append((number, item))
     return rows

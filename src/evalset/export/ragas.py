@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, holdout_of, json_lines
+from evalset.export.rows import RowError, holdout_of, json_lines, listed, shown
 from evalset.export.view import DECLINES, View, reference_answer, split_of
 from evalset.sets.model import item_citations
 
@@ -57,11 +57,15 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         holdout = holdout_of(sample.get("split"), number)
         if holdout is not None:
             item["holdout"] = holdout
-        if sample.get("answerable") is False or sample.get("reference") == DECLINES:
+        answerable = sample.get("answerable")
+        if answerable is not None and not isinstance(answerable, bool):
+            raise RowError(number, f"has answerable {shown(answerable)}; write true or false "
+                           "(not in quotes), or leave it out")  # fmt: skip
+        if answerable is False or sample.get("reference") == DECLINES:
             item["answerable"] = False
             rows.append((number, item))
             continue
-        ids = [str(c) for c in sample.get("reference_context_ids") or []]
+        ids = [str(c) for c in listed(sample, "reference_context_ids", number)]
         if ids:
             item["expected_sources"] = ids
         if isinstance(sample.get("reference"), str) and sample["reference"].strip():

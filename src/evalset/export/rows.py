@@ -60,3 +60,17 @@ def agreed(first: tuple[str, bool | None], second: tuple[str, bool | None], line
         sides = {True: "holdout", False: "tuning", None: "unassigned"}
         raise RowError(line, f"has {one} saying {sides[a]} but {other} saying {sides[b]}; keep "
                        "one of them")  # fmt: skip
+
+
+def listed(mapping: dict[str, Any], key: str, line: int, where: str = "") -> list[Any]:
+    """The list under ``key`` of ``mapping`` (named ``where`` in messages; [] when absent);
+    any other value is refused: taken as no value, a LangSmith must_not_say written as one
+    text vanished without a word."""
+    value = mapping.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        name = f"{where}.{key}" if where else key
+        raise RowError(line, f"has {name} {shown(value)}, not a list; write a JSON list such as "
+                       '["a", "b"]')  # fmt: skip
+    return value

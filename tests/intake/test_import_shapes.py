@@ -1,0 +1,99 @@
+"""Labels of the wrong shape in a file to import. Each of these was imported with the label
+dropped or misread, exit 0: a LangSmith must_not_say given as one text vanished, an
+``answerable: "false"`` in quotes left the item answerable, tags with a number in them were
+all lost, a CSV header naming ``question`` twice took the second column. Each is refused in
+one sentence naming the line, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+QUESTION = "How long do I have to return a damaged kettle?"
+GOOD_LINE = {"inputs": {"question": "Do you ship to Iceland?"}}
+
+
+def example(outputs: dict[str, Any] | None = None, key: str = "outputs", **metadata: Any) -> str:
+    found = {"inputs": {"question": QUESTION}, key: outputs or {}, "metadata": metadata}
+    return json.dumps(found) + "\n"
+
+
+def sample(**fields: Any) -> str:
+    return json.dumps({"user_input": QUESTION, "reference": "30 days", **fields}) + "\n"
+
+
+REFUSED = [
+    ("langsmith", example({"must_not_say": "14 days"}),
+     'has outputs.must_not_say "14 days", not a list; write a JSON list such as ["a", "b"]'),
+    ("langsmith", example({"expected_sources": "returns.md"}, key="reference_outputs"),
+     'has reference_outputs.expected_sources "returns.md", not a list; write a JSON list such '
+     'as ["a", "b"]'),
+    ("langsmith", example({"key_points": "30 days"}),
+     'has outputs.key_points "30 days", not a list; write a JSON list such as ["a", "b"]'),
+    ("langsmith", example({"key_points": ["30 days", 30]}),
+     'has outputs.key_points[1] 30; write a text, or an object such as {"text": "…", '
+     '"sources": ["doc"]}'),
+    ("langsmith", example({"key_points": [{"txt": "30 days"}]}),
+     'has outputs.key_points[0] {"txt": "30 days"}; write a text, or an object such as '
+     '{"text": "…", "sources": ["doc"]}'),
+    ("langsmith", example({"answerable": "false"}),
+     'has outputs.answerable "false"; write true or false (not in quotes), or leave it out'),
+    ("langsmith", example({"answerable": "true"}),
+     'has outputs.answerable "true"; write true or false (not in quotes), or leave it out'),
+    ("langsmith", example({"answer": 30}), "has outputs.answer 30, not a text"),
+    ("langsmith", example(tags="returns"),
+     'has metadata.tags "returns", not a list; write a JSON list such as ["a", "b"]'),
+    ("langsmith", example(category=7), "has metadata.category 7, not a text"),
+    ("ragas", sample(answerable="false"),
+     'has answerable "false"; write true or false (not in quotes), or leave it out'),
+    ("ragas", sample(reference_context_ids="returns.md"),
+     'has reference_context_ids "returns.md", not a list; write a JSON list such as ["a", "b"]'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "row", "problem"), REFUSED)
+def test_a_label_of_the_wrong_shape_is_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, fmt: str, row: str, problem: str
+) -> None:
+    good = json.dumps(GOOD_LINE if fmt == "langsmith" else {"user_input": "Do you ship?"})
+    (corpus_repo / "rows.jsonl").write_text(good + "\n" + row, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", fmt)
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.jsonl:2: the row {problem}; fix it ({fmt} format) and "
+                        "import again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (example(tags=["returns", 7]), "tags.1: "),
+        (example({"must_not_say": ["14 days", None]}), "must_not_say.1: "),
+    ],
+)
+def test_a_list_with_an_entry_of_the_wrong_type_is_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, row: str, problem: str
+) -> None:
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(GOOD_LINE) + "\n" + row, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    assert done.code == 2, done.out
+    assert done.err.startswith(f"evalset: rows.jsonl:2: {problem}")
+    assert len(done.err.splitlines()) == 1
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+@pytest.mark.parametrize("column", ["question", "category", "split", "key_points"])
+def test_a_csv_header_naming_a_column_twice_is_refused(cli, corpus_repo: Path, column: str) -> None:  # type: ignore[no-untyped-def]
+    header = ["question", "category", "split", "key_points", column]
+    rows = f"{','.join(header)}\nWhat is the return window?,direct-lookup,tuning,[],x\n"
+    (corpus_repo / "dup.csv").write_text(("sep=,\n" if column == "split" else "") + rows)
+    done = cli(corpus_repo, "import", "dup.csv", "--set", "s", "--format", "csv")
+    assert done.code == 2, done.out
+    line = 2 if column == "split" else 1
+    assert done.err == (f"evalset: dup.csv:{line}: the row (the header) names the column "
+                        f"{column!r} twice; keep one; fix it (csv format) and import again "
+                        "(nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
