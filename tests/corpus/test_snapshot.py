@@ -595,3 +595,31 @@ def test_a_name_that_is_not_utf8_is_refused_in_a_sentence(corpus_repo: Path) -> 
         "caf\\xe9: its name is not UTF-8, so no set could cite it; rename it (or move it out "
         "of the corpus) and run `evalset snapshot` again."
     )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("# P\n\n## Returns\n\nWithin 30 days.\n\n### Damaged\n\nWithin 60 days.\n",
+         "# P\n\n## Returns\n\nWithin 30 days.\n\n## Damaged\n\nWithin 60 days.\n"),
+        ("# P\n\n## Returns\n\nWithin 30 days.\n\n## Damaged\n\nWithin 60 days.\n",
+         "# P\n\n## Returns\n\nWithin 30 days.\n\n### Damaged\n\nWithin 60 days.\n"),
+        ("<h1>P</h1><h2>Returns</h2><p>Within 30 days.</p><h3>Damaged</h3><p>60 days.</p>",
+         "<h1>P</h1><h2>Returns</h2><p>Within 30 days.</p><h2>Damaged</h2><p>60 days.</p>"),
+    ],
+    ids=["un-nested", "nested", "html"],
+)  # fmt: skip
+def test_a_heading_moved_up_or_down_a_level_is_a_change(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, before: str, after: str
+) -> None:
+    """Before, the snapshot said "no change since" (and --json listed none): the document's
+    text was the same, though the sections holding its parts were not."""
+    name = "corpus/policy.html" if before.startswith("<") else "corpus/policy.md"
+    write_files(corpus_repo, {name: before})
+    first = json.loads(cli(corpus_repo, "snapshot", "--json").out)
+    write_files(corpus_repo, {name: after})
+    done = cli(corpus_repo, "snapshot", "--json")
+    second = json.loads(done.out)
+    assert second["id"] != first["id"] and second["written"]
+    (changed,) = second["changes"]["changed"].values()
+    assert "returns" in changed["changed"] and "damaged" in changed["changed"]

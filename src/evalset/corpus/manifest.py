@@ -536,16 +536,19 @@ def compare(old: Snapshot, new: Snapshot) -> Changes:
     changes.removed = sorted(set(old.documents) - set(new.documents))
     for doc in sorted(set(old.documents) & set(new.documents)):
         before, after = old.documents[doc], new.documents[doc]
-        if (
-            before["hash"] == after["hash"]
-            and before["sections"].keys() == after["sections"].keys()
-        ):
-            continue
         a, b = before["sections"], after["sections"]
+        # the document's text alone does not tell: a heading moved up or down a level
+        # leaves it as it was, and changes which sections hold which
+        if before["hash"] == after["hash"] and a == b:
+            continue
         entry = {
             "added": sorted(set(b) - set(a)),
             "removed": sorted(set(a) - set(b)),
-            "changed": sorted(s for s in set(a) & set(b) if a[s]["hash"] != b[s]["hash"]),
+            "changed": sorted(
+                s
+                for s in set(a) & set(b)
+                if a[s]["hash"] != b[s]["hash"] or a[s].get("level") != b[s].get("level")
+            ),
         }
         if any(entry.values()) or before["hash"] != after["hash"]:
             changes.changed[doc] = entry
