@@ -911,3 +911,15 @@ def test_a_set_with_a_repeated_id_cannot_be_fingerprinted_or_pinned() -> None:
     text = SET_HEADER + set_item("q-1", RETURNS) + set_item("q-1", REFUNDS)
     with pytest.raises(InvalidSet, match="the id 'q-1' is used by more than one item"):
         set_fingerprint(parse_set(text, Path("f.yaml")))
+
+
+def test_diff_refuses_a_revision_whose_id_stands_for_two_items(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `diff` paired items by id and passed over the second: it reported another
+    item removed, and the first changed into it."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("id: q-2\n", "id: q-1\n"))
+    commit_all(released, "two items, one id")
+    for args in (("HEAD~1", "HEAD"), ("0.1.0", "HEAD"), ("HEAD", "HEAD~1"), ()):
+        result = cli(released, "diff", "docs", *args)
+        assert result.code == 2 and "the id 'q-1' is used by more than one item" in result.err
+        assert len(result.err.strip().splitlines()) == 1

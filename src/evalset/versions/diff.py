@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalset.errors import EvalsetError
 from evalset.sets.model import HIDDEN, Item
 from evalset.sets.setfile import SetFile
 
@@ -282,6 +283,20 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
             result.changed.append(ItemChange(ident, [change]))
 
 
+def _require_unique_ids(loaded: SetFile, label: str) -> None:
+    """Refuse a side whose id stands for two items: items are paired by id, so one of them
+    would be passed over (the other reported removed, or changed into it)."""
+    from collections import Counter
+
+    repeated = sorted(i for i, n in Counter(e.id for e in loaded.entries).items() if n > 1)
+    if repeated:
+        raise EvalsetError(
+            f"{loaded.path} ({label}): the id {repeated[0]!r} is used by more than one item, "
+            "so what changed cannot be told item by item; give each item its own id "
+            "(`evalset validate` lists them), or compare other revisions."
+        )
+
+
 def _file_order(loaded: SetFile) -> dict[str, int]:
     """Each item's position in its file, plain or sealed."""
     found = dict(zip((s.id for s in loaded.sealed), loaded.sealed_index, strict=True))
@@ -290,6 +305,8 @@ def _file_order(loaded: SetFile) -> dict[str, int]:
 
 
 def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
+    for loaded, label in ((old, old_label), (new, new_label)):
+        _require_unique_ids(loaded, label)
     result = SetDiff(new.name, old_label, new_label)
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
