@@ -923,3 +923,23 @@ def test_diff_refuses_a_revision_whose_id_stands_for_two_items(released: Path, c
         result = cli(released, "diff", "docs", *args)
         assert result.code == 2 and "the id 'q-1' is used by more than one item" in result.err
         assert len(result.err.strip().splitlines()) == 1
+
+
+def test_pin_goes_by_the_release_tag_not_by_the_header(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, a header whose fingerprint was edited (by hand, or a bad merge) to match
+    changed content pinned as the release, while `status` said +modified; and a header
+    naming a version no tag has pinned as that version."""
+    from evalset.sets.fingerprint import set_fingerprint
+
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    loaded = load_set(path)
+    assert loaded.header is not None and loaded.header.fingerprint is not None
+    path.write_text(path.read_text().replace(loaded.header.fingerprint, set_fingerprint(loaded)))
+    pin = json.loads(cli(released, "pin", "docs").out)
+    assert pin["version"] == "0.1.0+modified"
+    status = json.loads(cli(released, "status", "--json").out)
+    assert status["sets"][0]["release"] == pin["version"]
+    path.write_text(path.read_text().replace("version: 0.1.0", "version: 7.7.7"))
+    result = cli(released, "pin", "docs")
+    assert result.code == 2 and "names release 7.7.7 of docs, which has no tag" in result.err

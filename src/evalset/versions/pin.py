@@ -12,7 +12,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError
-from evalset.git import Version, tag_name
+from evalset.git import TagsMissing, Version, tag_name
 from evalset.gitcmd import FETCH_TAGS, GitUnusable
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
 from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
@@ -123,7 +123,8 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
         if newest is not None:
             store.get(newest)  # a pin must not name a damaged manifest
         snapshot = newest[:SHORT] if newest else None
-        return pin_of(loaded, snapshot, items=items, released=_release_of(ws, path, loaded))
+        found = pin_of(loaded, snapshot, items=items, released=_release_of(ws, path, loaded))
+        return _versioned_by_tag(ws, path, loaded, found)
     history = SetHistory(ws, path)
     state = history.at(rev)
     assert state.commit is not None
@@ -133,6 +134,45 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     else:
         snapshot = history.newest_snapshot(state.commit)
     return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+
+
+def _versioned_by_tag(
+    ws: Workspace, path: Path, loaded: SetFile, found: dict[str, Any]
+) -> dict[str, Any]:
+    """``found`` (the pin of the working copy) with the version its release tag vouches
+    for: the header's ``version`` and ``fingerprint`` are text anyone may edit (or a bad
+    merge may leave), so the content is compared with the fingerprint the tag recorded,
+    as `status` does. A header naming a release no tag has is refused. Outside git, or in
+    a clone made without its tags (CI's usual checkout), the header is all there is; the
+    report's pin is checked where the tags are (`check-pin`)."""
+    version = loaded.header.version if loaded.header else None
+    if version is None:
+        return found
+    tags: list[Any] = []
+    try:
+        history = SetHistory(ws, path)
+        tags = history.git.tags(loaded.name)
+        tag = history.release(version)
+    except TagsMissing:
+        if not tags:  # a clone without its tags
+            return found
+        tag = None  # it has this set's tags, just not this one
+    except EvalsetError:  # not in git
+        return found
+    if tag is None:
+        raise PinError(
+            f"{path}: its header names release {version} of {loaded.name}, which has no tag "
+            f"{tag_name(loaded.name, version)}; finish the release (`evalset release "
+            f"{loaded.name}` again), or put back the header of the latest release."
+        )
+    recorded = tag.pin or {}
+    fmt = recorded_format(recorded)
+    clean = recorded.get("fingerprint") == set_fingerprint(loaded, fmt)
+    if not clean and recorded and fmt < FINGERPRINT_FORMAT:  # provenance counted then
+        released = history.at_release(tag).loaded
+        fmt = min(newest_format(loaded), newest_format(released))
+        clean = set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
+    return {**found, "version": version if clean else f"{version}+modified"}
 
 
 def _release_of(ws: Workspace, path: Path, loaded: SetFile) -> SetFile | None:
