@@ -473,3 +473,20 @@ def test_an_item_that_fails_the_schema_is_named_not_passed_over(  # type: ignore
     assert "item q-1" in done.err and field in done.err, done.err
     assert len(done.err.strip().splitlines()) == 1
     assert path.read_bytes() == kept
+
+
+def test_a_set_named_twice_is_checked_once_and_an_item_verified_once(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """Before, `stale docs sets/docs.yaml` counted each stale item twice, `verify docs q-1
+    q-1` said "q-1, q-1", and `verify docs q-1 --all` was taken as --all."""
+    setup(corpus_repo, set_item("changed", "policy.md#returns") + set_item("kept", "terms.txt"))
+    once = json.loads(cli(corpus_repo, "stale", "--json").out)
+    twice = cli(corpus_repo, "stale", "--json", "docs", "sets/docs.yaml", "./sets/docs.yaml")
+    assert json.loads(twice.out)["items"] == once["items"]
+    assert len(once["items"]) == 2  # terms.txt was renamed: "kept" is stale too
+    both = cli(corpus_repo, "verify", "docs", "changed", "--all")
+    assert both.code == 2 and "name the items, or pass --all, not both" in both.err
+    done = cli(corpus_repo, "verify", "docs", "changed", "changed", "--json")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["verified"] == ["changed"]

@@ -103,6 +103,12 @@ def verify(
     from evalset.staleness.verify import verify as run
     from evalset.workspace import resolve_set, workspace_for
 
+    if adopt_all and items:
+        raise typer.BadParameter(
+            "--all verifies every active item; name the items, or pass --all, not both",
+            param_hint="--all",
+        )
+    items = list(dict.fromkeys(items or []))  # an id named twice is verified once
     ws = workspace_for(name)
     try:
         path = resolve_set(ws, name)
