@@ -263,3 +263,20 @@ def test_questions_too_many_to_compare_are_named_and_copies_still_leak(monkeypat
         "were not looked for (reword them apart, or split the set)"
     ]
     assert any("item c-5: question: error: near duplicate of item 'c-1'" in f for f in found)
+
+
+def test_a_set_in_the_sets_folder_is_named_as_its_file(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, a set named `docs` in sets/support.yaml passed: `release support` tagged it
+    `docs`, and `check-pin` of its pin, which looks the name up, found no such set. (A file
+    elsewhere, not looked up by name, may be named as it likes.)"""
+    write_files(corpus_repo, {"corpus/terms.txt": "Terms.\n"})
+    text = SET_HEADER + set_item("q-1", "terms.txt")
+    (corpus_repo / "sets" / "support.yaml").write_text(text)
+    result = cli(corpus_repo, "validate", "support")
+    assert result.code == 1
+    assert "name: error: the set is named 'docs', but its file 'support.yaml'" in result.out
+    assert "rename the file to docs.yaml, or set `name: support`" in result.out
+    elsewhere = corpus_repo / "drafts" / "support.yaml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(text)
+    assert "is named 'docs'" not in cli(corpus_repo, "validate", str(elsewhere)).out

@@ -115,8 +115,12 @@ class _Checker:
         baseline: tuple[SetFile, str] | None = None,
         errors_only: bool = False,
         sealed_before: Collection[str] | None = None,
+        by_file: bool = False,
     ) -> None:
         self.loaded = loaded
+        self.by_file = by_file
+        """Whether the set lies in a workspace's sets folder, where commands find it by its
+        file's name (``_name``)."""
         self.config = config
         self.store = store
         self.baseline = baseline
@@ -154,6 +158,8 @@ class _Checker:
         loaded = self.loaded
         pairs = list(zip(loaded.item_index, loaded.items, strict=True))
         self._ids()
+        if self.by_file:
+            self._name()
         categories = loaded.header.categories if loaded.header else None
         for k, item in pairs:
             self._item(k, item, categories)
@@ -179,6 +185,22 @@ class _Checker:
                 "sealed",
             )
         return self.findings + self._located()
+
+    def _name(self) -> None:
+        """The set's name is its file's name: commands find a set by its file, and pins,
+        release tags and `check-pin` by its name, so a set whose two names differ is one
+        they cannot all find (and two files naming one set would share its tags)."""
+        header, path = self.loaded.header, self.loaded.path
+        if header is None or header.name == path.stem:
+            return
+        self.add(
+            "error",
+            ("name",),
+            f"the set is named {header.name!r}, but its file {path.name!r}: commands find a "
+            "set by its file, and pins and release tags by its name",
+            f"rename the file to {header.name}{path.suffix}, or set `name: {path.stem}`",
+            "name",
+        )
 
     def _holdout_flips(self) -> None:
         """A holdout flag flipped by hand since the baseline, with no recorded move."""
@@ -491,6 +513,7 @@ def check_set(
     baseline: tuple[SetFile, str] | None = None,
     errors_only: bool = False,
     sealed_before: Collection[str] | None = None,
+    by_file: bool = False,
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
     are resolved in the snapshots the items were verified against; with a ``baseline``
@@ -498,9 +521,10 @@ def check_set(
     without a recorded move are errors. ``errors_only``: the errors alone (all a command
     that refuses an invalid set needs), warnings are not even located in the file. With
     ``sealed_before`` (see ``sealed_at_head``), holdout items in plain text in a set whose
-    holdout is sealed are errors: a commit would leak them."""
+    holdout is sealed are errors: a commit would leak them. ``by_file``: the set lies in a
+    workspace's sets folder, so its name must be its file's."""
     checker = _Checker(
-        loaded, config or ValidateConfig(), store, baseline, errors_only, sealed_before
+        loaded, config or ValidateConfig(), store, baseline, errors_only, sealed_before, by_file
     )
     findings = checker.run()
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
@@ -544,7 +568,17 @@ def check_in_place(
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     before = sealed_at_head(loaded, baseline) if leaks else None
-    return check_set(loaded, file_config, file_store, baseline, errors_only, before)
+    return check_set(
+        loaded, file_config, file_store, baseline, errors_only, before, _in_sets_folder(loaded)
+    )
+
+
+def _in_sets_folder(loaded: SetFile) -> bool:
+    from evalset.config import find_workspace_or_none
+
+    folder = loaded.path.resolve().parent
+    workspace = find_workspace_or_none(folder)
+    return workspace is not None and folder == workspace.sets_dir.resolve()
 
 
 def sealed_at_head(
