@@ -310,7 +310,7 @@ def promote(
         dry_run=dry_run,
     )
     if as_json:
-        emit_json({"set": str(path), "source": label, "written": not dry_run, **result.to_json()})
+        emit_json({"set": str(path), "source": label, **result.to_json()})
         return
     _print_promoted(result, path, set_name, label, dry_run)
 

@@ -32,6 +32,7 @@ from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import Redactor
 from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
+from evalset.sets.sealed import IDENTITY_ENV
 
 FIELDS = tuple(FailureRecord.model_fields)
 TEXT_FIELDS = ("question", "answer", "note")
@@ -112,6 +113,9 @@ class PromoteResult:
     """Who the sealed drafts were sealed to."""
     unchecked_sealed: int = 0
     """Sealed items the key did not open: the records were not compared with them."""
+    written: bool = False
+    """Whether the set file was changed: a draft added or a trace appended (never on a dry
+    run, nor when every record was a duplicate already recorded)."""
     crowded: list[tuple[int, list[int]]] = field(default_factory=list)
     """Groups of look-alike questions too many to compare one by one (``MAX_BUCKET``), each
     as its number of questions and the lines of the records among them: those records were
@@ -126,6 +130,7 @@ class PromoteResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "written": self.written,
             "added": [
                 {"line": a.line, "id": a.id, "holdout": a.holdout, "redactions": a.redactions}
                 for a in self.added
@@ -421,6 +426,7 @@ def decide(
                 if trace is not None:
                     by_trace.setdefault(trace, item.id)
     ids = {entry.id for entry in entries}
+    plain = {entry.id: entry for entry in entries if isinstance(entry, Item)}
     questions = [item.question for item in existing] + [c.record.question for c in candidates]
     partners: dict[int, list[int]] = {}
     crowded: list[list[int]] = []
@@ -462,7 +468,10 @@ def decide(
             continue
         owner[k] = ident
         if ident in ids:
-            result.skipped.append(Skipped(line, trace, ident, f"{ident} exists already"))
+            why = _same_id(ident, trace, plain, drafts, result, dry_run)
+            if trace is not None:
+                by_trace[trace] = ident
+            result.skipped.append(Skipped(line, trace, ident, why))
             continue
         ids.add(ident)
         if trace is not None:
@@ -476,6 +485,38 @@ def decide(
         if added.holdout is not None:
             drafts[added.id] = _with_holdout(drafts[added.id], added.holdout)
     return Decision(list(drafts.values()), result)
+
+
+def _same_id(
+    ident: str,
+    trace: str | None,
+    plain: Mapping[str, Item],
+    drafts: Mapping[str, dict[str, Any]],
+    result: PromoteResult,
+    dry_run: bool,
+) -> str:
+    """Why a record whose id an item (or an earlier record's draft) has already is skipped,
+    its trace added to that item's ``origin.traces``: a draft reworded in review keeps the
+    id hashed from the question as it came, and the trace of the same question must not
+    be lost. A sealed item the key did not open cannot be changed."""
+    why = f"{ident} exists already"
+    if trace is None:
+        return why
+    if ident in drafts:
+        drafts[ident]["origin"].setdefault("traces", []).append(trace)
+    elif ident not in plain:
+        return f"{why}, sealed: its trace can be added with the key ({IDENTITY_ENV})"
+    elif trace in _traces_of(plain[ident]):
+        return f"{why} with this trace"
+    else:
+        result.traces_appended.setdefault(ident, []).append(trace)
+    return f"{why}; trace {'would be ' if dry_run else ''}added to its origin.traces"
+
+
+def _traces_of(item: Item) -> list[str]:
+    if item.origin is None:
+        return []
+    return [t for t in (item.origin.trace, *item.origin.traces) if t is not None]
 
 
 def _with_holdout(draft: dict[str, Any], holdout: bool) -> dict[str, Any]:
@@ -544,6 +585,7 @@ def promote(
         editor.append_items(arrivals.entries)
         for ident, traces in decision.result.traces_appended.items():
             editor.edit_item(ident, _append_traces(traces))
+        decision.result.written = bool(arrivals.entries or decision.result.traces_appended)
     decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
     return decision.result
 
