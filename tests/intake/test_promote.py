@@ -430,3 +430,32 @@ def test_a_jsonl_record_is_not_cut_at_a_character_json_leaves_unescaped() -> Non
     for newline in ("\n", "\r\n", "\r"):
         text = newline.join(json.dumps(r, ensure_ascii=False) for r in records) + newline
         assert read_records(text, "f.jsonl") == (list(enumerate(records, 1)), [])
+
+
+# a question that asks nothing, as a record or a mapped field gives it -> the refusal
+EMPTY = "question: String should have at least 1 character"
+BLANK = "question: holds only white space; give the question the user asked"
+BLANK_QUESTIONS = [("", EMPTY), (" ", BLANK), ("   ", BLANK), ("\n", BLANK), ("\t\r\n", BLANK),
+                   ("\u00a0", BLANK), ("\u3000\u2028", BLANK), ("\x85", BLANK)]  # fmt: skip
+
+
+@pytest.mark.parametrize("mapped", [False, True], ids=["record", "mapped"])
+@pytest.mark.parametrize(("question", "problem"), BLANK_QUESTIONS)
+def test_a_blank_question_is_refused_as_an_empty_one_is(  # type: ignore[no-untyped-def]
+    example: Path, cli, question: str, problem: str, mapped: bool
+) -> None:
+    record = {"q": question} if mapped else {"question": question, "trace": "tr-1"}
+    lines = [json.dumps({"question": "Can I return a kettle I used once?"}), json.dumps(record)]
+    write_files(example, {"blank.jsonl": "\n".join(lines) + "\n"})
+    before = (example / SET).read_bytes()
+    args = ("--map", "question=q|question") if mapped else ()
+    result = cli(example, "promote", "blank.jsonl", "--set", "acme-support", *args)
+    assert (result.code, result.err) == (2, (
+        f"evalset: blank.jsonl:2: the record {problem}. Nothing was promoted: fix the records, "
+        "or pass --skip-invalid to promote the valid ones.\n"
+    ))  # fmt: skip
+    assert (example / SET).read_bytes() == before
+    skipped = cli(example, "promote", "blank.jsonl", "--set", "acme-support", *args,
+                  "--skip-invalid", "--json")  # fmt: skip
+    assert [a["line"] for a in json.loads(skipped.out)["added"]] == [1]
+    assert "q-e3b0c442" not in (example / SET).read_text(encoding="utf-8")

@@ -199,14 +199,26 @@ def _day(value: Any) -> Any:
     return value
 
 
+def _asked(question: str) -> str:
+    """A question of white space only (``"   "``, ``"\\n"``) asks nothing, as an empty one
+    does; its draft would get the id of the empty question, shared by every other."""
+    if not question.split():
+        raise ValueError("holds only white space; give the question the user asked")
+    return question
+
+
 class FailureRecord(_Model):
     """One wrong production answer to promote into a draft item (a line of the JSONL file
     given to `evalset promote`; other shapes are mapped with `--map` or `--preset`)."""
 
     model_config = ConfigDict(title="evalset failure record")
 
-    question: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=MAX_TEXT)]
-    """What the user asked."""
+    question: Annotated[
+        str,
+        StringConstraints(strict=True, min_length=1, max_length=MAX_TEXT),
+        AfterValidator(_asked),
+    ]
+    """What the user asked (not white space only)."""
     trace: Annotated[str, StringConstraints(strict=True, min_length=1)] | None = None
     """Id of the production trace, so the same failure is never promoted twice."""
     date: Annotated[dt.date, BeforeValidator(_day)] | None = None
