@@ -205,6 +205,10 @@ def test_map_reads_any_shape_by_dotted_paths(example: Path, cli, monkeypatch) ->
 DATES: dict[str, dt.date | None] = {
     "1764460800": dt.date(2025, 11, 30),  # seconds since 1970
     "1764460800000": dt.date(2025, 11, 30),  # milliseconds
+    '"1764460800"': dt.date(2025, 11, 30),  # digits in quotes, as pydantic reads them
+    "1000000000": dt.date(2001, 9, 9),  # the first ten-digit timestamp
+    "20261128": None, '"20261128"': None, "5": None, "-5": None, "999999999.5": None,
+    "500000000000": None,  # milliseconds of 1985
     '"2025-11-30T23:59:59.5+02:00"': dt.date(2025, 11, 30),
     "1e20": None, "-1e20": None, "1e300": None, "99999999999999999999999": None,
     "Infinity": None, "NaN": None, '"2025-02-30"': None, "true": None,
@@ -240,11 +244,90 @@ def test_a_date_beyond_any_calendar_is_one_sentence(example: Path, cli, written:
         (("--preset", "langfuse2"), "'langfuse2' is not a preset; use one of langfuse, "
          "langsmith."),
         (("--id-from", "hash"), "--id-from 'hash': use question or trace."),
+        (("--map", "question=a,question=b"), "--map names question twice ('question=a' and "
+         "'question=b'); give each field once, with its paths as alternatives: "
+         "question=a|b."),
+        (("--map", "question=q,date=ts|at, date = t2"), "--map names date twice ('date=ts|at' "
+         "and 'date=t2'); give each field once, with its paths as alternatives: date=ts|at|t2."),
+        (("--preset", "langfuse", "--map", "answer=a,answer=b"), "--map names answer twice "
+         "('answer=a' and 'answer=b'); give each field once, with its paths as alternatives: "
+         "answer=a|b."),
     ],
 )  # fmt: skip
 def test_bad_options_are_one_sentence(example: Path, cli, args, message) -> None:  # type: ignore[no-untyped-def]
     result = cli(example, "promote", str(EXPORT), "--set", "acme-support", *args)
     assert (result.code, result.err) == (2, f"evalset: {message}\n")
+
+
+# a number too small for a trace's time, written where a date belongs -> the refusal
+EARLY = {
+    "20261128": "20261128 is too small for a trace's timestamp (as seconds since 1970 it is "
+                '1970-08-23); write the date as "2026-11-28"',
+    '"20261128"': "20261128 is too small for a trace's timestamp (as seconds since 1970 it is "
+                  '1970-08-23); write the date as "2026-11-28"',
+    "5": "5 is too small for a trace's timestamp (as seconds since 1970 it is 1970-01-01); "
+         "write the date as YYYY-MM-DD, or the time in seconds (10 digits) or milliseconds "
+         "(13) since 1970",
+    "500000000000": "500000000000 is too small for a trace's timestamp (as milliseconds since "
+                    "1970 it is 1985-11-05); write the date as YYYY-MM-DD, or the time in "
+                    "seconds (10 digits) or milliseconds (13) since 1970",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mapped", [False, True], ids=["record", "mapped"])
+@pytest.mark.parametrize("written", list(EARLY))
+def test_a_date_written_as_a_small_number_is_refused_with_the_date_it_would_be(  # type: ignore[no-untyped-def]
+    example: Path, cli, written: str, mapped: bool
+) -> None:
+    field = "ts" if mapped else "date"
+    record = '{"question": "Can I return a kettle I used once?", "trace": "t-9", "%s": %s}\n'
+    (example / "dated.jsonl").write_text(record % (field, written))
+    args = ("--map", "question=question,trace=trace,date=ts") if mapped else ()
+    before = (example / SET).read_bytes()
+    done = cli(example, "promote", "dated.jsonl", "--set", "acme-support", *args)
+    assert (done.code, done.err) == (2, (
+        f"evalset: dated.jsonl:1: the record date: {EARLY[written]}. Nothing was promoted: fix "
+        "the records, or pass --skip-invalid to promote the valid ones.\n"
+    ))  # fmt: skip
+    assert (example / SET).read_bytes() == before
+
+
+# where --map points a text field, and what it finds there -> the refusal
+NOT_TEXT = [
+    ("answer=resp", {"resp": {"text": "No."}}, "answer at resp is a JSON object"),
+    ("answer=resp", {"resp": ["No."]}, "answer at resp is a list"),
+    ("answer=resp", {"resp": 0}, "answer at resp is a number"),
+    ("note=meta.ok", {"meta": {"ok": False}}, "note at meta.ok is true or false"),
+    ("answer=resp|out", {"resp": {"text": "No."}}, "answer at resp is a JSON object"),
+    ("answer=out|resp", {"resp": [], "out": 7}, "answer at out is a number"),
+]
+
+
+@pytest.mark.parametrize(("spec", "found", "problem"), NOT_TEXT)
+def test_a_mapped_text_that_is_not_text_is_refused_not_dropped(  # type: ignore[no-untyped-def]
+    example: Path, cli, spec: str, found: dict[str, Any], problem: str
+) -> None:
+    record = {"q": "Can I return a kettle I used once?", **found}
+    write_files(example, {"f.jsonl": json.dumps(record) + "\n"})
+    before = (example / SET).read_bytes()
+    done = cli(
+        example, "promote", "f.jsonl", "--set", "acme-support", "--map", f"question=q,{spec}"
+    )
+    field = spec.split("=")[0]
+    assert (done.code, done.err) == (2, (
+        f"evalset: f.jsonl:1: the record {problem}, not text; point --map {field}=PATH at the "
+        "text it holds. Nothing was promoted: fix the records, or pass --skip-invalid to "
+        "promote the valid ones.\n"
+    ))  # fmt: skip
+    assert (example / SET).read_bytes() == before
+    # text at a later alternative is read, as a preset reads output.answer before output
+    fallback = {**record, "text": "No."}
+    write_files(example, {"f.jsonl": json.dumps(fallback) + "\n"})
+    done = cli(example, "promote", "f.jsonl", "--set", "acme-support", "--map",
+               f"question=q,{spec}|text")  # fmt: skip
+    assert done.code == 0, done.err
+    origin = load_set(example / SET).items[-1].origin
+    assert origin is not None and "No." in (origin.observed_answer, origin.note)
 
 
 def test_invalid_records_are_named_without_their_values(example: Path, cli) -> None:  # type: ignore[no-untyped-def]

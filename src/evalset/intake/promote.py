@@ -209,6 +209,7 @@ def parse_map(spec: str | None, preset: str | None) -> dict[str, list[str]] | No
         if preset not in PRESETS:
             raise PromoteRefused(f"{preset!r} is not a preset; use one of {', '.join(PRESETS)}.")
         mapping = {name: list(paths) for name, paths in PRESETS[preset].items()}
+    given: dict[str, str] = {}
     for part in (spec or "").split(","):
         if not part.strip():
             continue
@@ -219,6 +220,13 @@ def parse_map(spec: str | None, preset: str | None) -> dict[str, list[str]] | No
                 f"--map {part.strip()!r} is not FIELD=PATH; write it like "
                 "question=inputs.query,answer=outputs.output."
             )
+        if name in given:  # the last would win without a word
+            first, then = f"{name}={given[name]}", f"{name}={paths.strip()}"
+            raise PromoteRefused(
+                f"--map names {name} twice ({first!r} and {then!r}); give each field once, "
+                f"with its paths as alternatives: {first}|{paths.strip()}."
+            )
+        given[name] = paths.strip()
         if name not in FIELDS:
             close = difflib.get_close_matches(name, FIELDS, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
@@ -266,6 +274,35 @@ def _retrieved(value: Any) -> Any:
     return out
 
 
+def _mapped(raw: Any, name: str, paths: list[str]) -> tuple[Any, tuple[str, str] | None]:
+    """The value of field ``name``: at the first of ``paths`` that holds one, and for a text
+    field the first that holds text (a preset's next path may hold it, where the first holds
+    an object). When no path holds text but one holds something else, that path and what it
+    holds, so the text field is not dropped without a word."""
+    other: tuple[str, str] | None = None
+    for path in paths:
+        value = _lookup(raw, path)
+        if name in TEXT_FIELDS and value is not None and not isinstance(value, str):
+            other = other or (path, _kind(value))
+            continue
+        if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if value is not None:
+            return (_retrieved(value) if name == "retrieved" else value), None
+    return None, other
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in words that quote none of it."""
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true or false"
+    return "a number"
+
+
 def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str | None]:
     """The record in the failure-record shape (validated afterwards), or what makes it
     unusable, in words that quote none of its values."""
@@ -275,15 +312,15 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
         return raw, None
     record: dict[str, Any] = {}
     for name, paths in mapping.items():
-        for path in paths:
-            value = _lookup(raw, path)
-            if name in TEXT_FIELDS and not isinstance(value, str):
-                continue  # a preset's next path may hold the text
-            if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
-                value = str(value)
-            if value is not None:
-                record[name] = _retrieved(value) if name == "retrieved" else value
-                break
+        value, other = _mapped(raw, name, paths)
+        if value is not None:
+            record[name] = value
+        elif other is not None and name != "question":
+            path, kind = other
+            return record, (
+                f"{name} at {path} is {kind}, not text; point --map {name}=PATH at the text "
+                "it holds"
+            )
     if "question" not in record:
         tried = ", ".join(mapping["question"])
         return record, (

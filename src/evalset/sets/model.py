@@ -3,6 +3,7 @@ published in the JSON Schema."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from typing import Annotated, Any, Literal
@@ -183,20 +184,46 @@ def labels_shown(holdout: bool | None) -> bool:
     return holdout is False
 
 
+EARLIEST_TIMESTAMP = 1e9
+"""2001-09-09 in seconds since 1970, the first ten-digit timestamp (and, times 1000, the
+first thirteen-digit one in milliseconds). A smaller number is no trace's time: most likely
+a date written as digits (``20261128``), which read as seconds would be a day in 1970."""
+
+
 def _day(value: Any) -> Any:
     """A date from an ISO date, an ISO timestamp (``2026-11-30T14:02:11Z``, ``2026-11-30
-    14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them."""
+    14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them
+    (digits in quotes too, as pydantic would read them)."""
     if isinstance(value, str) and len(value) > 10 and re.match(r"\d{4}-\d{2}-\d{2}[T ]", value):
         return value[:10]
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}", value):
+        value = int(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value / 1000 if value > 1e11 else value
         try:
-            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+            day = dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
         except (OverflowError, OSError, ValueError):  # beyond the years a date can hold
             raise ValueError(
                 f"{value!r} is not a time: seconds or milliseconds since 1970 are expected"
             ) from None
+        if not EARLIEST_TIMESTAMP <= value <= 1e11 and value < EARLIEST_TIMESTAMP * 1000:
+            raise ValueError(_early(value, day))
+        return day
     return value
+
+
+def _early(value: float, day: dt.date) -> str:
+    """Why a number too small for a trace's time is refused, and the date it may mean."""
+    unit = "milliseconds" if value > 1e11 else "seconds"
+    digits = str(value)
+    fix = "as YYYY-MM-DD, or the time in seconds (10 digits) or milliseconds (13) since 1970"
+    if re.fullmatch(r"[0-9]{8}", digits):
+        with contextlib.suppress(ValueError):
+            fix = f'as "{dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:])).isoformat()}"'
+    return (
+        f"{value!r} is too small for a trace's timestamp (as {unit} since 1970 it is {day}); "
+        f"write the date {fix}"
+    )
 
 
 def _asked(question: str) -> str:
