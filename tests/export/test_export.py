@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import warnings
@@ -19,7 +20,7 @@ from conftest import ROOT
 from evalset.export.view import select
 from evalset.sets.content import item_content
 from evalset.sets.fingerprint import item_fingerprints
-from evalset.sets.model import Item
+from evalset.sets.model import Item, Origin
 from evalset.sets.setfile import load_set
 
 EXAMPLE = load_set(ROOT / "sets" / "acme-support.yaml")
@@ -333,13 +334,68 @@ def test_jsonl_round_trip_keeps_every_label(cli, tmp_path: Path, empty_set: Path
         original = next(i for i in EXAMPLE.items if i.id == ident)
         assert item_content(imported[ident]) == item_content(original)
         assert imported[ident].tags == original.tags
-        assert imported[ident].origin is not None and imported[ident].origin.kind == "imported"
+        assert imported[ident].origin == kept_origin(original)
     assert "name: mine  # ours" in empty_set.read_text()
 
     # Importing the same rows again adds nothing, and says why.
     again = cli(empty_set.parents[1], "import", str(source), "--set", "mine", "--format", "jsonl")
     assert "added 0 item(s)" in again.out and f"skipped {len(imported)}" in again.out
     assert "  skipped q-001: the set has this item already" in again.out
+
+
+def kept_origin(original: Item) -> Origin:
+    """The origin an item exported and imported back has: its own, kind and traces kept;
+    kind imported, dated the day of the import, for an item that had none."""
+    return original.origin or Origin(kind="imported", date=dt.date.today())
+
+
+# a trace an exported item was promoted from, and another record asking its question
+PROMOTED_AGAIN = [
+    {"question": "Hi, my kettle arrived cracked last week, can I return it?", "trace": "tr-5521"},
+    {"question": "Will I be charged import duty on a delivery to Switzerland?", "trace": "tr-6120"},
+]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "langsmith"])
+def test_a_trace_promoted_before_a_round_trip_is_not_promoted_again(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, example_workspace: Path, fmt: str
+) -> None:
+    source = export_file(cli, tmp_path, fmt)
+    assert cli(example_workspace, "import", str(source), "--set", "brought", "--format",
+               fmt).code == 0  # fmt: skip
+    failures = example_workspace / "failures.jsonl"
+    failures.write_text("".join(json.dumps(r) + "\n" for r in PROMOTED_AGAIN))
+    path = example_workspace / "sets" / "brought.yaml"
+    before = path.read_bytes()
+    result = cli(example_workspace, "promote", str(failures), "--set", "brought", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert (report["added"], report["written"]) == ([], False)
+    assert [s["reason"] for s in report["skipped"]] == [
+        "trace already promoted as q-013", "trace already promoted as q-017"
+    ]  # fmt: skip
+    assert path.read_bytes() == before
+    kinds = {i.id: i.origin.kind for i in load_set(path).items if i.origin}
+    assert (kinds["q-013"], kinds["q-017"], kinds["q-001"]) == ("production", "production",
+                                                                "imported")  # fmt: skip
+
+
+def test_a_carried_origin_of_the_wrong_shape_is_refused(cli, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    rows = {
+        "csv": ("question,origin\nWhy?,tr-1\n", "bad.txt:2: the row has a column 'origin' that "
+                'is not a JSON object such as {"kind": "manual"}'),
+        "langsmith": ('{"inputs": {"question": "Why?"}, "metadata": {"origin": "tr-1"}}\n',
+                      'bad.txt:1: the row has metadata.origin "tr-1", not a JSON object'),
+        "jsonl": ('{"question": "Why?", "origin": {"kind": "found"}}\n', "bad.txt:1: "
+                  "origin.kind: Input should be 'production', 'manual', 'synthetic' or "
+                  "'imported'; fix the row"),
+    }  # fmt: skip
+    before = empty_set.read_bytes()
+    for fmt, (content, message) in rows.items():
+        (empty_set.parents[1] / "bad.txt").write_text(content)
+        result = cli(empty_set.parents[1], "import", "bad.txt", "--set", "mine", "--format", fmt)
+        assert (result.code, message in result.err) == (2, True), (fmt, result.err)
+        assert empty_set.read_bytes() == before
 
 
 LABELS = ("question", "category", "answerable", "answer", "expected_sources", "key_points",
@@ -374,7 +430,7 @@ def test_round_trips_give_a_valid_set_equal_in_every_label(  # type: ignore[no-u
     for ident, item in imported.items():
         original = next(i for i in EXAMPLE.items if i.id == ident)
         assert {k: getattr(item, k) for k in LABELS} == {k: getattr(original, k) for k in LABELS}
-        assert item.origin is not None and item.origin.kind == "imported"
+        assert item.origin == kept_origin(original)
     loaded = load_set(path)
     assert loaded.header is not None and EXAMPLE.header is not None
     used = {i.category for i in EXAMPLE.items if i.id in TUNING | HOLDOUT}

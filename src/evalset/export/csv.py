@@ -13,6 +13,7 @@ from typing import Any
 from evalset.export.rows import RowError
 from evalset.export.view import View, split_of
 from evalset.fsio import json_loads
+from evalset.sets.model import Item
 
 COLUMNS = [
     "id",
@@ -27,6 +28,7 @@ COLUMNS = [
     "must_not_say",
     "tags",
     "verified",
+    "origin",
     "set",
     "version",
     "fingerprint",
@@ -54,12 +56,38 @@ def write(view: View) -> str:
                 "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
                 "tags": json.dumps(item.tags, ensure_ascii=False),
                 "verified": item.verified or "",
+                "origin": _origin(item),
                 "set": view.pin["set"],
                 "version": view.pin["version"] or "",
                 "fingerprint": view.pin["fingerprint"],
             }
         )
     return out.getvalue()
+
+
+def _origin(item: Item) -> str:
+    """The item's origin as a JSON object (its traces among it, so that none is promoted
+    again after a round trip), or nothing."""
+    if item.origin is None:
+        return ""
+    return json.dumps(
+        item.origin.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False
+    )
+
+
+def _object(row: dict[str, str], key: str, line: int) -> dict[str, Any] | None:
+    value = row.get(key)
+    if not value:
+        return None
+    try:
+        parsed = json_loads(value)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise RowError(
+            line, f'has a column {key!r} that is not a JSON object such as {{"kind": "manual"}}'
+        )
+    return parsed
 
 
 def _list(row: dict[str, str], key: str, line: int) -> list[Any]:
@@ -223,4 +251,7 @@ def _item(cells: list[str], header: list[str], found: Sheet, line: int) -> dict[
         values = _list(row, key, line)
         if values:
             item[key] = values
+    origin = _object(row, "origin", line)
+    if origin is not None:
+        item["origin"] = origin
     return item

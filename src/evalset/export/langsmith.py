@@ -2,7 +2,7 @@
 "split"}`` object per line, as ``langsmith.schemas.ExampleCreate`` (what
 ``Client.create_examples`` takes) names them; the SDK sends ``reference_outputs`` to the API as
 ``outputs``. Key points keep their sources; metadata carries the id, category, split, tags,
-the verified snapshot and the pin (with the set's categories)."""
+the verified snapshot, the origin and the pin (with the set's categories)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def write(view: View) -> str:
         if item.answer:
             outputs["answer"] = item.answer
         metadata = view.metadata(item)
+        if item.origin is not None:  # its traces, so that none is promoted again
+            metadata["origin"] = item.origin.model_dump(mode="json", exclude_defaults=True)
         metadata["evalset"] = {**metadata["evalset"], "categories": view.categories}
         example = {
             "inputs": {"question": item.question},
@@ -89,6 +91,11 @@ def _metadata(metadata: dict[str, Any], item: dict[str, Any], line: int) -> None
     tags = listed(metadata, "tags", line, "metadata")
     if tags:
         item["tags"] = tags  # checked as the set's tags are: each a text
+    origin = metadata.get("origin")
+    if origin is not None and not isinstance(origin, dict):
+        raise RowError(line, f"has metadata.origin {shown(origin)}, not a JSON object")
+    if origin is not None:
+        item["origin"] = origin  # checked as the set's origins are
     if isinstance(metadata.get("evalset"), dict):
         item["evalset"] = metadata["evalset"]
 

@@ -1,6 +1,8 @@
 """Bringing rows from other tools into a set: evalset JSONL/CSV, Ragas and LangSmith.
 
-Every row becomes an item whose origin says it was imported. A row that carries all the
+Every row becomes an item with the origin it carries (evalset's own exports write it, so
+a promoted trace is not promoted again after a round trip), else one saying it was
+imported. A row that carries all the
 labels an active item needs (category, key points and expected sources, or
 ``answerable: false``) keeps its status; any other becomes a draft for review. Ids come
 from the row when it has a valid one, else from a hash of the question, so importing the
@@ -143,13 +145,18 @@ def _pin_categories(pin: Any, where: str, categories: dict[str, str]) -> None:
             categories.setdefault(name, meaning)
 
 
-def _origin(row: dict[str, Any], today: dt.date) -> dict[str, Any]:
-    """The origin of an imported item: kind ``imported``, keeping the source's traces (so a
-    trace is never promoted twice) and what else it recorded."""
+def _origin(row: dict[str, Any], today: dt.date) -> Any:
+    """The origin of an imported item: the one the row carries, as evalset's own exports
+    write it (its kind and traces kept, so a production item stays one and a trace is never
+    promoted twice); else kind ``imported``, dated today. A carried origin of the wrong shape
+    is left for validation to refuse with its line."""
     source = row.get("origin")
-    origin = dict(source) if isinstance(source, dict) else {}
-    origin["kind"] = "imported"
-    origin.setdefault("date", today.isoformat())
+    if source is not None and not isinstance(source, dict):
+        return source
+    origin = dict(source or {})
+    if "kind" not in origin:
+        origin["kind"] = "imported"
+        origin.setdefault("date", today.isoformat())
     return origin
 
 
