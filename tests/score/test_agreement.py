@@ -183,6 +183,26 @@ def test_a_judge_that_decided_nothing_measures_no_agreement(qa: Path, cli) -> No
          "claim, no when it does not."),
         ("id,answer,claim,label\nk1,,b,yes\n",
          "labels.csv:2: has an empty answer; give the answer the person judged."),
+        # read as import reads CSV: leniently, a quote left open takes every later line into
+        # one cell, and a quote not doubled inside a quoted cell is dropped from the text
+        ('id,answer,claim,label\nk1,a,b,yes\nk1,"open,b,yes\nk2,c,d,no\nk3,e,f,yes\n',
+         "labels.csv:3: has an unclosed quote starting at line 3, so every line after it would "
+         'be one cell; close it, or write a quote that is part of the text twice ("").'),
+        ('id,answer,claim,label\nk1,a,b,yes\nk1,a,"open,yes\n',
+         "labels.csv:3: has an unclosed quote starting at line 3, so every line after it would "
+         'be one cell; close it, or write a quote that is part of the text twice ("").'),
+        ('sep=;\nid;answer;claim;label\nk1;a;b;yes\nk1;"open;b;yes\nk2;c;d;no\n',
+         "labels.csv:4: has an unclosed quote starting at line 4, so every line after it would "
+         'be one cell; close it, or write a quote that is part of the text twice ("").'),
+        ('id,answer,claim,label\nk1,"say "hi" now",b,yes\n',
+         "labels.csv:2: has a quote inside a quoted cell that does not end it; write a quote "
+         'that is part of the text twice ("").'),
+        ('id,answer,claim,label\nk1,"an answer\nover lines",b,yes\nk2,"x"y,d,no\n',
+         "labels.csv:4: has a quote inside a quoted cell that does not end it; write a quote "
+         'that is part of the text twice ("").'),
+        ('id,"answer,claim,label\nk1,a,b,yes\n',
+         "labels.csv:1: has an unclosed quote starting at line 1, so every line after it would "
+         'be one cell; close it, or write a quote that is part of the text twice ("").'),
         ("id,answer,claim,label\n", "labels.csv: holds no labelled row; add rows of "
          "id,answer,claim,label."),
         ("", "labels.csv: is empty; the first line is the header id,answer,claim,label."),

@@ -16,7 +16,6 @@ and the same verdict (p_e = 1).
 
 from __future__ import annotations
 
-import csv
 import difflib
 import hashlib
 import math
@@ -26,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import CannotOpen, EvalsetError
-from evalset.export.csv import sheet
+from evalset.export.csv import records, sheet
+from evalset.export.rows import RowError
 from evalset.fsio import TextError, decode_text, read_input
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
@@ -131,79 +131,75 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
         text = decode_text(data, path, "label file").removeprefix("\ufeff")
     except TextError as exc:  # UTF-16 named as such, a NUL byte or bad UTF-8 located
         raise LabelsError(str(exc)) from None
-    found = sheet(text)
-    reader = found.reader()
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise LabelsError(f"{path}:{1 + found.skipped}: is not CSV ({exc}).") from None
-    if header is None:
-        raise LabelsError(f"{path}: is empty; the first line is the header {','.join(COLUMNS)}.")
     if text.lstrip()[:1] in ("{", "["):
         raise LabelsError(
             f"{path}:1: is JSON, not a CSV label file (a run file?); give a CSV file whose "
             f"header is {','.join(COLUMNS)}."
         )
+    try:
+        return _labels(path, text, loaded), "sha256:" + hashlib.sha256(data).hexdigest()
+    except RowError as exc:  # read as import reads CSV: a quote left open, one not doubled
+        raise LabelsError(f"{path}:{exc.line}: {exc.problem}.") from None
+
+
+def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
+    """The labelled rows of the label file's ``text``, read strictly (``records``): each
+    named by the line it starts on."""
+    found = sheet(text)
+    rows = records(found, text)
+    start, header = next(rows, (1 + found.skipped, []))
+    if not header:
+        raise LabelsError(f"{path}: is empty; the first line is the header {','.join(COLUMNS)}.")
     names = [h.strip().lower() for h in header]
     for column in COLUMNS:
         if names.count(column) > 1:  # which of them is meant cannot be told
-            raise LabelsError(
-                f"{path}:{1 + found.skipped}: names the column {column!r} twice; keep one."
-            )
+            raise LabelsError(f"{path}:{start}: names the column {column!r} twice; keep one.")
         if column not in names:
             raise LabelsError(
-                f"{path}:{1 + found.skipped}: has no column {column!r} (columns: "
+                f"{path}:{start}: has no column {column!r} (columns: "
                 f"{_shown(names)}); the header must name {','.join(COLUMNS)}."
             )
     where = {c: names.index(c) for c in COLUMNS}
     ids = {item.id for item in loaded.items} | {stub.id for stub in loaded.sealed}
     seen: dict[tuple[str, str, str], int] = {}
     labels: list[Label] = []
-    ended = reader.line_num  # the physical line the last record ended on
-    try:
-        for row in reader:
-            line = ended + 1 + found.skipped  # where the record starts (a quoted field may
-            ended = reader.line_num  # hold new lines)
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                raise LabelsError(f"{path}:{line}: has {len(row)} field(s), the header "
-                                  f"{len(header)}; quote fields that hold {found.shown()} (the "
-                                  "separator).")  # fmt: skip
-            ident, answer, claim, label = (row[where[c]] for c in COLUMNS)
-            ident = ident.strip()
-            if ident not in ids:
-                close = difflib.get_close_matches(ident, sorted(ids), n=1)
-                hint = f"did you mean {close[0]!r}?" if close else "check the id"
-                raise LabelsError(
-                    f"{path}:{line}: item {ident!r} is not in set {loaded.name} ({hint}); "
-                    "label only the set's items."
-                )
-            verdict = label.strip().lower()
-            if verdict not in ("yes", "no"):
-                raise LabelsError(
-                    f"{path}:{line}: label {label!r} is not yes or no; write yes when the answer "
-                    "asserts the claim, no when it does not."
-                )
-            for name, value in (("answer", answer), ("claim", claim)):
-                if not value.strip():
-                    raise LabelsError(f"{path}:{line}: has an empty {name}; give the {name} "
-                                      "the person judged.")  # fmt: skip
-            key = (ident, " ".join(answer.split()), " ".join(claim.split()))  # as a person reads
-            if key in seen:
-                raise LabelsError(
-                    f"{path}:{line}: repeats the id, answer and claim of line {seen[key]}; keep "
-                    "one label per answer and claim."
-                )
-            seen[key] = line
-            labels.append(Label(line, ident, answer, claim, verdict == "yes"))
-    except csv.Error as exc:
-        raise LabelsError(
-            f"{path}:{reader.line_num + found.skipped}: is not CSV ({exc})."
-        ) from None
+    for line, row in rows:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise LabelsError(f"{path}:{line}: has {len(row)} field(s), the header "
+                              f"{len(header)}; quote fields that hold {found.shown()} (the "
+                              "separator).")  # fmt: skip
+        ident, answer, claim, label = (row[where[c]] for c in COLUMNS)
+        ident = ident.strip()
+        if ident not in ids:
+            close = difflib.get_close_matches(ident, sorted(ids), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "check the id"
+            raise LabelsError(
+                f"{path}:{line}: item {ident!r} is not in set {loaded.name} ({hint}); "
+                "label only the set's items."
+            )
+        verdict = label.strip().lower()
+        if verdict not in ("yes", "no"):
+            raise LabelsError(
+                f"{path}:{line}: label {label!r} is not yes or no; write yes when the answer "
+                "asserts the claim, no when it does not."
+            )
+        for name, value in (("answer", answer), ("claim", claim)):
+            if not value.strip():
+                raise LabelsError(f"{path}:{line}: has an empty {name}; give the {name} "
+                                  "the person judged.")  # fmt: skip
+        key = (ident, " ".join(answer.split()), " ".join(claim.split()))  # as a person reads
+        if key in seen:
+            raise LabelsError(
+                f"{path}:{line}: repeats the id, answer and claim of line {seen[key]}; keep "
+                "one label per answer and claim."
+            )
+        seen[key] = line
+        labels.append(Label(line, ident, answer, claim, verdict == "yes"))
     if not labels:
         raise LabelsError(f"{path}: holds no labelled row; add rows of {','.join(COLUMNS)}.")
-    return labels, "sha256:" + hashlib.sha256(data).hexdigest()
+    return labels
 
 
 @dataclass
