@@ -6,6 +6,7 @@ import csv
 import datetime as dt
 import io
 import json
+import shutil
 import warnings
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 from ruamel.yaml import YAML
 
-from conftest import ROOT
+from conftest import ROOT, write_files
 from evalset.export.view import select
 from evalset.sets.content import item_content
 from evalset.sets.fingerprint import item_fingerprints
@@ -737,3 +738,39 @@ def test_text_holding_a_yaml_1_1_line_break_is_written_as_it_is(  # type: ignore
     view = View("mine", "all", [item], {"fingerprint": "sha256:x"}, lambda *_: None)
     (test,) = YAML(typ="safe", pure=True).load(write(view))  # promptfoo reads YAML 1.2 too
     assert test["vars"]["question"] == row["question"]
+
+
+@pytest.mark.parametrize("fmt", ["ragas", "deepeval"])
+@pytest.mark.parametrize("case", ["outside a workspace", "text stored nowhere"])
+def test_contexts_whose_text_is_not_known_are_named(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, tmp_path: Path, fmt: str, case: str
+) -> None:
+    """Before, such contexts went out empty ("" for Ragas, none for DeepEval) with exit 0 and
+    no word, and a stale item among them was said to carry the text it was verified against."""
+    (corpus_repo / "evalset.toml").write_text(
+        "store_text = false\n[validate]\nmin_per_category = 0\n"
+    )
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\n## Sec one\n\nAlpha text one.\n"})
+    assert cli(corpus_repo, "snapshot").code == 0
+    row = {"id": "x-1", "question": "What is alpha?", "category": "direct-lookup",
+           "split": "tuning", "expected_sources": ["a.md#sec-one"],
+           "key_points": [{"text": "Alpha text one", "sources": ["a.md#sec-one"]}]}  # fmt: skip
+    source = tmp_path / "rows.jsonl"
+    source.write_text(json.dumps(row) + "\n")
+    header = "evalset: 1\nname: s\ncategories:\n  direct-lookup: a fact\nitems: []\n"
+    (corpus_repo / "sets" / "s.yaml").write_text(header)
+    assert cli(corpus_repo, "import", str(source), "--set", "s", "--format", "jsonl").code == 0
+    assert cli(corpus_repo, "verify", "s", "--all").code == 0
+    if case == "outside a workspace":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        shutil.copy(corpus_repo / "sets" / "s.yaml", elsewhere / "s.yaml")
+        where, target = elsewhere, "s.yaml"
+    else:  # edited and snapshotted, never committed: its old text is nowhere
+        write_files(corpus_repo, {"corpus/a.md": "# A\n\n## Sec one\n\nAlpha text CHANGED.\n"})
+        assert cli(corpus_repo, "snapshot").code == 0
+        where, target = corpus_repo, "s"
+    done = cli(where, "export", target, "--format", fmt, "--allow-stale")
+    assert done.code == 0, done.err
+    assert "1 item(s) exported with empty contexts" in done.err and "x-1 (a.md#sec-one)" in done.err
+    assert "exported with the text they were verified against" not in done.err

@@ -148,10 +148,23 @@ def export(
     else:
         atomic_write(output, result.text, parents=True)
     notes = [f"{i}: {why}" for i, why in result.skipped.items()]
-    if result.stale:
+    if result.unknown:
+        shown = [f"{i} ({', '.join(c)})" for i, c in list(result.unknown.items())[:5]]
+        more = ", …" if len(result.unknown) > 5 else ""
+        where = (
+            "no snapshot, working tree or git history here holds"
+            if ws
+            else ("the set lies outside any workspace, so no snapshot gives")
+        )
         notes.append(
-            f"{len(result.stale)} stale item(s) exported with the text they were verified "
-            f"against ({', '.join(result.stale)}); the pin lists them under `stale`"
+            f"{len(result.unknown)} item(s) exported with empty contexts: {where} the text "
+            f"they cite ({'; '.join(shown)}{more})"
+        )
+    told = [i for i in result.stale if i not in result.unknown]
+    if told:
+        notes.append(
+            f"{len(told)} stale item(s) exported with the text they were verified "
+            f"against ({', '.join(told)}); the pin lists them under `stale`"
         )
     if result.unverified:
         notes.append(
@@ -175,6 +188,7 @@ def export(
                 "skipped": result.skipped,
                 "stale": result.stale,
                 "unverified": result.unverified,
+                "unknown_text": result.unknown,
             }
         )
     elif output is not None:

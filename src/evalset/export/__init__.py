@@ -69,6 +69,8 @@ class ExportResult:
     and labels are of."""
     unverified: list[str] = field(default_factory=list)
     """Exported items verified against no snapshot: their contexts are the newest's."""
+    unknown: dict[str, list[str]] = field(default_factory=dict)
+    """Exported items with a citation whose text is not known here (an empty context)."""
 
 
 def export(
@@ -130,7 +132,9 @@ def export(
     writer: Callable[[View], str] = import_module(FORMATS[fmt]).write
     text = writer(view)
     rows = len(items) - len(view.skipped)
-    return ExportResult(fmt, split, text, rows, unassigned, view.skipped, stale, unverified)
+    return ExportResult(
+        fmt, split, text, rows, unassigned, view.skipped, stale, unverified, view.unknown
+    )
 
 
 def _refuse_invalid(loaded: SetFile) -> None:

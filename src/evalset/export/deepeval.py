@@ -25,7 +25,7 @@ def write(view: View) -> str:
         expected = reference_answer(item)
         if expected is not None:
             golden["expected_output"] = expected
-        texts = [view.text_of(item, c) for c in item_citations(item)]
+        texts = [view.context(item, c) for c in item_citations(item)]
         golden["context"] = [t for t in texts if t]
         golden["additional_metadata"] = view.metadata(item)
         golden["custom_column_key_values"] = {

@@ -30,7 +30,7 @@ def write(view: View) -> str:
         reference = reference_answer(item)
         if reference is not None:
             row["reference"] = reference
-        texts = [view.text_of(item, c) for c in citations]
+        texts = [view.context(item, c) for c in citations]
         row["reference_contexts"] = [t or "" for t in texts]
         row["reference_context_ids"] = [str(c) for c in citations]
         row["evalset_id"] = item.id

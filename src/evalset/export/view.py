@@ -43,8 +43,18 @@ class View:
     verified against has it (``texts``), when known."""
     skipped: dict[str, str] = field(default_factory=dict)
     """Item id -> why a format could not write it."""
+    unknown: dict[str, list[str]] = field(default_factory=dict)
+    """Item id -> the citations whose text a format asked for and no snapshot, working
+    tree or history here holds (their contexts went out empty)."""
     categories: dict[str, str] = field(default_factory=dict)
     """The set's declared categories (name -> meaning), for formats that carry them."""
+
+    def context(self, item: Item, citation: Citation) -> str | None:
+        """``text_of``, remembering a citation whose text is not known (``unknown``)."""
+        text = self.text_of(item, citation)
+        if text is None:
+            self.unknown.setdefault(item.id, []).append(str(citation))
+        return text
 
     def metadata(self, item: Item) -> dict[str, Any]:
         data: dict[str, Any] = {"evalset_id": item.id, "category": item.category}
