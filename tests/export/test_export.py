@@ -524,6 +524,17 @@ def test_dry_run_imports_nothing(cli, tmp_path: Path, empty_set: Path) -> None: 
     assert empty_set.read_bytes() == before
 
 
+def test_import_says_written_only_when_it_wrote(cli, tmp_path: Path, empty_set: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before, `--json` said `"written": true` for an import that added nothing."""
+    source = export_file(cli, tmp_path, "jsonl")
+    root = empty_set.parents[1]
+    first = cli(root, "import", str(source), "--set", "mine", "--format", "jsonl", "--json")
+    assert json.loads(first.out)["written"] is True
+    before = empty_set.read_bytes()
+    again = cli(root, "import", str(source), "--set", "mine", "--format", "jsonl", "--json")
+    assert json.loads(again.out)["written"] is False and empty_set.read_bytes() == before
+
+
 @pytest.mark.parametrize(
     ("fmt", "content", "message"),
     [

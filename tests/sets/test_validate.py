@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import EXAMPLE_SET, SET_HEADER, commit_all, set_item, write_files
 from evalset.config import ValidateConfig
 from evalset.corpus.manifest import SnapshotStore
@@ -280,3 +282,14 @@ def test_a_set_in_the_sets_folder_is_named_as_its_file(corpus_repo: Path, cli) -
     elsewhere.parent.mkdir()
     elsewhere.write_text(text)
     assert "is named 'docs'" not in cli(corpus_repo, "validate", str(elsewhere)).out
+
+
+@pytest.mark.parametrize("blank", ["' '", "'\\n'", "'\\t \\u3000'"])
+def test_a_question_of_white_space_only_is_an_error(blank: str) -> None:
+    """Before, a set item (and so an imported row) could ask "   ": nothing, under the id
+    every other blank question gets."""
+    text = SET_HEADER + set_item("q-1", "a.md").replace(
+        "question: Question q-1 about the policy?", f'question: "{blank[1:-1]}"'
+    )
+    loaded = parse_set(text, Path("sets/docs.yaml"))
+    assert any("holds only white space" in f.message for f in loaded.schema_findings)

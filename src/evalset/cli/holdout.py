@@ -239,7 +239,8 @@ def import_(
         store = workspace_store(ws)  # the newest snapshot as `validate` finds it
     result = import_rows(source, path, fmt, dry_run, create, store)
     if as_json:
-        emit_json({"set": str(path), "created": result.created, "written": not dry_run,
+        written = not dry_run and bool(result.added or result.created)  # else nothing changed
+        emit_json({"set": str(path), "created": result.created, "written": written,
                    **result.to_json()})  # fmt: skip
     else:
         verb = "would add" if dry_run else "added"

@@ -112,13 +112,21 @@ class HoldoutMove(_Model):
     """Why it was moved."""
 
 
+def _asked(question: str) -> str:
+    """A question of white space only (``"   "``, ``"\\n"``) asks nothing, as an empty one
+    does; its draft would get the id of the empty question, shared by every other."""
+    if not question.split():
+        raise ValueError("holds only white space; give the question the user asked")
+    return question
+
+
 class Item(_Model):
     """One question with its labels (a row of the eval set)."""
 
     id: Identifier
     """Unique within the set: letters, digits, '.', '_' and '-'."""
-    question: Text
-    """The question as a user would ask it."""
+    question: Annotated[Text, AfterValidator(_asked)]
+    """The question as a user would ask it (not white space only)."""
     category: Identifier | None = None
     """One of the set's declared categories. Drafts may leave it out."""
     answerable: StrictBool = True
@@ -224,14 +232,6 @@ def _early(value: float, day: dt.date) -> str:
         f"{value!r} is too small for a trace's timestamp (as {unit} since 1970 it is {day}); "
         f"write the date {fix}"
     )
-
-
-def _asked(question: str) -> str:
-    """A question of white space only (``"   "``, ``"\\n"``) asks nothing, as an empty one
-    does; its draft would get the id of the empty question, shared by every other."""
-    if not question.split():
-        raise ValueError("holds only white space; give the question the user asked")
-    return question
 
 
 class FailureRecord(_Model):
