@@ -209,3 +209,20 @@ def test_an_output_that_would_replace_or_join_what_the_workspace_keeps_is_refuse
     assert done.err.startswith(f"evalset: {target}: ") and said in done.err, done.err
     assert len(done.err.strip().splitlines()) == 1
     assert {p: p.read_bytes() for p in example.rglob("*") if p.is_file()} == files
+
+
+@pytest.mark.parametrize("length", [120, 200, 250])
+def test_a_long_set_name_is_told_as_too_long_or_works(cli, example: Path, length: int) -> None:  # type: ignore[no-untyped-def]
+    """Before, a set name the file system takes (its file just under 255 bytes) failed as
+    "make .evalset/locks writable": the lock's name added to the file's and passed the
+    limit."""
+    rows = example / "rows.jsonl"
+    rows.write_text('{"question": "Is a long name fine?"}\n')
+    name = "n" * length
+    done = cli(example, "import", str(rows), "--set", name, "--format", "jsonl")
+    if length <= 200:
+        assert done.code == 0, done.err
+        assert (example / "sets" / f"{name}.yaml").is_file()
+    else:  # the file's own temporary name passes the limit: said as such
+        assert done.code == 2 and "is too long a name for the file system" in done.err
+        assert "writable" not in done.err

@@ -575,7 +575,7 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
     try:
         workspace = find_workspace(path.parent)
     except NoWorkspace:
-        return path.with_name(f".{path.name}.lock"), None
+        return path.with_name(f".{path.name[:LOCK_NAME]}.lock"), None
     where = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
     state = workspace.root / STATE_DIR
     try:
@@ -588,7 +588,14 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
             f"{state}: cannot hold the edit lock of {path.name} ({exc.strerror}); make the "
             "folder writable, or delete it (it holds only caches and locks)."
         ) from None
-    return state / "locks" / f"{path.name}.{where}.lock", state / "tmp"
+    return state / "locks" / f"{path.name[:LOCK_NAME]}.{where}.lock", state / "tmp"
+
+
+LOCK_NAME = 50
+"""Characters of the set file's name kept in its lock's name (at most 200 bytes in UTF-8):
+a set file's name may take the 255 bytes a file system allows, and the lock's name adds to
+it (the hash of the file's place keeps two long names apart; outside a workspace the folder
+does)."""
 
 
 @dataclass(frozen=True)
