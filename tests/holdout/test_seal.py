@@ -189,6 +189,31 @@ def test_diff_of_sealing_without_the_key_shows_no_change(  # type: ignore[no-unt
     assert [c["id"] for c in report["changed"]] == [target]
 
 
+def test_an_item_moved_out_of_a_sealed_holdout_keeps_its_comments(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, moving a sealed item to tuning (with the key) wrote it from its content: the
+    comment above it, sealed with it, was gone; `unseal` keeps it, and so does a move now."""
+    path = set_file(example)
+    target = HOLDOUT[0].id
+    text = path.read_text()
+    at = text.index(f"  - id: {target}\n")
+    note = "  # reviewed with legal on 2026-11-02: keep the wording\n"
+    path.write_text(text[:at] + note + text[at:])
+    commit_all(example, "a note on a holdout item")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    assert "reviewed with legal" not in path.read_text()  # sealed with the item
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    moved = cli(example, "split", NAME, "--move", target, "--to", "tuning", "--force")
+    assert moved.code == 0, moved.err
+    after = path.read_text()
+    assert note + f"  - id: {target}\n" in after
+    item = next(i for i in load_set(path).items if i.id == target)
+    assert item.holdout is False and item.holdout_moves[-1].to == "tuning"
+    assert " error: " not in cli(example, "validate", NAME).out  # none of the move's making
+
+
 def test_edits_of_sealed_items(  # type: ignore[no-untyped-def]
     cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -213,8 +213,8 @@ def move(
         if wanted:
             keys = _sealed_to(editor)
             _hold_out(editor, item, changes, keys)
-        else:
-            editor.update_item(item_id, changes)
+        elif not editor.unsealed_with(item_id, changes):  # out of a sealed holdout: plain,
+            editor.update_item(item_id, changes)  # with the comments it was sealed with
     return Move(changed=True, sealed=bool(keys))
 
 

@@ -160,7 +160,24 @@ class SetEditor:
         is sealed with, so that ``unseal`` gives back its layout and comments. None when
         ``source_of`` has none."""
         k = self._editable(item_id)
-        source = self.source_of(k)
+        return self._with_changes(self.source_of(k), k, changes)
+
+    def unsealed_with(self, item_id: str, changes: Mapping[str, Any]) -> bool:
+        """Write an opened sealed item as plain text again, as `unseal` writes it (the text
+        it was sealed with, its comments above and under it included), ``changes`` applied:
+        what an item moving out of a sealed holdout becomes. False, changing nothing, for an
+        item that is not an opened sealed one or was sealed without its text."""
+        k = self._position_of(item_id)
+        if k not in self.current.opened:
+            return False
+        text = self._with_changes(self.current.sealed_text.get(k), k, changes)
+        if text is None:
+            return False
+        self.restore_at(k, text)
+        return True
+
+    def _with_changes(self, source: str | None, k: int, changes: Mapping[str, Any]) -> str | None:
+        """``source`` (an item's text with its comments) with ``changes`` applied to it."""
         if source is None:
             return None
         yaml = _yaml(self._indent())
