@@ -648,3 +648,19 @@ def test_what_goes_into_a_sealed_holdout_unseals_as_it_would_be_written_plain(  
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
     assert cli(example, "unseal", NAME).code == 0
     assert path.read_text() == set_file(plain).read_text()
+
+
+def test_a_sealed_item_flipped_to_tuning_by_hand_is_told_how_to_move_it(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: "true/false (false) is not allowed; use True", in Python's spelling, with no
+    word of what a sealed item is or how it moves."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    path = set_file(example)
+    text = path.read_text()
+    at = text.index("    holdout: true", text.index(f"  - id: {HOLDOUT[0].id}\n"))
+    path.write_text(text[:at] + "    holdout: false" + text[at + len("    holdout: true") :])
+    out = cli(example, "validate", NAME).out
+    assert "is not allowed: a sealed item is a holdout item" in out
+    assert "--move ID --to tuning --force" in out and "use True" not in out

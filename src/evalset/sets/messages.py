@@ -102,6 +102,13 @@ def schema_message(
                 f"expected the number {expected}, got text ({value!r})",
                 f"write it without quotes: `{loc[-1]}: {expected}`",
             )
+        if loc and loc[-1] == "holdout" and expected == "True":  # a sealed item's stub
+            return (
+                f"{describe(value, hidden)} is not allowed: a sealed item is a holdout item",
+                "to move it to tuning, set EVALSET_AGE_IDENTITY to the key and run `evalset "
+                "split SET --move ID --to tuning --force`, which records the move",
+            )
+        expected = {"True": "true", "False": "false"}.get(expected, expected)  # as YAML says
         choices = "use" if " or " not in expected else "use one of"
         return f"{describe(value, hidden)} is not allowed; {choices} {expected}", None
     if kind == "value_error":
