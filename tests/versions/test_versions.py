@@ -943,3 +943,26 @@ def test_pin_goes_by_the_release_tag_not_by_the_header(released: Path, cli) -> N
     path.write_text(path.read_text().replace("version: 0.1.0", "version: 7.7.7"))
     result = cli(released, "pin", "docs")
     assert result.code == 2 and "names release 7.7.7 of docs, which has no tag" in result.err
+
+
+def test_the_releases_of_a_workspace_moved_into_a_subfolder_are_read(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Before, once the workspace moved (a monorepo's `evals/`), check-pin of a genuine
+    report, log, diff and release each said "sets/docs.yaml: did not exist at 0.1.0"."""
+    pin = json.loads(cli(released, "pin", "docs").out)
+    (released / "evals").mkdir()
+    kept = ["corpus", "sets", "snapshots", "evalset.toml"]
+    git(released, "mv", *kept, "evals/")
+    commit_all(released, "the workspace moves into evals/")
+    here = released / "evals"
+    report = here / "report.json"
+    report.write_text(json.dumps({"evalset": pin}))
+    assert cli(here, "check-pin", str(report)).code == 0
+    assert "0.1.0" in cli(here, "log", "docs").out
+    assert cli(here, "diff", "docs", "0.1.0").code == 0
+    path = here / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(released, "q-3 reworded")
+    result = cli(here, "release", "docs", "--bump", "patch")
+    assert result.code == 0 and "released docs 0.1.1 (1 changed)" in result.out, result.err
