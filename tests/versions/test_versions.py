@@ -518,6 +518,7 @@ ALTERED_PINS = {
     "format null": ({"fingerprint_format": None}, "the pin's fingerprint_format None is none"),
     "format true": ({"fingerprint_format": True}, "the pin's fingerprint_format True is none"),
     "version a number": ({"version": 1}, "the pin's version 1 is not text"),
+    "categories": ({"categories": {"direct-lookup": "x", "made-up": "y"}}, "report's categories"),
 }  # fmt: skip
 
 
@@ -546,6 +547,16 @@ def test_check_pin_accepts_the_full_snapshot_id_and_any_tool(released: Path, cli
         assert result.code == 0, (change, result.err)
     report.write_text(json.dumps({"evalset": {**pin, "snapshot": full[:12] + "ff"}}))
     assert cli(released, "check-pin", str(report)).code == 1
+    # the pin an export carries (with the set's categories) is the release's too
+    for fmt in ("jsonl", "langsmith"):
+        out = released / f"export.{fmt}"
+        assert cli(released, "export", "docs", "--format", fmt, "--split", "all", "-o",
+                   str(out)).code == 0  # fmt: skip
+        row = json.loads(out.read_text().splitlines()[0])
+        carried = row["evalset"] if fmt == "jsonl" else row["metadata"]["evalset"]
+        report.write_text(json.dumps({"evalset": carried}))
+        done = cli(released, "check-pin", str(report))
+        assert done.code == 0, (fmt, done.err)
 
 
 @pytest.mark.parametrize("committed", [True, False], ids=["committed", "not committed"])
@@ -940,6 +951,11 @@ def test_pin_goes_by_the_release_tag_not_by_the_header(released: Path, cli) -> N
     assert pin["version"] == "0.1.0+modified"
     status = json.loads(cli(released, "status", "--json").out)
     assert status["sets"][0]["release"] == pin["version"]
+    commit_all(released, "q-3 reworded, the header's fingerprint edited to match")
+    assert json.loads(cli(released, "pin", "docs", "--rev", "HEAD").out)["version"] == (
+        "0.1.0+modified"
+    )
+    assert json.loads(cli(released, "pin", "docs", "--rev", "0.1.0").out)["version"] == "0.1.0"
     path.write_text(path.read_text().replace("version: 0.1.0", "version: 7.7.7"))
     result = cli(released, "pin", "docs")
     assert result.code == 2 and "names release 7.7.7 of docs, which has no tag" in result.err

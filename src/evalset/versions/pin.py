@@ -133,7 +133,9 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
         snapshot = recorded.get("snapshot")
     else:
         snapshot = history.newest_snapshot(state.commit)
-    return pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+    return _versioned_by_tag(
+        ws, path, state.loaded, pin_of(state.loaded, snapshot, rev=state.commit, items=items)
+    )
 
 
 def _versioned_by_tag(
@@ -338,25 +340,33 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
             f"made against {recorded.get('snapshot')}"
         )
     if not check.problems:
-        check.problems += _altered_fields(found, pin_of(released, None, fmt=fmt), base)
+        ours = pin_of(released, None, fmt=fmt)
+        ours["categories"] = dict(released.header.categories) if released.header else {}
+        check.problems += _altered_fields(found, ours, base)
     return check
 
 
 PIN_KEYS = frozenset(
     {"set", "version", "fingerprint", "fingerprint_format", "snapshot", "items",
-     "items_digest", "tool", "rev", "item_fingerprints"}
+     "items_digest", "tool", "rev", "item_fingerprints", "categories", "stale"}
 )  # fmt: skip
-"""What `evalset pin` writes."""
+"""What `evalset pin` writes, and what exports add to the pin they carry: the set's
+``categories`` (JSONL, LangSmith) and the ``stale`` items (with --allow-stale)."""
 
 
 def _altered_fields(found: dict[str, Any], ours: dict[str, Any], base: str) -> list[str]:
     """The fields of a pin whose fingerprint matched that say other than the release: its
-    counts and items digest (``tool``, the version of evalset that made the report, and
-    ``rev`` are not the release's to say), and keys `evalset pin` never writes."""
+    counts, items digest and (an export's) categories (``tool``, the version of evalset
+    that made the report, ``rev`` and ``stale`` are not the release's to say), and keys
+    evalset never writes into a pin."""
     problems = [
         f"report's {what} {found[key]!r} differ from release {base} ({ours[key]!r}): the "
         "report was altered"
-        for key, what in (("items", "item counts"), ("items_digest", "items digest"))
+        for key, what in (
+            ("items", "item counts"),
+            ("items_digest", "items digest"),
+            ("categories", "categories"),
+        )
         if key in found and found[key] != ours[key]
     ]
     extra = sorted(str(k) for k in found if k not in PIN_KEYS)
