@@ -188,6 +188,7 @@ KEPT = {
     "a document": ("corpus/policies/new.md", "which holds the documents of the corpus"),
     "the local state": (".evalset/report.json", "which holds evalset's caches and locks"),
     "git's files": (".git/info/exclude", "which holds git's own files"),
+    "an accepted run": ("reports/accepted/acme-support.json", "which holds the accepted runs"),
     "through a link": ("linked/new.md", "which holds the documents of the corpus"),
 }
 
@@ -226,3 +227,19 @@ def test_a_long_set_name_is_told_as_too_long_or_works(cli, example: Path, length
     else:  # the file's own temporary name passes the limit: said as such
         assert done.code == 2 and "is too long a name for the file system" in done.err
         assert "writable" not in done.err
+
+
+def test_an_output_may_not_land_in_the_git_folder_of_a_workspace_in_a_subfolder(  # type: ignore[no-untyped-def]
+    cli, example: Path
+) -> None:
+    """Before, only `<workspace>/.git` was kept: a workspace in a subfolder let `-o
+    ../.git/config` replace the repository's configuration, with exit 0."""
+    sub = example / "evals"
+    sub.mkdir()
+    for name in ("corpus", "sets", "snapshots", "evalset.toml"):
+        (example / name).rename(sub / name)
+    config = (example / ".git" / "config").read_bytes()
+    done = cli(sub, "export", "acme-support", "--allow-stale", "--format", "jsonl", "-o",
+               "../.git/config")  # fmt: skip
+    assert done.code == 2 and "which holds git's own files" in done.err, done.err
+    assert (example / ".git" / "config").read_bytes() == config

@@ -30,6 +30,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 CONFIG_FILE = "evalset.toml"
 PYPROJECT = "pyproject.toml"
 STATE_DIR = ".evalset"
+ACCEPTED = Path("reports") / "accepted"
+"""Where accepted runs are kept, under the workspace root (commit them)."""
+
 _SCHEMA_CONFIG: dict[str, Any] = {"extra": "forbid", "use_attribute_docstrings": True}
 PLACEHOLDER_TYPE = r"^[A-Z][A-Z0-9_]*$"
 

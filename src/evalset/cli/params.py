@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from evalset.config import Workspace
+from evalset.config import ACCEPTED, Workspace
 
 
 def output_format(fmt: str, as_json: bool) -> None:
@@ -68,10 +68,35 @@ def refuse_writing_over(
             ("the snapshots", ws.snapshots_dir),
             ("the documents of the corpus", ws.corpus_dir),
             ("evalset's caches and locks", ws.state_dir),
-            ("git's own files", ws.root / ".git"),
-            ("DVC's own files", ws.root / ".dvc"),
+            ("the accepted runs (`evalset accept` records one)", ws.root / ACCEPTED),
+            *_tool_folders(ws.root),
         ):
             top = os.path.realpath(folder)
             if top != root and not root.startswith(top.rstrip(os.sep) + os.sep):
                 folders.append((holds, folder))
     refuse_overwriting(outputs, kept, folders)
+
+
+def _tool_folders(root: Path) -> list[tuple[str, Path]]:
+    """The folders git and DVC keep their own files in, for a workspace at ``root``: git's
+    (of a worktree, and the repository's common one) wherever they are, which a workspace
+    in a subfolder does not hold, and DVC's at the top of the repository and in ``root``."""
+    from evalset import gitcmd
+    from evalset.errors import EvalsetError
+
+    found: list[tuple[str, Path]] = []
+    for ask in ("--absolute-git-dir", "--git-common-dir", "--show-toplevel"):
+        try:
+            done = gitcmd.run(root, "rev-parse", ask)
+        except (OSError, EvalsetError):  # no git, or a repository git refuses
+            return found
+        answer = done.stdout.strip()
+        if done.returncode != 0 or not answer:
+            continue
+        path = Path(answer) if os.path.isabs(answer) else root / answer
+        if ask == "--show-toplevel":
+            found.append(("DVC's own files", path / ".dvc"))
+        else:
+            found.append(("git's own files", path))
+    found.append(("DVC's own files", root / ".dvc"))
+    return [(holds, folder) for holds, folder in found if os.path.isdir(folder)]

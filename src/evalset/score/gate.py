@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from evalset.config import Workspace
+from evalset.config import ACCEPTED, Workspace
 from evalset.corpus.revision import run_git
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write
@@ -42,8 +42,6 @@ from evalset.score.report import ReportError, read_report
 from evalset.versions.pin import PinError, check_pin, recorded_format, set_named
 
 MARGIN = 0.03
-ACCEPTED = Path("reports") / "accepted"
-"""Where accepted runs are kept, under the workspace root (commit them)."""
 _EPSILON = 1e-12
 """Sums of the same numbers in another order differ in the last bits; no regression hides
 there."""
