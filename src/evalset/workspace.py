@@ -29,6 +29,15 @@ def set_paths(workspace: Workspace) -> list[Path]:
     return sorted(display_path(p) for p in found)
 
 
+def unique_paths(paths: list[Path]) -> list[Path]:
+    """``paths`` with each file once, however it was named (by set name, by path, through
+    a link), in the order first given: a set named twice is checked, and counted, once."""
+    first: dict[str, Path] = {}
+    for path in paths:
+        first.setdefault(os.path.realpath(path), path)
+    return list(first.values())
+
+
 def workspace_of(ref: str | Path | None = None) -> Workspace | None:
     """The workspace a command given ``ref`` works in: the one the file lies in when ``ref``
     names a file by path (a set file, a report), else the one around the current folder;

@@ -293,3 +293,17 @@ def test_a_question_of_white_space_only_is_an_error(blank: str) -> None:
     )
     loaded = parse_set(text, Path("sets/docs.yaml"))
     assert any("holds only white space" in f.message for f in loaded.schema_findings)
+
+
+def test_a_set_is_validated_once_and_may_not_have_a_twin(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `validate docs sets/docs.yaml` printed each finding twice ("in 2 file(s)"),
+    and a copy sets/docs.yml, which no name reaches, passed and shared the set's tags."""
+    write_files(corpus_repo, {"corpus/terms.txt": "Terms.\n"})
+    text = SET_HEADER + set_item("q-1", "terms.txt")
+    (corpus_repo / "sets" / "docs.yaml").write_text(text)
+    once = cli(corpus_repo, "validate", "docs")
+    twice = cli(corpus_repo, "validate", "docs", "sets/docs.yaml", "./sets/docs.yaml")
+    assert twice.out == once.out and "in 1 file(s)" in once.out
+    (corpus_repo / "sets" / "docs.yml").write_text(text)
+    result = cli(corpus_repo, "validate", "docs")
+    assert result.code == 1 and "docs.yml beside it names a set docs too" in result.out

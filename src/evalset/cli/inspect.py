@@ -36,13 +36,13 @@ def validate(
     """
     from evalset.config import find_workspace
     from evalset.sets.validate import validate as run
-    from evalset.workspace import resolve_set, set_paths
+    from evalset.workspace import resolve_set, set_paths, unique_paths
 
     if targets:
         from evalset.config import find_workspace_or_none
 
         workspace = find_workspace_or_none()
-        paths = [resolve_set(workspace, t) for t in targets]
+        paths = unique_paths([resolve_set(workspace, t) for t in targets])
     else:
         workspace = find_workspace()
         paths = set_paths(workspace)

@@ -108,19 +108,13 @@ def stale(
     """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
     sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``. With
     ``judge``, the claims of stale items are re-checked."""
-    import os
-
     from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import require_schema, stale_report
     from evalset.staleness.verify import fix_moved as fix
-    from evalset.workspace import resolve_set, set_paths, workspace_for
+    from evalset.workspace import resolve_set, set_paths, unique_paths, workspace_for
 
     ws = workspace_for(sets[0] if sets else None)
-    paths = [resolve_set(ws, s) for s in sets] if sets else set_paths(ws)
-    first: dict[str, Path] = {}  # a set named twice (by name, by path) is checked once
-    for path in paths:
-        first.setdefault(os.path.realpath(path), path)
-    paths = list(first.values())
+    paths = unique_paths([resolve_set(ws, s) for s in sets] if sets else set_paths(ws))
     fixed: dict[str, dict[str, str]] = {}
     if fix_moved:
         from evalset.sets.setfile import load_set

@@ -191,7 +191,23 @@ class _Checker:
         release tags and `check-pin` by its name, so a set whose two names differ is one
         they cannot all find (and two files naming one set would share its tags)."""
         header, path = self.loaded.header, self.loaded.path
-        if header is None or header.name == path.stem:
+        if header is None:
+            return
+        twins = [
+            path.with_suffix(suffix).name
+            for suffix in (".yaml", ".yml")
+            if suffix != path.suffix and path.with_suffix(suffix).is_file()
+        ]
+        if twins:
+            self.add(
+                "error",
+                ("name",),
+                f"{twins[0]} beside it names a set {path.stem} too: a name finds one of them, "
+                "and both would release under one set's tags",
+                "rename one of the files (and its `name:`), or delete the copy",
+                "name",
+            )
+        if header.name == path.stem:
             return
         self.add(
             "error",
