@@ -173,6 +173,7 @@ def test_symlinks_at_a_revision_are_followed_as_the_working_tree_follows_them(  
         "corpus/loop-a.md": "loop-b.md",
         "corpus/loop-b.md": "loop-a.md",
     }
+    links["corpus/absolute.md"] = str(corpus_repo / "corpus" / "real.md")  # on this machine
     (corpus_repo.parent / "outside.md").write_text("# Secret\n\nNot a document.\n")
     for link, target in links.items():
         os.symlink(target, corpus_repo / link)
@@ -183,7 +184,14 @@ def test_symlinks_at_a_revision_are_followed_as_the_working_tree_follows_them(  
     assert then["id"] == now["id"]
     manifest = json.loads((corpus_repo / "snapshots" / f"{then['id']}.json").read_text())
     documents = manifest["documents"]
-    assert sorted(documents) == ["chain.md", "deep/other.md", "deep/up.md", "policy.md", "real.md"]
+    assert sorted(documents) == [
+        "absolute.md",
+        "chain.md",
+        "deep/other.md",
+        "deep/up.md",
+        "policy.md",
+        "real.md",
+    ]
     assert documents["policy.md"]["sections"] == documents["real.md"]["sections"]
     assert (
         then["warnings"]

@@ -5,6 +5,7 @@ found (working tree, git, DVC), for diffs of changed sections."""
 from __future__ import annotations
 
 import logging
+import os
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -72,7 +73,9 @@ def read_revision(
     docs = [n.lstrip("/") for n in names]
     wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
     links = _symlinks_at(repo, rev, corpus_rel)
-    read_as = {n: _followed(n, links, prefix, set(docs)) if n in links else n for n in wanted}
+    depth = gitcmd.prefix(repo).count("/")  # the repository's top, which names are from
+    top = Path(os.path.realpath(repo)).parents[depth - 1] if depth else Path(repo)
+    read_as = {n: _followed(n, links, prefix, set(docs), top) if n in links else n for n in wanted}
     sizes = {n: fs.size(target) or 0 for n, target in read_as.items() if target is not None}
     store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
     documents: dict[str, Document] = {}
@@ -80,7 +83,7 @@ def read_revision(
     for name in wanted:
         target = read_as[name]
         if target is None:  # as the working tree's walk: only a link to a file inside is read
-            if name in links and _followed(name, links, prefix, set(docs), inside=False):
+            if name in links and _followed(name, links, prefix, set(docs), top, inside=False):
                 warnings.append(
                     f"{name[len(prefix) :]}: symlink to outside the corpus; not followed"
                 )
@@ -132,16 +135,30 @@ def _symlinks_at(repo: Path, rev: str, corpus: str) -> dict[str, str]:
 
 
 def _followed(
-    name: str, links: dict[str, str], prefix: str, files: set[str], inside: bool = True
+    name: str,
+    links: dict[str, str],
+    prefix: str,
+    files: set[str],
+    top: Path,
+    inside: bool = True,
 ) -> str | None:
     """The file a symlink of the tree leads to, followed as the working tree would: the
     path (from the top) of a file inside the corpus (``prefix``), through links to links;
-    None for one leading outside, to no file, or round in a circle. ``inside=False``: the
-    path when it leads outside the corpus (to say so), else None."""
+    None for one leading outside, to no file, or round in a circle. An absolute link is
+    read as the working tree reads it, as a path on this machine (``top``: the repository's
+    top here). ``inside=False``: the path when it leads outside the corpus (to say so),
+    else None."""
     seen = {name}
     while name in links:
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), links[name]))
-        if links[name].startswith("/") or not target.startswith(prefix):
+        named = links[name]
+        if named.startswith("/"):  # as the working tree reads it: a path on this machine,
+            real, root = os.path.realpath(named), os.path.realpath(top)  # in the repo or not
+            if not real.startswith(root + os.sep):
+                return real if not inside else None
+            target = Path(os.path.relpath(real, root)).as_posix()
+        else:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(name), named))
+        if not target.startswith(prefix):
             return target if not inside else None
         if target in seen:
             return None
