@@ -206,6 +206,7 @@ DATES: dict[str, dt.date | None] = {
     "1764460800": dt.date(2025, 11, 30),  # seconds since 1970
     "1764460800000": dt.date(2025, 11, 30),  # milliseconds
     '"1764460800"': dt.date(2025, 11, 30),  # digits in quotes, as pydantic reads them
+    "1764460800.5": dt.date(2025, 11, 30), '"1764460800.5"': dt.date(2025, 11, 30),
     "1000000000": dt.date(2001, 9, 9),  # the first ten-digit timestamp
     "20261128": None, '"20261128"': None, "5": None, "-5": None, "999999999.5": None,
     "500000000000": None,  # milliseconds of 1985
@@ -260,17 +261,26 @@ def test_bad_options_are_one_sentence(example: Path, cli, args, message) -> None
 
 
 # a number too small for a trace's time, written where a date belongs -> the refusal
+FLOOR = "the earliest taken is 1000000000 seconds, or that in milliseconds"
+ANY_DATE = (
+    "write the date as YYYY-MM-DD, or the time in seconds (10 digits) or milliseconds "
+    "(13) since 1970"
+)
 EARLY = {
     "20261128": "20261128 is too small for a trace's timestamp (as seconds since 1970 it is "
-                '1970-08-23); write the date as "2026-11-28"',
+                f'1970-08-23; {FLOOR}); write the date as "2026-11-28"',
     '"20261128"': "20261128 is too small for a trace's timestamp (as seconds since 1970 it is "
-                  '1970-08-23); write the date as "2026-11-28"',
-    "5": "5 is too small for a trace's timestamp (as seconds since 1970 it is 1970-01-01); "
-         "write the date as YYYY-MM-DD, or the time in seconds (10 digits) or milliseconds "
-         "(13) since 1970",
+                  f'1970-08-23; {FLOOR}); write the date as "2026-11-28"',
+    "5": "5 is too small for a trace's timestamp (as seconds since 1970 it is 1970-01-01; "
+         f"{FLOOR}); {ANY_DATE}",
     "500000000000": "500000000000 is too small for a trace's timestamp (as milliseconds since "
-                    "1970 it is 1985-11-05); write the date as YYYY-MM-DD, or the time in "
-                    "seconds (10 digits) or milliseconds (13) since 1970",
+                    f"1970 it is 1985-11-05; {FLOOR}); {ANY_DATE}",
+    "999999999": "999999999 is too small for a trace's timestamp (as seconds since 1970 it is "
+                 f"2001-09-09; {FLOOR}); {ANY_DATE}",
+    "true": "true is not a date; write YYYY-MM-DD, or the time in seconds or milliseconds "
+            "since 1970",
+    "[2026, 11, 28]": "[2026, 11, 28] is not a date; write YYYY-MM-DD, or the time in seconds or "
+                      "milliseconds since 1970",
 }  # fmt: skip
 
 

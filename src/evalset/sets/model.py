@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -206,7 +207,15 @@ def _day(value: Any) -> Any:
         return value[:10]
     if isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}", value):
         value = int(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}\.[0-9]+", value):
+        value = float(value)  # in quotes or not, as the README says
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, dt.date)):
+        shown = json.dumps(value) if isinstance(value, (bool, list, dict)) else repr(value)
+        raise ValueError(
+            f"{shown} is not a date; write YYYY-MM-DD, or the time in seconds or milliseconds "
+            "since 1970"
+        )
+    if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value
         try:
             day = dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
@@ -229,7 +238,8 @@ def _early(value: float, day: dt.date) -> str:
         with contextlib.suppress(ValueError):
             fix = f'as "{dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:])).isoformat()}"'
     return (
-        f"{value!r} is too small for a trace's timestamp (as {unit} since 1970 it is {day}); "
+        f"{value!r} is too small for a trace's timestamp (as {unit} since 1970 it is {day}; "
+        f"the earliest taken is {EARLIEST_TIMESTAMP:.0f} seconds, or that in milliseconds); "
         f"write the date {fix}"
     )
 
