@@ -15,13 +15,11 @@ from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
 from evalset.gitcmd import GitUnusable
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
-from evalset.sets.content import FINGERPRINT_FORMAT
-from evalset.sets.fingerprint import newest_format, set_fingerprint
 from evalset.sets.model import Item, SealedItem
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import check_set, draft_lacks
 from evalset.staleness.stale import StaleChecker
-from evalset.versions.pin import recorded_format
+from evalset.versions.pin import tag_vouches
 from evalset.workspace import set_paths
 
 
@@ -234,24 +232,11 @@ def release_state(
     loaded: SetFile, tags: list[Tag], read_release: Callable[[Tag], SetFile | None] | None = None
 ) -> str | None:
     """The status column: the latest release, with ``+modified`` when the working copy's
-    content is no longer that release's. None for a set never released.
-
-    The content is fingerprinted in the format the release's tag recorded; a release made in
-    format 1 (which counted provenance) whose fingerprint differs is read at its tag with
-    ``read_release`` and compared in the current format, so that a trace appended since is
-    no change."""
+    content is no longer that release's (``versions.pin.tag_vouches``, which reads a
+    release of an older fingerprint format with ``read_release``). None for a set never
+    released."""
     if not tags:
         return None
     latest = tags[-1]
-    recorded = latest.pin or {}
-    fmt = recorded_format(recorded)
-    try:
-        clean = recorded.get("fingerprint") == set_fingerprint(loaded, fmt)
-        if not clean and fmt < FINGERPRINT_FORMAT and read_release is not None:
-            released = read_release(latest)
-            if released is not None:
-                fmt = min(newest_format(loaded), newest_format(released))
-                clean = set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
-    except EvalsetError:
-        clean = False
+    clean = tag_vouches(loaded, latest, read_release)
     return latest.version if clean else f"{latest.version}+modified"

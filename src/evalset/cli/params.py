@@ -80,23 +80,21 @@ def refuse_writing_over(
 def _tool_folders(root: Path) -> list[tuple[str, Path]]:
     """The folders git and DVC keep their own files in, for a workspace at ``root``: git's
     (of a worktree, and the repository's common one) wherever they are, which a workspace
-    in a subfolder does not hold, and DVC's at the top of the repository and in ``root``."""
+    in a subfolder does not hold, and DVC's at the top of the repository and in ``root``;
+    only those that exist. One question to git, as every writing command asks it."""
     from evalset import gitcmd
     from evalset.errors import EvalsetError
 
-    found: list[tuple[str, Path]] = []
-    for ask in ("--absolute-git-dir", "--git-common-dir", "--show-toplevel"):
-        try:
-            done = gitcmd.run(root, "rev-parse", ask)
-        except (OSError, EvalsetError):  # no git, or a repository git refuses
-            return found
-        answer = done.stdout.strip()
-        if done.returncode != 0 or not answer:
-            continue
-        path = Path(answer) if os.path.isabs(answer) else root / answer
-        if ask == "--show-toplevel":
-            found.append(("DVC's own files", path / ".dvc"))
-        else:
-            found.append(("git's own files", path))
-    found.append(("DVC's own files", root / ".dvc"))
+    found: list[tuple[str, Path]] = [("DVC's own files", root / ".dvc")]
+    try:
+        done = gitcmd.run(
+            root, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"
+        )
+    except (OSError, EvalsetError):  # no git, or a repository git refuses
+        done = None
+    answers = done.stdout.splitlines() if done is not None and done.returncode == 0 else []
+    if len(answers) == 3:
+        git_dir, common, top = (Path(a) if os.path.isabs(a) else root / a for a in answers)
+        found += [("git's own files", git_dir), ("git's own files", common)]
+        found.append(("DVC's own files", top / ".dvc"))
     return [(holds, folder) for holds, folder in found if os.path.isdir(folder)]

@@ -75,15 +75,23 @@ def read_revision(
     links = _symlinks_at(repo, rev, corpus_rel)
     depth = gitcmd.prefix(repo).count("/")  # the repository's top, which names are from
     top = Path(os.path.realpath(repo)).parents[depth - 1] if depth else Path(repo)
-    read_as = {n: _followed(n, links, prefix, set(docs), top) if n in links else n for n in wanted}
+    files = set(docs)
+    ends = {n: _followed(n, links, top) for n in wanted if n in links}
+    # as the working tree's walk: a link is read as the file it leads to inside the corpus;
+    # one leading outside is said, one to a folder, to nothing or round in a circle is not
+    read_as: dict[str, str | None] = {}
+    for name in wanted:
+        end = ends.get(name, name)
+        read_as[name] = end if end in files and end.startswith(prefix) else None
     sizes = {n: fs.size(target) or 0 for n, target in read_as.items() if target is not None}
     store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
     documents: dict[str, Document] = {}
     warnings: list[str] = []
     for name in wanted:
         target = read_as[name]
-        if target is None:  # as the working tree's walk: only a link to a file inside is read
-            if name in links and _followed(name, links, prefix, set(docs), top, inside=False):
+        if target is None:
+            end = ends[name]
+            if end is not None and not end.startswith(prefix):
                 warnings.append(
                     f"{name[len(prefix) :]}: symlink to outside the corpus; not followed"
                 )
@@ -134,37 +142,26 @@ def _symlinks_at(repo: Path, rev: str, corpus: str) -> dict[str, str]:
     }
 
 
-def _followed(
-    name: str,
-    links: dict[str, str],
-    prefix: str,
-    files: set[str],
-    top: Path,
-    inside: bool = True,
-) -> str | None:
-    """The file a symlink of the tree leads to, followed as the working tree would: the
-    path (from the top) of a file inside the corpus (``prefix``), through links to links;
-    None for one leading outside, to no file, or round in a circle. An absolute link is
-    read as the working tree reads it, as a path on this machine (``top``: the repository's
-    top here). ``inside=False``: the path when it leads outside the corpus (to say so),
-    else None."""
+def _followed(name: str, links: dict[str, str], top: Path) -> str | None:
+    """Where a symlink of the tree leads, through links to links, as the working tree
+    follows it: a path from the repository's top, or the real path of a file outside the
+    repository (an absolute link is a path on this machine; ``top`` is the top here); None
+    for a link that goes round in a circle."""
     seen = {name}
     while name in links:
         named = links[name]
-        if named.startswith("/"):  # as the working tree reads it: a path on this machine,
-            real, root = os.path.realpath(named), os.path.realpath(top)  # in the repo or not
+        if named.startswith("/"):
+            real, root = os.path.realpath(named), os.path.realpath(top)
             if not real.startswith(root + os.sep):
-                return real if not inside else None
+                return real
             target = Path(os.path.relpath(real, root)).as_posix()
         else:
             target = posixpath.normpath(posixpath.join(posixpath.dirname(name), named))
-        if not target.startswith(prefix):
-            return target if not inside else None
         if target in seen:
             return None
         seen.add(target)
         name = target
-    return name if inside and name in files and name not in links else None
+    return name
 
 
 def _hidden(doc: str) -> bool:

@@ -546,6 +546,11 @@ def check_set(
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
+Contexts = dict[Path, tuple[ValidateConfig, SnapshotStore | None, bool]]
+"""Per folder, the configuration and snapshots of the workspace it lies in, and whether it
+is that workspace's sets folder (where a set is found by its file's name)."""
+
+
 def validate(
     paths: Iterable[str | Path],
     config: ValidateConfig | None = None,
@@ -556,7 +561,7 @@ def validate(
     Without ``config`` and ``store``, each file is checked with the configuration and the
     snapshots of the workspace it lies in (found from the file's folder), if any."""
     report = Report()
-    contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] = {}
+    contexts: Contexts = {}
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
@@ -570,7 +575,7 @@ def validate(
 
 def check_in_place(
     loaded: SetFile,
-    contexts: dict[Path, tuple[ValidateConfig, SnapshotStore | None]] | None = None,
+    contexts: Contexts | None = None,
     errors_only: bool = False,
     leaks: bool = False,
 ) -> list[Finding]:
@@ -579,22 +584,12 @@ def check_in_place(
     its git history (holdout flags). ``errors_only``: as for ``check_set``. ``leaks``: also
     what a commit of the file would leak (holdout items left in plain text in a set whose
     holdout is sealed), which `evalset validate` checks as the pre-commit hook."""
-    file_config, file_store = _context(loaded.path, {} if contexts is None else contexts)
+    file_config, file_store, by_file = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     before = sealed_at_head(loaded, baseline) if leaks else None
-    return check_set(
-        loaded, file_config, file_store, baseline, errors_only, before, _in_sets_folder(loaded)
-    )
-
-
-def _in_sets_folder(loaded: SetFile) -> bool:
-    from evalset.config import find_workspace_or_none
-
-    folder = loaded.path.resolve().parent
-    workspace = find_workspace_or_none(folder)
-    return workspace is not None and folder == workspace.sets_dir.resolve()
+    return check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
 
 
 def sealed_at_head(
@@ -650,19 +645,18 @@ def holdout_baseline(
         return None
 
 
-def _context(
-    path: Path, seen: dict[Path, tuple[ValidateConfig, SnapshotStore | None]]
-) -> tuple[ValidateConfig, SnapshotStore | None]:
+def _context(path: Path, seen: Contexts) -> tuple[ValidateConfig, SnapshotStore | None, bool]:
     from evalset.config import find_workspace_or_none
 
     folder = path.resolve().parent
     if folder not in seen:
         workspace = find_workspace_or_none(folder)
         if workspace is None:
-            seen[folder] = (ValidateConfig(), None)
+            seen[folder] = (ValidateConfig(), None, False)
         else:
             seen[folder] = (
                 workspace.config.validate,
                 workspace_store(workspace),
+                folder == workspace.sets_dir.resolve(),
             )
     return seen[folder]

@@ -4,6 +4,7 @@ corpus snapshot it ran on, and checking a report's pin against the release tags.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError
-from evalset.git import TagsMissing, Version, tag_name
+from evalset.git import Tag, TagsMissing, Version, tag_name
 from evalset.gitcmd import FETCH_TAGS, GitUnusable
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
 from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
@@ -150,7 +151,7 @@ def _versioned_by_tag(
     version = loaded.header.version if loaded.header else None
     if version is None:
         return found
-    tags: list[Any] = []
+    tags: list[Tag] = []
     try:
         history = SetHistory(ws, path)
         tags = history.git.tags(loaded.name)
@@ -167,14 +168,36 @@ def _versioned_by_tag(
             f"{tag_name(loaded.name, version)}; finish the release (`evalset release "
             f"{loaded.name}` again), or put back the header of the latest release."
         )
+    known = {found["fingerprint_format"]: found["fingerprint"]}
+    clean = tag_vouches(loaded, tag, lambda t: history.at_release(t).loaded, known)
+    return {**found, "version": version if clean else f"{version}+modified"}
+
+
+def tag_vouches(
+    loaded: SetFile,
+    tag: Tag,
+    read_release: Callable[[Tag], SetFile | None] | None = None,
+    known: dict[int, str] | None = None,
+) -> bool:
+    """Whether ``loaded`` holds the content ``tag`` released: its fingerprint, in the format
+    the tag recorded, is the recorded one. A release made in format 1 (which counted
+    provenance) whose fingerprint differs is read at its tag with ``read_release`` and
+    compared in the current format, so that a trace appended since is no change.
+    ``known``: fingerprints of ``loaded`` already computed, by format."""
     recorded = tag.pin or {}
     fmt = recorded_format(recorded)
-    clean = recorded.get("fingerprint") == set_fingerprint(loaded, fmt)
-    if not clean and recorded and fmt < FINGERPRINT_FORMAT:  # provenance counted then
-        released = history.at_release(tag).loaded
+    try:
+        if recorded.get("fingerprint") == ((known or {}).get(fmt) or set_fingerprint(loaded, fmt)):
+            return True
+        if fmt >= FINGERPRINT_FORMAT or read_release is None:
+            return False
+        released = read_release(tag)
+        if released is None:
+            return False
         fmt = min(newest_format(loaded), newest_format(released))
-        clean = set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
-    return {**found, "version": version if clean else f"{version}+modified"}
+        return set_fingerprint(loaded, fmt) == set_fingerprint(released, fmt)
+    except EvalsetError:  # content that cannot be fingerprinted is no release's
+        return False
 
 
 def _release_of(ws: Workspace, path: Path, loaded: SetFile) -> SetFile | None:
