@@ -4,7 +4,10 @@ Every row becomes an item with the origin it carries (evalset's own exports writ
 a promoted trace is not promoted again after a round trip), else one saying it was
 imported. A row that carries all the
 labels an active item needs (category, key points and expected sources, or
-``answerable: false``) keeps its status; any other becomes a draft for review. Ids come
+``answerable: false``) keeps its status; any other, and every Ragas row (its reference is
+prose, not key points), becomes a draft for review. A row whose id the set has is compared
+with the set's item as the row's format shows it, so a set's own export imported back
+finds every item there already. Ids come
 from the row when it has a valid one, else from a hash of the question, so importing the
 same rows twice adds nothing. All rows are checked before anything is written: one bad row
 and nothing changes.
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.export.rows import RowError
+from evalset.export.view import View
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
 from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
@@ -160,6 +164,36 @@ def _origin(row: dict[str, Any], today: dt.date) -> Any:
     return origin
 
 
+def _candidate(row: dict[str, Any], today: dt.date) -> Item:
+    """The item a row becomes: its id (else one from its question), a draft unless it has
+    every label an active item needs, and its origin."""
+    ident = row.get("id")
+    if not isinstance(ident, str) or not re.fullmatch(ID_PATTERN, ident):
+        row["id"] = question_id(row["question"])
+    if not _complete(row):
+        row["status"] = "draft"
+    row["origin"] = _origin(row, today)
+    return Item.model_validate(row)
+
+
+def _as_format_shows(item: Item, fmt: str) -> Item:
+    """The set's ``item`` as a row of ``fmt`` shows it: written by the format's exporter and
+    read back as an import reads a row. A row is compared with this, not with the item, so
+    that what a format cannot carry is not taken for a difference: a Ragas row holds the
+    key points run together as one reference, and neither must_not_say nor the answer, so
+    importing a set's own Ragas export into it finds every item there already."""
+    module = import_module(READERS[fmt])
+    pin = {"set": "", "version": None, "fingerprint": "", "fingerprint_format": 2,
+           "snapshot": None}  # fmt: skip
+    written = module.write(View("", "all", [item], pin, lambda _item, _citation: None))
+    rows = module.read(written)
+    if len(rows) != 1 or not isinstance(rows[0][1], dict):  # pragma: no cover - defensive
+        return item
+    row = rows[0][1]
+    row.pop("evalset", None)
+    return _candidate(row, dt.date.today())
+
+
 def _differences(row: Item, existing: Item) -> list[str]:
     """The content fields in which a row differs from the set's item of the same id."""
     a, b = item_content(row), item_content(existing)
@@ -205,14 +239,8 @@ def import_rows(
         if not isinstance(row, dict) or not isinstance(row.get("question"), str):
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
-        ident = row.get("id")
-        if not isinstance(ident, str) or not re.fullmatch(ID_PATTERN, ident):
-            row["id"] = question_id(row["question"])
-        if not _complete(row):
-            row["status"] = "draft"
-        row["origin"] = _origin(row, today)
         try:
-            item = Item.model_validate(row)
+            item = _candidate(row, today)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "row"
@@ -228,7 +256,7 @@ def import_rows(
             raise ImportRefused(f"{target}: {problem}; choose another name with --set.")
     if dry_run:
         loaded = None if create and not target.exists() else load_set(target)
-        result, items = _plan(candidates, loaded, snapshots)
+        result, items = _plan(candidates, loaded, snapshots, fmt)
         _refuse_unresolved(source, candidates, items, snapshots)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
@@ -241,7 +269,7 @@ def import_rows(
     # that would create the set finds one that another run created meanwhile.
     with set_lock(target) as held:
         loaded = None if create and not target.exists() else load_set(target)
-        result, items = _plan(candidates, loaded, snapshots)
+        result, items = _plan(candidates, loaded, snapshots, fmt)
         _refuse_unresolved(source, candidates, items, snapshots)
         result.created = loaded is None
         header = None
@@ -260,13 +288,16 @@ def import_rows(
 
 
 def _plan(
-    candidates: list[tuple[int, Item]], loaded: SetFile | None, snapshots: SnapshotStore | None
+    candidates: list[tuple[int, Item]],
+    loaded: SetFile | None,
+    snapshots: SnapshotStore | None,
+    fmt: str,
 ) -> tuple[ImportResult, list[Item]]:
     """Which rows the set (None: a set to create) takes, and the result that says so."""
     entries = loaded.entries if loaded is not None else []
     existing = {entry.id: entry for entry in entries}
     result = ImportResult()
-    items = _decide(candidates, existing, result)
+    items = _decide(candidates, existing, result, fmt)
     for item in items:
         if item.verified and snapshots is not None and not _known(snapshots, item.verified):
             result.unverified.append(item.id)
@@ -322,11 +353,15 @@ def _known(store: SnapshotStore, ref: str) -> bool:
 
 
 def _decide(
-    candidates: list[tuple[int, Item]], existing: dict[str, Item | SealedItem], result: ImportResult
+    candidates: list[tuple[int, Item]],
+    existing: dict[str, Item | SealedItem],
+    result: ImportResult,
+    fmt: str,
 ) -> list[Item]:
     """Which rows are added: not a row whose id the set has (skipped when it is the same
-    item, a conflict when its content differs), nor one whose question is a near duplicate
-    of an item's or of an earlier row's (the rule `validate` and `promote` use)."""
+    item as the format shows it, a conflict when its content differs), nor one whose
+    question is a near duplicate of an item's or of an earlier row's (the rule `validate`
+    and `promote` use)."""
     from evalset.sets.neardup import near_duplicate_pairs
 
     live = [e for e in existing.values() if isinstance(e, Item) and e.status != "retired"]
@@ -353,7 +388,9 @@ def _decide(
                     f"line {number}: the set has {item.id} sealed, so its content cannot be "
                     "compared without the key; set EVALSET_AGE_IDENTITY, or rename the row"
                 )
-            elif differs := _differences(item, earlier):
+            elif differs := _differences(
+                item, _as_format_shows(earlier, fmt) if same is not None else earlier
+            ):
                 result.conflicts[item.id] = (
                     f"line {number}: {where} has {item.id} with other content "
                     f"({', '.join(differs)}); rename one of them or edit the set's item"

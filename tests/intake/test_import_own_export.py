@@ -1,0 +1,99 @@
+"""A set's own export, imported back, is compared with the set as its format shows the
+items: nothing a format cannot carry is taken for a difference (a Ragas row runs the key
+points together and has no must_not_say or answer), while a change of what it does carry is
+a conflict. Ragas rows always arrive as drafts to review."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, make_git_repo
+from evalset.sets.setfile import load_set
+
+FORMATS = ["jsonl", "csv", "langsmith", "ragas"]
+STALE = {"q-003", "q-011", "q-012", "q-022", "q-025", "q-029"}
+"""The example items whose sections changed since they were verified: the newest snapshot
+lacks some of what they cite, so a new set could not take them."""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the example workspace: corpus, snapshots and the set."""
+    repo = make_git_repo(tmp_path / "copy")
+    for folder in ("corpus", "snapshots", "sets"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n')
+    return repo
+
+
+def exported(cli, repo: Path, fmt: str) -> Path:  # type: ignore[no-untyped-def]
+    out = repo.parent / f"export.{fmt}"
+    result = cli(repo, "export", "acme-support", "--allow-stale", "--split", "all",
+                 "--format", fmt, "-o", str(out))  # fmt: skip
+    assert result.code == 0, result.err
+    return out
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_sets_own_export_imported_back_is_there_already(cli, workspace: Path, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    source = exported(cli, workspace, fmt)
+    path = workspace / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    result = cli(workspace, "import", str(source), "--set", "acme-support", "--format", fmt,
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    report = json.loads(result.out)
+    rows = len([line for line in source.read_text().splitlines() if line.strip()])
+    rows -= 1 if fmt == "csv" else 0  # the header
+    assert (report["added"], report["conflicts"]) == ([], {})
+    assert set(report["skipped"].values()) == {"the set has this item already"}
+    assert len(report["skipped"]) == rows
+    assert path.read_bytes() == before
+
+
+RAGAS_EDITS = [
+    ("reference", "Damaged items can be returned within 60 days.", "key_points"),
+    ("category", "paraphrased", "category"),
+    ("split", "holdout", "holdout"),
+    ("answerable", False, "answerable, expected_sources, key_points"),
+    ("reference_context_ids", ["policies/returns.md"], "expected_sources, key_points"),
+    ("user_input", "How long do I have to send back a broken item?", "question"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "fields"), RAGAS_EDITS, ids=[e[0] for e in RAGAS_EDITS])
+def test_a_ragas_row_changed_in_what_it_carries_is_a_conflict(  # type: ignore[no-untyped-def]
+    cli, workspace: Path, key: str, value: object, fields: str
+) -> None:
+    source = exported(cli, workspace, "ragas")
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    row = next(r for r in rows if r["evalset_id"] == "q-001")
+    source.write_text(json.dumps({**row, key: value}) + "\n")
+    path = workspace / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    result = cli(workspace, "import", str(source), "--set", "acme-support", "--format", "ragas")
+    assert result.code == 1, result.out + result.err
+    assert f"conflict q-001: line 1: the set has q-001 with other content ({fields})" in result.out
+    assert path.read_bytes() == before
+
+
+def test_ragas_rows_arrive_as_drafts_whatever_labels_they_carry(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    source = exported(cli, workspace, "ragas")
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    kept = [r for r in rows if r["evalset_id"] not in STALE]
+    source.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    result = cli(workspace, "import", str(source), "--set", "brought", "--format", "ragas",
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    report = json.loads(result.out)
+    assert sorted(report["drafts"]) == sorted(report["added"]) == sorted(r["evalset_id"]
+                                                                         for r in kept)  # fmt: skip
+    items = load_set(workspace / "sets" / "brought.yaml").items
+    assert {i.status for i in items} == {"draft"}
+    declines = next(i for i in items if not i.answerable)  # labels kept, for the review
+    assert declines.key_points == [] and declines.category
+    assert cli(workspace, "validate", "brought").code == 0
