@@ -153,3 +153,21 @@ def test_init_again_names_every_file_it_left_alone(git_repo: Path, cli) -> None:
     said = cli(git_repo, "init").out
     for path in first["created"]:
         assert f"kept    {os.path.relpath(path, git_repo)} (exists)" in said
+
+
+@pytest.mark.parametrize("given", ["notes.md", "missing"], ids=["a-file", "missing"])
+def test_a_corpus_that_is_not_a_folder_is_named_for_what_it_is(
+    git_repo: Path, cli, given: str
+) -> None:  # type: ignore[no-untyped-def]
+    (git_repo / "notes.md").write_text("# Notes\n\nText.\n")
+    what = "is a file, not a folder" if given == "notes.md" else "does not exist"
+    init = cli(git_repo, "init", "--corpus", given, "--json")
+    assert init.code == 0, init.err
+    assert what + (":" if given == "notes.md" else " yet:") in json.loads(init.out)["warnings"][0]
+    result = cli(git_repo, "snapshot")
+    assert result.code == 2
+    assert result.err.strip() == (
+        f"evalset: {given}: the corpus folder {what}; check `corpus` in the config (the "
+        "folder that holds the documents)."
+    )
+    assert not list((git_repo / "snapshots").glob("*.json"))

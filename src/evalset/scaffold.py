@@ -225,7 +225,12 @@ def _check_corpus(root: Path, asked: str | None, result: InitResult) -> None:
             f"{where} was kept, and configures the corpus as {configured!r}: --corpus "
             f"{asked!r} was not written; edit `corpus` there to change it"
         )
-    if not workspace.corpus_dir.is_dir():
+    if workspace.corpus_dir.exists() and not workspace.corpus_dir.is_dir():
+        result.warnings.append(
+            f"the corpus folder {configured!r} is a file, not a folder: give the folder that "
+            f"holds the documents (set `corpus` in {where}), then run `evalset snapshot`"
+        )
+    elif not workspace.corpus_dir.is_dir():
         result.warnings.append(
             f"the corpus folder {configured!r} does not exist yet: put the documents there "
             f"(or set `corpus` in {where}), then run `evalset snapshot`"

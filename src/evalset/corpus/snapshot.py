@@ -128,8 +128,10 @@ def read_working_tree(
     writes no manifest keeps the cache on a state whose manifest the next snapshot can
     reuse lines from."""
     if not corpus.is_dir():
+        what = "is a file, not a folder" if corpus.exists() else "does not exist"
         raise SnapshotError(
-            f"{corpus}: the corpus folder does not exist; check `corpus` in the config."
+            f"{corpus}: the corpus folder {what}; check `corpus` in the config (the folder "
+            "that holds the documents)."
         )
     top = str(corpus)
     settings = (str(corpus.resolve()), mode, store_text, FORMAT, SECTIONING_VERSION, LISTING)
