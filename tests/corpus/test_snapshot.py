@@ -623,3 +623,33 @@ def test_a_heading_moved_up_or_down_a_level_is_a_change(  # type: ignore[no-unty
     assert second["id"] != first["id"] and second["written"]
     (changed,) = second["changes"]["changed"].values()
     assert "returns" in changed["changed"] and "damaged" in changed["changed"]
+
+
+UNCITABLE = {
+    "corpus/a#b.md": "a#b.md: its path holds '#', where a citation splits a document from its "
+    "section, so no item can cite it; rename it",
+    "corpus/faq#2/q.md": "faq#2/q.md: its path holds '#', where a citation splits a document "
+    "from its section, so no item can cite it; rename it",
+    "corpus/x\\y.md": "x\\y.md: its path holds '\\', which a citation may not, so no item can "
+    "cite it; rename it",
+    "corpus/ lead.md": " lead.md: its path starts with a space, which a citation may not, so "
+    "no item can cite it; rename it",
+    "corpus/help/ inner.md": None,  # a space after a '/' is a name a citation can hold
+    "corpus/plain.md": None,
+}
+
+
+@pytest.mark.parametrize("where", ["working tree", "revision"])
+def test_a_document_no_citation_can_name_is_warned_about(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, where: str
+) -> None:
+    write_files(corpus_repo, {path: "# Title\n\nText.\n" for path in UNCITABLE})
+    args = ["snapshot", "--json"] if where == "working tree" else ["snapshot", "--rev", "HEAD",
+                                                                   "--json"]  # fmt: skip
+    if where == "revision":
+        commit_all(corpus_repo, "documents")
+    result = cli(corpus_repo, *args)
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert sorted(report["warnings"]) == sorted(w for w in UNCITABLE.values() if w)
+    assert report["documents"] == len(UNCITABLE)  # still snapshotted, as they are

@@ -25,3 +25,18 @@ def same_name(name: str, names: Iterable[str]) -> str | None:
     """The one of ``names`` that is ``name`` in another Unicode form, if any."""
     wanted = nfc(name)
     return next((other for other in names if nfc(other) == wanted), None)
+
+
+def uncitable(doc: str) -> str | None:
+    """Why no citation can name the document ``doc`` (a snapshot warns about it), or None.
+    A citation is ``doc#section``, cut at its first ``#``; a backslash and a leading space
+    are refused in citations, as Windows separators and copy-paste slips."""
+    if "#" in doc:
+        why = "holds '#', where a citation splits a document from its section"
+    elif "\\" in doc:
+        why = "holds '\\', which a citation may not"
+    elif doc[:1].isspace():
+        why = "starts with a space, which a citation may not"
+    else:
+        return None
+    return f"{doc}: its path {why}, so no item can cite it; rename it"

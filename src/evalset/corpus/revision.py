@@ -16,7 +16,7 @@ from evalset.corpus.manifest import (
     TEXT_LIMIT,
     SnapshotError,
 )
-from evalset.corpus.names import nfc, same_name
+from evalset.corpus.names import nfc, same_name, uncitable
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
 from evalset.corpus.walk import corpus_file
@@ -110,6 +110,8 @@ def read_revision(
             warnings.append(result.warning)
         if result.entry is not None:
             documents[result.doc] = result.entry
+            if note := uncitable(result.doc):
+                warnings.append(note)
     return documents, warnings
 
 

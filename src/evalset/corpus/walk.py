@@ -20,7 +20,7 @@ from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
-from evalset.corpus.names import nfc, same_name
+from evalset.corpus.names import nfc, same_name, uncitable
 from evalset.corpus.workers import cores
 
 Signature = tuple[int, int, int, int]
@@ -205,7 +205,10 @@ class _Walker:
                 continue
             path = entry.path
             doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")
-            files.append((doc if doc.isascii() else nfc(doc), path, seen))
+            doc = doc if doc.isascii() else nfc(doc)
+            if (note := uncitable(doc)) is not None:
+                warnings.append(note)
+            files.append((doc, path, seen))
         listing = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
         return folder, False, listing, files, folders
 
