@@ -10,6 +10,7 @@ another category's interval.
 
 from __future__ import annotations
 
+import functools
 import math
 import zlib
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import ThreadpoolController
 
 CONFIDENCE = 0.95
 Z = 1.959963984540054
@@ -98,15 +100,41 @@ for 10,000 items) would not. The draws depend on it, as they depend on the seed:
 at the end of a call, so blocks of another size draw other resamples, and other intervals."""
 
 
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries this process loaded (looked up once: it lists them all)."""
+    return ThreadpoolController()
+
+
 def resample_means(
-    values: NDArray[np.float64], group: str, resamples: int = RESAMPLES, seed: int = SEED
+    values: NDArray[np.float64],
+    group: str,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    blas_threads: int | None = 1,
 ) -> NDArray[np.float64]:
     """Means of ``resamples`` bootstrap resamples of the rows of ``values`` (items x
     columns), per column: a ``resamples x columns`` array. A resample draws as many items
     as there are, uniformly with replacement (whole numbers from a generator seeded by
     ``seed`` and the group), and counts how often each item was drawn; its sums are those
     counts times the values in fixed point (``fixed_point``), whole numbers summed exactly,
-    so every machine and every BLAS gets the same means to the last digit."""
+    so every machine and every BLAS gets the same means to the last digit.
+
+    The products run on ``blas_threads`` threads of the BLAS (None: as many as it
+    chooses). One is the fastest for blocks this small, and scoring computes the
+    intervals in a helper process while this one writes the report: OpenBLAS's threads,
+    which wait for work by spinning, took the core the other process needed, and the
+    bootstrap of 10,000 items in seven groups took 0.9 s of processor time on two cores
+    where one thread takes 0.2 s."""
+    if blas_threads is None:
+        return _resample_means(values, group, resamples, seed)
+    with _blas().limit(limits=blas_threads, user_api="blas"):
+        return _resample_means(values, group, resamples, seed)
+
+
+def _resample_means(
+    values: NDArray[np.float64], group: str, resamples: int, seed: int
+) -> NDArray[np.float64]:
     n, width = values.shape
     whole, shift = fixed_point(values, n)
     sums = np.empty((resamples, width))
