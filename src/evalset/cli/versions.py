@@ -264,9 +264,12 @@ def merge_driver(
 ) -> None:
     """Git merge driver for set files: merges by item id (registered by `evalset init`).
 
+    Each item (with the comments above it), the header and the end of the file merge as
+    text, as git merges a file, so every change of either side is kept byte for byte.
     Exits 1, leaving conflict markers that name the item and field, only when one field of
     one item was changed differently on both sides, or both sides added an item under the
-    same id. `evalset init` registers it in git config
+    same id (or when git's line merge, used for a file that cannot be cut into items, leaves
+    no readable set). `evalset init` registers it in git config
     as: evalset merge-driver %O %A %B %P (found on PATH when git runs it)
 
     Example: evalset merge-driver base.yaml ours.yaml theirs.yaml sets/acme-support.yaml

@@ -1,21 +1,28 @@
 """Three-way merge of set files by item id (the git merge driver).
 
 Two branches that each add or edit items of a set should merge without a textual conflict.
-The merge compares base, ours and theirs item by item: an item changed on one side takes
-that side's version (its text verbatim, comments included), items added on either side are
-kept, an item changed differently on both sides is merged field by field, and only a field
-changed differently on both sides is a conflict, written between git's conflict markers
-with the item id and field named on the marker line. The header merges key by key.
+The file is cut into its header (up to the ``items:`` line), one piece per item (the item
+with the blank and comment lines above it) and the end of the file, and each piece is
+merged three ways as text, like git merges a file: a piece changed on one side only takes
+that side's text, byte for byte (comments, quoting and layout included), and one changed on
+both sides is merged line by line (``git merge-file``) when the changes do not touch. Only
+when they do is the piece read as values: the same value on both sides is no conflict, an
+item changed in different fields merges field by field, and a field changed differently on
+both sides is a conflict, written between git's conflict markers with the item id and field
+named on the marker line. Items added on either side are kept, in the place their side
+gave them; an item deleted on one side and left as it was on the other is deleted, comments
+above it included; a new order of the items on one side is kept.
 """
 
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from evalset.errors import SetFileError
+from evalset.errors import EvalsetError, SetFileError
 from evalset.sets.editor import DELETE, SetEditor
 from evalset.sets.locate import TextIndex
 from evalset.sets.setfile import parse_set
@@ -55,9 +62,9 @@ class _Side:
         entries = raw.get("items") or []
         index = TextIndex(text)
         spans = index.spans
-        if not isinstance(entries, list) or (entries and spans is None):
-            return None
-        if spans is not None and len(spans.starts) != len(entries):
+        if not isinstance(entries, list) or spans is None:
+            return None  # items in flow style, or no items key: no pieces to cut
+        if len(spans.starts) != len(entries):
             return None
         found = [e.get("id") if isinstance(e, dict) else None for e in entries]
         if not all(isinstance(i, str) for i in found) or len(set(found)) != len(found):
@@ -67,11 +74,27 @@ class _Side:
         items = dict(zip(ids, entries, strict=True))
         return cls(text, index, header, items, ids, {i: k for k, i in enumerate(ids)})
 
-    def region(self, ident: str) -> str:
+    def head(self) -> str:
+        """The header, up to and with the ``items:`` line."""
+        spans = self.index.spans
+        assert spans is not None
+        return self.index.region(0, spans.items_line + 1)
+
+    def piece(self, ident: str) -> str:
+        """An item's text with the lines between it and the item before (or the ``items:``
+        line): its blank lines and the comments above it."""
         spans = self.index.spans
         assert spans is not None
         k = self.position[ident]
-        return self.index.region(spans.starts[k], spans.ends[k])
+        start = spans.ends[k - 1] if k else spans.items_line + 1
+        return self.index.region(start, spans.ends[k])
+
+    def tail(self) -> str:
+        """What follows the last item: comments, blank lines, keys after the items."""
+        spans = self.index.spans
+        assert spans is not None
+        start = spans.ends[-1] if spans.starts else spans.items_line + 1
+        return self.index.region(start, len(self.index.lines))
 
 
 def _three_way(base: Any, ours: Any, theirs: Any) -> tuple[Any, bool]:
@@ -83,18 +106,169 @@ def _three_way(base: Any, ours: Any, theirs: Any) -> tuple[Any, bool]:
     return ours, True
 
 
+def _merge_text(base: str, ours: str, theirs: str) -> str | None:
+    """Three texts merged as git merges a file, or None when both sides changed lines that
+    touch."""
+    merged, clash = _three_way(base, ours, theirs)
+    if not clash:
+        return cast(str, merged)
+    with tempfile.TemporaryDirectory(prefix="evalset-merge-") as folder:
+        paths = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(folder) / name
+            path.write_bytes(text.encode("utf-8"))
+            paths.append(str(path))
+        done = subprocess.run(
+            ["git", "merge-file", "-p", *paths], capture_output=True, check=False
+        )  # fmt: skip
+    return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+
 def _conflict_block(label: str, ours: str, theirs: str) -> str:
-    end = "" if ours.endswith("\n") else "\n"
-    end_t = "" if theirs.endswith("\n") else "\n"
+    end = "" if not ours or ours.endswith("\n") else "\n"
+    end_t = "" if not theirs or theirs.endswith("\n") else "\n"
     return (
         f"<<<<<<< ours ({label}; evalset merge)\n"
         f"{ours}{end}=======\n{theirs}{end_t}>>>>>>> theirs\n"
     )
 
 
+@dataclass
+class _Merge:
+    """One merge in progress: the pieces decided so far, and the conflicts."""
+
+    path: Path
+    base: _Side
+    ours: _Side
+    theirs: _Side
+    pieces: dict[str, str] = field(default_factory=dict)
+    """id -> the item's merged piece (a conflict block for an item in conflict)."""
+    by_value: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """id -> the fields to set on our item, merged as values (their changes touched ours)."""
+    header_changes: dict[str, Any] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+
+    def item(self, ident: str) -> None:
+        """Decide the piece of an item ours or theirs has (none: it is deleted)."""
+        ours, base, theirs = self.ours, self.base, self.theirs
+        o = ours.piece(ident) if ident in ours.position else None
+        b = base.piece(ident) if ident in base.position else None
+        t = theirs.piece(ident) if ident in theirs.position else None
+        if o is None or t is None:  # deleted on one side, or added on one
+            kept, side = (t, "their") if o is None else (o, "our")
+            if b is None:
+                self.pieces[ident] = cast(str, kept)
+            elif kept != b:
+                other = "our" if side == "their" else "their"
+                self._conflict(ident, [f"deleted on {other} side, changed on {side}s"])
+            return
+        if b is None:
+            if o == t or ours.items[ident] == theirs.items[ident]:
+                self.pieces[ident] = o
+            else:
+                # Two items that share only an id: merging them field by field would make
+                # one item of two questions.
+                self._conflict(ident, [ADDED_ON_BOTH])
+            return
+        merged = _merge_text(b, o, t)
+        if merged is not None:
+            self.pieces[ident] = merged
+            return
+        ov, bv, tv = ours.items[ident], base.items[ident], theirs.items[ident]
+        self.pieces[ident] = o
+        changes: dict[str, Any] = {}
+        clashes = []
+        for key in dict.fromkeys([*ov, *tv, *bv]):
+            before = ov.get(key, _MISSING)
+            value, clash = _three_way(bv.get(key, _MISSING), before, tv.get(key, _MISSING))
+            if clash:
+                clashes.append(key)
+            elif value is not before:
+                changes[key] = DELETE if value is _MISSING else value
+        if clashes:
+            self._conflict(ident, clashes)
+        elif changes:
+            self.by_value[ident] = changes
+
+    def _conflict(self, ident: str, fields: list[str]) -> None:
+        label = f"item {ident}: {', '.join(fields)}"
+        ours = self.ours.piece(ident) if ident in self.ours.position else ""
+        theirs = self.theirs.piece(ident) if ident in self.theirs.position else ""
+        self.pieces[ident] = _conflict_block(label, ours, theirs)
+        self.conflicts.extend(f"item {ident}: {f}" for f in fields)
+
+    def head(self) -> str:
+        """The merged header: as text, else key by key as values."""
+        base, ours, theirs = self.base, self.ours, self.theirs
+        merged = _merge_text(base.head(), ours.head(), theirs.head())
+        if merged is not None:
+            return merged
+        clashes = []
+        for key in dict.fromkeys([*ours.header, *theirs.header, *base.header]):
+            before = ours.header.get(key, _MISSING)
+            b, t = base.header.get(key, _MISSING), theirs.header.get(key, _MISSING)
+            value, clash = _three_way(b, before, t)
+            if clash:
+                clashes.append(f"header: {key}")
+            elif value is not before:
+                self.header_changes[key] = DELETE if value is _MISSING else value
+        if clashes:
+            self.conflicts.extend(clashes)
+            self.header_changes.clear()
+            return _conflict_block("header", ours.head(), theirs.head())
+        return ours.head()
+
+    def by_values(self, head: str) -> str:
+        """``head`` and the pieces of items merged as values, with those values written into
+        our text (only the fields and keys that changed are rewritten)."""
+        if not self.by_value and not self.header_changes:
+            return head
+        try:
+            editor = SetEditor(parse_set(self.ours.text, self.path, only=()))
+            for key, value in self.header_changes.items():
+                editor.set_header(key, value)
+            for ident, changes in self.by_value.items():
+                editor.update_item(ident, changes)
+            written = _Side.read(editor.render(), self.path)
+        except EvalsetError:  # an item the round-trip editor cannot read on its own
+            written = None
+        if written is None:
+            for ident, changes in self.by_value.items():
+                self._conflict(ident, list(changes))
+            if self.header_changes:
+                self.conflicts.append("header: merged by value, which could not be written")
+                return _conflict_block("header", self.ours.head(), self.theirs.head())
+            return head
+        for ident in self.by_value:
+            self.pieces[ident] = written.piece(ident)
+        return written.head() if self.header_changes else head
+
+
+def _reordered(side: _Side, base: _Side, shared: set[str]) -> bool:
+    return [i for i in side.order if i in shared] != [i for i in base.order if i in shared]
+
+
+def _interleave(primary: list[str], secondary: list[str]) -> list[str]:
+    """``primary``, with each id only ``secondary`` has placed after the id it follows
+    there (past the ids only ``primary`` added at that place)."""
+    out = list(primary)
+    present, theirs = set(out), set(secondary)
+    anchor: str | None = None
+    for ident in secondary:
+        if ident not in present:
+            at = out.index(anchor) + 1 if anchor is not None else 0
+            while at < len(out) and out[at] not in theirs:
+                at += 1
+            out.insert(at, ident)
+            present.add(ident)
+        anchor = ident
+    return out
+
+
 def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> MergeResult | None:
-    """Merge three versions of a set file; None when a version cannot be read item by item
-    (the caller then falls back to git's line merge)."""
+    """Merge three versions of a set file; None when a version cannot be cut into items
+    (items in flow style, no ``items`` key, unreadable YAML: the caller then falls back to
+    git's line merge)."""
     if not ours_text.strip() or not theirs_text.strip():
         return None
     sides = [_Side.read(t, path) for t in (base_text, ours_text, theirs_text)]
@@ -102,158 +276,52 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
         return None
     base, ours, theirs = sides
     assert base is not None and ours is not None and theirs is not None
-    conflicts: list[str] = []
-    editor = SetEditor(parse_set(ours_text, path, only=()))
-    # Header, key by key.
-    header_conflict = False
-    for key in dict.fromkeys([*ours.header, *theirs.header, *base.header]):
-        o = ours.header.get(key, _MISSING)
-        b, t = base.header.get(key, _MISSING), theirs.header.get(key, _MISSING)
-        value, clash = _three_way(b, o, t)
-        if clash:
-            conflicts.append(f"header: {key}")
-            header_conflict = True
-        elif value is not o:
-            editor.set_header(key, DELETE if value is _MISSING else value)
-    # Items present in ours: kept, replaced by theirs' version, merged, or deleted.
-    take_theirs: list[str] = []
-    delete: list[str] = []
-    conflicted: dict[str, list[str]] = {}
-    for ident in ours.order:
-        o, b, t = ours.items[ident], base.items.get(ident), theirs.items.get(ident)
-        if t is None:
-            if b is None or o == b:
-                if b is not None:
-                    delete.append(ident)
-                continue
-            conflicted[ident] = ["deleted on their side, changed on ours"]
-            continue
-        if o == t or t == b:
-            continue
-        if b is None:
-            # Two items that share only an id: merging them field by field would make one
-            # item of two questions.
-            conflicted[ident] = [ADDED_ON_BOTH]
-            continue
-        if o == b:
-            take_theirs.append(ident)
-            continue
-        changes: dict[str, Any] = {}
-        clashes = []
-        for key in dict.fromkeys([*o, *t, *(b or {})]):
-            ov = o.get(key, _MISSING)
-            bv = (b or {}).get(key, _MISSING)
-            value, clash = _three_way(bv, ov, t.get(key, _MISSING))
-            if clash:
-                clashes.append(key)
-            elif value is not ov:
-                changes[key] = DELETE if value is _MISSING else value
-        if clashes:
-            conflicted[ident] = clashes
-        elif changes:
-            editor.update_item(ident, changes)
-    appended: list[str] = []
-    for ident in theirs.order:
-        if ident in ours.items:
-            continue
-        b = base.items.get(ident)
-        if b is None:
-            appended.append(ident)
-        elif theirs.items[ident] != b:
-            conflicted[ident] = ["deleted on our side, changed on theirs"]
-    for ident, fields in conflicted.items():
-        conflicts.extend(f"item {ident}: {f}" for f in fields)
-    text = editor.render()
-    text = _splice(text, path, ours, theirs, take_theirs, delete, appended, conflicted)
-    if header_conflict:
-        text = _header_conflict(text, theirs)
-    if not conflicts:
+    merge = _Merge(path, base, ours, theirs)
+    for ident in dict.fromkeys([*ours.order, *theirs.order]):
+        merge.item(ident)
+    head = merge.by_values(merge.head())
+    tail = _merge_text(base.tail(), ours.tail(), theirs.tail())
+    if tail is None:
+        merge.conflicts.append("the end of the file")
+        tail = _conflict_block("the end of the file", ours.tail(), theirs.tail())
+    shared = set(base.order) & set(ours.order) & set(theirs.order)
+    first, second = (theirs, ours) if (
+        _reordered(theirs, base, shared) and not _reordered(ours, base, shared)
+    ) else (ours, theirs)  # fmt: skip
+    kept = merge.pieces
+    order = _interleave(
+        [i for i in first.order if i in kept], [i for i in second.order if i in kept]
+    )
+    text = _joined(head, [kept[i] for i in order], tail)
+    if not merge.conflicts:
+        merged = _Side.read(text, path)
+        if merged is None or merged.order != order:
+            return None
         try:
             parse_set(text, path, only=())
         except SetFileError:
             return None
-    return MergeResult(text, conflicts)
+    return MergeResult(text, merge.conflicts)
 
 
-def _splice(
-    text: str,
-    path: Path,
-    ours: _Side,
-    theirs: _Side,
-    take_theirs: list[str],
-    delete: list[str],
-    appended: list[str],
-    conflicted: dict[str, list[str]],
-) -> str:
-    """Replace, delete and append whole item regions in ``text`` (ours after the header and
-    field-level edits), taking theirs' regions verbatim."""
-    current = _Side.read(text, path) if conflicted or take_theirs or delete or appended else None
-    if current is None:
-        return text
-    spans = current.index.spans
-    assert spans is not None
-    lines = list(current.index.lines)
-    edits: list[tuple[int, int, str]] = []
-    for ident in take_theirs:
-        k = current.position[ident]
-        edits.append((spans.starts[k], spans.ends[k], theirs.region(ident)))
-    for ident in delete:
-        k = current.position[ident]
-        end = spans.ends[k]
-        if end < len(lines) and not lines[end].strip():
-            end += 1  # the blank line that separated it from the next item
-        edits.append((spans.starts[k], end, ""))
-    for ident, fields in conflicted.items():
-        label = f"item {ident}: {', '.join(fields)}"
-        if ident in current.position:
-            k = current.position[ident]
-            theirs_text = theirs.region(ident) if ident in theirs.position else ""
-            block = _conflict_block(label, current.region(ident), theirs_text)
-            edits.append((spans.starts[k], spans.ends[k], block))
-    tail = [theirs.region(i) for i in appended]
-    tail.extend(
-        _conflict_block(f"item {i}: {', '.join(f)}", "", theirs.region(i))
-        for i, f in conflicted.items()
-        if i not in current.position
-    )
-    if tail:
-        spaced = _spaced(current)
-        last = spans.ends[-1] if spans.starts else spans.items_line + 1
-        joined = "".join(("\n" if spaced else "") + _line_end(t) for t in tail)
-        if lines and last > 0 and not lines[last - 1].endswith("\n"):
-            joined = "\n" + joined
-        if not spans.starts:
-            # `items: []` becomes a block holding the new entries.
-            edits.append((spans.items_line, spans.items_line + 1, "items:\n" + joined.lstrip("\n")))
-        else:
-            edits.append((last, last, joined))
-    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        lines[start:end] = [new]
-    return "".join(lines)
-
-
-def _line_end(text: str) -> str:
-    return text if text.endswith("\n") else text + "\n"
-
-
-def _spaced(side: _Side) -> bool:
-    """Whether items are separated by blank lines."""
-    spans = side.index.spans
-    if spans is None or len(spans.starts) < 2:
-        return False
-    gap = side.index.lines[spans.ends[-2] : spans.starts[-1]]
-    return any(not line.strip() for line in gap)
-
-
-def _header_conflict(text: str, theirs: _Side) -> str:
-    index = TextIndex(text)
-    spans, their_spans = index.spans, theirs.index.spans
-    if spans is None or their_spans is None:
-        return text
-    ours_header = index.region(0, spans.items_line)
-    theirs_header = theirs.index.region(0, their_spans.items_line)
-    rest = index.region(spans.items_line, len(index.lines))
-    return _conflict_block("header", ours_header, theirs_header) + rest
+def _joined(head: str, pieces: list[str], tail: str) -> str:
+    """The file from its parts: each ends its last line, and the ``items:`` line says
+    ``[]`` exactly when no item follows."""
+    lines = head.splitlines(keepends=True)
+    if lines:
+        last = lines[-1]
+        key = last[: len(last) - len(last.lstrip())] + "items:"
+        newline = last[len(last.rstrip("\r\n")) :] or "\n"
+        if pieces and last.split("#")[0].strip() in ("items: []", "items: null", "items: ~"):
+            lines[-1] = key + newline
+        elif not pieces and last.split("#")[0].strip() == "items:":
+            lines[-1] = key + " []" + newline
+    out = ["".join(lines)]
+    for piece in [*pieces, tail]:
+        if out[-1] and not out[-1].endswith("\n") and piece:
+            out.append("\n")
+        out.append(piece)
+    return "".join(out)
 
 
 def _newline_style(text: str) -> str | None:
@@ -310,6 +378,21 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
         merged = ours.read_bytes().decode("utf-8", "replace")
         why = f" ({unreadable})" if unreadable else ""
         conflicts = [f"the file could not be merged item by item{why}; git's line merge was used"]
-        return MergeResult(merged, conflicts if done.returncode else [])
+        if done.returncode == 0:  # merged line by line: committed, unless it is no set
+            problem = _unreadable(merged, Path(name or ours))
+            conflicts = [] if problem is None else [
+                f"the whole file: git's line merge gave no readable set ({problem}); fix it, "
+                "then `git add` it"
+            ]  # fmt: skip
+        return MergeResult(merged, conflicts)
     atomic_write(ours, result.text)
     return result
+
+
+def _unreadable(text: str, path: Path) -> str | None:
+    """Why a file merged line by line is no readable set (None: it is one)."""
+    try:
+        parse_set(text, path, only=())
+    except SetFileError as exc:
+        return str(exc).rstrip(".")
+    return None

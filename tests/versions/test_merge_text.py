@@ -1,0 +1,184 @@
+"""The merge driver keeps text: a change of either side reaches the merged file byte for
+byte, comments and layout included, whether it changed a value or only text; items are
+deleted with the comments above them; a side's order and the place of its new items are
+kept. Changes that touch the same lines are merged as values, and only a field changed
+differently on both sides is a conflict."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_merge import SET as PATH
+from test_merge import branched, edit, merge  # noqa: F401 (a fixture)
+
+from conftest import commit_all, git
+from evalset.versions.merge import merge_sets
+
+SET = Path("sets/docs.yaml")
+BASE = """\
+# the support set
+evalset: 1
+name: docs  # the file's name
+categories:
+  direct-lookup: a fact
+  paraphrased: the same, reworded
+items:
+  # returns
+  - id: a
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [returns.md]
+    key_points:
+      - text: 30 days   # checked with legal
+        sources: [returns.md]
+
+  - id: b
+    question: What does shipping cost?
+    category: direct-lookup
+    expected_sources: [shipping.md]
+    key_points:
+      - text: 5 euros\t# price page
+        sources: [shipping.md]
+    status: active  # approved
+
+  # shipping abroad
+  - id: c
+    question: Do you ship abroad?
+    category: direct-lookup
+    expected_sources: [shipping.md]
+    key_points:
+      - text: to the EU only
+        sources: [shipping.md]
+# end of items
+"""
+
+A_QUESTION = ("How long is the return window?", "How long may I return an item?")
+B_QUESTION = ("What does shipping cost?", "What does shipping cost me?")
+# Each case: what ours changes and what theirs changes, as (old, new) replacements of the
+# base's text; the merged file is the base with both applied.
+CASES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
+    "a comment added on their side": ([A_QUESTION], [
+        ("      - text: 5 euros\t# price page", "      - text: 5 euros\t# rises in January")]),
+    "our comment, their value, one item": ([
+        ("# checked with legal", "# re-checked 2026-12")], [A_QUESTION]),
+    "retired there (its reason is a comment), reworded here": ([B_QUESTION], [
+        ("    status: active  # approved\n",
+         "    status: retired  # approved; retired 2026-12-05: no longer sold\n")]),
+    "a key point edited there, the question here": ([A_QUESTION], [
+        ("30 days   #", "30 days of delivery   #")]),
+    "a comment between items": ([A_QUESTION], [
+        ("  # shipping abroad\n", "  # shipping abroad\n  # owner: dave\n")]),
+    "a comment at the end": ([B_QUESTION], [
+        ("# end of items\n", "# end of items\n# reviewed 2026-12\n")]),
+    "a header comment there, a category meaning here": ([
+        ("  direct-lookup: a fact\n", "  direct-lookup: a fact stated in one section\n")], [
+        ("name: docs  # the file's name", "name: docs  # as the file is named")]),
+    "a file comment both sides": ([("# the support set\n", "# the support set (ours)\n")], [
+        ("# end of items\n", "# end of items (theirs)\n")]),
+    "lines that touch, merged as values": ([A_QUESTION], [
+        ("    category: direct-lookup\n    expected_sources: [returns.md]",
+         "    category: paraphrased\n    expected_sources: [returns.md]")]),
+    "an item YAML's round-trip reader cannot read, edited there": ([A_QUESTION], [
+        ("5 euros\t#", "6 euros\t#")]),
+}  # fmt: skip
+
+
+def _applied(text: str, edits: list[tuple[str, str]]) -> str:
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.mark.parametrize(("ours", "theirs"), CASES.values(), ids=CASES.keys())
+def test_changes_of_both_sides_reach_the_merged_text_byte_for_byte(
+    ours: list[tuple[str, str]], theirs: list[tuple[str, str]]
+) -> None:
+    for one, other in ((ours, theirs), (theirs, ours)):  # the same, whichever side is ours
+        result = merge_sets(BASE, _applied(BASE, one), _applied(BASE, other), SET)
+        assert result is not None and result.clean, result and result.conflicts
+        assert result.text == _applied(BASE, [*one, *other])
+
+
+def _item(ident: str) -> str:
+    return (
+        f"\n  - id: {ident}\n    question: Question {ident}?\n    category: direct-lookup\n"
+        f"    expected_sources: [returns.md]\n    key_points:\n      - text: fact {ident}\n"
+        "        sources: [returns.md]\n"
+    )
+
+
+def _pieces(text: str) -> tuple[str, dict[str, str], str]:
+    """The header, each item's piece (with the lines above it) and the end of ``BASE``."""
+    head, rest = text.split("items:\n", 1)
+    a_end = rest.index("\n  - id: b")
+    c_start = rest.index("\n  # shipping abroad")
+    end = rest.index("# end of items")
+    pieces = {"a": rest[:a_end + 1], "b": rest[a_end + 1:c_start + 1],
+              "c": rest[c_start + 1:end]}  # fmt: skip
+    return head + "items:\n", pieces, rest[end:]
+
+
+HEAD, PIECES, TAIL = _pieces(BASE)
+
+
+def _file(*parts: str) -> str:
+    return HEAD + "".join(PIECES.get(p, p) for p in parts) + TAIL
+
+
+LAYOUTS = {
+    # ours, theirs, merged: each a list of item pieces ("a", "b", "c") or new item texts
+    "their new order is kept, with our edit": (
+        [_file("a", "b", "c").replace(*B_QUESTION)], [_file("c", "a", "b")],
+        _file("c", "a", "b").replace(*B_QUESTION)),
+    "deleted there with the comment above it": (
+        [_file("a", "b", "c").replace(*A_QUESTION)], [_file("a", "b")],
+        _file("a", "b").replace(*A_QUESTION)),
+    "their item inserted in the middle stays there": (
+        [_file("a", "b", "c", _item("d"))], [_file("a", _item("e"), "b", "c")],
+        _file("a", _item("e"), "b", "c", _item("d"))),
+    "both appended at the end: ours, then theirs": (
+        [_file("a", "b", "c", _item("d"))], [_file("a", "b", "c", _item("e"))],
+        _file("a", "b", "c", _item("d"), _item("e"))),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("ours", "theirs", "merged"), LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_order_deletions_and_new_items_keep_their_place(
+    ours: list[str], theirs: list[str], merged: str
+) -> None:
+    result = merge_sets(BASE, ours[0], theirs[0], SET)
+    assert result is not None and result.clean, result and result.conflicts
+    assert result.text == merged
+
+
+def test_a_field_changed_differently_on_both_sides_is_still_a_conflict() -> None:
+    ours = BASE.replace("30 days   # checked", "31 days   # checked")
+    theirs = BASE.replace("30 days   # checked", "28 days   # checked")
+    result = merge_sets(BASE, ours, theirs, SET)
+    assert result is not None and result.conflicts == ["item a: key_points"]
+    assert "<<<<<<< ours (item a: key_points; evalset merge)" in result.text
+    assert "31 days" in result.text and "28 days" in result.text
+    assert result.text.count("id: b") == 1 and result.text.endswith("# end of items\n")
+
+
+def test_a_line_merge_that_gives_no_readable_set_is_a_conflict(
+    branched: Path,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """A side that broke the YAML is merged by git line by line; the result is not committed
+    as if all were well."""
+    git(branched, "checkout", "-q", "other")
+    edit(branched, "The fact q-2 asks about", '"The fact q-2 asks about')  # a quote left open
+    commit_all(branched, "theirs: a broken quote")
+    git(branched, "checkout", "-q", "main")
+    edit(branched, "Question q-1 about the policy?", "Question q-1, reworded?")
+    commit_all(branched, "ours")
+    done = merge(branched, "other")
+    assert done.returncode != 0
+    assert "git's line merge gave no readable set" in done.stderr + done.stdout
+    assert git(branched, "diff", "--name-only", "--diff-filter=U").split() == [PATH]
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=branched, capture_output=True,
+                            text=True, check=True).stdout  # fmt: skip
+    assert f"UU {PATH}" in status
