@@ -57,10 +57,11 @@ def _credit_by_definition(
     the most specific expected source (the one it is, then the deepest section holding it,
     the whole document last; the first listed among equals) no earlier entry was credited
     with; an entry standing for the same citations as an earlier one (a repeat) earns
-    nothing. At document granularity expected documents count once each."""
+    nothing. An expected source listed twice counts once (at document granularity, each
+    expected document)."""
     from evalset.sets.citations import Citation
 
-    sources = [Citation.parse(e) for e in expected]
+    sources = list(dict.fromkeys(Citation.parse(e) for e in expected))
     if granularity == "document":
         docs = list(dict.fromkeys(s.doc for s in sources))
     credited: set[int] = set()

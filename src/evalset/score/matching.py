@@ -43,8 +43,16 @@ class Matcher:
         self.outlines = outlines
         self.granularity = granularity
         self._keys: dict[Citation, list[tuple[str, tuple[int, int]]]] = {}
+        self.outline_unknown: set[Citation] = set()
+        """Expected sections whose document has deeper sections, but not the text that
+        tells which of them lie inside: a retrieved deeper section cannot be credited or
+        refused (the caller refuses such a run)."""
 
     def targets(self, expected: Sequence[Citation]) -> Targets:
+        """An item's targets; a source listed twice counts once (`validate` warns about it):
+        counted twice, it could never all be found, and recall would stop at a half."""
+        if len(set(expected)) != len(expected):
+            expected = list(dict.fromkeys(expected))
         if self.granularity == "document":
             docs = list(dict.fromkeys(c.doc for c in expected))
             return Targets(len(docs), {doc: (i,) for i, doc in enumerate(docs)})
@@ -83,6 +91,8 @@ class Matcher:
         doc, section = source
         assert section is not None
         view = self.outlines.view(doc) if self.outlines.snapshot else None
+        if view is None and self.outlines.deeper(doc, section):
+            self.outline_unknown.add(source)
         if view is None or section not in view.parts:
             return []
         return [s for s in view.inside(section) if s != section]

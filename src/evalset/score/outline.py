@@ -54,18 +54,49 @@ class DocumentView:
 
     @cached_property
     def spans(self) -> dict[str, tuple[int, int]] | None:
-        """Where each section's heading and text lie in the document's text (its first
-        occurrence); None when one is missing or two sections have the same heading and text
-        (then containment is tested on the texts)."""
-        found = {}
-        taken: set[tuple[int, int]] = set()
+        """Where each section's heading and text lie in the document's text; None when one
+        is missing or two sections have the same heading and text (then containment is
+        tested on the texts).
+
+        A heading and text found once in the document are where they are. One found more
+        than once (an empty section's heading is a word its neighbours' text may use: a
+        "### Exceptions" under Shipping, and "Exceptions apply" under Returns) is where it
+        ends at a section's start or at the document's end: the sections tile the document,
+        so a section runs to where the next one begins. The occurrences that fit are
+        narrowed as sections are placed; where more than one still fits, the first is
+        taken."""
+        text = self.text
+        found: dict[str, tuple[int, int]] = {}
+        several: list[tuple[Part, list[int]]] = []
         for part in self.parts.values():
-            at = self.text.find(part.key)
-            span = (at, at + len(part.key))
-            if at < 0 or span in taken:
+            at = text.find(part.key)
+            if at < 0:
                 return None
-            taken.add(span)
-            found[part.id] = span
+            again = text.find(part.key, at + 1)
+            if again < 0:
+                found[part.id] = (at, at + len(part.key))
+                continue
+            places = [at]
+            while again >= 0:
+                places.append(again)
+                again = text.find(part.key, again + 1)
+            several.append((part, places))
+        while several:
+            starts = {start for start, _ in found.values()}
+            left = []
+            for part, places in several:
+                fits = [at for at in places if _ends_at_a_start(text, at + len(part.key), starts)]
+                if len(fits) == 1:
+                    found[part.id] = (fits[0], fits[0] + len(part.key))
+                else:
+                    left.append((part, places))
+            if len(left) == len(several):  # no more can be placed: the first of each
+                for part, places in left:
+                    found[part.id] = (places[0], places[0] + len(part.key))
+                break
+            several = left
+        if len(set(found.values())) != len(found):
+            return None
         return found
 
     def within(self, inner: str, outer: str) -> bool:
@@ -108,6 +139,15 @@ class DocumentView:
                     inner.append(part.id)
             found[outer.id] = inner
         return found
+
+
+def _ends_at_a_start(text: str, end: int, starts: set[int]) -> bool:
+    """Whether a section ending at ``end`` ends the document or meets a section's start
+    (after the white space between them)."""
+    at = end
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at == len(text) or (at > end and at in starts)
 
 
 def _view(doc: str, entry: dict[str, Any]) -> DocumentView | None:
@@ -173,6 +213,16 @@ class Outlines:
         snap = self.snapshot
         entry = snap.documents.get(doc) if snap is not None else None
         return entry is not None and section in entry["sections"]
+
+    def deeper(self, doc: str, section: str) -> bool:
+        """Whether the document has a section deeper than ``section`` (one that may lie
+        inside it), from the snapshot's levels alone."""
+        snap = self.snapshot
+        entry = snap.documents.get(doc) if snap is not None else None
+        if entry is None or section not in entry["sections"]:
+            return False
+        level = self.level(doc, section)
+        return any(int(s.get("level", 0)) > level for s in entry["sections"].values())
 
     def level(self, doc: str, section: str) -> int:
         snap = self.snapshot

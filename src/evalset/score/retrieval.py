@@ -287,14 +287,15 @@ def _refuse_unread(
     where = f"{run.path}:{first['line']}" if first is not None else str(run.path)
     docs = sorted(unread)
     named = docs[0] + (f" and {len(docs) - 1} more document(s)" if len(docs) > 1 else "")
-    raise ChunksUnreadable(
+    raise TextUnreadable(
         f"{where}: {len(chunks)} chunk(s) of {named} cannot be resolved to sections, since "
         f"the documents' text is read from the corpus and {why}."
     )
 
 
-class ChunksUnreadable(EvalsetError):
-    """Chunks whose documents' text is in a corpus that is not here."""
+class TextUnreadable(EvalsetError):
+    """Entries that cannot be scored without their documents' text, which cannot be read
+    here (chunks to resolve; sections that may lie inside an expected one)."""
 
 
 def _unresolved(line: RunLine, rank: int, chunk: Chunk, how: str) -> dict[str, Any]:
@@ -318,17 +319,59 @@ def _credit(
     granularity: Granularity,
     deepest: int,
     unresolved: list[dict[str, Any]],
+    unknown: frozenset[str],
 ) -> None:
-    """The credited ranks of one line, and what its first entries stand for."""
+    """The credited ranks of one line, and what its first entries stand for. A citation in
+    ``unknown`` (no such document or section in the snapshot) is credited with nothing."""
     line = scored.line
     if line is None or not line.retrieved:
         return
     if line.plain and granularity == "section":
-        scored.ranks = credited_ranks_plain(targets, line.retrieved)  # type: ignore[arg-type]
+        entries: list[str] = line.retrieved  # type: ignore[assignment]
+        if unknown and not unknown.isdisjoint(entries):
+            entries = [e if e not in unknown else "" for e in entries]  # "": matches nothing
+        scored.ranks = credited_ranks_plain(targets, entries)
         return
     cited = _entry_citations(line, resolver, granularity, unresolved)
-    scored.ranks = credited_ranks(targets, cited, granularity)
+    known = [tuple(c for c in cs if c not in unknown) for cs in cited] if unknown else cited
+    scored.ranks = credited_ranks(targets, known, granularity)
     scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
+
+
+def _refuse_unknown_outline(
+    run: RunFile, scored: list[_Scored], matcher: Matcher, not_here: Callable[[], str | None]
+) -> None:
+    """Refuse a run that retrieved a section deeper than one an item expects in the same
+    document when which sections lie inside the expected one cannot be told (the snapshot
+    stores no text, and the document as it saw it cannot be read): it is a hit if it lies
+    inside, a miss if not, and either guess would score silently what a checkout with the
+    text scores otherwise."""
+    outlines = matcher.outlines
+    for s in scored:
+        line = s.line
+        uncertain = [c for c in s.item.expected_sources if c in matcher.outline_unknown]
+        if line is None or not line.retrieved or not uncertain:
+            continue
+        for entry in line.retrieved:
+            if type(entry) is not str:
+                continue  # a chunk is resolved by its text, which the resolver checks
+            doc, _, section = entry.partition("#")
+            for source in uncertain:
+                assert source.section is not None
+                if (
+                    doc == source.doc
+                    and section not in ("", source.section)
+                    and outlines.level(doc, section) > outlines.level(doc, source.section)
+                ):
+                    why = not_here() or (
+                        f"{outlines.unreadable.get(doc, 'its text cannot be read')}; score "
+                        "where the corpus that snapshot was taken of is checked out"
+                    )
+                    raise TextUnreadable(
+                        f"{run.path}:{line.line}: whether {entry} lies inside {source}, which "
+                        f"item {s.item.id} expects, cannot be told without the document's "
+                        f"text: {why}."
+                    )
 
 
 Checks = Callable[[], tuple[dict[str, Any], list[ItemStatus]]]
@@ -366,14 +409,17 @@ def _score(
     missing = [item.id for item in items if item.id not in answered]
     scored += [_Scored(by_id[ident], 0, None) for ident in missing]
     scored.sort(key=_row_order)  # (id, trial) pairs are unique: runs come mostly in order
+    unknown = unknown_citations(lines, snap)
+    never = frozenset(unknown)  # they score as misses, never as what they may have meant
     for s in scored:
         t = targets.get(s.item.id)
         if t is None:
             t = targets[s.item.id] = matcher.targets(s.item.expected_sources)
-        _credit(s, t, resolver, options.granularity, deepest, unresolved)
+        _credit(s, t, resolver, options.granularity, deepest, unresolved, never)
     if resolver.unread:
         _refuse_unread(run, resolver.unread, unresolved, not_here)
-    unknown = unknown_citations(lines, snap)
+    if matcher.outline_unknown:
+        _refuse_unknown_outline(run, scored, matcher, not_here)
     expected = np.array([targets[s.item.id].count for s in scored], dtype=np.int64)
     values, first = retrieval_values([s.ranks for s in scored], expected, metrics)
     names = [m.name for m in metrics]

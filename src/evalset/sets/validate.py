@@ -341,6 +341,16 @@ class _Checker:
                         "it is scored by whether the system declines; remove them",
                         "completeness",
                     )
+        repeated = [str(c) for c, n in Counter(item.expected_sources).items() if n > 1]
+        for citation in repeated:
+            self.add(
+                "warning",
+                ("items", k, "expected_sources"),
+                f"expected_sources lists {citation} more than once; it counts once in "
+                "recall, ndcg and map",
+                "remove the repeat",
+                "repeated-source",
+            )
         lacking = draft_lacks(item) if draft else []
         if lacking:
             self.add(
