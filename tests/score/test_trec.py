@@ -97,6 +97,26 @@ def test_made_fixtures_give_trec_evals_values(tmp_path: Path, seed: int) -> None
     assert _assert_equal(*_fixture(tmp_path, seed)) > 1000
 
 
+def test_rankings_of_very_different_lengths_give_trec_evals_values(tmp_path: Path) -> None:
+    """Queries are scored in groups of like length (a matrix as wide as the longest ranking
+    of all would need gigabytes for one long ranking among many short ones): one of 5,000
+    documents, one judged 3,000 times but ranking three, and many of a few."""
+    rng = random.Random(7)
+    qrels, run = [], []
+    for q in range(300):
+        length = rng.choice([1, 1, 2, 3, 5, 9, 17, 40, 130])
+        run += [f"q{q} Q0 d{d} {k} {rng.random():.4f} r" for k, d in enumerate(rng.sample(
+            range(400), length))]  # fmt: skip
+        qrels += [f"q{q} 0 d{d} {rng.choice([0, 1, 2])}" for d in rng.sample(range(400), 12)]
+    run += [f"long Q0 d{d} {d} {1 - d / 10_000} r" for d in range(5_000)]
+    qrels += [f"long 0 d{d} 1" for d in range(0, 5_000, 97)]
+    run += [f"judged Q0 d{d} {d} {1 - d / 10} r" for d in (5, 70, 2_999)]
+    qrels += [f"judged 0 d{d} {1 + d % 3}" for d in range(3_000)]
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    assert _assert_equal(tmp_path / "qrels", tmp_path / "run") > 300 * 30
+
+
 def test_ties_are_broken_by_document_id_in_reverse_order(tmp_path: Path) -> None:
     (tmp_path / "q").write_text("1 0 b 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 0.5 x\n1 Q0 b 2 0.5 x\n1 Q0 c 3 0.5 x\n")

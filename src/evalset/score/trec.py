@@ -401,9 +401,8 @@ def evaluate(qrels: Qrels, run: Run, cutoffs: Sequence[int] = CUTOFFS) -> TrecRe
     ranked_q = code[order]
     bounds = np.searchsorted(ranked_q, np.arange(n + 1))
     retrieved = np.diff(bounds)
-    width = max(int(retrieved.max()) if n else 0, 1)
-    levels = np.full((n, width), -1, dtype=np.int64)
-    levels[ranked_q, np.arange(len(order)) - bounds[ranked_q]] = level[order]
+    ranked_at = np.arange(len(order)) - bounds[ranked_q]  # each entry's rank - 1
+    ranked_level = level[order]
     # every judgement of the scored queries: relevant counts, and the ideal gains per query
     scored = qcode >= 0
     relevant = np.bincount(qcode[scored & (qrels.levels >= 1)], minlength=n)
@@ -412,9 +411,27 @@ def evaluate(qrels: Qrels, run: Run, cutoffs: Sequence[int] = CUTOFFS) -> TrecRe
     porder = np.lexsort((-pl, pq))
     pq, pl = pq[porder], pl[porder]
     pbounds = np.searchsorted(pq, np.arange(n + 1))
-    ideal = np.zeros((n, max(int(np.diff(pbounds).max()) if n else 0, 1)), dtype=np.float64)
-    ideal[pq, np.arange(len(pq)) - pbounds[pq]] = pl
-    values = _measures(levels, retrieved, relevant, ideal, cutoffs)
+    ideal_at = np.arange(len(pq)) - pbounds[pq]
+    values = {m: np.zeros(n) for m in measures[1:]}
+    # Queries are scored in groups of like length, each as a matrix as wide as its longest
+    # ranking: one matrix for all would be as wide as the longest ranking of the run, and a
+    # run with one query of 200,000 documents beside 10,000 short ones would need gigabytes.
+    longest = np.maximum(np.maximum(retrieved, np.diff(pbounds)), 1)
+    group = np.ceil(np.log2(longest)).astype(np.int64) if n else longest
+    for g in np.unique(group).tolist():
+        members = np.flatnonzero(group == g)
+        row = np.full(n, -1, dtype=np.int64)
+        row[members] = np.arange(len(members))
+        width = int(longest[members].max())
+        levels = np.full((len(members), width), -1, dtype=np.int64)
+        mine = row[ranked_q] >= 0
+        levels[row[ranked_q[mine]], ranked_at[mine]] = ranked_level[mine]
+        ideal = np.zeros((len(members), width), dtype=np.float64)
+        theirs = row[pq] >= 0
+        ideal[row[pq[theirs]], ideal_at[theirs]] = pl[theirs]
+        found_values = _measures(levels, retrieved[members], relevant[members], ideal, cutoffs)
+        for m, column in found_values.items():
+            values[m][members] = column
     columns = [values[m] for m in measures[1:]]
     matrix = np.column_stack(columns) if n else np.zeros((0, len(columns)))
     everything: dict[str, float | int] = {"num_q": n}
