@@ -316,3 +316,26 @@ def test_wilson_intervals_are_statsmodels_on_every_count() -> None:
         for k in range(n + 1):
             low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
             assert wilson(k / n, n) == pytest.approx((low, high), rel=1e-12, abs=1e-15), (k, n)
+
+
+def test_lists_of_very_different_depths_score_the_same_in_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past ``MATRIX_CELLS`` the lists are scored in groups of like depth (one list credited
+    at rank 200,000 among 30,000 would otherwise need a matrix of gigabytes): every value is
+    the one the single matrix gives, to the bit."""
+    from evalset.score import metrics as module
+
+    rng = random.Random(5)
+    lists: list[list[int]] = []
+    for _ in range(400):
+        depth = rng.choice([1, 2, 3, 10, 20, 70, 300, 5_000])
+        lists.append(sorted(rng.sample(range(1, depth + 1), rng.randint(0, min(depth, 6)))))
+    expected = np.array([max(len(r), 1) + rng.choice([0, 0, 1, 4]) for r in lists])
+    chosen = retrieval_metrics([1, 3, 5, 10, 100])
+    whole, first = module._values(lists, expected, chosen)
+    monkeypatch.setattr(module, "MATRIX_CELLS", 1_000)
+    grouped, first_grouped = retrieval_values(lists, expected, chosen)
+    assert np.array_equal(first, first_grouped)
+    for name, column in whole.items():
+        assert np.array_equal(column, grouped[name]), name

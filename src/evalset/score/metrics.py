@@ -163,6 +163,11 @@ def relevance_matrix(relevant_ranks: Sequence[Sequence[int]], width: int) -> NDA
     return rel
 
 
+MATRIX_CELLS = 1 << 24
+"""Lists x ranks computed as one matrix at most (16 MB of flags, 128 MB of running sums);
+beyond, lists are computed in groups of like depth."""
+
+
 def retrieval_values(
     relevant_ranks: Sequence[Sequence[int]],
     expected: NDArray[np.int64],
@@ -170,8 +175,34 @@ def retrieval_values(
 ) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.int64]]:
     """Each metric's value per list, and the first relevant rank per list (0: none).
 
-    ``relevant_ranks[i]``: the ranks of list i's credited entries; ``expected[i]``: how many
-    expected sources it had (at least 1)."""
+    ``relevant_ranks[i]``: the ranks of list i's credited entries, in rank order;
+    ``expected[i]``: how many expected sources it had (at least 1). The lists are one matrix
+    as wide as the deepest credited rank; when that would be large (one list credited at
+    rank 200,000 among 30,000), they are computed in groups of like depth, each as wide as
+    its own deepest rank, with the same arithmetic per list."""
+    deepest = max((r for ranks in relevant_ranks for r in ranks), default=1)
+    if deepest * len(relevant_ranks) <= MATRIX_CELLS:
+        return _values(relevant_ranks, expected, metrics)
+    depth = np.array([ranks[-1] if len(ranks) else 1 for ranks in relevant_ranks])
+    group = np.ceil(np.log2(depth)).astype(np.int64)
+    values = {m.name: np.zeros(len(relevant_ranks)) for m in metrics}
+    first = np.zeros(len(relevant_ranks), dtype=np.int64)
+    for g in np.unique(group).tolist():
+        members = np.flatnonzero(group == g)
+        found, firsts = _values([relevant_ranks[i] for i in members.tolist()],
+                                expected[members], metrics)  # fmt: skip
+        for name, column in found.items():
+            values[name][members] = column
+        first[members] = firsts
+    return values, first
+
+
+def _values(
+    relevant_ranks: Sequence[Sequence[int]],
+    expected: NDArray[np.int64],
+    metrics: Sequence[Metric],
+) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.int64]]:
+    """``retrieval_values`` as one matrix."""
     ks = sorted({int(m.name.split("@")[1]) for m in metrics if "@" in m.name} or {1})
     # as wide as the deepest credited rank: a cutoff beyond it changes nothing but K itself
     width = max((r for ranks in relevant_ranks for r in ranks), default=1)
