@@ -11,6 +11,8 @@ import contextlib
 import hashlib
 import itertools
 import os
+import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,10 +23,11 @@ from pydantic import BaseModel
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
+from evalset.sets.findings import Finding
 from evalset.sets.locate import is_filler, line_break, shorten_long_comments, split_lines
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
-from evalset.sets.yamlio import writes_breaks_escaped
+from evalset.sets.yamlio import BREAKS_OF_YAML_1_1, writes_breaks_escaped
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
@@ -70,6 +73,8 @@ class SetEditor:
         self._replaced: dict[int, dict[str, Any]] = {}
         self._long_comments: dict[str, str] = {}
         """Placeholder -> the long comment it stands for while ruamel.yaml has a region."""
+        self._stand_ins: StandIns | None = None
+        """What ruamel.yaml would misread, replaced while it has a region (``StandIns``)."""
         self._restored: dict[int, str] = {}
 
     @property
@@ -282,10 +287,11 @@ class SetEditor:
         return "".join(lines)
 
     def _put_back(self, text: str) -> str:
-        """The long comments ``_load`` took out, in their places again."""
+        """The long comments ``_load`` took out, and what it stood in for, in their places
+        again."""
         for placeholder, comment in self._long_comments.items():
             text = text.replace(placeholder, comment)
-        return text
+        return self._stand_ins.put_back(text) if self._stand_ins is not None else text
 
     def _load(self, yaml: Any, text: str, k: int | None = None) -> Any:
         """A region parsed round-trip; a region that does not parse on its own (an alias to
@@ -293,6 +299,9 @@ class SetEditor:
         put back by ``render`` (see ``locate.shorten_long_comments``)."""
         from ruamel.yaml.error import YAMLError
 
+        if self._stand_ins is None:
+            self._stand_ins = StandIns(self.current.text)
+        text = self._stand_ins.take_out(text)
         kept: dict[str, str] = {}
         short = shorten_long_comments(text, kept)
         if kept:
@@ -310,10 +319,16 @@ class SetEditor:
             if k is not None and isinstance(self.current.raw_items[k], dict):
                 what = f"item {self.current.raw_items[k].get('id')!r}"
             problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            alias = "alias" in problem or "anchor" in problem
+            fix = (
+                "write out the value its alias stands for"
+                if alias
+                else "write that part of it as YAML's common form (spaces, not tabs, around "
+                "a comment; no control characters)"
+            )
             raise EditRefused(
                 f"{self.current.path}: the edit was refused because {what} cannot be edited on "
-                f"its own ({problem}); write out the value its alias stands for, then edit "
-                "again. The file is unchanged."
+                f"its own ({problem}); {fix}, then edit again. The file is unchanged."
             ) from None
 
     def _bare_bounds(self, k: int) -> tuple[int, int]:
@@ -539,6 +554,48 @@ def _styled_like(old: Any, value: Any) -> Any:
     return styled
 
 
+_TAB_BEFORE_COMMENT = re.compile(r"(?<=\S)([ \t]*\t[ \t]*)#")
+"""White space holding a tab before a comment (``5 euros\t# price page``): YAML, but not to
+ruamel.yaml, which refuses the tab."""
+
+
+class StandIns:
+    """Stand-ins for what ruamel.yaml misreads, put into a region before it reads it and
+    taken out of what it writes: NEL, LS and PS (``BREAKS_OF_YAML_1_1``), which it reads as
+    line breaks (an edit turned a NEL in an untouched question into a space, or indented
+    the text after an LS), and the white space of ``_TAB_BEFORE_COMMENT``. The stand-ins
+    are characters of the supplementary private use area that the file does not hold, which
+    it reads and writes as any character: text the edit did not touch comes back byte for
+    byte."""
+
+    def __init__(self, text: str) -> None:
+        free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
+        self.breaks = {b: next(free) for b in BREAKS_OF_YAML_1_1}
+        self.tab, self.end = next(free), next(free)
+        self.runs: list[str] = []
+        self._tab_back = re.compile(rf"[ \t]*#{self.tab}(\d+){self.end}")
+
+    def take_out(self, text: str) -> str:
+        for char, stand_in in self.breaks.items():
+            if char in text:
+                text = text.replace(char, stand_in)
+        if "\t" in text:
+            text = _TAB_BEFORE_COMMENT.sub(self._tab_stand_in, text)
+        return text
+
+    def _tab_stand_in(self, found: re.Match[str]) -> str:
+        self.runs.append(found.group(1))
+        return f" #{self.tab}{len(self.runs) - 1}{self.end}"
+
+    def put_back(self, text: str) -> str:
+        if self.runs and self.tab in text:
+            text = self._tab_back.sub(lambda m: self.runs[int(m.group(1))] + "#", text)
+        for char, stand_in in self.breaks.items():
+            if stand_in in text:
+                text = text.replace(stand_in, char)
+        return text
+
+
 def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
     for key, value in changes.items():
         if value is DELETE:
@@ -548,12 +605,24 @@ def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
 
 
 def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
-    """Refuse an edit that breaks the file or touches what it should not."""
-    new_errors = {f.message for f in after.schema_findings} - {
-        f.message for f in before.schema_findings
-    }
-    if new_errors or (before.header is not None and after.header is None):
-        first = next(f for f in after.schema_findings if f.message in new_errors)
+    """Refuse an edit that breaks the file or touches what it should not: an error the
+    file did not have (of the format, or of the rules an item must keep, such as a declared
+    category), counted per item and field, so that an error worded like one elsewhere in
+    the file is still new."""
+    from evalset.sets.validate import item_rule_errors
+
+    touched = editor.touched | set(
+        range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
+    )
+    found_before = [*before.schema_findings, *item_rule_errors(before, touched)]
+    found_after = [*after.schema_findings, *item_rule_errors(after, touched)]
+    new = Counter(_error_key(f) for f in found_after if f.severity == "error")
+    new -= Counter(_error_key(f) for f in found_before if f.severity == "error")
+    if new or (before.header is not None and after.header is None):
+        first = next(
+            (f for f in found_after if f.severity == "error" and _error_key(f) in new),
+            found_after[0] if found_after else "its header is gone",
+        )
         raise EditRefused(
             f"{before.path}: the edit was refused because the result would be invalid "
             f"({first}); the file is unchanged."
@@ -573,6 +642,10 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
             f"{before.path}: the edit was refused because it would duplicate an item id; "
             "the file is unchanged."
         )
+
+
+def _error_key(finding: Finding) -> tuple[str | None, str | None, str]:
+    return finding.item, finding.field, finding.message
 
 
 def _duplicate_count(items: list[Any]) -> int:

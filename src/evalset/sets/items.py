@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,12 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
         raise EditRefused("name the items to retire.")
     if not reason.strip():
         raise EditRefused("say why the items are retired: --reason TEXT.")
+    control = next((c for c in reason if unicodedata.category(c) == "Cc" and not c.isspace()), None)
+    if control is not None:
+        raise EditRefused(
+            f"--reason holds the control character U+{ord(control):04X}, which the comment "
+            "that records it cannot hold; write the reason without it. Nothing was retired."
+        )
     note = f"{(today or dt.date.today()).isoformat()}: {' '.join(reason.split())}"
     result = Retired()
     with edit_set(path) as editor:
@@ -86,7 +93,20 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
 def _retired(note: str) -> Any:
     def edit(entry: Any) -> None:
         entry["status"] = "retired"
-        if hasattr(entry, "yaml_add_eol_comment"):
+        if not hasattr(entry, "yaml_add_eol_comment"):
+            return
+        token = (entry.ca.items.get("status") or [None, None, None])[2]
+        if token is None or not isinstance(getattr(token, "value", None), str):
             entry.yaml_add_eol_comment(f"retired {note}", "status")
+            return
+        # The comment the line has, and the comment lines after it (which the YAML library
+        # keeps in the same token), are kept: the note is added to the line's own comment.
+        first, newline, rest = token.value.partition("\n")
+        said = first.strip()
+        if said:
+            lead = first[: len(first) - len(first.lstrip())]
+            token.value = f"{lead}{said}; retired {note}{newline or chr(10)}{rest}"
+        else:
+            token.value = f"  # retired {note}\n{rest}"
 
     return edit

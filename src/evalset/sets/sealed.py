@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalset.errors import EditRefused, EvalsetError
+from evalset.errors import EditRefused, EvalsetError, SetFileError
 from evalset.fsio import json_loads
 from evalset.sets.model import Item, SealedItem
 
@@ -241,10 +241,8 @@ def item_of_text(text: str, indent: int | None = None) -> Item | None:
     ``indent``, when given), with nothing but comments around it. Sealed content is as
     untrusted as the file: a text that is anything else is not written back (the content
     is)."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     from evalset.sets.locate import ItemSpans, split_lines
+    from evalset.sets.yamlio import parse_mapping
 
     lines = ["items:\n", *split_lines(text)]
     spans = ItemSpans.scan(lines)
@@ -253,13 +251,13 @@ def item_of_text(text: str, indent: int | None = None) -> Item | None:
     if indent is not None and spans.indent != indent:
         return None
     lf = text.replace("\r\n", "\n").replace("\r", "\n")
-    try:
-        data = YAML(typ="safe", pure=True).load("items:\n" + lf)
+    try:  # read as the set file is read (YAML 1.2: a NEL is a character, not a break)
+        data = parse_mapping("items:\n" + lf, Path("sealed item"))
         items = data["items"]
         if not isinstance(items, list) or len(items) != 1:
             return None
         return Item.model_validate(items[0])
-    except (YAMLError, ValidationError, TypeError, KeyError, ValueError):
+    except (SetFileError, ValidationError, TypeError, KeyError, ValueError):
         return None
 
 

@@ -556,6 +556,18 @@ def check_set(
     return sorted(findings, key=lambda f: (f.line or 0, f.col or 0))
 
 
+def item_rule_errors(loaded: SetFile, indexes: Collection[int]) -> list[Finding]:
+    """The errors the item rules find (a category the header does not declare, labels an
+    active item lacks, labels an unanswerable one must not have, ...) in the items at
+    ``indexes`` of the file, for what an edit of them must not add."""
+    checker = _Checker(loaded, ValidateConfig(), errors_only=True)
+    categories = loaded.header.categories if loaded.header else None
+    for k, item in zip(loaded.item_index, loaded.items, strict=True):
+        if k in indexes:
+            checker._item(k, item, categories)
+    return checker._located()
+
+
 Contexts = dict[Path, tuple[ValidateConfig, SnapshotStore | None, bool]]
 """Per folder, the configuration and snapshots of the workspace it lies in, and whether it
 is that workspace's sets folder (where a set is found by its file's name)."""
