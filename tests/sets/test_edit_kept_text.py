@@ -46,6 +46,7 @@ TEXTS = {
     "PS, double quotes": ('"What does\u2029shipping cost?"', ""),
     "NEL in a comment": ("What does shipping cost?", "   # from\x85the price page"),
     "a tab before a comment": ("What does shipping cost?", "\t# price page"),
+    "a question of 5,000 characters": ("What " + "very " * 999 + "long?", ""),
 }
 
 

@@ -35,7 +35,7 @@ def _yaml(indent: tuple[int, int, int]) -> Any:
 
     yaml = writes_breaks_escaped(YAML(typ="rt", pure=True))
     yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap a user's long lines
+    yaml.width = 1 << 20  # never re-wrap a line: a text holds up to 20,000 characters
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
     return yaml
 
