@@ -17,7 +17,7 @@ from evalset.gitcmd import GitUnusable
 from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
 from evalset.sets.model import Item, SealedItem
 from evalset.sets.setfile import SetFile, load_set
-from evalset.sets.validate import check_set, draft_lacks
+from evalset.sets.validate import Contexts, check_in_place, draft_lacks
 from evalset.staleness.stale import StaleChecker
 from evalset.versions.pin import tag_vouches
 from evalset.workspace import set_paths
@@ -104,17 +104,15 @@ def set_status(
     tags: list[Tag] | None = None,
     with_coverage: bool = False,
     corpus: list[str] | None = None,
+    contexts: Contexts | None = None,
 ) -> SetStatus:
     """One set's overview; ``with_coverage``, its coverage of ``corpus`` too (the corpus's
-    document ids; None when unknown)."""
+    document ids; None when unknown). Its errors and warnings are those `evalset validate`
+    counts (``check_in_place``, with ``contexts`` shared between the sets)."""
     loaded = load_set(path)
-    config = workspace.config.validate if workspace else None
-    store = checker.store if checker else None
-    from evalset.sets.validate import holdout_baseline, sealed_at_head
-
-    baseline = holdout_baseline(path, loaded.name, loaded) if workspace is not None else None
-    sealed_before = sealed_at_head(loaded, baseline)
-    findings = check_set(loaded, config, store, baseline, sealed_before=sealed_before)
+    # The findings `evalset validate` reports, checked alike (the name against the file's,
+    # citations even before the first snapshot): status counts what the gate would.
+    findings = check_in_place(loaded, contexts, leaks=True)
     status = SetStatus(loaded.name, path)
     status.sealed = len(loaded.sealed) + len(loaded.opened)
     for item in loaded.entries:
@@ -216,8 +214,12 @@ def workspace_overview(
     except EvalsetError:
         tags = None  # not a git repository: nothing is released
     corpus = corpus_documents(workspace, newest) if with_coverage else None
+    # The sets folder's files checked with the store made above, not a second one.
+    contexts: Contexts = {
+        workspace.sets_dir.resolve(): (workspace.config.validate, store, True),
+    }
     sets = [
-        set_status(path, workspace, checker, tags, with_coverage, corpus)
+        set_status(path, workspace, checker, tags, with_coverage, corpus, contexts)
         for path in (set_paths(workspace) if paths is None else dict.fromkeys(paths))
     ]
     return Overview(sets, choice, driver)

@@ -1,0 +1,78 @@
+"""`evalset status`: its counts, checked against what `evalset validate` and the set say."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import SET_HEADER, commit_all, set_item, write_files
+
+SMALL = SET_HEADER.replace("name: docs", "name: small")
+ITEMS = set_item("q-001", "a.md#refunds") + set_item("q-002", "a.md")
+
+
+def _renamed(text: str) -> str:
+    return text.replace("name: small", "name: support")
+
+
+def _undeclared(text: str) -> str:
+    return text.replace("category: direct-lookup", "category: direct-lookp", 1)
+
+
+def _dangling(text: str) -> str:
+    return text.replace("a.md#refunds", "a.md#no-such-section")
+
+
+# Sets with different findings; each row: the files of the sets folder, and whether a
+# snapshot of the corpus is taken first (citations are resolved, items may be verified).
+CASES = {
+    "clean-unverified": ({"sets/small.yaml": SMALL + ITEMS}, False),
+    "clean-unverified-snapshot": ({"sets/small.yaml": SMALL + ITEMS}, True),
+    "name-not-the-files": ({"sets/small.yaml": _renamed(SMALL + ITEMS)}, False),
+    "name-not-the-files-snapshot": ({"sets/small.yaml": _renamed(SMALL + ITEMS)}, True),
+    "twin-files": (
+        {"sets/small.yaml": SMALL + ITEMS, "sets/small.yml": SMALL + ITEMS},
+        False,
+    ),
+    "undeclared-category": ({"sets/small.yaml": _undeclared(SMALL + ITEMS)}, True),
+    "dangling-citation": ({"sets/small.yaml": _dangling(SMALL + ITEMS)}, True),
+    "two-sets": (
+        {"sets/small.yaml": SMALL + ITEMS, "sets/docs.yaml": _dangling(SET_HEADER + ITEMS)},
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize(("files", "snapshot"), CASES.values(), ids=CASES.keys())
+def test_status_counts_what_validate_counts(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, files: dict[str, str], snapshot: bool
+) -> None:
+    (corpus_repo / "evalset.toml").write_text("[validate]\nmin_per_category = 5\n", "utf-8")
+    write_files(corpus_repo, {"corpus/a.md": "# Refunds\n\nWithin 30 days.\n", **files})
+    commit_all(corpus_repo, "sets")
+    if snapshot:
+        assert cli(corpus_repo, "snapshot").code == 0
+    checked = cli(corpus_repo, "validate", "--json")
+    assert checked.code in (0, 1), checked.err
+    report = json.loads(checked.out)
+    per_file = {
+        severity: Counter(f["file"] for f in report["findings"] if f["severity"] == severity)
+        for severity in ("error", "warning")
+    }
+    shown = cli(corpus_repo, "status", "--json")
+    assert shown.code == 0, shown.err
+    sets = json.loads(shown.out)["sets"]
+    assert sorted(s["path"] for s in sets) == sorted(report["files"])
+    for s in sets:
+        assert (s["errors"], s["warnings"]) == (
+            per_file["error"][s["path"]],
+            per_file["warning"][s["path"]],
+        ), s["path"]
+    assert sum(s["errors"] for s in sets) == report["errors"]
+    assert sum(s["warnings"] for s in sets) == report["warnings"]
+    human = cli(corpus_repo, "status").out
+    for s in sets:
+        assert f"{s['errors']} error(s), {s['warnings']} warning(s)" in human
