@@ -76,3 +76,46 @@ def test_status_counts_what_validate_counts(  # type: ignore[no-untyped-def]
     human = cli(corpus_repo, "status").out
     for s in sets:
         assert f"{s['errors']} error(s), {s['warnings']} warning(s)" in human
+
+
+def _item(ident: str, holdout: str | None, status: str = "active") -> str:
+    extra = f"    holdout: {holdout}\n" if holdout is not None else ""
+    return set_item(ident, "a.md") + extra + f"    status: {status}\n"
+
+
+# Each row: the items (holdout flag, status), and the split counts `status --json` gives.
+SPLITS = {
+    "tuning-and-unassigned": (
+        [("false", "active"), (None, "active")],
+        {"active": 2, "tuning": 1, "holdout": 0, "unassigned": 1},
+    ),
+    "all-three": (
+        [("false", "active"), ("true", "active"), (None, "active"), (None, "active")],
+        {"active": 4, "tuning": 1, "holdout": 1, "unassigned": 2},
+    ),
+    "unassigned-only": (
+        [(None, "active")],
+        {"active": 1, "tuning": 0, "holdout": 0, "unassigned": 1},
+    ),
+    "drafts-and-retired-not-counted": (
+        [("false", "active"), (None, "draft"), ("true", "retired"), ("false", "retired")],
+        {"active": 1, "tuning": 1, "holdout": 0, "unassigned": 0},
+    ),
+}
+
+
+@pytest.mark.parametrize(("items", "expected"), SPLITS.values(), ids=SPLITS.keys())
+def test_status_json_counts_each_split_apart(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, items: list[tuple[str | None, str]], expected: dict[str, int]
+) -> None:
+    body = "".join(_item(f"q-{k:03}", h, s) for k, (h, s) in enumerate(items, 1))
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\ntext\n", "sets/small.yaml": SMALL + body})
+    commit_all(corpus_repo, "set")
+    (entry,) = json.loads(cli(corpus_repo, "status", "--json").out)["sets"]
+    counts = entry["items"]
+    assert {k: counts[k] for k in expected} == expected
+    assert counts["tuning"] + counts["holdout"] + counts["unassigned"] == counts["active"]
+    table = entry["categories"]["direct-lookup"]  # what the human table shows
+    assert {k: table[k] for k in ("tuning", "holdout", "unassigned")} == {
+        k: expected[k] for k in ("tuning", "holdout", "unassigned")
+    }

@@ -46,6 +46,9 @@ class SetStatus:
     """Active items per category: ``{"direct-lookup": {"tuning": 6, "holdout": 2, ...}}``."""
     active: int = 0
     holdout: int = 0
+    tuning: int = 0
+    unassigned: int = 0
+    """Active items with no ``holdout:`` decision yet (neither tuning nor holdout)."""
     drafts: int = 0
     retired: int = 0
     sealed: int = 0
@@ -78,7 +81,8 @@ class SetStatus:
             "items": {
                 "active": self.active,
                 "holdout": self.holdout,
-                "tuning": self.active - self.holdout,
+                "tuning": self.tuning,
+                "unassigned": self.unassigned,
                 "draft": self.drafts,
                 "retired": self.retired,
                 "sealed": self.sealed,
@@ -122,7 +126,9 @@ def set_status(
             status.retired += 1
         else:
             status.active += 1
-            status.holdout += bool(item.holdout)
+            status.holdout += item.holdout is True
+            status.tuning += item.holdout is False
+            status.unassigned += item.holdout is None
     status.draft_items = drafts(loaded.entries)
     status.categories = category_table(loaded)
     if with_coverage:

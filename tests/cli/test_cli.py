@@ -42,6 +42,7 @@ def test_status_json_counts_match_the_example(cli) -> None:  # type: ignore[no-u
         "active": 40,
         "holdout": 9,
         "tuning": 31,
+        "unassigned": 0,
         "draft": 3,
         "retired": 1,
         "sealed": 0,
