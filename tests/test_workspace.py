@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import git
+from conftest import commit_all, git, write_files
 from evalset import UnknownSet, find_workspace
 from evalset.sets.validate import validate
 from evalset.workspace import resolve_set, set_paths
@@ -112,3 +113,99 @@ def test_init_names_a_git_config_lock_that_stays(git_repo: Path, cli) -> None:  
     assert result.err.endswith("delete that file and run `evalset init --git-hooks`.\n")
     (git_repo / ".git" / "config.lock").unlink()
     assert cli(git_repo, "init", "--git-hooks").code == 0
+
+
+SETS_MISSING = "no such folder, but {config} names it as the folder of the set files"
+SETS_NOT_A_FOLDER = "is not a folder, but {config} names it as the folder of the set files"
+
+# A sets folder that is not there: (config file, its text, the folder named, the problem,
+# the key to check as the message names it).
+BAD_SETS_FOLDERS = {
+    "typo": ("evalset.toml", 'sets = "set"\n', "set", SETS_MISSING, "`sets`"),
+    "typo-pyproject": (
+        "pyproject.toml",
+        '[tool.evalset]\nsets = "set"\n',
+        "set",
+        SETS_MISSING,
+        "`sets` under [tool.evalset]",
+    ),
+    "nested-missing": (
+        "evalset.toml",
+        'sets = "evals/sets"\n',
+        "evals/sets",
+        SETS_MISSING,
+        "`sets`",
+    ),
+    "a-file": ("evalset.toml", 'sets = "dvc.yaml"\n', "dvc.yaml", SETS_NOT_A_FOLDER, "`sets`"),
+    "the-set-file": (
+        "evalset.toml",
+        'sets = "sets/s1.yaml"\n',
+        "sets/s1.yaml",
+        SETS_NOT_A_FOLDER,
+        "`sets`",
+    ),
+}
+
+# Every command that lists the workspace's sets or finds one by name.
+SET_COMMANDS = {
+    "validate": ["validate"],
+    "validate-json": ["validate", "--json"],
+    "validate-name": ["validate", "s1"],
+    "status": ["status"],
+    "status-json": ["status", "--json"],
+    "stale": ["stale"],
+    "verify": ["verify", "s1", "--all"],
+    "release": ["release", "s1", "--bump", "patch"],
+    "pin": ["pin", "s1"],
+    "log": ["log", "s1"],
+    "diff": ["diff", "s1"],
+    "export": ["export", "s1", "--format", "jsonl"],
+    "new": ["new", "s1", "--question", "Do you ship to Iceland?"],
+    "split": ["split", "s1"],
+    "import-new-set": ["import", "rows.csv", "--set", "s2", "--format", "csv"],
+    "score": ["score", "retrieval", "s1", "run.json"],
+}
+
+
+@pytest.mark.parametrize("command", SET_COMMANDS.values(), ids=SET_COMMANDS.keys())
+@pytest.mark.parametrize(
+    ("config", "text", "folder", "problem", "key"),
+    BAD_SETS_FOLDERS.values(),
+    ids=BAD_SETS_FOLDERS.keys(),
+)
+def test_a_sets_folder_that_is_not_there_is_named_by_every_command(  # type: ignore[no-untyped-def]
+    git_repo: Path,
+    cli,
+    config: str,
+    text: str,
+    folder: str,
+    problem: str,
+    key: str,
+    command: list[str],
+) -> None:
+    header = "evalset: 1\nname: s1\ncategories:\n  direct-lookup: a fact\nitems: []\n"
+    write_files(
+        git_repo,
+        {
+            config: text,
+            "sets/s1.yaml": header,
+            "dvc.yaml": "stages: {}\n",
+            "rows.csv": "question\nDo you ship to Iceland?\n",
+            "run.json": "{}\n",
+        },
+    )
+    commit_all(git_repo, "a workspace whose config names the wrong sets folder")
+    before = sorted(p for p in git_repo.rglob("*") if ".git" not in p.relative_to(git_repo).parts)
+    result = cli(git_repo, *command)
+    assert result.code == 2, result.out
+    message = (
+        f'{folder}: {problem.format(config=config)} (sets = "{folder}"); check {key} in {config}'
+        + (", or create the folder if the name is right." if problem == SETS_MISSING else ".")
+    )
+    if "--json" in command:  # the error is the JSON document
+        assert json.loads(result.out) == {"error": message, "exit_code": 2}
+    else:
+        assert (result.out, result.err) == ("", f"evalset: {message}\n")
+    after = sorted(p for p in git_repo.rglob("*") if ".git" not in p.relative_to(git_repo).parts)
+    assert after == before
+    assert git(git_repo, "status", "--porcelain") == ""

@@ -27,6 +27,11 @@ class ConfigError(EvalsetError):
     """The workspace configuration is unreadable or has invalid values."""
 
 
+class NoSetsFolder(ConfigError):
+    """The sets folder the workspace configures does not exist, or is not a folder: a
+    command would otherwise find no set, and a check of every set pass with none checked."""
+
+
 class SetFileError(EvalsetError):
     """A set file cannot be read as YAML of the expected shape."""
 

@@ -6,8 +6,8 @@ import difflib
 import os
 from pathlib import Path
 
-from evalset.config import Workspace, find_workspace, find_workspace_or_none
-from evalset.errors import UnknownSet
+from evalset.config import PYPROJECT, Workspace, find_workspace, find_workspace_or_none
+from evalset.errors import NoSetsFolder, UnknownSet
 
 SET_SUFFIXES = (".yaml", ".yml")
 
@@ -20,11 +20,34 @@ def display_path(path: Path) -> Path:
         return path
 
 
-def set_paths(workspace: Workspace) -> list[Path]:
-    """Every set file of the workspace, sorted by name."""
+def sets_folder(workspace: Workspace) -> Path:
+    """The workspace's sets folder, which must exist: a missing one is a mistake in the
+    configuration (or a folder not restored) far more often than a workspace with no sets,
+    and taken for an empty one it would let `evalset validate` pass having checked none."""
+    import json
+
     folder = workspace.sets_dir
-    if not folder.is_dir():
-        return []
+    if folder.is_dir():
+        return folder
+    where = display_path(workspace.config_file)
+    key = "`sets`" + (" under [tool.evalset]" if where.name == PYPROJECT else "")
+    setting = f"sets = {json.dumps(workspace.config.sets, ensure_ascii=False)}"
+    if folder.exists() or folder.is_symlink():
+        raise NoSetsFolder(
+            f"{display_path(folder)}: is not a folder, but {where} names it as the folder of "
+            f"the set files ({setting}); check {key} in {where}."
+        )
+    raise NoSetsFolder(
+        f"{display_path(folder)}: no such folder, but {where} names it as the folder of the "
+        f"set files ({setting}); check {key} in {where}, or create the folder if the name "
+        "is right."
+    )
+
+
+def set_paths(workspace: Workspace) -> list[Path]:
+    """Every set file of the workspace, sorted by name (``NoSetsFolder`` when its sets
+    folder is missing)."""
+    folder = sets_folder(workspace)
     found = (p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
     return sorted(display_path(p) for p in found)
 
@@ -58,9 +81,11 @@ def workspace_for(ref: str | Path | None = None) -> Workspace:
 
 def set_file_named(workspace: Workspace, name: str) -> Path | None:
     """The set file of that name in the workspace's sets folder, if there is one (a name too
-    long to be a file's names none, rather than failing)."""
+    long to be a file's names none, rather than failing); ``NoSetsFolder`` when there is no
+    such folder."""
+    folder = sets_folder(workspace)
     for suffix in SET_SUFFIXES:
-        candidate = workspace.sets_dir / f"{name}{suffix}"
+        candidate = folder / f"{name}{suffix}"
         if os.path.isfile(candidate):
             return candidate
     return None
