@@ -209,3 +209,60 @@ def test_a_sets_folder_that_is_not_there_is_named_by_every_command(  # type: ign
     after = sorted(p for p in git_repo.rglob("*") if ".git" not in p.relative_to(git_repo).parts)
     assert after == before
     assert git(git_repo, "status", "--porcelain") == ""
+
+
+# Folders a configuration names before `init` runs: (config file, its text, the sets folder,
+# the snapshots folder).
+CONFIGURED_FOLDERS = {
+    "pyproject-sets": ("pyproject.toml", '[tool.evalset]\nsets = "evals"\n', "evals", "snapshots"),
+    "evalset-toml-sets": ("evalset.toml", 'sets = "evals"\n', "evals", "snapshots"),
+    "nested": (
+        "evalset.toml",
+        'sets = "qa/evals/sets"\nsnapshots = "qa/snaps"\n',
+        "qa/evals/sets",
+        "qa/snaps",
+    ),
+    "odd-names": (
+        "pyproject.toml",
+        '[tool.evalset]\nsets = "evals:2"\nsnapshots = "snap #1"\n',
+        "evals:2",
+        "snap #1",
+    ),
+    "defaults": ("pyproject.toml", "[tool.evalset]\n", "sets", "snapshots"),
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "sets", "snapshots"),
+    CONFIGURED_FOLDERS.values(),
+    ids=CONFIGURED_FOLDERS.keys(),
+)
+def test_init_writes_into_the_folders_the_configuration_names(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, config: str, text: str, sets: str, snapshots: str
+) -> None:
+    from ruamel.yaml import YAML
+
+    (git_repo / config).write_text(text, "utf-8")
+    result = cli(git_repo, "init", "--name", "support")
+    assert result.code == 0, result.err
+    said = result.out.splitlines()
+    assert said[:2] == [f"created {sets}/support.yaml", f"created {snapshots}/.gitkeep"]
+    assert f"kept    {config} (exists)" in said
+    set_file = git_repo / sets / "support.yaml"
+    schema = set_file.read_text("utf-8").splitlines()[0].split("$schema=")[1]
+    assert (set_file.parent / schema).resolve() == git_repo / "schemas" / "evalset.schema.json"
+    assert [p.name for p in (git_repo / sets).iterdir()] == ["support.yaml"]
+    pipeline = YAML(typ="safe").load((git_repo / "dvc.yaml").read_text("utf-8"))["stages"]
+    assert pipeline["validate"]["deps"] == [sets, snapshots]
+    assert pipeline["stale"]["deps"] == [sets, snapshots]
+    assert list(pipeline["snapshot"]["outs"][0]) == [snapshots]
+    routed = git(git_repo, "check-attr", "merge", "--", f"{sets}/support.yaml")
+    assert routed.endswith(": merge: evalset\n")
+    for command in (["validate"], ["validate", "support"], ["status"]):
+        done = cli(git_repo, *command)
+        assert done.code == 0, done.err
+        assert "no sets in" not in done.out
+    assert json.loads(cli(git_repo, "status", "--json").out)["sets"][0]["name"] == "support"
+    again = json.loads(cli(git_repo, "init", "--name", "support", "--json").out)
+    assert again["created"] == []
+    assert not (git_repo / "sets").exists() or sets == "sets"

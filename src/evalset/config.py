@@ -292,10 +292,20 @@ def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):
-        for name in (CONFIG_FILE, PYPROJECT):
-            candidate = folder / name
-            if candidate.is_file():
-                table = _table_of(candidate)
-                if table is not None:
-                    return Workspace(folder, parse_config(table, candidate), candidate)
+        found = workspace_at(folder)
+        if found is not None:
+            return found
+    return None
+
+
+def workspace_at(folder: Path) -> Workspace | None:
+    """The workspace ``folder`` itself configures (its evalset.toml, else a
+    ``[tool.evalset]`` table in its pyproject.toml), not one above it; None when it
+    configures none."""
+    for name in (CONFIG_FILE, PYPROJECT):
+        candidate = folder / name
+        if candidate.is_file():
+            table = _table_of(candidate)
+            if table is not None:
+                return Workspace(folder, parse_config(table, candidate), candidate)
     return None

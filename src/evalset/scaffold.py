@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalset.config import CONFIG_FILE, PYPROJECT, STATE_DIR
+from evalset.config import CONFIG_FILE, STATE_DIR, Config, workspace_at
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write, create_new, make_folders
 from evalset.git import MERGE_DRIVER
@@ -17,7 +17,7 @@ from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered, write_schemas
 
 FIRST_SET = """\
-# yaml-language-server: $schema=../schemas/evalset.schema.json
+# yaml-language-server: $schema={schemas}/evalset.schema.json
 evalset: 1
 name: {name}
 description: What the system under test does, in one sentence
@@ -157,6 +157,12 @@ def _git_config(git_root: Path, key: str, value: str) -> None:
     )
 
 
+def _yaml_path(path: str) -> str:
+    """A folder as a YAML scalar: as it is when plain, else quoted (a JSON string is a YAML
+    scalar too), so that no name can break dvc.yaml."""
+    return path if re.fullmatch(r"[A-Za-z0-9._/-]+", path) else _toml_string(path)
+
+
 def _toml_string(value: str) -> str:
     """A TOML basic string (JSON's escapes are TOML's)."""
     import json
@@ -184,17 +190,26 @@ def init_workspace(
         workspace = find_workspace(root)
         install_merge_driver(workspace.root, workspace.config.sets, result)
         return result
-    pyproject = root / PYPROJECT
-    configured = pyproject.is_file() and "[tool.evalset" in pyproject.read_text("utf-8", "replace")
-    folder = Path(corpus).as_posix() if corpus else "corpus"
+    # A configuration the folder has already is kept, and its folders are the ones written.
+    configured = workspace_at(root)
+    if configured is None:
+        folder = Path(corpus).as_posix() if corpus else "corpus"
+        sets, snapshots = Config().sets, Config().snapshots
+    else:
+        folder, sets = configured.config.corpus, configured.config.sets
+        snapshots = configured.config.snapshots
+        result.kept.append(configured.config_file)
     files: dict[Path, str] = {}
-    if not configured:
+    if configured is None:
         files[root / CONFIG_FILE] = CONFIG.format(corpus=_toml_string(folder).ljust(15) + " ")
-    files[root / "sets" / f"{set_name}.yaml"] = FIRST_SET.format(name=set_name)
-    files[root / "snapshots" / ".gitkeep"] = ""
-    plain = re.fullmatch(r"[A-Za-z0-9._/-]+", folder) is not None
-    dep = folder if plain else _toml_string(folder)  # a JSON string is a YAML scalar too
-    files[root / "dvc.yaml"] = PIPELINE.format(sets="sets", corpus=dep, snapshots="snapshots")
+    schemas_from_sets = Path(os.path.relpath(root / "schemas", root / sets)).as_posix()
+    files[root / sets / f"{set_name}.yaml"] = FIRST_SET.format(
+        name=set_name, schemas=schemas_from_sets
+    )
+    files[root / snapshots / ".gitkeep"] = ""
+    files[root / "dvc.yaml"] = PIPELINE.format(
+        sets=_yaml_path(sets), corpus=_yaml_path(folder), snapshots=_yaml_path(snapshots)
+    )
     for path, text in files.items():
         make_folders(path)
         # Created whole or not at all: a half-written file would be kept by the next run.
@@ -207,7 +222,7 @@ def init_workspace(
     for path in write_schemas(schemas, overwrite=False):
         result.created.append(path)
     result.kept += [schemas / name for name in sorted(before & set(rendered()))]
-    install_merge_driver(root, "sets", result)
+    install_merge_driver(root, sets, result)
     _check_corpus(root, corpus, result)
     return result
 
