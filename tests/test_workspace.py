@@ -266,3 +266,123 @@ def test_init_writes_into_the_folders_the_configuration_names(  # type: ignore[n
     again = json.loads(cli(git_repo, "init", "--name", "support", "--json").out)
     assert again["created"] == []
     assert not (git_repo / "sets").exists() or sets == "sets"
+
+
+# Workspaces that have sets already: (config file and text or None for init's own, the set
+# files there).
+WITH_SETS = {
+    "one-set": (None, ["sets/s1.yaml"]),
+    "two-sets": (None, ["sets/a.yaml", "sets/b.yml"]),
+    "configured-folder": (("pyproject.toml", '[tool.evalset]\nsets = "evals"\n'), ["evals/x.yaml"]),
+}
+
+
+@pytest.mark.parametrize(("config", "present"), WITH_SETS.values(), ids=WITH_SETS.keys())
+def test_init_again_without_a_name_adds_no_set(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, config: tuple[str, str] | None, present: list[str]
+) -> None:
+    if config is not None:
+        (git_repo / config[0]).write_text(config[1], "utf-8")
+    else:
+        assert cli(git_repo, "init", "--name", "first").code == 0
+        (git_repo / "sets" / "first.yaml").unlink()
+    header = "evalset: 1\nname: {}\ncategories:\n  direct-lookup: a fact\nitems: []\n"
+    write_files(git_repo, {p: header.format(Path(p).stem) for p in present})
+    folder = (git_repo / present[0]).parent
+    result = cli(git_repo, "init", "--json")
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(Path(p).name for p in present)
+    assert {str(git_repo / p) for p in present} <= set(report["kept"])
+    assert not [p for p in report["created"] if Path(p).parent == folder]
+    said = cli(git_repo, "init").out
+    for p in present:
+        assert f"kept    {p} (exists)" in said
+    assert json.loads(cli(git_repo, "validate", "--json").out)["files"] == sorted(present)
+
+
+def test_init_with_the_name_of_a_yml_set_keeps_it(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli(git_repo, "init", "--name", "s1").code == 0
+    (git_repo / "sets" / "s1.yaml").rename(git_repo / "sets" / "s1.yml")
+    result = cli(git_repo, "init", "--name", "s1")
+    assert result.code == 0, result.err
+    assert "kept    sets/s1.yml (exists)" in result.out.splitlines()
+    assert sorted(p.name for p in (git_repo / "sets").iterdir()) == ["s1.yml"]  # no twin
+
+
+# Something in the way of a file init writes: (what is made, a file or a folder; the
+# message's subject and problem).
+IN_THE_WAY = {
+    "schemas-a-file": (
+        "schemas",
+        "file",
+        "schemas: is a file, where `evalset init` makes a folder for schemas/evalset.schema.json",
+    ),
+    "sets-a-file": (
+        "sets",
+        "file",
+        "sets: is a file, where `evalset init` makes a folder for sets/s1.yaml",
+    ),
+    "snapshots-a-file": (
+        "snapshots",
+        "file",
+        "snapshots: is a file, where `evalset init` makes a folder for snapshots/.gitkeep",
+    ),
+    "dvc-yaml-a-folder": (
+        "dvc.yaml",
+        "folder",
+        "dvc.yaml: is a folder, where `evalset init` writes a file",
+    ),
+    "schema-a-folder": (
+        "schemas/config.schema.json",
+        "folder",
+        "schemas/config.schema.json: is a folder, where `evalset init` writes a file",
+    ),
+    "gitignore-a-folder": (
+        ".gitignore",
+        "folder",
+        ".gitignore: is a folder, where `evalset init` writes a file",
+    ),
+    "gitattributes-a-folder": (
+        ".gitattributes",
+        "folder",
+        ".gitattributes: is a folder, where `evalset init` writes a file",
+    ),
+}
+
+
+@pytest.mark.parametrize(("made", "kind", "problem"), IN_THE_WAY.values(), ids=IN_THE_WAY.keys())
+@pytest.mark.parametrize("args", [["--name", "s1"], ["--name", "s1", "--corpus", "docs"]])
+def test_init_that_cannot_write_a_file_writes_none(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, made: str, kind: str, problem: str, args: list[str]
+) -> None:
+    if kind == "file":
+        (git_repo / made).write_text("in the way\n", "utf-8")
+    else:
+        (git_repo / made).mkdir(parents=True)
+    before = sorted(p for p in git_repo.rglob("*") if ".git" not in p.relative_to(git_repo).parts)
+    result = cli(git_repo, "init", *args)
+    assert result.code == 2
+    assert (result.out, result.err) == (
+        "",
+        f"evalset: {problem}; move or rename it, then run `evalset init` again (it wrote "
+        "nothing).\n",
+    )
+    after = sorted(p for p in git_repo.rglob("*") if ".git" not in p.relative_to(git_repo).parts)
+    assert after == before
+    unset = subprocess.run(["git", "config", "--local", "merge.evalset.driver"], cwd=git_repo)
+    assert unset.returncode == 1  # not registered either
+
+
+def test_init_git_hooks_with_gitattributes_a_folder_registers_nothing(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    assert cli(git_repo, "init").code == 0
+    git(git_repo, "config", "--unset", "merge.evalset.driver")
+    (git_repo / ".gitattributes").unlink()
+    (git_repo / ".gitattributes").mkdir()
+    result = cli(git_repo, "init", "--git-hooks")
+    assert result.code == 2
+    assert result.err.startswith("evalset: .gitattributes: is a folder, where `evalset init`")
+    unset = subprocess.run(["git", "config", "--local", "merge.evalset.driver"], cwd=git_repo)
+    assert unset.returncode == 1

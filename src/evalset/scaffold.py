@@ -11,10 +11,11 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, STATE_DIR, Config, workspace_at
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write, create_new, make_folders
+from evalset.fsio import atomic_write, check_target, create_new, make_folders
 from evalset.git import MERGE_DRIVER
 from evalset.sets.model import set_name_problem
-from evalset.sets.schema import rendered, write_schemas
+from evalset.sets.schema import rendered
+from evalset.workspace import SET_SUFFIXES, display_path
 
 FIRST_SET = """\
 # yaml-language-server: $schema={schemas}/evalset.schema.json
@@ -100,25 +101,77 @@ def _git_root(start: Path) -> Path | None:
 MERGE_ATTRIBUTES = "{sets}/*.yaml merge=evalset\n{sets}/*.yml merge=evalset\n"
 
 
-def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
-    """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
-    routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
-    each clone, so `evalset init --git-hooks` repeats it after cloning)."""
+_AGAIN = "then run `evalset init` again (it wrote nothing)"
 
+
+@dataclass
+class _Appended:
+    """A file init adds lines to (``.gitignore``, ``.gitattributes``): its new bytes, None
+    when it has every line already."""
+
+    path: Path
+    existed: bool
+    data: bytes | None
+
+
+def _appended(path: Path, lines: list[str]) -> _Appended:
+    """``path`` with the ``lines`` it lacks added at its end. Its bytes are kept as they are,
+    whatever their encoding (git reads these files byte by byte). Refused, in one sentence,
+    when it cannot be read or written."""
+    if path.is_dir():
+        raise EvalsetError(
+            f"{display_path(path)}: is a folder, where `evalset init` writes a file; move or "
+            f"rename it, {_AGAIN}."
+        )
+    try:
+        existing = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        raise EvalsetError(
+            f"{display_path(path)}: cannot be read ({exc.strerror}), so `evalset init` cannot "
+            f"add its lines to it; make it a readable file, {_AGAIN}."
+        ) from None
+    have = existing.decode("utf-8", "surrogateescape").split("\n")
+    missing = [line for line in lines if line not in have]
+    if not missing:
+        return _Appended(path, True, None)
+    if path.is_file():
+        check_target(path)  # a read-only file is not replaced
+    lead = b"" if not existing or existing.endswith(b"\n") else b"\n"
+    added = "".join(f"{line}\n" for line in missing).encode("utf-8", "surrogateescape")
+    return _Appended(path, bool(existing) or path.exists(), existing + lead + added)
+
+
+def _attributes(root: Path, sets: str) -> _Appended:
+    """The ``.gitattributes`` of the repository around ``root``, routing the set files of
+    the folder ``sets`` to the merge driver."""
     git_root = _git_root(root)
     if git_root is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
     prefix = Path(os.path.relpath(root / sets, git_root)).as_posix()
-    attributes = git_root / ".gitattributes"
-    existing = attributes.read_text("utf-8") if attributes.exists() else ""
-    wanted = MERGE_ATTRIBUTES.format(sets=prefix).splitlines()
-    missing = [line for line in wanted if line not in existing.splitlines()]
-    if missing:
-        lead = "" if not existing or existing.endswith("\n") else "\n"
-        atomic_write(attributes, existing + lead + "".join(f"{line}\n" for line in missing))
-        (result.kept if existing else result.created).append(attributes)
-    else:
-        result.kept.append(attributes)
+    return _appended(git_root / ".gitattributes", MERGE_ATTRIBUTES.format(sets=prefix).splitlines())
+
+
+def _write_appended(appended: _Appended, result: InitResult) -> None:
+    if appended.data is None:
+        result.kept.append(appended.path)
+        return
+    atomic_write(appended.path, appended.data)
+    (result.kept if appended.existed else result.created).append(appended.path)
+
+
+def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
+    """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
+    routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
+    each clone, so `evalset init --git-hooks` repeats it after cloning)."""
+    attributes = _attributes(root, sets)
+    _register_driver(root, result)
+    _write_appended(attributes, result)
+
+
+def _register_driver(root: Path, result: InitResult) -> None:
+    """``merge.evalset.*`` in the git config of the repository around ``root``."""
+    git_root = _git_root(root)
+    assert git_root is not None  # checked by the caller
     for key, value in (
         ("merge.evalset.name", "evalset set files, merged by item id"),
         ("merge.evalset.driver", MERGE_DRIVER),
@@ -202,29 +255,79 @@ def init_workspace(
     files: dict[Path, str] = {}
     if configured is None:
         files[root / CONFIG_FILE] = CONFIG.format(corpus=_toml_string(folder).ljust(15) + " ")
-    schemas_from_sets = Path(os.path.relpath(root / "schemas", root / sets)).as_posix()
-    files[root / sets / f"{set_name}.yaml"] = FIRST_SET.format(
-        name=set_name, schemas=schemas_from_sets
-    )
+    present = _set_files(root / sets, None if name is None else set_name)
+    if present:  # a workspace with sets gets no other unless one is named
+        result.kept += present
+    else:
+        schemas_from_sets = Path(os.path.relpath(root / "schemas", root / sets)).as_posix()
+        files[root / sets / f"{set_name}.yaml"] = FIRST_SET.format(
+            name=set_name, schemas=schemas_from_sets
+        )
     files[root / snapshots / ".gitkeep"] = ""
     files[root / "dvc.yaml"] = PIPELINE.format(
         sets=_yaml_path(sets), corpus=_yaml_path(folder), snapshots=_yaml_path(snapshots)
     )
-    for path, text in files.items():
-        make_folders(path)
-        # Created whole or not at all: a half-written file would be kept by the next run.
-        (result.created if create_new(path, text) else result.kept).append(path)
+    schemas = {root / "schemas" / name: text for name, text in rendered().items()}
+    # Everything is checked before anything is written: an init refused half-way would
+    # leave files that the next run keeps.
+    _check_writable([*files, *schemas])
     # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
-    ignored = [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
-    _ensure_ignored(root / ".gitignore", ignored, result)
-    schemas = root / "schemas"
-    before = {path.name for path in schemas.glob("*.json")} if schemas.is_dir() else set()
-    for path in write_schemas(schemas, overwrite=False):
-        result.created.append(path)
-    result.kept += [schemas / name for name in sorted(before & set(rendered()))]
-    install_merge_driver(root, sets, result)
+    ignored = _appended(
+        root / ".gitignore", [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
+    )
+    attributes = _attributes(root, sets)
+    for path, text in files.items():
+        _create(path, text, result)
+    _write_appended(ignored, result)
+    for path, text in schemas.items():
+        _create(path, text, result)
+    _write_appended(attributes, result)
+    # Last: a git config another git command holds locked is the one failure the checks
+    # above cannot foresee, and its message says to run `evalset init --git-hooks`.
+    _register_driver(root, result)
     _check_corpus(root, corpus, result)
     return result
+
+
+def _create(path: Path, text: str, result: InitResult) -> None:
+    make_folders(path)
+    # Created whole or not at all: a half-written file would be kept by the next run.
+    (result.created if create_new(path, text) else result.kept).append(path)
+
+
+def _set_files(folder: Path, name: str | None) -> list[Path]:
+    """The set files in ``folder`` (the one named ``name``, when given)."""
+    if not folder.is_dir():
+        return []
+    if name is not None:
+        return [p for p in (folder / f"{name}{s}" for s in SET_SUFFIXES) if p.is_file()][:1]
+    return sorted(p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
+
+
+def _check_writable(targets: list[Path]) -> None:
+    """Refuse, in one sentence and before anything is written, a file init could not create:
+    a folder where it goes, a file where a folder it goes in should be, or a folder that
+    cannot be written to."""
+    again = _AGAIN
+    for target in targets:
+        if target.is_dir():
+            raise EvalsetError(
+                f"{display_path(target)}: is a folder, where `evalset init` writes a file; "
+                f"move or rename it, {again}."
+            )
+        folder = target.parent
+        while not folder.exists() and not folder.is_symlink():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise EvalsetError(
+                f"{display_path(folder)}: is a file, where `evalset init` makes a folder for "
+                f"{display_path(target)}; move or rename it, {again}."
+            )
+        if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+            raise EvalsetError(
+                f"{display_path(folder)}: cannot be written to, so `evalset init` cannot "
+                f"create {display_path(target)} there; make it writable, {again}."
+            )
 
 
 def _check_corpus(root: Path, asked: str | None, result: InitResult) -> None:
@@ -250,15 +353,3 @@ def _check_corpus(root: Path, asked: str | None, result: InitResult) -> None:
             f"the corpus folder {configured!r} does not exist yet: put the documents there "
             f"(or set `corpus` in {where}), then run `evalset snapshot`"
         )
-
-
-def _ensure_ignored(gitignore: Path, patterns: list[str], result: InitResult) -> None:
-    """Append the patterns .gitignore lacks (local state and generated reports)."""
-    existing = gitignore.read_text("utf-8") if gitignore.exists() else ""
-    missing = [p for p in patterns if p not in existing.split("\n")]
-    if not missing:
-        result.kept.append(gitignore)
-        return
-    lead = "" if not existing or existing.endswith("\n") else "\n"
-    atomic_write(gitignore, existing + lead + "".join(f"{p}\n" for p in missing))
-    (result.kept if existing else result.created).append(gitignore)
