@@ -171,3 +171,92 @@ def test_a_corpus_that_is_not_a_folder_is_named_for_what_it_is(
         "folder that holds the documents)."
     )
     assert not list((git_repo / "snapshots").glob("*.json"))
+
+
+# Folder names git would misread in a .gitattributes line written as they are: (the name,
+# a folder beside it that the pattern must not route).
+ODD_FOLDERS = {
+    "space": ("my evals", "my"),
+    "two-spaces": ("my  evals", "my evals"),
+    "tab": ("my\tevals", "myevals"),
+    "hash": ("#evals", "evals"),
+    "hash-inside": ("ev#als", "evals"),
+    "bang": ("!evals", "evals"),
+    "brackets": ("ev[a]ls", "evals"),
+    "star": ("ev*", "evals"),
+    "question-mark": ("ev?ls", "evals"),
+    "quote": ('"evals', "evals"),
+    "backslash": ("ev\\als", "evals"),
+    "unicode": ("évals ü", "evals"),
+}
+
+
+def _routed(repo: Path, path: Path) -> str:
+    return git(repo, "check-attr", "merge", "--", str(path)).rsplit(": ", 1)[1].strip()
+
+
+@pytest.mark.parametrize(("folder", "decoy"), ODD_FOLDERS.values(), ids=ODD_FOLDERS.keys())
+@pytest.mark.parametrize("where", ["workspace", "sets"])
+def test_set_files_in_a_folder_of_any_name_reach_the_merge_driver(  # type: ignore[no-untyped-def]
+    git_repo: Path,
+    cli,
+    monkeypatch: pytest.MonkeyPatch,
+    folder: str,
+    decoy: str,
+    where: str,
+) -> None:
+    """The name is the workspace's folder, or the sets folder the configuration names."""
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    if where == "workspace":
+        root, sets = git_repo / folder, git_repo / folder / "sets"
+        decoy_file = git_repo / decoy / "sets" / "x.yaml"
+    else:
+        root, sets = git_repo, git_repo / folder
+        (root / "evalset.toml").write_text(f"sets = {json.dumps(folder)}\n", "utf-8")
+        decoy_file = git_repo / decoy / "x.yaml"
+    root.mkdir(exist_ok=True)
+    result = cli(root, "init", "--name", "s1")
+    assert result.code == 0, result.err
+    for suffix in (".yaml", ".yml"):
+        assert _routed(git_repo, sets / f"s1{suffix}") == "evalset"
+    assert _routed(git_repo, decoy_file) == "unspecified"
+    checked = subprocess.run(
+        ["git", "check-attr", "merge", "--", str(sets / "s1.yaml")],
+        cwd=git_repo, capture_output=True, text=True,
+    )  # fmt: skip
+    assert checked.stderr == ""  # no line git cannot read
+    assert json.loads(cli(root, "status", "--json").out)["merge_driver"] == {
+        "ok": True, "problem": None,
+    }  # fmt: skip
+
+
+UNREAD = ["space", "two-spaces", "tab", "hash", "bang", "brackets", "backslash", "unicode"]
+"""The folders whose name, written as it is, makes a line git does not read as meant (the
+others' names match themselves, among others)."""
+
+
+@pytest.mark.parametrize("folder", [ODD_FOLDERS[k][0] for k in UNREAD], ids=UNREAD)
+def test_status_names_a_set_file_git_does_not_route_and_init_repairs_it(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, monkeypatch: pytest.MonkeyPatch, folder: str
+) -> None:
+    """As evalset 0.1 wrote the line: the folder's name as it is."""
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    root = git_repo / folder
+    root.mkdir()
+    assert cli(root, "init", "--name", "s1").code == 0
+    old = f"{folder}/sets/*.yaml merge=evalset\n{folder}/sets/*.yml merge=evalset\n"
+    (git_repo / ".gitattributes").write_text("*.md text\n" + old, "utf-8")
+    assert _routed(git_repo, root / "sets" / "s1.yaml") != "evalset"
+    shown = cli(root, "status")
+    assert (
+        "note: git does not route sets/s1.yaml to the set-file merge driver (no line of "
+        ".gitattributes that git reads matches it); run `evalset init --git-hooks`, which "
+        "writes one"
+    ) in shown.out
+    problem = json.loads(cli(root, "status", "--json").out)["merge_driver"]["problem"]
+    assert problem.startswith("git does not route sets/s1.yaml to the set-file merge driver")
+    assert cli(root, "init", "--git-hooks").code == 0
+    text = (git_repo / ".gitattributes").read_text("utf-8")
+    assert text.startswith("*.md text\n") and old not in text
+    assert _routed(git_repo, root / "sets" / "s1.yaml") == "evalset"
+    assert json.loads(cli(root, "status", "--json").out)["merge_driver"]["ok"] is True

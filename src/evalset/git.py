@@ -313,24 +313,63 @@ not on PATH, the merge stops with a sentence saying so, instead of git's "comman
 found"."""
 
 
-def merge_driver_problem(root: Path) -> str | None:
+def attribute_pattern(folder: str) -> str:
+    """``folder`` (relative to the repository's top, with forward slashes) written as a
+    ``.gitattributes`` pattern that matches it alone, whatever its name: git splits a line
+    at white space and reads ``#``, ``!`` and ``"`` at its start, and ``\\ [ ] * ?`` as
+    wildcards, so each is escaped, and white space is written as ``[[:space:]]``."""
+    out = []
+    for char in folder:
+        if char.isspace():
+            out.append("[[:space:]]")
+        elif char in '\\[]*?!#"':
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _unrouted(root: Path, files: list[Path]) -> list[Path] | None:
+    """The ``files`` git would not merge with the evalset driver, as ``git check-attr``
+    reads the repository's ``.gitattributes``; None when git cannot say."""
+    if not files:
+        return []
+    paths = [str(Path(f).resolve()) for f in files]
+    done = _run(root, "check-attr", "-z", "merge", "--", *paths, check=False)
+    if done.returncode != 0:
+        return None  # a file outside the repository, say: not the repository's to route
+    values = done.stdout.split("\0")[2::3]  # path, attribute, value: one per path, in order
+    if len(values) != len(files):
+        return None
+    return [f for f, value in zip(files, values, strict=True) if value != "evalset"]
+
+
+def merge_driver_problem(root: Path, set_files: list[Path] | None = None) -> str | None:
     """Why set files of the repository at ``root`` would not be merged by item id, or None:
-    the driver is routed to by ``.gitattributes`` (committed) but not registered in this
-    clone's git config (which is not cloned), registered as another command, or not runnable
-    because evalset is not on PATH. None, too, when the repository does not route any file
-    to it."""
+    the repository means to use the driver (``.gitattributes`` names it, or the git config
+    registers it) but git does not route one of ``set_files`` to it (a ``.gitattributes``
+    line it cannot read), it is not registered in this clone's git config (which is not
+    cloned), registered as another command, or not runnable because evalset is not on
+    PATH. None, too, when the repository does not use the driver."""
     import shutil
 
     attributes = root / ".gitattributes"
     try:
-        routed = "merge=evalset" in attributes.read_text("utf-8", "replace")
+        named = "merge=evalset" in attributes.read_text("utf-8", "replace")
     except OSError:
-        routed = False
-    if not routed:
-        return None
+        named = False
     done = _run(root, "config", "--get", "merge.evalset.driver", check=False)
     registered = done.stdout.strip() if done.returncode == 0 else ""
+    if not named and not registered:
+        return None
     fix = "run `evalset init --git-hooks`"
+    unrouted = _unrouted(root, set_files or [])
+    if unrouted:
+        more = f" and {len(unrouted) - 1} other set file(s)" if len(unrouted) > 1 else ""
+        return (
+            f"git does not route {unrouted[0]}{more} to the set-file merge driver (no line of "
+            f".gitattributes that git reads matches it); {fix}, which writes one"
+        )
     if not registered:
         return f"the set-file merge driver is not registered in this clone; {fix}"
     if registered != MERGE_DRIVER:

@@ -12,7 +12,7 @@ from pathlib import Path
 from evalset.config import CONFIG_FILE, STATE_DIR, Config, workspace_at
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write, check_target, create_new, make_folders
-from evalset.git import MERGE_DRIVER
+from evalset.git import MERGE_DRIVER, attribute_pattern
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered
 from evalset.workspace import SET_SUFFIXES, display_path
@@ -114,10 +114,11 @@ class _Appended:
     data: bytes | None
 
 
-def _appended(path: Path, lines: list[str]) -> _Appended:
-    """``path`` with the ``lines`` it lacks added at its end. Its bytes are kept as they are,
-    whatever their encoding (git reads these files byte by byte). Refused, in one sentence,
-    when it cannot be read or written."""
+def _appended(path: Path, lines: list[str], dropped: list[str] | None = None) -> _Appended:
+    """``path`` with the ``lines`` it lacks added at its end, and the ``dropped`` lines
+    taken out. Its other bytes are kept as they are, whatever their encoding (git reads
+    these files byte by byte). Refused, in one sentence, when it cannot be read or
+    written."""
     if path.is_dir():
         raise EvalsetError(
             f"{display_path(path)}: is a folder, where `evalset init` writes a file; move or "
@@ -132,13 +133,17 @@ def _appended(path: Path, lines: list[str]) -> _Appended:
         ) from None
     have = existing.decode("utf-8", "surrogateescape").split("\n")
     missing = [line for line in lines if line not in have]
-    if not missing:
+    gone = [line for line in dropped or [] if line in have]
+    if not missing and not gone:
         return _Appended(path, True, None)
     if path.is_file():
         check_target(path)  # a read-only file is not replaced
+    if gone:
+        kept = [line for line in have if line not in gone]
+        existing = "\n".join(kept).encode("utf-8", "surrogateescape")
     lead = b"" if not existing or existing.endswith(b"\n") else b"\n"
     added = "".join(f"{line}\n" for line in missing).encode("utf-8", "surrogateescape")
-    return _Appended(path, bool(existing) or path.exists(), existing + lead + added)
+    return _Appended(path, path.exists(), existing + lead + added)
 
 
 def _attributes(root: Path, sets: str) -> _Appended:
@@ -147,8 +152,14 @@ def _attributes(root: Path, sets: str) -> _Appended:
     git_root = _git_root(root)
     if git_root is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
-    prefix = Path(os.path.relpath(root / sets, git_root)).as_posix()
-    return _appended(git_root / ".gitattributes", MERGE_ATTRIBUTES.format(sets=prefix).splitlines())
+    folder = Path(os.path.relpath(root / sets, git_root)).as_posix()
+    # A folder at the repository's top is written "/", so that the pattern stays anchored.
+    prefix = "" if folder == "." else attribute_pattern(folder)
+    wanted = MERGE_ATTRIBUTES.format(sets=prefix).splitlines()
+    # The line evalset 0.1 wrote for a folder whose name needs escaping, which git cannot
+    # read (it warns about it on every command): replaced by the one it can.
+    unreadable = [] if prefix == folder else MERGE_ATTRIBUTES.format(sets=folder).splitlines()
+    return _appended(git_root / ".gitattributes", wanted, unreadable)
 
 
 def _write_appended(appended: _Appended, result: InitResult) -> None:

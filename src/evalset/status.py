@@ -211,10 +211,11 @@ def workspace_overview(
     newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
     driver: str | None = None
+    files = list(set_paths(workspace) if paths is None else dict.fromkeys(paths))
     try:
         git = Git.find(workspace.root)
         tags: list[Tag] | None = git.tags()  # one git call for all sets
-        driver = merge_driver_problem(git.root)
+        driver = merge_driver_problem(git.root, files)
     except GitUnusable:
         raise
     except EvalsetError:
@@ -226,7 +227,7 @@ def workspace_overview(
     }
     sets = [
         set_status(path, workspace, checker, tags, with_coverage, corpus, contexts)
-        for path in (set_paths(workspace) if paths is None else dict.fromkeys(paths))
+        for path in files
     ]
     return Overview(sets, choice, driver)
 
