@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from conftest import EXAMPLE_SET, ROOT
 from evalset.sets.model import EvalSet, FailureRecord, Item, KeyPoint, Origin, SetHeader
@@ -47,3 +50,56 @@ def test_failure_schema_is_printed_and_strict(cli) -> None:  # type: ignore[no-u
     assert result.out == rendered()["failure.schema.json"]
     assert schema["required"] == ["question"]
     assert schema["additionalProperties"] is False
+
+
+SCHEMA_NAMES = ["evalset.schema.json", "config.schema.json", "failure.schema.json"]
+
+
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_schema_write_refuses_a_folder_in_a_schemas_place_and_writes_none(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, name: str
+) -> None:
+    assert cli(git_repo, "init").code == 0
+    for other in SCHEMA_NAMES:
+        (git_repo / "schemas" / other).write_text("old\n", "utf-8")
+    (git_repo / "schemas" / name).unlink()
+    (git_repo / "schemas" / name).mkdir()
+    result = cli(git_repo, "schema", "--write")
+    assert result.code == 2
+    assert (result.out, result.err) == (
+        "",
+        f"evalset: schemas/{name}: is a folder, where `evalset schema --write` "
+        "writes a schema; move or rename it, then run `evalset schema --write` again (it "
+        "wrote nothing).\n",
+    )
+    for other in set(SCHEMA_NAMES) - {name}:
+        assert (git_repo / "schemas" / other).read_text("utf-8") == "old\n"
+
+
+@pytest.mark.parametrize("content", [b"\xe9", b"\xff\xfe{\x00", b"", b"{}\n"])
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_schema_write_replaces_a_schema_file_whatever_it_holds(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, name: str, content: bytes
+) -> None:
+    assert cli(git_repo, "init").code == 0
+    (git_repo / "schemas" / name).write_bytes(content)
+    result = cli(git_repo, "schema", "--write")
+    assert result.code == 0, result.err
+    assert result.out == f"wrote schemas/{name}\n"
+    assert (git_repo / "schemas" / name).read_text("utf-8") == rendered()[name]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--config", "--failure"], ["--failure", "--config"], ["--write", "--config"],
+     ["--write", "--failure"], ["--write", "--config", "--failure"]],
+)  # fmt: skip
+def test_schema_refuses_flags_that_ask_for_two_things(cli, flags: list[str]) -> None:  # type: ignore[no-untyped-def]
+    before = {p.name: p.read_bytes() for p in (ROOT / "schemas").iterdir()}
+    result = cli(ROOT, "schema", *flags)
+    assert result.code == 2
+    assert result.out == ""
+    assert "--config and --failure each print one schema instead of the set file's, and " in (
+        " ".join(result.err.replace("│", " ").split())
+    )
+    assert {p.name: p.read_bytes() for p in (ROOT / "schemas").iterdir()} == before

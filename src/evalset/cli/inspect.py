@@ -107,6 +107,13 @@ def schema(
     from evalset.config import find_workspace
     from evalset.sets.schema import rendered, write_schemas
 
+    chosen = [flag for flag, given in (("--config", config), ("--failure", failure)) if given]
+    if len(chosen) > 1 or (write and chosen):
+        raise typer.BadParameter(
+            "--config and --failure each print one schema instead of the set file's, and "
+            "--write writes all three; give one of them",
+            param_hint=chosen[-1],
+        )
     if not write:
         kind = "config" if config else "failure" if failure else "evalset"
         emit_document(rendered()[f"{kind}.schema.json"])

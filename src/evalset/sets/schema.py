@@ -46,6 +46,8 @@ def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
     from evalset.fsio import atomic_write, create_new, make_folders
 
     make_folders(folder / "_")
+    # Each file checked before any is written: a folder in the way refuses all three.
+    current = {name: _current(folder / name) for name in rendered()}
     written = []
     for name, text in rendered().items():
         path = folder / name
@@ -53,8 +55,31 @@ def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
             if create_new(path, text):
                 written.append(path)
             continue
-        if path.exists() and path.read_text("utf-8") == text:
+        if current[name] == text.encode():
             continue
         atomic_write(path, text)
         written.append(path)
     return written
+
+
+def _current(path: Path) -> bytes | None:
+    """The bytes of a schema file as it is (whatever their encoding: a file that is not the
+    schema is replaced), None when there is none; EvalsetError, one sentence, when it is a
+    folder or cannot be read."""
+    from evalset.errors import EvalsetError
+
+    again = "then run `evalset schema --write` again (it wrote nothing)"
+    if path.is_dir():
+        raise EvalsetError(
+            f"{path}: is a folder, where `evalset schema --write` writes a schema; move or "
+            f"rename it, {again}."
+        )
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EvalsetError(
+            f"{path}: cannot be read ({exc.strerror}), so it cannot be compared with the schema "
+            f"it should hold; make it readable, or delete it, {again}."
+        ) from None
