@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -307,3 +308,81 @@ def test_a_set_is_validated_once_and_may_not_have_a_twin(corpus_repo: Path, cli)
     (corpus_repo / "sets" / "docs.yml").write_text(text)
     result = cli(corpus_repo, "validate", "docs")
     assert result.code == 1 and "docs.yml beside it names a set docs too" in result.out
+
+
+SEALED_STUB = """\
+  - id: q-sealed
+    category: direct-lookup
+    holdout: {holdout}
+    sealed:
+      fingerprint: sha256:0000000000000000000000000000000000000000000000000000000000000000
+      fingerprint_format: {fingerprint_format}
+      recipients:
+        - age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
+      age: |
+        -----BEGIN AGE ENCRYPTED FILE-----
+        YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBub3QgYSByZWFsIGtleQo=
+        -----END AGE ENCRYPTED FILE-----
+"""
+
+
+def _numbered(evalset: str = "1", holdout: str = "true", fingerprint_format: str = "2") -> str:
+    header = HEADER.replace("name: rules", "name: small").replace(
+        "evalset: 1", f"evalset: {evalset}"
+    )
+    return header + SEALED_STUB.format(holdout=holdout, fingerprint_format=fingerprint_format)
+
+
+# A number or true/false of the format taken for another of equal value by pydantic's lax
+# mode: (the set text, the field at fault, the message).
+SEALED = "a sealed item is a holdout item"
+LAX_VALUES = {
+    "evalset-true": (
+        _numbered(evalset="true"),
+        "evalset",
+        "true/false (true) is not allowed; use 1",
+    ),
+    "evalset-false": (
+        _numbered(evalset="false"),
+        "evalset",
+        "true/false (false) is not allowed; use 1",
+    ),
+    "evalset-float": (_numbered(evalset="1.0"), "evalset", "a number (1.0) is not allowed; use 1"),
+    "evalset-text": (_numbered(evalset='"1"'), "evalset", "expected the number 1, got text ('1')"),
+    "holdout-one": (_numbered(holdout="1"), "holdout", f"a number (1) is not allowed: {SEALED}"),
+    "holdout-float": (
+        _numbered(holdout="1.0"),
+        "holdout",
+        f"a number (1.0) is not allowed: {SEALED}",
+    ),
+    "format-true": (
+        _numbered(fingerprint_format="true"),
+        "sealed.fingerprint_format",
+        "true/false (true) is not allowed; use one of 1 or 2",
+    ),
+    "format-float": (
+        _numbered(fingerprint_format="2.0"),
+        "sealed.fingerprint_format",
+        "a number (2.0) is not allowed; use one of 1 or 2",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "field", "message"), LAX_VALUES.values(), ids=LAX_VALUES.keys())
+def test_a_value_equal_to_the_format_s_but_of_another_type_is_refused(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, text: str, field: str, message: str
+) -> None:
+    write_files(corpus_repo, {"sets/small.yaml": text})
+    commit_all(corpus_repo, "set")
+    findings = [f for f in load_set(corpus_repo / "sets" / "small.yaml").schema_findings]
+    assert [(f.severity, f.field, f.message) for f in findings] == [("error", field, message)]
+    checked = cli(corpus_repo, "validate", "--json")
+    assert checked.code == 1
+    report = json.loads(checked.out)
+    assert [(f["field"], f["message"]) for f in report["findings"] if f["severity"] == "error"] == [
+        (field, message)
+    ]
+    shown = json.loads(cli(corpus_repo, "status", "--json").out)["sets"][0]
+    assert shown["errors"] == report["errors"] == 1
+    line = cli(corpus_repo, "validate").out.splitlines()[0]
+    assert line.startswith("sets/small.yaml:") and f": {field}: error: {message}" in line

@@ -29,6 +29,26 @@ PLACEHOLDER = "TODO: the question, as a user would ask it"
 question."""
 """Longest question, key point or answer accepted, in characters."""
 
+
+def _exactly(*allowed: object) -> BeforeValidator:
+    """Run before a ``Literal`` of numbers or true/false: in its lax mode pydantic takes
+    ``true`` and ``1.0`` for 1, and 1 for ``true``, which the published schema refuses. A
+    value equal to an allowed one but of another type is refused as the ``Literal`` refuses
+    any other value; the rest is left to the ``Literal``."""
+    from pydantic_core import PydanticCustomError
+
+    def check(value: Any) -> Any:
+        equal = [a for a in allowed if value == a]
+        if equal and not any(type(value) is type(a) for a in equal):
+            expected = " or ".join(repr(a) for a in allowed)
+            raise PydanticCustomError(
+                "literal_error", "Input should be {expected}", {"expected": expected}
+            )
+        return value
+
+    return BeforeValidator(check)
+
+
 Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=200)]
 Text = Annotated[
     str, StringConstraints(strict=True, strip_whitespace=False, min_length=1, max_length=MAX_TEXT)
@@ -280,7 +300,7 @@ class Sealed(_Model):
 
     fingerprint: Fingerprint
     """The item's fingerprint, so pins and releases stay the same without the key."""
-    fingerprint_format: Literal[1, 2] = 1
+    fingerprint_format: Annotated[Literal[1, 2], _exactly(1, 2)] = 1
     """The fingerprint format it was computed with: 2 leaves provenance out; 1 (written
     without this field by evalset 0.1) did not."""
     recipients: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
@@ -299,7 +319,7 @@ class SealedItem(_Model):
     """The item's id."""
     category: Identifier | None = None
     """The item's category."""
-    holdout: Literal[True]
+    holdout: Annotated[Literal[True], _exactly(True)]
     """Only holdout items are sealed."""
     status: Status = "active"
     """The item's status."""
@@ -314,7 +334,7 @@ class SealedItem(_Model):
 class SetHeader(_Model):
     """Everything in a set file except its items."""
 
-    evalset: Literal[1]
+    evalset: Annotated[Literal[1], _exactly(1)]
     """File-format version; this version of evalset reads 1."""
     name: SetName
     """The set's name, used on the command line and in release tags (so git must accept it
