@@ -306,16 +306,21 @@ def test_items_count_by_the_metrics_gated(tmp_path: Path, cli) -> None:  # type:
     assert result["compared_items"] == 0
     assert result["left_out"] == {**nothing_left, "unscored": ["k1"]}
     assert result["comparisons"] == result["overall"] == []
-    shown = cli(qa, "gate", "a.json", "b.json", "--metric", "faithfulness").out
+    assert result["missing_values"] == {"faithfulness": ["k1"]} and result["ok"] is False
+    shown = cli(qa, "gate", "a.json", "b.json", "--metric", "faithfulness")
     assert "0 item(s) compared, 1 left out (0 added, 0 removed, 0 changed, 1 scored in one " in (
-        shown
+        shown.out
     )
-    assert "note: no item has a value of the gated metrics in both reports" in shown
+    assert "failed: nothing was compared: no item has a value of the gated metrics" in shown.out
+    assert shown.code == 1
     # every metric both define: all six items have answer metrics in both
     result = json.loads(cli(qa, "gate", "a.json", "b.json", "--json").out)
     assert result["compared_items"] == 6 and result["left_out_items"] == 0
     faithfulness = [c for c in result["overall"] if c["metric"] == "faithfulness"]
     assert faithfulness == []  # k1 alone has it, in one report
+    # the other way round, the current run gave more than the baseline: nothing is missing
+    result = json.loads(cli(qa, "gate", "b.json", "a.json", "--json").out)
+    assert result["ok"] is True and result["missing_values"] == {}
 
 
 def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]

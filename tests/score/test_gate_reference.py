@@ -37,6 +37,11 @@ The README's semantics, and the choices the reference states where it is silent:
 - a regression is a category's drop (a rise, for a ``better: lower`` metric) of more than
   the margin; a drop within 1e-9 of the margin is equal to it (floating point cannot say
   more), and no generated drop lies between 1e-9 and 1e-6 of it; the overall row never is.
+- the gate is ok when there is no regression, some item was compared, the current report
+  has a value of each gated metric wherever the baseline has one on an item compared or
+  ``unscored`` (``missing_values``, per metric in the gated order, ids sorted), and, without
+  ``--metric``, the current report defines every metric the baseline does
+  (``missing_metrics``, in the baseline's order).
 
 Numbers are compared as in test_answer_report_reference.py: means exactly when every value
 is a multiple of 2**-20, else to 1e-12; bootstrap bounds to 1e-12.
@@ -401,7 +406,21 @@ def expected(
             regression = name is not None and drop - limit > Fraction(1, 10**9)
             group = f"gate:{name}" if known == members else f"gate:{name}:{m}"
             rows.append(Row(name, m, base, cur, group, better, drop, regression))
-    return {"compared": compared, "left_out": left, "rows": rows, "chosen": chosen}
+    missing_metrics = [] if wanted else [m for m in b["definitions"] if m not in chosen]
+    missing_values: dict[str, list[str]] = {}
+    for m in chosen:
+        ids = [
+            i
+            for i in sorted(compared + left["unscored"])
+            if m in bv.get(i, {}).get("values", {}) and m not in cv.get(i, {}).get("values", {})
+        ]
+        if ids:
+            missing_values[m] = ids
+    ok = not any(r.regression for r in rows) and bool(compared)
+    ok = ok and not missing_metrics and not missing_values
+    return {"compared": compared, "left_out": left, "rows": rows, "chosen": chosen,
+            "missing_metrics": missing_metrics, "missing_values": missing_values,
+            "ok": ok}  # fmt: skip
 
 
 def check_result(
@@ -411,8 +430,14 @@ def check_result(
     rows: list[Row] = want["rows"]
     regressions = [r for r in rows if r.regression]
     assert list(found) == ["ok", "compared_items", "left_out_items", "regressions", "left_out",
-                           "margin", "comparisons", "overall"]  # fmt: skip
-    assert found["ok"] is (not regressions)
+                           "missing_metrics", "missing_values", "problems", "margin",
+                           "comparisons", "overall"]  # fmt: skip
+    assert found["ok"] is want["ok"]
+    assert found["missing_metrics"] == want["missing_metrics"]
+    assert found["missing_values"] == want["missing_values"]
+    problems = [bool(want["missing_metrics"]), bool(want["missing_values"]), not want["compared"]]
+    assert len(found["problems"]) == sum(problems)
+    assert (not regressions and not found["problems"]) is want["ok"]
     counts = (found["left_out"], want["left_out"], want["compared"])
     assert found["compared_items"] == len(want["compared"]), counts
     assert found["left_out"] == want["left_out"], counts
@@ -576,13 +601,16 @@ def test_the_command_line_says_what_the_reference_finds(
     assert [line for line in lines if line.startswith("REGRESSION ")] == regression_lines(
         found, margin
     )
+    if found["ok"]:
+        verdict = [f"ok: no category dropped by more than {float(margin):g}"]
+    else:
+        verdict = [f"failed: {problem}" for problem in found["problems"]]
+        if found["regressions"]:
+            verdict.append(
+                f"failed: {len(found['regressions'])} regression(s) beyond the margin "
+                f"{float(margin):g}"
+            )
     at = lines.index(next(line for line in lines if line.startswith("category  ")))
-    table = [re.split(r"\s{2,}", line.strip()) for line in lines[at + 1 : -1]]
+    table = [re.split(r"\s{2,}", line.strip()) for line in lines[at + 1 : -len(verdict)]]
     assert table == table_rows(found)
-    verdict = (
-        f"ok: no category dropped by more than {float(margin):g}"
-        if found["ok"]
-        else f"failed: {len(found['regressions'])} regression(s) beyond the margin "
-        f"{float(margin):g}"
-    )
-    assert lines[-1] == verdict
+    assert lines[-len(verdict) :] == verdict

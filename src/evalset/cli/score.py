@@ -166,13 +166,20 @@ def gate(
         "--allow-snapshot-change",
         help="Compare reports on different snapshots or metric definitions.",
     ),
+    allow_judge_change: bool = typer.Option(
+        False,
+        "--allow-judge-change",
+        help="Compare answer metrics decided by different judges (name or version).",
+    ),
     as_json: bool = _JSON,
 ) -> None:
     """Compare a run with the accepted one per category; exit 1 when any category dropped.
 
     A drop of more than the margin in any category's metric fails, even when the overall mean
     rose. Each difference comes with a paired bootstrap interval. Reports on different set
-    versions are compared on the items whose fingerprints are equal.
+    versions are compared on the items whose fingerprints are equal. The gate fails too when
+    it compared nothing, when the current report has no value of a gated metric for an item
+    the baseline scored, or lacks a metric the baseline has.
 
     Example: evalset gate reports/score.json --margin 0.03
     """
@@ -191,7 +198,14 @@ def gate(
     baseline = load_checked(ws, baseline_path)
     wanted = [m.strip() for item in metric or [] for m in item.split(",") if m.strip()]
     result = run(
-        baseline, current, baseline_path, current_path, margin, wanted, allow_snapshot_change
+        baseline,
+        current,
+        baseline_path,
+        current_path,
+        margin,
+        wanted,
+        allow_snapshot_change,
+        allow_judge_change=allow_judge_change,
     )
     if as_json:
         emit_json(result.to_json())
@@ -212,12 +226,6 @@ def _print_gate(result: GateResult) -> None:
     )
     for note in result.notes:
         echo(f"note: {note}", fg="yellow")
-    if not result.compared:
-        echo(
-            "note: no item has a value of the gated metrics in both reports and the same "
-            "fingerprint in both pins, so nothing was compared",
-            fg="yellow",
-        )
     for c in result.regressions:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
@@ -244,7 +252,10 @@ def _print_gate(result: GateResult) -> None:
     table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
     if result.ok:
         echo(f"ok: no category dropped by more than {result.margin:g}", fg="green")
-    else:
+        return
+    for problem in result.problems:
+        echo(f"failed: {problem}", fg="red")
+    if result.regressions:
         echo(
             f"failed: {len(result.regressions)} regression(s) beyond the margin {result.margin:g}",
             fg="red",

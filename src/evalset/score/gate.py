@@ -14,7 +14,15 @@ or changed since are left out and counted, and so are unchanged items counting i
 report only (``unscored``: a sealed item is scored only with the key, faithfulness only
 where the run gave contexts).
 Reports on different corpus snapshots, or whose metric definitions differ, measure different
-things and are refused unless ``allow_snapshot_change``.
+things and are refused unless ``allow_snapshot_change``; reports whose answer metrics were
+decided by different judges (another name or version) are refused unless
+``allow_judge_change``.
+
+A gate that cannot vouch for the current run fails even without a regression: when it
+compared no item, when the current report has no value of a gated metric for an unchanged
+item the baseline has one for (a judge that failed on its claims, a run line without what
+the metric needs), and when the current report lacks metrics the baseline defines (without
+``metrics``: a run that stopped retrieving, say).
 
 `evalset accept REPORT` records a report as the set's accepted run: a copy, byte for byte, at
 ``reports/accepted/<set>.json`` in the workspace, to commit; `evalset gate CURRENT` then
@@ -92,14 +100,54 @@ class GateResult:
     comparisons: list[Comparison] = field(default_factory=list)
     overall: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    missing_metrics: list[str] = field(default_factory=list)
+    """Metrics the baseline defines and the current report does not (gating every metric)."""
+    missing_values: dict[str, list[str]] = field(default_factory=dict)
+    """Per gated metric, the unchanged items the baseline has a value of it for and the
+    current report has none."""
+    kinds: tuple[str, str] = ("", "")
+    """The baseline's and the current report's kinds (``retrieval``, ``answers``...)."""
 
     @property
     def regressions(self) -> list[Comparison]:
         return [c for c in self.comparisons if c.regression]
 
     @property
+    def problems(self) -> list[str]:
+        """Why the gate cannot vouch for the current run, besides its regressions: each a
+        sentence naming what is missing and what to do."""
+        found = []
+        if self.missing_metrics:
+            kinds = ""
+            if self.kinds[0] != self.kinds[1]:
+                kinds = f" (kind {self.kinds[1]}; the baseline's: {self.kinds[0]})"
+            found.append(
+                f"the current report{kinds} has no {_listed(self.missing_metrics)}, which the "
+                "baseline has, so they were not compared; score the run for them too, or gate "
+                "on the metrics both have with --metric"
+            )
+        if self.missing_values:
+            where = ", ".join(
+                f"{metric} for {len(ids)} item(s) ({_listed(ids)})"
+                for metric, ids in self.missing_values.items()
+            )
+            found.append(
+                f"the current report has no value where the baseline has one: {where}; its "
+                "judge could not decide their claims (its judge_errors list them) or its run "
+                "lines lack what the metric needs: score the run again once that is fixed, or "
+                "leave the metric out with --metric"
+            )
+        if not self.compared:
+            found.append(
+                "nothing was compared: no item has a value of the gated metrics in both "
+                "reports and the same fingerprint in both pins; score the run on items the "
+                "baseline scored, or accept a new baseline once this run is reviewed"
+            )
+        return found
+
+    @property
     def ok(self) -> bool:
-        return not self.regressions
+        return not self.regressions and not self.problems
 
     @property
     def left_out_count(self) -> int:
@@ -120,6 +168,9 @@ class GateResult:
                 for c in self.regressions
             ],
             "left_out": self.left_out,
+            "missing_metrics": self.missing_metrics,
+            "missing_values": self.missing_values,
+            "problems": self.problems,
             "margin": self.margin,
             "comparisons": [c.to_json() for c in self.comparisons],
             "overall": [c.to_json() for c in self.overall],
@@ -208,6 +259,8 @@ def gate(
     allow_snapshot_change: bool = False,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    *,
+    allow_judge_change: bool = False,
 ) -> GateResult:
     """Compare two checked reports (see the module docstring)."""
     b_pin, c_pin = baseline["evalset"], current["evalset"]
@@ -230,6 +283,7 @@ def gate(
     notes = _differences(
         baseline, current, baseline_path, current_path, chosen, allow_snapshot_change
     )
+    notes += _judges(baseline, current, baseline_path, current_path, chosen, allow_judge_change)
     b_index, _, b_values = _item_values(baseline, chosen)
     c_index, c_categories, c_values = _item_values(current, chosen)
     b_fp, c_fp = _fingerprints(baseline), _fingerprints(current)
@@ -257,6 +311,12 @@ def gate(
     result = GateResult(baseline_path, current_path, margin, chosen, len(compared), left)
     better = [current["definitions"][m].get("better", "higher") for m in chosen]
     result.notes = notes
+    result.kinds = (baseline["report"].get("kind", ""), current["report"].get("kind", ""))
+    if not metrics:
+        result.missing_metrics = [m for m in baseline["definitions"] if m not in chosen]
+    result.missing_values = _missing_values(
+        chosen, compared + left["unscored"], b_index, b_values, c_index, c_values
+    )
     rows_b = np.array([b_index[i] for i in compared], dtype=np.int64)
     rows_c = np.array([c_index[i] for i in compared], dtype=np.int64)
     categories = [c_categories[c_index[i]] for i in compared]
@@ -274,6 +334,32 @@ def gate(
             None, chosen, b_values[rows_b], c_values[rows_c], None, resamples, seed, better
         )
     return result
+
+
+def _missing_values(
+    metrics: Sequence[str],
+    same: Sequence[str],
+    b_index: dict[str, int],
+    b_values: NDArray[np.float64],
+    c_index: dict[str, int],
+    c_values: NDArray[np.float64],
+) -> dict[str, list[str]]:
+    """Per metric, the items of ``same`` (unchanged between the pins) that have a value of
+    it in the baseline and none in the current report."""
+    found: dict[str, list[str]] = {}
+    for ident in sorted(same):
+        had = ~np.isnan(b_values[b_index[ident]]) if ident in b_index else None
+        if had is None:
+            continue
+        lost = had if ident not in c_index else had & np.isnan(c_values[c_index[ident]])
+        for j in np.flatnonzero(lost).tolist():
+            found.setdefault(metrics[j], []).append(ident)
+    return {m: found[m] for m in metrics if m in found}
+
+
+def _listed(names: Sequence[str], shown: int = 5) -> str:
+    more = f", … ({len(names) - shown} more)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _compare(
@@ -370,6 +456,46 @@ def _differences(
             )
         notes.append(f"definitions changed: {', '.join(changed)}")
     return notes
+
+
+_JUDGE_FREE = frozenset({"exact"})
+"""Answer metrics evalset computes itself, whatever judge the report names (``exact``: the
+short answer's normalised containment)."""
+
+
+def _judge_named(report: dict[str, Any]) -> tuple[str, str]:
+    judge = report.get("judge")
+    if not isinstance(judge, dict):
+        return "None", "None"
+    return str(judge.get("name")), str(judge.get("version"))
+
+
+def _judges(
+    baseline: dict[str, Any],
+    current: dict[str, Any],
+    baseline_path: Path,
+    current_path: Path,
+    metrics: Sequence[str],
+    allowed: bool,
+) -> list[str]:
+    """Refuse answer metrics decided by different judges, unless allowed: another model,
+    prompt or program measures otherwise, and a drop could be the judge's."""
+    judged = [
+        m
+        for m in metrics
+        if current["definitions"][m].get("family") == "answer" and m not in _JUDGE_FREE
+    ]
+    b_judge, c_judge = _judge_named(baseline), _judge_named(current)
+    if not judged or b_judge == c_judge:
+        return []
+    b_shown, c_shown = (f"{name} (version {version})" for name, version in (b_judge, c_judge))
+    if not allowed:
+        raise GateRefused(
+            f"{current_path}: was judged by {c_shown}, the baseline {baseline_path} by "
+            f"{b_shown}, so their {judged[0]} is not comparable; score both runs with one "
+            "judge, or compare anyway with --allow-judge-change."
+        )
+    return [f"judge changed: {b_shown} -> {c_shown}"]
 
 
 def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str) -> str:
