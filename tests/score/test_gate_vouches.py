@@ -152,3 +152,70 @@ def test_reports_of_different_judges_are_refused_unless_allowed(  # type: ignore
     # metrics no judge decides are compared whatever the judges
     for metrics in ("exact", "hit@1,mrr"):
         assert cli(qa, "gate", "base.json", "cur.json", "--metric", metrics).code == 0
+
+
+RETRIEVED = {"k1": ["guide.md#returns"], "k2": ["guide.md#damaged-returns"], "k3": [],
+             "j1": ["guide.md#payments"], "r1": [], "r2": []}  # fmt: skip
+
+# runs that retrieved on some lines only: (ids whose lines lose "retrieved", extra lines)
+PARTLY_RETRIEVED = {
+    "one-line": (["k2"], []),
+    "several-lines": (["k1", "k3", "j1"], []),
+    "all-but-one": (["k1", "k2", "k3"], []),
+    "one-trial-of-an-item": ([], [{**ANSWERS[0], "trial": 1}]),
+}
+
+
+@pytest.mark.parametrize("case", list(PARTLY_RETRIEVED))
+def test_a_run_that_retrieved_on_some_lines_says_retrieval_was_not_scored(  # type: ignore[no-untyped-def]
+    qa: Path, cli, case: str
+) -> None:
+    both = [{**x, "retrieved": RETRIEVED[x["id"]]} for x in ANSWERS]
+    write_run(qa / "both.jsonl", both)
+    assert _score(qa, cli, "exact", "base.json", "both.jsonl").code == 0
+    dropped, extra = PARTLY_RETRIEVED[case]
+    lines = [{k: v for k, v in x.items() if k != "retrieved" or x["id"] not in dropped}
+             for x in both] + extra  # fmt: skip
+    write_run(qa / "part.jsonl", lines)
+    done = _score(qa, cli, "exact", "cur.json", "part.jsonl")
+    assert done.code == 0, done.err
+    lacking = [
+        {"line": n, "id": x["id"]}
+        for n, x in enumerate(lines, 1)
+        if "retrieved" not in x and x["id"] not in ("r1", "r2")
+    ]
+    report = json.loads((qa / "cur.json").read_text())
+    assert report["report"]["kind"] == "answers"
+    assert report["retrieval_not_scored"] == lacking
+    shown = ", ".join(f"line {x['line']} {x['id']}" for x in lacking)
+    assert (
+        f"note: retrieval not scored: {len(lacking)} line(s) of answerable items have no "
+        f'"retrieved" while others have one ({shown}); give each line what was retrieved'
+    ) in done.out
+    gated = cli(qa, "gate", "base.json", "cur.json")
+    assert gated.code == 1
+    assert gated.out.splitlines()[-1].startswith(
+        "failed: the current report (kind answers; the baseline's: retrieval+answers) has no "
+        "hit@1, hit@3, hit@5, hit@10, mrr, … (13 more), which the baseline has"
+    )
+    result = json.loads(cli(qa, "gate", "base.json", "cur.json", "--json").out)
+    assert result["ok"] is False and result["missing_metrics"][:2] == ["hit@1", "hit@3"]
+    # the answer metrics alone, named, are compared as before
+    assert cli(qa, "gate", "base.json", "cur.json", "--metric", "coverage,exact").code == 0
+
+
+def test_lines_of_unanswerable_items_need_no_retrieved_list(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Unanswerable items have no retrieval metric: their lines without "retrieved" keep
+    nothing from being scored, and are not listed; nor is anything in a run that does not
+    retrieve at all."""
+    lines = [{**x, "retrieved": RETRIEVED[x["id"]]} if x["id"][0] != "r" else x for x in ANSWERS]
+    write_run(qa / "run.jsonl", lines)
+    done = _score(qa, cli, "exact", "r.json")
+    assert done.code == 0 and "retrieval not scored" not in done.out
+    report = json.loads((qa / "r.json").read_text())
+    assert report["report"]["kind"] == "retrieval+answers"
+    assert report["retrieval_not_scored"] == []
+    write_run(qa / "run.jsonl", ANSWERS)
+    done = _score(qa, cli, "exact", "a.json")
+    assert done.code == 0 and "retrieval not scored" not in done.out
+    assert json.loads((qa / "a.json").read_text())["retrieval_not_scored"] == []

@@ -131,6 +131,16 @@ def notes(data: dict[str, Any]) -> list[str]:
         out.append(
             f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'
         )
+    unretrieved = data.get("retrieval_not_scored")
+    if unretrieved:
+        shown = ", ".join(f"line {x['line']} {x['id']}" for x in unretrieved[:5])
+        more = f", … ({len(unretrieved) - 5} more)" if len(unretrieved) > 5 else ""
+        out.append(
+            f"retrieval not scored: {len(unretrieved)} line(s) of answerable items have no "
+            f'"retrieved" while others have one ({shown}{more}); give each line what was '
+            "retrieved (an empty list when nothing came back) to score retrieval too (report: "
+            '"retrieval_not_scored")'
+        )
     faithful = data["overall"].get("faithfulness", {})
     if not faithful.get("n"):
         out.append(

@@ -127,6 +127,9 @@ def _score(
         retrieval, checked, labels, options, beside, prerender=True,
         corpus=corpus_since(store, options.snapshot),
     )  # fmt: skip
+    # a run that retrieved on some lines only: its retrieval metrics are not scored, and the
+    # report says which lines kept them out (a gate would otherwise lose them unnoticed)
+    report.data["retrieval_not_scored"] = [] if retrieval is not None else _unretrieved(run, loaded)
     return report, judging
 
 
@@ -167,6 +170,16 @@ def _retrieved(run: RunFile, loaded: SetFile) -> bool:
     answerable = {i.id for i in loaded.items if i.status == "active" and i.answerable}
     lines = [line for line in run.lines if line.id in answerable]
     return bool(lines) and all(line.retrieved is not None for line in lines)
+
+
+def _unretrieved(run: RunFile, loaded: SetFile) -> list[dict[str, Any]]:
+    """The lines of answerable active items without a retrieved list, when another such line
+    has one (a run that does not retrieve at all has none to list)."""
+    answerable = {i.id for i in loaded.items if i.status == "active" and i.answerable}
+    lines = [line for line in run.lines if line.id in answerable]
+    if not any(line.retrieved is not None for line in lines):
+        return []
+    return [{"line": line.line, "id": line.id} for line in lines if line.retrieved is None]
 
 
 def _is_injection(item: Item) -> bool:

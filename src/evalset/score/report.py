@@ -52,7 +52,7 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(value, ensure_ascii=False)``, without building an encoder per value."""
 LISTS = ("misses", "stale", "missing", "unresolved", "unknown_citations", "invalid_lines",
          "item_spread", "items")  # fmt: skip
-ANSWER_LISTS = ("answer_misses", "violations", "judge_errors")
+ANSWER_LISTS = ("answer_misses", "violations", "judge_errors", "retrieval_not_scored")
 """Lists of answer reports, also written one element per line."""
 """Keys whose lists are written one element per line."""
 DIGEST_MARK = ',\n  "digest": "'
