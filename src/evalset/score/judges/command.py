@@ -308,6 +308,10 @@ class CommandJudge(Judge):
             if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
                 raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} "
                                   'without a "statements" list')  # fmt: skip
+        problem = _extras_problem(answer) if "error" not in answer else None
+        if problem:
+            raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} with "
+                              f"{problem}")  # fmt: skip
         self._idle.put(program)
         return answer
 
@@ -351,13 +355,28 @@ class CommandJudge(Judge):
             program.stop(deadline)
 
 
+def _extras_problem(answer: dict[str, Any]) -> str | None:
+    """What is wrong with an answer's cost or tokens (given, and not null): a cost must be a
+    number from 0 and tokens a whole number from 0, neither beyond the largest number a
+    report holds (JSON has no infinity, and a negative count would make the totals lie)."""
+    cost, tokens = answer.get("cost"), answer.get("tokens")
+    if cost is not None and not (finite_number(cost) and cost >= 0):
+        return 'a "cost" that is not a number from 0 to about 1.8e308'
+    if tokens is not None and not (
+        finite_number(tokens) and tokens >= 0 and float(tokens).is_integer()
+    ):
+        return '"tokens" that are not a whole number from 0 to about 1.8e308'
+    return None
+
+
 def _extras(answer: dict[str, Any]) -> tuple[str | None, float | None, int | None]:
-    """reason, cost and tokens of an answer, each None when absent or not of its kind."""
+    """reason, cost and tokens of an answer (checked by ``_extras_problem``), each None when
+    absent."""
     reason = answer.get("reason")
     cost = answer.get("cost")
     tokens = answer.get("tokens")
     return (
         _shortened(reason) if isinstance(reason, str) else None,
-        float(cost) if finite_number(cost) else None,
-        tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+        float(cost) if cost is not None else None,
+        int(tokens) if tokens is not None else None,
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -127,6 +128,9 @@ def _message(reply: Any) -> tuple[str | None, dict[str, Any] | None]:
     text = message.get("content") if isinstance(message, dict) else None
     usage = reply.get("usage")
     return (text if isinstance(text, str) else None), (usage if isinstance(usage, dict) else None)
+
+
+_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 def _count(value: Any) -> float:
@@ -239,6 +243,15 @@ class OpenAIJudge(Judge):
         text, usage = _message(reply)
         if text is None:
             raise JudgeFailed("the endpoint's reply holds no message")
+        if usage is not None:
+            negative = next(
+                (k for k in _COUNTS if finite_number(usage.get(k)) and usage[k] < 0), None
+            )
+            if negative:  # an endpoint that counts wrongly: its totals would lie
+                raise JudgeFailed(
+                    f"the endpoint's reply gives a negative token count ({negative} "
+                    f"{usage[negative]!r})"
+                )
         tokens = usage.get("total_tokens") if usage is not None else None
         cost = None
         s = self.settings
@@ -246,7 +259,13 @@ class OpenAIJudge(Judge):
             prompt_tokens = _count(usage.get("prompt_tokens"))
             completion = _count(usage.get("completion_tokens"))
             cost = (prompt_tokens * s.price_input + completion * s.price_output) / 1_000_000
-        return text, cost, tokens if type(tokens) is int else None
+            if not math.isfinite(cost):  # JSON holds no infinity
+                raise JudgeFailed(
+                    "the endpoint's reply gives token counts whose cost is beyond the largest "
+                    f"number a report holds (prompt_tokens {usage.get('prompt_tokens')!r}, "
+                    f"completion_tokens {usage.get('completion_tokens')!r})"
+                )
+        return text, cost, tokens if finite_number(tokens) and type(tokens) is int else None
 
     def entails(self, text: str, claim: str) -> Verdict:
         reply, cost, tokens = self._complete(fill(self.prompts["entails"], text=text, claim=claim))

@@ -8,6 +8,8 @@ given are saved, so that running again resumes rather than starts over.
 
 from __future__ import annotations
 
+import math
+import sys
 import threading
 from collections.abc import Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -27,6 +29,8 @@ Result = Outcome | JudgeFailed | None
 """A verdict or statements; the failure of that request; None: the judge cannot split
 statements."""
 _SAVE_EVERY = 200
+_LARGEST = sys.float_info.max
+"""The largest number a report holds (JSON readers take numbers as floats)."""
 
 
 @dataclass
@@ -83,9 +87,9 @@ class Judging:
                 if found is None:
                     missing.append(r)
                 else:
-                    self.results[r] = found
+                    self.results[r] = counted = self._count(found, now=False)
                     self.usage.cached += 1
-                    self._count(found, now=False)
+                    self.usage.failed += isinstance(counted, JudgeFailed)
             pending = missing
         if pending and not self.judge.cacheable and self.judge.concurrency <= 1:
             self._ask_here(pending)
@@ -104,9 +108,25 @@ class Judging:
                 self.usage.failed += 1
         self.usage.calls += len(pending)
 
-    def _count(self, outcome: Result, now: bool) -> None:
+    def _count(self, outcome: Result, now: bool) -> Result:
+        """The outcome, its tokens and cost added to the usage; a failure instead when they
+        would take a total beyond the largest number a report holds (JSON has no infinity:
+        a judge that gives its cost in the wrong unit, say)."""
         if outcome is None or isinstance(outcome, JudgeFailed):
-            return
+            return outcome
+        tokens, cost = outcome.tokens or 0, outcome.cost or 0.0
+        if self.usage.verdict_tokens + tokens > _LARGEST or not math.isfinite(
+            self.usage.verdict_cost + cost
+        ):
+            given = ", ".join(
+                f"{name} {float(value):.6g}"
+                for name, value in (("tokens", outcome.tokens), ("cost", outcome.cost))
+                if value is not None
+            )
+            return JudgeFailed(
+                f"its answer's {given} would take the judge's totals beyond the largest number "
+                "a report holds (about 1.8e308)"
+            )
         if outcome.tokens is not None:
             self.usage.verdict_tokens += outcome.tokens
             if now:
@@ -116,6 +136,7 @@ class Judging:
             self.usage.verdict_cost += outcome.cost
             if now:
                 self.usage.cost += outcome.cost
+        return outcome
 
     def _ask(self, pending: list[Request], keys: dict[Request, str]) -> None:
         lock = threading.Lock()
@@ -123,11 +144,11 @@ class Judging:
 
         def record(request: Request, outcome: Result) -> None:
             with lock:
+                outcome = self._count(outcome, now=True)
                 self.results[request] = outcome
                 self.usage.calls += 1
                 if isinstance(outcome, JudgeFailed):
                     self.usage.failed += 1
-                self._count(outcome, now=True)
                 if request in keys and outcome is not None and not isinstance(outcome, JudgeFailed):
                     unsaved.append((keys[request], outcome))
 
