@@ -19,8 +19,8 @@ Top-level keys, in order:
   ``item_spread`` (per item whose trials differed, each metric's min/max/std);
 - ``items``: per item and trial, its category, split, first relevant rank and metrics;
 - ``digest``: ``sha256:`` over the report's bytes before it (line endings as ``\\n``), so
-  that an edit after `evalset score` wrote it is noticed by `evalset gate` and `evalset
-  accept`.
+  that an edit after `evalset score` wrote it is noticed by `evalset gate`, `evalset accept`
+  and `evalset check-pin` (``evalset.versions.reportfile`` reads and checks reports).
 
 Other metric families (answers: coverage, violation rate, exact match, refusal,
 faithfulness) add their metrics to ``definitions``, to the same ``overall``, ``categories``
@@ -30,7 +30,6 @@ reports both define.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,11 +40,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.bulk import bulk
-from evalset.errors import EvalsetError
-from evalset.fsio import TextError, atomic_write, decode_text, json_loads, read_input
+from evalset.fsio import atomic_write
+from evalset.versions.reportfile import DIGEST_MARK as DIGEST_MARK
+from evalset.versions.reportfile import FORMAT as FORMAT
+from evalset.versions.reportfile import ReportError as ReportError
+from evalset.versions.reportfile import digest_of as digest_of
+from evalset.versions.reportfile import read_report as read_report
 
-FORMAT = 1
-"""Version of the report's layout."""
 json_string = json.encoder.encode_basestring
 """A string as JSON writes it with ``ensure_ascii=False`` (``json.dumps`` of a str)."""
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
@@ -55,11 +56,6 @@ LISTS = ("misses", "stale", "missing", "unresolved", "unknown_citations", "inval
 ANSWER_LISTS = ("answer_misses", "violations", "judge_errors", "retrieval_not_scored")
 """Lists of answer reports, also written one element per line."""
 """Keys whose lists are written one element per line."""
-DIGEST_MARK = ',\n  "digest": "'
-
-
-class ReportError(EvalsetError):
-    """A file that is not a readable evalset report, or was changed after it was written."""
 
 
 def number_texts(values: NDArray[np.float64]) -> NDArray[np.object_]:
@@ -221,88 +217,6 @@ def _lines(rows: Sequence[str]) -> str:
     return "[\n    " + ",\n    ".join(rows) + "\n  ]"
 
 
-def digest_of(body: str) -> str:
-    """The digest of a report's text before its digest, line endings read as ``\\n``."""
-    if "\r" in body:  # a quick scan: only a checkout that rewrote line endings has one
-        body = body.replace("\r\n", "\n")
-    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
-
-
 def write_report(path: Path, text: str) -> None:
     """Write a rendered report atomically, making its folder if needed."""
     atomic_write(path, text, parents=True)
-
-
-def read_report(path: Path) -> tuple[dict[str, Any], str]:
-    """A report file, checked: JSON, a report's shape, and its digest. Returns the report
-    and its text."""
-    try:
-        data = read_input(path)
-    except FileNotFoundError:
-        raise ReportError(f"{path}: no such file; give the path of a report.") from None
-    except IsADirectoryError:
-        raise ReportError(f"{path}: is a folder; give the path of a report file.") from None
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
-    try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
-        text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
-    except TextError as exc:
-        raise ReportError(str(exc)) from None
-    try:
-        data = json_loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(
-            f"{path}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); give a report "
-            "written by `evalset score`."
-        ) from None
-    except (ValueError, RecursionError):  # numbers too long, nesting too deep
-        raise ReportError(
-            f"{path}: is not JSON that can be read (too deeply nested, or a number too long); "
-            "give a report written by `evalset score`."
-        ) from None
-    problem = _shape_problem(data)
-    if problem:
-        raise ReportError(
-            f"{path}: is not an evalset report ({problem}); give a report written by "
-            "`evalset score`."
-        )
-    normalised = text.replace("\r\n", "\n")
-    mark = normalised.rfind(DIGEST_MARK)
-    if mark < 0 or digest_of(normalised[:mark]) != data["digest"]:
-        raise ReportError(
-            f"{path}: was changed after `evalset score` wrote it (its content no longer "
-            "matches its digest); score the run again rather than editing the report."
-        )
-    return data, text
-
-
-def _shape_problem(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return "it is not a JSON object"
-    about = data.get("report")
-    if not isinstance(about, dict) or "format" not in about:
-        return 'it has no "report" format'
-    if not isinstance(about["format"], int) or about["format"] > FORMAT:
-        return f"format {about['format']!r}: written by a newer evalset; upgrade evalset"
-    for key, kind in (
-        ("evalset", dict),
-        ("definitions", dict),
-        ("categories", dict),
-        ("items", list),
-        ("digest", str),
-    ):
-        if not isinstance(data.get(key), kind):
-            what = {dict: "object", list: "list", str: "text"}[kind]
-            return f'it has no "{key}" {what}'
-    for name, definition in data["definitions"].items():
-        if not isinstance(definition, dict) or definition.get("kind") not in ("rate", "mean"):
-            return f"metric {name!r} has no kind"
-    for k, row in enumerate(data["items"]):
-        if (
-            not isinstance(row, dict)
-            or not isinstance(row.get("id"), str)
-            or not isinstance(row.get("metrics"), dict)
-            or not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values())
-        ):  # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
-            return f"items[{k}] is not an item row with metrics from 0 to 1"
-    return None
