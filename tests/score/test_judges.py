@@ -736,3 +736,47 @@ def test_what_a_judge_started_ends_when_the_scoring_ends(
         judge.close()
     assert _ended(int((qa / "child.pid").read_text()))
     assert _threads_end(threads)
+
+
+CLOSES_ITS_OUTPUT = {
+    "closes it at once": ("import os, time\nos.close(1)\ntime.sleep(60)\n", 1),
+    "closes it and reads on": ("import os, sys\nos.close(1)\nfor line in sys.stdin: pass\n", 1),
+    "answers once, then closes it": (
+        "import json, os, sys, time\nline = sys.stdin.readline()\n"
+        'print(json.dumps({"id": json.loads(line)["id"], "verdict": True}), flush=True)\n'
+        "os.close(1)\ntime.sleep(60)\n",
+        2,
+    ),
+    "a shell closes it": (None, 1),
+}
+
+
+@pytest.mark.parametrize("case", list(CLOSES_ITS_OUTPUT))
+def test_a_judge_that_closes_its_output_and_runs_on_is_said_to_and_stopped_at_once(
+    qa: Path, case: str
+) -> None:
+    """Before, evalset waited 5 s for it to exit, said it "exited (status None)", then gave
+    it 2 s more before killing it."""
+    script, request = CLOSES_ITS_OUTPUT[case]
+    if script is None:
+        command = ["sh", "-c", "echo $$ > judge.pid; exec 1>&-; sleep 60"]
+    else:
+        (qa / "closes.py").write_text(
+            f"import os\nopen('judge.pid', 'w').write(str(os.getpid()))\n{script}",
+            encoding="utf-8",
+        )
+        command = [sys.executable, "closes.py"]
+    judge = CommandJudge(command, qa, timeout=20)
+    started = time.monotonic()
+    try:
+        with pytest.raises(JudgeBroken) as broken:
+            for _ in range(request):
+                judge.entails("a", "a")
+    finally:
+        judge.close()
+    assert time.monotonic() - started < 2.5
+    assert (
+        f"closed its output while still running, without answering (request {request}); a "
+        "judge answers each request line"
+    ) in str(broken.value)
+    assert _ended(int((qa / "judge.pid").read_text()))

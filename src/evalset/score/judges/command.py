@@ -167,10 +167,13 @@ class _Program:
         self.requests.put(json.dumps(request, ensure_ascii=False) + "\n")
         line = self._answer(ident)
         if line is _EOF:
-            try:
-                status = process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                status = None
+            try:  # a program that exits closes its output on the way out
+                status = process.wait(timeout=POLL)
+            except subprocess.TimeoutExpired:  # it closed its output and runs on
+                self.kill()  # nothing more can come from it: not waited for to exit
+                raise self.judge.broken(
+                    self, ident, "closed its output while still running, without answering"
+                ) from None
             raise self.judge.broken(self, ident, f"exited (status {status}) without answering")
         try:
             answer = json_loads(line, unique_keys=True)
@@ -221,10 +224,14 @@ class _Program:
         try:
             self.process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            self._kill_group()
-            self.process.kill()
-            self.process.wait()
+            self.kill()
         self._kill_group()
+
+    def kill(self) -> None:
+        """Kill it and what it started, at once."""
+        self._kill_group()
+        self.process.kill()
+        self.process.wait()
 
     def _kill_group(self) -> None:
         if _OWN_GROUP:
