@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scoring_ws import RUN, score_ws, write_run
@@ -90,3 +91,92 @@ def redigested(text: str) -> str:
     """The report's text with its digest made again, as a tool forging it would."""
     body = text[: text.rindex(DIGEST_MARK)]
     return f'{body}{DIGEST_MARK}{digest_of(body)}"\n}}\n'
+
+
+def _set(report: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    for key in path[:-1]:
+        report = report[key]
+    report[path[-1]] = value
+
+
+def _drop(report: dict[str, Any], path: tuple[Any, ...]) -> None:
+    for key in path[:-1]:
+        report = report[key]
+    del report[path[-1]]
+
+
+MISSING = object()
+"""In MALFORMED: the key removed."""
+
+# what the readers of a report use, each given a value of another kind (its digest made to
+# match): the shape check names it, rather than a reader failing on it (a category that is a
+# list crashed the gate with "unhashable type")
+MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
+    "category a list": (("items", 0, "category"), ["lookup"],
+                        "items[0].category is a list, not text or null"),
+    "category an object": (("items", 0, "category"), {"name": "lookup"},
+                           "items[0].category is an object, not text or null"),
+    "category a number": (("items", 0, "category"), 7,
+                          "items[0].category is a number, not text or null"),
+    "no category": (("items", 0, "category"), MISSING, 'items[0] has no "category"'),
+    "split a list": (("items", 0, "split"), ["tuning"], "items[0].split is a list, not text"),
+    "trial text": (("items", 0, "trial"), "0", "items[0].trial is text, not whole number"),
+    "trial a fraction": (("items", 0, "trial"), 0.5,
+                         "items[0].trial is a number, not whole number"),
+    "trial a boolean": (("items", 0, "trial"), False,
+                        "items[0].trial is a boolean, not whole number"),
+    "trial negative": (("items", 0, "trial"), -1,
+                       "items[0].trial is -1, not a whole number from 0"),
+    "id a number": (("items", 0, "id"), 1, "items[0].id is a number, not text"),
+    "first rank text": (("items", 0, "first_rank"), "1",
+                        "items[0].first_rank is text, not whole number or null"),
+    "row a list": (("items", 0), [], "items[0] is not an item row with metrics from 0 to 1"),
+    "kind a list": (("report", "kind"), ["retrieval"], "report.kind is a list, not text"),
+    "format a boolean": (("report", "format"), True, "its report format True is none evalset"),
+    "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),
+    "version a number": (("evalset", "version"), 1.0,
+                         "evalset.version is a number, not text or null"),
+    "set a list": (("evalset", "set"), ["docs"], "evalset.set is a list, not text"),
+    "no fingerprint": (("evalset", "fingerprint"), MISSING, 'evalset has no "fingerprint"'),
+    "fingerprint format text": (("evalset", "fingerprint_format"), "2",
+                                "evalset.fingerprint_format is text, not whole number"),
+    "item fingerprints a list": (("evalset", "item_fingerprints"), ["a1"],
+                                 "evalset.item_fingerprints is not an object of texts"),
+    "an item fingerprint a list": (("evalset", "item_fingerprints", "a1"), ["x"],
+                                   "evalset.item_fingerprints is not an object of texts"),
+    "better a list": (("definitions", "hit@1", "better"), ["lower"],
+                      "metric 'hit@1': better is neither \"higher\" nor \"lower\""),
+    "family a number": (("definitions", "hit@1", "family"), 1,
+                        "definitions.hit@1.family is a number, not text"),
+    "judge a list": (("judge",), ["exact"], "judge is a list, not an object"),
+    "judge name a number": (("judge",), {"name": 1, "version": "3"},
+                            "judge.name is a number, not text"),
+    "judge version a list": (("judge",), {"name": "exact", "version": ["3"]},
+                             "judge.version is a list, not text or null"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_report_of_the_wrong_shape_is_refused_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, case: str
+) -> None:
+    path, value, problem = MALFORMED[case]
+    report = json.loads((released / "reports" / "base.json").read_text())
+    report["items"][0]["category"] = "lookup"  # a row with every key, as the first
+    if value is MISSING:
+        _drop(report, path)
+    else:
+        _set(report, path, value)
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "odd.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    for reader, args in _readers("reports/odd.json").items():
+        done = cli(released, *args)
+        assert done.code == 2, (reader, done.out, done.err)
+        message = f"reports/odd.json: is not an evalset report ({problem}"
+        said = json.loads(done.out)["error"] if reader.endswith("--json") else done.err
+        assert message in said, (reader, said)
+        assert "internal error" not in said and "Traceback" not in said
+    assert not (released / "reports" / "accepted").exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,13 +90,19 @@ def check_report(path: Path, text: str, data: Any) -> None:
 
 
 def _shape_problem(data: Any) -> str | None:
+    """What makes ``data`` no report evalset wrote, for the keys the commands reading a
+    report use (gate, accept, check-pin): each must be of its kind, since a digest proves
+    only that nobody edited the file, not that evalset wrote it."""
     if not isinstance(data, dict):
         return "it is not a JSON object"
     about = data.get("report")
     if not isinstance(about, dict) or "format" not in about:
         return 'it has no "report" format'
-    if not isinstance(about["format"], int) or about["format"] > FORMAT:
-        return f"format {about['format']!r}: written by a newer evalset; upgrade evalset"
+    fmt = about["format"]
+    if type(fmt) is not int or fmt < 1:
+        return f"its report format {fmt!r} is none evalset writes"
+    if fmt > FORMAT:
+        return f"format {fmt!r}: written by a newer evalset; upgrade evalset"
     for key, kind in (
         ("evalset", dict),
         ("definitions", dict),
@@ -104,17 +111,92 @@ def _shape_problem(data: Any) -> str | None:
         ("digest", str),
     ):
         if not isinstance(data.get(key), kind):
-            what = {dict: "object", list: "list", str: "text"}[kind]
-            return f'it has no "{key}" {what}'
-    for name, definition in data["definitions"].items():
+            return f'it has no "{key}" {_KINDS[kind]}'
+    return (
+        _fields_problem(about, "report", _REPORT)
+        or _fields_problem(data, "", _TOP)
+        or _fields_problem(data["evalset"], "evalset", _PIN, ("set", "fingerprint"))
+        or _fingerprints_problem(data["evalset"].get("item_fingerprints"))
+        or _judge_problem(data.get("judge"))
+        or _definitions_problem(data["definitions"])
+        or _rows_problem(data["items"])
+    )
+
+
+_KINDS: dict[Any, str] = {dict: "object", list: "list", str: "text", int: "whole number",
+                          type(None): "null"}  # fmt: skip
+_TEXT_OR_NULL = (str, type(None))
+_REPORT: Mapping[str, tuple[type, ...]] = {"kind": (str,)}
+_TOP: Mapping[str, tuple[type, ...]] = {"snapshot": _TEXT_OR_NULL}
+_PIN = {"set": (str,), "fingerprint": (str,), "version": _TEXT_OR_NULL,
+        "fingerprint_format": (int,)}  # fmt: skip
+_ROW = {"id": (str,), "trial": (int,), "category": _TEXT_OR_NULL, "split": (str,),
+        "first_rank": (int, type(None)), "metrics": (dict,)}  # fmt: skip
+"""Per key of an object a reader of reports uses, the kinds its value may have."""
+
+
+def _kind_of(value: Any) -> str:
+    return {bool: "a boolean", float: "a number", int: "a number", str: "text",
+            list: "a list", dict: "an object", type(None): "null"}[type(value)]  # fmt: skip
+
+
+def _fields_problem(
+    found: dict[str, Any],
+    where: str,
+    kinds: Mapping[str, tuple[type, ...]],
+    needed: tuple[str, ...] = (),
+) -> str | None:
+    """The first key of ``kinds`` whose value is of none of its kinds (``needed``: keys that
+    must be there)."""
+    for key, allowed in kinds.items():
+        if key not in found:
+            if key in needed:
+                return f'{where or "it"} has no "{key}"'
+            continue
+        if type(found[key]) not in allowed:
+            wanted = " or ".join(_KINDS[k] for k in allowed)
+            return f"{where}.{key} is {_kind_of(found[key])}, not {wanted}".lstrip(".")
+    return None
+
+
+def _fingerprints_problem(found: Any) -> str | None:
+    if found is None:
+        return None
+    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+        return "evalset.item_fingerprints is not an object of texts"
+    return None
+
+
+def _judge_problem(judge: Any) -> str | None:
+    if judge is None:
+        return None
+    if not isinstance(judge, dict):
+        return f"judge is {_kind_of(judge)}, not an object"
+    return _fields_problem(judge, "judge", {"name": (str,), "version": _TEXT_OR_NULL}, ("name",))
+
+
+def _definitions_problem(definitions: dict[str, Any]) -> str | None:
+    for name, definition in definitions.items():
         if not isinstance(definition, dict) or definition.get("kind") not in ("rate", "mean"):
             return f"metric {name!r} has no kind"
-    for k, row in enumerate(data["items"]):
-        if (
-            not isinstance(row, dict)
-            or not isinstance(row.get("id"), str)
-            or not isinstance(row.get("metrics"), dict)
-            or not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values())
-        ):  # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
+        if definition.get("better", "higher") not in ("higher", "lower"):
+            return f'metric {name!r}: better is neither "higher" nor "lower"'
+        problem = _fields_problem(definition, f"definitions.{name}", {"family": (str,)})
+        if problem:
+            return problem
+    return None
+
+
+def _rows_problem(rows: list[Any]) -> str | None:
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("metrics"), dict):
+            return f"items[{k}] is not an item row with metrics from 0 to 1"
+        problem = _fields_problem(row, f"items[{k}]", _ROW, ("id", "trial", "category", "split"))
+        if problem:
+            return problem
+        if row["trial"] < 0:
+            return f"items[{k}].trial is {row['trial']}, not a whole number from 0"
+        if not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values()):
+            # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
             return f"items[{k}] is not an item row with metrics from 0 to 1"
     return None
