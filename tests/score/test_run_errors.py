@@ -286,3 +286,30 @@ def test_a_run_that_cannot_be_opened_is_named_before_the_sets_problems(  # type:
     write_run(score_ws / "run.txt", RUN)  # a run that can be read: the set is refused
     refused = cli(score_ws, "score", "retrieval", "docs", "run.txt", "-o", "out.json")
     assert refused.code == 1 and "cannot score a run against an invalid set" in refused.err
+
+
+# runs none of whose lines is of an active answerable item: scoring would count every item as
+# retrieving nothing (all zeros, exit 0) and measure no retriever
+NOTHING_TO_SCORE = {
+    "unanswerable items only": (["r1", "r2"], "its lines are 2 of unanswerable items"),
+    "a draft only": (["d1"], "its lines are 1 of draft items"),
+    "a retired item only": (["x1"], "its lines are 1 of retired items"),
+    "all three": (["r1", "d1", "x1", "r2"],
+                  "its lines are 1 of draft items, 1 of retired items, 2 of unanswerable items"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(NOTHING_TO_SCORE))
+def test_a_run_with_no_line_to_score_is_refused(score_ws: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    ids, why = NOTHING_TO_SCORE[case]
+    write_run(score_ws / "run.jsonl", [{"id": i, "retrieved": ["guide.md"]} for i in ids])
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "reports/r.json")
+    assert done.code == 2, done.out
+    assert done.err.strip() == (
+        f"evalset: run.jsonl: answers no active answerable item of set docs ({why}); there is "
+        "nothing to score: give the run of the set's questions."
+    )
+    assert not (score_ws / "reports" / "r.json").exists()
+    # one line of an answerable item is enough: the others are left out, as before
+    write_run(score_ws / "run.jsonl", [{"id": i, "retrieved": []} for i in [*ids, "a1"]])
+    assert cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "r.json").code == 0

@@ -239,10 +239,12 @@ def _check_lines(
         else:
             problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
     refuse_lines(run, problems, skip_invalid)  # left out (--skip-invalid): they count nowhere
-    if not kept and not scored_ids:
+    if not kept:  # scoring every item as retrieving nothing would measure no retriever
+        why = ", ".join(f"{n} of {what} items" for what, n in sorted(ignored.items()))
         raise RunFileError(
-            f"{run.path}: answers no active answerable item of set {loaded.name}; there is "
-            "nothing to score."
+            f"{run.path}: answers no active answerable item of set {loaded.name}"
+            + (f" (its lines are {why})" if why else "")
+            + "; there is nothing to score: give the run of the set's questions."
         )
     return kept, ignored
 
