@@ -39,7 +39,8 @@ The README's semantics, and the choices the reference states where it is silent:
   more), and no generated drop lies between 1e-9 and 1e-6 of it; the overall row never is.
 - the gate is ok when there is no regression, some item was compared, the current report
   has a value of each gated metric wherever the baseline has one on an item compared or
-  ``unscored`` (``missing_values``, per metric in the gated order, ids sorted), and, without
+  ``unscored`` that has a row in the current report (``missing_values``, per metric in the
+  gated order, ids sorted), and, without
   ``--metric``, the current report defines every metric the baseline does
   (``missing_metrics``, in the baseline's order).
 
@@ -412,7 +413,9 @@ def expected(
         ids = [
             i
             for i in sorted(compared + left["unscored"])
-            if m in bv.get(i, {}).get("values", {}) and m not in cv.get(i, {}).get("values", {})
+            if m in bv.get(i, {}).get("values", {})
+            and i in cv  # no row: left out, as a sealed item scored without the key is
+            and m not in cv[i].get("values", {})
         ]
         if ids:
             missing_values[m] = ids

@@ -69,9 +69,9 @@ def test_a_run_whose_judge_failed_on_every_claim_fails_the_gate(  # type: ignore
     assert done.code == 1, done.out + done.err
     lines = done.out.splitlines()
     assert lines[-1].startswith(
-        "failed: the current report has no value where the baseline has one: coverage for 4 "
-        "item(s) (j1, k1, k2, k3), violation_rate for 4 item(s) (j1, k1, k3, r1), refusal for "
-        "2 item(s) (r1, r2), false_refusal for 4 item(s) (j1, k1, k2, k3)"
+        "failed: the current report has no value where the baseline has one: coverage, "
+        "false_refusal for 4 item(s) (j1, k1, k2, k3); violation_rate for 4 item(s) (j1, k1, "
+        "k3, r1); refusal for 2 item(s) (r1, r2)"
     )
     assert lines[-1].endswith("or leave the metric out with --metric")
     assert not any(line.startswith("ok") for line in lines)
@@ -219,3 +219,32 @@ def test_lines_of_unanswerable_items_need_no_retrieved_list(qa: Path, cli) -> No
     done = _score(qa, cli, "exact", "a.json")
     assert done.code == 0 and "retrieval not scored" not in done.out
     assert json.loads((qa / "a.json").read_text())["retrieval_not_scored"] == []
+
+
+def test_a_run_scored_without_the_key_passes_against_one_scored_with_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The accepted run was scored where the holdout key is (CI), this one where it is not
+    (a tuner's machine): the sealed items have no row here, and are left out as before,
+    not taken for values the current report lacks."""
+    import shutil
+
+    from conftest import ROOT, commit_all, make_git_repo
+
+    repo = make_git_repo(tmp_path / "repo")
+    for folder in ("corpus", "snapshots", "sets", "examples"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n')
+    assert cli(repo, "seal", "acme-support", "--recipient", key[1]).code == 0
+    commit_all(repo, "sealed")
+    run = "examples/runs/acme-support-bm25.jsonl"
+    score = ["score", "retrieval", "acme-support", run, "--allow-stale", "-o"]
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(repo, *score, "with-key.json").code == 0
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert cli(repo, *score, "without-key.json").code == 0
+    done = cli(repo, "gate", "with-key.json", "without-key.json", "--json")
+    assert done.code == 0, done.out
+    found = json.loads(done.out)
+    assert found["ok"] and found["missing_values"] == {} and found["problems"] == []
+    assert len(found["left_out"]["unscored"]) > 0  # the sealed items, left out and counted

@@ -127,9 +127,12 @@ class GateResult:
                 "on the metrics both have with --metric"
             )
         if self.missing_values:
-            where = ", ".join(
-                f"{metric} for {len(ids)} item(s) ({_listed(ids)})"
-                for metric, ids in self.missing_values.items()
+            alike: dict[tuple[str, ...], list[str]] = {}
+            for metric, ids in self.missing_values.items():
+                alike.setdefault(tuple(ids), []).append(metric)
+            where = "; ".join(
+                f"{_listed(metrics, 3)} for {len(ids)} item(s) ({_listed(list(ids))})"
+                for ids, metrics in alike.items()
             )
             found.append(
                 f"the current report has no value where the baseline has one: {where}; its "
@@ -345,13 +348,14 @@ def _missing_values(
     c_values: NDArray[np.float64],
 ) -> dict[str, list[str]]:
     """Per metric, the items of ``same`` (unchanged between the pins) that have a value of
-    it in the baseline and none in the current report."""
+    it in the baseline and none in the current report's row of them. An item the current
+    report has no row of is left out as before (a sealed item scored without the key)."""
     found: dict[str, list[str]] = {}
     for ident in sorted(same):
-        had = ~np.isnan(b_values[b_index[ident]]) if ident in b_index else None
-        if had is None:
+        if ident not in b_index or ident not in c_index:
             continue
-        lost = had if ident not in c_index else had & np.isnan(c_values[c_index[ident]])
+        had = ~np.isnan(b_values[b_index[ident]])
+        lost = had & np.isnan(c_values[c_index[ident]])
         for j in np.flatnonzero(lost).tolist():
             found.setdefault(metrics[j], []).append(ident)
     return {m: found[m] for m in metrics if m in found}
