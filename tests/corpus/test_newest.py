@@ -81,6 +81,9 @@ def test_a_fresh_clone_has_the_same_newest(corpus_repo: Path, cli, tmp_path: Pat
     """No cache in a clone: the corpus decides, and without a corpus the history does."""
     old, new, now = _two_versions(cli, corpus_repo)
     older = _snapshot(cli, corpus_repo, "--rev", old)["id"]  # taken after the newer one
+    # the sets folder, empty but kept (a clone has no folder git holds no file of, and a
+    # missing sets folder is refused as a misspelled one is)
+    write_files(corpus_repo, {"sets/.gitkeep": ""})
     commit_all(corpus_repo, "snapshots")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(corpus_repo), str(clone))

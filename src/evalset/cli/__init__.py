@@ -218,6 +218,20 @@ def main(end_early: bool = False) -> None:
         _output_lost(exc.error)
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised because of a Ctrl-C: a library that was interrupted may
+    raise its own error from the ``KeyboardInterrupt`` (pydantic, building a model class
+    while a command imports it, raises a ``RuntimeError`` about ``__set_name__``)."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        if isinstance(found, KeyboardInterrupt):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
+
+
 def _output_lost(error: OSError) -> None:
     """Standard output could not be written: quietly for a broken pipe (the reader has all
     it wanted: `evalset log | head`), else in one sentence on standard error."""
@@ -291,6 +305,8 @@ def _main(end_early: bool) -> None:
             _internal(exc)
         raise OutputLost(lost) from exc
     except Exception as exc:  # anything unexpected
+        if _caused_by_interrupt(exc):  # Ctrl-C, wrapped by a library it interrupted
+            raise KeyboardInterrupt from exc
         _internal(exc)
     lost = failed(sys.stdout)
     if lost is not None:

@@ -135,7 +135,11 @@ class _Program:
         self.requests: queue.Queue[str | None] = queue.Queue()
         """What to write to its input; None closes it (``hang_up``)."""
         threading.Thread(target=self._pump, args=(self.process.stdout, True), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.process.stderr, False), daemon=True).start()
+        self.error_reader = threading.Thread(
+            target=self._pump, args=(self.process.stderr, False), daemon=True
+        )
+        """Reads its error output; once it ended, joined before its last words are quoted."""
+        self.error_reader.start()
         threading.Thread(target=self._feed, daemon=True).start()
 
     def _feed(self) -> None:
@@ -171,9 +175,12 @@ class _Program:
                 status = process.wait(timeout=POLL)
             except subprocess.TimeoutExpired:  # it closed its output and runs on
                 self.kill()  # nothing more can come from it: not waited for to exit
+                self.error_reader.join(timeout=1)
                 raise self.judge.broken(
                     self, ident, "closed its output while still running, without answering"
                 ) from None
+            # its error output ends as it exits: read to the end, so its last words are quoted
+            self.error_reader.join(timeout=1)
             raise self.judge.broken(self, ident, f"exited (status {status}) without answering")
         try:
             answer = json_loads(line, unique_keys=True)
