@@ -47,6 +47,7 @@ TEXTS = {
     "NEL in a comment": ("What does shipping cost?", "   # from\x85the price page"),
     "a tab before a comment": ("What does shipping cost?", "\t# price page"),
     "a question of 5,000 characters": ("What " + "very " * 999 + "long?", ""),
+    "a comment line indented with a tab": ("What does shipping cost?", "\n\t# from legal"),
 }
 
 
@@ -150,3 +151,39 @@ def test_an_edit_that_adds_an_error_is_refused_whatever_other_items_have(  # typ
     assert result.code == 2 and clean.read_bytes() == before
     if "--category" in args:
         assert "did you mean 'direct-lookup'?" in result.err
+
+
+RESERVED_INPUTS = {
+    "a retire reason": ["retire", "s", "q-2", "--reason", "code \U000f0000 x"],
+    "a new question": ["new", "s", "--question", "What is \U000f00ff?"],
+}
+
+
+@pytest.mark.parametrize("args", RESERVED_INPUTS.values(), ids=RESERVED_INPUTS.keys())
+def test_text_holding_a_reserved_private_use_character_is_refused(  # type: ignore[no-untyped-def]
+    cli, repo: Path, args: list[str]
+) -> None:
+    """The edit swaps what the YAML library misreads for characters of U+F0000 to U+F00FF
+    while it has a region: a value holding one would be put back as what it stands for."""
+    path = _set(repo, "What does shipping cost\x85 in Ireland?", "")
+    before = path.read_bytes()
+    result = cli(repo, *args)
+    assert result.code == 2, result.out
+    assert "a private-use character evalset reserves while it edits" in result.err
+    assert path.read_bytes() == before
+
+
+def test_a_sealed_item_holding_a_stand_in_is_refused_not_changed(  # type: ignore[no-untyped-def]
+    cli, repo: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed item's text is not in the file, so the stand-ins may be characters it
+    holds: editing it with the key is refused rather than turning one into a NEL."""
+    path = _set(repo, "What does \U000f0000 cost?", "", holdout="true")
+    assert cli(repo, "seal", "s", "--recipient", key[1]).code == 0
+    sealed = path.read_bytes()
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(repo, "snapshot").code == 0
+    result = cli(repo, "verify", "s", "q-2")
+    assert result.code == 2, result.out
+    assert "an item to edit holds U+F0000" in result.err
+    assert path.read_bytes() == sealed

@@ -49,12 +49,36 @@ def _dump(yaml: Any, data: Any) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Models become the plain data they serialise to; everything else passes through."""
+    """Models become the plain data they serialise to; everything else passes through. A
+    text holding a character of ``RESERVED`` is refused (see ``StandIns``)."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+        value = value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        for part in (*value.keys(), *value.values()):
+            _plain(part)
+    if isinstance(value, str):
+        refuse_reserved(value, "the value to write")
     return value
+
+
+RESERVED = range(0xF0000, 0xF0100)
+"""Code points of the supplementary private use area that ``StandIns`` takes its stand-ins
+from while the YAML library edits a region: text to write may not hold one (put back, it
+would become what it stands for)."""
+
+
+def refuse_reserved(text: str, what: str) -> None:
+    """Refuse ``text`` (``what`` says what it is) when it holds a ``RESERVED`` character."""
+    if text.isascii():
+        return
+    found = next((c for c in text if ord(c) in RESERVED), None)
+    if found is not None:
+        raise EditRefused(
+            f"{what} holds U+{ord(found):05X}, a private-use character evalset reserves while "
+            f"it edits (U+F0000 to U+F00FF); write it without. The file is unchanged."
+        )
 
 
 DELETE = object()
@@ -201,7 +225,7 @@ class SetEditor:
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
         for item in items:
-            self._appended.append(_plain(item) if isinstance(item, BaseModel) else dict(item))
+            self._appended.append(_plain(item if isinstance(item, BaseModel) else dict(item)))
 
     def set_header(self, key: str, value: Any) -> None:
         if key == "items":
@@ -554,9 +578,9 @@ def _styled_like(old: Any, value: Any) -> Any:
     return styled
 
 
-_TAB_BEFORE_COMMENT = re.compile(r"(?<=\S)([ \t]*\t[ \t]*)#")
-"""White space holding a tab before a comment (``5 euros\t# price page``): YAML, but not to
-ruamel.yaml, which refuses the tab."""
+_TAB_BEFORE_COMMENT = re.compile(r"(?:(?<=\S)|^)([ \t]*\t[ \t]*)#", re.MULTILINE)
+"""White space holding a tab before a comment, after a value (``5 euros\t# price page``) or
+on a line of its own: YAML, but not to ruamel.yaml, which refuses the tab."""
 
 
 class StandIns:
@@ -569,13 +593,31 @@ class StandIns:
     byte."""
 
     def __init__(self, text: str) -> None:
-        free = (chr(c) for c in range(0xF0000, 0xFFFFE) if chr(c) not in text)
-        self.breaks = {b: next(free) for b in BREAKS_OF_YAML_1_1}
-        self.tab, self.end = next(free), next(free)
+        free = (chr(c) for c in RESERVED if chr(c) not in text)
+        try:
+            self.breaks = {b: next(free) for b in BREAKS_OF_YAML_1_1}
+            self.tab, self.end = next(free), next(free)
+        except StopIteration:  # 252 of the 256 in one file: not a set anyone writes
+            raise EditRefused(
+                "the file holds almost every private-use character from U+F0000 to U+F00FF, "
+                "which evalset needs while it edits; the file is unchanged."
+            ) from None
+        self.used = "".join([*self.breaks.values(), self.tab, self.end])
         self.runs: list[str] = []
         self._tab_back = re.compile(rf"[ \t]*#{self.tab}(\d+){self.end}")
 
     def take_out(self, text: str) -> str:
+        """``text`` with stand-ins; refused when it holds one already (the text of a sealed
+        item, which the file holds only encrypted)."""
+        if not text.isascii():
+            held = next((c for c in self.used if c in text), None)
+            if held is not None:
+                raise EditRefused(
+                    f"an item to edit holds U+{ord(held):05X}, a private-use character "
+                    "evalset needs while it edits (it takes those from U+F0000 to U+F00FF that "
+                    "the file does not hold, and a sealed item's text is not in the file); "
+                    "write it without. The file is unchanged."
+                )
         for char, stand_in in self.breaks.items():
             if char in text:
                 text = text.replace(char, stand_in)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused
-from evalset.sets.editor import edit_set
+from evalset.sets.editor import edit_set, refuse_reserved
 from evalset.sets.model import PLACEHOLDER
 
 _NUMBERED = re.compile(r"^(.*?)(\d{1,6})$")
@@ -69,6 +69,7 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
             f"--reason holds the control character U+{ord(control):04X}, which the comment "
             "that records it cannot hold; write the reason without it. Nothing was retired."
         )
+    refuse_reserved(reason, "--reason")
     note = f"{(today or dt.date.today()).isoformat()}: {' '.join(reason.split())}"
     result = Retired()
     with edit_set(path) as editor:
