@@ -71,6 +71,10 @@ DOCS = {
         "# Help\n\n## Returns\n\nWithin 14 days.\n\n### Notes\n\n## Shipping\n\n"
         "Notes are kept with the parcel.\n",
         {"returns": 1, "shipping": None}, "d.md#notes"),
+    "two sections alike, numbered in the order of the document": (
+        "# Returns\n\nWithin 14 days.\n\n## Questions\n\nEmail help.\n\n# Shipping\n\n"
+        "Two days.\n\n## Questions\n\nEmail help.\n",
+        {"returns": None, "shipping": 1}, "d.md#questions-1"),
     "two empty sections in a row, both words of an earlier one": (
         "# Help\n\n## Returns\n\nFirst and Second apply.\n\n## Shipping\n\nWe ship.\n\n"
         "### First\n\n### Second\n\n## Payments\n\nCards.\n",
@@ -158,9 +162,30 @@ def test_a_section_that_may_lie_inside_an_expected_one_needs_the_documents_text(
     assert result.code == 2
     assert result.err.startswith(
         "evalset: run.jsonl:1: whether d.md#one-sub lies inside d.md#one, which item k1 "
-        "expects, cannot be told without the document's text: snapshot "
+        "expects, cannot be told: snapshot "
     )
     assert "stores no text" in result.err
     assert result.err.endswith(
         "score where the corpus that snapshot was taken of is checked out.\n"
     )
+
+
+def test_an_empty_section_that_fits_two_places_refuses_what_it_would_decide(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    """ "Returns" ends the Policy text just before Shipping starts, and ends the document:
+    both places fit, and the snapshot keeps no order of its sections. Whether it lies inside
+    Policy cannot be told, so a run that retrieves it for an item expecting Policy is
+    refused; one that retrieves what is certain is scored."""
+    doc = "# Policy\n\nWe accept Returns\n\n# Shipping\n\nShips in two days.\n\n## Returns\n"
+    repo = _workspace(tmp_path / "repo", doc, {"k1": ["d.md#policy"]})
+    write_run(repo / "run.jsonl", [{"id": "k1", "retrieved": ["d.md#returns"]}])
+    result = cli(repo, "score", "retrieval", "s", "run.jsonl")
+    assert result.code == 2
+    assert result.err.startswith(
+        "evalset: run.jsonl:1: whether d.md#returns lies inside d.md#policy, which item k1 "
+        "expects, cannot be told: the snapshot's text of d.md holds the heading and text of "
+        "returns in more than one place that fits"
+    )
+    rows = _scored(cli, repo, [{"id": "k1", "retrieved": ["d.md#shipping", "d.md#policy"]}])
+    assert rows["k1"]["first_rank"] == 2

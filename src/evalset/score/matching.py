@@ -43,10 +43,11 @@ class Matcher:
         self.outlines = outlines
         self.granularity = granularity
         self._keys: dict[Citation, list[tuple[str, tuple[int, int]]]] = {}
-        self.outline_unknown: set[Citation] = set()
-        """Expected sections whose document has deeper sections, but not the text that
-        tells which of them lie inside: a retrieved deeper section cannot be credited or
-        refused (the caller refuses such a run)."""
+        self.outline_unknown: dict[Citation, tuple[frozenset[str] | None, str]] = {}
+        """Expected sections some deeper sections of whose document may or may not lie
+        inside them: those sections (None: every deeper one, when the document's text
+        cannot be read), and why. Such a section retrieved can be neither credited nor
+        refused credit (the caller refuses the run)."""
 
     def targets(self, expected: Sequence[Citation]) -> Targets:
         """An item's targets; a source listed twice counts once (`validate` warns about it):
@@ -92,9 +93,27 @@ class Matcher:
         assert section is not None
         view = self.outlines.view(doc) if self.outlines.snapshot else None
         if view is None and self.outlines.deeper(doc, section):
-            self.outline_unknown.add(source)
+            why = self.outlines.unreadable.get(doc, "its text cannot be read")
+            self.outline_unknown[source] = (None, why)
         if view is None or section not in view.parts:
             return []
+        if view.uncertain:
+            level = view.parts[section].level
+            unsure = frozenset(
+                s for s in view.uncertain if s != section and view.parts[s].level > level
+            )
+            if unsure or section in view.uncertain:
+                deeper = unsure or frozenset(
+                    p.id for p in view.parts.values() if p.level > level
+                )  # the expected section's own place is unsure: so is all it holds
+                self.outline_unknown[source] = (
+                    deeper,
+                    f"the snapshot's text of {doc} holds the heading and text of "
+                    f"{', '.join(sorted(view.uncertain)[:3])} in more than one place that fits "
+                    "(an empty section whose heading is a word of another's text, or two "
+                    "sections alike); give each such section a line of its own text, or "
+                    "another heading, then snapshot again",
+                )
         return [s for s in view.inside(section) if s != section]
 
 

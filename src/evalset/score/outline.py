@@ -52,8 +52,29 @@ class DocumentView:
         """Sections from the shortest key to the longest: the most specific first."""
         return sorted(self.parts.values(), key=_length)  # ties: in the manifest's order
 
-    @cached_property
+    @property
     def spans(self) -> dict[str, tuple[int, int]] | None:
+        return self._placed[0]
+
+    @property
+    def uncertain(self) -> frozenset[str]:
+        """Sections whose place in the text is not known for sure: placed where more than
+        one place fits (the first taken), or sharing their heading and text with another
+        (then containment is tested on the texts), or, then, whose heading and text are
+        found more than once. Whether such a section lies inside another cannot be told."""
+        return self._placed[1]
+
+    @cached_property
+    def _placed(self) -> tuple[dict[str, tuple[int, int]] | None, frozenset[str]]:
+        spans, uncertain = self._spans()
+        if spans is None:
+            text = self.text
+            uncertain |= {
+                p.id for p in self.parts.values() if text.find(p.key, text.find(p.key) + 1) >= 0
+            }
+        return spans, frozenset(uncertain)
+
+    def _spans(self) -> tuple[dict[str, tuple[int, int]] | None, set[str]]:
         """Where each section's heading and text lie in the document's text; None when one
         is missing or two sections have the same heading and text (then containment is
         tested on the texts).
@@ -64,23 +85,37 @@ class DocumentView:
         ends at a section's start or at the document's end: the sections tile the document,
         so a section runs to where the next one begins. The occurrences that fit are
         narrowed as sections are placed; where more than one still fits, the first is
-        taken."""
+        taken (and said to be ``guessed``). Sections alike in heading and text (a "##
+        Questions" with the same text under two sections) are as many as their places, and
+        their anchors are numbered in the order of the document (``questions``,
+        ``questions-1``), so each takes its place in that order."""
         text = self.text
         found: dict[str, tuple[int, int]] = {}
         several: list[tuple[Part, list[int]]] = []
+        guessed: set[str] = set()
+        alike: dict[str, list[Part]] = {}
         for part in self.parts.values():
-            at = text.find(part.key)
+            alike.setdefault(part.key, []).append(part)
+        for key, parts in alike.items():
+            at = text.find(key)
             if at < 0:
-                return None
-            again = text.find(part.key, at + 1)
-            if again < 0:
-                found[part.id] = (at, at + len(part.key))
+                return None, guessed
+            again = text.find(key, at + 1)
+            if again < 0 and len(parts) == 1:
+                found[parts[0].id] = (at, at + len(key))
                 continue
             places = [at]
             while again >= 0:
                 places.append(again)
-                again = text.find(part.key, again + 1)
-            several.append((part, places))
+                again = text.find(key, again + 1)
+            if len(parts) == 1:
+                several.append((parts[0], places))
+                continue
+            numbered = _in_document_order(parts)
+            if numbered is None or len(places) != len(parts):
+                return None, {p.id for p in parts}
+            for part, at in zip(numbered, places, strict=True):
+                found[part.id] = (at, at + len(key))
         while several:
             starts = {start for start, _ in found.values()}
             left = []
@@ -93,11 +128,12 @@ class DocumentView:
             if len(left) == len(several):  # no more can be placed: the first of each
                 for part, places in left:
                     found[part.id] = (places[0], places[0] + len(part.key))
+                    guessed.add(part.id)
                 break
             several = left
         if len(set(found.values())) != len(found):
-            return None
-        return found
+            return None, {p.id for parts in alike.values() if len(parts) > 1 for p in parts}
+        return found, guessed
 
     def within(self, inner: str, outer: str) -> bool:
         """Whether section ``inner`` is ``outer`` or lies inside it."""
@@ -139,6 +175,23 @@ class DocumentView:
                     inner.append(part.id)
             found[outer.id] = inner
         return found
+
+
+def _in_document_order(parts: list[Part]) -> list[Part] | None:
+    """Sections of one heading in the order of the document, read off their anchors as
+    headings number repeats (``faq``, ``faq-1``, ``faq-2``); None when they are not so
+    numbered."""
+    base = min((p.id for p in parts), key=len)
+    order: dict[int, Part] = {}
+    for part in parts:
+        number = 0 if part.id == base else None
+        suffix = part.id[len(base) + 1 :] if part.id.startswith(base + "-") else ""
+        if number is None and suffix.isdigit() and not suffix.startswith("0"):
+            number = int(suffix)
+        if number is None or number in order:
+            return None
+        order[number] = part
+    return [order[n] for n in sorted(order)]
 
 
 def _ends_at_a_start(text: str, end: int, starts: set[int]) -> bool:

@@ -360,19 +360,21 @@ def _refuse_unknown_outline(
             doc, _, section = entry.partition("#")
             for source in uncertain:
                 assert source.section is not None
+                unsure, why = matcher.outline_unknown[source]
                 if (
                     doc == source.doc
                     and section not in ("", source.section)
                     and outlines.level(doc, section) > outlines.level(doc, source.section)
+                    and (unsure is None or section in unsure)
                 ):
-                    why = not_here() or (
-                        f"{outlines.unreadable.get(doc, 'its text cannot be read')}; score "
-                        "where the corpus that snapshot was taken of is checked out"
-                    )
+                    if unsure is None:
+                        why = not_here() or (
+                            f"{why}; score where the corpus that snapshot was taken of is "
+                            "checked out"
+                        )
                     raise TextUnreadable(
                         f"{run.path}:{line.line}: whether {entry} lies inside {source}, which "
-                        f"item {s.item.id} expects, cannot be told without the document's "
-                        f"text: {why}."
+                        f"item {s.item.id} expects, cannot be told: {why}."
                     )
 
 
