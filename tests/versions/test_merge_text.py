@@ -182,3 +182,75 @@ def test_a_line_merge_that_gives_no_readable_set_is_a_conflict(
     status = subprocess.run(["git", "status", "--porcelain"], cwd=branched, capture_output=True,
                             text=True, check=True).stdout  # fmt: skip
     assert f"UU {PATH}" in status
+
+
+OWNED = """\
+evalset: 1
+name: docs
+categories:
+  direct-lookup: a fact
+  paraphrased: the same, reworded
+items:
+  - id: q-1
+    question: What is the return window for damaged goods?
+    category: direct-lookup
+    expected_sources: [returns.md]
+    key_points:
+      - text: thirty days
+    # trailing note of q-1
+
+  - id: q-2
+    question: How much is standard shipping?
+    category: direct-lookup
+    expected_sources: [shipping.md]
+    key_points:
+      - text: five euros
+    # reviewed by alice
+"""
+
+
+def _new(ident: str) -> str:
+    return (f"\n  - id: {ident}\n    question: Is there a discount for {ident}?\n"
+            "    category: direct-lookup\n    expected_sources: [shipping.md]\n"
+            "    key_points:\n      - text: no\n")  # fmt: skip
+
+
+def _ours_theirs(ours: str, theirs: str) -> str:
+    result = merge_sets(OWNED, ours, theirs, SET)
+    assert result is not None and result.clean, result and result.conflicts
+    return result.text
+
+
+def test_comments_under_an_item_are_its_own_and_are_not_doubled() -> None:
+    # both append after the comment under the last item: it stays once, above both
+    merged = _ours_theirs(OWNED + _new("q-3"), OWNED + _new("q-4"))
+    assert merged == OWNED + _new("q-3") + _new("q-4")
+    # one inserts an item after q-1's own comment, the other edits that comment
+    edited = OWNED.replace("# trailing note of q-1", "# trailing note of q-1, edited")
+    inserted = OWNED.replace("\n  - id: q-2", _new("q-0") + "\n  - id: q-2", 1)
+    merged = _ours_theirs(edited, inserted)
+    assert merged == edited.replace("\n  - id: q-2", _new("q-0") + "\n  - id: q-2", 1)
+
+
+def test_lines_that_touch_merge_field_by_field_keeping_both_sides_comments() -> None:
+    ours = OWNED.replace("How much is standard shipping?", "How much does shipping cost?")
+    theirs = OWNED.replace(
+        "  - id: q-2\n    question: How much is standard shipping?\n    category: direct-lookup",
+        "  # bob: moved, see ticket 77\n  - id: q-2\n    question: How much is standard "
+        "shipping?\n    category: paraphrased  # was direct-lookup",
+    )
+    merged = _ours_theirs(ours, theirs)
+    assert merged == theirs.replace(
+        "How much is standard shipping?", "How much does shipping cost?"
+    )
+
+
+def test_an_item_given_two_new_ids_is_a_conflict() -> None:
+    ours, theirs = OWNED.replace("id: q-2", "id: q-2a"), OWNED.replace("id: q-2", "id: ship")
+    result = merge_sets(OWNED, ours, theirs, SET)
+    assert result is not None
+    assert result.conflicts == [
+        "item q-2: renamed to q-2a on our side and to ship on theirs; keep one id"
+    ]
+    assert result.text.count("<<<<<<< ours (item q-2: renamed") == 1
+    assert "id: q-2a" in result.text and "id: ship" in result.text

@@ -2,14 +2,16 @@
 
 Two branches that each add or edit items of a set should merge without a textual conflict.
 The file is cut into its header (up to the ``items:`` line), one piece per item (the item
-with the blank and comment lines above it) and the end of the file, and each piece is
-merged three ways as text, like git merges a file: a piece changed on one side only takes
-that side's text, byte for byte (comments, quoting and layout included), and one changed on
-both sides is merged line by line (``git merge-file``) when the changes do not touch. Only
-when they do is the piece read as values: the same value on both sides is no conflict, an
-item changed in different fields merges field by field, and a field changed differently on
-both sides is a conflict, written between git's conflict markers with the item id and field
-named on the marker line. Items added on either side are kept, in the place their side
+with the comment lines indented under it, and the blank and comment lines above it) and
+the end of the file, and each piece is merged three ways as text, like git merges a file:
+a piece changed on one side only takes that side's text, byte for byte (comments, quoting
+and layout included), and one changed on both sides is merged line by line (``git
+merge-file``) when the changes do not touch. When they do, the item is merged field by
+field, each field's text (with the comments above it) three ways, and where both sides
+changed one field, the text of the side whose value wins; the same value on both sides is
+no conflict, and a field changed differently on both sides is a conflict, written between
+git's conflict markers with the item id and field named on the marker line. An item each
+side gave a new id is a conflict too. Items added on either side are kept, in the place their side
 gave them; an item deleted on one side and left as it was on the other is deleted, comments
 above it included; a new order of the items on one side is kept.
 """
@@ -81,19 +83,36 @@ class _Side:
         return self.index.region(0, spans.items_line + 1)
 
     def piece(self, ident: str) -> str:
-        """An item's text with the lines between it and the item before (or the ``items:``
-        line): its blank lines and the comments above it."""
+        """An item's text with the comments indented under its last line, and the lines
+        between it and the item before (or the ``items:`` line): its blank lines and the
+        comments above it."""
         spans = self.index.spans
         assert spans is not None
         k = self.position[ident]
-        start = spans.ends[k - 1] if k else spans.items_line + 1
-        return self.index.region(start, spans.ends[k])
+        start = self._owned_end(k - 1) if k else spans.items_line + 1
+        return self.index.region(start, self._owned_end(k))
+
+    def _owned_end(self, k: int) -> int:
+        """The line after item ``k`` and the comment lines right under it indented deeper
+        than its ``-`` (``    # checked with legal``), which are its own."""
+        spans = self.index.spans
+        assert spans is not None
+        lines = self.index.lines
+        end = spans.ends[k]
+        stop = spans.starts[k + 1] if k + 1 < len(spans.starts) else len(lines)
+        while end < stop:
+            line = lines[end]
+            body = line.lstrip(" \t")
+            if not body.startswith("#") or len(line) - len(body) <= spans.indent:
+                break
+            end += 1
+        return end
 
     def tail(self) -> str:
         """What follows the last item: comments, blank lines, keys after the items."""
         spans = self.index.spans
         assert spans is not None
-        start = spans.ends[-1] if spans.starts else spans.items_line + 1
+        start = self._owned_end(len(spans.starts) - 1) if spans.starts else spans.items_line + 1
         return self.index.region(start, len(self.index.lines))
 
 
@@ -187,8 +206,40 @@ class _Merge:
                 changes[key] = DELETE if value is _MISSING else value
         if clashes:
             self._conflict(ident, clashes)
+            return
+        wanted = {k: v for k, v in ov.items() if k not in changes}
+        wanted.update((k, v) for k, v in changes.items() if v is not DELETE)
+        values = {k: (bv.get(k, _MISSING), ov.get(k, _MISSING), tv.get(k, _MISSING))
+                  for k in dict.fromkeys([*ov, *tv, *bv])}  # fmt: skip
+        by_field = _merge_fields(b, o, t, values)
+        if by_field is not None and _item_of(by_field, self.path) == wanted:
+            self.pieces[ident] = by_field  # each side's text of the fields it changed
         elif changes:
             self.by_value[ident] = changes
+
+    def renamed(self) -> None:
+        """An item each side gave another id (and nothing else changed): one item under two
+        ids, which a merge keeping both would hold twice; a conflict."""
+        ours, base, theirs = self.ours, self.base, self.theirs
+        for ident in base.order:
+            if ident in ours.position or ident in theirs.position:
+                continue
+            was = _without_id(base.items[ident])
+            mine = [i for i in ours.order if i not in base.position
+                    and _without_id(ours.items[i]) == was]  # fmt: skip
+            yours = [i for i in theirs.order if i not in base.position
+                     and _without_id(theirs.items[i]) == was]  # fmt: skip
+            if len(mine) != 1 or len(yours) != 1 or mine == yours:
+                continue
+            label = (
+                f"item {ident}: renamed to {mine[0]} on our side and to {yours[0]} on theirs; "
+                "keep one id"
+            )
+            self.pieces[mine[0]] = _conflict_block(
+                label, ours.piece(mine[0]), theirs.piece(yours[0])
+            )
+            self.pieces.pop(yours[0], None)
+            self.conflicts.append(label)
 
     def _conflict(self, ident: str, fields: list[str]) -> None:
         label = f"item {ident}: {', '.join(fields)}"
@@ -244,6 +295,85 @@ class _Merge:
         return written.head() if self.header_changes else head
 
 
+def _without_id(item: Any) -> Any:
+    return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+def _fields(piece: str) -> list[tuple[str, str]] | None:
+    """An item's piece cut into (name, text): ``^`` the lines above its ``-``, then each of
+    its keys with the comment lines above it and the lines under it, then ``$`` the comment
+    lines under its last key; None when it is not laid out so (a flow-style item)."""
+    lines = piece.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
+    if at is None:
+        return None
+    dash = len(lines[at]) - len(lines[at].lstrip(" "))
+    first = lines[at][dash + 2 :]
+    column = dash + 2 + len(first) - len(first.lstrip(" "))
+    out: list[tuple[str, str]] = [("^", "".join(lines[:at]))]
+    name = first.lstrip(" ").split(":", 1)[0]
+    if not name or name.startswith(("{", "[", "#")):
+        return None
+    held: list[str] = [lines[at]]
+    waiting: list[str] = []  # comment and blank lines, until a key or the end says whose
+    for line in lines[at + 1 :]:
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if not body.strip() or body.startswith("#"):
+            waiting.append(line)
+        elif indent == column:
+            out.append((name, "".join(held)))
+            name, held, waiting = body.split(":", 1)[0], [*waiting, line], []
+        elif indent > column:
+            held += [*waiting, line]
+            waiting = []
+        else:
+            return None
+    out.append((name, "".join(held)))
+    out.append(("$", "".join(waiting)))
+    names = [n for n, _ in out]
+    return out if len(set(names)) == len(names) else None
+
+
+def _merge_fields(
+    base: str, ours: str, theirs: str, values: dict[str, tuple[Any, Any, Any]]
+) -> str | None:
+    """An item changed on both sides in lines that touch, merged field by field as text:
+    each field (with the comments above it) three ways, as git merges a file; where both
+    sides changed one field's lines, the text of the side whose value the merge keeps.
+    None when the item cannot be cut into fields alike on the three sides."""
+    cut = [_fields(text) for text in (base, ours, theirs)]
+    if any(c is None for c in cut):
+        return None
+    b, o, t = (dict(c or []) for c in cut)
+    order = [n for n, _ in cut[1] or []]
+    if (cut[0] or [("", "")])[1][0] != order[1] or (cut[2] or [("", "")])[1][0] != order[1]:
+        return None  # another key first: the "-" would move
+    order[-1:-1] = [n for n, _ in cut[2] or [] if n not in o and n not in b]
+    out = []
+    for name in order:
+        merged = _merge_text(b.get(name, ""), o.get(name, ""), t.get(name, ""))
+        if merged is None:
+            was, now, their = values.get(name, (_MISSING, _MISSING, _MISSING))
+            if now == their or their == was:
+                merged = o.get(name, "")
+            elif now == was:
+                merged = t.get(name, "")
+            else:
+                return None
+        out.append(merged)
+    return "".join(out)
+
+
+def _item_of(piece: str, path: Path) -> dict[str, Any] | None:
+    """The item a merged piece holds, read as a set file's item is."""
+    try:
+        entries = parse_mapping("items:\n" + piece, path).get("items")
+    except SetFileError:
+        return None
+    return entries[0] if isinstance(entries, list) and len(entries) == 1 else None
+
+
 def _reordered(side: _Side, base: _Side, shared: set[str]) -> bool:
     return [i for i in side.order if i in shared] != [i for i in base.order if i in shared]
 
@@ -279,6 +409,7 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
     merge = _Merge(path, base, ours, theirs)
     for ident in dict.fromkeys([*ours.order, *theirs.order]):
         merge.item(ident)
+    merge.renamed()
     head = merge.by_values(merge.head())
     tail = _merge_text(base.tail(), ours.tail(), theirs.tail())
     if tail is None:
