@@ -331,3 +331,31 @@ def test_split_property_sticky_and_close_to_target(
         fixed = sum(1 for i in items if i.category == category and i.holdout)
         free = sum(1 for i in items if i.category == category and i.holdout is None)
         assert held == min(max(target, fixed), fixed + free)
+
+
+@pytest.mark.parametrize(("to", "dry"), [("holdout", False), ("tuning", False),
+                                         ("holdout", True)])  # fmt: skip
+def test_a_move_that_would_leak_a_holdout_question_is_refused(  # type: ignore[no-untyped-def]
+    docs: Path, cli, to: str, dry: bool
+) -> None:
+    """q-001 asks what q-000 asks, but for a word: on two sides, the holdout question has
+    leaked, which `validate` calls an error; the move that would put them there is refused."""
+    root = docs.parents[1]
+    near = question(0).replace("Case 0,", "Case zero,")
+    text = docs.read_text().replace(question(1), near)
+    flags = {"q-000": "true" if to == "tuning" else "false",
+             "q-001": "true" if to == "tuning" else "null"}  # fmt: skip
+    for ident, flag in flags.items():
+        text = text.replace(f"  - id: {ident}\n", f"  - id: {ident}\n    holdout: {flag}\n")
+    docs.write_text(text)
+    commit_all(root, "two alike")
+    before = docs.read_bytes()
+    args = ["split", "docs", "--move", "q-001", "--to", to, "--force"]
+    result = cli(root, *args, *(["--dry-run"] if dry else []))
+    assert result.code == 2, result.out
+    other = "tuning" if to == "holdout" else "holdout"
+    assert (
+        f"item q-001's question is a near duplicate of q-000's, which is {other}: moved to {to}, "
+        "the holdout question would have leaked"
+    ) in result.err
+    assert docs.read_bytes() == before

@@ -195,6 +195,14 @@ def move(
             f"{path}: item {item_id} is {side(item.holdout)}; moving it to {to} is refused "
             f"because {why}. Pass --force to move it anyway; the move is recorded on the item."
         )
+    partner = _leak_partner(loaded, item, wanted)
+    if partner is not None:
+        raise EditRefused(
+            f"{path}: item {item_id}'s question is a near duplicate of {partner.id}'s, which "
+            f"is {side(partner.holdout)}: moved to {to}, the holdout question would have "
+            f"leaked (`evalset validate` says so); move {partner.id} too, or reword or retire "
+            "one of them. Nothing was moved."
+        )
     changes: dict[str, Any] = {"holdout": wanted}
     if item.holdout is not None:
         record: dict[str, Any] = {"to": to, "date": dt.date.today().isoformat()}
@@ -216,6 +224,20 @@ def move(
         elif not editor.unsealed_with(item_id, changes):  # out of a sealed holdout: plain,
             editor.update_item(item_id, changes)  # with the comments it was sealed with
     return Move(changed=True, sealed=bool(keys))
+
+
+def _leak_partner(loaded: SetFile, item: Item, wanted: bool) -> Item | None:
+    """An item on the other side than ``wanted`` whose question is a near duplicate of
+    ``item``'s (the rule `validate` applies): moved, one side's question would be the
+    other's."""
+    from evalset.sets.neardup import near_duplicate_pairs
+
+    others = [
+        i for i in loaded.items
+        if i.id != item.id and i.status != "retired" and i.holdout is (not wanted)
+    ]  # fmt: skip
+    pairs = near_duplicate_pairs([item.question, *(i.question for i in others)])
+    return next((others[b - 1] for a, b in pairs if a == 0), None)
 
 
 def _sealed_to(editor: SetEditor) -> list[str]:
