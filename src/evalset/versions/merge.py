@@ -11,9 +11,10 @@ field, each field's text (with the comments above it) three ways, and where both
 changed one field, the text of the side whose value wins; the same value on both sides is
 no conflict, and a field changed differently on both sides is a conflict, written between
 git's conflict markers with the item id and field named on the marker line. An item each
-side gave a new id is a conflict too. Items added on either side are kept, in the place their side
-gave them; an item deleted on one side and left as it was on the other is deleted, comments
-above it included; a new order of the items on one side is kept.
+side gave a new id is a conflict too. Items added on either side are kept, in the place
+their side gave them; an item deleted on one side and left as it was on the other is
+deleted, comments above it included; a new order of the items on one side is kept (ours,
+when both sides ordered them anew).
 """
 
 from __future__ import annotations
