@@ -363,21 +363,14 @@ class SetEditor:
         spans = index.spans
         assert spans is not None
         lines = index.lines
-        start, end = spans.starts[k], spans.ends[k]
+        start = spans.starts[k]
         floor = spans.ends[k - 1] if k else spans.items_line + 1
         while start > floor:
             body = lines[start - 1].lstrip(" ")
             if not body.startswith("#") or len(lines[start - 1]) - len(body) > spans.indent:
                 break
             start -= 1
-        ceiling = spans.starts[k + 1] if k + 1 < len(spans.starts) else spans.block_end
-        while end < ceiling:
-            line = lines[end]
-            body = line.lstrip(" ")
-            if not body.startswith("#") or len(line) - len(body) <= spans.indent:
-                break
-            end += 1
-        return start, end
+        return start, spans.owned_end(lines, k)
 
     def _rewrite(self, entries: Any, k: int, at: int, yaml: Any) -> None:
         """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.

@@ -117,6 +117,19 @@ class ItemSpans:
         ends.append(last_content + 1)
         return cls(items_line, indent, tuple(starts), tuple(ends), block_end)
 
+    def owned_end(self, lines: list[str], k: int) -> int:
+        """The line after item ``k`` and the comment lines right under it indented deeper
+        than its ``-`` (``    # checked with legal``), which are its own."""
+        end = self.ends[k]
+        stop = self.starts[k + 1] if k + 1 < len(self.starts) else self.block_end
+        while end < stop:
+            line = lines[end]
+            body = line.lstrip(" \t")
+            if not body.startswith("#") or len(line) - len(body) <= self.indent:
+                break
+            end += 1
+        return end
+
 
 LONG_LINE = 1_000
 """Comments on lines longer than this are taken out before ruamel.yaml reads a region (see

@@ -94,20 +94,9 @@ class _Side:
         return self.index.region(start, self._owned_end(k))
 
     def _owned_end(self, k: int) -> int:
-        """The line after item ``k`` and the comment lines right under it indented deeper
-        than its ``-`` (``    # checked with legal``), which are its own."""
         spans = self.index.spans
         assert spans is not None
-        lines = self.index.lines
-        end = spans.ends[k]
-        stop = spans.starts[k + 1] if k + 1 < len(spans.starts) else len(lines)
-        while end < stop:
-            line = lines[end]
-            body = line.lstrip(" \t")
-            if not body.startswith("#") or len(line) - len(body) <= spans.indent:
-                break
-            end += 1
-        return end
+        return spans.owned_end(self.index.lines, k)
 
     def tail(self) -> str:
         """What follows the last item: comments, blank lines, keys after the items."""
