@@ -581,9 +581,9 @@ class StandIns:
     taken out of what it writes: NEL, LS and PS (``BREAKS_OF_YAML_1_1``), which it reads as
     line breaks (an edit turned a NEL in an untouched question into a space, or indented
     the text after an LS), and the white space of ``_TAB_BEFORE_COMMENT``. The stand-ins
-    are characters of the supplementary private use area that the file does not hold, which
-    it reads and writes as any character: text the edit did not touch comes back byte for
-    byte."""
+    are characters of ``RESERVED`` (private use) that the file does not hold, which it reads
+    and writes as any character: text the edit did not touch comes back byte for byte. Text
+    the edit writes may hold none of ``RESERVED`` (``refuse_reserved``)."""
 
     def __init__(self, text: str) -> None:
         free = (chr(c) for c in RESERVED if chr(c) not in text)
