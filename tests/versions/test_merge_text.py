@@ -254,3 +254,33 @@ def test_an_item_given_two_new_ids_is_a_conflict() -> None:
     ]
     assert result.text.count("<<<<<<< ours (item q-2: renamed") == 1
     assert "id: q-2a" in result.text and "id: ship" in result.text
+
+
+# Item layouts the field-by-field merge cuts as YAML reads them: a list whose entries start
+# at the key's column, an LS (a line break to some readers, text to YAML) in a question.
+# Ours changes the category, theirs the expected sources on the next line.
+FIELD_LAYOUTS = {
+    "a list at its key's column": (
+        "    expected_sources:\n    - shipping.md\n",
+        "    expected_sources:  # checked\n    - shipping.md\n    - returns.md\n",
+    ),
+    "an LS in the question": (
+        "    expected_sources: [shipping.md]\n",
+        "    expected_sources: [shipping.md, returns.md]\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("sources", "changed"), FIELD_LAYOUTS.values(), ids=FIELD_LAYOUTS.keys())
+def test_touching_changes_merge_field_by_field_whatever_the_layout(
+    sources: str, changed: str
+) -> None:
+    base = OWNED.replace("    expected_sources: [shipping.md]\n", sources)
+    if changed.endswith("returns.md]\n"):
+        base = base.replace("How much is standard shipping?", "How much is\u2028shipping?")
+    category = ("    category: direct-lookup\n" + sources, "    category: paraphrased\n" + sources)
+    ours = base.replace(*category)
+    theirs = base.replace(sources, changed)
+    result = merge_sets(base, ours, theirs, SET)
+    assert result is not None and result.clean, result and result.conflicts
+    assert result.text == ours.replace(sources, changed)

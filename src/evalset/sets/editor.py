@@ -8,6 +8,7 @@ atomically.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import itertools
 import os
@@ -24,7 +25,13 @@ from pydantic import BaseModel
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
 from evalset.sets.findings import Finding
-from evalset.sets.locate import is_filler, line_break, shorten_long_comments, split_lines
+from evalset.sets.locate import (
+    is_filler,
+    item_fields,
+    line_break,
+    shorten_long_comments,
+    split_lines,
+)
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.sets.yamlio import BREAKS_OF_YAML_1_1, writes_breaks_escaped
@@ -294,9 +301,12 @@ class SetEditor:
                 replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
                 continue
             else:
-                doc = self._load(yaml, "items:\n" + _lf(index.region(start, end)), k)
+                region = _lf(index.region(start, end))
+                doc = self._load(yaml, "items:\n" + region, k)
                 self._rewrite(doc["items"], k, 0, yaml)
                 text = _dump(yaml, doc).split("\n", 1)[1]
+                again = functools.partial(self._written, yaml, region, k)
+                text = _keep_untouched(region, text, again, self._put_back)
                 old = lines[start:end]
                 if any(line_break(line) not in (newline, "") for line in old):
                     replacements.append((start, end, _keep_lines(old, text, newline)))
@@ -309,6 +319,10 @@ class SetEditor:
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
             lines[start:end] = [self._put_back(text)]
         return "".join(lines)
+
+    def _written(self, yaml: Any, region: str, k: int) -> str:
+        """An item's region as the YAML library writes it back unedited."""
+        return _dump(yaml, self._load(yaml, "items:\n" + region, k)).split("\n", 1)[1]
 
     def _put_back(self, text: str) -> str:
         """The long comments ``_load`` took out, and what it stood in for, in their places
@@ -396,13 +410,22 @@ class SetEditor:
         _apply(entry, self._item_changes.get(k, {}))
         for edit in self._item_edits.get(k, []):
             edit(entry)
-        if stub is not None:
+        if stub is None:
+            _comments_after_flow(entries, at)
+        else:
             from evalset.sets.sealed import reseal
 
             text = None
             if doc is not None:
                 # the long comments _load took out go back before the text is sealed
-                edited = self._put_back(_fitted(_dump(yaml, doc).split("\n", 1)[1], body))
+                lf = _lf("".join(body))
+                written = _keep_untouched(
+                    lf,
+                    _dump(yaml, doc).split("\n", 1)[1],
+                    functools.partial(self._written, yaml, lf, k),
+                    self._put_back,
+                )
+                edited = self._put_back(_fitted(written, body))
                 text = "".join(head) + edited + "".join(tail)
             entries[at] = reseal(entry, stub, str(self.current.path), text)
 
@@ -465,6 +488,95 @@ class SetEditor:
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+
+
+def _keep_untouched(
+    old: str, new: str, unedited: Callable[[], str], put_back: Callable[[str], str]
+) -> str:
+    """``new`` (an item as the YAML library writes it after an edit, LF-broken) with each
+    field the edit did not change written as it was in ``old`` (the item's text before,
+    LF-broken): the library rewrites the layout of a whole item (a plain question folded
+    over lines, a list indented deeper than the file's other lists), where only the
+    fields the edit changed should change. A field is unchanged when the library writes
+    it alike before and after the edit (``unedited``: the item written before the edit,
+    asked for only when some field's layout differs). Falls back to ``new`` when the
+    three are not cut into fields alike, or the result would not read as ``new`` does (each
+    with what the library's stand-ins stood for, ``put_back``)."""
+    old_fields, new_fields = item_fields(old), item_fields(new)
+    if old_fields is None or new_fields is None or old_fields[1][0] != new_fields[1][0]:
+        return new
+    was = dict(old_fields)
+    if all(was.get(name, text) == text for name, text in new_fields):
+        return new  # nothing the library wrote otherwise than the file had it
+    before = item_fields(unedited())
+    if before is None or [n for n, _ in before] != [n for n, _ in old_fields]:
+        return new
+    if _key_column(old) != _key_column(new):
+        return new  # the fields would not line up under one another
+    alike = dict(before)
+    kept = "".join(
+        was[name] if name in was and alike.get(name) == text else text for name, text in new_fields
+    )
+    if kept == new or _read_item(put_back(kept)) != _read_item(put_back(new)):
+        return new
+    return kept
+
+
+def _comments_after_flow(entries: Any, at: int) -> None:
+    """A comment an edit put on a key of a flow-style item (``- {id: q-1, …}``) moved after
+    the item's closing brace, added to the comment the item's line has: the YAML library
+    writes it inside the braces, where it ends the line and puts the brace on a line of its
+    own."""
+    entry = entries[at]
+    fa, attached = getattr(entry, "fa", None), getattr(entry, "ca", None)
+    if fa is None or attached is None or not fa.flow_style():
+        return
+    said = []
+    for key, tokens in list(attached.items.items()):
+        value = getattr(tokens[2], "value", None) if len(tokens) > 2 else None
+        if isinstance(value, str) and "\n" not in value.rstrip("\n"):
+            said.append(value.strip().removeprefix("#").strip())
+            tokens[2] = None
+            if not any(tokens):
+                del attached.items[key]
+    if not said:
+        return
+    held = entries.ca.items.get(at)
+    token = held[0] if held else None
+    first, newline, rest = "", "", ""
+    if token is not None and isinstance(getattr(token, "value", None), str):
+        # the comment lines after the line stay after it (the library keeps them here too)
+        first, newline, rest = token.value.partition("\n")
+        first = first.strip().removeprefix("#").strip()
+        entries.ca.items.pop(at)
+    entries.yaml_add_eol_comment("; ".join([*([first] if first else []), *said]), at)
+    if rest:
+        added = entries.ca.items[at][0]
+        added.value = added.value.rstrip("\n") + newline + rest
+
+
+def _key_column(text: str) -> tuple[int, int] | None:
+    """The columns of an item's ``-`` and of its keys."""
+    line = next((line for line in split_lines(text) if line.lstrip(" ").startswith("- ")), None)
+    if line is None:
+        return None
+    dash = len(line) - len(line.lstrip(" "))
+    after = line[dash + 1 :]
+    return dash, dash + 1 + len(after) - len(after.lstrip(" "))
+
+
+def _read_item(text: str) -> str | None:
+    """An item's text read as data, written out exactly (types and key order told apart);
+    None when it does not read."""
+    import json
+
+    from evalset.sets.yamlio import parse_mapping
+
+    try:
+        data = parse_mapping("items:\n" + text, Path("item"))
+    except SetFileError:
+        return None
+    return json.dumps(data, default=repr, ensure_ascii=False)
 
 
 def _parts(text: str) -> tuple[list[str], list[str], list[str]]:

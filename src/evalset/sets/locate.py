@@ -65,6 +65,47 @@ def is_filler(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
+_ENTRY = re.compile(r"-(?:[ \t]|\r?\n|\r|$)")
+"""A sequence entry's ``-``: under a key, at the key's own column, a list's entries may
+start (``key:`` then ``- a``): they belong to the key above."""
+
+
+def item_fields(piece: str) -> list[tuple[str, str]] | None:
+    """An item's piece cut into (name, text): ``^`` the lines above its ``-``, then each of
+    its keys with the comment lines above it and the lines under it, then ``$`` the comment
+    lines under its last key; None when it is not laid out so (a flow-style item)."""
+    lines = split_lines(piece)  # at YAML's line breaks: an LS inside a value is no line
+    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
+    if at is None:
+        return None
+    dash = len(lines[at]) - len(lines[at].lstrip(" "))
+    first = lines[at][dash + 2 :]
+    column = dash + 2 + len(first) - len(first.lstrip(" "))
+    out: list[tuple[str, str]] = [("^", "".join(lines[:at]))]
+    name = first.lstrip(" ").split(":", 1)[0]
+    if not name or name.startswith(("{", "[", "#")):
+        return None
+    held: list[str] = [lines[at]]
+    waiting: list[str] = []  # comment and blank lines, until a key or the end says whose
+    for line in lines[at + 1 :]:
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if not body.strip() or body.startswith("#"):
+            waiting.append(line)
+        elif indent == column and not _ENTRY.match(body):
+            out.append((name, "".join(held)))
+            name, held, waiting = body.split(":", 1)[0], [*waiting, line], []
+        elif indent >= column:
+            held += [*waiting, line]
+            waiting = []
+        else:
+            return None
+    out.append((name, "".join(held)))
+    out.append(("$", "".join(waiting)))
+    names = [n for n, _ in out]
+    return out if len(set(names)) == len(names) else None
+
+
 @dataclass(frozen=True)
 class ItemSpans:
     """Line ranges (0-based, end exclusive) of the items block and of each item in it."""

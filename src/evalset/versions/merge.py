@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from evalset.errors import EvalsetError, SetFileError
 from evalset.sets.editor import DELETE, SetEditor
-from evalset.sets.locate import TextIndex
+from evalset.sets.locate import TextIndex, item_fields
 from evalset.sets.setfile import parse_set
 from evalset.sets.yamlio import parse_mapping
 
@@ -289,42 +289,6 @@ def _without_id(item: Any) -> Any:
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
 
 
-def _fields(piece: str) -> list[tuple[str, str]] | None:
-    """An item's piece cut into (name, text): ``^`` the lines above its ``-``, then each of
-    its keys with the comment lines above it and the lines under it, then ``$`` the comment
-    lines under its last key; None when it is not laid out so (a flow-style item)."""
-    lines = piece.splitlines(keepends=True)
-    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
-    if at is None:
-        return None
-    dash = len(lines[at]) - len(lines[at].lstrip(" "))
-    first = lines[at][dash + 2 :]
-    column = dash + 2 + len(first) - len(first.lstrip(" "))
-    out: list[tuple[str, str]] = [("^", "".join(lines[:at]))]
-    name = first.lstrip(" ").split(":", 1)[0]
-    if not name or name.startswith(("{", "[", "#")):
-        return None
-    held: list[str] = [lines[at]]
-    waiting: list[str] = []  # comment and blank lines, until a key or the end says whose
-    for line in lines[at + 1 :]:
-        body = line.lstrip(" ")
-        indent = len(line) - len(body)
-        if not body.strip() or body.startswith("#"):
-            waiting.append(line)
-        elif indent == column:
-            out.append((name, "".join(held)))
-            name, held, waiting = body.split(":", 1)[0], [*waiting, line], []
-        elif indent > column:
-            held += [*waiting, line]
-            waiting = []
-        else:
-            return None
-    out.append((name, "".join(held)))
-    out.append(("$", "".join(waiting)))
-    names = [n for n, _ in out]
-    return out if len(set(names)) == len(names) else None
-
-
 def _merge_fields(
     base: str, ours: str, theirs: str, values: dict[str, tuple[Any, Any, Any]]
 ) -> str | None:
@@ -332,7 +296,7 @@ def _merge_fields(
     each field (with the comments above it) three ways, as git merges a file; where both
     sides changed one field's lines, the text of the side whose value the merge keeps.
     None when the item cannot be cut into fields alike on the three sides."""
-    cut = [_fields(text) for text in (base, ours, theirs)]
+    cut = [item_fields(text) for text in (base, ours, theirs)]
     if any(c is None for c in cut):
         return None
     b, o, t = (dict(c or []) for c in cut)
