@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, commit_all, make_git_repo
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
 CASES = tomllib.loads((HOSTILE / "cases.toml").read_text(encoding="utf-8"))["case"]

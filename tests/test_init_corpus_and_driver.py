@@ -128,12 +128,9 @@ def test_a_fresh_clone_is_told_to_register_the_driver(  # type: ignore[no-untype
 def test_a_corpus_path_that_would_break_the_files_is_written_as_a_string(  # type: ignore[no-untyped-def]
     git_repo: Path, cli
 ) -> None:
-    from ruamel.yaml import YAML
+    import tomllib
 
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+    from ruamel.yaml import YAML
 
     odd = 'my docs: "x"\nstages: {}'
     result = cli(git_repo, "init", "--corpus", odd)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
-import sys
+import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
@@ -22,10 +22,6 @@ from evalset.fsio import TextError, decode_text
 if TYPE_CHECKING:  # the range constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 CONFIG_FILE = "evalset.toml"
 PYPROJECT = "pyproject.toml"

@@ -19,7 +19,7 @@ import sys
 from array import array
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -447,7 +447,7 @@ def take_snapshot(
     chunks: Chunks
     spans: Spans | None = None
     # Microseconds: "newest" orders snapshots first recorded within the same second.
-    created = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    created = datetime.now(UTC).isoformat(timespec="microseconds")
     if rev is None:
         absent = not_pulled(root / corpus_rel)
         if absent is not None:  # a snapshot would record an empty corpus

@@ -238,7 +238,7 @@ def _day(value: Any) -> Any:
     if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value
         try:
-            day = dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+            day = dt.datetime.fromtimestamp(seconds, dt.UTC).date()
         except (OverflowError, OSError, ValueError):  # beyond the years a date can hold
             raise ValueError(
                 f"{value!r} is not a time: seconds or milliseconds since 1970 are expected"
