@@ -37,7 +37,12 @@ class SetFileError(EvalsetError):
 
 
 class UnknownSet(EvalsetError):
-    """A set name or path does not point at a set file."""
+    """A set name or path does not point at a set file; ``close``: the existing set's name
+    it resembles, if any."""
+
+    def __init__(self, message: str, close: str | None = None) -> None:
+        super().__init__(message)
+        self.close = close
 
 
 class EditRefused(EvalsetError):

@@ -97,11 +97,18 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     if as_path.suffix in SET_SUFFIXES or "/" in ref or os.path.exists(as_path):
         return as_path
     if workspace is None:
-        raise UnknownSet(f"{ref}: no such file, and there is no workspace to look up set names in.")
+        raise UnknownSet(
+            f"{ref}: no such file, and there is no workspace here to look up set names in; "
+            "run evalset in the workspace's folder (or give it with -C DIR), or give the set "
+            "file's path."
+        )
     found = set_file_named(workspace, ref)
     if found is not None:
         return display_path(found)
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
-    raise UnknownSet(f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint}).")
+    raise UnknownSet(
+        f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint}).",
+        close[0] if close else None,
+    )

@@ -59,3 +59,37 @@ def test_a_category_name_no_set_can_declare_is_refused(  # type: ignore[no-untyp
             "leave the pin out (nothing was imported).\n"
         )
         assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+# --set NAME for a set not in the workspace: a name close to an existing set's is taken for a
+# typo (refused, nothing written, unless --create); any other name creates the set.
+SET_NAMES = {
+    "a typo of an existing set": ("acme-suport", ["--format", "jsonl"], 2),
+    "a typo, with --dry-run": ("acme-suport", ["--format", "jsonl", "--dry-run"], 2),
+    "a typo, with --create": ("acme-suport", ["--format", "jsonl", "--create"], 0),
+    "another name": ("legacy", ["--format", "jsonl"], 0),
+    "the existing set's name": ("acme-support", ["--format", "jsonl"], 0),
+}
+
+
+@pytest.mark.parametrize(("name", "args", "code"), SET_NAMES.values(), ids=SET_NAMES.keys())
+def test_a_set_name_like_an_existing_one_is_refused_unless_create(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, name: str, args: list[str], code: int
+) -> None:
+    first = {"question": "Do you ship to Iceland?", "category": "general"}
+    (corpus_repo / "first.jsonl").write_text(json.dumps(first) + "\n", "utf-8")
+    made = cli(corpus_repo, "import", "first.jsonl", "--set", "acme-support", "--format", "jsonl")
+    assert made.code == 0, made.err
+    (corpus_repo / "rows.jsonl").write_text(json.dumps({"question": QUESTION}) + "\n", "utf-8")
+    before = sorted(p.name for p in (corpus_repo / "sets").iterdir())
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", name, *args)
+    assert done.code == code, done.err
+    after = sorted(p.name for p in (corpus_repo / "sets").iterdir())
+    if code == 2:
+        assert done.err == (
+            "evalset: sets: has no set named 'acme-suport' (did you mean 'acme-support'?); give "
+            "the set's name, or pass --create to start a new set named 'acme-suport'.\n"
+        )
+        assert after == before
+    elif "--dry-run" not in args:
+        assert f"{name}.yaml" in after

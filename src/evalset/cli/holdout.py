@@ -207,10 +207,20 @@ def import_(
     ),
     fmt: str = typer.Option(..., "--format", help="jsonl, csv, ragas or langsmith."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be added."),
+    create: bool = typer.Option(
+        False,
+        "--create",
+        help="Create the set even when its new name is close to an existing set's (without "
+        "it, such a name is taken for a typo and refused).",
+    ),
     as_json: bool = _JSON,
 ) -> None:
     """Import rows from evalset JSONL/CSV, Ragas or LangSmith into a set (drafts when labels
     are missing).
+
+    A name no set has creates sets/NAME.yaml, unless it is close to an existing set's name
+    (a typo, most likely): that is refused with the name it resembles, and --create
+    creates it anyway.
 
     Rows already in the set, and rows whose question is a near duplicate of an item's, are
     skipped and listed; a row whose id the set has with other content is reported as a
@@ -223,30 +233,34 @@ def import_(
     from evalset.workspace import resolve_set, workspace_of
 
     ws = workspace_of(set_name)
-    create = False
     try:
-        path = resolve_set(ws, set_name)
-    except UnknownSet:
+        path, new = resolve_set(ws, set_name), False
+    except UnknownSet as unknown:
         if ws is None:
             raise
+        if unknown.close is not None and not create:  # a typo of an existing set's name?
+            raise UnknownSet(
+                f"{str(unknown).removesuffix('.')}; give the set's name, or pass --create to "
+                f"start a new set named {set_name!r}."
+            ) from None
         from evalset.workspace import display_path
 
-        path, create = display_path(ws.sets_dir / f"{set_name}.yaml"), True
+        path, new = display_path(ws.sets_dir / f"{set_name}.yaml"), True
     store = None
     if ws is not None:
         from evalset.corpus.current import workspace_store
 
         store = workspace_store(ws)  # the newest snapshot as `validate` finds it
-    result = import_rows(source, path, fmt, dry_run, create, store)
+    result = import_rows(source, path, fmt, dry_run, new, store)
     if as_json:
         written = not dry_run and bool(result.added or result.created)  # else nothing changed
         emit_json({"set": str(path), "created": result.created, "written": written,
                    **result.to_json()})  # fmt: skip
     else:
         verb = "would add" if dry_run else "added"
-        new = " (a new set: describe it and its categories)" if result.created else ""
+        made = " (a new set: describe it and its categories)" if result.created else ""
         echo(
-            f"{verb} {len(result.added)} item(s) to {path}{new} ({len(result.drafts)} as drafts "
+            f"{verb} {len(result.added)} item(s) to {path}{made} ({len(result.drafts)} as drafts "
             f"to review); skipped {len(result.skipped)}"
         )
         for ident, why in result.skipped.items():
