@@ -39,7 +39,8 @@ def test_a_pyproject_without_the_table_is_passed_over(tmp_path: Path) -> None:
 
 
 def test_no_workspace_says_how_to_make_one(tmp_path: Path) -> None:
-    with pytest.raises(NoWorkspace, match=r"no evalset workspace here .*: run `evalset init`\."):
+    made_here = r"no evalset workspace here .*, or make this one with `evalset init`\."
+    with pytest.raises(NoWorkspace, match=made_here):
         find_workspace(tmp_path)
 
 
@@ -63,7 +64,9 @@ def test_cli_outside_a_workspace(tmp_path: Path, cli) -> None:  # type: ignore[n
     result = cli(tmp_path, "status")
     assert result.code == 2
     assert result.err.startswith("evalset: no evalset workspace here (")
-    assert result.err.rstrip().endswith("run `evalset init`.")
+    assert result.err.rstrip().endswith(
+        "as in `evalset -C path/to/workspace status`, or make this one with `evalset init`."
+    )
 
 
 @pytest.mark.parametrize(

@@ -263,7 +263,8 @@ def find_workspace(start: Path | None = None) -> Workspace:
         )
     raise NoWorkspace(
         f"no evalset workspace here ({here} and its parents have no evalset.toml "
-        "or [tool.evalset] in pyproject.toml): run `evalset init`."
+        "or [tool.evalset] in pyproject.toml): run evalset in a workspace's folder or give "
+        "it, as in `evalset -C path/to/workspace status`, or make this one with `evalset init`."
     )
 
 

@@ -386,3 +386,35 @@ def test_a_value_equal_to_the_format_s_but_of_another_type_is_refused(  # type: 
     assert shown["errors"] == report["errors"] == 1
     line = cli(corpus_repo, "validate").out.splitlines()[0]
     assert line.startswith("sets/small.yaml:") and f": {field}: error: {message}" in line
+
+
+# A list field written as one value: the hint writes it as a list, with the value where it
+# reads back as one entry, and never quotes a holdout item's label (findings reach CI logs).
+NOT_LISTS = {
+    "a citation": ("expected_sources: policies/returns.md#damaged-items", "false",
+                   "write it as a list: `expected_sources: [policies/returns.md#damaged-items]`, "
+                   "or one `- ` entry per line under it"),
+    "text that would not read back as one entry": (
+        "tags: returns, refunds", "false",
+        "write it as a list: `tags: […]`, or one `- ` entry per line under it"),
+    "a number": ("tags: 7", "false",
+                 "write it as a list: `tags: […]`, or one `- ` entry per line under it"),
+    "a holdout item's label": (
+        "must_not_say: you have 30 days", "true",
+        "write it as a list: `must_not_say: […]`, or one `- ` entry per line under it"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "holdout", "hint"), NOT_LISTS.values(), ids=NOT_LISTS.keys())
+def test_one_value_where_a_list_goes_is_told_how_to_write_the_list(
+    line: str, holdout: str, hint: str
+) -> None:
+    key = line.split(":", 1)[0]
+    text = HEADER + item("q-1", "How long is the return window?", holdout=holdout)
+    text = text.replace(
+        "    expected_sources: [policies/returns.md#damaged-items]\n", ""
+    ) if key == "expected_sources" else text  # fmt: skip
+    found = [f for f in parse_set(text + f"    {line}\n", Path("r.yaml")).schema_findings]
+    assert [f.hint for f in found if f.field == key] == [hint]
+    if holdout == "true":
+        assert "30 days" not in str(found)

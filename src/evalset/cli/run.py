@@ -352,7 +352,9 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
     if overview.newest is not None:
         echo(f"newest snapshot: {overview.newest.short} ({overview.newest.reason})")
-    for s in statuses:
+    for k, s in enumerate(statuses):
+        if k:
+            echo("")  # between sets, not after the last
         rows = [
             (name, row["tuning"], row["holdout"], row["unassigned"])
             for name, row in s.categories.items()
@@ -383,8 +385,9 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
             echo(f"    {d.id}  {age}{lacks}")
         if s.coverage is not None:
             _print_coverage(s.coverage)
-        echo("")
     if overview.merge_driver:
+        if statuses:
+            echo("")
         echo(f"note: {overview.merge_driver}", fg="yellow")
 
 

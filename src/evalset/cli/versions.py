@@ -112,8 +112,8 @@ def check_pin(
             f"snapshot {pinned.get('snapshot')}, tag {result.tag}"
         )
     else:
-        for problem in result.problems:
-            echo(f"{report}: {problem}", fg="red", err=True)
+        for problem in result.problems:  # each a sentence (the JSON holds them as clauses)
+            echo(f"{report}: {problem.rstrip('.')}.", fg="red", err=True)
     if not result.ok:
         raise typer.Exit(1)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +81,14 @@ def schema_message(
     if kind in ("bool_type", "bool_parsing"):
         return f"expected true or false, got {describe(value, hidden)}", None
     if kind == "list_type":
-        return f"expected a list, got {describe(value, hidden)}", None
+        field = loc[-1] if loc and isinstance(loc[-1], str) else None
+        plain = isinstance(value, str) and re.fullmatch(r"[\w./#-]{1,80}", value) is not None
+        shown = value if plain and not hidden else "…"  # what reads back as one entry
+        return f"expected a list, got {describe(value, hidden)}", (
+            f"write it as a list: `{field}: [{shown}]`, or one `- ` entry per line under it"
+            if field is not None and isinstance(value, (str, int, float))
+            else None
+        )
     if kind in ("dict_type", "model_type", "model_attributes_type"):
         return f"expected a mapping of fields, got {describe(value, hidden)}", None
     if kind == "string_pattern_mismatch":
