@@ -645,7 +645,9 @@ def test_export_refuses_an_invalid_set(cli, example: Path) -> None:  # type: ign
 
 def test_the_readme_imports_print_what_the_readme_shows(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """The README's import commands, in order on a fresh copy of the example with the files
-    of examples/imports/, exit 0 and print every line the README shows."""
+    of examples/imports/, exit 0 and print every line the README shows; the one the README
+    shows refused (a typo of the set's name) exits 2 with the sentence shown, and writes
+    nothing."""
     import re
     import shutil
 
@@ -654,14 +656,18 @@ def test_the_readme_imports_print_what_the_readme_shows(example: Path, cli) -> N
     block = re.search(r"### `evalset import`.*?```console\n(.*?)```", readme, re.S)
     assert block
     steps = [step.splitlines() for step in block[1].split("$ ")[1:]]
-    assert len(steps) == 3
+    assert len(steps) == 4
     for command, *shown in steps:
         args = command.split("  #")[0].split()
         assert args[:2] == ["evalset", "import"] and args[2].startswith("examples/imports/")
         result = cli(example, *args[1:])
-        assert result.code == 0, result.err
-        assert [line for line in shown if line not in result.out.splitlines()] == []
+        if shown[0].startswith("evalset: "):
+            assert result.code == 2 and result.err.splitlines() == shown
+        else:
+            assert result.code == 0, result.err
+            assert [line for line in shown if line not in result.out.splitlines()] == []
     assert (example / "sets" / "legacy.yaml").is_file()
+    assert not (example / "sets" / "acme-suport.yaml").exists()
 
 
 def test_an_imported_jsonl_row_is_not_cut_at_a_character_json_leaves_unescaped() -> None:

@@ -165,3 +165,85 @@ def test_retiring_a_flow_style_item_comments_after_its_brace(  # type: ignore[no
     rest = item.split("\n", 1)[1]
     assert path.read_text() == before.replace(item, f"{flow}  # {said}\n{rest}")
     assert load_set(path).items[1].status == "retired"
+
+
+def _long(letter: str) -> str:
+    return letter * 1100
+
+
+# Comments on lines over 1,000 characters, which the editor reads as placeholders while the
+# YAML library has a region (see locate.shorten_long_comments): each item edited keeps its
+# own (a placeholder stood for the last one read in every item), whether it is a comment on
+# the line the edit changes or a line of a block scalar that looks like one, and whether the
+# items are edited one region at a time or the file is rewritten whole (an item laid out
+# unlike the first, `-   id:`).
+LONG_COMMENTS = {
+    "comments after a value": """\
+  - id: q-2
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    status: active   # {a}
+  - id: q-3
+    question: How long is the return window for gifts?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    status: active   # {b}
+""",
+    "block scalar lines, the file rewritten whole": """\
+  -   id: q-2
+      question: How long is the return window?
+      category: direct-lookup
+      expected_sources: [d.md]
+      key_points: [{text: 30 days, sources: [d.md]}]
+      answer: |
+        thirty days # {a}
+  - id: q-3
+    question: How long is the return window for gifts?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    answer: |
+      thirty days # {b}
+""",
+}
+
+
+@pytest.mark.parametrize("command", ["retire", "split"])
+@pytest.mark.parametrize("items", LONG_COMMENTS.values(), ids=LONG_COMMENTS.keys())
+def test_long_comments_stay_with_their_items(  # type: ignore[no-untyped-def]
+    cli, repo: Path, items: str, command: str
+) -> None:
+    path = repo / "sets" / "s.yaml"
+    path.write_text(
+        HEADER + OTHER + items.replace("{a}", _long("a")).replace("{b}", _long("b")), "utf-8"
+    )
+    before = load_set(path)
+    args = (
+        ["retire", "s", "q-2", "q-3", "--reason", "gone"] if command == "retire" else ["split", "s"]
+    )
+    result = cli(repo, *args)
+    assert result.code == 0, result.err
+    text = path.read_text("utf-8")
+    assert text.count(_long("a")) == text.count(_long("b")) == 1
+    assert text.index(_long("a")) < text.index("id: q-3") < text.index(_long("b"))
+    after = load_set(path)
+    assert [i.answer for i in after.items] == [i.answer for i in before.items]
+
+
+def test_retiring_an_item_of_a_flow_list_with_comments_keeps_them(cli, repo: Path) -> None:  # type: ignore[no-untyped-def]
+    path = repo / "sets" / "s.yaml"
+    path.write_text(
+        HEADER.replace("items:\n", "items: [\n")
+        + "  # the first item\n"
+        + "  "
+        + FLOW.strip().removeprefix("- ")
+        + "\n]\n",
+        "utf-8",
+    )
+    result = cli(repo, "retire", "s", "q-2", "--reason", "gone")
+    assert result.code == 0, result.err
+    assert "# the first item" in path.read_text("utf-8")
+    assert load_set(path).items[0].status == "retired"

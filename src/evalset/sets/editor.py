@@ -340,15 +340,18 @@ class SetEditor:
         if self._stand_ins is None:
             self._stand_ins = StandIns(self.current.text)
         text = self._stand_ins.take_out(text)
-        kept: dict[str, str] = {}
-        short = shorten_long_comments(text, kept)
-        if kept:
+        # the placeholders of every region this edit reads are distinct (one per comment),
+        # and none of them may stand in this region as text of its own
+        kept = dict(self._long_comments)
+        clash = any(placeholder in text for placeholder in self._long_comments)
+        short = text if clash else shorten_long_comments(text, kept)
+        if short != text:
             try:
                 doc = yaml.load(short)
             except YAMLError:
                 pass  # a placeholder landed inside a scalar: read the region as it is
             else:
-                self._long_comments.update(kept)
+                self._long_comments = kept
                 return doc
         try:
             return yaml.load(text)
@@ -526,10 +529,13 @@ def _comments_after_flow(entries: Any, at: int) -> None:
     """A comment an edit put on a key of a flow-style item (``- {id: q-1, …}``) moved after
     the item's closing brace, added to the comment the item's line has: the YAML library
     writes it inside the braces, where it ends the line and puts the brace on a line of its
-    own."""
+    own. In a flow-style list of items (``items: [{…}, …]``) it stays inside."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
     entry = entries[at]
     fa, attached = getattr(entry, "fa", None), getattr(entry, "ca", None)
-    if fa is None or attached is None or not fa.flow_style():
+    if fa is None or attached is None or not fa.flow_style() or entries.fa.flow_style():
         return
     said = []
     for key, tokens in list(attached.items.items()):
@@ -541,18 +547,14 @@ def _comments_after_flow(entries: Any, at: int) -> None:
                 del attached.items[key]
     if not said:
         return
-    held = entries.ca.items.get(at)
-    token = held[0] if held else None
-    first, newline, rest = "", "", ""
-    if token is not None and isinstance(getattr(token, "value", None), str):
-        # the comment lines after the line stay after it (the library keeps them here too)
-        first, newline, rest = token.value.partition("\n")
-        first = first.strip().removeprefix("#").strip()
-        entries.ca.items.pop(at)
-    entries.yaml_add_eol_comment("; ".join([*([first] if first else []), *said]), at)
-    if rest:
-        added = entries.ca.items[at][0]
-        added.value = added.value.rstrip("\n") + newline + rest
+    # the item's own slot: its line's comment first (the comment lines after the line, which
+    # the library keeps in the same token, stay after it), the comments above it next
+    held = entries.ca.items.setdefault(at, [None, None])
+    value = getattr(held[0], "value", None)
+    first, newline, rest = value.partition("\n") if isinstance(value, str) else ("", "", "")
+    first = first.strip().removeprefix("#").strip()
+    text = "; ".join([*([first] if first else []), *said])
+    held[0] = CommentToken(f" # {text}" + (newline + rest if rest else ""), CommentMark(0))
 
 
 def _key_column(text: str) -> tuple[int, int] | None:

@@ -188,7 +188,9 @@ def shorten_long_comments(text: str, kept: dict[str, str] | None = None) -> str:
     and every column before it stay where they were: positions read off the result are
     those of ``text``. With ``kept``, the comment is replaced by a short placeholder comment
     instead, and ``kept`` maps each placeholder to the comment it stands for, so that an
-    editor can put the comment back, byte for byte, into what ruamel.yaml writes.
+    editor can put the comment back, byte for byte, into what ruamel.yaml writes; given the
+    ``kept`` of regions read before, it adds to it (a placeholder stands for one comment in
+    every region).
 
     Only a ``#`` with nothing but plain text before it on its line is taken for a comment
     (no quote: it could be inside a quoted scalar). Inside a block scalar such a line is
@@ -206,11 +208,15 @@ def shorten_long_comments(text: str, kept: dict[str, str] | None = None) -> str:
         comment = line[start : len(line) - len(cr)]
         short = "#"
         if kept is not None:
-            n = len(kept)
-            while PLACEHOLDER.format(n) in text or PLACEHOLDER.format(n) in kept:
-                n += 1
-            short = PLACEHOLDER.format(n)
-            kept[short] = comment
+            # one placeholder per comment, across every region read with the same ``kept``:
+            # a comment read again gets its own back, another comment another one
+            short = next((p for p, c in kept.items() if c == comment), "")
+            if not short:
+                n = len(kept)
+                while PLACEHOLDER.format(n) in text or PLACEHOLDER.format(n) in kept:
+                    n += 1
+                short = PLACEHOLDER.format(n)
+                kept[short] = comment
         lines[i] = line[:start] + short + cr
     return "\n".join(lines)
 
