@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import commit_all, write_files
-from evalset.sets.setfile import load_set
+from evalset.sets.setfile import load_set, parse_set
 
 HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
 OTHER = """\
@@ -72,6 +72,28 @@ LAYOUTS = {
       - text: 30 days  # from legal
         sources: [d.md]
 """,
+    "a literal block last, whose last line looks like a comment": """\
+  - id: q-2
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    answer: |
+      thirty days
+      # from legal
+""",
+    "a kept block last, ending in blank lines": """\
+  - id: q-2
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    must_not_say:
+      - |+
+        sixty days
+
+
+""",
     "CRLF line breaks and a folded question": """\
   - id: q-2\r
     question: How long is\r
@@ -107,6 +129,12 @@ def _write(repo: Path, item: str) -> Path:
     path.write_bytes((HEADER + OTHER + item).encode())
     assert load_set(path).items[1].question == QUESTION
     return path
+
+
+def _item(data: bytes) -> dict[str, object]:
+    """q-2 as the file ``data`` holds it, read as a set file's item is."""
+    item: dict[str, object] = parse_set(data.decode(), Path("s.yaml")).raw_items[1]
+    return item
 
 
 def _added(before: bytes, after: bytes) -> list[str]:
@@ -148,7 +176,9 @@ def test_an_edit_adds_its_line_and_keeps_every_other_line(  # type: ignore[no-un
     added = _added(before, path.read_bytes())
     newline = "\r\n" if "\r\n" in item else "\n"
     assert len(added) == 1 and re.fullmatch(line + re.escape(newline), added[0]), added
-    assert load_set(path).items[1].question == QUESTION
+    added_keys = ("status", "verified", "holdout")
+    after = {k: v for k, v in _item(path.read_bytes()).items() if k not in added_keys}
+    assert after == _item(before)  # every value as it was
     assert cli(repo, "validate").code == 0
 
 
@@ -247,3 +277,20 @@ def test_retiring_an_item_of_a_flow_list_with_comments_keeps_them(cli, repo: Pat
     assert result.code == 0, result.err
     assert "# the first item" in path.read_text("utf-8")
     assert load_set(path).items[0].status == "retired"
+
+
+def test_an_edit_whose_item_would_not_read_back_as_edited_is_refused() -> None:
+    """The last check before writing: each item edited in place reads back from the new
+    text as the YAML library wrote it edited, whatever text was kept around it."""
+    from evalset.errors import EditRefused
+    from evalset.sets.editor import SetEditor, _check
+
+    text = HEADER + OTHER + LAYOUTS["a plain question folded over lines"]
+    before = parse_set(text, Path("s.yaml"))
+    editor = SetEditor(before)
+    editor.update_item("q-2", {"tags": ["returns"]})
+    rendered = editor.render()
+    _check(before, parse_set(rendered, Path("s.yaml")), editor)  # as written: fine
+    spoiled = rendered.replace("      the return window?", "      the refund window?")
+    with pytest.raises(EditRefused, match="item 'q-2' would not read back as edited"):
+        _check(before, parse_set(spoiled, Path("s.yaml")), editor)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE_SET, FIXTURES
 from evalset import DELETE, EditRefused, Item, edit_set, load_set
 from evalset.errors import SetFileError
-from evalset.sets.editor import SetEditor
+from evalset.sets.editor import RESERVED, SetEditor
 from evalset.sets.locate import ItemSpans
 
 ALL_FIXTURES = [*sorted((FIXTURES / "sets").glob("*.yaml")), EXAMPLE_SET]
@@ -309,7 +309,9 @@ def test_writers_through_links_and_the_real_name_never_lose_a_row(
 
 
 _safe_text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")),
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")).filter(
+        lambda c: ord(c) not in RESERVED  # refused in text to write (test_edit_kept_text)
+    ),
     min_size=1,
     max_size=60,
 ).filter(lambda s: s.strip() == s and s.strip())

@@ -107,6 +107,9 @@ class SetEditor:
         self._stand_ins: StandIns | None = None
         """What ruamel.yaml would misread, replaced while it has a region (``StandIns``)."""
         self._restored: dict[int, str] = {}
+        self._meant: dict[int, str] = {}
+        """Each item edited in its region, as the YAML library writes it edited: what the
+        file must read back as (``_check``), whatever text is kept around it."""
 
     @property
     def changed(self) -> bool:
@@ -301,10 +304,12 @@ class SetEditor:
                 replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
                 continue
             else:
+                end = self._item_end(k)
                 region = _lf(index.region(start, end))
                 doc = self._load(yaml, "items:\n" + region, k)
                 self._rewrite(doc["items"], k, 0, yaml)
                 text = _dump(yaml, doc).split("\n", 1)[1]
+                self._meant[k] = text
                 again = functools.partial(self._written, yaml, region, k)
                 text = _keep_untouched(region, text, again, self._put_back)
                 old = lines[start:end]
@@ -319,6 +324,25 @@ class SetEditor:
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
             lines[start:end] = [self._put_back(text)]
         return "".join(lines)
+
+    def _item_end(self, k: int) -> int:
+        """The line after item ``k``: after its last line that is not blank or a comment,
+        or, when its last value is a block scalar whose last lines look blank or like
+        comments (text all the same), after those: the first end at which the item's lines
+        read as the file reads the item."""
+        index = self.current.index
+        spans = index.spans
+        assert spans is not None
+        start, end = spans.starts[k], spans.ends[k]
+        found = _read_item(_lf(index.region(start, end)))
+        meant = _exactly(self.current.raw_items[k])
+        if found is None or found == meant:
+            return end  # None: reading it on its own fails, and _load says why
+        stop = spans.starts[k + 1] if k + 1 < len(spans.starts) else spans.block_end
+        for later in range(end + 1, stop + 1):
+            if _read_item(_lf(index.region(start, later))) == meant:
+                return later
+        return end  # `_check` refuses an item that would not read back as edited
 
     def _written(self, yaml: Any, region: str, k: int) -> str:
         """An item's region as the YAML library writes it back unedited."""
@@ -568,17 +592,23 @@ def _key_column(text: str) -> tuple[int, int] | None:
 
 
 def _read_item(text: str) -> str | None:
-    """An item's text read as data, written out exactly (types and key order told apart);
-    None when it does not read."""
-    import json
-
+    """An item's text (``- id: …`` and its lines) read as a set file's item is, written out
+    as ``_exactly``; None when it does not read as one item."""
     from evalset.sets.yamlio import parse_mapping
 
     try:
-        data = parse_mapping("items:\n" + text, Path("item"))
+        entries = parse_mapping("items:\n" + text, Path("item")).get("items")
     except SetFileError:
         return None
-    return json.dumps(data, default=repr, ensure_ascii=False)
+    return _exactly(entries[0]) if isinstance(entries, list) and len(entries) == 1 else None
+
+
+def _exactly(value: Any) -> str:
+    """Data as text that tells apart what ``==`` does not: types (``1``, ``1.0``, ``true``)
+    and the order of keys."""
+    import json
+
+    return json.dumps(value, default=repr, ensure_ascii=False)
 
 
 def _parts(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -777,6 +807,14 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
             f"({first}); the file is unchanged."
         )
     old_items, new_items = before.raw_items, after.raw_items
+    for k, meant in editor._meant.items():
+        if k < len(new_items) and _exactly(new_items[k]) != _read_item(editor._put_back(meant)):
+            raise EditRefused(
+                f"{before.path}: the edit was refused because item "
+                f"{new_items[k].get('id') if isinstance(new_items[k], dict) else k + 1!r} "
+                "would not read back as edited (an unusual layout around it?); the file is "
+                "unchanged."
+            )
     expected = len(old_items) + len(editor._appended)
     untouched_changed = len(new_items) != expected or any(
         new_items[k] != old for k, old in enumerate(old_items) if k not in editor.touched
