@@ -284,3 +284,23 @@ def test_touching_changes_merge_field_by_field_whatever_the_layout(
     result = merge_sets(base, ours, theirs, SET)
     assert result is not None and result.clean, result and result.conflicts
     assert result.text == ours.replace(sources, changed)
+
+
+# A comment line above a field and the field's value, changed one on each side (lines that
+# touch): both changes stay, whichever side made which.
+COMMENTED = OWNED.replace(
+    "    category: direct-lookup\n    expected_sources: [shipping.md]",
+    "    # checked by alice\n    category: direct-lookup\n    expected_sources: [shipping.md]",
+)
+COMMENT = ("    # checked by alice\n", "    # checked by alice and bob\n")
+VALUE = ("    category: direct-lookup\n    expected_sources: [shipping",
+         "    category: paraphrased\n    expected_sources: [shipping")  # fmt: skip
+
+
+@pytest.mark.parametrize("comment_side", ["ours", "theirs"])
+def test_a_comment_above_a_field_and_its_value_changed_apart_both_stay(comment_side: str) -> None:
+    commented, valued = COMMENTED.replace(*COMMENT), COMMENTED.replace(*VALUE)
+    ours, theirs = (commented, valued) if comment_side == "ours" else (valued, commented)
+    result = merge_sets(COMMENTED, ours, theirs, SET)
+    assert result is not None and result.clean, result and result.conflicts
+    assert result.text == COMMENTED.replace(*COMMENT).replace(*VALUE)

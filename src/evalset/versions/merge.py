@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from evalset.errors import EvalsetError, SetFileError
 from evalset.sets.editor import DELETE, SetEditor
-from evalset.sets.locate import TextIndex, item_fields
+from evalset.sets.locate import TextIndex, is_filler, item_fields, split_lines
 from evalset.sets.setfile import parse_set
 from evalset.sets.yamlio import parse_mapping
 
@@ -306,17 +306,39 @@ def _merge_fields(
     order[-1:-1] = [n for n, _ in cut[2] or [] if n not in o and n not in b]
     out = []
     for name in order:
-        merged = _merge_text(b.get(name, ""), o.get(name, ""), t.get(name, ""))
+        texts = (b.get(name, ""), o.get(name, ""), t.get(name, ""))
+        merged = _merge_text(*texts)
         if merged is None:
-            was, now, their = values.get(name, (_MISSING, _MISSING, _MISSING))
-            if now == their or their == was:
-                merged = o.get(name, "")
-            elif now == was:
-                merged = t.get(name, "")
-            else:
-                return None
+            merged = _merge_field(texts, values.get(name, (_MISSING, _MISSING, _MISSING)))
+        if merged is None:
+            return None
         out.append(merged)
     return "".join(out)
+
+
+def _merge_field(texts: tuple[str, str, str], values: tuple[Any, Any, Any]) -> str | None:
+    """One field changed on both sides in lines that touch (base, ours, theirs): the comment
+    lines above its key merged apart from its lines, so that one side's new comment and the
+    other's new value both stay; where both sides changed its lines, the text of the side
+    whose value the merge keeps. None when both changed its value differently, or its
+    comments in lines that touch."""
+    cut = [_comments_above(text) for text in texts]
+    comments = _merge_text(*(c for c, _ in cut))
+    lines = _merge_text(*(rest for _, rest in cut))
+    if lines is None:
+        was, now, their = values
+        if now == their or their == was:
+            lines = cut[1][1]
+        elif now == was:
+            lines = cut[2][1]
+    return None if comments is None or lines is None else comments + lines
+
+
+def _comments_above(text: str) -> tuple[str, str]:
+    """A field's text as the blank and comment lines above its key, and the rest."""
+    lines = split_lines(text)
+    n = next((i for i, line in enumerate(lines) if not is_filler(line)), len(lines))
+    return "".join(lines[:n]), "".join(lines[n:])
 
 
 def _item_of(piece: str, path: Path) -> dict[str, Any] | None:
