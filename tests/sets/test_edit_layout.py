@@ -94,6 +94,16 @@ LAYOUTS = {
 
 
 """,
+    "a flow list over lines, with a comment and its bracket at the key's column": """\
+  - id: q-2
+    question: How long is
+      the return window?
+    category: direct-lookup
+    expected_sources: [
+      d.md,  # the policy page
+    ]
+    key_points: [{text: 30 days, sources: [d.md]}]
+""",
     "CRLF line breaks and a folded question": """\
   - id: q-2\r
     question: How long is\r
@@ -294,3 +304,18 @@ def test_an_edit_whose_item_would_not_read_back_as_edited_is_refused() -> None:
     spoiled = rendered.replace("      the return window?", "      the refund window?")
     with pytest.raises(EditRefused, match="item 'q-2' would not read back as edited"):
         _check(before, parse_set(spoiled, Path("s.yaml")), editor)
+
+
+def test_an_item_opened_by_a_dash_on_its_own_line_is_edited(cli, repo: Path) -> None:  # type: ignore[no-untyped-def]
+    """`-` alone on a line, the item's keys under it: the file's first item, whose layout
+    the editor writes every item it edits in (it wrote them unreadable, and refused)."""
+    path = _write(repo, LAYOUTS["a plain question folded over lines"])
+    text = path.read_text().replace("  - id: q-1\n", "  -\n    id: q-1\n")
+    path.write_text(text)
+    before = [_item(path.read_bytes()), parse_set(text, Path("s.yaml")).raw_items[0]]
+    for ident in ("q-2", "q-1"):
+        result = cli(repo, "retire", "s", ident, "--reason", "gone")
+        assert result.code == 0, result.err
+    after = parse_set(path.read_text(), Path("s.yaml")).raw_items
+    assert [{k: v for k, v in i.items() if k != "status"} for i in after[::-1]] == before
+    assert [i["status"] for i in after] == ["retired", "retired"]

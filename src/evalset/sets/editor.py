@@ -253,8 +253,11 @@ class SetEditor:
         first = lines[spans.starts[0]]
         after_dash = first[spans.indent + 1 :]
         content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" "))
-        mapping = 2
         region = lines[spans.starts[0] : spans.ends[0]]
+        if not after_dash.strip():  # a `-` on a line of its own: the keys start under it
+            key = next((line for line in region[1:] if not is_filler(line)), None)
+            content = len(key) - len(key.lstrip(" ")) if key else spans.indent + 2
+        mapping = 2
         for line, following in itertools.pairwise(region):
             body = line.strip()
             if body.endswith(":") and not body.startswith("#"):

@@ -70,6 +70,11 @@ _ENTRY = re.compile(r"-(?:[ \t]|\r?\n|\r|$)")
 start (``key:`` then ``- a``): they belong to the key above."""
 
 
+_CLOSING = ("]", "}", ",")
+"""How a line of a flow list or mapping written over several lines may start at its key's
+column (``expected_sources: [`` … ``]``): the key's value goes on."""
+
+
 def item_fields(piece: str) -> list[tuple[str, str]] | None:
     """An item's piece cut into (name, text): ``^`` the lines above its ``-``, then each of
     its keys with the comment lines above it and the lines under it, then ``$`` the comment
@@ -92,7 +97,7 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
         indent = len(line) - len(body)
         if not body.strip() or body.startswith("#"):
             waiting.append(line)
-        elif indent == column and not _ENTRY.match(body):
+        elif indent == column and not _ENTRY.match(body) and not body.startswith(_CLOSING):
             out.append((name, "".join(held)))
             name, held, waiting = body.split(":", 1)[0], [*waiting, line], []
         elif indent >= column:
