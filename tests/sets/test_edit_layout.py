@@ -104,6 +104,14 @@ LAYOUTS = {
     ]
     key_points: [{text: 30 days, sources: [d.md]}]
 """,
+    "a comment far to the right of another field": """\
+  - id: q-2
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+    answer: thirty days                                                             # legal
+""",
     "CRLF line breaks and a folded question": """\
   - id: q-2\r
     question: How long is\r
@@ -166,7 +174,7 @@ def _edits() -> dict[str, tuple[list[str], str]]:
     return {
         "retire": (
             ["retire", "s", "q-2", "--reason", "no longer sold"],
-            rf"    status: retired +# retired {today}: no longer sold",
+            rf"    status: retired  # retired {today}: no longer sold",
         ),
         "verify": (["verify", "s", "q-2"], r"    verified: [0-9a-f]{12}"),
         "split": (["split", "s"], r"    holdout: (true|false)"),

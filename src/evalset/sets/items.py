@@ -98,7 +98,13 @@ def _retired(note: str) -> Any:
             return
         token = (entry.ca.items.get("status") or [None, None, None])[2]
         if token is None or not isinstance(getattr(token, "value", None), str):
-            entry.yaml_add_eol_comment(f"retired {note}", "status")
+            # two spaces after the value (the library would line it up with the comment of
+            # another field, however far right that is)
+            from ruamel.yaml.error import CommentMark
+            from ruamel.yaml.tokens import CommentToken
+
+            slots = entry.ca.items.setdefault("status", [None, None, None, None])
+            slots[2] = CommentToken(f" # retired {note}", CommentMark(0))
             return
         # The comment the line has, and the comment lines after it (which the YAML library
         # keeps in the same token), are kept: the note is added to the line's own comment.
