@@ -252,7 +252,7 @@ VALUE_ERRORS = [
 )
 def test_a_usage_error_under_json_is_one_json_document(cli, example: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
     """A script that asked for JSON gets the usage error as JSON on standard output, as it
-    gets evalset's own errors; the person reading the terminal still gets click's usage."""
+    gets evalset's own errors; the person reading the terminal gets the same sentence."""
     result = cli(example, *args, "--json")
     assert result.code == 2, (result.out, result.err)
     document = json.loads(result.out)
@@ -260,7 +260,22 @@ def test_a_usage_error_under_json_is_one_json_document(cli, example: Path, args:
     error = document["error"]
     named = dict((tuple(a), n) for a, n in VALUE_ERRORS).get(tuple(args), "--no-such-option")
     assert named in error and error.endswith("--help`.") and "\n" not in error
-    assert "Usage:" in result.err
+    assert result.err == f"evalset: {error}\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[*path, "--no-such-option"] for path in _leaf_commands()] + [a for a, _ in VALUE_ERRORS],
+    ids=lambda args: " ".join(args),
+)
+def test_a_usage_error_is_one_sentence(cli, example: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """A wrong option or value is bad input like any other: one sentence naming it and
+    where the options are listed, exit 2, nothing on standard output."""
+    result = cli(example, *args)
+    assert result.code == 2 and result.out == ""
+    named = dict((tuple(a), n) for a, n in VALUE_ERRORS).get(tuple(args), "--no-such-option")
+    assert result.err.startswith("evalset: ") and result.err.endswith("--help`.\n")
+    assert named in result.err and result.err.count("\n") == 1
 
 
 NUMBER_OPTIONS = {

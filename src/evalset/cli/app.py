@@ -157,8 +157,8 @@ def usage_sentence(exc: Exception) -> str:
 
 
 def run_app() -> int:
-    """Run the app; click's usage errors are shown and give their exit code. evalset's own
-    errors propagate to ``evalset.cli.main``."""
+    """Run the app; click's usage errors are shown as one sentence, as evalset's own are,
+    and give their exit code. evalset's own errors propagate to ``evalset.cli.main``."""
     try:
         code = command().main(prog_name="evalset", standalone_mode=False)
     except typer.Exit as exc:
@@ -171,7 +171,7 @@ def run_app() -> int:
         show, exit_code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(exit_code, int) and hasattr(exc, "format_message"):
             with suppress(OSError):  # to standard error: the exit status says it too
-                show()
+                echo(f"evalset: {usage_sentence(exc)}", err=True)
             if "--json" in sys.argv[1:]:  # a script reading the output gets the error too
                 try:
                     emit_json({"error": usage_sentence(exc), "exit_code": exit_code})
