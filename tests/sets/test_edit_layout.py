@@ -327,3 +327,56 @@ def test_an_item_opened_by_a_dash_on_its_own_line_is_edited(cli, repo: Path) -> 
     after = parse_set(path.read_text(), Path("s.yaml")).raw_items
     assert [{k: v for k, v in i.items() if k != "status"} for i in after[::-1]] == before
     assert [i["status"] for i in after] == ["retired", "retired"]
+
+
+KEEP_BLANK = """\
+  - id: q-{n}
+    question: How long is the return window, case {n}?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{{text: 30 days, sources: [d.md]}}]
+    status: active
+    answer: |+
+      thirty
+
+"""
+# Items edited together whose values the editor must not mix up or cut: a kept block scalar
+# last in the item (the library ended the file's document after it, `...`), a flow item with
+# a long comment after its brace, an answer quoting a placeholder's old spelling.
+TOGETHER = {
+    "kept blocks last, the file's last item among them": KEEP_BLANK.format(n=2)
+    + KEEP_BLANK.format(n=3),
+    "a flow item with a long comment": FLOW
+    + "  # checked by legal "
+    + "k" * 1100
+    + "\n"
+    + KEEP_BLANK.format(n=3),
+    "a placeholder's spelling in another item's text": KEEP_BLANK.format(n=2).replace(
+        "    answer: |+\n      thirty\n\n", "    answer: b  # " + "k" * 1100 + "\n"
+    )
+    + KEEP_BLANK.format(n=3).replace(
+        "|+\n      thirty\n\n", "'see #~evalset-long-comment-0~ and #~evalset-long-comment-1~'\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("items", TOGETHER.values(), ids=TOGETHER.keys())
+def test_items_edited_together_each_keep_their_values_and_comments(  # type: ignore[no-untyped-def]
+    cli, repo: Path, items: str
+) -> None:
+    path = repo / "sets" / "s.yaml"
+    path.write_text(HEADER + OTHER + items, "utf-8")
+    before = parse_set(path.read_text("utf-8"), Path("s.yaml")).raw_items
+    result = cli(repo, "retire", "s", "q-2", "q-3", "--reason", "gone")
+    assert result.code == 0, result.err
+    text = path.read_text("utf-8")
+    after = parse_set(text, Path("s.yaml")).raw_items
+    assert [{k: v for k, v in i.items() if k != "status"} for i in after] == [
+        {k: v for k, v in i.items() if k != "status"} for i in before
+    ]
+    assert [i.get("status") for i in after] == [None, "retired", "retired"]
+    assert "\n...\n" not in text and "evalset-long-comment" not in text.replace(
+        "'see #~evalset-long-comment-0~ and #~evalset-long-comment-1~'", ""
+    )
+    if "checked by legal" in items:
+        assert text.count("k" * 1100 + "; retired ") == 1

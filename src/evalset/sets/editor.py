@@ -48,11 +48,16 @@ def _yaml(indent: tuple[int, int, int]) -> Any:
 
 
 def _dump(yaml: Any, data: Any) -> str:
+    """``data`` as the YAML library writes it, without the document end marker (``...``)
+    it adds after a last value that keeps its trailing blank lines (``|+``): in the file
+    the next item, or the file's end, ends that value as well, and a marker there would
+    end the file's one document."""
     import io
 
     out = io.StringIO()
     yaml.dump(data, out)
-    return out.getvalue()
+    text = out.getvalue()
+    return text[:-4] if text.endswith("\n...\n") else text
 
 
 def _plain(value: Any) -> Any:
@@ -579,9 +584,10 @@ def _comments_after_flow(entries: Any, at: int) -> None:
     held = entries.ca.items.setdefault(at, [None, None])
     value = getattr(held[0], "value", None)
     first, newline, rest = value.partition("\n") if isinstance(value, str) else ("", "", "")
-    first = first.strip().removeprefix("#").strip()
-    text = "; ".join([*([first] if first else []), *said])
-    held[0] = CommentToken(f" # {text}" + (newline + rest if rest else ""), CommentMark(0))
+    # the line's comment as it is (a long one is a placeholder, put back whole later)
+    first = first.strip() if first.strip() not in ("", "#") else ""
+    text = f"{first}; {'; '.join(said)}" if first else f"# {'; '.join(said)}"
+    held[0] = CommentToken(f" {text}" + (newline + rest if rest else ""), CommentMark(0))
 
 
 def _key_column(text: str) -> tuple[int, int] | None:

@@ -10,6 +10,7 @@ one ruamel.yaml parse of the whole file.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -181,7 +182,10 @@ LONG_LINE = 1_000
 """Comments on lines longer than this are taken out before ruamel.yaml reads a region (see
 ``shorten_long_comments``)."""
 _COMMENT_START = re.compile(r"(?:^|[ \t])#")
-PLACEHOLDER = "#~evalset-long-comment-{}~"
+PLACEHOLDER = "#~evalset-long-comment-" + secrets.token_hex(8) + "-{}~"
+"""The comment a long one is read as while the YAML library has a region: drawn afresh in
+every process, so that no file holds one as text of its own (put back, it would become the
+comment it stands for)."""
 
 
 def shorten_long_comments(text: str, kept: dict[str, str] | None = None) -> str:
