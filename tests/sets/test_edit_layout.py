@@ -380,3 +380,26 @@ def test_items_edited_together_each_keep_their_values_and_comments(  # type: ign
     )
     if "checked by legal" in items:
         assert text.count("k" * 1100 + "; retired ") == 1
+
+
+# The last lines of an item's last value that look blank or like comments are its text: an
+# item appended after it, or an edit of it, leaves its value whole.
+LAST_VALUES = {
+    "a block ending in a comment-like line": "    answer: |\n      thirty\n\n      # legal\n",
+    "a kept block ending in blank lines": "    answer: |+\n      thirty\n\n\n",
+    "a quoted text whose last line looks like a comment": '    answer: "thirty\n      # legal"\n',
+}
+
+
+@pytest.mark.parametrize("command", ["new", "retire"])
+@pytest.mark.parametrize("last", LAST_VALUES.values(), ids=LAST_VALUES.keys())
+def test_an_item_s_last_value_stays_whole(cli, repo: Path, last: str, command: str) -> None:  # type: ignore[no-untyped-def]
+    path = _write(repo, LAYOUTS["a list indented deeper than the others"] + last)
+    before = parse_set(path.read_text("utf-8"), Path("s.yaml")).raw_items
+    args = ["new", "s", "--question", "Is there a fee?"] if command == "new" else [
+        "retire", "s", "q-2", "--reason", "gone"]  # fmt: skip
+    result = cli(repo, *args)
+    assert result.code == 0, result.err
+    after = parse_set(path.read_text("utf-8"), Path("s.yaml")).raw_items
+    assert [{k: v for k, v in i.items() if k != "status"} for i in after[:2]] == before
+    assert len(after) == (3 if command == "new" else 2)

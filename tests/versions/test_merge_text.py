@@ -304,3 +304,33 @@ def test_a_comment_above_a_field_and_its_value_changed_apart_both_stay(comment_s
     result = merge_sets(COMMENTED, ours, theirs, SET)
     assert result is not None and result.clean, result and result.conflicts
     assert result.text == COMMENTED.replace(*COMMENT).replace(*VALUE)
+
+
+# An item whose last value is a block scalar ending in lines that look blank or like
+# comments: those lines are its text, and go wherever the item goes, whatever happens to
+# the item after it.
+SCALAR_ENDS = {
+    "a line that looks like a comment": "    answer: |\n      thirty days\n\n      # from legal\n",
+    "kept blank lines": "    answer: |+\n      thirty days\n\n\n",
+    "a literal block in a list": "    must_not_say:\n      - |\n        sixty days\n        # no\n",
+}
+
+
+@pytest.mark.parametrize("scalar", SCALAR_ENDS.values(), ids=SCALAR_ENDS.keys())
+def test_a_block_scalar_s_last_lines_stay_with_its_item(scalar: str) -> None:
+    base = OWNED.replace("      - text: thirty days\n", "      - text: thirty days\n" + scalar)
+    ours = base + _new("q-3")
+    theirs = base[: base.index("\n  - id: q-2")] + "\n"  # q-2 deleted
+    result = merge_sets(base, ours, theirs, SET)
+    assert result is not None and result.clean, result and result.conflicts
+    merged = _item_of_text(result.text, "q-1")
+    assert merged == _item_of_text(base, "q-1")
+    assert "id: q-2" not in result.text and "id: q-3" in result.text
+
+
+def _item_of_text(text: str, ident: str) -> dict[str, object]:
+    from evalset.sets.setfile import parse_set
+
+    items = parse_set(text, Path("docs.yaml")).raw_items
+    found: dict[str, object] = next(i for i in items if i["id"] == ident)
+    return found

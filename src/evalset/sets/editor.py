@@ -334,23 +334,22 @@ class SetEditor:
         return "".join(lines)
 
     def _item_end(self, k: int) -> int:
-        """The line after item ``k``: after its last line that is not blank or a comment,
-        or, when its last value is a block scalar whose last lines look blank or like
-        comments (text all the same), after those: the first end at which the item's lines
-        read as the file reads the item."""
+        """The line after item ``k``: after its last line that is not blank or a comment
+        (a block scalar's lines count as its text, see ``ItemSpans.scan``), or, when its
+        last value is a quoted text whose last lines look like comments, after those: the
+        first end at which the item's lines read as the file reads the item."""
         index = self.current.index
         spans = index.spans
         assert spans is not None
         start, end = spans.starts[k], spans.ends[k]
-        found = _read_item(_lf(index.region(start, end)))
         meant = _exactly(self.current.raw_items[k])
-        if found is None or found == meant:
-            return end  # None: reading it on its own fails, and _load says why
+        if _read_item(_lf(index.region(start, end))) == meant:
+            return end
         stop = spans.starts[k + 1] if k + 1 < len(spans.starts) else spans.block_end
-        for later in range(end + 1, stop + 1):
+        for later in range(end + 1, stop + 1):  # a quoted text whose last line looks like one
             if _read_item(_lf(index.region(start, later))) == meant:
                 return later
-        return end  # `_check` refuses an item that would not read back as edited
+        return end  # _load says why it cannot be read; `_check` refuses a wrong reading
 
     def _written(self, yaml: Any, region: str, k: int) -> str:
         """An item's region as the YAML library writes it back unedited."""
@@ -472,7 +471,7 @@ class SetEditor:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
             newline = line_break(lines[spans.items_line]) or newline
             return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
-        last_end = spans.ends[-1]
+        last_end = self._item_end(len(spans.starts) - 1)
         newline = line_break(lines[last_end - 1]) or newline
         gap = lines[spans.ends[-2] : spans.starts[-1]] if len(spans.starts) > 1 else []
         spaced = any(not line.strip() for line in gap)

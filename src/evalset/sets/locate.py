@@ -112,6 +112,32 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
     return out if len(set(names)) == len(names) else None
 
 
+_SCALAR_START = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\r\n]*)?\r?\n?")
+"""A block scalar's indicator (``|``, ``>-``, ``|2+``) ending its line, a comment after it."""
+_AFTER_KEY = re.compile(r"""(?:[^'"#:\s][^#:]*|'[^']*'|"[^"]*")[ \t]*:[ \t]+""")
+"""A key (plain or quoted) and its colon, before a value on the same line."""
+
+
+def _block_scalar(body: str, col: int) -> tuple[int, bool] | None:
+    """Whether a line (``body``, at column ``col``) opens a block scalar: the column its
+    text lines are deeper than (its key's, or its ``-``'s), and whether it keeps its
+    trailing blank lines; None when it opens none."""
+    if "|" not in body and ">" not in body:
+        return None
+    parent, rest = col, body
+    while rest[:1] == "-" and rest[1:2] in (" ", "\t"):  # entries opened on the line
+        parent = col + len(body) - len(rest)
+        rest = rest[1:].lstrip(" \t")
+    key = _AFTER_KEY.match(rest)
+    if key is not None:
+        parent = col + len(body) - len(rest)
+        rest = rest[key.end() :]
+    found = _SCALAR_START.fullmatch(rest)
+    if found is None:
+        return None
+    return parent, "+" in rest.split("#", 1)[0]
+
+
 @dataclass(frozen=True)
 class ItemSpans:
     """Line ranges (0-based, end exclusive) of the items block and of each item in it."""
@@ -140,12 +166,24 @@ class ItemSpans:
         ends: list[int] = []
         last_content = items_line
         block_end = len(lines)
+        scalar: tuple[int, bool] | None = None
+        """An open block scalar: the column its lines must be deeper than, and whether it
+        keeps its trailing blank lines (``|+``)."""
         for i in range(items_line + 1, len(lines)):
             line = lines[i]
-            if is_filler(line):
-                continue
             body = line.lstrip(" ")
             col = len(line) - len(body)
+            if scalar is not None:
+                # the scalar's lines are its text, though one may look blank or like a comment
+                if not body.strip(" \t\r\n"):
+                    last_content = i if scalar[1] else last_content
+                    continue
+                if col > scalar[0]:
+                    last_content = i
+                    continue
+                scalar = None
+            if is_filler(line):
+                continue
             is_entry = body.startswith("- ") or body.rstrip("\r\n") == "-"
             if indent is None:
                 if not is_entry:
@@ -159,6 +197,7 @@ class ItemSpans:
                 block_end = i
                 break
             last_content = i
+            scalar = _block_scalar(body, col)
         if not starts or indent is None:
             return None
         ends.append(last_content + 1)
