@@ -334,3 +334,29 @@ def _item_of_text(text: str, ident: str) -> dict[str, object]:
     items = parse_set(text, Path("docs.yaml")).raw_items
     found: dict[str, object] = next(i for i in items if i["id"] == ident)
     return found
+
+
+# The comment above a field changed on both sides in lines that touch, or changed on one side
+# and the field deleted on the other: a conflict naming it, as git would give, not one
+# side's comment kept and the other's edit lost.
+COMMENT_CLASHES = {
+    "both edit it": (COMMENTED.replace(*COMMENT),
+                     COMMENTED.replace(*COMMENT).replace("and bob", "and carol")),
+    "both edit it, one the value too": (
+        COMMENTED.replace(*COMMENT).replace(*VALUE),
+        COMMENTED.replace(*COMMENT).replace("and bob", "and carol")),
+    "one edits it, the other deletes the field": (
+        COMMENTED.replace(*COMMENT),
+        COMMENTED.replace("    # checked by alice\n    category: direct-lookup\n", "")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("ours", "theirs"), COMMENT_CLASHES.values(), ids=COMMENT_CLASHES.keys())
+def test_a_comment_changed_on_both_sides_is_a_conflict(ours: str, theirs: str) -> None:
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge_sets(COMMENTED, a, b, SET)
+        assert result is not None and not result.clean
+        assert result.conflicts == ["item q-2: the comments above category"]
+        assert "<<<<<<< ours (item q-2: the comments above category; evalset merge)" in (
+            result.text
+        )

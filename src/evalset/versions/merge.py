@@ -201,7 +201,11 @@ class _Merge:
         wanted.update((k, v) for k, v in changes.items() if v is not DELETE)
         values = {k: (bv.get(k, _MISSING), ov.get(k, _MISSING), tv.get(k, _MISSING))
                   for k in dict.fromkeys([*ov, *tv, *bv])}  # fmt: skip
-        by_field = _merge_fields(b, o, t, values)
+        try:
+            by_field = _merge_fields(b, o, t, values)
+        except _CommentsClash as clash:  # kept as ours, theirs' edit would be lost unseen
+            self._conflict(ident, [clash.where])
+            return
         if by_field is not None and _item_of(by_field, self.path) == wanted:
             self.pieces[ident] = by_field  # each side's text of the fields it changed
         elif changes:
@@ -304,24 +308,31 @@ def _merge_fields(
     if (cut[0] or [("", "")])[1][0] != order[1] or (cut[2] or [("", "")])[1][0] != order[1]:
         return None  # another key first: the "-" would move
     order[-1:-1] = [n for n, _ in cut[2] or [] if n not in o and n not in b]
+    for name in b:
+        if name not in o and name in t and t[name] != b[name]:
+            # ours deleted a field whose text theirs changed: its value did not change (that
+            # is a clash of values, found before), so its comments did
+            raise _CommentsClash(name)
     out = []
     for name in order:
         texts = (b.get(name, ""), o.get(name, ""), t.get(name, ""))
         merged = _merge_text(*texts)
         if merged is None:
-            merged = _merge_field(texts, values.get(name, (_MISSING, _MISSING, _MISSING)))
+            merged = _merge_field(name, texts, values.get(name, (_MISSING, _MISSING, _MISSING)))
         if merged is None:
             return None
         out.append(merged)
     return "".join(out)
 
 
-def _merge_field(texts: tuple[str, str, str], values: tuple[Any, Any, Any]) -> str | None:
+def _merge_field(
+    name: str, texts: tuple[str, str, str], values: tuple[Any, Any, Any]
+) -> str | None:
     """One field changed on both sides in lines that touch (base, ours, theirs): the comment
     lines above its key merged apart from its lines, so that one side's new comment and the
     other's new value both stay; where both sides changed its lines, the text of the side
-    whose value the merge keeps. None when both changed its value differently, or its
-    comments in lines that touch."""
+    whose value the merge keeps. None when both changed its value differently;
+    ``_CommentsClash`` when both changed its comments in lines that touch."""
     cut = [_comments_above(text) for text in texts]
     comments = _merge_text(*(c for c, _ in cut))
     lines = _merge_text(*(rest for _, rest in cut))
@@ -331,7 +342,21 @@ def _merge_field(texts: tuple[str, str, str], values: tuple[Any, Any, Any]) -> s
             lines = cut[1][1]
         elif now == was:
             lines = cut[2][1]
+    if comments is None and lines is not None:
+        raise _CommentsClash(name)
     return None if comments is None or lines is None else comments + lines
+
+
+class _CommentsClash(Exception):
+    """Both sides changed the comment lines above one field (or one side changed them and
+    the other deleted the field): a conflict, as git's would be, rather than one side's
+    comments kept and the other's edit lost without a word."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.where = {"^": "the comments above it", "$": "the comments under it"}.get(
+            name, f"the comments above {name}"
+        )
 
 
 def _comments_above(text: str) -> tuple[str, str]:
