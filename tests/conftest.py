@@ -207,6 +207,15 @@ def corpus_repo(git_repo: Path) -> Path:
 
 
 @pytest.fixture
+def one_doc_repo(corpus_repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """A workspace whose corpus is one document, ``d.md``, snapshotted and committed."""
+    write_files(corpus_repo, {"corpus/d.md": "# D\n\nThe document.\n"})
+    assert cli(corpus_repo, "snapshot").code == 0
+    commit_all(corpus_repo, "corpus")
+    return corpus_repo
+
+
+@pytest.fixture
 def key(tmp_path: Path) -> tuple[Path, str]:
     """A fresh age key file (with its `# public key:` line, as age-keygen writes it) and its
     public key."""

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import commit_all, write_files
 from evalset.sets.setfile import load_set
 
 HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
@@ -59,11 +58,8 @@ def _set(repo: Path, question: str, after_text: str, holdout: str = "false") -> 
 
 
 @pytest.fixture
-def repo(corpus_repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
-    write_files(corpus_repo, {"corpus/d.md": "# D\n\nThe document.\n"})
-    assert cli(corpus_repo, "snapshot").code == 0
-    commit_all(corpus_repo, "corpus")
-    return corpus_repo
+def repo(one_doc_repo: Path) -> Path:
+    return one_doc_repo
 
 
 def _question(path: Path) -> str:

@@ -12,11 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
+from test_edit_kept_text import HEADER
 
-from conftest import commit_all, write_files
 from evalset.sets.setfile import load_set, parse_set
 
-HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
 OTHER = """\
   - id: q-1
     question: What does shipping cost?
@@ -28,6 +27,14 @@ OTHER = """\
     holdout: false
 """
 QUESTION = "How long is the return window?"
+Q2 = """\
+  - id: q-2
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+"""
+"""q-2's lines before the ones a layout adds."""
 LAYOUTS = {
     "a plain question folded over lines": """\
   - id: q-2
@@ -72,22 +79,14 @@ LAYOUTS = {
       - text: 30 days  # from legal
         sources: [d.md]
 """,
-    "a literal block last, whose last line looks like a comment": """\
-  - id: q-2
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points: [{text: 30 days, sources: [d.md]}]
+    "a literal block last, whose last line looks like a comment": Q2
+    + """\
     answer: |
       thirty days
       # from legal
 """,
-    "a kept block last, ending in blank lines": """\
-  - id: q-2
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points: [{text: 30 days, sources: [d.md]}]
+    "a kept block last, ending in blank lines": Q2
+    + """\
     must_not_say:
       - |+
         sixty days
@@ -104,12 +103,8 @@ LAYOUTS = {
     ]
     key_points: [{text: 30 days, sources: [d.md]}]
 """,
-    "a comment far to the right of another field": """\
-  - id: q-2
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points: [{text: 30 days, sources: [d.md]}]
+    "a comment far to the right of another field": Q2
+    + """\
     answer: thirty days                                                             # legal
 """,
     "CRLF line breaks and a folded question": """\
@@ -135,11 +130,8 @@ FLOW_LAYOUTS = {
 
 
 @pytest.fixture
-def repo(corpus_repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
-    write_files(corpus_repo, {"corpus/d.md": "# D\n\nThe document.\n"})
-    assert cli(corpus_repo, "snapshot").code == 0
-    commit_all(corpus_repo, "corpus")
-    return corpus_repo
+def repo(one_doc_repo: Path) -> Path:
+    return one_doc_repo
 
 
 def _write(repo: Path, item: str) -> Path:
@@ -226,12 +218,8 @@ def _long(letter: str) -> str:
 # items are edited one region at a time or the file is rewritten whole (an item laid out
 # unlike the first, `-   id:`).
 LONG_COMMENTS = {
-    "comments after a value": """\
-  - id: q-2
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points: [{text: 30 days, sources: [d.md]}]
+    "comments after a value": Q2
+    + """\
     status: active   # {a}
   - id: q-3
     question: How long is the return window for gifts?
