@@ -60,6 +60,11 @@ def _dump(yaml: Any, data: Any) -> str:
     return text[:-4] if text.endswith("\n...\n") else text
 
 
+def _entries(yaml: Any, data: Any) -> str:
+    """The lines under ``items:`` of ``{"items": [...]}`` as the YAML library writes it."""
+    return _dump(yaml, data).split("\n", 1)[1]
+
+
 def _plain(value: Any) -> Any:
     """Models become the plain data they serialise to; everything else passes through. A
     text holding a character of ``RESERVED`` is refused (see ``StandIns``)."""
@@ -228,14 +233,14 @@ class SetEditor:
         head, body, tail = _parts(source)
         doc = self._load(yaml, "items:\n" + _lf("".join(body)), k)
         _apply(doc["items"][0], {f: _plain(v) for f, v in changes.items()})
-        edited = self._put_back(_fitted(_dump(yaml, doc).split("\n", 1)[1], body))
+        edited = self._put_back(_fitted(_entries(yaml, doc), body))
         return "".join(head) + edited + "".join(tail)
 
     def text_of_new(self, entry: Mapping[str, Any]) -> str:
         """The text ``entry`` gets when ``append_items`` writes it (the file's indentation
         and line breaks): what an arriving item is sealed with, so that ``unseal`` writes it
         as a plain arrival is written."""
-        text = _dump(_yaml(self._indent()), {"items": [dict(entry)]}).split("\n", 1)[1]
+        text = _entries(_yaml(self._indent()), {"items": [dict(entry)]})
         return _breaks(text, self.current.index.newline)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
@@ -307,7 +312,7 @@ class SetEditor:
                 # A whole new entry (sealing): nothing of the old one may remain, not even
                 # the comments around it.
                 start, end = self._bare_bounds(k)
-                text = _dump(yaml, {"items": [self._replaced[k]]}).split("\n", 1)[1]
+                text = _entries(yaml, {"items": [self._replaced[k]]})
             elif k in self._restored:
                 replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
                 continue
@@ -316,7 +321,7 @@ class SetEditor:
                 region = _lf(index.region(start, end))
                 doc = self._load(yaml, "items:\n" + region, k)
                 self._rewrite(doc["items"], k, 0, yaml)
-                text = _dump(yaml, doc).split("\n", 1)[1]
+                text = _entries(yaml, doc)
                 self._meant[k] = text
                 again = functools.partial(self._written, yaml, region, k)
                 text = _keep_untouched(region, text, again, self._put_back)
@@ -353,7 +358,7 @@ class SetEditor:
 
     def _written(self, yaml: Any, region: str, k: int) -> str:
         """An item's region as the YAML library writes it back unedited."""
-        return _dump(yaml, self._load(yaml, "items:\n" + region, k)).split("\n", 1)[1]
+        return _entries(yaml, self._load(yaml, "items:\n" + region, k))
 
     def _put_back(self, text: str) -> str:
         """The long comments ``_load`` took out, and what it stood in for, in their places
@@ -371,11 +376,9 @@ class SetEditor:
         if self._stand_ins is None:
             self._stand_ins = StandIns(self.current.text)
         text = self._stand_ins.take_out(text)
-        # the placeholders of every region this edit reads are distinct (one per comment),
-        # and none of them may stand in this region as text of its own
+        # one placeholder per comment across every region this edit reads
         kept = dict(self._long_comments)
-        clash = any(placeholder in text for placeholder in self._long_comments)
-        short = text if clash else shorten_long_comments(text, kept)
+        short = shorten_long_comments(text, kept)
         if short != text:
             try:
                 doc = yaml.load(short)
@@ -455,7 +458,7 @@ class SetEditor:
                 lf = _lf("".join(body))
                 written = _keep_untouched(
                     lf,
-                    _dump(yaml, doc).split("\n", 1)[1],
+                    _entries(yaml, doc),
                     functools.partial(self._written, yaml, lf, k),
                     self._put_back,
                 )
@@ -466,7 +469,7 @@ class SetEditor:
     def _append_text(self, yaml: Any, spans: Any) -> tuple[int, int, str]:
         index = self.current.index
         lines, newline = index.lines, index.newline
-        text = _dump(yaml, {"items": self._appended}).split("\n", 1)[1]
+        text = _entries(yaml, {"items": self._appended})
         if not spans.starts:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
             newline = line_break(lines[spans.items_line]) or newline
@@ -477,7 +480,7 @@ class SetEditor:
         spaced = any(not line.strip() for line in gap)
         if spaced:
             # Items separated by blank lines: keep doing so for the new ones.
-            chunks = [_dump(yaml, {"items": [entry]}).split("\n", 1)[1] for entry in self._appended]
+            chunks = [_entries(yaml, {"items": [entry]}) for entry in self._appended]
             text = "".join("\n" + chunk for chunk in chunks)
         if not line_break(lines[last_end - 1]):
             text = "\n" + text
