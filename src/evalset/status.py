@@ -69,6 +69,10 @@ class SetStatus:
     release: str | None = None
     """The latest release, ``X.Y.Z+modified`` when the working copy differs from it; None
     for a set never released."""
+    foreign_tag: str | None = None
+    """The latest release tag when `evalset release` did not make it (it records no pin):
+    no release, which `release` and `pin` refuse to build on; ``release`` is the one
+    before it."""
     coverage: Coverage | None = None
     """Asked for with ``workspace_status(..., with_coverage=True)``."""
     draft_items: list[Draft] = field(default_factory=list)
@@ -96,6 +100,7 @@ class SetStatus:
             "unchecked_sealed_items": self.unchecked,
             "snapshot": self.snapshot,
             "release": self.release,
+            "foreign_tag": self.foreign_tag,
             "drafts": [d.to_json() for d in self.draft_items],
             **({"coverage": self.coverage.to_json()} if self.coverage else {}),
         }
@@ -140,8 +145,9 @@ def set_status(
         status.unchecked = checker.unchecked_sealed(loaded)
         status.snapshot = checker.newest.short
     if tags is not None:
-        status.release = release_state(loaded, [t for t in tags if t.name.startswith(
-            f"{TAG_PREFIX}/{status.name}/v")], _reader(workspace, path))  # fmt: skip
+        own = [t for t in tags if t.name.startswith(f"{TAG_PREFIX}/{status.name}/v")]
+        status.foreign_tag = own[-1].name if own and own[-1].pin is None else None
+        status.release = release_state(loaded, own, _reader(workspace, path))
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
@@ -240,12 +246,14 @@ def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[
 def release_state(
     loaded: SetFile, tags: list[Tag], read_release: Callable[[Tag], SetFile | None] | None = None
 ) -> str | None:
-    """The status column: the latest release, with ``+modified`` when the working copy's
+    """The status column: the latest release (tags `evalset release` did not make left
+    out), with ``+modified`` when the working copy's
     content is no longer that release's (``versions.pin.tag_vouches``, which reads a
     release of an older fingerprint format with ``read_release``). None for a set never
     released."""
-    if not tags:
+    made = [t for t in tags if t.pin is not None]  # a tag made by hand is no release
+    if not made:
         return None
-    latest = tags[-1]
+    latest = made[-1]
     clean = tag_vouches(loaded, latest, read_release)
     return latest.version if clean else f"{latest.version}+modified"

@@ -608,6 +608,13 @@ def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> 
         result.err
     )
     assert tag_names(released) == tags
+    # status names the last release `evalset release` made, and the tag it did not make
+    status = json.loads(cli(released, "status", "--json").out)["sets"][0]
+    assert (status["release"], status["foreign_tag"]) == ("0.1.0", "evalset/docs/v9.0.0")
+    line = next(ln for ln in cli(released, "status").out.splitlines() if "release:" in ln)
+    assert line.endswith(
+        "release: 0.1.0 (tag evalset/docs/v9.0.0 was not made by `evalset release`)"
+    )
 
 
 @pytest.mark.parametrize("version", ["01.2.3", "1.02.3", "1.2.03", "v\u0661.2.3", "1.2.3.4", "1.2"])

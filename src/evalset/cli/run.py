@@ -372,6 +372,8 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         if s.unchecked:
             stale += f"; sealed, not checked without the key: {len(s.unchecked)}"
         release = s.release or "unreleased"
+        if s.foreign_tag:
+            release += f" (tag {s.foreign_tag} was not made by `evalset release`)"
         echo(
             f"  {s.active} active ({s.holdout} holdout), {s.drafts} draft, {s.retired} retired; "
             f"{s.errors} error(s), {s.warnings} warning(s); stale: {stale}; release: {release}"
