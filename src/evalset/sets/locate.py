@@ -122,8 +122,6 @@ def _block_scalar(body: str, col: int) -> tuple[int, bool] | None:
     """Whether a line (``body``, at column ``col``) opens a block scalar: the column its
     text lines are deeper than (its key's, or its ``-``'s), and whether it keeps its
     trailing blank lines; None when it opens none."""
-    if "|" not in body and ">" not in body:
-        return None
     parent, rest = col, body
     while rest[:1] == "-" and rest[1:2] in (" ", "\t"):  # entries opened on the line
         parent = col + len(body) - len(rest)
@@ -171,19 +169,19 @@ class ItemSpans:
         keeps its trailing blank lines (``|+``)."""
         for i in range(items_line + 1, len(lines)):
             line = lines[i]
-            body = line.lstrip(" ")
-            col = len(line) - len(body)
             if scalar is not None:
                 # the scalar's lines are its text, though one may look blank or like a comment
-                if not body.strip(" \t\r\n"):
+                if not line.strip(" \t\r\n"):
                     last_content = i if scalar[1] else last_content
                     continue
-                if col > scalar[0]:
+                if len(line) - len(line.lstrip(" ")) > scalar[0]:
                     last_content = i
                     continue
                 scalar = None
             if is_filler(line):
                 continue
+            body = line.lstrip(" ")
+            col = len(line) - len(body)
             is_entry = body.startswith("- ") or body.rstrip("\r\n") == "-"
             if indent is None:
                 if not is_entry:
@@ -197,7 +195,8 @@ class ItemSpans:
                 block_end = i
                 break
             last_content = i
-            scalar = _block_scalar(body, col)
+            if "|" in body or ">" in body:
+                scalar = _block_scalar(body, col)
         if not starts or indent is None:
             return None
         ends.append(last_content + 1)
