@@ -27,6 +27,7 @@ from evalset.fsio import atomic_write
 from evalset.sets.findings import Finding
 from evalset.sets.locate import (
     is_filler,
+    item_columns,
     item_fields,
     line_break,
     shorten_long_comments,
@@ -548,7 +549,8 @@ def _keep_untouched(
     before = item_fields(unedited())
     if before is None or [n for n, _ in before] != [n for n, _ in old_fields]:
         return new
-    if _key_column(old) != _key_column(new):
+    was_at, now_at = item_columns(split_lines(old)), item_columns(split_lines(new))
+    if was_at is None or now_at is None or was_at[1:] != now_at[1:]:
         return new  # the fields would not line up under one another
     alike = dict(before)
     kept = "".join(
@@ -590,16 +592,6 @@ def _comments_after_flow(entries: Any, at: int) -> None:
     first = first.strip() if first.strip() not in ("", "#") else ""
     text = f"{first}; {'; '.join(said)}" if first else f"# {'; '.join(said)}"
     held[0] = CommentToken(f" {text}" + (newline + rest if rest else ""), CommentMark(0))
-
-
-def _key_column(text: str) -> tuple[int, int] | None:
-    """The columns of an item's ``-`` and of its keys."""
-    line = next((line for line in split_lines(text) if line.lstrip(" ").startswith("- ")), None)
-    if line is None:
-        return None
-    dash = len(line) - len(line.lstrip(" "))
-    after = line[dash + 1 :]
-    return dash, dash + 1 + len(after) - len(after.lstrip(" "))
 
 
 def _read_item(text: str) -> str | None:

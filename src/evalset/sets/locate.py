@@ -76,17 +76,27 @@ _CLOSING = ("]", "}", ",")
 column (``expected_sources: [`` … ``]``): the key's value goes on."""
 
 
+def item_columns(lines: list[str]) -> tuple[int, int, int] | None:
+    """Where an item's ``- `` line is, and the columns of its ``-`` and of its keys; None
+    without such a line."""
+    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
+    if at is None:
+        return None
+    dash = len(lines[at]) - len(lines[at].lstrip(" "))
+    after = lines[at][dash + 2 :]
+    return at, dash, dash + 2 + len(after) - len(after.lstrip(" "))
+
+
 def item_fields(piece: str) -> list[tuple[str, str]] | None:
     """An item's piece cut into (name, text): ``^`` the lines above its ``-``, then each of
     its keys with the comment lines above it and the lines under it, then ``$`` the comment
     lines under its last key; None when it is not laid out so (a flow-style item)."""
     lines = split_lines(piece)  # at YAML's line breaks: an LS inside a value is no line
-    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
-    if at is None:
+    found = item_columns(lines)
+    if found is None:
         return None
-    dash = len(lines[at]) - len(lines[at].lstrip(" "))
-    first = lines[at][dash + 2 :]
-    column = dash + 2 + len(first) - len(first.lstrip(" "))
+    at, _, column = found
+    first = lines[at][column:]
     out: list[tuple[str, str]] = [("^", "".join(lines[:at]))]
     name = first.lstrip(" ").split(":", 1)[0]
     if not name or name.startswith(("{", "[", "#")):
