@@ -211,6 +211,37 @@ def test_a_sets_folder_that_is_not_there_is_named_by_every_command(  # type: ign
     assert git(git_repo, "status", "--porcelain") == ""
 
 
+# A sets folder with nothing to check: (its files, the sets folder the configuration names).
+EMPTY_SETS_FOLDERS = {
+    "empty": ({}, "sets"),
+    "other-files-only": ({"sets/README.md": "# Sets\n", "sets/s1.yaml.bak": "x\n"}, "sets"),
+    "a-subfolder-only": ({"sets/old/s1.yaml": "evalset: 1\n"}, "sets"),
+    "configured": ({"evalset.toml": 'sets = "evals"\n', "evals/notes.txt": "x\n"}, "evals"),
+}
+
+
+@pytest.mark.parametrize(("files", "folder"), EMPTY_SETS_FOLDERS.values(),
+                         ids=EMPTY_SETS_FOLDERS.keys())  # fmt: skip
+def test_validate_warns_that_a_sets_folder_without_set_files_checked_nothing(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, files: dict[str, str], folder: str
+) -> None:
+    write_files(corpus_repo, files)
+    (corpus_repo / folder).mkdir(exist_ok=True)
+    warning = (
+        f"{folder}: warning: holds no set file (.yaml or .yml), so nothing was checked "
+        "(`evalset init` writes a first set there; check `sets` in the configuration if the "
+        "sets are elsewhere)"
+    )
+    done = cli(corpus_repo, "validate")
+    assert (done.code, done.out) == (0, f"{warning}\n0 error(s), 1 warning(s) in 0 file(s)\n")
+    strict = cli(corpus_repo, "validate", "--strict")
+    assert (strict.code, strict.out.splitlines()[0]) == (1, warning)
+    report = json.loads(cli(corpus_repo, "validate", "--json", "--strict").out)
+    assert (report["ok"], report["files"], report["warnings"]) == (False, [], 1)
+    assert report["findings"][0]["rule"] == "no-sets"
+    assert report["findings"][0]["file"] == folder
+
+
 # Folders a configuration names before `init` runs: (config file, its text, the sets folder,
 # the snapshots folder).
 CONFIGURED_FOLDERS = {

@@ -35,18 +35,22 @@ def validate(
     Example: evalset validate acme-support --strict
     """
     from evalset.config import find_workspace
+    from evalset.sets.validate import no_set_files
     from evalset.sets.validate import validate as run
     from evalset.workspace import resolve_set, set_paths, unique_paths
 
+    empty = None
     if targets:
         from evalset.config import find_workspace_or_none
 
-        workspace = find_workspace_or_none()
-        paths = unique_paths([resolve_set(workspace, t) for t in targets])
+        paths = unique_paths([resolve_set(find_workspace_or_none(), t) for t in targets])
     else:
         workspace = find_workspace()
         paths = set_paths(workspace)
+        empty = None if paths else no_set_files(workspace)
     report = run(paths)  # each file with the workspace it lies in
+    if empty is not None:  # a folder emptied by mistake must not pass as checked
+        report.findings.append(empty)
     ok = report.ok(strict, skip_sealed)
     if as_json:
         emit_json({**report.to_json(), "ok": ok, "strict": strict})

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.config import ValidateConfig
+from evalset.config import ValidateConfig, Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
@@ -19,6 +19,7 @@ from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text
+from evalset.workspace import display_path
 
 
 @dataclass
@@ -593,6 +594,18 @@ def validate(
         else:
             report.findings.extend(check_set(loaded, config, store))
     return report
+
+
+def no_set_files(workspace: Workspace) -> Finding:
+    """The warning for a workspace whose sets folder holds no set file: nothing was checked."""
+    return Finding(
+        "warning",
+        display_path(workspace.sets_dir),
+        "holds no set file (.yaml or .yml), so nothing was checked",
+        hint="`evalset init` writes a first set there; check `sets` in the configuration if "
+        "the sets are elsewhere",
+        rule="no-sets",
+    )
 
 
 def check_in_place(
