@@ -13,6 +13,7 @@ what a judge said when it failed on a holdout item's claim."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,85 @@ def test_a_judges_failure_on_a_holdout_item_is_not_quoted(repo: Path, cli, monke
     for shown in (done.out, (repo / "report.json").read_text(), (repo / "page.html").read_text()):
         for label in LABELS:
             assert label not in shown, label
+
+
+BREAKING_JUDGE = """\
+import json, sys
+mode, trigger = sys.argv[1], open("trigger.txt").read()
+for line in sys.stdin:
+    asked = json.loads(line)
+    claim, ident = asked.get("claim", ""), asked["id"]
+    if asked["op"] == "statements":
+        print(json.dumps({"id": ident, "unsupported": True}), flush=True)
+    elif trigger not in claim:
+        print(json.dumps({"id": ident, "verdict": False}), flush=True)
+    elif mode == "error-output":  # a traceback that quotes the request, say
+        sys.exit("cannot judge " + claim)
+    elif mode == "echo":
+        print(json.dumps(asked), flush=True)
+    elif mode == "wrong-id":
+        print(json.dumps({"id": ident + 1000, "verdict": True, "reason": claim}), flush=True)
+    elif mode == "verdict-text":
+        print(json.dumps({"id": ident, "verdict": claim}), flush=True)
+    elif mode == "cost-text":
+        print(json.dumps({"id": ident, "verdict": True, "cost": claim}), flush=True)
+    elif mode == "not-json":
+        print("Judging: " + claim, flush=True)
+"""
+BREAKS = ["error-output", "echo", "wrong-id", "verdict-text", "cost-text", "not-json"]
+"""How a judge program breaks on a claim: each way quotes the claim in what it printed."""
+HOLDOUT_CLAIM = "Open from nine to five"
+"""h1's key point, as a judge is asked about it (h1 is held out)."""
+JUDGED = {
+    "score answers": ["score", "answers", "qa", "run.jsonl", "--allow-stale"],
+    "stale": ["stale", "qa"],
+    "agreement": ["agreement", "labels.csv", "--set", "qa"],
+}
+HIDDEN_CLAIMS = [
+    *((name, command, HOLDOUT_CLAIM) for name, command in JUDGED.items()),
+    # u1's key point: only the scorers ask about it (it is in no split yet)
+    ("score answers, no split", JUDGED["score answers"], "Call on weekdays"),
+]
+
+
+def _breaking_judge(repo: Path, mode: str, trigger: str) -> list[str]:
+    (repo / "judge.py").write_text(BREAKING_JUDGE)
+    labels = [
+        "id,answer,claim,label",
+        "k1,Send it back within 14 days.,Return within 14 days of delivery,yes",
+        "h1,We open early.,Open from nine to five Monday to Saturday,no",
+    ]
+    (repo / "labels.csv").write_text("\n".join(labels) + "\n")
+    (repo / "trigger.txt").write_text(trigger)  # not on the command line, which is quoted
+    return ["--judge", f"command:{sys.executable} judge.py {mode}"]
+
+
+@pytest.mark.parametrize("mode", BREAKS)
+@pytest.mark.parametrize(("command", "claim"), [c[1:] for c in HIDDEN_CLAIMS],
+                         ids=[c[0] for c in HIDDEN_CLAIMS])  # fmt: skip
+def test_a_judge_that_breaks_on_a_hidden_claim_is_named_without_what_it_printed(  # type: ignore[no-untyped-def]
+    repo: Path, cli, command: list[str], mode: str, claim: str
+) -> None:
+    judge = _breaking_judge(repo, mode, claim)
+    for form in ([], ["--json"]):
+        done = cli(repo, *command, *judge, *form)
+        assert done.code == 2, (done.out, done.err)
+        said = done.err if not form else json.loads(done.out)["error"]
+        assert "what it printed is not shown, since it had been asked about holdout" in said
+        for label in (*LABELS, claim):
+            assert label not in done.out + done.err, (label, said)
+    assert not (repo / "report.json").exists()
+
+
+@pytest.mark.parametrize("command", JUDGED.values(), ids=JUDGED.keys())
+@pytest.mark.parametrize("mode", BREAKS)
+def test_a_judge_that_breaks_on_a_tuning_claim_is_quoted_as_it_broke(  # type: ignore[no-untyped-def]
+    repo: Path, cli, command: list[str], mode: str
+) -> None:
+    """A tuning item's claims are asked first: a judge broken from its first request (the
+    usual bug) is shown as it broke, which is what its author needs to fix it."""
+    claim = "Return within 14 days" if command[0] != "stale" else "Shipping costs 4.95"
+    done = cli(repo, *command, *_breaking_judge(repo, mode, claim))
+    assert done.code == 2, (done.out, done.err)
+    assert "not shown" not in done.err
+    assert claim in done.err or (mode == "echo" and '"op": "entails"' in done.err)  # cut short

@@ -267,12 +267,15 @@ def agreement(
     ``read``: the labels of ``path`` and its sha256, as ``read_labels`` gave them (a file
     is read once: a stream gives its rows only once)."""
     labels, sha = read if read is not None else read_labels(path, loaded)
-    results = judging.run(label.request for label in labels)
-    category = {item.id: item.category or "(none)" for item in loaded.items}
     # People label holdout items too, but this output reaches the people tuning prompts: a
     # held-out item's claim (one of its key points) and what the judge said of it (a model's
-    # reply may quote the claim) are not shown, as in the reports of `score answers`.
+    # reply may quote the claim, and so may a broken judge's output) are not shown, as in
+    # the reports of `score answers`.
     held = {item.id for item in loaded.items if item.holdout} | {s.id for s in loaded.sealed}
+    results = judging.run(
+        (label.request for label in labels), [lab.request for lab in labels if lab.id in held]
+    )
+    category = {item.id: item.category or "(none)" for item in loaded.items}
     judged: list[tuple[Label, bool]] = []
     errors = []
     for label in labels:

@@ -191,24 +191,32 @@ def _judge(rows: list[Row], judging: Judging) -> None:
     whether the contexts support each), and record what it decided on each row."""
     splits = judging.judge.can_split()
     first: list[Request] = []
+    hidden: list[Request] = []  # a holdout item's: a broken judge's output may quote them
     for row in rows:
         if not row.answer.strip():
             continue
+        start = len(first)
         if row.item.answerable:
             first += [Request("entails", row.answer, p.text) for p in row.item.key_points]
         first += [Request("entails", row.answer, m) for m in row.item.must_not_say]
         first.append(Request("refuses", row.answer))
         if splits and row.contexts:
             first.append(Request("statements", row.answer))
-    results = judging.run(first)
+        if not labels_shown(row.item.holdout):
+            hidden += first[start:]
+    results = judging.run(first, hidden)
     second: list[Request] = []
+    hidden = []
     for row in rows:
         found = results.get(Request("statements", row.answer)) if row.contexts else None
         if isinstance(found, Statements):
             context = "\n\n".join(row.contexts or [])
-            second += [Request("entails", context, s) for s in found.items]
+            asked = [Request("entails", context, s) for s in found.items]
+            second += asked
+            if not labels_shown(row.item.holdout):
+                hidden += asked
     if second:
-        results = judging.run(second)
+        results = judging.run(second, hidden)
     for row in rows:
         row.judged = _decided(row, results, splits)
 

@@ -127,6 +127,7 @@ def recheck(
         items.update({(loaded.name, i.id): i for i in loaded.items})
     plans: list[tuple[ItemStatus, Item, list[_Claim]]] = []
     requests: list[Request] = []
+    hidden: list[Request] = []
     for status in report.items:
         item = items.get((status.set, status.id))
         if item is None:
@@ -144,9 +145,12 @@ def recheck(
             claims.append(("must_not_say", k, entry, _joined(old, every), _joined(new, every),
                            note))  # fmt: skip
         for _, _, claim, before, after, _ in claims:
-            requests += [Request("entails", t, claim) for t in (before, after) if t]
+            asked = [Request("entails", t, claim) for t in (before, after) if t]
+            requests += asked
+            if item.holdout:  # a broken judge's output may quote the claim
+                hidden += asked
         plans.append((status, item, claims))
-    results = judging.run(requests)
+    results = judging.run(requests, hidden)
     found: dict[tuple[str, str], ItemClaims] = {}
     for status, item, claims in plans:
         out = ItemClaims(status.set, status.id)

@@ -68,7 +68,16 @@ class JudgeFailed(Exception):
 
 
 class JudgeBroken(EvalsetError):
-    """The judge cannot work at all: scoring stops, and no report is written."""
+    """The judge cannot work at all: scoring stops, and no report is written.
+
+    ``withheld`` is the sentence to print instead once the judge was asked about a claim
+    whose item's labels are not shown (a holdout item's): the same without what the judge
+    itself said (its replies, its error output), which may quote that claim, as a model's
+    reply can. None when the sentence quotes nothing the judge said."""
+
+    def __init__(self, message: str, withheld: str | None = None) -> None:
+        super().__init__(message)
+        self.withheld = withheld
 
 
 class Judge:

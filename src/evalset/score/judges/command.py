@@ -193,7 +193,9 @@ class _Program:
         ):
             shown = line.strip()
             shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
-            raise self.judge.broken(self, ident, f"printed {shown!r}, which is not an answer to it")
+            raise self.judge.broken(
+                self, ident, "printed {reply}, which is not an answer to it", repr(shown)
+            )
         return answer
 
     def _answer(self, ident: int) -> Any:
@@ -288,15 +290,24 @@ class CommandJudge(Judge):
             raise self._stopped or JudgeBroken(f"judge command `{shlex.join(self.argv)}` stopped.")
         return program
 
-    def broken(self, program: _Program, request: int, problem: str) -> JudgeBroken:
+    def broken(self, program: _Program, request: int, problem: str, reply: str = "") -> JudgeBroken:
         """The scoring stops: every copy is closed, and the sentence says what this one did,
         or, when the copies were already closed for another's failure (this one then ended
-        because evalset closed its input), what that one did."""
+        because evalset closed its input), what that one did. ``problem`` names what the
+        copy printed as ``{reply}``, quoted from ``reply`` (and not in the sentence withheld
+        once it was asked about holdout items' claims, which a reply may quote)."""
         said = f"; its last error output: {program.errors[-1]!r}" if program.errors else ""
-        stopped = JudgeBroken(
-            f"judge command `{shlex.join(self.argv)}` {problem} (request {request}){said}; a "
-            "judge answers each request line with one JSON line, as the README's judge "
+        protocol = (
+            "a judge answers each request line with one JSON line, as the README's judge "
             "protocol says."
+        )
+        command = f"judge command `{shlex.join(self.argv)}`"
+        stopped = JudgeBroken(
+            f"{command} {problem.replace('{reply}', reply)} (request {request}){said}; {protocol}",
+            withheld=f"{command} {problem.replace('{reply}', 'a reply')} (request {request}); "
+            "what it printed is not shown, since it had been asked about holdout items' "
+            "claims, which its output may quote (run it by hand on a tuning item's request to "
+            f"see it); {protocol}",
         )
         self._stopped = self._stopped or stopped
         self.close()
@@ -315,17 +326,17 @@ class CommandJudge(Judge):
             if isinstance(value, str) and value.strip().lower() in ("yes", "no"):
                 answer["verdict"] = value.strip().lower() == "yes"
             if not isinstance(answer.get("verdict"), bool):
-                raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} "
-                                  'without a true/false "verdict"')  # fmt: skip
+                raise self.broken(program, ident, 'answered {reply} without a true/false '
+                                  '"verdict"', json.dumps(answer)[:SHOWN])  # fmt: skip
         if wanted == "statements" and not ("error" in answer or answer.get("unsupported") is True):
             found = answer.get("statements")
             if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
-                raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} "
-                                  'without a "statements" list')  # fmt: skip
+                raise self.broken(program, ident, 'answered {reply} without a "statements" '
+                                  "list", json.dumps(answer)[:SHOWN])  # fmt: skip
         problem = _extras_problem(answer) if "error" not in answer else None
         if problem:
-            raise self.broken(program, ident, f"answered {json.dumps(answer)[:SHOWN]} with "
-                              f"{problem}")  # fmt: skip
+            raise self.broken(program, ident, f"answered {{reply}} with {problem}",
+                              json.dumps(answer)[:SHOWN])  # fmt: skip
         self._idle.put(program)
         return answer
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,16 +67,27 @@ class Judging:
     cache: VerdictCache | None = None
     usage: Usage = field(default_factory=Usage)
     results: dict[Request, Result] = field(default_factory=dict)
+    asked_hidden: bool = False
+    """Whether the judge was sent a request about a claim whose item's labels are not shown:
+    from then on, what it says when it breaks is not quoted (see ``run``)."""
 
     @property
     def key(self) -> str:
         return f"{self.judge.name}\x00{self.judge.version}"
 
-    def run(self, requests: Iterable[Request]) -> dict[Request, Result]:
-        """Decide every request not decided yet; returns all results so far."""
+    def run(
+        self, requests: Iterable[Request], hidden: Collection[Request] = ()
+    ) -> dict[Request, Result]:
+        """Decide every request not decided yet; returns all results so far. ``hidden``: the
+        requests about claims whose item's labels are not shown (a holdout item's); they are
+        sent last, and once one was sent, a judge that breaks is named without what it said
+        (``JudgeBroken.withheld``), which may quote the claim."""
         pending = [r for r in dict.fromkeys(requests) if r not in self.results]
         if not pending:
             return self.results
+        if hidden:
+            hidden = set(hidden)
+            pending.sort(key=hidden.__contains__)  # stable: the order given, hidden last
         keys: dict[Request, str] = {}
         if self.cache is not None and self.judge.cacheable:
             keys = {r: request_key(self.key, r) for r in pending}
@@ -94,7 +105,7 @@ class Judging:
         if pending and not self.judge.cacheable and self.judge.concurrency <= 1:
             self._ask_here(pending)
         elif pending:
-            self._ask(pending, keys)
+            self._ask(pending, keys, hidden)
         return self.results
 
     def _ask_here(self, pending: list[Request]) -> None:
@@ -138,7 +149,9 @@ class Judging:
                 self.usage.cost += outcome.cost
         return outcome
 
-    def _ask(self, pending: list[Request], keys: dict[Request, str]) -> None:
+    def _ask(
+        self, pending: list[Request], keys: dict[Request, str], hidden: Collection[Request]
+    ) -> None:
         lock = threading.Lock()
         unsaved: list[tuple[str, Outcome]] = []
 
@@ -160,6 +173,8 @@ class Judging:
                 self.cache.put_many(batch)
 
         def one(request: Request) -> None:
+            if request in hidden:
+                self.asked_hidden = True
             try:
                 outcome: Result = self.judge.ask(request)
             except JudgeFailed as exc:
@@ -174,6 +189,10 @@ class Judging:
                     one(request)
             else:
                 self._concurrently(pending, one)
+        except JudgeBroken as exc:
+            if self.asked_hidden and exc.withheld is not None:
+                raise JudgeBroken(exc.withheld) from None
+            raise
         finally:
             save()
 
