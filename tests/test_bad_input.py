@@ -186,6 +186,47 @@ CASES["alias-bomb"] = (
     "write the values out instead of using aliases.",
 )
 
+# Every way of tagging a node: (where the tag goes, the tag as the message names it, its
+# column). Most of them yaml-rs would drop without a word, or apply (``!!set``) or refuse
+# quoting the value (``!!int``, which a holdout question must not reach a CI log by).
+TAGGED = {
+    "custom": ("question: !custom How long?", "!custom", 15),
+    "non-specific": ("question: ! How long?", "!", 15),
+    "verbatim": (
+        "question: !<tag:yaml.org,2002:python/object> How long?",
+        "!<tag:yaml.org,2002:python/object>",
+        15,
+    ),
+    "binary": ("question: !!binary How long?", "!!binary", 15),
+    "str": ("question: !!str How long?", "!!str", 15),
+    "int-on-text": ("question: !!int How long?", "!!int", 15),
+    "float-on-text": ("question: !!float How long?", "!!float", 15),
+    "bool-on-text": ("question: !!bool How long?", "!!bool", 15),
+    "null-on-text": ("question: !!null How long?", "!!null", 15),
+    "timestamp": ("question: !!timestamp How long?", "!!timestamp", 15),
+    "set": ("expected_sources: !!set {a.md#b}", "!!set", 23),
+    "in-a-flow-list": ("expected_sources: [!x a.md#b]", "!x", 24),
+    "after-an-anchor": ("question: &q !local How long?", "!local", 18),
+    "on-a-key": ("!k question: How long?", "!k", 5),
+}
+for _name, (_tagged, _tag, _col) in TAGGED.items():
+    _field = _tagged.split(":")[0].lstrip("!k ")
+    _line = next(ln for ln in ITEM.splitlines() if ln.strip().startswith(_field + ":"))
+    CASES[f"tag-{_name}"] = (
+        HEADER + ITEM.replace(_line.strip(), _tagged),
+        2,
+        f"evalset: {{f}}:{7 if _field == 'question' else 9}:{_col}: uses the YAML tag {_tag!r}, "
+        "which set files do not allow; remove the tag and write the value as plain text.",
+    )
+# and a "!" that tags nothing: in text, in a block scalar, in a comment
+CASES["exclamation-marks-in-text"] = (
+    HEADER
+    + ITEM.replace("question: How long?", 'question: How long !now, "!"  # !c')
+    + "    answer: |\n      !important\n      [x, !y]\n    # see: !x\n",
+    0,
+    "0 error(s), 1 warning(s) in 1 file(s)",
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_input_is_reported_in_one_located_sentence(name: str, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

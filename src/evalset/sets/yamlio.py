@@ -96,7 +96,7 @@ MAX_DEPTH = 1000
 """How deeply a YAML file may nest collections. A set nests about six levels deep; the native
 parser overflows its stack (and the process dies) somewhere past ten thousand."""
 _DEEP_PREFIX = re.compile(rf"^[ \t\-?:]{{{MAX_DEPTH // 2}}}", re.MULTILINE)
-_TAG = re.compile(r"invalid tag: '([^']*)'", re.IGNORECASE)
+_TAG = re.compile(r"invalid tag: '([^']*)'|invalid value .* for '([^']*)' tag", re.I | re.S)
 
 
 def _too_deep(text: str) -> bool:
@@ -259,10 +259,69 @@ def forget_prefetch() -> None:
 
 
 def parse_yaml(text: str, path: Path) -> Any:
-    """Parse one YAML document with yaml-rs (YAML 1.2 core schema, dates left as text)."""
+    """Parse one YAML document with yaml-rs (YAML 1.2 core schema, dates left as text);
+    a document that tags a node (``!!int``, ``!custom``) is refused (``_refuse_tags``)."""
     found = _take(text) if _prefetched else _MISSING
-    if found is not _MISSING:
-        return found
+    if found is _MISSING:
+        found = _parse(text, path)
+    _refuse_tags(text, path)
+    return found
+
+
+_TAG_START = re.compile(r"(?:^|(?<=[\s\[{,:]))!")
+"""Where a tag may begin: a ``!`` at the start, or after white space or ``[ { , :`` (and so
+wherever the grammar allows a node's properties; also inside some scalars and comments)."""
+_TAG_TEXT = re.compile(r"!<[^>]*>|![^\s\[\]{},]*")
+_PROBE = "!!evalset-probe-"
+"""Put in place of a ``!`` where a tag may begin: yaml-rs refuses a tag it does not know,
+while in a scalar or a comment the text is only longer."""
+
+
+def _refuse_tags(text: str, path: Path) -> None:
+    """Refuse a document that tags a node. yaml-rs drops most tags without a word
+    (``!custom``, ``!!binary``, a verbatim ``!<...>``), turns others into what no set holds
+    (``!!set``) and refuses a few: none of them belongs in a set file, and a tag another
+    tool relies on must not vanish silently. The places a tag may begin are probed (the
+    text parsed again with an unknown tag there): the document parses only when none of
+    them is a tag; the first that is, is found by halving."""
+    if "!" not in text:
+        return
+    starts = [m.start() for m in _TAG_START.finditer(text)]
+    if not starts or _parses(_probed(text, starts)):
+        return
+    while len(starts) > 1:
+        half = starts[: len(starts) // 2]
+        starts = half if not _parses(_probed(text, half)) else starts[len(half) :]
+    raise SetFileError(_tag_message(path, text, starts[0]))
+
+
+def _probed(text: str, starts: list[int]) -> str:
+    pieces, last = [], 0
+    for start in starts:
+        pieces += [text[last:start], _PROBE]
+        last = start + 1
+    return "".join(pieces) + text[last:]
+
+
+def _parses(text: str) -> bool:
+    try:
+        _in_big_stack(lambda: _loads(text))
+    except yaml_rs.YAMLDecodeError:
+        return False
+    return True
+
+
+def _tag_message(path: Path, text: str, offset: int) -> str:
+    tag = _TAG_TEXT.match(text, offset)
+    shown = tag.group() if tag else "!"
+    line, col = line_col(text, offset)
+    return (
+        f"{path}:{line}:{col}: uses the YAML tag {shown!r}, which set files do not allow; "
+        "remove the tag and write the value as plain text."
+    )
+
+
+def _parse(text: str, path: Path) -> Any:
     if _too_deep(text):
         raise SetFileError(
             f"{path}: nests collections more than {MAX_DEPTH:,} levels deep, which no set "
@@ -290,12 +349,15 @@ def parse_yaml(text: str, path: Path) -> Any:
             f"{loc}: key {duplicate.group(1)} appears twice in the same mapping; keep one of them."
         )
     tag = _TAG.search(detail)
-    if tag:
-        offset = text.find(tag.group(1))
-        loc = f"{path}:{':'.join(map(str, line_col(text, offset)))}" if offset >= 0 else str(path)
+    if tag:  # a tag yaml-rs refuses, or one it cannot apply: its message quotes the value
+        name = tag.group(1) or tag.group(2)
+        offset = next((m.start() for m in _TAG_START.finditer(text)
+                       if text.startswith(name, m.start())), -1)  # fmt: skip
+        if offset >= 0:
+            raise SetFileError(_tag_message(path, text, offset))
         raise SetFileError(
-            f"{loc}: uses the YAML tag {tag.group(1)!r}, which set files do not allow; remove "
-            "the tag and write the value as plain text."
+            f"{path}: uses the YAML tag {name!r}, which set files do not allow; remove the tag "
+            "and write the value as plain text."
         )
     raise SetFileError(_syntax_message(path, detail, text))
 
