@@ -54,6 +54,8 @@ COMMANDS: dict[str, list[list[str]]] = {
         ["pin", "{input}"],
         ["diff", "{input}", "HEAD"],
         ["log", "{input}"],
+        ["new", "{input}", "--question", "Can I pay for a gift card with a voucher?"],
+        ["retire", "{input}", "q-1", "--reason", "superseded"],
         ["promote", "good-failures.jsonl", "--set", "{input}"],
         ["import", "good-rows.jsonl", "--set", "{input}", "--format", "jsonl"],
         ["score", "retrieval", "{input}", "good-run.jsonl"],
@@ -96,7 +98,7 @@ COMMANDS: dict[str, list[list[str]]] = {
 MANIFEST = "snapshots/0e183dc93927eb7392a5cb9b22cf7e11dd2a041fa9b47adb62c9b9f8c9d69afb.json"
 """The example's newest snapshot, which a hostile manifest replaces."""
 SHOWS = {"status", "stale", "verify", "split", "unseal", "diff", "log", "promote", "import",
-         "agreement"}  # fmt: skip
+         "new", "retire", "agreement"}  # fmt: skip
 """Commands that may succeed (exit 0) on a set that is readable but invalid: those that
 show it (`validate` is the gate), edits of single items, which re-validate what they
 touch and leave the rest as it is, and `agreement`, which reads only ids and categories."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import commit_all, git, write_files
+from conftest import commit_all, git, make_git_repo, write_files
 from evalset import UnknownSet, find_workspace
 from evalset.sets.validate import validate
 from evalset.workspace import resolve_set, set_paths
@@ -417,3 +417,34 @@ def test_init_git_hooks_with_gitattributes_a_folder_registers_nothing(  # type: 
     assert result.err.startswith("evalset: .gitattributes: is a folder, where `evalset init`")
     unset = subprocess.run(["git", "config", "--local", "merge.evalset.driver"], cwd=git_repo)
     assert unset.returncode == 1
+
+
+# `.dvc` files and a `dvc.lock` that are not what DVC writes: none of them tracks the corpus.
+ODD_DVC_FILES = {
+    "a-date-that-does-not-exist": ("corpus.dvc", "outs:\n- path: corpus\n  md5: 2024-02-30\n"),
+    "outs-a-number": ("corpus.dvc", "outs: 5\n"),
+    "outs-text": ("corpus.dvc", "outs: corpus\n"),
+    "outs-a-mapping": ("corpus.dvc", "outs: {path: corpus}\n"),
+    "path-a-list": ("corpus.dvc", "outs:\n- path: [corpus]\n"),
+    "not-yaml": ("corpus.dvc", "outs: [\n"),
+    "a-list": ("corpus.dvc", "- corpus\n"),
+    "deep": ("corpus.dvc", "outs: " + "[" * 5000 + "]" * 5000 + "\n"),
+    "lock-stages-a-list": ("dvc.lock", "stages:\n- outs: [{path: corpus}]\n"),
+    "lock-outs-a-number": ("dvc.lock", "stages:\n  get:\n    outs: 5\n"),
+}
+
+
+@pytest.mark.parametrize(("name", "text"), ODD_DVC_FILES.values(), ids=ODD_DVC_FILES.keys())
+def test_an_odd_dvc_file_tracks_nothing_and_breaks_nothing(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli, name: str, text: str
+) -> None:
+    from evalset.corpus.tracked import dvc_file_of, not_pulled
+
+    make_git_repo(tmp_path)
+    (tmp_path / name).write_text(text, "utf-8")
+    assert dvc_file_of(tmp_path / "corpus") is None
+    assert not_pulled(tmp_path / "corpus") is None
+    (tmp_path / "evalset.toml").write_text("", "utf-8")
+    (tmp_path / "sets").mkdir()
+    done = cli(tmp_path, "status")
+    assert done.code == 0, done.err

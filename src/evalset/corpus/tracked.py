@@ -40,14 +40,15 @@ def _outs(dvc_file: Path) -> list[str]:
 
     try:
         data: Any = YAML(typ="safe").load(dvc_file.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
-        return []
+    except (OSError, UnicodeDecodeError, YAMLError, ValueError, RecursionError):
+        return []  # (a date that does not exist, nesting too deep): no outputs read
     if not isinstance(data, dict):
         return []
-    entries = list(data.get("outs") or [])
-    for stage in (data.get("stages") or {}).values() if dvc_file.name == "dvc.lock" else ():
-        if isinstance(stage, dict):
-            entries.extend(stage.get("outs") or [])
+    outs, stages = data.get("outs"), data.get("stages") if dvc_file.name == "dvc.lock" else None
+    entries = list(outs) if isinstance(outs, list) else []
+    for stage in stages.values() if isinstance(stages, dict) else ():
+        if isinstance(stage, dict) and isinstance(stage.get("outs"), list):
+            entries.extend(stage["outs"])
     return [e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]
 
 

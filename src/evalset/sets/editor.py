@@ -383,22 +383,27 @@ class SetEditor:
         if short != text:
             try:
                 doc = yaml.load(short)
-            except YAMLError:
+            except (YAMLError, ValueError):
                 pass  # a placeholder landed inside a scalar: read the region as it is
             else:
                 self._long_comments = kept
                 return doc
         try:
             return yaml.load(text)
-        except YAMLError as exc:
+        except (YAMLError, ValueError) as exc:  # ValueError: a date that does not exist
             what = "the header" if k is None else f"item #{k + 1}"
             if k is not None and isinstance(self.current.raw_items[k], dict):
                 what = f"item {self.current.raw_items[k].get('id')!r}"
-            problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            if isinstance(exc, YAMLError):
+                problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            else:
+                problem = f"it holds a date that does not exist: {exc}"
             alias = "alias" in problem or "anchor" in problem
             fix = (
                 "write out the value its alias stands for"
                 if alias
+                else "correct the date (`evalset validate` names it)"
+                if isinstance(exc, ValueError)
                 else "write that part of it as YAML's common form (spaces, not tabs, around "
                 "a comment; no control characters)"
             )
@@ -611,7 +616,10 @@ def _exactly(value: Any) -> str:
     and the order of keys."""
     import json
 
-    return json.dumps(value, default=repr, ensure_ascii=False)
+    try:
+        return json.dumps(value, default=repr, ensure_ascii=False)
+    except TypeError:  # a key that is not text (`? [a, b]`): repr tells types and order too
+        return repr(value)
 
 
 def _parts(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -939,6 +947,23 @@ def edit_set(
         yield from _edit(p, lock, create)
 
 
+def _refuse_unlisted_items(loaded: SetFile) -> None:
+    """Refuse to edit a set whose ``items`` is not a list (text, a mapping): no item can be
+    found in it or added to it."""
+    items = loaded.raw.get("items")
+    if items is None or isinstance(items, list):
+        return
+    line, col = loaded.position(("items",))
+    where = f"{loaded.path}:{line}:{col}" if line else str(loaded.path)
+    kind = "text" if isinstance(items, str) else "a mapping" if isinstance(items, dict) else (
+        "a single value")  # fmt: skip
+    raise EditRefused(
+        f"{where}: `items` is {kind}, not a list of items, so the edit has nowhere "
+        "to go; write the items as a list (`items:`, then `  - id: ...` per item), then run "
+        "the command again. The file is unchanged."
+    )
+
+
 def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
     from evalset.fsio import sweep_temps
 
@@ -950,6 +975,7 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
         sweep_temps(scratch)
     new = create is not None and not target.exists()
     before = parse_set(create, p) if create is not None and new else load_set(p)
+    _refuse_unlisted_items(before)
     editor = SetEditor(before)
     yield editor
     text = editor.render()
