@@ -382,6 +382,48 @@ def test_configured_patterns_and_regions(example: Path, cli) -> None:  # type: i
     assert draft.origin is not None and draft.origin.redactions == {"CUSTOMER": 2, "PHONE": 1}
 
 
+# Patterns that backtrack without end on some text, and a record of that text in each field
+# promote searches: (pattern, text that makes it backtrack).
+BACKTRACKING = {
+    "alternation": ("(a|aa)+$", "a" * 60 + "b"),
+    "same-twice": ("(x|x)+y", "x" * 60),
+    "optional-tail": ("(aa|aab?)+c", "aa" * 30),
+}
+SEARCHED = ["question", "answer", "note", "retrieved"]
+
+
+@pytest.mark.parametrize("field", SEARCHED)
+@pytest.mark.parametrize(("pattern", "text"), BACKTRACKING.values(), ids=BACKTRACKING.keys())
+def test_a_configured_pattern_that_backtracks_is_named_not_waited_for(  # type: ignore[no-untyped-def]
+    example: Path, cli, pattern: str, text: str, field: str
+) -> None:
+    config = (example / "evalset.toml").read_text(encoding="utf-8")
+    config += f"[promote.patterns]\nSLOW = {json.dumps(pattern)}\n"
+    hostile = {"question": "Is this redacted?", field: [text] if field == "retrieved" else text}
+    if field == "question":
+        hostile["question"] = f"Is {text} redacted?"
+    good = {"question": "Can I pay for a gift card with a voucher?", "trace": "t-2"}
+    records = json.dumps(hostile) + "\n" + json.dumps(good) + "\n"
+    write_files(example, {"evalset.toml": config, "f.jsonl": records})
+    before = (example / SET).read_bytes()
+    problem = (
+        "took the [promote.patterns] pattern SLOW over 1 s to search, as a pattern "
+        "that backtracks can (`(a|aa)+$`: a repetition whose parts match the same text in "
+        "many ways); rewrite the pattern so that a text matches it one way only"
+    )
+    refused = cli(example, "promote", "f.jsonl", "--set", "acme-support")
+    assert refused.code == 2
+    assert refused.err.startswith(f"evalset: f.jsonl:1: the record {problem}. Nothing was promoted")
+    assert text not in refused.out + refused.err
+    assert (example / SET).read_bytes() == before
+    skipped = cli(example, "promote", "f.jsonl", "--set", "acme-support", "--skip-invalid",
+                  "--json")  # fmt: skip
+    assert skipped.code == 0, skipped.err
+    report = json.loads(skipped.out)
+    assert report["invalid"] == [{"line": 1, "problem": problem}]
+    assert len(report["added"]) == 1
+
+
 def test_drafts_are_listed_by_status_with_age_and_by_validate_with_what_they_lack(
     example: Path, cli
 ) -> None:  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
 from evalset.fsio import RepeatedKey, json_loads, json_text_lines, unique_object
 from evalset.holdout.seal import Arrivals
-from evalset.intake.redact import Redactor
+from evalset.intake.redact import PatternTooSlow, Redactor
 from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 from evalset.sets.sealed import IDENTITY_ENV
@@ -368,38 +368,53 @@ def prepare(
     candidates: list[Candidate] = []
     invalid: list[Invalid] = []
     for line, raw in records:
-        mapped, problem = apply_map(raw, mapping)
-        if problem is None:
-            try:
-                record = FailureRecord.model_validate(mapped)
-            except ValidationError as exc:
-                problem = _validation_problem(exc, redactor)
-        if problem is None and categories is not None and record.category not in (
-            None, *categories
-        ):  # fmt: skip
-            close = difflib.get_close_matches(record.category or "", list(categories), n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            shown = redactor.record({"category": record.category or ""}).texts["category"]
-            problem = (
-                f"category: {shown!r} is not declared in the set; {hint}declare it in the "
-                "set's categories or correct the record"
-            )
-        if problem is not None:
-            invalid.append(Invalid(line, problem))
-            continue
-        texts = {name: getattr(record, name) for name in TEXT_FIELDS if getattr(record, name)}
-        texts.update({f"retrieved.{n}": r for n, r in enumerate(record.retrieved)})
-        redaction = redactor.record(texts)
-        clean = record.model_copy(
-            update={
-                **{name: redaction.texts[name] for name in TEXT_FIELDS if name in texts},
-                "retrieved": [
-                    redaction.texts[f"retrieved.{n}"] for n in range(len(record.retrieved))
-                ],
-            }
-        )
-        candidates.append(Candidate(line, clean, dict(sorted(redaction.counts.items()))))
+        try:
+            found = _prepared(line, raw, mapping, redactor, categories)
+        except PatternTooSlow as exc:
+            found = Invalid(line, exc.problem)
+        if isinstance(found, Invalid):
+            invalid.append(found)
+        else:
+            candidates.append(found)
     return candidates, invalid
+
+
+def _prepared(
+    line: int,
+    raw: Any,
+    mapping: dict[str, list[str]] | None,
+    redactor: Redactor,
+    categories: Mapping[str, str] | None,
+) -> Candidate | Invalid:
+    """One record, valid and redacted, or its problem."""
+    mapped, problem = apply_map(raw, mapping)
+    if problem is None:
+        try:
+            record = FailureRecord.model_validate(mapped)
+        except ValidationError as exc:
+            problem = _validation_problem(exc, redactor)
+    if problem is None and categories is not None and record.category not in (
+        None, *categories
+    ):  # fmt: skip
+        close = difflib.get_close_matches(record.category or "", list(categories), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        shown = redactor.record({"category": record.category or ""}).texts["category"]
+        problem = (
+            f"category: {shown!r} is not declared in the set; {hint}declare it in the "
+            "set's categories or correct the record"
+        )
+    if problem is not None:
+        return Invalid(line, problem)
+    texts = {name: getattr(record, name) for name in TEXT_FIELDS if getattr(record, name)}
+    texts.update({f"retrieved.{n}": r for n, r in enumerate(record.retrieved)})
+    redaction = redactor.record(texts)
+    clean = record.model_copy(
+        update={
+            **{name: redaction.texts[name] for name in TEXT_FIELDS if name in texts},
+            "retrieved": [redaction.texts[f"retrieved.{n}"] for n in range(len(record.retrieved))],
+        }
+    )
+    return Candidate(line, clean, dict(sorted(redaction.counts.items())))
 
 
 # -- deciding under the lock -----------------------------------------------------------------

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalset.config import PromoteConfig
 
@@ -190,6 +190,30 @@ def _phones(text: str, regions: Iterable[str]) -> Iterator[_Found]:
             yield _Found(match.start, match.end, "PHONE", key)
 
 
+PATTERN_TIME = 1.0
+"""Seconds a pattern of the configuration may take over one text of a record."""
+
+
+class PatternTooSlow(Exception):
+    """A pattern of the configuration ran past ``PATTERN_TIME`` on a record's text."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.problem = (
+            f"took the [promote.patterns] pattern {kind} over {PATTERN_TIME:g} s to search, as "
+            "a pattern that backtracks can (`(a|aa)+$`: a repetition whose parts match the "
+            "same text in many ways); rewrite the pattern so that a text matches it one way only"
+        )
+
+
+def _custom(kind: str, pattern: Any, text: str) -> Iterator[_Found]:
+    try:
+        for m in pattern.finditer(text, timeout=PATTERN_TIME):
+            yield _Found(m.start(), m.end(), kind, m.group())
+    except TimeoutError:
+        raise PatternTooSlow(kind) from None
+
+
 @dataclass
 class Redactor:
     """Finds personal data; ``patterns`` maps a placeholder type (``CUSTOMER``) to a regex."""
@@ -198,7 +222,9 @@ class Redactor:
     patterns: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._custom = [(kind.upper(), re.compile(p)) for kind, p in self.patterns.items()]
+        import regex
+
+        self._custom = [(kind.upper(), regex.compile(p)) for kind, p in self.patterns.items()]
 
     def find(self, text: str) -> list[_Found]:
         """Non-overlapping finds, in text order; on overlap the earlier detector wins
@@ -216,10 +242,7 @@ class Redactor:
                       key=lambda f: f.start)  # fmt: skip
 
     def _detectors(self, text: str) -> list[Iterable[_Found]]:
-        custom = [
-            (_Found(m.start(), m.end(), kind, m.group()) for m in pattern.finditer(text))
-            for kind, pattern in self._custom
-        ]
+        custom = [_custom(kind, pattern, text) for kind, pattern in self._custom]
         return [
             *custom,
             _emails(text),
