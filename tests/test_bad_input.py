@@ -57,6 +57,23 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
         2,
         "evalset: {f}:14:5: key 'category' appears twice in the same mapping; keep one of them.",
     ),
+    **{
+        f"keys-read-as-one-{name}": (
+            HEADER.replace("categories:\n  direct-lookup: a fact", f"categories: {{{keys}}}")
+            + ITEM,
+            2,
+            f"evalset: {{f}}:3:{col}: two keys of the same mapping read as one value, {value} "
+            "(programs reading YAML take `1`, `1.0` and `true` for one key, and `null` and `~`); "
+            "keep one of them, or write the keys as text in quotes.",
+        )
+        for name, keys, col, value in (
+            ("number-and-true", "1: a, true: b", 20, "True"),
+            ("number-and-decimal", "1: a, 1.0: b", 20, "1.0"),
+            ("zero-and-false", "0: a, false: b", 20, "False"),
+            ("null-and-tilde", "null: a, ~: b", 23, "None"),
+            ("same-number", "7: a, 7: b", 20, "7"),
+        )
+    },
     "unknown-field-typo": (
         HEADER + ITEM + "    expected_source: [a.md]\n",
         1,

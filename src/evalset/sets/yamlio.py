@@ -345,8 +345,16 @@ def _parse(text: str, path: Path) -> Any:
 
         where = locate_duplicate_key(text)
         loc = f"{path}:{where[0]}:{where[1]}" if where else str(path)
+        key = duplicate.group(1)
+        if key.startswith(("'", '"')):
+            raise SetFileError(
+                f"{loc}: key {key} appears twice in the same mapping; keep one of them."
+            )
+        # not text: keys written differently may read as one value (1 and true, 1 and 1.0)
         raise SetFileError(
-            f"{loc}: key {duplicate.group(1)} appears twice in the same mapping; keep one of them."
+            f"{loc}: two keys of the same mapping read as one value, {key} (programs reading "
+            "YAML take `1`, `1.0` and `true` for one key, and `null` and `~`); keep one of "
+            "them, or write the keys as text in quotes."
         )
     tag = _TAG.search(detail)
     if tag:  # a tag yaml-rs refuses, or one it cannot apply: its message quotes the value
