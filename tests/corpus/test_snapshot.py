@@ -653,3 +653,39 @@ def test_a_document_no_citation_can_name_is_warned_about(  # type: ignore[no-unt
     report = json.loads(result.out)
     assert sorted(report["warnings"]) == sorted(w for w in UNCITABLE.values() if w)
     assert report["documents"] == len(UNCITABLE)  # still snapshotted, as they are
+
+
+# HTML headings whose own ids no citation can name: (the page, the warning, or None).
+UNCITABLE_SECTIONS = {
+    "corpus/space.html": (
+        '<h1 id="refund policy">Refunds</h1><p>Thirty days.</p>',
+        "space.html: the section id(s) 'refund policy' hold white space or '#', which a "
+        "citation may not, so no item can cite those sections; change the ids (an HTML "
+        "heading's `id`)",
+    ),
+    "corpus/many.html": (
+        '<h1 id="a b">A</h1><p>x</p><h2 id="c#d">C</h2><p>y</p><h2 id="e\tf">E</h2><p>z</p>'
+        '<h2 id="g h">G</h2><p>w</p><h2 id="ok">K</h2><p>v</p>',
+        "many.html: the section id(s) 'a b', 'c#d', 'e\\tf' and 1 more hold white space or "
+        "'#', which a citation may not, so no item can cite those sections; change the ids "
+        "(an HTML heading's `id`)",
+    ),
+    "corpus/fine.html": ('<h1 id="refund-policy">Refunds</h1><p>Thirty days.</p>', None),
+    "corpus/fine.md": ("# Refund policy\n\nThirty days.\n", None),
+}
+
+
+@pytest.mark.parametrize("where", ["working tree", "revision"])
+def test_sections_no_citation_can_name_are_warned_about(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, where: str
+) -> None:
+    write_files(corpus_repo, {path: page for path, (page, _) in UNCITABLE_SECTIONS.items()})
+    args = ["snapshot", "--json"]
+    if where == "revision":
+        commit_all(corpus_repo, "documents")
+        args += ["--rev", "HEAD"]
+    result = cli(corpus_repo, *args)
+    assert result.code == 0, result.err
+    report = json.loads(result.out)
+    wanted = [warning for _, warning in UNCITABLE_SECTIONS.values() if warning]
+    assert sorted(report["warnings"]) == sorted(wanted)

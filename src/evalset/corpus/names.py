@@ -12,6 +12,7 @@ the file on disk or in git keeps its own name and is found through its NFC form
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -40,3 +41,21 @@ def uncitable(doc: str) -> str | None:
     else:
         return None
     return f"{doc}: its path {why}, so no item can cite it; rename it"
+
+
+_NOT_IN_ANCHORS = re.compile(r"[\s#]")
+
+
+def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
+    """Why no citation can name some sections of ``doc`` (a snapshot warns about it), or
+    None: a section id (an HTML heading's own ``id``, say) holding white space or a ``#``,
+    which a citation may not."""
+    anchors = list(anchors)
+    if not _NOT_IN_ANCHORS.search("".join(anchors)):
+        return None
+    bad = [a for a in anchors if _NOT_IN_ANCHORS.search(a)]
+    shown = ", ".join(map(repr, bad[:3])) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+    return (
+        f"{doc}: the section id(s) {shown} hold white space or '#', which a citation may not, "
+        "so no item can cite those sections; change the ids (an HTML heading's `id`)"
+    )
