@@ -195,14 +195,19 @@ HIDDEN_CLAIMS = [
 
 def _breaking_judge(repo: Path, mode: str, trigger: str) -> list[str]:
     (repo / "judge.py").write_text(BREAKING_JUDGE)
+    _write_labels(repo)
+    (repo / "trigger.txt").write_text(trigger)  # not on the command line, which is quoted
+    return ["--judge", f"command:{sys.executable} judge.py {mode}"]
+
+
+def _write_labels(repo: Path) -> None:
+    """People's labels for `agreement`: one claim of a tuning item, one of h1 (held out)."""
     labels = [
         "id,answer,claim,label",
         "k1,Send it back within 14 days.,Return within 14 days of delivery,yes",
         "h1,We open early.,Open from nine to five Monday to Saturday,no",
     ]
     (repo / "labels.csv").write_text("\n".join(labels) + "\n")
-    (repo / "trigger.txt").write_text(trigger)  # not on the command line, which is quoted
-    return ["--judge", f"command:{sys.executable} judge.py {mode}"]
 
 
 @pytest.mark.parametrize("mode", BREAKS)
@@ -234,3 +239,34 @@ def test_a_judge_that_breaks_on_a_tuning_claim_is_quoted_as_it_broke(  # type: i
     assert done.code == 2, (done.out, done.err)
     assert "not shown" not in done.err
     assert claim in done.err or (mode == "echo" and '"op": "entails"' in done.err)  # cut short
+
+
+QUOTING_JUDGE = """\
+import json, sys
+for line in sys.stdin:
+    asked = json.loads(line)
+    if asked["op"] == "statements":
+        print(json.dumps({"id": asked["id"], "unsupported": True}), flush=True)
+    else:
+        reason = "judged: " + asked.get("claim", asked["text"])
+        print(json.dumps({"id": asked["id"], "verdict": False, "reason": reason}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("command", JUDGED.values(), ids=JUDGED.keys())
+def test_the_verdict_cache_keeps_no_reason_of_a_hidden_claim(  # type: ignore[no-untyped-def]
+    repo: Path, cli, command: list[str]
+) -> None:
+    """Verdicts are cached in a file that stays in the clear (a sealed holdout's included),
+    and a judge's reason may quote the claim: a hidden item's verdict is kept without it."""
+    _write_labels(repo)
+    (repo / "judge.py").write_text(QUOTING_JUDGE)
+    judge = ["--judge", f"command:{sys.executable} judge.py"]
+    done = cli(repo, *command, *judge)
+    assert done.code in (0, 1), done.err
+    cache = (repo / ".evalset" / "verdicts.sqlite3").read_bytes()
+    assert HOLDOUT_CLAIM.encode() not in cache
+    tuning = b"Return within 14 days" if command[0] != "stale" else b"Shipping costs 4.95"
+    assert b"judged: " + tuning in cache  # a tuning item's reason is kept
+    again = cli(repo, *command, *judge, "--json")  # from the cache
+    assert again.code == done.code, again.err

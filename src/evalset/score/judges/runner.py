@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Collection, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evalset.score.judges.base import (
@@ -22,6 +22,7 @@ from evalset.score.judges.base import (
     JudgeFailed,
     Outcome,
     Request,
+    Verdict,
 )
 from evalset.score.judges.cache import VerdictCache, request_key
 
@@ -163,6 +164,10 @@ class Judging:
                 if isinstance(outcome, JudgeFailed):
                     self.usage.failed += 1
                 if request in keys and outcome is not None and not isinstance(outcome, JudgeFailed):
+                    if request in hidden and isinstance(outcome, Verdict):
+                        # kept without its reason, which may quote the claim: the cache is a
+                        # file that stays in the clear, a sealed holdout's claims included
+                        outcome = replace(outcome, reason=None)
                     unsaved.append((keys[request], outcome))
 
         def save() -> None:
