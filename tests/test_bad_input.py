@@ -238,7 +238,7 @@ for _name, (_tagged, _tag, _col) in TAGGED.items():
 # and a "!" that tags nothing: in text, in a block scalar, in a comment
 CASES["exclamation-marks-in-text"] = (
     HEADER
-    + ITEM.replace("question: How long?", 'question: How long !now, "!"  # !c')
+    + ITEM.replace("question: How long?", 'question: How long !now, "!" ![map](m.png)  # !c')
     + "    answer: |\n      !important\n      [x, !y]\n    # see: !x\n",
     0,
     "0 error(s), 1 warning(s) in 1 file(s)",

@@ -268,9 +268,10 @@ def parse_yaml(text: str, path: Path) -> Any:
     return found
 
 
-_TAG_START = re.compile(r"(?:^|(?<=[\s\[{,:]))!")
+_TAG_START = re.compile(r"(?:^|(?<=[\s\[{,:]))!(?!\[)")
 """Where a tag may begin: a ``!`` at the start, or after white space or ``[ { , :`` (and so
-wherever the grammar allows a node's properties; also inside some scalars and comments)."""
+wherever the grammar allows a node's properties; also inside some scalars and comments).
+Not ``![``, a markdown image in a text: as a tag it would not have parsed at all."""
 _TAG_TEXT = re.compile(r"!<[^>]*>|![^\s\[\]{},]*")
 _PROBE = "!!evalset-probe-"
 """Put in place of a ``!`` where a tag may begin: yaml-rs refuses a tag it does not know,
