@@ -173,6 +173,13 @@ CASES = {
     "score-underscore": ("1 0 a 1\n", "1 Q0 a 1 1_0 x\n", "{r}:1: score '1_0' is not a number; "
                          "the fifth column of a run line is the score (higher is retrieved "
                          "first)."),
+    **{f"score-{name}": ("1 0 a 1\n", f"1 Q0 a 1 {text} x\n", f"{{r}}:1: score {text!r} is "
+                         f"{what}; the fifth column of a run line is the score (higher is "
+                         "retrieved first).")
+       for name, text, what in (("inf", "inf", "not a finite number"),
+                                ("minus-infinity", "-Infinity", "not a finite number"),
+                                ("nan", "nan", "not a number"),
+                                ("hex", "0x1p3", "not a number"))},
     "relevance": ("1 0 a yes\n", "1 Q0 a 1 1 x\n", "{q}:1: relevance 'yes' is not a number; the "
                   "fourth column of a qrels line is the judgement (0 not relevant, 1 or more "
                   "relevant)."),

@@ -296,8 +296,10 @@ def read_run(path: Path) -> Run:
     scores = _numbers(texts)
     if not np.isfinite(scores).all():
         at = int(np.flatnonzero(~np.isfinite(scores))[0])
+        what = "not a finite number" if _number(texts[at].strip(b"+-")) == math.inf else (
+            "not a number")  # fmt: skip
         raise TrecFileError(
-            f"{path}:{columns.numbers[at]}: score {texts[at].decode()!r} is not a number; the "
+            f"{path}:{columns.numbers[at]}: score {texts[at].decode()!r} is {what}; the "
             "fifth column of a run line is the score (higher is retrieved first)."
         )
     query_names, queries = _codes(columns.column(0), grouped=True)
