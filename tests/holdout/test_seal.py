@@ -542,8 +542,12 @@ def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[
     )
     assert question not in path.read_text()
     assert "q-001" in {stub.id for stub in load_set(path).sealed}
-    arriving = [
-        Item(id=f"q-{900 + k}", question=f"Which rule {k} applies to parcels sent abroad?",
+    topics = ["parcels sent abroad", "gift cards bought online", "a broken charger",
+              "the loyalty points", "an invoice in euros", "courier lockers", "store credit",
+              "a late refund", "customs fees", "a cracked screen", "the warranty card",
+              "a missing receipt"]  # fmt: skip
+    arriving = [  # questions alike would go to one side together (no near duplicates here)
+        Item(id=f"q-{900 + k}", question=f"Which rule {k} applies to {topics[k]}?",
              category="direct-lookup", expected_sources=["policies/shipping.md"],
              key_points=[{"text": f"Rule {k} applies", "sources": ["policies/shipping.md"]}])
         for k in range(12)

@@ -359,3 +359,44 @@ def test_a_move_that_would_leak_a_holdout_question_is_refused(  # type: ignore[n
         "the holdout question would have leaked"
     ) in result.err
     assert docs.read_bytes() == before
+
+
+TEMPLATES = [question(n) for n in range(6)]
+"""Questions no two of which are near duplicates; an item asking one, reworded by a word,
+is a near duplicate of the others asking it."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 2), st.sampled_from([None, None, True, False])),
+        min_size=2,
+        max_size=40,
+    ),
+    st.floats(0, 1),
+)
+def test_split_puts_near_duplicate_questions_on_one_side(
+    rows: list[tuple[int, int, bool | None]], ratio: float
+) -> None:
+    """Assigned apart, one of two near-duplicate questions would leak the other's: a group
+    goes where its assigned members are, or, when none is assigned, where most of it was
+    planned; a group already on both sides is left unassigned."""
+    items = [
+        Item(id=f"i-{n}", question=TEMPLATES[t].replace("Case", f"Case no. {n} of"),
+             category=f"c{c}", holdout=side)
+        for n, (t, c, side) in enumerate(rows)
+    ]  # fmt: skip
+    plan = plan_split(items, ratio)
+    planned = {i: True for i in plan.holdout} | {i: False for i in plan.tuning}
+    assert sorted([*planned, *plan.leaking]) == sorted(i.id for i in items if i.holdout is None)
+    after = {i.id: planned.get(i.id, i.holdout) for i in items}
+    for t in range(len(TEMPLATES)):
+        group = [i for n, i in enumerate(items) if rows[n][0] == t]
+        sides = {after[i.id] for i in group} - {None}
+        before = {i.holdout for i in group} - {None}
+        if len(before) == 2:  # already a leak: nothing joins it
+            assert all(after[i.id] is None for i in group if i.holdout is None)
+        else:
+            assert len(sides) <= 1, (t, [(i.id, after[i.id]) for i in group])
+            assert not before or sides == before
+    assert plan_split(items, ratio) == plan

@@ -102,6 +102,12 @@ def split(
         )
     if plan.uncategorised:
         echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
+    if plan.leaking:
+        echo(
+            "  left unassigned (near duplicates of items on both sides, a leak `evalset "
+            f"validate` reports; fix it, then split again): {', '.join(plan.leaking)}",
+            fg="yellow",
+        )
     if plan.sealed:
         went = "would be sealed as they go" if dry_run else "sealed as they went"
         echo(f"  {went} into the sealed holdout: {', '.join(plan.sealed)}")

@@ -52,6 +52,8 @@ class SplitPlan:
     """Per category after the split: (holdout, items), of active items only."""
     sealed: list[str] = field(default_factory=list)
     """Items sealed as they went into the holdout (the set's holdout is sealed)."""
+    leaking: list[str] = field(default_factory=list)
+    """Unassigned items left so: near duplicates of items on both sides already."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +64,7 @@ class SplitPlan:
             "uncategorised": self.uncategorised,
             "categories": {c: {"holdout": h, "items": n} for c, (h, n) in self.shares.items()},
             "sealed": self.sealed,
+            "leaking": self.leaking,
         }
 
 
@@ -107,8 +110,63 @@ def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
         plan.tuning.extend(item.id for item in open_drafts[wanted_drafts:])
         if ratio > 0 and _target(total, ratio) == 0:
             plan.too_small[category] = total
-        plan.shares[category] = (held + wanted, len(members))
+    _keep_near_duplicates_together(items, plan)
+    planned = set(plan.holdout)
+    for category, members in active.items():
+        held = sum(1 for item in members if item.holdout or item.id in planned)
+        plan.shares[category] = (held, len(members))
     return plan
+
+
+def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: SplitPlan) -> None:
+    """Put near-duplicate questions (the rule of `validate`'s leak check) on one side: with
+    the side those of them already assigned have, else the side most of them were given
+    (on a tie, the side of the first by rank). One on either side would leak the holdout
+    question to the people tuning prompts. Those near duplicates of items on both sides
+    already (a leak `validate` reports) are left unassigned, in ``plan.leaking``."""
+    from evalset.sets.neardup import near_duplicate_pairs
+
+    live = [i for i in items if i.status != "retired" and isinstance(i, Item)]
+    crowded: list[list[int]] = []
+    pairs = near_duplicate_pairs([i.question for i in live], crowded)
+    if not pairs and not crowded:
+        return
+    parent = list(range(len(live)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for group in [*pairs, *crowded]:
+        for other in group[1:]:
+            parent[root(other)] = root(group[0])
+    groups: dict[int, list[Item]] = defaultdict(list)
+    for k, item in enumerate(live):
+        groups[root(k)].append(item)
+    sides = {ident: True for ident in plan.holdout} | {ident: False for ident in plan.tuning}
+    order = [*plan.holdout, *plan.tuning]
+    for members in groups.values():
+        open_items = [m for m in members if m.id in sides]
+        if len(members) < 2 or not open_items:
+            continue
+        fixed = {m.holdout for m in members if m.id not in sides and m.holdout is not None}
+        if len(fixed) == 2:
+            for m in open_items:
+                del sides[m.id]
+                plan.leaking.append(m.id)
+            continue
+        if fixed:
+            side = fixed.pop()
+        else:  # the side most of them were given, which keeps the shares nearest the target
+            held = sum(sides[m.id] for m in open_items)
+            first = sides[min(open_items, key=lambda m: rank(m.id)).id]
+            side = first if 2 * held == len(open_items) else 2 * held > len(open_items)
+        for m in open_items:
+            sides[m.id] = side
+    plan.holdout = [ident for ident in order if sides.get(ident) is True]
+    plan.tuning = [ident for ident in order if sides.get(ident) is False]
 
 
 def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
