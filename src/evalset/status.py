@@ -147,23 +147,25 @@ def set_status(
     if tags is not None:
         own = [t for t in tags if t.name.startswith(f"{TAG_PREFIX}/{status.name}/v")]
         status.foreign_tag = own[-1].name if own and own[-1].pin is None else None
-        status.release = release_state(loaded, own, _reader(workspace, path))
+        status.release = release_state(loaded, own, _reader(workspace, path, status.name))
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
 
 
-def _reader(workspace: Workspace | None, path: Path) -> Callable[[Tag], SetFile | None] | None:
+def _reader(
+    workspace: Workspace | None, path: Path, name: str
+) -> Callable[[Tag], SetFile | None] | None:
     """Reads the set file at a release's tag (for releases of an older fingerprint format)."""
     if workspace is None:
         return None
 
     def read(tag: Tag) -> SetFile | None:
-        from evalset.sets.setfile import parse_set_text
+        from evalset.sets.setfile import parse_set_text, set_text_at
 
         try:
             git = Git.find(workspace.root)
-            text = git.show(tag.commit, git.rel(path))
+            text = set_text_at(git, tag.commit, path, name)
             return parse_set_text(text, path, tag.version) if text is not None else None
         except GitUnusable:
             raise

@@ -989,3 +989,46 @@ def test_the_releases_of_a_workspace_moved_into_a_subfolder_are_read(  # type: i
     commit_all(released, "q-3 reworded")
     result = cli(here, "release", "docs", "--bump", "patch")
     assert result.code == 0 and "released docs 0.1.1 (1 changed)" in result.out, result.err
+
+
+MOVES = {
+    "suffix": ("sets/docs.yaml", "sets/docs.yml"),
+    "folder": ("sets", "evals"),
+    "folder-and-suffix": ("sets", "evals", "evals/docs.yaml", "evals/docs.yml"),
+}
+
+
+@pytest.mark.parametrize("moves", MOVES.values(), ids=MOVES.keys())
+def test_a_set_file_renamed_since_its_release_keeps_its_history(  # type: ignore[no-untyped-def]
+    released: Path, cli, moves: tuple[str, ...]
+) -> None:
+    """Before, `git mv sets/docs.yaml sets/docs.yml` (a suffix the workspace reads as well)
+    lost every release: log, diff, check-pin, pin --rev and release said "did not exist at
+    0.1.0", and a holdout flag flipped by hand since the release went unnoticed."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("  - id: q-1\n", "  - id: q-1\n    holdout: false\n"))
+    commit_all(released, "q-1 in tuning")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    pin = json.loads(cli(released, "pin", "docs").out)
+    if "evals" in moves:
+        (released / "evalset.toml").write_text(
+            'sets = "evals"\n' + (released / "evalset.toml").read_text()
+        )
+    for source, target in zip(moves[::2], moves[1::2], strict=True):
+        git(released, "mv", source, target)
+    commit_all(released, "the set file renamed")
+    (released / "report.json").write_text(json.dumps({"evalset": pin}))
+    assert cli(released, "check-pin", "report.json").code == 0
+    log = cli(released, "log", "docs").out
+    assert "0.1.0" in log and "0.2.0" in log
+    assert cli(released, "diff", "docs", "0.1.0").code == 0
+    assert json.loads(cli(released, "pin", "docs", "--rev", "0.1.0").out)["version"] == "0.1.0"
+    path = next((released / ("evals" if "evals" in moves else "sets")).glob("docs.y*ml"))
+    text = path.read_text()
+    path.write_text(text.replace("holdout: false", "holdout: true", 1))  # a flip by hand
+    result = cli(released, "validate", "docs")
+    assert result.code == 1 and "item q-1" in result.out and "holdout" in result.out, result.out
+    path.write_text(text.replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(released, "q-3 reworded")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 0 and "released docs 0.2.1 (1 changed)" in result.out, result.err

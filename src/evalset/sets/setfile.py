@@ -282,3 +282,27 @@ def parse_set_text(text: str, path: Path, where: str) -> SetFile:
         return parse_set(text, path)
     except SetFileError as exc:
         raise SetFileError(f"{exc} (at {where})") from None
+
+
+def set_text_at(git: Any, commit: str, path: Path, name: str) -> str | None:
+    """The text a set file had at ``commit`` (a ``evalset.git.Git``'s revision): at its own
+    path, else, when it was elsewhere then (a workspace moved into a subfolder, a sets folder
+    renamed, ``s.yaml`` renamed ``s.yml``), the one file of its name (either suffix) that
+    holds a set named ``name``; None when there is no such one file."""
+    from evalset.errors import EvalsetError
+    from evalset.workspace import SET_SUFFIXES
+
+    text: str | None = git.show(commit, git.rel(path))
+    if text is not None:
+        return text
+    listed = git.run("ls-tree", "-r", "-z", "--name-only", commit)
+    names = {path.stem + suffix for suffix in SET_SUFFIXES}
+    found = []
+    for candidate in (p for p in listed.split("\0") if p.rsplit("/", 1)[-1] in names):
+        text = git.show(commit, candidate)
+        try:
+            if text is not None and parse_set_text(text, path, commit).name == name:
+                found.append(text)
+        except EvalsetError:
+            continue
+    return found[0] if len(found) == 1 else None

@@ -18,7 +18,7 @@ from evalset.sets.findings import Finding, Severity
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import resolves_by_content, unresolved
-from evalset.sets.setfile import SetFile, load_set, parse_set_text
+from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
 
 
@@ -663,12 +663,11 @@ def holdout_baseline(
 
     try:
         git = Git.find(path.resolve().parent)
-        rel = git.rel(path)
         tags = git.tags(name)
         header = current.header if current is not None else None
         git.require_release_tag(path, name, header.version if header else None, tags)
         rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
-        text = git.show(rev, rel)
+        text = set_text_at(git, rev, path, name)  # where it was then, renamed since or not
         if text is None:
             return None
         if current is not None and text.removeprefix("\ufeff") == current.text:

@@ -15,7 +15,7 @@ from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
 from evalset.git import Git, GitError, Tag, Version, tag_name
 from evalset.gitcmd import FETCH_TAGS
-from evalset.sets.setfile import SetFile, load_set, parse_set_text
+from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 
 WORKTREE = "WORKTREE"
 """The name of the working tree where a revision is expected (as git says HEAD)."""
@@ -73,33 +73,11 @@ class SetHistory:
         return self.releases[-1] if self.releases else None
 
     def at_commit(self, commit: str, label: str, tag: Tag | None = None) -> SetAt:
-        text = self.git.show(commit, self.rel)
-        if text is None:
-            moved = self._moved_from(commit)
-            text = self.git.show(commit, moved) if moved is not None else None
+        text = set_text_at(self.git, commit, self.path, self.name)
         if text is None:
             raise GitError(f"{self.path}: did not exist at {label}; name a later revision.")
         loaded = parse_set_text(text, self.path, label)
         return SetAt(loaded, label, commit, tag)
-
-    def _moved_from(self, commit: str) -> str | None:
-        """Where the set file was at ``commit``, when it was elsewhere then (a workspace
-        moved into a subfolder, a sets folder renamed): the one file of its name at that
-        commit that holds a set of this name; None when there is no such one file."""
-        listed = self.git.run("ls-tree", "-r", "-z", "--name-only", commit)
-        name = self.path.name
-        found = [p for p in listed.split("\0") if p.rsplit("/", 1)[-1] == name]
-        ours = []
-        for candidate in found:
-            text = self.git.show(commit, candidate)
-            if text is None:
-                continue
-            try:
-                if parse_set_text(text, self.path, commit).name == self.name:
-                    ours.append(candidate)
-            except EvalsetError:
-                continue
-        return ours[0] if len(ours) == 1 else None
 
     def at_release(self, tag: Tag) -> SetAt:
         return self.at_commit(tag.commit, tag.version, tag)
