@@ -360,3 +360,52 @@ def test_a_comment_changed_on_both_sides_is_a_conflict(ours: str, theirs: str) -
         assert "<<<<<<< ours (item q-2: the comments above category; evalset merge)" in (
             result.text
         )
+
+
+# A comment (or the layout) inside one field on one side, and that field's value changed on
+# the other (lines that touch): taking the new value's text whole would drop the comment,
+# so it is a conflict naming the field. (base, one side, the other side, the field)
+TAGGED = OWNED.replace("    expected_sources: [shipping.md]\n",
+                       "    expected_sources: [shipping.md]  # from the FAQ\n")  # fmt: skip
+LISTED = OWNED.replace("      - text: five euros\n",
+                       "      - text: five euros\n      - text: Monday to Friday\n")  # fmt: skip
+INSIDE_CLASHES = {
+    "an inline comment edited": (
+        TAGGED, TAGGED.replace("# from the FAQ", "# from the FAQ, checked by legal"),
+        TAGGED.replace("[shipping.md]", "[shipping.md, prices.md]"), "expected_sources"),
+    "an inline comment added": (
+        OWNED, TAGGED, OWNED.replace("[shipping.md]", "[shipping.md, prices.md]"),
+        "expected_sources"),
+    "a comment between list entries": (
+        LISTED, LISTED.replace("      - text: Monday", "      # legal: LEG-12\n"
+                               "      - text: Monday"),
+        LISTED.replace("five euros", "six euros"), "key_points"),
+    "the layout of a list": (
+        OWNED, OWNED.replace("[shipping.md]", "\n      - shipping.md"),
+        OWNED.replace("[shipping.md]", "[shipping.md, prices.md]"), "expected_sources"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("base", "kept", "valued", "name"), INSIDE_CLASHES.values(),
+                         ids=INSIDE_CLASHES.keys())  # fmt: skip
+def test_a_comment_in_a_field_whose_value_the_other_side_changed_is_a_conflict(
+    base: str, kept: str, valued: str, name: str
+) -> None:
+    for ours, theirs in ((kept, valued), (valued, kept)):
+        result = merge_sets(base, ours, theirs, SET)
+        assert result is not None and not result.clean, result and result.text
+        assert result.conflicts == [f"item q-2: the comments or layout in {name}"]
+    same = merge_sets(base, valued, valued, SET)  # the same value on both sides: no conflict
+    assert same is not None and same.clean
+
+
+def test_an_item_added_on_both_sides_with_other_comments_is_a_conflict() -> None:
+    ours = OWNED + _new("q-3").replace("  - id: q-3", "  # from ticket 12\n  - id: q-3")
+    theirs = OWNED + _new("q-3").replace("  - id: q-3", "  # from ticket 98\n  - id: q-3")
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge_sets(OWNED, a, b, SET)
+        assert result is not None and not result.clean
+        assert result.conflicts == ["item q-3: added on both sides with other comments or layout"]
+        assert "# from ticket 12" in result.text and "# from ticket 98" in result.text
+    same = merge_sets(OWNED, ours, ours, SET)
+    assert same is not None and same.clean and same.text == ours

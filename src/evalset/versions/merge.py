@@ -172,8 +172,11 @@ class _Merge:
                 self._conflict(ident, [f"deleted on {other} side, changed on {side}s"])
             return
         if b is None:
-            if o == t or ours.items[ident] == theirs.items[ident]:
+            if o == t:
                 self.pieces[ident] = o
+            elif ours.items[ident] == theirs.items[ident]:
+                # the same item, its comments (or layout) not: one side's would be lost
+                self._conflict(ident, ["added on both sides with other comments or layout"])
             else:
                 # Two items that share only an id: merging them field by field would make
                 # one item of two questions.
@@ -338,10 +341,13 @@ def _merge_field(
     lines = _merge_text(*(rest for _, rest in cut))
     if lines is None:
         was, now, their = values
-        if now == their or their == was:
+        if now == their:
             lines = cut[1][1]
-        elif now == was:
-            lines = cut[2][1]
+        elif their == was or now == was:
+            # one side kept the value and changed the field's lines all the same: a comment
+            # in them (`tags: [a]  # approved`, one between its entries) or their layout,
+            # which the other side's new value, taken whole, would lose without a word
+            raise _CommentsClash(name, inside=True)
     if comments is None and lines is not None:
         raise _CommentsClash(name)
     return None if comments is None or lines is None else comments + lines
@@ -349,13 +355,14 @@ def _merge_field(
 
 class _CommentsClash(Exception):
     """Both sides changed the comment lines above one field (or one side changed them and
-    the other deleted the field): a conflict, as git's would be, rather than one side's
+    the other deleted the field), or one side changed a field's value and the other its
+    comments or layout (``inside``): a conflict, as git's would be, rather than one side's
     comments kept and the other's edit lost without a word."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, inside: bool = False) -> None:
         super().__init__(name)
         self.where = {"^": "the comments above it", "$": "the comments under it"}.get(
-            name, f"the comments above {name}"
+            name, f"the comments or layout in {name}" if inside else f"the comments above {name}"
         )
 
 
