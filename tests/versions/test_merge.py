@@ -179,3 +179,50 @@ def test_a_side_that_is_not_utf8_gets_gits_line_merge_with_markers(tmp_path: Pat
     merged = mine.read_bytes()
     assert b"<<<<<<< ours" in merged and b">>>>>>> theirs" in merged
     assert b"Question \xe9 q-1" in merged and b"Other q-1" in merged
+
+
+# A holdout item sealed on one branch, and changed in the clear on the other: no merge can
+# put the change into the sealed content (that takes the key), so the item is a conflict.
+# (what the other branch does to q-2, held out)
+PLAIN_CHANGES = {
+    "its category": (
+        "q-2 about the policy?\n    category: direct-lookup",
+        "q-2 about the policy?\n    category: other",
+    ),
+    "its question": ("Question q-2 about", "Question q-2, reworded, about"),
+    "its key point": ("The fact q-2 asks about", "The fact q-2 is about"),
+}
+
+
+@pytest.mark.parametrize("sealing", ["ours", "theirs"])
+@pytest.mark.parametrize("change", PLAIN_CHANGES.values(), ids=PLAIN_CHANGES.keys())
+def test_a_seal_and_a_change_in_the_clear_are_a_conflict(  # type: ignore[no-untyped-def]
+    branched: Path,
+    cli,
+    key: tuple[Path, str],
+    sealing: str,
+    change: tuple[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    for ident in ("q-1", "q-2", "q-3"):  # alike questions: all on one side
+        edit(branched, f"  - id: {ident}\n", f"  - id: {ident}\n    holdout: true\n")
+    edit(branched, "categories:\n", "categories:\n  other: anything else\n")
+    commit_all(branched, "a holdout")
+    git(branched, "branch", "-f", "other")
+    sealer, changer = ("main", "other") if sealing == "ours" else ("other", "main")
+    git(branched, "checkout", "-q", sealer)
+    assert cli(branched, "seal", "docs", "-r", key[1]).code == 0
+    commit_all(branched, "sealed")
+    git(branched, "checkout", "-q", changer)
+    edit(branched, *change)
+    commit_all(branched, "q-2 changed in the clear")
+    git(branched, "checkout", "-q", "main")
+    done = merge(branched, "other")
+    assert done.returncode != 0, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("evalset merge:")]
+    side = "our" if sealing == "ours" else "their"
+    assert said == [
+        f"evalset merge: {SET}: conflict in item q-2: sealed (or sealed again) on {side} side "
+        "and changed on the other; unseal it with the key, make the change, and seal it again"
+    ]

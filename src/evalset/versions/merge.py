@@ -182,6 +182,14 @@ class _Merge:
                 # one item of two questions.
                 self._conflict(ident, [ADDED_ON_BOTH])
             return
+        sealed = [_sealed(side.items[ident]) for side in (base, ours, theirs)]
+        for k, (other, side) in enumerate(((t, "our"), (o, "their"))):
+            if sealed[1 + k] != sealed[0] and other != b and o != t:
+                # a change can only go into sealed content with the key, by hand
+                self._conflict(ident, [f"sealed (or sealed again) on {side} side and changed "
+                                       "on the other; unseal it with the key, make the "
+                                       "change, and seal it again"])  # fmt: skip
+                return
         merged = _merge_text(b, o, t)
         if merged is not None:
             self.pieces[ident] = merged
@@ -290,6 +298,11 @@ class _Merge:
         for ident in self.by_value:
             self.pieces[ident] = written.piece(ident)
         return written.head() if self.header_changes else head
+
+
+def _sealed(item: Any) -> Any:
+    """An item's sealed content (None for a plain item)."""
+    return item.get("sealed") if isinstance(item, dict) else None
 
 
 def _without_id(item: Any) -> Any:
