@@ -668,3 +668,49 @@ def test_a_sealed_item_flipped_to_tuning_by_hand_is_told_how_to_move_it(  # type
     out = cli(example, "validate", NAME).out
     assert "is not allowed: a sealed item is a holdout item" in out
     assert "--move ID --to tuning --force" in out and "use True" not in out
+
+
+def test_sealing_again_keeps_the_ciphertext_of_items_that_did_not_change(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After unseal, edit one item, seal (the README's way of editing a sealed item), only
+    that item's sealed lines change: new ciphertext for the others would differ on every
+    branch that did the same, and each merge of two key holders' edits would conflict on
+    every sealed item. Without the key at hand, everything is sealed anew."""
+    keyfile, public = key
+    path = set_file(example)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", NAME, "-r", public).code == 0
+    commit_all(example, "sealed")
+    sealed = path.read_text()
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(example, "unseal", NAME).code == 0
+    assert cli(example, "seal", NAME).code == 0
+    assert path.read_text() == sealed  # nothing edited: the file as committed
+    assert cli(example, "unseal", NAME).code == 0
+    path.write_text(path.read_text().replace("a two-year legal guarantee", "a 2-year guarantee"))
+    assert cli(example, "seal", NAME).code == 0
+    opened = load_set(path)
+    assert (
+        next(i for i in opened.items if i.id == "q-004")
+        .key_points[0]
+        .text.startswith("Every product has a 2-year guarantee")
+    )
+    before = {s.id: s.sealed.age for s in _sealed_stubs(sealed, path)}
+    after = {s.id: s.sealed.age for s in _sealed_stubs(path.read_text(), path)}
+    assert len(before) > 1 and before.keys() == after.keys()
+    assert {i for i in before if before[i] != after[i]} == {"q-004"}
+
+
+def _sealed_stubs(text: str, path: Path) -> list[Any]:
+    """The sealed items of a set file's text, as one without the key reads them."""
+    import os
+
+    from evalset.sets.setfile import parse_set
+
+    saved = os.environ.pop("EVALSET_AGE_IDENTITY", None)
+    try:
+        return parse_set(text, path).sealed
+    finally:
+        if saved is not None:
+            os.environ["EVALSET_AGE_IDENTITY"] = saved

@@ -226,3 +226,32 @@ def test_a_seal_and_a_change_in_the_clear_are_a_conflict(  # type: ignore[no-unt
         f"evalset merge: {SET}: conflict in item q-2: sealed (or sealed again) on {side} side "
         "and changed on the other; unseal it with the key, make the change, and seal it again"
     ]
+
+
+def test_two_key_holders_editing_other_sealed_items_merge_cleanly(  # type: ignore[no-untyped-def]
+    branched: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each branch unseals, edits one sealed item and seals again (the README's way): the
+    items neither touched keep their committed ciphertext, so the merge has nothing to
+    conflict on, and holds both edits."""
+    keyfile, public = key
+    for ident in ("q-1", "q-2", "q-3"):
+        edit(branched, f"  - id: {ident}\n", f"  - id: {ident}\n    holdout: true\n")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(branched, "seal", "docs", "-r", public).code == 0
+    commit_all(branched, "sealed")
+    git(branched, "branch", "-f", "other")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    for branch, ident in (("main", "q-1"), ("other", "q-2")):
+        git(branched, "checkout", "-q", branch)
+        assert cli(branched, "unseal", "docs").code == 0
+        edit(branched, f"The fact {ident} asks about", f"The fact {ident} is about")
+        assert cli(branched, "seal", "docs").code == 0
+        commit_all(branched, f"{ident} edited")
+    git(branched, "checkout", "-q", "main")
+    done = merge(branched, "other")
+    assert done.returncode == 0, done.stdout + done.stderr
+    opened = {item.id: item for item in load_set(branched / SET).items}
+    assert opened["q-1"].key_points[0].text == "The fact q-1 is about"
+    assert opened["q-2"].key_points[0].text == "The fact q-2 is about"
+    assert opened["q-3"].key_points[0].text == "The fact q-3 asks about"

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalset.errors import EvalsetError
 from evalset.sets.editor import edit_set
 from evalset.sets.model import Item
-from evalset.sets.sealed import SealError, recipient, seal, sealed_message
+from evalset.sets.sealed import SealError, recipient, same_item, seal, sealed_message
 from evalset.sets.setfile import SetFile
 
 
@@ -62,13 +63,62 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
                 "again. Nothing was sealed."
             )
         secrets: list[str] = []
+        before = _committed_seals(path, current) if any(
+            i.holdout and k not in current.opened
+            for k, i in zip(current.item_index, current.items, strict=True)
+        ) else {}  # fmt: skip
         for k, item in zip(current.item_index, current.items, strict=True):
             if item.holdout and k not in current.opened:
-                editor.replace_at(k, seal(item, keys, editor.source_of(k)))
+                text = editor.source_of(k)
+                kept = before.get(item.id)
+                if kept is not None and kept[0] == keys and same_item(kept[1], item) and (
+                    kept[2] == text
+                ):  # fmt: skip
+                    editor.replace_at(k, kept[3])  # as committed: no new ciphertext to merge
+                else:
+                    editor.replace_at(k, seal(item, keys, text))
                 sealed.append(item.id)
                 secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
     return Sealing(sealed, keys, source)
+
+
+def _committed_seals(
+    path: Path, current: SetFile
+) -> dict[str, tuple[list[str], Item, str | None, dict[str, Any]]]:
+    """The items the committed version of the set (git's HEAD) holds sealed and the key
+    opens: id -> (recipients, item, the text it was sealed with, its sealed form as
+    committed). An item sealed again unchanged (after `unseal`, say, another one edited)
+    is written as committed, rather than as new ciphertext that would make each branch's
+    seal of it differ, and every merge of two key holders' edits a conflict. Empty without
+    the key, outside git, or for a HEAD that does not read."""
+    from evalset.git import Git
+    from evalset.gitcmd import GitUnusable
+    from evalset.sets.sealed import identities
+    from evalset.sets.setfile import parse_set_text, set_text_at
+
+    try:
+        if not identities():
+            return {}
+        git = Git.find(path.resolve().parent)
+        text = set_text_at(git, "HEAD", path, current.name)
+        if text is None or text.removeprefix("\ufeff") == current.text:
+            return {}
+        head = parse_set_text(text.removeprefix("\ufeff"), path, "HEAD")
+    except (GitUnusable, EvalsetError):
+        return {}
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    found = {}
+    for k, stub in head.opened.items():
+        entry = head.raw_items[k]
+        if isinstance(entry, dict) and isinstance(entry.get("sealed"), dict):
+            armored = entry["sealed"].get("age")
+            if isinstance(armored, str):  # written as `seal` writes it: a literal block
+                form = {**entry, "sealed": {**entry["sealed"], "age": LiteralScalarString(armored)}}
+                item = head.items[head.item_index.index(k)]
+                found[stub.id] = (stub.sealed.recipients, item, head.sealed_text.get(k), form)
+    return found
 
 
 def _recipients(current: SetFile, given: list[str]) -> tuple[list[str], str]:
