@@ -74,6 +74,15 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
             ("same-number", "7: a, 7: b", 20, "7"),
         )
     },
+    "an-item-field-on-a-sealed-item": (
+        HEADER + "  - id: q-1\n    holdout: true\n    holdout_moves: []\n    sealed:\n"
+        "      fingerprint: sha256:" + "0" * 64 + "\n      fingerprint_format: 2\n"
+        "      recipients: [age1x]\n      age: x\n",
+        1,
+        "{f}:8:5: item q-1: holdout_moves: error: field 'holdout_moves' is not one a sealed "
+        "item shows (it belongs in the sealed content: `evalset unseal` with the key, then "
+        "seal again)",
+    ),
     "unknown-field-typo": (
         HEADER + ITEM + "    expected_source: [a.md]\n",
         1,

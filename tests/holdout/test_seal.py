@@ -320,7 +320,10 @@ def test_bad_keys_and_tampering(  # type: ignore[no-untyped-def]
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
     tampered = cli(example, "validate")
     assert tampered.code == 2
-    assert f"sealed item {target.id!r} shows a category that differs" in tampered.err
+    assert (
+        f"sealed item {target.id!r} shows `category: {other_category}`, which differs from its "
+        f"sealed content ({target.category!r})"
+    ) in tampered.err
     git(example, "status")  # the repository is still usable
 
 

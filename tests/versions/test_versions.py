@@ -146,6 +146,13 @@ def test_the_whole_scenario(released: Path, cli) -> None:  # type: ignore[no-unt
     assert result.code == 1
     assert f"report's fingerprint sha256:{'0' * 64} does not match release 0.2.0" in result.err
 
+    # A version evalset never writes ("v0.2.0", padded) is not read as a release.
+    for written in ("v0.2.0", " 0.2.0", "0.2.0 "):
+        report.write_text(json.dumps({"evalset": {**pin, "version": written}}))
+        result = cli(released, "check-pin", str(report))
+        assert result.code == 1
+        assert f"report names version {written!r}, which is not X.Y.Z" in result.err
+
     # Editing the working copy makes the pin 0.2.0+modified; check-pin counts what differs.
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))

@@ -69,7 +69,12 @@ def schema_message(
     hidden = held and bool(loc) and loc[0] in LABELS
     if kind == "extra_forbidden":
         name = str(loc[-1])
-        close = difflib.get_close_matches(name, _fields_of(loc, is_item), n=1, cutoff=0.6)
+        fields = _fields_of(loc, is_item)
+        if name in fields:  # a field of items, on a sealed item (which shows only its counts')
+            return f"field {name!r} is not one a sealed item shows", (
+                "it belongs in the sealed content: `evalset unseal` with the key, then seal again"
+            )
+        close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
         return f"unknown field {name!r}", (f"did you mean {close[0]!r}?" if close else None)
     if kind == "missing":
         return "required field is missing", None

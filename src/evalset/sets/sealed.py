@@ -193,9 +193,9 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> tuple[Item, st
     ]
     if changed:
         raise SealError(
-            f"{where}: sealed item {stub.id!r} shows a {changed[0]} that differs from its "
-            f"sealed content ({inside[changed[0]]!r}); undo the hand edit, or `evalset unseal`, "
-            "edit and seal again."
+            f"{where}: sealed item {stub.id!r} shows `{changed[0]}: {shown[changed[0]]}`, "
+            f"which differs from its sealed content ({inside[changed[0]]!r}); undo the hand "
+            "edit, or `evalset unseal`, edit and seal again."
         )
     if item_fingerprint(item, stub.sealed.fingerprint_format) != stub.sealed.fingerprint:
         raise SealError(

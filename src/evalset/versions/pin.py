@@ -308,7 +308,8 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         )
         return check
     base, _, suffix = version.partition("+")
-    if Version.parse(base) is None:
+    parsed = Version.parse(base)
+    if parsed is None or str(parsed) != base:  # as evalset writes it: no "v", no padding
         check.problems.append(f"report names version {version!r}, which is not X.Y.Z")
         return check
     tag = history.release(base)
