@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -717,3 +718,39 @@ def _sealed_stubs(text: str, path: Path) -> list[Any]:
     finally:
         if saved is not None:
             os.environ["EVALSET_AGE_IDENTITY"] = saved
+
+
+@pytest.mark.parametrize(("field", "value"), [("category", "paraphrased"), ("status", "retired"),
+                                              ("verified", "abcdefabcdef")])  # fmt: skip
+def test_a_field_of_a_sealed_item_edited_by_hand_is_an_error_without_the_key(  # type: ignore[no-untyped-def]
+    example: Path,
+    cli,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    field: str,
+    value: str,
+) -> None:
+    """Without the key, diff, status and pin go by the sealed content, which a hand edit of
+    what the item shows does not change: its category counted elsewhere, its status another.
+    The sealed content is the same as at HEAD, so the edit is plain to see, and the tuners'
+    pre-commit check (`validate --skip-sealed`) refuses it."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = set_file(example)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    commit_all(example, "sealed")
+    text = path.read_text()
+    at = text.index("  - id: q-004\n")
+    end = text.index("    sealed:\n", at)
+    shown = text[at:end]
+    edited = re.sub(rf"(?m)^    {field}: .*$", f"    {field}: {value}", shown)
+    if edited == shown:
+        edited = shown + f"    {field}: {value}\n"
+    path.write_text(text[:at] + edited + text[end:])
+    done = cli(example, "validate", NAME, "--skip-sealed")
+    assert done.code == 1
+    assert (
+        f"item q-004: {field}: error: shows `{field}: {value}`, but its sealed content is as at "
+        "HEAD, where it showed"
+    ) in done.out
+    path.write_text(text)
+    assert cli(example, "validate", NAME, "--skip-sealed").code == 0

@@ -171,6 +171,7 @@ class _Checker:
             self._coverage(categories, loaded.entries)
         if self.baseline is not None:
             self._holdout_flips()
+            self._sealed_hand_edits()
         if self.sealed_before is not None:
             self._plain_holdout(pairs)
         if loaded.sealed:
@@ -245,6 +246,33 @@ class _Checker:
                 f"{item.id} --to {side} --force`",
                 "holdout-move",
             )
+
+    def _sealed_hand_edits(self) -> None:
+        """A field a sealed item shows (its category, status, ...) changed since the baseline
+        while its sealed content did not: a hand edit the content does not follow, which
+        only the key would otherwise catch (diff, status and pin go by the content)."""
+        from evalset.sets.sealed import VISIBLE
+
+        assert self.baseline is not None
+        baseline, label = self.baseline
+        before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
+        for k, stub in zip(self.loaded.sealed_index, self.loaded.sealed, strict=True):
+            old = before.get(stub.id)
+            if old is None or old.sealed.age != stub.sealed.age:
+                continue
+            now, then = stub.model_dump(mode="json"), old.model_dump(mode="json")
+            for name in (f for f in VISIBLE if now.get(f) != then.get(f)):
+                self.add(
+                    "error",
+                    ("items", k, name),
+                    f"shows `{name}: {now.get(name)}`, but its sealed content is as at {label}, "
+                    f"where it showed `{name}: {then.get(name)}`: an edit by hand, which the "
+                    "content does not follow",
+                    "undo the edit; to change it, `evalset unseal` with the key, edit, and "
+                    "seal again",
+                    "sealed-edit",
+                )
+                break
 
     def _plain_holdout(self, pairs: list[tuple[int, Item]]) -> None:
         """A holdout item in plain text in a set whose holdout is sealed, at HEAD (``evalset
