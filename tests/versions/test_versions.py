@@ -1039,3 +1039,32 @@ def test_a_set_file_renamed_since_its_release_keeps_its_history(  # type: ignore
     commit_all(released, "q-3 reworded")
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 0 and "released docs 0.2.1 (1 changed)" in result.out, result.err
+
+
+def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Before, with 0.1.0's tag moved onto 0.2.0's commit, log called 0.2.0 "no change",
+    diff 0.1.0 0.2.0 said "no change" and pin --rev 0.1.0 printed version 0.2.0; only
+    check-pin noticed."""
+    old_pin = json.loads(cli(released, "pin", "docs").out)
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(released, "q-3 reworded")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(released, "tag", "-d", "evalset/docs/v0.1.0")
+    git(released, "tag", "-a", "evalset/docs/v0.1.0", "-m", message, "HEAD")
+    refusal = (
+        "evalset: sets/docs.yaml: tag evalset/docs/v0.1.0 points at a commit whose set names "
+        "release 0.2.0, so the tag was moved or made by hand; put it back on the commit "
+        "`evalset release` tagged (`git tag -f evalset/docs/v0.1.0 COMMIT`), or delete it.\n"
+    )
+    for command in (["log", "docs"], ["diff", "docs", "0.1.0", "0.2.0"],
+                    ["pin", "docs", "--rev", "0.1.0"]):  # fmt: skip
+        done = cli(released, *command)
+        assert (done.code, done.err) == (2, refusal), command
+    (released / "report.json").write_text(json.dumps({"evalset": old_pin}))
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1 and "was created or moved by hand" in checked.err
+    assert json.loads(cli(released, "pin", "docs").out)["version"] == "0.2.0"  # its own tag

@@ -80,7 +80,18 @@ class SetHistory:
         return SetAt(loaded, label, commit, tag)
 
     def at_release(self, tag: Tag) -> SetAt:
-        return self.at_commit(tag.commit, tag.version, tag)
+        """The set at a release's tag; a tag whose commit holds the set's header of another
+        release (a tag moved, or made, by hand) is refused rather than read as this one."""
+        state = self.at_commit(tag.commit, tag.version, tag)
+        header = state.loaded.header
+        named = header.version if header is not None else None
+        if named is not None and named != tag.version:
+            raise GitError(
+                f"{self.path}: tag {tag.name} points at a commit whose set names release "
+                f"{named}, so the tag was moved or made by hand; put it back on the commit "
+                f"`evalset release` tagged (`git tag -f {tag.name} COMMIT`), or delete it."
+            )
+        return state
 
     def at(self, ref: str | None) -> SetAt:
         """``ref``: None or ``WORKTREE`` for the working tree, a release version (``0.2.0``
