@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -490,3 +491,25 @@ def test_a_set_named_twice_is_checked_once_and_an_item_verified_once(  # type: i
     done = cli(corpus_repo, "verify", "docs", "changed", "changed", "--json")
     assert done.code == 0, done.err
     assert json.loads(done.out)["verified"] == ["changed"]
+
+
+def test_fix_moved_rewrites_a_citation_written_in_either_unicode_form(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """Before, a citation written decomposed (NFD: text pasted from a PDF, say) was read as
+    moved, and --fix-moved said "fixed" but looked its bytes up among the NFC names: nothing
+    was rewritten, and the item was verified against the newest snapshot, which no longer
+    holds the old name, so the move was lost for good."""
+    write_files(corpus_repo, {"corpus/a.md": "# Doc\n\n## Gebühren Alt\n\nDie Gebühr: 5 Euro.\n"})
+    old = snapshot(corpus_repo)
+    cited = unicodedata.normalize("NFD", "a.md#gebühren-alt")
+    items = set_item("q-1", cited)
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
+    write_files(corpus_repo, {"corpus/a.md": "# Doc\n\n## Gebühren Neu\n\nDie Gebühr: 5 Euro.\n"})
+    new = snapshot(corpus_repo)
+    result = cli(corpus_repo, "stale", "--fix-moved")
+    assert "fixed q-1: a.md#gebühren-alt -> a.md#gebühren-neu" in result.out, result.out
+    text = (corpus_repo / "sets" / "docs.yaml").read_text()
+    assert cited not in text and text.count("a.md#gebühren-neu") == 2
+    assert f"verified: {new}" in text
+    assert statuses(corpus_repo) == {}

@@ -11,6 +11,7 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
+from evalset.corpus.names import nfc
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
@@ -263,21 +264,19 @@ def _rewrite(moves: dict[str, str], verified: str | None = None) -> Any:
     """An edit of an item's node: its citations renamed by ``moves``, and its ``verified``
     set to ``verified`` when given."""
 
+    def moved(value: Any) -> str | None:  # a citation is read in NFC, whatever its bytes
+        return moves.get(nfc(value)) if isinstance(value, str) else None
+
     def edit(node: Any) -> None:
         if verified is not None:
             node["verified"] = verified
-        for key in ("expected_sources",):
-            values = node.get(key)
+        lists = [node.get("expected_sources")]
+        lists += [p.get("sources") for p in node.get("key_points") or [] if isinstance(p, dict)]
+        for values in lists:
             if isinstance(values, list):
                 for i, value in enumerate(values):
-                    if value in moves:
-                        values[i] = moves[value]
-        for point in node.get("key_points") or []:
-            sources = point.get("sources") if isinstance(point, dict) else None
-            if isinstance(sources, list):
-                for i, value in enumerate(sources):
-                    if value in moves:
-                        sources[i] = moves[value]
+                    if (new := moved(value)) is not None:
+                        values[i] = new
 
     return edit
 
