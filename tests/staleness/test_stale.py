@@ -513,3 +513,42 @@ def test_fix_moved_rewrites_a_citation_written_in_either_unicode_form(  # type: 
     assert cited not in text and text.count("a.md#gebühren-neu") == 2
     assert f"verified: {new}" in text
     assert statuses(corpus_repo) == {}
+
+
+# A section whose text other sections hold too (boilerplate): where it went is the section
+# that did not hold that text before, whichever document it is in and however it sorts.
+# (corpus before, corpus after, the citation, where it moved, the others)
+ALIKE = "## Questions\n\nWrite to help@example.com.\n"
+MOVED_AMONG_ALIKE = {
+    "renamed heading": (
+        {"corpus/a.md": "# A\n\n## Beta plan\n\nTen euros.\n\n## Alpha plan\n\nTen euros.\n"},
+        {"corpus/a.md": "# A\n\n## Zeta plan\n\nTen euros.\n\n## Alpha plan\n\nTen euros.\n"},
+        "a.md#beta-plan", "a.md#zeta-plan", ["a.md#alpha-plan"]),
+    "renamed file": (
+        {"corpus/returns.md": "# Returns\n\n" + ALIKE, "corpus/payments.md": "# Pay\n\n" + ALIKE},
+        {"corpus/refunds.md": "# Returns\n\n" + ALIKE, "corpus/payments.md": "# Pay\n\n" + ALIKE},
+        "returns.md#questions", "refunds.md#questions", ["payments.md#questions"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("before", "after", "cited", "new", "others"),
+                         MOVED_AMONG_ALIKE.values(), ids=MOVED_AMONG_ALIKE.keys())  # fmt: skip
+def test_moved_prefers_a_section_that_did_not_hold_the_text_before(  # type: ignore[no-untyped-def]
+    corpus_repo: Path,
+    cli,
+    before: dict[str, str],
+    after: dict[str, str],
+    cited: str,
+    new: str,
+    others: list[str],
+) -> None:
+    write_files(corpus_repo, before)
+    old = snapshot(corpus_repo)
+    items = set_item("q-1", cited)
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
+    for gone in set(before) - set(after):
+        (corpus_repo / gone).unlink()
+    write_files(corpus_repo, after)
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo) == {"q-1": [(cited, "moved", new, others)]}
+    assert f"fixed q-1: {cited} -> {new}" in cli(corpus_repo, "stale", "--fix-moved").out

@@ -197,8 +197,17 @@ def _unchanged(citation: Citation, old: Snapshot, new: Snapshot) -> bool:
     return key.encode() in line if isinstance(line, bytes) else key in line
 
 
-def _prefer_same_doc(matches: list[str], doc: str) -> list[str]:
-    return sorted(matches, key=lambda c: (not c.startswith(doc + "#"), c))
+def _where_it_moved(matches: list[str], doc: str, old: Snapshot, digest: str) -> list[str]:
+    """The sections holding a vanished section's text, most likely first: one that did not
+    hold it in the snapshot the item was verified against (where it went: a renamed heading,
+    a renamed file) before one that did already (a section alike, boilerplate repeated in
+    every document: it did not move there), then those of the same document."""
+
+    def held(match: str) -> bool:
+        entry = lookup(old, Citation.parse(match))
+        return entry is not None and entry["hash"] == digest
+
+    return sorted(matches, key=lambda c: (held(c), not c.startswith(doc + "#"), c))
 
 
 _Changed = tuple[CitationStatus, Citation, Snapshot, Any, Any]
@@ -248,7 +257,7 @@ class StaleChecker:
             return status
         if before["hash"] != EMPTY:
             moved = self.index.with_hash(before["hash"], citation.section is not None)
-            matches = _prefer_same_doc(moved, citation.doc)
+            matches = _where_it_moved(moved, citation.doc, old, before["hash"])
             if matches:
                 return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:])
         status = CitationStatus(text, "deleted")
