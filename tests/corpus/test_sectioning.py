@@ -332,3 +332,78 @@ def test_formats_named_by_their_specs_are_the_registered_ones() -> None:
         assert sectioner_for("x.htm") is html.sections and len(format_specs()) == len(registry())
     finally:
         use_formats(None)
+
+
+_with_html = st.sampled_from(
+    [
+        "# Title",
+        "## Payment date",
+        "Cards are charged on the 10<sup>th</sup> of each month.",
+        "<!-- TODO ask\nfinance -->",
+        "Window: 30 days. <!-- priority > normal, checked by Ann -->",
+        "<!-- one line -->",
+        "text *em* and **strong** `code <b>`",
+        "<div>raw <b>block</b></div>",
+        "&amp; &#169; &lt;tag&gt;",
+        "<span class=x>inline</span> words",
+        "```\n<h2>in code</h2>\n```",
+        "- a <i>b</i>\n- c",
+        "a\x00b",
+    ]
+)
+
+
+def _event_path(text: str) -> tuple[str, list[tuple[str, int, str, str]]]:
+    preamble, headings = markdown._headings(text)
+    return markdown._plain("".join(preamble)), [
+        (t, lv, a, markdown._plain("".join(body))) for t, lv, a, body in headings
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_with_html, max_size=10))
+def test_both_markdown_paths_read_a_document_alike(blocks: list[str]) -> None:
+    """A document with a raw HTML heading anywhere takes the event stream; before, that
+    path read `10<sup>th</sup>` as "10 th" and kept a comment's words, so adding a raw
+    heading in one section changed the text of the others."""
+    text = "\n\n".join(blocks)
+    fast = markdown._headings_from_html(text)
+    if fast is not None:
+        assert fast == _event_path(text)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["<!-- priority > normal, checked by Ann -->", "<!-- multi\nline > note -->", "<!-- a -->"],
+)
+def test_an_html_comment_is_no_text_whatever_it_holds(comment: str) -> None:
+    for raw in ("", '\n\n<h3 id="hours">Hours</h3>\n'):  # either path
+        parsed = markdown.sections(f"# T\n\nWindow: 30 days. {comment}\n{raw}")
+        assert parsed.sections["t"].text.startswith("Window: 30 days.")
+        assert "Ann" not in parsed.text and "note" not in parsed.text and "-->" not in parsed.text
+
+
+# Pages whose head is closed as a browser closes it: by `</head>`, or, the end tag being
+# optional, by the first element a head does not hold. (page, its text, its sections)
+HEADS = {
+    "closed": ("<head><title>T</title></head><body><h1>W</h1><p>2 years</p>",
+               "W 2 years", {"w": "2 years"}),
+    "no-end-tag": ("<html><head><meta charset=utf-8><title>T</title><body><h1>W</h1>"
+                   "<p>2 years</p>", "W 2 years", {"w": "2 years"}),
+    "no-body-tag": ("<head><title>T</title><link rel=x><h1 id=a>W</h1><p>b</p>", "W b",
+                    {"a": "b"}),
+    "scripts-in-head": ("<head><style>h1{}</style><script>var h = 1</script><title>T</title>"
+                        "<h2>A</h2>b", "A b", {"a": "b"}),
+    "no-head": ("<h1>W</h1><p>c</p>", "W c", {"w": "c"}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("page", "text", "parts"), HEADS.values(), ids=HEADS.keys())
+def test_an_html_head_ends_where_a_browser_ends_it(
+    page: str, text: str, parts: dict[str, str]
+) -> None:
+    """Before, a page leaving out the optional `</head>` was all head: no section, no text,
+    so no edit of it was ever a change."""
+    parsed = html.sections(page)
+    assert parsed.text == text
+    assert {k: s.text for k, s in parsed.sections.items()} == parts

@@ -8,7 +8,10 @@ from html.parser import HTMLParser
 from evalset.corpus.sections import HashMode, Sections, document_sections, normalise
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_HIDDEN = frozenset(("script", "style", "head", "template", "noscript"))
+_HIDDEN = frozenset(("script", "style", "template", "noscript"))
+_IN_HEAD = frozenset(("title", "base", "link", "meta", "style", "script", "noscript", "template"))
+"""What a document's head holds; any other element ends it, as in a browser: its end tag,
+``</head>``, may be left out (HTML5), and the body is content all the same."""
 _INLINE = frozenset(
     (
         "a",
@@ -47,8 +50,14 @@ class _Splitter(HTMLParser):
         self.body = self.preamble
         self.title: list[str] | None = None
         self.hidden = 0
+        self.head = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "head":
+            self.head = True
+            return
+        if self.head and tag not in _IN_HEAD:
+            self.head = False  # the head ends where the body's content begins
         if tag in _HIDDEN:
             self.hidden += 1
         elif tag in _HEADINGS and not self.hidden:
@@ -59,7 +68,9 @@ class _Splitter(HTMLParser):
             self._out().append(" ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _HIDDEN:
+        if tag == "head":
+            self.head = False
+        elif tag in _HIDDEN:
             self.hidden = max(0, self.hidden - 1)
         elif tag in _HEADINGS and self.title is not None:
             self.title = None
@@ -68,7 +79,7 @@ class _Splitter(HTMLParser):
             self._out().append(" ")
 
     def handle_data(self, data: str) -> None:
-        if not self.hidden:
+        if not self.hidden and not self.head:
             self._out().append(data)
 
     def _out(self) -> list[str]:

@@ -27,7 +27,6 @@ _OPTIONS = (
     | pyromark.Options.ENABLE_STRIKETHROUGH
     | pyromark.Options.ENABLE_YAML_STYLE_METADATA_BLOCKS
 )
-_TAG = re.compile(r"<[^>\x00]*>")
 # Inline containers: their start and end are not word boundaries (**bold**text is one word).
 _INLINE = frozenset(
     ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript")
@@ -39,8 +38,11 @@ def _name(tag: Any) -> str:
 
 
 def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]]]]:
-    """The rendered text pieces before the first heading, and per heading its title, level,
-    explicit anchor (``{#id}``, else '') and the pieces of text up to the next heading."""
+    """The rendered pieces before the first heading, and per heading its title, level,
+    explicit anchor (``{#id}``, else '') and the pieces up to the next heading. The pieces
+    are HTML as the renderer writes it (text escaped, raw HTML as written, a space where a
+    block begins or ends), so that ``_plain`` reads them as it reads the fast path's: a
+    document reads the same whichever path it takes."""
     preamble: list[str] = []
     headings: list[tuple[str, int, str, list[str]]] = []
     body = preamble
@@ -53,7 +55,7 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
             out.append(" ")
         elif "Text" in event:
             if not metadata:
-                out.append(event["Text"])
+                out.append(html.escape(event["Text"], quote=False))
         elif "Start" in event:
             name = _name(event["Start"])
             if name == "Heading":
@@ -67,16 +69,16 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
             name = _name(event["End"])
             if name == "Heading" and title is not None:
                 body = []
-                headings.append((normalise("".join(title)), level, anchor, body))
+                headings.append((_plain("".join(title)), level, anchor, body))
                 title = None
             elif name == "MetadataBlock":
                 metadata = False
             elif name not in _INLINE:
                 out.append(" ")
         elif "Code" in event:
-            out.append(event["Code"])
+            out.append(html.escape(event["Code"], quote=False))
         elif "Html" in event or "InlineHtml" in event:
-            out.append(_TAG.sub(" ", event.get("Html") or event.get("InlineHtml") or ""))
+            out.append(event.get("Html") or event.get("InlineHtml") or "")
     return preamble, headings
 
 
@@ -92,6 +94,9 @@ _OTHER_SPACES = "".join(chr(c) for c in range(128) if chr(c).isspace() and chr(c
 _RUNS = re.compile("  +")
 _BLOCK_TAGS = re.compile(r"<[^>\x00]*+>(?:\s*+<[^>\x00]*+>)*+\s*+")
 """A run of tags with the white space between and after them: one word boundary."""
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+"""An HTML comment, which the renderer passes through as written: not text, whatever it
+holds (a ``>``, which would end a tag, or lines)."""
 
 
 def _plain(fragment: str) -> str:
@@ -101,6 +106,8 @@ def _plain(fragment: str) -> str:
     Fast for ASCII: each run of tags and the white space after it becomes one space, new
     lines become spaces, and only the runs that remain (white space before a tag, or in the
     source text) are collapsed, so no object is made per word."""
+    if "<!--" in fragment:  # text's "<!--" is escaped: this is a comment of raw HTML
+        fragment = _COMMENT.sub(" ", fragment)
     plain = _BLOCK_TAGS.sub(" ", _INLINE_TAG.sub("", fragment))
     if "&" in plain:
         plain = html.unescape(plain)
@@ -147,8 +154,8 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     if found is None:
         preamble, headings = _headings(text)
         found = (
-            normalise("".join(preamble)),
-            [(t, lv, a, normalise("".join(body))) for t, lv, a, body in headings],
+            _plain("".join(preamble)),
+            [(t, lv, a, _plain("".join(body))) for t, lv, a, body in headings],
         )
     if mode == "source":
         return _source_sections(text, [(t, lv, a) for t, lv, a, _ in found[1]])
