@@ -96,3 +96,43 @@ def test_national_numbers_need_context_to_be_phones() -> None:
 def test_national_phone_forms_follow_the_regions() -> None:
     assert redact("call 030 901820") == "call <PHONE_1>"  # German national form
     assert redact("call 030 901820", Redactor(regions=("US",))) == "call 030 901820"
+
+
+# Personal data in the places a pattern's edge met it: a word or digits right after it, a
+# full stop or hyphen of a word before it, markdown around it, other separators.
+# (text, what must not remain, the redacted text)
+AT_THE_EDGES = {
+    "iban-then-short-word": ("Refund to BE68 5390 0754 7034 ok", "5390",
+                             "Refund to <IBAN_1> ok"),
+    "compact-iban-then-word": ("My IBAN ES9121000418450200051332 is it", "9121",
+                               "My IBAN <IBAN_1> is it"),
+    "iban-then-asap": ("To PL61 1090 1014 0000 0712 1981 2874 asap", "1090",
+                       "To <IBAN_1> asap"),
+    "card-then-cvc": ("Card 4111 1111 1111 1111 123 was charged", "4111",
+                      "Card <CARD_1> 123 was charged"),
+    "card-then-expiry": ("5555 5555 5555 4444 05 27", "5555", "<CARD_1> 05 27"),
+    "card-after-no.": ("Card no.4111111111111111", "4111", "Card no.<CARD_1>"),
+    "card-after-a-hyphen": ("Visa-4111 1111 1111 1111", "4111", "Visa-<CARD_1>"),
+    "card-two-spaces": ("4111  1111  1111  1111", "4111", "<CARD_1>"),
+    "card-no-break-spaces": ("4111\u00a01111\u00a01111\u00a01111", "4111", "<CARD_1>"),
+    "card-en-dashes": ("4111\u20131111\u20131111\u20131111", "4111", "<CARD_1>"),
+    "email-in-italics": ("reach me at _anna.schmidt@example.com_", "anna",
+                         "reach me at <EMAIL_1>_"),
+    "email-then-underscore": ("anna.schmidt@example.com_ thanks", "anna", "<EMAIL_1>_ thanks"),
+    "email-with-equals": ("john=doe@example.com", "john", "<EMAIL_1>"),
+    "email-with-apostrophe": ("o'brien@example.ie", "brien", "<EMAIL_1>"),
+    "email-in-bold": ("**anna@example.com**", "anna", "**<EMAIL_1>**"),
+    "phone-00-unspaced": ("Call me back on 00442079460958", "2079460958",
+                          "Call me back on <PHONE_1>"),
+}  # fmt: skip
+NOT_PERSONAL = ["version 1.4111111111111111", "range 2024-4111111111111111",
+                "order 0612345678"]  # fmt: skip
+
+
+def test_personal_data_at_the_edges_of_a_pattern_is_redacted() -> None:
+    redactor = Redactor()
+    for name, (text, secret, redacted) in AT_THE_EDGES.items():
+        out = redact(text, redactor)
+        assert secret not in out and out == redacted, (name, out)
+    for text in NOT_PERSONAL:
+        assert redact(text, redactor) == text

@@ -32,19 +32,25 @@ _WORD = r"[^\W_]"
 _MARK = r"\u0300-\u036f\u0900-\u0dff\u0e30-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
 """Combining marks, which scripts such as Devanagari and Thai write inside words."""
 _LABEL = rf"(?:{_WORD}|[{_MARK}])(?:(?:{_WORD}|[{_MARK}-])*(?:{_WORD}|[{_MARK}]))?"
+_LOCAL = rf"\w.%+\-!#$&'=?^{{|}}{_MARK}"
+"""What a local part holds: letters and digits of any script, and RFC 5322's other
+characters but for markdown's ``*``, `` ` `` and ``~`` (``**a@b.com**`` is bold)."""
 _EMAIL = re.compile(
-    rf"(?<![\w.+\-{_MARK}])[\w.%+\-{_MARK}]+@{_LABEL}(?:\.{_LABEL})*"
-    rf"\.(?:[^\W\d_][{_MARK}]*){{2,}}(?![\w{_MARK}])"
+    rf"(?<![{_LOCAL}])[{_LOCAL}]+@{_LABEL}(?:\.{_LABEL})*"
+    rf"\.(?:[^\W\d_][{_MARK}]*){{2,}}(?![^\W_]|[{_MARK}])"
 )
 """An address whose parts may be in any script (RFC 6531 internationalised addresses):
 the local part, the domain's labels and its top-level domain (letters, or an ``xn--``
 label)."""
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
 _CARD = re.compile(
-    r"(?<![\w.,/-])\d(?:[ -]?\d){12,18}(?![\w.,/-]?\d)"
-    r"|(?<![\w.,/-])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\w.,/-]?\d)"
+    r"(?<![\w,/])(?<!\d[.-])\d(?:(?:[ \u00a0\u2007\u202f]{1,2}|[-\u2010-\u2013])?\d){12,18}"
+    r"(?![\w.,/-]?\d)"
+    r"|(?<![\w,/])(?<!\d[.-])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\w.,/-]?\d)"
 )
-"""Card numbers: digits grouped by spaces or hyphens, or in groups of four by dots."""
+"""Card numbers: digits grouped by spaces (one or two, no-break ones too) or hyphens (and
+dashes), or in groups of four by dots; after a word's full stop or hyphen (``no.4111…``,
+``Visa-4111…``) but not a number's (``1.4111…``, a range)."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?(?![\w:])")
 
@@ -63,25 +69,39 @@ def _emails(text: str) -> Iterator[_Found]:
         yield _Found(m.start(), m.end(), "EMAIL", m.group().lower())
 
 
+def _shorter(raw: str) -> Iterator[str]:
+    """``raw`` and each of its beginnings that ends before a separator, longest first: a
+    pattern that takes the word or digits after a value (an IBAN, then "ok"; a card number,
+    then its CVC) fails its check, and the value is the shorter match."""
+    yield raw
+    for k in range(len(raw) - 1, 0, -1):
+        if not raw[k].isalnum() and raw[k - 1].isalnum():
+            yield raw[:k]
+
+
 def _ibans(text: str) -> Iterator[_Found]:
     from stdnum import iban
 
     for m in _IBAN.finditer(text):
-        compact = re.sub(r"[ -]", "", m.group()).upper()
-        try:
-            iban.validate(compact, check_country=False)  # mod-97 and the BBAN structure
-        except ValueError:
-            continue
-        yield _Found(m.start(), m.end(), "IBAN", compact)
+        for raw in _shorter(m.group()):
+            compact = re.sub(r"[ -]", "", raw).upper()
+            try:
+                iban.validate(compact, check_country=False)  # mod-97 and the BBAN structure
+            except ValueError:
+                continue
+            yield _Found(m.start(), m.start() + len(raw), "IBAN", compact)
+            break
 
 
 def _cards(text: str) -> Iterator[_Found]:
     from stdnum import luhn
 
     for m in _CARD.finditer(text):
-        digits = re.sub(r"[ .-]", "", m.group())
-        if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
-            yield _Found(m.start(), m.end(), "CARD", digits)
+        for raw in _shorter(m.group()):
+            digits = re.sub(r"\D", "", raw)
+            if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
+                yield _Found(m.start(), m.start() + len(raw), "CARD", digits)
+                break
 
 
 def _ips(text: str) -> Iterator[_Found]:
@@ -182,7 +202,7 @@ def _phones(text: str, regions: Iterable[str]) -> Iterator[_Found]:
     for region in regions:
         for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
             raw = match.raw_string
-            if raw.isdigit() and len(raw) > 12:
+            if raw.isdigit() and len(raw) > 12 and not raw.startswith("00"):
                 continue  # a long bare digit run is a tracking or order number, not a phone
             if not _is_phone(text, match.start, raw, match.number):
                 continue
