@@ -97,3 +97,40 @@ def test_a_csv_header_naming_a_column_twice_is_refused(cli, corpus_repo: Path, c
                         f"{column!r} twice; keep one; fix it (csv format) and import again "
                         "(nothing was imported).\n")  # fmt: skip
     assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+# CSV columns no import reads: a misspelt label column would drop the label without a word
+# (the same typo in a JSONL row is refused). (header, the message's column and hint)
+UNREAD_COLUMNS = {
+    "trailing-space": ("question,must_not_say ", "'must_not_say '", "did you mean 'must_not_say'?"),
+    "capitalised": ("question,Answer", "'Answer'", "did you mean 'answer'?"),
+    "misspelt": ("question,key_point", "'key_point'", "did you mean 'key_points'?"),
+    "another-tool's": ("question,reviewer", "'reviewer'", "rename it, or remove the column"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("header", "column", "hint"), UNREAD_COLUMNS.values(),
+                         ids=UNREAD_COLUMNS.keys())  # fmt: skip
+def test_a_csv_column_import_does_not_read_is_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, header: str, column: str, hint: str
+) -> None:
+    (corpus_repo / "rows.csv").write_text(f"{header}\nWhat is the return window?,x\n")
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "s", "--format", "csv")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.csv:1: the row (the header) has the column {column}, "
+                        f"which import does not read ({hint}); fix it (csv format) and import "
+                        "again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+def test_a_csv_column_with_no_name_may_only_be_empty(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    """A spreadsheet writes empty columns after the last one (`a,b,,`): read as nothing; a
+    value in one is refused."""
+    (corpus_repo / "rows.csv").write_text("question,,\nWhat is the return window?,,\n")
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "s", "--format", "csv", "--dry-run")
+    assert done.code == 0, done.err
+    (corpus_repo / "rows.csv").write_text("question,,\nWhat is the return window?,,x\n")
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "s", "--format", "csv")
+    assert done.code == 2 and "rows.csv:2: the row has a value in a column with no name" in (
+        done.err
+    )

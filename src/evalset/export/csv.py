@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import re
@@ -38,30 +39,31 @@ COLUMNS = [
 def write(view: View) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+    # csv quotes a cell holding the line terminator's characters only: a carriage return in
+    # a text ("a\rb") would be written bare, and read back as the end of the row
+    quoted = csv.DictWriter(out, COLUMNS, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writeheader()
     for item in view.items:
-        writer.writerow(
-            {
-                "id": item.id,
-                "question": item.question,
-                "category": item.category or "",
-                "split": split_of(item) or "",
-                "answerable": "true" if item.answerable else "false",
-                "answer": item.answer or "",
-                "key_points": json.dumps([p.text for p in item.key_points], ensure_ascii=False),
-                "key_point_sources": json.dumps(
-                    [[str(s) for s in p.sources] for p in item.key_points]
-                ),
-                "expected_sources": json.dumps([str(c) for c in item.expected_sources]),
-                "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
-                "tags": json.dumps(item.tags, ensure_ascii=False),
-                "verified": item.verified or "",
-                "origin": _origin(item),
-                "set": view.pin["set"],
-                "version": view.pin["version"] or "",
-                "fingerprint": view.pin["fingerprint"],
-            }
-        )
+        row = {
+            "id": item.id,
+            "question": item.question,
+            "category": item.category or "",
+            "split": split_of(item) or "",
+            "answerable": "true" if item.answerable else "false",
+            "answer": item.answer or "",
+            "key_points": json.dumps([p.text for p in item.key_points], ensure_ascii=False),
+            "key_point_sources": json.dumps([[str(s) for s in p.sources] for p in item.key_points]),
+            "expected_sources": json.dumps([str(c) for c in item.expected_sources]),
+            "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
+            "tags": json.dumps(item.tags, ensure_ascii=False),
+            "verified": item.verified or "",
+            "origin": _origin(item),
+            "set": view.pin["set"],
+            "version": view.pin["version"] or "",
+            "fingerprint": view.pin["fingerprint"],
+        }
+        cr = any("\r" in str(value) for value in row.values())
+        (quoted if cr else writer).writerow(row)
     return out.getvalue()
 
 
@@ -218,6 +220,12 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     for column in COLUMNS:
         if header.count(column) > 1:  # which of them is meant cannot be told
             raise RowError(number, f"(the header) names the column {column!r} twice; keep one")
+    unknown = next((c for c in header if c.strip() and c not in COLUMNS), None)
+    if unknown is not None:  # a misspelt label column must not be dropped without a word
+        close = difflib.get_close_matches(unknown.strip().lower(), COLUMNS, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else "rename it, or remove the column"
+        raise RowError(number, f"(the header) has the column {unknown!r}, which import does "
+                       f"not read ({hint})")  # fmt: skip
     return [(line, _item(cells, header, found, line)) for line, cells in rows]
 
 
@@ -225,6 +233,9 @@ def _item(cells: list[str], header: list[str], found: Sheet, line: int) -> dict[
     """The item mapping of one row's cells."""
     _check_cells(cells, header, found, line)
     row = dict(zip(header, cells, strict=True))
+    if any(cell.strip() for name, cell in zip(header, cells, strict=True) if not name.strip()):
+        raise RowError(line, "has a value in a column with no name; name the column, or "
+                       "remove the value")  # fmt: skip
     points = _list(row, "key_points", line)
     sources = _list(row, "key_point_sources", line) or [[] for _ in points]
     if len(sources) != len(points):

@@ -377,11 +377,12 @@ def _decide(
     ]
     owner = {k: entry.id for k, entry in enumerate(live)}
     added: list[Item] = []
+    by_id: dict[str, Item] = {}  # the rows added so far, by id (a scan of them per row: n²)
     for n, (number, item) in enumerate(candidates):
         k = len(live) + n
         same = existing.get(item.id)
-        if same is not None or any(i.id == item.id for i in added):
-            earlier = same if same is not None else next(i for i in added if i.id == item.id)
+        if same is not None or item.id in by_id:
+            earlier = same if same is not None else by_id[item.id]
             where = "the set" if same is not None else "an earlier row"
             if isinstance(earlier, SealedItem):
                 result.conflicts[item.id] = (
@@ -404,4 +405,5 @@ def _decide(
             continue
         owner[k] = item.id
         added.append(item)
+        by_id[item.id] = item
     return added
