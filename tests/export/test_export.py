@@ -811,3 +811,23 @@ def test_a_carriage_return_in_a_text_survives_a_csv_round_trip(  # type: ignore[
     back = cli(root, "import", "out.csv", "--set", "again", "--create", "--format", "csv")
     assert back.code == 0, back.err
     assert load_set(root / "sets" / "again.yaml").items[0].question == text
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "langsmith"])
+def test_an_unanswerable_item_with_a_short_answer_round_trips(  # type: ignore[no-untyped-def]
+    cli, empty_set: Path, fmt: str
+) -> None:
+    """Before, the LangSmith reader made the short answer of an item with no key points a
+    key point, which an `answerable: false` item may not have: its own export was refused."""
+    root = empty_set.parents[1]
+    empty_set.write_text(empty_set.read_text().replace("items: []\n", "items:\n") + (
+        "  - id: q-out\n    question: Do you sell garden furniture?\n"
+        "    category: direct-lookup\n    answerable: false\n    answer: 'no'\n"
+        "    holdout: false\n"
+    ))  # fmt: skip
+    done = cli(root, "export", "mine", "--format", fmt, "-o", f"out.{fmt}", "--allow-stale")
+    assert done.code == 0, done.err
+    back = cli(root, "import", f"out.{fmt}", "--set", "again", "--create", "--format", fmt)
+    assert back.code == 0, back.err
+    (item,) = load_set(root / "sets" / "again.yaml").items
+    assert (item.answerable, item.answer, item.key_points) == (False, "no", [])

@@ -61,20 +61,20 @@ def _labels(outputs: dict[str, Any], item: dict[str, Any], line: int, where: str
     answer = outputs.get("answer")
     if answer is not None and not isinstance(answer, str):
         raise RowError(line, f"has {where}.answer {shown(answer)}, not a text")
+    answerable = outputs.get("answerable")
+    if answerable is not None and not isinstance(answerable, bool):
+        raise RowError(line, f"has {where}.answerable {shown(answerable)}; write true or false "
+                       "(not in quotes), or leave it out")  # fmt: skip
     if points:
         item["key_points"] = points
-    elif answer is not None:
+    elif answer is not None and answerable is not False:  # another tool's reference answer
         item["key_points"] = [{"text": answer}]
     for key in ("expected_sources", "must_not_say"):
         values = listed(outputs, key, line, where)
         if values:
             item[key] = values
-    if answer is not None and points:
-        item["answer"] = answer
-    answerable = outputs.get("answerable")
-    if answerable is not None and not isinstance(answerable, bool):
-        raise RowError(line, f"has {where}.answerable {shown(answerable)}; write true or false "
-                       "(not in quotes), or leave it out")  # fmt: skip
+    if answer is not None and (points or answerable is False):
+        item["answer"] = answer  # an unanswerable item's short answer ("no") has no key point
     if answerable is False:
         item["answerable"] = False
 
