@@ -124,9 +124,18 @@ AT_THE_EDGES = {
     "email-in-bold": ("**anna@example.com**", "anna", "**<EMAIL_1>**"),
     "phone-00-unspaced": ("Call me back on 00442079460958", "2079460958",
                           "Call me back on <PHONE_1>"),
+    "phones-in-a-list": ("tel 0612345678 or 0612345679", "061234567",
+                         "tel <PHONE_1> or <PHONE_2>"),
+    "phone-after-a-clause": ("I was late, 0612345678 is my number", "0612345678",
+                             "I was late, <PHONE_1> is my number"),
 }  # fmt: skip
 NOT_PERSONAL = ["version 1.4111111111111111", "range 2024-4111111111111111",
-                "order 0612345678"]  # fmt: skip
+                "order 0612345678", "My order numbers are 0612345678, 0612345679",
+                "orders 0612345678 & 0612345679", "Order #: 0612345678",
+                "Order-Nr. 0612345678", "Tracking-ID 0612345678", "Kundennr. 0612345678",
+                "Referenz 0612345678"]  # fmt: skip
+"""Order, parcel and customer numbers that are valid national phone numbers: support
+staff need them (after an order word, however glued, and in a list after one)."""
 
 
 def test_personal_data_at_the_edges_of_a_pattern_is_redacted() -> None:

@@ -134,7 +134,8 @@ _IDENTIFIER_CUES = _words(
     article serial sn s/n model part po voucher coupon transaction txn payment mandate
     contract policy subscription store till batch lot bestellung bestellnummer auftrag
     auftragsnummer rechnung rechnungsnummer kundennummer sendung sendungsnummer paket
-    vorgang commande facture colis dossier référence pedido factura envío envio ordine
+    vorgang commande facture colis dossier référence referenz kundennr bestellnr
+    auftragsnr rechnungsnr sendungsnr pedido factura envío envio ordine
     fattura spedizione pratica bestelling bestelnummer factuur zending pakket konto
     kontonummer blz compte cuenta conto rekening rekeningnummer iban bic swift sort"""
 )
@@ -155,17 +156,24 @@ def _context(before: str) -> str | None:
         # Glued to a prefix: INV-2024-551234, A1234567, #73093067, 2024/000317.
         glued = before.split()[-1].lower().rstrip("-/_#№") if before.split() else ""
         return "phone" if glued in _PHONE_CUES else "identifier"
-    for token in reversed(before.split()[-6:]):
+    for token in reversed(before.split()[-8:]):
         word = token.lower().strip("\"'\u201c\u201d\u2018\u2019\u00ab\u00bb(")
         if word.rstrip(":") in _PHONE_CUES:
             return "phone"
-        bare = word.rstrip(":#")
-        if bare in _IDENTIFIER_CUES:
+        bare = word.rstrip(":#.")
+        parts = re.split(r"[-/]", bare)  # Order-Nr., Tracking-ID, order/invoice
+        if bare in _IDENTIFIER_CUES or any(part in _IDENTIFIER_CUES for part in parts):
             return "identifier"
-        if bare in _FILLERS or word in _FILLERS:
-            continue
+        if not bare or bare in _FILLERS or word in _FILLERS or all(p in _FILLERS for p in parts):
+            continue  # "#:", "no.", "nr"
+        if _LISTED.fullmatch(word):
+            continue  # an earlier number of a list ("orders 0612…, 0612…"): the same cue
         return None  # another word, or a clause ending with it ("order," "late."): no cue
     return None
+
+
+_LISTED = re.compile(r"[#\d][\d()+-]*[,;]?|&|and|und|et|y|e|en|or|oder|ou|o|of")
+"""A token between numbers of one list: a number with its comma, or a conjunction."""
 
 
 def _grouped_as_phone(raw: str, number: PhoneNumber) -> bool:
