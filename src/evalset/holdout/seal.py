@@ -63,35 +63,45 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
                 "again. Nothing was sealed."
             )
         secrets: list[str] = []
-        before = _committed_seals(path, current) if any(
-            i.holdout and k not in current.opened
-            for k, i in zip(current.item_index, current.items, strict=True)
-        ) else {}  # fmt: skip
-        for k, item in zip(current.item_index, current.items, strict=True):
-            if item.holdout and k not in current.opened:
-                text = editor.source_of(k)
-                kept = before.get(item.id)
-                if kept is not None and kept[0] == keys and same_item(kept[1], item) and (
-                    kept[2] == text
-                ):  # fmt: skip
-                    editor.replace_at(k, kept[3])  # as committed: no new ciphertext to merge
-                else:
-                    editor.replace_at(k, seal(item, keys, text))
-                sealed.append(item.id)
-                secrets.extend(_texts_of(item))
+        plain = [(k, item) for k, item in zip(current.item_index, current.items, strict=True)
+                 if item.holdout and k not in current.opened]  # fmt: skip
+        before = _committed_seals(path, current) if plain else {}
+        for k, item in plain:
+            text = editor.source_of(k)
+            kept = before.get(item.id)
+            if kept is not None and kept.unchanged(keys, item, text):
+                editor.replace_at(k, kept.form)  # as committed: no new ciphertext to merge
+            else:
+                editor.replace_at(k, seal(item, keys, text))
+            sealed.append(item.id)
+            secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
     return Sealing(sealed, keys, source)
 
 
-def _committed_seals(
-    path: Path, current: SetFile
-) -> dict[str, tuple[list[str], Item, str | None, dict[str, Any]]]:
+@dataclass(frozen=True)
+class _Committed:
+    """An item as the committed version of a set holds it sealed, opened with the key."""
+
+    recipients: list[str]
+    item: Item
+    text: str | None
+    """The text it was sealed with."""
+    form: dict[str, Any]
+    """Its sealed form, as committed."""
+
+    def unchanged(self, recipients: list[str], item: Item, text: str | None) -> bool:
+        return self.recipients == recipients and same_item(self.item, item) and self.text == text
+
+
+def _committed_seals(path: Path, current: SetFile) -> dict[str, _Committed]:
     """The items the committed version of the set (git's HEAD) holds sealed and the key
-    opens: id -> (recipients, item, the text it was sealed with, its sealed form as
-    committed). An item sealed again unchanged (after `unseal`, say, another one edited)
+    opens, by id. An item sealed again unchanged (after `unseal`, say, another one edited)
     is written as committed, rather than as new ciphertext that would make each branch's
     seal of it differ, and every merge of two key holders' edits a conflict. Empty without
     the key, outside git, or for a HEAD that does not read."""
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
     from evalset.git import Git
     from evalset.gitcmd import GitUnusable
     from evalset.sets.sealed import identities
@@ -107,8 +117,6 @@ def _committed_seals(
         head = parse_set_text(text.removeprefix("\ufeff"), path, "HEAD")
     except (GitUnusable, EvalsetError):
         return {}
-    from ruamel.yaml.scalarstring import LiteralScalarString
-
     found = {}
     for k, stub in head.opened.items():
         entry = head.raw_items[k]
@@ -117,7 +125,8 @@ def _committed_seals(
             if isinstance(armored, str):  # written as `seal` writes it: a literal block
                 form = {**entry, "sealed": {**entry["sealed"], "age": LiteralScalarString(armored)}}
                 item = head.items[head.item_index.index(k)]
-                found[stub.id] = (stub.sealed.recipients, item, head.sealed_text.get(k), form)
+                found[stub.id] = _Committed(stub.sealed.recipients, item,
+                                            head.sealed_text.get(k), form)  # fmt: skip
     return found
 
 

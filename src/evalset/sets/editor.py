@@ -394,19 +394,17 @@ class SetEditor:
             what = "the header" if k is None else f"item #{k + 1}"
             if k is not None and isinstance(self.current.raw_items[k], dict):
                 what = f"item {self.current.raw_items[k].get('id')!r}"
-            if isinstance(exc, YAMLError):
-                problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
-            else:
+            problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            if not isinstance(exc, YAMLError):
                 problem = f"it holds a date that does not exist: {exc}"
-            alias = "alias" in problem or "anchor" in problem
-            fix = (
-                "write out the value its alias stands for"
-                if alias
-                else "correct the date (`evalset validate` names it)"
-                if isinstance(exc, ValueError)
-                else "write that part of it as YAML's common form (spaces, not tabs, around "
-                "a comment; no control characters)"
-            )
+                fix = "correct the date (`evalset validate` names it)"
+            elif "alias" in problem or "anchor" in problem:
+                fix = "write out the value its alias stands for"
+            else:
+                fix = (
+                    "write that part of it as YAML's common form (spaces, not tabs, around "
+                    "a comment; no control characters)"
+                )
             raise EditRefused(
                 f"{self.current.path}: the edit was refused because {what} cannot be edited on "
                 f"its own ({problem}); {fix}, then edit again. The file is unchanged."

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -26,6 +26,9 @@ from evalset.sets.locate import TextIndex
 from evalset.sets.messages import describe, error_loc, schema_message
 from evalset.sets.model import Item, SealedItem, SetHeader
 from evalset.sets.yamlio import forget_prefetch, parse_mapping, read_text
+
+if TYPE_CHECKING:
+    from evalset.git import Git
 
 
 @dataclass
@@ -284,15 +287,15 @@ def parse_set_text(text: str, path: Path, where: str) -> SetFile:
         raise SetFileError(f"{exc} (at {where})") from None
 
 
-def set_text_at(git: Any, commit: str, path: Path, name: str) -> str | None:
-    """The text a set file had at ``commit`` (a ``evalset.git.Git``'s revision): at its own
+def set_text_at(git: Git, commit: str, path: Path, name: str) -> str | None:
+    """The text a set file had at ``commit`` (a revision of ``git``): at its own
     path, else, when it was elsewhere then (a workspace moved into a subfolder, a sets folder
     renamed, ``s.yaml`` renamed ``s.yml``), the one file of its name (either suffix) that
     holds a set named ``name``; None when there is no such one file."""
     from evalset.errors import EvalsetError
     from evalset.workspace import SET_SUFFIXES
 
-    text: str | None = git.show(commit, git.rel(path))
+    text = git.show(commit, git.rel(path))
     if text is not None:
         return text
     listed = git.run("ls-tree", "-r", "-z", "--name-only", commit)

@@ -182,9 +182,10 @@ class _Merge:
                 # one item of two questions.
                 self._conflict(ident, [ADDED_ON_BOTH])
             return
-        sealed = [_sealed(side.items[ident]) for side in (base, ours, theirs)]
-        for k, (other, side) in enumerate(((t, "our"), (o, "their"))):
-            if sealed[1 + k] != sealed[0] and other != b and o != t:
+        was = _sealed(base.items[ident])
+        for sealed, other, side in ((_sealed(ours.items[ident]), t, "our"),
+                                    (_sealed(theirs.items[ident]), o, "their")):  # fmt: skip
+            if sealed != was and other != b and o != t:
                 # a change can only go into sealed content with the key, by hand
                 self._conflict(ident, [f"sealed (or sealed again) on {side} side and changed "
                                        "on the other; unseal it with the key, make the "
