@@ -10,14 +10,14 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import typer
-
 from evalset.config import ACCEPTED, Workspace
 
 
 def output_format(fmt: str, as_json: bool) -> None:
     """Refuse a ``--format`` other than text or md, and md beside ``--json``: each chooses
     what is printed, and one would be dropped without a word."""
+    import typer  # here, not above: `score retrieval SET RUN` loads this module, not typer
+
     if fmt not in ("text", "md"):
         raise typer.BadParameter("use text or md", param_hint="--format")
     if fmt == "md" and as_json:
@@ -36,6 +36,8 @@ def number_in(low: float, high: float | None = None) -> Callable[[float | None],
         if value is None:
             return None
         if not math.isfinite(value) or value < low or (high is not None and value > high):
+            import typer
+
             raise typer.BadParameter(f"give a finite number {wanted}, not {value:g}.")
         return value
 
