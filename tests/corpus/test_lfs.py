@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,37 @@ def test_the_lfs_store_is_found_where_lfs_storage_puts_it(
     assert cli(origin, "snapshot").code == 0
     stale = cli(origin, "stale", "docs")
     assert "within [-30-] {+14+} days" in stale.out, stale.out
+
+
+OID = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393"
+POINTER = f"version https://git-lfs.github.com/spec/v1\noid sha256:{OID}\nsize 12345\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        POINTER,
+        POINTER + "\n",  # blank lines after it: git-lfs still reads the pointer
+        POINTER + "\n\n\n",
+        POINTER.rstrip("\n"),
+        POINTER.replace("\n", "\r\n"),
+        POINTER + "\nmore text\n",
+        "\n" + POINTER,
+        "\n\n" + POINTER + "\n",
+        POINTER.replace("size 12345", "size twelve"),
+    ],
+)
+def test_a_pointer_is_what_git_lfs_reads_as_one(tmp_path: Path, data: str) -> None:
+    """The working tree's pointers are told by git-lfs's own rule (`git lfs pointer
+    --check`), so a file git-lfs would replace is never read as a document. (One difference
+    is left: a line after the pointer's that no key of the specification starts, which
+    git-lfs skips, makes the file a document, as one that quotes a pointer is.)"""
+    from evalset.corpus.lfs import pointer
+
+    (tmp_path / "file").write_bytes(data.encode())
+    done = subprocess.run(
+        ["git", "lfs", "pointer", "--check", "--file", str(tmp_path / "file")],
+        capture_output=True,
+        check=False,
+    )
+    assert (pointer(data.encode()) is not None) == (done.returncode == 0), done

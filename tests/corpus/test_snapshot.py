@@ -689,3 +689,73 @@ def test_sections_no_citation_can_name_are_warned_about(  # type: ignore[no-unty
     report = json.loads(result.out)
     wanted = [warning for _, warning in UNCITABLE_SECTIONS.values() if warning]
     assert sorted(report["warnings"]) == sorted(wanted)
+
+
+# A symlink in the corpus into a content store of the repository (DVC's cache, git-annex's
+# objects) whose content is not there: a document not pulled, never one deleted.
+DANGLING = [
+    # (where the link leads, relative to the repository; the fix)
+    (".dvc/cache/files/md5/f1/596161ecb8f033d087d76673727f70", "`dvc pull`"),
+    (".dvc/cache/f1/596161ecb8f033d087d76673727f70", "`dvc pull`"),  # DVC 2's layout
+    (".git/annex/objects/Xk/Pq/SHA256E-s8--0a1b/SHA256E-s8--0a1b", "`git annex get`"),
+]
+
+
+@pytest.mark.parametrize(("target", "fix"), DANGLING)
+def test_a_symlink_into_a_store_without_its_content_is_a_document_not_here(
+    corpus_repo: Path,
+    target: str,
+    fix: str,
+    cli,  # type: ignore[no-untyped-def]
+) -> None:
+    write_files(corpus_repo, {"corpus/a.md": "# Alpha\n\nalpha\n", "corpus/b.md": "# B\n\nb\n"})
+    (corpus_repo / ".dvc").mkdir()
+    before = snap(corpus_repo)
+    (corpus_repo / "corpus/a.md").unlink()
+    os.symlink(corpus_repo / target, corpus_repo / "corpus/a.md")
+    recorded = sorted(os.listdir(corpus_repo / "snapshots"))
+    with pytest.raises(SnapshotError, match=r"holds a\.md, a symlink into") as caught:
+        snap(corpus_repo)
+    assert f"run {fix}, then take the snapshot" in str(caught.value)
+    assert sorted(os.listdir(corpus_repo / "snapshots")) == recorded
+    # what compares with the corpus judges by the snapshot recorded, and says why
+    done = cli(corpus_repo, "status", "--json")
+    assert done.code == 0, done.err
+    newest = json.loads(done.out)["newest"]
+    assert (newest["snapshot"], newest["corpus"]) == (before.short, "absent")
+    assert "holds a.md, a symlink into" in cli(corpus_repo, "status").out
+    # a symlink to nothing elsewhere is what it was: inside the corpus, no document (what
+    # it named is gone from the corpus); outside, not followed, and said
+    for elsewhere, warned in (("corpus/gone.md", []), ("../gone.md", [OUTSIDE])):
+        (corpus_repo / "corpus/a.md").unlink()
+        os.symlink(corpus_repo / elsewhere, corpus_repo / "corpus/a.md")
+        made = snap(corpus_repo)
+        assert made.documents == 1 and made.warnings == warned, made.warnings
+
+
+OUTSIDE = "a.md: symlink to outside the corpus; not followed"
+
+
+def test_a_symlink_into_the_dvc_cache_is_read_as_the_document(corpus_repo: Path) -> None:
+    """DVC's ``cache.type symlink`` links each document into the cache: the same corpus."""
+    text = "# Alpha\n\nalpha\n"
+    write_files(corpus_repo, {"corpus/a.md": text})
+    before = snap(corpus_repo)
+    stored = corpus_repo / ".dvc/cache/files/md5/f1/596161ecb8f033d087d76673727f70"
+    write_files(corpus_repo, {str(stored.relative_to(corpus_repo)): text})
+    (corpus_repo / "corpus/a.md").unlink()
+    os.symlink(stored, corpus_repo / "corpus/a.md")
+    again = snap(corpus_repo)
+    assert again.id == before.id and again.warnings == []
+    from evalset.corpus.walk import corpus_file
+
+    assert corpus_file(corpus_repo / "corpus", "a.md") == stored
+
+
+def test_a_corpus_emptied_lists_what_it_lost(corpus_repo: Path) -> None:
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\na\n"})
+    snap(corpus_repo)
+    (corpus_repo / "corpus/a.md").unlink()
+    emptied = snap(corpus_repo)
+    assert emptied.documents == 0
+    assert emptied.changes is not None and emptied.changes.removed == ["a.md"]

@@ -698,6 +698,15 @@ DVC_EXPECTED: dict[str, dict[str, object]] = {
     "dvc, not pulled": not_here("`dvc pull`"),
     "dvc, pull failed": not_here("`dvc pull`"),
     "dvc, actions": not_here_shallow("`dvc pull`"),
+    # the folder is here, but not all of it: the policy pulled, the FAQ not (the spans are
+    # of the policy, which is here to resolve them)
+    "dvc, pulled in part": {**not_here("`dvc pull`"), "score spans": SAME},
+    # DVC's cache linked into the workspace: the documents are symlinks into it
+    "dvc, symlink cache": {},
+    "dvc, symlink cache emptied": not_here("`dvc pull`"),
+    # a document added on its own (`dvc add corpus/policy.md`), beside one kept in git
+    "dvc file, pulled": {},
+    "dvc file, not pulled": not_here("`dvc pull`"),
 }
 
 
@@ -750,6 +759,8 @@ def build_dvc_origin(repo: Path, remote: Path) -> Origin:
 
     def put(version: int) -> None:
         (repo / "corpus/policy.md").write_text(POLICY[version])
+        (repo / "corpus/notes").mkdir(exist_ok=True)
+        (repo / "corpus/notes/faq.md").write_text(FAQ)
         dvc(repo, "add", "-q", "corpus")
         if version == 2:
             dvc(repo, "push", "-q")
@@ -758,9 +769,54 @@ def build_dvc_origin(repo: Path, remote: Path) -> Origin:
     return Origin(repo, "", repo / "no.key")
 
 
+FAQ = "# FAQ\n\n## Delivery\n\nParcels arrive in three days.\n"
+"""A document no item cites, beside the policy."""
+
+
+def build_dvc_file_origin(repo: Path, remote: Path) -> Origin:
+    """A workspace whose policy is added to DVC on its own (`dvc add corpus/policy.md`),
+    while the FAQ beside it is kept in git."""
+    remote.mkdir(parents=True)
+    start_workspace(repo)
+    dvc(repo, "init", "-q")
+    dvc(repo, "remote", "add", "-d", "store", str(remote))
+    (repo / "corpus").mkdir()
+    (repo / "corpus/faq.md").write_text(FAQ)
+
+    def put(version: int) -> None:
+        (repo / "corpus/policy.md").write_text(POLICY[version])
+        dvc(repo, "add", "-q", "corpus/policy.md")
+        if version == 2:
+            dvc(repo, "push", "-q")
+
+    release_two_corpora(repo, put)
+    return Origin(repo, "", repo / "no.key")
+
+
+def symlink_cache(origin: Origin, dest: Path, emptied: bool = False) -> Path:
+    """A clone whose DVC cache is linked into the workspace (``cache.type symlink``) and
+    pulled; ``emptied``: its cache removed since (`dvc gc`, a cache on a disk not mounted),
+    so the documents are links to nothing."""
+    clone(origin, dest)
+    dvc(dest, "config", "--local", "cache.type", "symlink")
+    dvc(dest, "pull", "-q")
+    assert (dest / "corpus/policy.md").is_symlink()
+    if emptied:
+        shutil.rmtree(dest / ".dvc/cache")
+    return dest
+
+
 def pulled(origin: Origin, dest: Path) -> Path:
     clone(origin, dest)
     dvc(dest, "pull", "-q")
+    return dest
+
+
+def pulled_in_part(origin: Origin, dest: Path) -> Path:
+    """A clone where one document of the DVC-tracked folder was pulled (a granular pull)."""
+    clone(origin, dest)
+    dvc(dest, "pull", "-q", "corpus/policy.md")
+    assert not (dest / "corpus/notes/faq.md").exists()
     return dest
 
 
@@ -786,13 +842,39 @@ def dvc_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
             Situation(
                 "dvc, actions", lambda o, d: actions_checkout(o, d, main, True), "dvc, pulled"
             ),
+            Situation("dvc, pulled in part", pulled_in_part, "dvc, pulled"),
+            Situation("dvc, symlink cache", symlink_cache, "dvc, pulled"),
+            Situation(
+                "dvc, symlink cache emptied",
+                lambda o, d: symlink_cache(o, d, emptied=True),
+                "dvc, pulled",
+            ),
         ],
     )
 
 
-@pytest.mark.parametrize("name", list(DVC_EXPECTED))
+@pytest.fixture(scope="module")
+def dvc_file_origin(tmp_path_factory: pytest.TempPathFactory) -> Checkouts:
+    base = tmp_path_factory.mktemp("ci-dvc-file")
+    origin = build_dvc_file_origin(base / "origin", base / "remote")
+    return Checkouts(
+        origin,
+        base,
+        [
+            Situation("dvc file, pulled", pulled, None),
+            Situation("dvc file, not pulled", lambda o, d: clone(o, d), "dvc file, pulled"),
+        ],
+    )
+
+
+@pytest.mark.parametrize("name", [n for n in DVC_EXPECTED if not n.startswith("dvc file")])
 def test_each_command_with_a_dvc_corpus_not_pulled(dvc_origin: Checkouts, name: str) -> None:
     check_table(dvc_origin, name, DVC_EXPECTED[name], DVC_COMMANDS)
+
+
+@pytest.mark.parametrize("name", [n for n in DVC_EXPECTED if n.startswith("dvc file")])
+def test_each_command_with_a_dvc_document_not_pulled(dvc_file_origin: Checkouts, name: str) -> None:
+    check_table(dvc_file_origin, name, DVC_EXPECTED[name], DVC_COMMANDS)
 
 
 # ---------------------------------------------------------------------------------------

@@ -37,14 +37,23 @@ FETCH = "`git lfs pull`, or in GitHub Actions check out with `lfs: true`"
 def pointer(data: bytes) -> Pointer | None:
     """The LFS pointer that ``data`` is, or None when it is anything else (a document about
     Git LFS that quotes a pointer is longer, or does not parse as one)."""
-    if len(data) >= POINTER_LIMIT or not data.startswith(b"version https://"):
+    if len(data) >= POINTER_LIMIT or not data.lstrip(b"\n").startswith(b"version https://"):
         return None
     from scmrepo.git.lfs.pointer import HEADERS, Pointer
 
-    if not data.startswith(tuple(HEADERS)):
+    if not data.lstrip(b"\n").startswith(tuple(HEADERS)):
         return None
     try:
         return Pointer.load(io.BytesIO(data))
+    except ValueError:
+        pass
+    # git-lfs reads a pointer between blank lines as the pointer (`git lfs pointer --check`
+    # accepts it); scmrepo's parser stops at the first one
+    trimmed = data.strip(b"\n") + b"\n"
+    if trimmed == data:
+        return None
+    try:
+        return Pointer.load(io.BytesIO(trimmed))
     except ValueError:  # (UnicodeDecodeError included)
         return None
 

@@ -61,7 +61,7 @@ from evalset.corpus.newest import Current, HistoryMissing, Newest
 from evalset.corpus.reading import read_row
 from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
-from evalset.corpus.tracked import not_pulled
+from evalset.corpus.tracked import NotPulled, missing_here, not_pulled
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.errors import EvalsetError
@@ -174,6 +174,9 @@ def read_working_tree(
 
     with Shared(read_row, start_at=PARALLEL_FROM) as shared:
         found = scan(corpus, previous, consider)
+        absent = missing_here(corpus, found.listing)
+        if absent is not None:  # documents kept elsewhere would be recorded as deleted
+            raise NotPulled(corpus, absent)
         warnings = _scan_warnings(found)
         if previous is not None and len(found.same) == len(found.listing) == len(previous):
             return _Tree(
@@ -365,6 +368,8 @@ def tree_state(
         ensure_state_dir(state_dir)
     try:
         tree = read_working_tree(corpus, state_dir, mode, store_text, keep=known)
+    except NotPulled as exc:
+        return Current("absent", note=exc.absent.why, fix=exc.absent.fix)
     except EvalsetError as exc:
         return Current("unreadable", note=str(exc).rstrip("."))
     return Current("matches" if tree.id in known else "changed", tree.id)
@@ -484,7 +489,9 @@ def take_snapshot(
         (chunks, spans), warnings, reread = spliced, tree.warnings, tree.reread
         documents, sections = tree.documents, tree.sections
         if tree.base_id is not None and tree.base_id == previous:
-            changes = _changes(tree, base) if base is not None and tree.rows else Changes()
+            changes = (
+                _changes(tree, base) if base is not None and tree.rows is not None else Changes()
+            )
     else:
         commit = run_git(root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
         if commit is None and gitcmd.is_shallow(root):

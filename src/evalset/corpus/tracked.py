@@ -10,14 +10,32 @@ corpus, and every citation would read as deleted. DVC is looked at only when the
 missing or empty, submodules only where the repository has a ``.gitmodules`` file, a
 sparse checkout only where it has sparse-checkout patterns, so a corpus that is here
 costs a few ``stat`` calls.
+
+Part of a corpus that is here may be kept elsewhere too (``missing_here``, from the walk's
+listings): a document added on its own (``dvc add corpus/a.md`` leaves ``a.md.dvc``) or a
+folder inside the corpus tracked by DVC and not pulled; a DVC-tracked folder pulled file by
+file (``dvc pull corpus/a.md``); a symlink into DVC's cache (``cache.type symlink``) or
+git-annex's objects whose content this clone does not hold. Those documents are absent, not
+deleted. A symlink into one of those stores is followed like one inside the corpus: the
+stores hold each content once, under its hash (``content_stores``).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import re
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from evalset.corpus.manifest import SnapshotError
+
+if TYPE_CHECKING:
+    from evalset.corpus.walk import Listing
 
 DVC_PULL = "`dvc pull`"
 SUBMODULE_UPDATE = "`git submodule update --init`"
@@ -33,8 +51,23 @@ class Absent:
     fix: str
 
 
+class NotPulled(SnapshotError):
+    """Part of the corpus is kept elsewhere and not here (``absent`` says what and the fix)."""
+
+    def __init__(self, corpus: Path, absent: Absent) -> None:
+        super().__init__(
+            f"{corpus}: the corpus folder {absent.why}; run {absent.fix}, then take the snapshot."
+        )
+        self.absent = absent
+
+
 def _outs(dvc_file: Path) -> list[str]:
     """The output paths a ``.dvc`` file or a ``dvc.lock`` records (relative to its folder)."""
+    return [e["path"] for e in _out_entries(dvc_file)]
+
+
+def _out_entries(dvc_file: Path) -> list[dict[str, Any]]:
+    """The outputs a ``.dvc`` file or a ``dvc.lock`` records, each with a ``path`` text."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -49,7 +82,7 @@ def _outs(dvc_file: Path) -> list[str]:
     for stage in stages.values() if isinstance(stages, dict) else ():
         if isinstance(stage, dict) and isinstance(stage.get("outs"), list):
             entries.extend(stage["outs"])
-    return [e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)]
 
 
 def dvc_file_of(corpus: Path) -> Path | None:
@@ -152,3 +185,202 @@ def _sparse(corpus: Path, top: Path) -> Absent | None:
         return Absent(why, "`git sparse-checkout disable`")
     # (git takes the folder from where it runs: this process's folder)
     return Absent(why, f"`git sparse-checkout add {os.path.relpath(corpus)}`")
+
+
+GIT_ANNEX_GET = "`git annex get`"
+
+
+@functools.lru_cache(maxsize=8)
+def _stores(corpus: str) -> tuple[tuple[str, str], ...]:
+    """(real path, fix) of the content stores of the repository holding ``corpus``: DVC's
+    cache (``cache.dir`` of ``.dvc/config.local`` or ``.dvc/config``, else ``.dvc/cache``)
+    and git-annex's object folder."""
+    found: list[tuple[str, str]] = []
+    folder = Path(corpus).absolute()
+    dvc_seen = False
+    for here in (folder, *folder.parents):
+        if not dvc_seen and (here / ".dvc").is_dir():
+            dvc_seen = True
+            found.append((os.path.realpath(_dvc_cache_dir(here / ".dvc")), DVC_PULL))
+        if (here / ".git").exists():
+            if (here / ".git").is_dir():
+                found.append((os.path.realpath(here / ".git" / "annex" / "objects"), GIT_ANNEX_GET))
+            break
+    return tuple(found)
+
+
+_CACHE_DIR = re.compile(r"^\s*dir\s*=\s*(.*?)\s*$")
+
+
+def _dvc_cache_dir(dvc_folder: Path) -> Path:
+    """DVC's cache folder as the repository's configuration sets it (a relative ``dir`` is
+    taken from the configuration's folder, as DVC takes it)."""
+    for name in ("config.local", "config"):
+        try:
+            text = (dvc_folder / name).read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        section = ""
+        for line in text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("["):
+                section = stripped.strip("[]'\" ").lower()
+            elif section == "cache" and (m := _CACHE_DIR.match(line)):
+                return dvc_folder / os.path.expanduser(m.group(1).strip("'\""))
+    return dvc_folder / "cache"
+
+
+def store_of(target: str, corpus: str) -> str | None:
+    """The fix that brings the content of ``target`` (a real path) when it lies in one of
+    the content stores of the repository holding ``corpus`` (see ``_stores``); else None."""
+    for store, fix in _stores(corpus):
+        if target.startswith(store + os.sep):
+            return fix
+    return None
+
+
+_DANGLING = (-3).to_bytes(8, "little", signed=True)
+"""How the walk records a symlink to nothing, in the first field of its signature."""
+
+
+def missing_here(corpus: Path, listings: Mapping[str, Listing]) -> Absent | None:
+    """What the corpus folder, as the walk listed it, lacks that DVC or git-annex keeps
+    elsewhere (see the module docstring), with the fix; None when nothing is. (A symlink to
+    nothing inside the corpus is no document, as at a revision: what it named is gone from
+    the corpus.) Costs a scan of the listings; a ``.dvc`` file is read only when the file it
+    is named after is not listed beside it."""
+    corpus = Path(os.path.normpath(corpus.absolute()))
+    for folder, (joined, packed, _, _) in listings.items():
+        if _DANGLING in packed:
+            found = _dangling(corpus, folder, joined, packed)
+            if found is not None:
+                return found
+        if ".dvc" not in joined:
+            continue
+        names = joined.split("\0")
+        present = set(names)
+        for name in names:
+            if name.endswith(".dvc") and name[:-4] not in present:  # (a file beside it: pulled)
+                found = _dvc_outs_missing(corpus, Path(folder, name), listings)
+                if found is not None:
+                    return found
+    tracker = dvc_file_of(corpus)
+    return _dvc_outs_missing(corpus, tracker, listings) if tracker is not None else None
+
+
+def _dangling(corpus: Path, folder: str, joined: str, packed: bytes) -> Absent | None:
+    """The first symlink of ``folder`` into a content store whose content is not there."""
+    kinds = array("q")
+    kinds.frombytes(packed)
+    names = joined.split("\0")
+    for k, kind in enumerate(kinds[0::4]):
+        if kind != -3:
+            continue
+        path = os.path.join(folder, names[k])
+        fix = store_of(os.path.realpath(path), str(corpus))
+        if fix is not None:
+            doc = os.path.relpath(path, corpus).replace(os.sep, "/")
+            tool = "DVC's cache" if fix == DVC_PULL else "git-annex's objects"
+            return Absent(f"holds {doc}, a symlink into {tool} whose content is not here", fix)
+    return None
+
+
+def _dvc_outs_missing(
+    corpus: Path, dvc_file: Path, listings: Mapping[str, Listing]
+) -> Absent | None:
+    """What ``dvc_file`` tracks in the corpus that is not here: an output missing, or files
+    of an output folder that neither the folder nor DVC's cache holds."""
+    for entry in _out_entries(dvc_file):
+        out = Path(os.path.normpath(dvc_file.parent / entry["path"]))
+        if out != corpus and corpus not in out.parents and out not in corpus.parents:
+            continue  # tracks something outside the corpus
+        shown = os.path.relpath(dvc_file, corpus).replace(os.sep, "/")
+        if not os.path.lexists(out):
+            what = os.path.relpath(out, corpus).replace(os.sep, "/")
+            return Absent(
+                f"holds {what}, tracked by DVC in {shown} and missing here (not pulled)", DVC_PULL
+            )
+        digest = entry.get("md5")
+        if not (isinstance(digest, str) and digest.endswith(".dir") and out.is_dir()):
+            continue
+        count = entry.get("nfiles")
+        # as many files as DVC recorded (the usual case): nothing to read
+        if isinstance(count, int) and out not in corpus.parents and _listed(listings, out) >= count:
+            continue
+        lacking = list(_not_pulled(corpus, out, digest, listings))
+        if lacking:
+            more = f" and {len(lacking) - 1} more file(s)" if len(lacking) > 1 else ""
+            if out == corpus or out in corpus.parents:
+                shown = dvc_file.name
+            return Absent(
+                f"is tracked by DVC in {shown} and not all pulled here ({lacking[0]}{more} "
+                "missing)",
+                DVC_PULL,
+            )
+    return None
+
+
+def _listed(listings: Mapping[str, Listing], out: Path) -> int:
+    """How many files (of any type, hidden ones left out) the listings hold in ``out``."""
+    top = str(out)
+    return sum(
+        joined.count("\0") + 1
+        for folder, (joined, *_) in listings.items()
+        if joined and ((f := os.path.normpath(folder)) == top or f.startswith(top + os.sep))
+    )
+
+
+def _not_pulled(
+    corpus: Path, out: Path, digest: str, listings: Mapping[str, Listing]
+) -> Iterator[str]:
+    """The documents (ids) of DVC output folder ``out`` missing from the corpus folder whose
+    content DVC's cache does not hold either (a file deleted by hand is held there, and is
+    a change like any other). Nothing when the cache does not hold the folder's list."""
+    stores = [store for store, fix in _stores(str(corpus)) if fix == DVC_PULL]
+    if not stores:
+        return
+    entries = _cached(stores[0], digest)
+    if not isinstance(entries, list):
+        return
+    names = {
+        os.path.normpath(folder): set(joined.split("\0"))
+        for folder, (joined, *_) in listings.items()
+    }
+    for entry in entries:
+        relpath, md5 = (entry.get("relpath"), entry.get("md5")) if isinstance(entry, dict) else (
+            None, None)  # fmt: skip
+        if not isinstance(relpath, str) or not isinstance(md5, str):
+            continue
+        path = Path(os.path.normpath(out / relpath))
+        if corpus not in path.parents:
+            continue
+        doc = path.relative_to(corpus).as_posix()
+        if any(part.startswith(".") for part in doc.split("/")):
+            continue  # the walk does not look at hidden files
+        if path.name in names.get(str(path.parent), ()):
+            continue
+        if _cached_path(stores[0], md5) is None:
+            yield doc
+
+
+def _cached_path(cache: str, digest: str) -> str | None:
+    """Where DVC's cache holds the object of ``digest`` (DVC 3's layout, then DVC 2's)."""
+    for path in (
+        os.path.join(cache, "files", "md5", digest[:2], digest[2:]),
+        os.path.join(cache, digest[:2], digest[2:]),
+    ):
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _cached(cache: str, digest: str) -> Any:
+    """The JSON object DVC's cache holds for ``digest`` (a folder's list of files), or None."""
+    path = _cached_path(cache, digest)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None

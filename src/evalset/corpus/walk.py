@@ -21,6 +21,7 @@ from pathlib import Path
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
 from evalset.corpus.names import nfc, same_name, uncitable
+from evalset.corpus.tracked import store_of
 from evalset.corpus.workers import cores
 
 Signature = tuple[int, int, int, int]
@@ -57,17 +58,22 @@ documents (id, path, signature; none when the listing is the previous one), and 
 of its sub-folders."""
 
 
-def _link_target(path: str, real_top: str) -> tuple[int, os.stat_result | None]:
-    """Where a symlink leads: (0, its target's stat) for a file inside the corpus, (-1, None)
-    for anything outside (not followed), (-2, None) for a folder or other non-file inside,
-    (-3, None) when it is dangling."""
+def _link_target(path: str, real_top: str, top: str) -> tuple[int, os.stat_result | None]:
+    """Where a symlink leads: (0, its target's stat) for a file inside the corpus (folder
+    ``top``) or in a content store of its repository (DVC's cache, git-annex's objects:
+    ``evalset.corpus.tracked``), (-1, None) for anything else outside (not followed),
+    (-2, None) for a folder, other non-file or a loop of links, (-3, None) when what it
+    leads to is not there."""
     target = os.path.realpath(path)
-    if not (target == real_top or target.startswith(real_top + os.sep)):
+    inside = target == real_top or target.startswith(real_top + os.sep)
+    if not inside and store_of(target, top) is None:
         return -1, None
     try:
         st = os.stat(target)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return -3, None
+    except OSError:  # a loop of links: leads nowhere, like a link to a folder
+        return -2, None
     return (0, st) if stat.S_ISREG(st.st_mode) else (-2, None)
 
 
@@ -87,15 +93,15 @@ def _check_name(path: str, cut: int) -> None:
 def corpus_file(corpus: Path, doc: str) -> Path | None:
     """The file of document ``doc`` in the corpus folder, by the rule the walk follows (so
     every reader of corpus text sees what a snapshot sees): no hidden, empty, '.' or '..'
-    part, a regular file, and a symlink only when it leads to a file inside the corpus.
-    None for anything else."""
+    part, a regular file, and a symlink only when it leads to a file inside the corpus or in
+    a content store of its repository. None for anything else."""
     parts = doc.split("/")
     if any(not part or part[0] == "." for part in parts):
         return None
     top = os.path.realpath(corpus)
     path = os.path.join(corpus, *parts)
     real = os.path.realpath(path)
-    if not real.startswith(top + os.sep):
+    if not real.startswith(top + os.sep) and store_of(real, str(corpus)) is None:
         return None
     try:
         st = os.stat(real)
@@ -166,7 +172,7 @@ class _Walker:
                     folders.append(entry.path)
                     continue
                 elif entry.is_symlink():
-                    kind, target = _link_target(entry.path, self.real_top)
+                    kind, target = _link_target(entry.path, self.real_top, self.top)
                     if target is None:  # recorded in the listing, but not a document
                         names.append(name)
                         signatures.extend((kind, 0, 0, 0))
