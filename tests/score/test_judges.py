@@ -4,6 +4,7 @@ entry-point group, judges configured in the workspace, and the verdict cache."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -190,6 +191,9 @@ COMPLETION = {"choices": [{"index": 0, "message": {"role": "assistant", "content
     [
         ("text/plain", b"Service busy, try later"),
         ("application/json", b"not json at all"),  # the reply is not JSON
+        ("application/json", b"\x80abc"),  # nor UTF-8
+        ("application/json", b'{"usage": {"total_tokens": ' + b"9" * 5000 + b"}}"),  # nor readable
+        ("application/json", b"[" * 100_000 + b"]" * 100_000),  # too deep for the parser
         ("application/json", b"[1, 2]"),
         ("application/json", b"{}"),
         ("application/json", b'{"choices": []}'),
@@ -207,7 +211,9 @@ def test_an_openai_reply_without_a_message_fails_that_claim(
         server.raw = (content_type, body)
         try:
             wanted = (
-                "reply is not JSON" if body.startswith((b"not", b"Serv")) else "holds no message"
+                "reply is not JSON"
+                if body.startswith((b"not", b"Serv", b"\x80", b'{"usage', b"[["))
+                else "holds no message"
             )
             with pytest.raises(JudgeFailed, match=wanted):
                 judge.entails("a", "a")
@@ -396,6 +402,95 @@ def test_a_plug_in_judge_through_the_entry_point_group(
     assert not judge.entails("yes it is", "x").value
 
 
+def _plug_in(site: Path, body: str) -> None:
+    """A plug-in judge ``toy`` (entry point of the group ``evalset.judges``) whose class
+    body is ``body``; its ``refuses`` says no. Its module's name is new each time: a module
+    once imported stays in this process."""
+    module = f"toy_judge_{next(_PLUG_INS)}"
+    (site / module).mkdir(parents=True)
+    (site / module / "__init__.py").write_text(
+        "from evalset.score.judges.base import Judge, Verdict\n"
+        "class Toy(Judge):\n"
+        "    name = 'toy'\n"
+        "    def __init__(self, settings):\n"
+        "        self.settings = settings\n"
+        "    def refuses(self, answer):\n"
+        "        return Verdict(False)\n" + body
+    )
+    dist = site / f"{module}-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[evalset.judges]\ntoy = {module}:Toy\n")
+
+
+_PLUG_INS = itertools.count()
+
+
+# what a plug-in's entails does wrong, and what the sentence says
+MISBEHAVING = [
+    ("raise ValueError(f'cannot parse {claim!r}')", "raised ValueError (cannot parse "),
+    ("return False", "answered a request for entails with a bool;"),
+    ("return Verdict('no')", "answered a request for entails with a Verdict whose value is str"),
+    ("return None", "answered a request for entails with a NoneType;"),
+]
+
+
+@pytest.mark.parametrize(("does", "said"), MISBEHAVING)
+def test_a_plug_in_judge_that_misbehaves_is_broken_and_quotes_no_hidden_claim(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, does: str, said: str
+) -> None:
+    """Asked about a tuning claim, the sentence says what the judge did; once asked about a
+    hidden one, what it said is withheld (an exception's text may quote the claim)."""
+    _plug_in(tmp_path / "site", f"    def entails(self, text, claim):\n        {does}\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    judge = load_judge("toy", find_workspace(qa))
+    shown, hidden = Request("entails", "text", "a tuning claim"), Request("entails", "t", "SECRET")
+    with pytest.raises(JudgeBroken) as caught:
+        Judging(judge).run([shown])
+    assert said in str(caught.value) and "a judge's ask() returns a Verdict" in str(caught.value)
+    with pytest.raises(JudgeBroken) as caught:
+        Judging(judge).run([hidden], hidden=[hidden])
+    assert "SECRET" not in str(caught.value) and "judge toy" in str(caught.value)
+
+
+def test_two_tables_of_one_plug_in_share_no_verdict(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _plug_in(
+        tmp_path / "site",
+        "    def entails(self, text, claim):\n"
+        "        return Verdict(self.settings.get('say_yes', False))\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    (qa / "evalset.toml").write_text(
+        "[judges.yes]\nkind = 'toy'\nsay_yes = true\n[judges.no]\nkind = 'toy'\nsay_yes = false\n",
+        encoding="utf-8",
+    )
+    ws = find_workspace(qa)
+    state = qa / ".evalset"
+    request = Request("entails", "text", "claim")
+    no, yes = load_judge("no", ws), load_judge("yes", ws)
+    assert no.version != yes.version != load_judge("toy", ws).version == "1"
+    assert Judging(no, VerdictCache(state)).run([request])[request] == Verdict(False)
+    assert Judging(yes, VerdictCache(state)).run([request])[request] == Verdict(True)
+
+
+def test_a_command_judge_found_on_the_path_is_versioned_by_its_script(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit the script and everything is judged again, wherever the program is found."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    script = bin_ / "my-judge"
+    script.write_text(f"#!{sys.executable}\nprint('version 1')\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    before = load_judge("command:my-judge", find_workspace(qa)).version
+    assert load_judge("command:my-judge", find_workspace(qa)).version == before
+    script.write_text(f"#!{sys.executable}\nprint('version 2')\n")
+    assert load_judge("command:my-judge", find_workspace(qa)).version != before
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -453,7 +548,8 @@ def test_the_cache_returns_what_was_stored(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "value",
     ['{"v": "yes"}', '{"v": true, "x": 1}', '{"v": true, "c": "free"}', "[1]", "not json",
-     '{"s": [1, 2]}', '{"v": true, "s": []}', '{"v": true, "t": 1.5}'],
+     '{"s": [1, 2]}', '{"v": true, "s": []}', '{"v": true, "t": 1.5}',
+     '{"v": true, "c": -0.5}', '{"v": true, "t": -3}'],
 )  # fmt: skip
 def test_a_stored_value_evalset_does_not_write_is_a_miss(tmp_path: Path, value: str) -> None:
     cache, _, key = _cached_once(tmp_path / ".evalset")

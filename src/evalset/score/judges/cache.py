@@ -57,9 +57,10 @@ def decode(text: Any) -> Outcome | None:
     if not isinstance(data, dict) or not data.keys() <= {"v", "s", "r", "c", "t"}:
         return None
     cost, tokens, reason = data.get("c"), data.get("t"), data.get("r")
-    if cost is not None and (not finite_number(cost)):
+    if cost is not None and (not finite_number(cost) or cost < 0):
         return None
-    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool)):
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool)
+                               or tokens < 0):  # fmt: skip
         return None
     if reason is not None and not isinstance(reason, str):
         return None

@@ -32,6 +32,7 @@ import json
 import os
 import queue
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -75,7 +76,9 @@ def split_command(command: str | list[str], where: str) -> list[str]:
 
 
 def _files_digest(argv: list[str], root: Path) -> str:
-    """A digest of the command and of every file it names (the judge's own code)."""
+    """A digest of the command and of every file it names (the judge's own code): the
+    files its words name from the workspace's folder, and its program found on ``PATH``
+    when that is a script (a file under ``SCRIPT_SIZE``; an interpreter is left out)."""
     digest = hashlib.sha256(json.dumps(argv).encode())
     for arg in argv:
         path = root / arg
@@ -84,7 +87,19 @@ def _files_digest(argv: list[str], root: Path) -> str:
                 digest.update(path.read_bytes())
         except OSError:
             continue
+    program = shutil.which(argv[0]) if argv and os.sep not in argv[0] else None
+    if program is not None and not (root / argv[0]).is_file():
+        try:
+            if os.path.getsize(program) < SCRIPT_SIZE:
+                with open(program, "rb") as handle:
+                    digest.update(handle.read())
+        except OSError:
+            pass
     return digest.hexdigest()[:16]
+
+
+SCRIPT_SIZE = 1 << 20
+"""The largest program found on ``PATH`` whose bytes a command judge's version covers."""
 
 
 def _shortened(text: str) -> str:

@@ -229,12 +229,13 @@ class OpenAIJudge(Judge):
             ) from None
         except openai.APIStatusError as exc:
             raise JudgeFailed(f"the endpoint answered status {exc.status_code}") from None
-        except json.JSONDecodeError:  # said it was JSON, and was not
-            raise JudgeFailed("the endpoint's reply is not JSON") from None
         except UnicodeEncodeError:  # a lone surrogate (a JSON run file can hold one)
             raise JudgeFailed(
                 "the text holds a character that cannot be sent (a lone surrogate)"
             ) from None
+        except (ValueError, RecursionError):  # said it was JSON, and was not: not UTF-8
+            # (UnicodeDecodeError), not JSON, a number of more digits than Python reads
+            raise JudgeFailed("the endpoint's reply is not JSON that can be read") from None
         if isinstance(reply, str):  # a reply not labelled JSON: the SDK gives its text
             try:
                 reply = json.loads(reply)

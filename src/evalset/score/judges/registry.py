@@ -13,7 +13,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
+import json
 import os
 from dataclasses import fields
 from importlib.metadata import entry_points
@@ -175,4 +178,10 @@ def _plugin(name: str, entry: Any, settings: dict[str, Any], where: str) -> Judg
             f"{where}: the plug-in judge {name!r} ({entry.value}) returned "
             f"{type(judge).__name__}, not an evalset.score.judges.base.Judge."
         )
+    if settings:  # two tables of one plug-in may decide differently: neither's verdicts
+        # are the other's, and a report names which settings judged it
+        text = json.dumps(settings, sort_keys=True, default=str, ensure_ascii=False)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        with contextlib.suppress(AttributeError):  # a version the plug-in computes itself
+            judge.version = f"{judge.version}+settings.{digest}"
     return judge

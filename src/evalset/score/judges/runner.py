@@ -16,12 +16,14 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from evalset.errors import EvalsetError
 from evalset.score.judges.base import (
     Judge,
     JudgeBroken,
     JudgeFailed,
     Outcome,
     Request,
+    Statements,
     Verdict,
 )
 from evalset.score.judges.cache import VerdictCache, request_key
@@ -104,21 +106,39 @@ class Judging:
                     self.usage.failed += isinstance(counted, JudgeFailed)
             pending = missing
         if pending and not self.judge.cacheable and self.judge.concurrency <= 1:
-            self._ask_here(pending)
+            self._ask_here(pending, hidden)
         elif pending:
             self._ask(pending, keys, hidden)
         return self.results
 
-    def _ask_here(self, pending: list[Request]) -> None:
+    def _ask_here(self, pending: list[Request], hidden: Collection[Request]) -> None:
         """A judge cheaper than its bookkeeping (exact): asked in turn, nothing saved."""
-        ask, results = self.judge.ask, self.results
-        for request in pending:
-            try:
-                results[request] = ask(request)
-            except JudgeFailed as exc:
-                results[request] = exc
-                self.usage.failed += 1
-        self.usage.calls += len(pending)
+        results = self.results
+        try:
+            for request in pending:
+                results[request] = found = self._answer(request, hidden)
+                self.usage.failed += isinstance(found, JudgeFailed)
+                self.usage.calls += 1
+        except JudgeBroken as exc:
+            raise self._told(exc) from None
+
+    def _told(self, exc: JudgeBroken) -> JudgeBroken:
+        """``exc``, without what the judge said once it was asked about a hidden claim."""
+        return JudgeBroken(exc.withheld) if self.asked_hidden and exc.withheld else exc
+
+    def _answer(self, request: Request, hidden: Collection[Request]) -> Result:
+        """The judge's answer to ``request``, or its failure; a judge that raises what no
+        judge should, or answers what no request can have, is broken."""
+        if request in hidden:
+            self.asked_hidden = True
+        try:
+            return _checked(self.judge, request, self.judge.ask(request))
+        except JudgeFailed as exc:
+            return exc
+        except EvalsetError:  # JudgeBroken, or evalset's own sentence
+            raise
+        except Exception as exc:  # a plug-in's bug: its message may quote the claim
+            raise _raised(self.judge, exc) from None
 
     def _count(self, outcome: Result, now: bool) -> Result:
         """The outcome, its tokens and cost added to the usage; a failure instead when they
@@ -178,13 +198,7 @@ class Judging:
                 self.cache.put_many(batch)
 
         def one(request: Request) -> None:
-            if request in hidden:
-                self.asked_hidden = True
-            try:
-                outcome: Result = self.judge.ask(request)
-            except JudgeFailed as exc:
-                outcome = exc
-            record(request, outcome)
+            record(request, self._answer(request, hidden))
             if len(unsaved) >= _SAVE_EVERY:
                 save()
 
@@ -195,9 +209,7 @@ class Judging:
             else:
                 self._concurrently(pending, one)
         except JudgeBroken as exc:
-            if self.asked_hidden and exc.withheld is not None:
-                raise JudgeBroken(exc.withheld) from None
-            raise
+            raise self._told(exc) from None
         finally:
             save()
 
@@ -212,6 +224,44 @@ class Judging:
                 if isinstance(broken, JudgeBroken):
                     raise broken
                 raise broken
+
+
+PROTOCOL = (
+    "a judge's ask() returns a Verdict (a Statements, or None, for statements) and raises "
+    "JudgeFailed for a request it cannot decide"
+)
+
+
+def _checked(judge: Judge, request: Request, outcome: object) -> Result:
+    """The judge's answer, when it is one the request can have; else the judge is broken
+    (a plug-in that returns a bare bool, or a verdict whose value is not one)."""
+    if request.op == "statements":
+        if outcome is None or (
+            isinstance(outcome, Statements) and all(isinstance(s, str) for s in outcome.items)
+        ):
+            return outcome
+    elif isinstance(outcome, Verdict) and isinstance(outcome.value, bool):
+        return outcome
+    shown = (
+        f"a Verdict whose value is {type(outcome.value).__name__}"
+        if isinstance(outcome, Verdict)
+        else f"a {type(outcome).__name__}"
+    )
+    raise JudgeBroken(
+        f"judge {judge.name} answered a request for {request.op} with {shown}; {PROTOCOL}."
+    )
+
+
+def _raised(judge: Judge, exc: Exception) -> JudgeBroken:
+    """A judge that raised what no judge should: broken, with what it said unless it was
+    asked about a claim whose labels are not shown (``Judging.asked_hidden``)."""
+    kind = type(exc).__name__
+    return JudgeBroken(
+        f"judge {judge.name} raised {kind} ({exc}); {PROTOCOL}.",
+        withheld=f"judge {judge.name} raised {kind} (what it said is not shown, since it had "
+        "been asked about holdout items' claims, which it may quote: run it on a tuning "
+        f"item's request to see it); {PROTOCOL}.",
+    )
 
 
 def outcome_text(result: Result) -> str:
