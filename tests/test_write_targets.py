@@ -133,6 +133,17 @@ READERS = {
         ("sets/acme-support.yaml", "run.jsonl", "labels.csv", "judge.py"),
     ),
     "agreement": (("agreement", "labels.csv", *JUDGE), ("labels.csv", "sets/acme-support.yaml")),
+    # the judge's own files: its program, however it is named, and its prompts
+    "agreement, command judge": (("agreement", "labels.csv", "--judge", "command:./judge.py"),
+                                 ("labels.csv", "judge.py")),
+    "score answers, configured judge": (
+        ("score", "answers", "acme-support", "run.jsonl", "--allow-stale", "--judge", "kw"),
+        ("judge.py",),
+    ),
+    "score answers, prompts": (
+        ("score", "answers", "acme-support", "run.jsonl", "--allow-stale", "--judge", "llm"),
+        ("prompts/entails.txt",),
+    ),
     "export": (("export", "acme-support", "--allow-stale", "--format", "jsonl"),
                ("sets/acme-support.yaml",)),
 }  # fmt: skip
@@ -145,6 +156,28 @@ OVERWRITES = [
 ]
 
 
+JUDGES = (
+    '[judges.kw]\nkind = "command"\ncommand = "python3 judge.py"\n'
+    '[judges.llm]\nkind = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9"\n'
+    'api_key = "k"\nprompts = "prompts"\n'
+)
+"""A command judge and an openai one (never asked: the output is refused first)."""
+
+
+def test_a_judge_program_is_kept_from_an_output_named_from_a_subfolder(  # type: ignore[no-untyped-def]
+    cli, example: Path
+) -> None:
+    """The judge's program runs from the workspace's folder, wherever the command is run
+    from: ``-o ../judge.py`` from ``corpus/`` names it."""
+    shutil.copy2(EXAMPLES / "judges" / "keywords.py", example / "judge.py")
+    shutil.copy(RUN, example / "run.jsonl")
+    kept = (example / "judge.py").read_bytes()
+    done = cli(example / "corpus", "score", "answers", "acme-support", "../run.jsonl",
+               "--allow-stale", "--judge", "command:./judge.py", "-o", "../judge.py")  # fmt: skip
+    assert done.code == 2 and "is the judge's program or prompt" in done.err, done.err
+    assert (example / "judge.py").read_bytes() == kept
+
+
 @pytest.mark.parametrize(("reader", "option", "read", "spelled"), OVERWRITES)
 def test_an_output_that_names_a_file_the_command_reads_is_refused_before_any_work(  # type: ignore[no-untyped-def]
     cli, example: Path, reader: str, option: str, read: str, spelled: str
@@ -152,6 +185,10 @@ def test_an_output_that_names_a_file_the_command_reads_is_refused_before_any_wor
     shutil.copy(RUN, example / "run.jsonl")
     shutil.copy(LABELS, example / "labels.csv")
     shutil.copy2(EXAMPLES / "judges" / "keywords.py", example / "judge.py")
+    (example / "prompts").mkdir()
+    (example / "prompts" / "entails.txt").write_text("Does {text} assert {claim}?\n")
+    with (example / "evalset.toml").open("a", encoding="utf-8") as config:
+        config.write(JUDGES)
     command, _ = READERS[reader]
     target = read if spelled == "as given" else f"./sets/../{read}"
     kept = {name: (example / name).read_bytes() for name in READERS[reader][1]}

@@ -188,7 +188,9 @@ def _build(cls: type[Any], table: Any, source: Path, prefix: str) -> Any:
             continue
         problem = _check(value, key)
         if problem:
-            raise ConfigError(f"{source}: {prefix}{key} {problem} (got {value!r}).")
+            # the judges' tables are not quoted: they may hold an endpoint's api_key
+            got = "" if key == "judges" else f" (got {value!r})"
+            raise ConfigError(f"{source}: {prefix}{key} {problem}{got}.")
         values[key] = {"ratio": float, "regions": tuple}.get(key, lambda v: v)(value)
     return cls(**values)
 

@@ -760,8 +760,24 @@ def test_a_judges_timeout_is_a_finite_number_of_seconds(qa: Path, kind: str, val
     said = str(caught.value)
     assert said.startswith(f"{qa / 'evalset.toml'}: judges.mine: ")
     assert "timeout must be a finite number of seconds above 0, at most 86,400" in said or (
-        "timeout has the wrong type" in said
+        "timeout must be a number, not " in said
     )
+
+
+@pytest.mark.parametrize(
+    "table",
+    ["[judges.mine]\nkind = 'openai'\nmodel = 'm'\napi_key = 123456789\n",
+     "[judges.mine]\nmodel = 'm'\napi_key = 'sk-123456789'\n",  # no kind
+     "[judges.mine]\nkind = 'openai'\nmodel = 'm'\napi_key = 'sk-123456789'\ntemperature = 'x'\n"],
+)  # fmt: skip
+def test_a_judges_settings_that_are_wrong_never_show_its_key(qa: Path, table: str) -> None:
+    """The sentence goes to CI logs: an api_key is named, never quoted."""
+    from evalset.errors import EvalsetError
+
+    (qa / "evalset.toml").write_text(table, encoding="utf-8")
+    with pytest.raises(EvalsetError) as caught:
+        load_judge("mine", find_workspace(qa))
+    assert "123456789" not in str(caught.value), caught.value
 
 
 def _ended(pid: int) -> bool:

@@ -101,6 +101,7 @@ def agreement(
     """
     _require_judge(ctx, judge)
     from evalset.cli.params import refuse_writing_over
+    from evalset.cli.run import judge_files
     from evalset.score.agreement import agreement as run_agreement
     from evalset.score.judges.cache import VerdictCache
     from evalset.score.judges.registry import load_judge
@@ -123,10 +124,14 @@ def agreement(
                 "ids belong to with --set."
             )
         set_path = paths[0]
-    refuse_writing_over(ws, [("result", output)], [("label file", labels), ("set file", set_path)])
     loaded = load_set(set_path)
-    chosen = load_judge(judge, ws)
+    chosen = load_judge(judge, ws)  # asks nothing yet: its files are known
     try:
+        refuse_writing_over(
+            ws,
+            [("result", output)],
+            [("label file", labels), ("set file", set_path), *judge_files(chosen)],
+        )
         judging = Judging(chosen, VerdictCache(ws.state_dir) if chosen.cacheable else None)
         result = run_agreement(labels, loaded, judging, min_kappa)
     finally:

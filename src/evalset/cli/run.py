@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from evalset.config import Workspace
     from evalset.holdout.coverage import Coverage
+    from evalset.score.judges.base import Judge
     from evalset.score.metrics import Granularity
     from evalset.score.report import Report
     from evalset.staleness.stale import CitationStatus, ItemStatus, StaleReport
@@ -487,21 +488,9 @@ def write_reports(report: Report, text: str, output: Path | None, html: Path | N
     write_all(files)
 
 
-def _judge_files(judge: str) -> list[Path]:
-    """The words of a command judge's program that name files (its script)."""
-    import os
-    from pathlib import Path
-
-    from evalset.score.judges.base import JudgeBroken
-    from evalset.score.judges.command import split_command
-
-    if not judge.startswith("command:"):
-        return []
-    try:
-        words = split_command(judge.removeprefix("command:"), "--judge")
-    except JudgeBroken:  # the judge's loading says what is wrong with it
-        return []
-    return [Path(w) for w in words if os.path.isfile(w)]
+def judge_files(judge: Judge) -> list[tuple[str, Path | None]]:
+    """What a judge reads to decide, as the inputs no output may replace."""
+    return [("judge's program or prompt", path) for path in judge.files()]
 
 
 def refuse_overwriting_inputs(
@@ -567,10 +556,6 @@ def score_answers(
 
     with bulk():  # the set, the run, the judge's decisions, the report: no cycle
         ws, set_path = _prefetched_set(set_ref)
-        refuse_overwriting_inputs(
-            ws, output, html, ("set file", set_path), ("run file", run), ("label file", labels),
-            *(("judge's program", path) for path in _judge_files(judge)),
-        )  # fmt: skip
         from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score
@@ -579,8 +564,12 @@ def score_answers(
         options = AnswerOptions(
             snapshot=snapshot, allow_stale=allow_stale, skip_invalid=skip_invalid, labels=labels
         )
-        chosen = load_judge(judge, ws)
+        chosen = load_judge(judge, ws)  # asks nothing yet: its files are known
         try:
+            refuse_overwriting_inputs(
+                ws, output, html, ("set file", set_path), ("run file", run),
+                ("label file", labels), *judge_files(chosen),
+            )  # fmt: skip
             report, _ = score(ws, set_path, run, chosen, options)
         finally:
             chosen.close()

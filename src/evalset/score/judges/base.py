@@ -22,6 +22,7 @@ Judges are chosen by name (``exact``, ``command:PROGRAM``, ``openai``, a name co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from evalset.errors import EvalsetError
@@ -111,6 +112,11 @@ class Judge:
 
     def close(self) -> None:
         """Release what the judge holds (a process, a connection pool)."""
+
+    def files(self) -> list[Path]:
+        """The files the judge reads to decide (its program, its prompts): no report or
+        result may be written over them."""
+        return []
 
     def describe(self) -> dict[str, Any]:
         """What a report records about the judge."""

@@ -75,26 +75,30 @@ def split_command(command: str | list[str], where: str) -> list[str]:
     return argv
 
 
-def _files_digest(argv: list[str], root: Path) -> str:
-    """A digest of the command and of every file it names (the judge's own code): the
-    files its words name from the workspace's folder, and its program found on ``PATH``
-    when that is a script (a file under ``SCRIPT_SIZE``; an interpreter is left out)."""
-    digest = hashlib.sha256(json.dumps(argv).encode())
+def code_files(argv: list[str], root: Path) -> list[Path]:
+    """The files a command's words name from the workspace's folder (where it runs), and its
+    program found on ``PATH`` when that is a script (a file under ``SCRIPT_SIZE``; an
+    interpreter is left out): the judge's own code."""
+    found = []
     for arg in argv:
         path = root / arg
-        try:
+        with suppress(OSError):
             if path.is_file():
-                digest.update(path.read_bytes())
-        except OSError:
-            continue
+                found.append(path)
     program = shutil.which(argv[0]) if argv and os.sep not in argv[0] else None
     if program is not None and not (root / argv[0]).is_file():
-        try:
+        with suppress(OSError):
             if os.path.getsize(program) < SCRIPT_SIZE:
-                with open(program, "rb") as handle:
-                    digest.update(handle.read())
-        except OSError:
-            pass
+                found.append(Path(program))
+    return found
+
+
+def _files_digest(argv: list[str], files: list[Path]) -> str:
+    """A digest of the command and of the bytes of its ``files``."""
+    digest = hashlib.sha256(json.dumps(argv).encode())
+    for path in files:
+        with suppress(OSError):
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -280,9 +284,9 @@ class CommandJudge(Judge):
         self.timeout = timeout
         self.concurrency = concurrency
         self.name = "command:" + shlex.join(argv)
-        self.version = (
-            f"{version}+{_files_digest(argv, root)}" if version else _files_digest(argv, root)
-        )
+        self.code = code_files(argv, root)
+        digest = _files_digest(argv, self.code)
+        self.version = f"{version}+{digest}" if version else digest
         self.description = "a program speaking the JSON-lines judge protocol"
         self._programs: list[_Program] = []
         self._idle: queue.Queue[_Program | None] = queue.Queue()
@@ -379,6 +383,9 @@ class CommandJudge(Judge):
         found = answer["statements"]
         reason_cost = _extras(answer)
         return Statements(tuple(s for s in found if s.strip()), reason_cost[1], reason_cost[2])
+
+    def files(self) -> list[Path]:
+        return list(self.code)
 
     def close(self) -> None:
         """Close every copy; requests waiting for one are released (they raise why). A later

@@ -156,6 +156,11 @@ class OpenAIJudge(Judge):
             raise JudgeBroken(f"{folder}: the judge's prompts folder does not exist; create it "
                               "or remove `prompts` from the judge's settings.")  # fmt: skip
         self.prompts = load_prompts(folder)
+        self.prompt_files = [
+            folder / f"{name}.txt"
+            for name in PROMPTS
+            if folder and (folder / f"{name}.txt").is_file()
+        ]
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL")
         key = settings.api_key or os.environ.get(settings.api_key_env)
         if not key:
@@ -267,6 +272,9 @@ class OpenAIJudge(Judge):
                     f"completion_tokens {usage.get('completion_tokens')!r})"
                 )
         return text, cost, tokens if finite_number(tokens) and type(tokens) is int else None
+
+    def files(self) -> list[Path]:
+        return list(self.prompt_files)
 
     def entails(self, text: str, claim: str) -> Verdict:
         reply, cost, tokens = self._complete(fill(self.prompts["entails"], text=text, claim=claim))

@@ -137,7 +137,9 @@ def _openai(ws: Workspace, table: dict[str, Any], where: str) -> Judge:
     }
     for key, value in table.items():
         if isinstance(value, bool) or not isinstance(value, kinds[key]):
-            raise JudgeBroken(f"{where}: {key} has the wrong type ({value!r}).")
+            wanted = "text" if kinds[key] == (str,) else "a number"
+            got = type(value).__name__ if key == "api_key" else repr(value)  # a secret's not shown
+            raise JudgeBroken(f"{where}: {key} must be {wanted}, not {got}.")
     if "model" not in table:
         raise JudgeBroken(f'{where}: needs model = "...", the model the endpoint serves.')
     if table.get("concurrency", 1) < 1 or table.get("retries", 0) < 0:
