@@ -640,6 +640,32 @@ def test_the_quick_check_for_number_words_misses_none(text: str) -> None:
         module._WORD_NUMBER = check
 
 
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([*NUMBER_WORDS, "point", "half", "dozen", ".", ",", "\n", "x"]),
+            max_size=6,
+        ).map(lambda words: " ".join([*words, "days", "the"])),
+        min_size=1,
+        max_size=40,
+    ).map(" ".join)
+)
+def test_a_long_text_read_in_pieces_is_read_as_a_whole(text: str) -> None:
+    """text2num's time grows with the square of the text: a long answer is read in pieces,
+    cut between two words no number spans, and reads as text2num reads the whole."""
+    from text_to_num import alpha2digit
+
+    from evalset.score import normalise as module
+
+    piece = module.PIECE
+    try:
+        module.PIECE = 100  # a cut every hundred characters or so (two plain words in each)
+        assert module._digits(text) == alpha2digit(text, "en", threshold=0)
+    finally:
+        module.PIECE = piece
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "'4'", "true", "1.5"])
 def test_a_command_judges_concurrency_is_a_whole_number(qa: Path, value: str) -> None:
     (qa / "evalset.toml").write_text(

@@ -154,8 +154,54 @@ def normalise(text: str) -> str:
     else:
         text = _unicode_form(text).translate(_MARKS)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
-        text = alpha2digit(text, "en", threshold=0)
+        text = _digits(text)
     return " ".join(_ascii_tokens(text) if text.isascii() else _tokens(text))
+
+
+PIECE = 1000
+"""Characters of text text2num reads at once: its time grows with the square of the text's
+length (a 450 KB answer took 18 s), so a longer text is read in pieces of about this many,
+cut between words that no number spelled out can span (``_cut``)."""
+_WORDS = re.compile(r"\S+")
+_JOINS = frozenset(("and", "a", "an"))
+"""Words text2num reads as part of a number (``one hundred and five``, ``a hundred``)."""
+
+
+def _digits(text: str) -> str:
+    """``text`` with its number words as digits (text2num's English rules), read piece by
+    piece (see ``PIECE``)."""
+    if len(text) <= PIECE:
+        whole: str = alpha2digit(text, "en", threshold=0)
+        return whole
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > PIECE:
+        cut = _cut(text, start + PIECE)
+        pieces.append(alpha2digit(text[start:cut], "en", threshold=0))
+        start = cut
+    pieces.append(alpha2digit(text[start:], "en", threshold=0))
+    return "".join(pieces)
+
+
+def _cut(text: str, at: int) -> int:
+    """Where to end a piece, from ``at`` on: at the white space between two words that are
+    neither number words nor words joining them; failing that within ``PIECE`` more
+    characters (a text of number words only), before the next word."""
+    space = _SPACE_AT.search(text, at)
+    if space is None:
+        return len(text)
+    before = None
+    for word in _WORDS.finditer(text, space.start()):
+        plain = word[0] not in _JOINS and not _WORD_NUMBER.search(word[0])
+        if plain and before is not None:
+            return before
+        if word.start() - at > PIECE:
+            return word.start()
+        before = word.end() if plain else None
+    return len(text)
+
+
+_SPACE_AT = re.compile(r"\s")
 
 
 def _unicode_form(text: str) -> str:
