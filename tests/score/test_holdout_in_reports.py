@@ -188,8 +188,10 @@ JUDGED = {
 }
 HIDDEN_CLAIMS = [
     *((name, command, HOLDOUT_CLAIM) for name, command in JUDGED.items()),
-    # u1's key point: only the scorers ask about it (it is in no split yet)
+    # u1's key point (it is in no split yet, and `split` may yet hold it out): the scorers
+    # and agreement ask about it, `stale` does not
     ("score answers, no split", JUDGED["score answers"], "Call on weekdays"),
+    ("agreement, no split", JUDGED["agreement"], "Call on weekdays"),
 ]
 
 
@@ -201,11 +203,13 @@ def _breaking_judge(repo: Path, mode: str, trigger: str) -> list[str]:
 
 
 def _write_labels(repo: Path) -> None:
-    """People's labels for `agreement`: one claim of a tuning item, one of h1 (held out)."""
+    """People's labels for `agreement`: one claim of a tuning item, one of h1 (held out),
+    one of u1 (in no split yet)."""
     labels = [
         "id,answer,claim,label",
         "k1,Send it back within 14 days.,Return within 14 days of delivery,yes",
         "h1,We open early.,Open from nine to five Monday to Saturday,no",
+        "u1,By post.,Call on weekdays or write to support,yes",
     ]
     (repo / "labels.csv").write_text("\n".join(labels) + "\n")
 
@@ -266,6 +270,8 @@ def test_the_verdict_cache_keeps_no_reason_of_a_hidden_claim(  # type: ignore[no
     assert done.code in (0, 1), done.err
     cache = (repo / ".evalset" / "verdicts.sqlite3").read_bytes()
     assert HOLDOUT_CLAIM.encode() not in cache
+    if command[0] != "stale":  # u1's claim (in no split yet): only stale does not ask it
+        assert b"Call on weekdays" not in cache
     tuning = b"Return within 14 days" if command[0] != "stale" else b"Shipping costs 4.95"
     assert b"judged: " + tuning in cache  # a tuning item's reason is kept
     again = cli(repo, *command, *judge, "--json")  # from the cache

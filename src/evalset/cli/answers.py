@@ -155,7 +155,7 @@ def _kappa(k: float | None, low: float | None, high: float | None) -> str:
 
 
 def _print_agreement(result: Agreement) -> None:
-    from evalset.sets.model import HIDDEN
+    from evalset.score.markdown import hidden
 
     o = result.overall
     echo(
@@ -189,7 +189,7 @@ def _print_agreement(result: Agreement) -> None:
         echo(f"disagreements ({len(result.disagreements)}):")
         for d in result.disagreements[:10]:
             who = "judge yes, person no" if d["judge"] else "judge no, person yes"
-            claim = HIDDEN if d.get("hidden") else d["claim"]
+            claim = hidden(d.get("split", "holdout")) if d.get("hidden") else d["claim"]
             echo(f"  line {d['line']} {d['id']}: {who}: {claim}")
         if len(result.disagreements) > 10:
             echo(f"  … and {len(result.disagreements) - 10} more (--json lists them all)")

@@ -31,7 +31,7 @@ from evalset.fsio import TextError, decode_text, read_input
 from evalset.score.intervals import Z
 from evalset.score.judges.base import JudgeFailed, Request, Verdict
 from evalset.score.judges.runner import Judging
-from evalset.sets.model import hidden_judge_error
+from evalset.sets.model import hidden_judge_error, labels_shown
 from evalset.sets.setfile import SetFile
 
 COLUMNS = ("id", "answer", "claim", "label")
@@ -270,8 +270,11 @@ def agreement(
     # People label holdout items too, but this output reaches the people tuning prompts: a
     # held-out item's claim (one of its key points) and what the judge said of it (a model's
     # reply may quote the claim, and so may a broken judge's output) are not shown, as in
-    # the reports of `score answers`.
-    held = {item.id for item in loaded.items if item.holdout} | {s.id for s in loaded.sealed}
+    # the reports of `score answers`; nor an item's in no split yet, which `split` may yet
+    # put in the holdout.
+    holdout = {item.id: item.holdout for item in loaded.items}
+    held = {i for i, side in holdout.items() if not labels_shown(side)}
+    held |= {s.id for s in loaded.sealed}
     results = judging.run(
         (label.request for label in labels), [lab.request for lab in labels if lab.id in held]
     )
@@ -285,7 +288,7 @@ def agreement(
         else:
             text = str(outcome) if isinstance(outcome, JudgeFailed) else "no verdict"
             if label.id in held:
-                text = hidden_judge_error(True)
+                text = hidden_judge_error(holdout.get(label.id, True))
             errors.append({"line": label.line, "id": label.id, "error": text})
     overall = cohen_kappa([j for _, j in judged], [lab.label for lab, _ in judged])
     names = list(dict.fromkeys(category.get(lab.id, "(sealed)") for lab, _ in judged))
@@ -295,7 +298,8 @@ def agreement(
         categories[name] = cohen_kappa([j for _, j in members], [lab.label for lab, _ in members])
     disagreements = [
         {"line": lab.line, "id": lab.id, "claim": None if lab.id in held else lab.claim,
-         "human": lab.label, "judge": j} | ({"hidden": True} if lab.id in held else {})
+         "human": lab.label, "judge": j} | (_hidden(holdout.get(lab.id, True)) if lab.id in held
+                                              else {})
         for lab, j in judged
         if j != lab.label
     ]  # fmt: skip
@@ -320,3 +324,9 @@ def _shown(names: list[str]) -> str:
         return "none"
     cut = [n if len(n) <= 30 else n[:29] + "…" for n in names[:8]]
     return ", ".join(cut) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
+
+
+def _hidden(holdout: bool | None) -> dict[str, Any]:
+    """What a disagreement row says in place of a claim that is not shown, and why: a
+    holdout (or sealed) item's, or one in no split yet."""
+    return {"hidden": True, "split": "holdout" if holdout else "none"}
