@@ -147,3 +147,25 @@ def test_a_file_that_cannot_be_opened_is_named_before_the_sets_problems(  # type
     name = "run.jsonl" if which == "run" else "labels.csv"
     kind = "run" if which == "run" else "label"
     assert done.err == f"evalset: {name}: no such file; give the path of the {kind} file.\n"
+
+
+SPLITS_NOTHING = """\
+import json, sys
+for line in sys.stdin:
+    asked = json.loads(line)
+    if asked["op"] == "statements":
+        print(json.dumps({"id": asked["id"], "error": "the splitter is down"}), flush=True)
+    else:
+        print(json.dumps({"id": asked["id"], "verdict": True}), flush=True)
+"""
+
+
+def test_faithfulness_not_scored_because_the_judge_failed_says_so(qa: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The run has contexts and the judge splits answers: the note names its failures, not
+    what the run or the judge lacks."""
+    write_run(qa / "run.jsonl", ANSWERS)
+    (qa / "splits_nothing.py").write_text(SPLITS_NOTHING)
+    done = _score(qa, cli, "--judge", f"command:{sys.executable} splits_nothing.py")
+    assert done.code == 1, done.err
+    assert "note: faithfulness not scored: the judge could not split 1 answer(s)" in done.out
+    assert "it needs run lines with contexts" not in done.out

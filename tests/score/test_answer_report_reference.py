@@ -673,6 +673,9 @@ def check_notes(out: str, data: dict[str, Any]) -> None:
         said = re.findall(rf"(\d+) {re.escape(note)}", out)
         assert said == ([str(n)] if n else []), (note, n)
     assert ("faithfulness not scored" in out) == (data["overall"]["faithfulness"]["n"] == 0)
+    failed = sum(1 for e in data["judge_errors"] if e.get("claim") == "statements")
+    if data["overall"]["faithfulness"]["n"] == 0:  # why: the judge's failures, when it had any
+        assert (f"the judge could not split {failed} answer(s)" in out) == (failed > 0), failed
 
 
 def check_terminal(out: str, data: dict[str, Any]) -> None:

@@ -143,9 +143,13 @@ def notes(data: dict[str, Any]) -> list[str]:
         )
     faithful = data["overall"].get("faithfulness", {})
     if not faithful.get("n"):
+        failed = sum(1 for e in data.get("judge_errors", []) if e.get("claim") == "statements")
         out.append(
-            "faithfulness not scored: it needs run lines with contexts and a judge that splits "
-            "answers into statements"
+            f"faithfulness not scored: the judge could not split {failed} answer(s) into "
+            "statements (judge_errors says why)"
+            if failed
+            else "faithfulness not scored: it needs run lines with contexts and a judge that "
+            "splits answers into statements"
         )
     return out
 
