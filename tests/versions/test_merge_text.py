@@ -256,6 +256,62 @@ def test_an_item_given_two_new_ids_is_a_conflict() -> None:
     assert "id: q-2a" in result.text and "id: ship" in result.text
 
 
+RENAMED = OWNED.replace("id: q-2", "id: ship")
+"""q-2 given another id, and nothing else."""
+# What the other side did to q-2 while one side renamed it: (its text, the merged text when
+# the merge is clean, else the conflict's label with {side} and {other} for the sides)
+AGAINST_A_RENAME = {
+    "nothing": (OWNED, RENAMED),
+    "the same rename": (RENAMED, RENAMED),
+    "an edit of the next line": (
+        OWNED.replace("How much is standard shipping?", "What does shipping cost?"),
+        RENAMED.replace("How much is standard shipping?", "What does shipping cost?"),
+    ),
+    "an edit further down": (
+        OWNED.replace("five euros", "5 euros"),
+        RENAMED.replace("five euros", "5 euros"),
+    ),
+    "a deletion": (
+        OWNED.replace(OWNED[OWNED.index("\n  - id: q-2") :], "\n"),
+        "item q-2: renamed to ship on {side} side, deleted (or given another id) on {other}s",
+    ),
+    "another rename and an edit": (
+        OWNED.replace("id: q-2", "id: fee").replace("five euros", "5 euros"),
+        "item q-2: renamed to ship on {side} side, deleted (or given another id) on {other}s",
+    ),
+    "another rename": (
+        OWNED.replace("id: q-2", "id: fee"),
+        "item q-2: renamed to {ours} on our side and to {theirs} on theirs; keep one id",
+    ),
+}
+
+
+@pytest.mark.parametrize("renamer", ["ours", "theirs"])
+@pytest.mark.parametrize("against", AGAINST_A_RENAME)
+def test_a_rename_is_a_change_of_the_id_merged_with_the_other_sides(
+    renamer: str, against: str
+) -> None:
+    """Before, a rename against an edit was a conflict that called it a deletion, with the
+    renamed item outside the markers; against a deletion, or another rename and an edit,
+    it merged cleanly and kept the item twice, or dropped the deletion."""
+    other, wanted = AGAINST_A_RENAME[against]
+    ours, theirs = (RENAMED, other) if renamer == "ours" else (other, RENAMED)
+    result = merge_sets(OWNED, ours, theirs, SET)
+    assert result is not None
+    if wanted.startswith("evalset: 1"):
+        assert result.clean, result.conflicts
+        assert result.text == wanted
+        return
+    side, second = ("our", "their") if renamer == "ours" else ("their", "our")
+    new_ids = ("ship", "fee") if renamer == "ours" else ("fee", "ship")
+    label = wanted.format(side=side, other=second, ours=new_ids[0], theirs=new_ids[1])
+    assert result.conflicts == [label]
+    assert result.text.count("<<<<<<< ours (") == 1 and f"({label}; evalset merge)" in result.text
+    # the renamed item is inside the markers, not beside them as a clean item
+    after = result.text[result.text.index(">>>>>>> theirs") :]
+    assert "id: ship" not in after and "id: q-2" not in after
+
+
 # Item layouts the field-by-field merge cuts as YAML reads them: a list whose entries start
 # at the key's column, an LS (a line break to some readers, text to YAML) in a question.
 # Ours changes the category, theirs the expected sources on the next line.

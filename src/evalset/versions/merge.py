@@ -195,57 +195,78 @@ class _Merge:
         if merged is not None:
             self.pieces[ident] = merged
             return
-        ov, bv, tv = ours.items[ident], base.items[ident], theirs.items[ident]
         self.pieces[ident] = o
-        changes: dict[str, Any] = {}
-        clashes = []
-        for key in dict.fromkeys([*ov, *tv, *bv]):
-            before = ov.get(key, _MISSING)
-            value, clash = _three_way(bv.get(key, _MISSING), before, tv.get(key, _MISSING))
-            if clash:
-                clashes.append(key)
-            elif value is not before:
-                changes[key] = DELETE if value is _MISSING else value
-        if clashes:
-            self._conflict(ident, clashes)
-            return
-        wanted = {k: v for k, v in ov.items() if k not in changes}
-        wanted.update((k, v) for k, v in changes.items() if v is not DELETE)
-        values = {k: (bv.get(k, _MISSING), ov.get(k, _MISSING), tv.get(k, _MISSING))
-                  for k in dict.fromkeys([*ov, *tv, *bv])}  # fmt: skip
         try:
-            by_field = _merge_fields(b, o, t, values)
+            by_field, changes, clashes = _fields_merged(
+                self.path, (b, o, t), (base.items[ident], ours.items[ident], theirs.items[ident])
+            )
         except _CommentsClash as clash:  # kept as ours, theirs' edit would be lost unseen
             self._conflict(ident, [clash.where])
             return
-        if by_field is not None and _item_of(by_field, self.path) == wanted:
+        if clashes:
+            self._conflict(ident, clashes)
+        elif by_field is not None:
             self.pieces[ident] = by_field  # each side's text of the fields it changed
         elif changes:
             self.by_value[ident] = changes
 
-    def renamed(self) -> None:
-        """An item each side gave another id (and nothing else changed): one item under two
-        ids, which a merge keeping both would hold twice; a conflict."""
+    def renamed(self) -> set[str]:
+        """The items a side gave another id and nothing else (a rename, found as such):
+        decided here, as a change of the id the other side's changes merge with; returns
+        the ids decided. A rename is a change: against a deletion, or another rename, it is
+        a conflict, and one against an edit that touches it too."""
+        handled: set[str] = set()
         ours, base, theirs = self.ours, self.base, self.theirs
+        mine, yours = _renames(base, ours), _renames(base, theirs)
         for ident in base.order:
-            if ident in ours.position or ident in theirs.position:
+            new, other = mine.get(ident), yours.get(ident)
+            if new is None and other is None:
                 continue
-            was = _without_id(base.items[ident])
-            mine = [i for i in ours.order if i not in base.position
-                    and _without_id(ours.items[i]) == was]  # fmt: skip
-            yours = [i for i in theirs.order if i not in base.position
-                     and _without_id(theirs.items[i]) == was]  # fmt: skip
-            if len(mine) != 1 or len(yours) != 1 or mine == yours:
+            if new is not None and other is not None:
+                if new != other:  # one item under two ids: keeping both would hold it twice
+                    self._block(f"item {ident}: renamed to {new} on our side and to {other} "
+                                "on theirs; keep one id", new, ours.piece(new),
+                                theirs.piece(other))  # fmt: skip
+                    handled |= {new, other}
+                continue  # the same new id on both sides: merged as that item
+            side, kept, still = (("our", ours, theirs) if new is not None else
+                                 ("their", theirs, ours))  # fmt: skip
+            renamed = cast(str, new if new is not None else other)
+            there = "their" if side == "our" else "our"
+            if ident not in still.position:  # deleted there (or given another id, and edited)
+                self._block(f"item {ident}: renamed to {renamed} on {side} side, deleted (or "
+                            f"given another id) on {there}s", renamed,
+                            *((kept.piece(renamed), "") if side == "our" else
+                              ("", kept.piece(renamed))))  # fmt: skip
+                handled.add(renamed)
                 continue
-            label = (
-                f"item {ident}: renamed to {mine[0]} on our side and to {yours[0]} on theirs; "
-                "keep one id"
-            )
-            self.pieces[mine[0]] = _conflict_block(
-                label, ours.piece(mine[0]), theirs.piece(yours[0])
-            )
-            self.pieces.pop(yours[0], None)
-            self.conflicts.append(label)
+            b, edited = base.piece(ident), still.piece(ident)
+            if edited == b:
+                continue  # unchanged there: the rename stands (the old id goes, the new stays)
+            pair = (kept.piece(renamed), edited) if side == "our" else (edited, kept.piece(renamed))
+            merged = _merge_text(b, *pair)
+            if merged is None:  # lines that touch (the id's and the first field's): by field
+                values = (kept.items[renamed], still.items[ident])
+                try:
+                    merged, _, clashes = _fields_merged(
+                        self.path, (b, *pair),
+                        (base.items[ident], *(values if side == "our" else values[::-1])),
+                    )  # fmt: skip
+                except _CommentsClash:
+                    merged = None
+                merged = None if clashes else merged
+            if merged is not None:
+                self.pieces[renamed] = merged  # the new id with the other side's edits
+            else:
+                self._block(f"item {ident}: renamed to {renamed} on {side} side, changed on "
+                            f"{there}s", renamed, *pair)  # fmt: skip
+            handled |= {ident, renamed}
+        return handled
+
+    def _block(self, label: str, ident: str, ours: str, theirs: str) -> None:
+        """A conflict over what stands at ``ident``."""
+        self.pieces[ident] = _conflict_block(label, ours, theirs)
+        self.conflicts.append(label)
 
     def _conflict(self, ident: str, fields: list[str]) -> None:
         label = f"item {ident}: {', '.join(fields)}"
@@ -308,6 +329,54 @@ def _sealed(item: Any) -> Any:
 
 def _without_id(item: Any) -> Any:
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+def _renames(base: _Side, side: _Side) -> dict[str, str]:
+    """base id -> new id, for each item of ``base`` that ``side`` holds only under another
+    id, all else the same (one such new item, matching one base item only)."""
+    gone = [i for i in base.order if i not in side.position]
+    new = [i for i in side.order if i not in base.position]
+    if not gone or not new:
+        return {}
+    found: dict[str, list[str]] = {}
+    for ident in gone:
+        was = _without_id(base.items[ident])
+        found[ident] = [i for i in new if _without_id(side.items[i]) == was]
+    claimed = [i for matches in found.values() for i in matches]
+    return {
+        ident: matches[0]
+        for ident, matches in found.items()
+        if len(matches) == 1 and claimed.count(matches[0]) == 1
+    }
+
+
+def _fields_merged(
+    path: Path, texts: tuple[str, str, str], items: tuple[Any, Any, Any]
+) -> tuple[str | None, dict[str, Any], list[str]]:
+    """An item's texts (base, ours, theirs) that do not merge as text, merged by field: (the
+    merged text, else None; the values theirs changed, to write into ours' text; the keys
+    both sides changed to other values, a conflict). ``_CommentsClash`` when both sides
+    changed the comments or layout of one field in lines that touch."""
+    bv, ov, tv = items
+    changes: dict[str, Any] = {}
+    clashes = []
+    for key in dict.fromkeys([*ov, *tv, *bv]):
+        before = ov.get(key, _MISSING)
+        value, clash = _three_way(bv.get(key, _MISSING), before, tv.get(key, _MISSING))
+        if clash:
+            clashes.append(key)
+        elif value is not before:
+            changes[key] = DELETE if value is _MISSING else value
+    if clashes:
+        return None, changes, clashes
+    wanted = {k: v for k, v in ov.items() if k not in changes}
+    wanted.update((k, v) for k, v in changes.items() if v is not DELETE)
+    values = {k: (bv.get(k, _MISSING), ov.get(k, _MISSING), tv.get(k, _MISSING))
+              for k in dict.fromkeys([*ov, *tv, *bv])}  # fmt: skip
+    by_field = _merge_fields(*texts, values)
+    if by_field is not None and _item_of(by_field, path) == wanted:
+        return by_field, changes, []  # each side's text of the fields it changed
+    return None, changes, []
 
 
 def _merge_fields(
@@ -429,9 +498,10 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
     base, ours, theirs = sides
     assert base is not None and ours is not None and theirs is not None
     merge = _Merge(path, base, ours, theirs)
+    handled = merge.renamed()
     for ident in dict.fromkeys([*ours.order, *theirs.order]):
-        merge.item(ident)
-    merge.renamed()
+        if ident not in handled:
+            merge.item(ident)
     head = merge.by_values(merge.head())
     tail = _merge_text(base.tail(), ours.tail(), theirs.tail())
     if tail is None:
