@@ -312,6 +312,58 @@ def test_a_rename_is_a_change_of_the_id_merged_with_the_other_sides(
     assert "id: ship" not in after and "id: q-2" not in after
 
 
+# Edits of OWNED each side may make, comments among them: (what the text held, what it
+# holds after), applied to the first place it occurs
+EDITS = {
+    "header value": ("name: docs\n", "name: docs\ndescription: the support set\n"),
+    "header comment": ("categories:\n", "# legal reviewed these\ncategories:\n"),
+    "header inline comment": ("name: docs\n", "name: docs  # the file's name\n"),
+    "category": ("    category: direct-lookup\n    expected_sources: [shipping.md]",
+                 "    category: paraphrased\n    expected_sources: [shipping.md]"),
+    "category with a comment": (
+        "    category: direct-lookup\n    expected_sources: [shipping.md]",
+        "    category: paraphrased  # reworded\n    expected_sources: [shipping.md]",
+    ),
+    "comment above category": (
+        "    category: direct-lookup\n    expected_sources: [shipping.md]",
+        "    # bob: check this\n    category: direct-lookup\n    expected_sources: [shipping.md]",
+    ),
+    "question": ("How much is standard shipping?", "What does standard shipping cost?"),
+    "keys reordered": ("  - id: q-2\n    question: How much is standard shipping?\n",
+                       "  - question: How much is standard shipping?\n    id: q-2\n"),
+    "five euros": ("      - text: five euros\n", "      - text: 5 euros  # from the tariff\n"),
+}  # fmt: skip
+
+
+def _edited(*names: str) -> str:
+    text = OWNED
+    for name in names:
+        was, now = EDITS[name]
+        text = text.replace(was, now, 1)
+    return text
+
+
+def _comments(text: str) -> set[str]:
+    return {line.strip()[line.strip().find("#") :] for line in text.splitlines() if "#" in line}
+
+
+@pytest.mark.parametrize("mine", EDITS)
+@pytest.mark.parametrize("yours", EDITS)
+def test_a_clean_merge_keeps_every_comment_either_side_added(mine: str, yours: str) -> None:
+    """Before, where both sides changed lines that touch, the header (and an item merged by
+    value, its keys in another order on one side) took our text with their values written
+    in, and their new comments were lost; so were their comments on a value both sides
+    changed alike. Each such merge is a conflict now, or keeps them."""
+    ours, theirs = _edited(mine), _edited(yours)
+    if "keys reordered" in (mine, yours) and "question" in (mine, yours):
+        return  # the reorder takes the question's line with it: not the edit named
+    result = merge_sets(OWNED, ours, theirs, SET)
+    assert result is not None
+    if result.clean:
+        added = (_comments(ours) | _comments(theirs)) - _comments(OWNED)
+        assert added <= _comments(result.text), added - _comments(result.text)
+
+
 # Item layouts the field-by-field merge cuts as YAML reads them: a list whose entries start
 # at the key's column, an LS (a line break to some readers, text to YAML) in a question.
 # Ours changes the category, theirs the expected sources on the next line.

@@ -209,6 +209,8 @@ class _Merge:
             self.pieces[ident] = by_field  # each side's text of the fields it changed
         elif changes:
             self.by_value[ident] = changes
+        elif _lost_comments(b, t, o):  # no value changed there, but theirs' comments would go
+            self._conflict(ident, ["the comments"])
 
     def renamed(self) -> set[str]:
         """The items a side gave another id and nothing else (a rename, found as such):
@@ -294,7 +296,16 @@ class _Merge:
             self.conflicts.extend(clashes)
             self.header_changes.clear()
             return _conflict_block("header", ours.head(), theirs.head())
+        if not self.header_changes and _lost_comments(base.head(), theirs.head(), ours.head()):
+            return self._header_comments()
         return ours.head()
+
+    def _header_comments(self) -> str:
+        """Both sides changed the header in lines that touch, and a comment theirs added
+        would be lost merging it by value: a conflict."""
+        self.header_changes.clear()
+        self.conflicts.append("header: the comments")
+        return _conflict_block("header: the comments", self.ours.head(), self.theirs.head())
 
     def by_values(self, head: str) -> str:
         """``head`` and the pieces of items merged as values, with those values written into
@@ -318,8 +329,16 @@ class _Merge:
                 return _conflict_block("header", self.ours.head(), self.theirs.head())
             return head
         for ident in self.by_value:
-            self.pieces[ident] = written.piece(ident)
-        return written.head() if self.header_changes else head
+            piece = written.piece(ident)
+            if _lost_comments(self.base.piece(ident), self.theirs.piece(ident), piece):
+                self._conflict(ident, ["the comments"])  # theirs added; by value they go
+            else:
+                self.pieces[ident] = piece
+        if not self.header_changes:
+            return head
+        if _lost_comments(self.base.head(), self.theirs.head(), written.head()):
+            return self._header_comments()
+        return written.head()
 
 
 def _sealed(item: Any) -> Any:
@@ -424,7 +443,9 @@ def _merge_field(
     lines = _merge_text(*(rest for _, rest in cut))
     if lines is None:
         was, now, their = values
-        if now == their:
+        if now == their:  # ours' lines, unless theirs hold a comment ours do not
+            if _lost_comments(cut[0][1], cut[2][1], cut[1][1]):
+                raise _CommentsClash(name, inside=True)
             lines = cut[1][1]
         elif their == was or now == was:
             # one side kept the value and changed the field's lines all the same: a comment
@@ -434,6 +455,23 @@ def _merge_field(
     if comments is None and lines is not None:
         raise _CommentsClash(name)
     return None if comments is None or lines is None else comments + lines
+
+
+def _lost_comments(base: str, side: str, merged: str) -> bool:
+    """Whether a comment ``side`` added to ``base`` (on a line of its own or after a value)
+    is not in ``merged``: what a merge by value, which rewrites values into the other side's
+    text, must not drop without a word."""
+    before = set(split_lines(base))
+    for line in split_lines(side):
+        if line in before or "#" not in line:
+            continue
+        stripped = line.strip()
+        at = 0 if stripped.startswith("#") else stripped.find(" #") + 1
+        if at or stripped.startswith("#"):
+            comment = stripped[at:].strip()
+            if comment and comment not in merged:
+                return True
+    return False
 
 
 class _CommentsClash(Exception):
