@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -119,3 +120,46 @@ def test_status_json_counts_each_split_apart(  # type: ignore[no-untyped-def]
     assert {k: table[k] for k in ("tuning", "holdout", "unassigned")} == {
         k: expected[k] for k in ("tuning", "holdout", "unassigned")
     }
+
+
+# Items that fail the schema, each way, with their holdout flag and status: they count by
+# what of them reads, and are listed as not compared (neither stale nor fresh).
+BROKEN = {
+    "an unknown field": "    reviewd: true\n",
+    "a question that is a list": "    question: [a, b]\n",
+    "a category the pattern refuses": "    category: ünï\n",
+    "a status that is no status": "    status: live\n",
+}
+
+
+@pytest.mark.parametrize("holdout", ["true", "false", None])
+@pytest.mark.parametrize("status", ["active", "draft", "retired"])
+@pytest.mark.parametrize("broken", BROKEN)
+def test_an_item_that_fails_the_schema_is_counted_and_named_not_dropped(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, broken: str, holdout: str | None, status: str
+) -> None:
+    """Before, an item with one schema error vanished from every count, the stale count
+    included, while `evalset stale` refused to judge it."""
+    bad = _item("q-002", holdout, status).replace("    status:", BROKEN[broken] + "    status:")
+    if broken == "a status that is no status":  # what reads of it: an active item
+        bad, status = bad.replace(f"    status: {status}\n", ""), "active"
+    elif broken != "an unknown field":  # the field given twice: the bad value replaces it
+        field = BROKEN[broken].split(":")[0]
+        bad = re.sub(rf"(?m)^{field}: .*\n", "", bad, count=1)
+    body = _item("q-001", "false") + bad
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\ntext\n", "sets/small.yaml": SMALL + body})
+    commit_all(corpus_repo, "set")
+    assert cli(corpus_repo, "snapshot").code == 0
+    (entry,) = json.loads(cli(corpus_repo, "status", "--json").out)["sets"]
+    counts = entry["items"]
+    assert entry["invalid_items"] == ["q-002"] and entry["errors"] >= 1
+    expected = Counter({"active": 1, "tuning": 1})  # q-001
+    expected[{"draft": "draft", "retired": "retired"}.get(status, "active")] += 1
+    if status == "active":
+        expected[{"true": "holdout", "false": "tuning", None: "unassigned"}[holdout]] += 1
+    kinds = ("active", "tuning", "holdout", "unassigned", "draft", "retired")
+    assert {k: counts[k] for k in kinds} == {k: expected[k] for k in kinds}
+    rows = entry["categories"].values()
+    assert sum(r[s] for r in rows for s in ("tuning", "holdout", "unassigned")) == counts["active"]
+    human = cli(corpus_repo, "status").out
+    assert "failing the schema, not compared: 1 (q-002)" in human, human

@@ -14,8 +14,8 @@ from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
 from evalset.gitcmd import GitUnusable
-from evalset.holdout.coverage import Coverage, category_table, corpus_documents, coverage
-from evalset.sets.model import Item, SealedItem
+from evalset.holdout.coverage import SPLITS, Coverage, category_table, corpus_documents, coverage
+from evalset.sets.model import Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import Contexts, check_in_place, draft_lacks
 from evalset.staleness.stale import StaleChecker
@@ -77,6 +77,10 @@ class SetStatus:
     """Asked for with ``workspace_status(..., with_coverage=True)``."""
     draft_items: list[Draft] = field(default_factory=list)
     """The drafts waiting for review, oldest first."""
+    invalid: list[str] = field(default_factory=list)
+    """Items that fail the schema (ids, or ``#N`` by position): counted by what of them
+    reads (their status, split, category), never compared with the corpus, so neither
+    stale nor fresh."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +102,7 @@ class SetStatus:
             "stale_items": self.stale_ids,
             "unverified_items": self.unverified,
             "unchecked_sealed_items": self.unchecked,
+            "invalid_items": self.invalid,
             "snapshot": self.snapshot,
             "release": self.release,
             "foreign_tag": self.foreign_tag,
@@ -136,6 +141,7 @@ def set_status(
             status.unassigned += item.holdout is None
     status.draft_items = drafts(loaded.entries)
     status.categories = category_table(loaded)
+    _count_invalid(loaded, status)
     if with_coverage:
         status.coverage = coverage(loaded, corpus)
     if checker is not None:
@@ -151,6 +157,36 @@ def set_status(
     status.errors = sum(f.severity == "error" for f in findings)
     status.warnings = sum(f.severity == "warning" for f in findings)
     return status
+
+
+def _count_invalid(loaded: SetFile, status: SetStatus) -> None:
+    """Count the items that fail the schema by what of them reads: ``status`` (active when
+    it is not draft or retired, as the schema reads a missing one), ``holdout`` when it is
+    true or false, ``category`` when it is text; list them as not compared."""
+    read = set(loaded.item_index) | set(loaded.sealed_index)
+    for k, raw in enumerate(loaded.raw_items):
+        if k in read:
+            continue
+        entry = raw if isinstance(raw, dict) else {}
+        ident = entry.get("id")
+        status.invalid.append(ident if isinstance(ident, str) and ident else f"#{k + 1}")
+        state = entry.get("status")
+        if state == "draft":
+            status.drafts += 1
+            continue
+        if state == "retired":
+            status.retired += 1
+            continue
+        split = entry.get("holdout")
+        split = split if isinstance(split, bool) else None
+        status.active += 1
+        status.holdout += split is True
+        status.tuning += split is False
+        status.unassigned += split is None
+        category = entry.get("category")
+        name = category if isinstance(category, str) and category else "(none)"
+        row = status.categories.setdefault(name, dict.fromkeys(SPLITS, 0))
+        row[side(split)] += 1
 
 
 def _reader(

@@ -372,6 +372,9 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
             stale += f"; unverified: {len(s.unverified)} ({shown})"
         if s.unchecked:
             stale += f"; sealed, not checked without the key: {len(s.unchecked)}"
+        if s.invalid:
+            shown = ", ".join(s.invalid[:5]) + (", …" if len(s.invalid) > 5 else "")
+            stale += f"; failing the schema, not compared: {len(s.invalid)} ({shown})"
         release = s.release or "unreleased"
         if s.foreign_tag:
             release += f" (tag {s.foreign_tag} was not made by `evalset release`)"
