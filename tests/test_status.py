@@ -163,3 +163,17 @@ def test_an_item_that_fails_the_schema_is_counted_and_named_not_dropped(  # type
     assert sum(r[s] for r in rows for s in ("tuning", "holdout", "unassigned")) == counts["active"]
     human = cli(corpus_repo, "status").out
     assert "failing the schema, not compared: 1 (q-002)" in human, human
+
+
+@pytest.mark.parametrize(
+    "named", [("small", "sets/small.yaml"), ("sets/small.yaml", "sets/../sets/small.yaml"),
+              ("small", "ABSOLUTE")],
+)  # fmt: skip
+def test_a_set_named_twice_is_one_set(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, named: tuple[str, str]
+) -> None:
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\ntext\n", "sets/small.yaml": SMALL + _item(
+        "q-001", "false")})  # fmt: skip
+    given = [str(corpus_repo / "sets/small.yaml") if n == "ABSOLUTE" else n for n in named]
+    sets = json.loads(cli(corpus_repo, "status", *given, "--json").out)["sets"]
+    assert [s["name"] for s in sets] == ["small"]

@@ -255,7 +255,10 @@ def workspace_overview(
     newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
     driver: str | None = None
-    files = list(set_paths(workspace) if paths is None else dict.fromkeys(paths))
+    named: dict[Path, Path] = {}  # one set named twice (by name and by path) is one set
+    for path in set_paths(workspace) if paths is None else paths:
+        named.setdefault(path.resolve(), path)
+    files = list(named.values())
     try:
         git = Git.find(workspace.root)
         tags: list[Tag] | None = git.tags()  # one git call for all sets
