@@ -6,6 +6,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, SET_HEADER, set_item, write_files
 from evalset.sets.model import item_citations
 from evalset.sets.setfile import load_set
@@ -68,3 +70,23 @@ def test_uncovered_documents_and_categories_are_findings(corpus_repo: Path, cli)
 def test_status_without_coverage_has_no_coverage_key(cli) -> None:  # type: ignore[no-untyped-def]
     report = json.loads(cli(ROOT, "status", "--json").out)["sets"][0]
     assert "coverage" not in report
+
+
+def test_a_document_only_a_sealed_item_may_cite_is_not_said_uncited(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the key, a sealed item's citations are unknown: the documents no item in the
+    clear cites are named as such; with it, they are counted."""
+    write_files(corpus_repo, {
+        "corpus/a.md": "# A\n\ntext\n", "corpus/c.md": "# C\n\ntext\n",
+        "sets/docs.yaml": SET_HEADER + set_item("q-1", "a.md") + "    holdout: false\n"
+        + set_item("q-2", "c.md").replace("Question q-2 about the policy?", "Who signs the "
+                                          "delivery note for a parcel?") + "    holdout: true\n",
+    })  # fmt: skip
+    assert cli(corpus_repo, "seal", "docs", "--recipient", key[1]).code == 0
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    human = cli(corpus_repo, "status", "--coverage").out
+    assert "no item in the clear cites 1 of 2 corpus documents: c.md (a sealed item may)" in human
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    human = cli(corpus_repo, "status", "--coverage").out
+    assert "every one of the 2 corpus documents is cited" in human

@@ -412,8 +412,10 @@ def _print_coverage(report: Coverage) -> None:
         echo("  corpus documents unknown (no snapshot and no corpus folder)")
     elif report.uncited:
         shown = ", ".join(report.uncited[:10]) + (", …" if len(report.uncited) > 10 else "")
-        echo(f"  no item cites {len(report.uncited)} of {len(report.corpus)} corpus "
-                    f"documents: {shown}", fg="yellow")  # fmt: skip
+        who = "no item in the clear cites" if report.sealed else "no item cites"
+        may = " (a sealed item may)" if report.sealed else ""
+        echo(f"  {who} {len(report.uncited)} of {len(report.corpus)} corpus documents: "
+             f"{shown}{may}", fg="yellow")  # fmt: skip
     else:
         echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
 

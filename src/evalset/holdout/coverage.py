@@ -42,7 +42,8 @@ class Coverage:
     corpus: list[str] | None = None
     """The corpus documents (newest snapshot, else the corpus folder); None when unknown."""
     uncited: list[str] = field(default_factory=list)
-    """Corpus documents no active item cites."""
+    """Corpus documents no active item cites (none in the clear, when ``sealed``: a sealed
+    item may)."""
     sealed: int = 0
     """Sealed active items, whose citations are not counted."""
 
