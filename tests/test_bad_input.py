@@ -41,6 +41,19 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
         "{f}:7:5: item q-1: question: error: expected text, got a number (42) "
         "(quote it if it is meant as text)",
     ),
+    **{
+        f"category-read-as-{name}": (  # found at its own key, whatever YAML reads it as
+            HEADER.replace("categories:\n", f"categories:\n  {key}: looks like {name}\n") + ITEM,
+            1,
+            f"{{f}}:4:3: categories{shown}: error: expected text, got {got} "
+            "(quote it if it is meant as text)",
+        )
+        for name, key, shown, got in (
+            ("an integer", "12", "[12]", "a number (12)"),
+            ("a decimal", "2.0", ".2.0", "a number (2.0)"),
+            ("true", "true", "[1]", "true/false (true)"),
+        )
+    },
     "wrong-type-bool": (
         HEADER + ITEM.replace("holdout: false", "holdout: yes"),
         1,

@@ -296,7 +296,7 @@ def _node_position(node: Any, path: Path_) -> tuple[int, int] | None:
         try:
             if isinstance(step, int) and isinstance(node, list) and 0 <= step < len(node):
                 best = lc.item(step)
-            elif isinstance(node, dict) and step in node:
+            elif isinstance(node, dict) and (step := _key_of(node, step)) is not None:
                 best = lc.key(step)
             else:
                 break
@@ -304,6 +304,15 @@ def _node_position(node: Any, path: Path_) -> tuple[int, int] | None:
             break
         node = node[step]
     return best
+
+
+def _key_of(node: dict[Any, Any], step: str | int) -> Any:
+    """The key of ``node`` that ``step`` names: itself, or a key that is no text written as
+    ``step`` (a category ``2.0:`` YAML reads as a number, which findings name as text);
+    None when there is none."""
+    if step in node:
+        return step
+    return next((k for k in node if not isinstance(k, str) and str(k) == str(step)), None)
 
 
 class TextIndex:
