@@ -14,6 +14,8 @@ from test_merge import SET as PATH
 from test_merge import branched, edit, merge  # noqa: F401 (a fixture)
 
 from conftest import commit_all, git
+from evalset.sets.setfile import parse_set
+from evalset.sets.validate import check_set
 from evalset.versions.merge import merge_sets
 
 SET = Path("sets/docs.yaml")
@@ -362,6 +364,35 @@ def test_a_clean_merge_keeps_every_comment_either_side_added(mine: str, yours: s
     if result.clean:
         added = (_comments(ours) | _comments(theirs)) - _comments(OWNED)
         assert added <= _comments(result.text), added - _comments(result.text)
+
+
+# Changes that merge as text, each side valid, but not as a set: (ours, theirs, the error)
+INVALID_TOGETHER = {
+    "a category deleted and used": (
+        OWNED.replace("  paraphrased: the same, reworded\n", ""),
+        OWNED.replace("    category: direct-lookup\n    expected_sources: [shipping.md]",
+                      "    category: paraphrased\n    expected_sources: [shipping.md]"),
+        "q-2: category 'paraphrased' is not declared in the set's categories",
+    ),
+    "one question on either side of the holdout": (
+        OWNED + _new("q-3") + "    holdout: true\n",
+        OWNED + _new("q-4").replace("for q-4", "for q-3") + "    holdout: false\n",
+        "near duplicate of item 'q-3', and one of the two is holdout",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", INVALID_TOGETHER)
+def test_a_merge_that_only_the_two_changes_together_make_invalid_is_a_conflict(
+    case: str,
+) -> None:
+    ours, theirs, error = INVALID_TOGETHER[case]
+    for side in (ours, theirs):  # each valid alone
+        assert not [f for f in check_set(parse_set(side, SET), errors_only=True)]
+    result = merge_sets(OWNED, ours, theirs, SET)
+    assert result is not None and len(result.conflicts) == 1, result and result.conflicts
+    assert result.conflicts[0].startswith("the merged set: ") and error in result.conflicts[0]
+    assert "<<<<<<<" not in result.text  # every change merged: nothing to choose between
 
 
 # Item layouts the field-by-field merge cuts as YAML reads them: a list whose entries start

@@ -269,7 +269,9 @@ def merge_driver(
     Exits 1, leaving conflict markers that name the item and field, only when one field of
     one item was changed differently on both sides, or both sides added an item under the
     same id (or when git's line merge, used for a file that cannot be cut into items, leaves
-    no readable set). `evalset init` registers it in git config
+    no readable set); and without markers when the merged set has an error `evalset
+    validate` finds that neither side has (a category deleted on one side and used on the
+    other). `evalset init` registers it in git config
     as: evalset merge-driver %O %A %B %P (found on PATH when git runs it)
 
     Example: evalset merge-driver base.yaml ours.yaml theirs.yaml sets/acme-support.yaml

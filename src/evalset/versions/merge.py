@@ -562,7 +562,30 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
             parse_set(text, path, only=())
         except SetFileError:
             return None
+        merge.conflicts += [
+            f"the merged set: {finding}; each side is valid without the other's change"
+            for finding in _new_errors(path, ours_text, theirs_text, text)
+        ]
     return MergeResult(text, merge.conflicts)
+
+
+def _new_errors(path: Path, ours: str, theirs: str, merged: str) -> list[str]:
+    """The errors `evalset validate` finds in the merged text (its checks of the file alone:
+    no snapshot) that neither side has: changes that merge as text but not as a set (a
+    category deleted on one side, used on the other; two near-identical questions added on
+    either side of the holdout). The first few, as one line each."""
+    from evalset.sets.validate import check_set
+
+    def errors(text: str) -> dict[tuple[Any, ...], str]:
+        found = check_set(parse_set(text, path), errors_only=True)
+        return {(f.item, f.field, f.rule, f.message): f"{f.item or 'header'}: {f.message}"
+                for f in found}  # fmt: skip
+
+    now = errors(merged)
+    if not now:
+        return []
+    before = errors(ours).keys() | errors(theirs).keys()
+    return [shown for key, shown in now.items() if key not in before][:5]
 
 
 def _joined(head: str, pieces: list[str], tail: str) -> str:
