@@ -281,6 +281,10 @@ AGAINST_A_RENAME = {
         OWNED.replace("id: q-2", "id: fee").replace("five euros", "5 euros"),
         "item q-2: renamed to ship on {side} side, deleted (or given another id) on {other}s",
     ),
+    "the same rename and an edit": (
+        RENAMED.replace("five euros", "5 euros"),
+        RENAMED.replace("five euros", "5 euros"),
+    ),
     "another rename": (
         OWNED.replace("id: q-2", "id: fee"),
         "item q-2: renamed to {ours} on our side and to {theirs} on theirs; keep one id",

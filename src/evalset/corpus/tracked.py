@@ -17,7 +17,7 @@ folder inside the corpus tracked by DVC and not pulled; a DVC-tracked folder pul
 file (``dvc pull corpus/a.md``); a symlink into DVC's cache (``cache.type symlink``) or
 git-annex's objects whose content this clone does not hold. Those documents are absent, not
 deleted. A symlink into one of those stores is followed like one inside the corpus: the
-stores hold each content once, under its hash (``content_stores``).
+stores hold each content once, under its hash (``store_of``).
 """
 
 from __future__ import annotations

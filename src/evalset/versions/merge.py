@@ -235,20 +235,22 @@ class _Merge:
                                  ("their", theirs, ours))  # fmt: skip
             renamed = cast(str, new if new is not None else other)
             there = "their" if side == "our" else "our"
-            if ident not in still.position:  # deleted there (or given another id, and edited)
+            there_id = ident if ident in still.position else renamed
+            if there_id not in still.position:  # deleted there (or given another id, edited)
                 self._block(f"item {ident}: renamed to {renamed} on {side} side, deleted (or "
                             f"given another id) on {there}s", renamed,
                             *((kept.piece(renamed), "") if side == "our" else
                               ("", kept.piece(renamed))))  # fmt: skip
                 handled.add(renamed)
                 continue
-            b, edited = base.piece(ident), still.piece(ident)
+            # there, the item as it was, or under the same new id (and edited)
+            b, edited = base.piece(ident), still.piece(there_id)
             if edited == b:
                 continue  # unchanged there: the rename stands (the old id goes, the new stays)
             pair = (kept.piece(renamed), edited) if side == "our" else (edited, kept.piece(renamed))
             merged = _merge_text(b, *pair)
             if merged is None:  # lines that touch (the id's and the first field's): by field
-                values = (kept.items[renamed], still.items[ident])
+                values = (kept.items[renamed], still.items[there_id])
                 try:
                     merged, _, clashes = _fields_merged(
                         self.path, (b, *pair),
