@@ -17,15 +17,13 @@ folder inside the corpus tracked by DVC and not pulled; a DVC-tracked folder pul
 file (``dvc pull corpus/a.md``); a symlink into DVC's cache (``cache.type symlink``) or
 git-annex's objects whose content this clone does not hold. Those documents are absent, not
 deleted. A symlink into one of those stores is followed like one inside the corpus: the
-stores hold each content once, under its hash (``store_of``).
+stores hold each content once, under its hash (``evalset.corpus.stores``).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import re
 from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,11 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalset.corpus.manifest import SnapshotError
+from evalset.corpus.stores import DVC_PULL, dvc_cache, store_of
 
 if TYPE_CHECKING:
     from evalset.corpus.walk import Listing
 
-DVC_PULL = "`dvc pull`"
 SUBMODULE_UPDATE = "`git submodule update --init`"
 
 
@@ -187,58 +185,6 @@ def _sparse(corpus: Path, top: Path) -> Absent | None:
     return Absent(why, f"`git sparse-checkout add {os.path.relpath(corpus)}`")
 
 
-GIT_ANNEX_GET = "`git annex get`"
-
-
-@functools.lru_cache(maxsize=8)
-def _stores(corpus: str) -> tuple[tuple[str, str], ...]:
-    """(real path, fix) of the content stores of the repository holding ``corpus``: DVC's
-    cache (``cache.dir`` of ``.dvc/config.local`` or ``.dvc/config``, else ``.dvc/cache``)
-    and git-annex's object folder."""
-    found: list[tuple[str, str]] = []
-    folder = Path(corpus).absolute()
-    dvc_seen = False
-    for here in (folder, *folder.parents):
-        if not dvc_seen and (here / ".dvc").is_dir():
-            dvc_seen = True
-            found.append((os.path.realpath(_dvc_cache_dir(here / ".dvc")), DVC_PULL))
-        if (here / ".git").exists():
-            if (here / ".git").is_dir():
-                found.append((os.path.realpath(here / ".git" / "annex" / "objects"), GIT_ANNEX_GET))
-            break
-    return tuple(found)
-
-
-_CACHE_DIR = re.compile(r"^\s*dir\s*=\s*(.*?)\s*$")
-
-
-def _dvc_cache_dir(dvc_folder: Path) -> Path:
-    """DVC's cache folder as the repository's configuration sets it (a relative ``dir`` is
-    taken from the configuration's folder, as DVC takes it)."""
-    for name in ("config.local", "config"):
-        try:
-            text = (dvc_folder / name).read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        section = ""
-        for line in text.splitlines():
-            stripped = line.strip()
-            if stripped.startswith("["):
-                section = stripped.strip("[]'\" ").lower()
-            elif section == "cache" and (m := _CACHE_DIR.match(line)):
-                return dvc_folder / os.path.expanduser(m.group(1).strip("'\""))
-    return dvc_folder / "cache"
-
-
-def store_of(target: str, corpus: str) -> str | None:
-    """The fix that brings the content of ``target`` (a real path) when it lies in one of
-    the content stores of the repository holding ``corpus`` (see ``_stores``); else None."""
-    for store, fix in _stores(corpus):
-        if target.startswith(store + os.sep):
-            return fix
-    return None
-
-
 _DANGLING = (-3).to_bytes(8, "little", signed=True)
 """How the walk records a symlink to nothing, in the first field of its signature."""
 
@@ -336,10 +282,10 @@ def _not_pulled(
     """The documents (ids) of DVC output folder ``out`` missing from the corpus folder whose
     content DVC's cache does not hold either (a file deleted by hand is held there, and is
     a change like any other). Nothing when the cache does not hold the folder's list."""
-    stores = [store for store, fix in _stores(str(corpus)) if fix == DVC_PULL]
-    if not stores:
+    cache = dvc_cache(str(corpus))
+    if cache is None:
         return
-    entries = _cached(stores[0], digest)
+    entries = _cached(cache, digest)
     if not isinstance(entries, list):
         return
     names = {
@@ -359,7 +305,7 @@ def _not_pulled(
             continue  # the walk does not look at hidden files
         if path.name in names.get(str(path.parent), ()):
             continue
-        if _cached_path(stores[0], md5) is None:
+        if _cached_path(cache, md5) is None:
             yield doc
 
 

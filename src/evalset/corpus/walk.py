@@ -21,7 +21,7 @@ from pathlib import Path
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
 from evalset.corpus.names import nfc, same_name, uncitable
-from evalset.corpus.tracked import store_of
+from evalset.corpus.stores import store_of
 from evalset.corpus.workers import cores
 
 Signature = tuple[int, int, int, int]
@@ -61,7 +61,7 @@ of its sub-folders."""
 def _link_target(path: str, real_top: str, top: str) -> tuple[int, os.stat_result | None]:
     """Where a symlink leads: (0, its target's stat) for a file inside the corpus (folder
     ``top``) or in a content store of its repository (DVC's cache, git-annex's objects:
-    ``evalset.corpus.tracked``), (-1, None) for anything else outside (not followed),
+    ``evalset.corpus.stores``), (-1, None) for anything else outside (not followed),
     (-2, None) for a folder, other non-file or a loop of links, (-3, None) when what it
     leads to is not there."""
     target = os.path.realpath(path)
