@@ -17,6 +17,11 @@ import pytest
 # No test reaches the network: DVC's command line would otherwise collect an analytics
 # report of each command in a temporary file and start a process to send it.
 os.environ["DVC_NO_ANALYTICS"] = "1"
+# Nor on the developer's DVC configuration (a cache folder set for every repository of the
+# machine, say): DVC's user and system configuration are read from a folder that is never
+# there (a test that needs one points these at its own).
+NO_DVC_CONFIG = str(Path(__file__).resolve().parent / "no-dvc-config")
+os.environ["DVC_GLOBAL_CONFIG_DIR"] = os.environ["DVC_SYSTEM_CONFIG_DIR"] = NO_DVC_CONFIG
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import commit_all, write_files
+from conftest import commit_all, dvc, write_files
 from evalset.corpus.manifest import SnapshotError, SnapshotStore, compare, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
 
@@ -750,6 +750,41 @@ def test_a_symlink_into_the_dvc_cache_is_read_as_the_document(corpus_repo: Path)
     from evalset.corpus.walk import corpus_file
 
     assert corpus_file(corpus_repo / "corpus", "a.md") == stored
+
+
+@pytest.mark.parametrize("level", ["--local", "--project", "--global", "--system"])
+def test_a_dvc_cache_moved_wherever_dvc_reads_it_holds_the_documents(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: str, cli
+) -> None:
+    """DVC's cache moved out of the repository (`dvc cache dir`; a cache shared by every
+    repository of a machine is set in the user's or the system's configuration) with
+    ``cache.type symlink``: the documents are links into it, read as the documents; the
+    cache emptied, they are documents not pulled (never documents deleted)."""
+    monkeypatch.setenv("DVC_GLOBAL_CONFIG_DIR", str(tmp_path / "config-global"))
+    monkeypatch.setenv("DVC_SYSTEM_CONFIG_DIR", str(tmp_path / "config-system"))
+    shared = tmp_path / "shared-cache"
+    write_files(corpus_repo, {"corpus/a.md": "# Alpha\n\nalpha\n", "corpus/b.md": "# B\n\nb\n"})
+    before = snap(corpus_repo)
+    dvc(corpus_repo, "init", "-q")
+    # a relative folder is taken from the configuration file's folder, as DVC takes it
+    dvc(
+        corpus_repo,
+        "cache",
+        "dir",
+        level,
+        "../shared-cache" if level == "--project" else str(shared),
+    )
+    dvc(corpus_repo, "config", "cache.type", "symlink")
+    dvc(corpus_repo, "add", "-q", "corpus")
+    assert os.path.realpath(corpus_repo / "corpus/a.md").startswith(str(shared))
+    again = snap(corpus_repo)
+    assert (again.id, again.documents, again.warnings) == (before.id, 2, [])
+    shutil.rmtree(shared / "files")  # `dvc gc` elsewhere, a disk not mounted
+    with pytest.raises(SnapshotError, match=r"a symlink into DVC's cache whose content is not"):
+        snap(corpus_repo)
+    done = cli(corpus_repo, "status", "--json")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["newest"]["corpus"] == "absent"
 
 
 def test_a_corpus_emptied_lists_what_it_lost(corpus_repo: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from pathlib import Path
 
 DVC_PULL = "`dvc pull`"
@@ -19,8 +18,7 @@ GIT_ANNEX_GET = "`git annex get`"
 @functools.lru_cache(maxsize=8)
 def _stores(corpus: str) -> tuple[tuple[str, str], ...]:
     """(real path, fix) of the content stores of the repository holding ``corpus``: DVC's
-    cache (``cache.dir`` of ``.dvc/config.local`` or ``.dvc/config``, else ``.dvc/cache``)
-    and git-annex's object folder."""
+    cache (see ``_dvc_cache_dir``) and git-annex's object folder."""
     found: list[tuple[str, str]] = []
     folder = Path(corpus).absolute()
     dvc_seen = False
@@ -35,25 +33,21 @@ def _stores(corpus: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-_CACHE_DIR = re.compile(r"^\s*dir\s*=\s*(.*?)\s*$")
-
-
 def _dvc_cache_dir(dvc_folder: Path) -> Path:
-    """DVC's cache folder as the repository's configuration sets it (a relative ``dir`` is
-    taken from the configuration's folder, as DVC takes it)."""
-    for name in ("config.local", "config"):
-        try:
-            text = (dvc_folder / name).read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        section = ""
-        for line in text.splitlines():
-            stripped = line.strip()
-            if stripped.startswith("["):
-                section = stripped.strip("[]'\" ").lower()
-            elif section == "cache" and (m := _CACHE_DIR.match(line)):
-                return dvc_folder / os.path.expanduser(m.group(1).strip("'\""))
-    return dvc_folder / "cache"
+    """DVC's cache folder as DVC reads its configuration: ``cache.dir`` of the repository's
+    ``.dvc/config.local`` and ``.dvc/config``, else of the user's and the system's
+    configuration (a cache shared by every repository of a machine is often set there, and
+    ``DVC_GLOBAL_CONFIG_DIR``/``DVC_SYSTEM_CONFIG_DIR`` move them), a relative ``dir`` taken
+    from its file's folder; else ``.dvc/cache``. A configuration DVC cannot read leaves the
+    default (DVC itself refuses to run with it). DVC's reader is imported only here: only
+    a link out of the corpus, or a document DVC tracks and the folder lacks, asks."""
+    from dvc.config import Config, ConfigError
+
+    try:
+        found = Config(dvc_dir=str(dvc_folder), validate=False)["cache"].get("dir")
+    except (ConfigError, OSError, ValueError):
+        found = None
+    return Path(found) if isinstance(found, str) and found else dvc_folder / "cache"
 
 
 def store_of(target: str, corpus: str) -> str | None:
