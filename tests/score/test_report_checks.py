@@ -46,6 +46,10 @@ EDITS = {
     "an item's category": ('"category": "multi"', '"category": "lookup"', EDITED),
     "the run's path": ('"path": "run.jsonl"', '"path": "other.jsonl"', EDITED),
     "the digest": ('"digest": "sha256:', '"digest": "sha256:0', EDITED),
+    # a key given again after the digest replaces the digested one as the report is read
+    "items given again after the digest": ('"\n}\n', '",\n  "items": []\n}\n', EDITED),
+    "the snapshot given again": ('"\n}\n', '",\n  "snapshot": "000000000000"\n}\n', EDITED),
+    "a digest given again": ('"\n}\n', f'",\n  "digest": "sha256:{"0" * 64}"\n}}\n', EDITED),
     "no digest": (
         DIGEST_MARK,
         ',\n  "digested": "',

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ FORMAT = 1
 """Version of the report's layout."""
 DIGEST_MARK = ',\n  "digest": "'
 """What precedes the digest, the report's last key."""
+_END = re.compile(r'sha256:[0-9a-f]{64}"\n\}\s*')
+"""What follows the mark: the digest, and the end of the report."""
 
 
 class ReportError(EvalsetError):
@@ -82,7 +85,13 @@ def check_report(path: Path, text: str, data: Any) -> None:
         )
     normalised = text.replace("\r\n", "\n")
     mark = normalised.rfind(DIGEST_MARK)
-    if mark < 0 or digest_of(normalised[:mark]) != data["digest"]:
+    # the digest covers all that comes before it, and nothing may come after it but the end
+    # of the report: keys added there would replace the digested ones as the report is read
+    if (
+        mark < 0
+        or not _END.fullmatch(normalised, mark + len(DIGEST_MARK))
+        or digest_of(normalised[:mark]) != data["digest"]
+    ):
         raise ReportError(
             f"{path}: was changed after `evalset score` wrote it (its content no longer "
             "matches its digest); score the run again rather than editing the report."
