@@ -120,3 +120,47 @@ def test_added_items_are_listed_in_file_order_with_or_without_the_key(  # type: 
             monkeypatch.setenv("EVALSET_AGE_IDENTITY", held)
         done = cli(example, "diff", "acme-support", "HEAD", "--json")
         assert json.loads(done.out)["added"] == ["q-900", "q-901"], (held, done.out)
+
+
+# what happens to a sealed item (the set's holdout is sealed and committed first), and what
+# any diff of it says, with the key or without: its side and status are in the clear
+SEALED_MOVES = {
+    "a tuning item moved into the holdout": (
+        ["split", "acme-support", "--move", "q-001", "--to", "holdout", "--force", "--reason",
+         "seen in a macro"],
+        {"holdout_moves": [{"id": "q-001", "from": "tuning", "to": "holdout"}], "retired": []},
+    ),
+    "a holdout item moved to tuning (the leak)": (
+        ["split", "acme-support", "--move", "q-004", "--to", "tuning", "--force", "--reason",
+         "published"],
+        {"holdout_moves": [{"id": "q-004", "from": "holdout", "to": "tuning"}], "retired": []},
+    ),
+    "a holdout item retired": (
+        ["retire", "acme-support", "q-004", "--reason", "policy withdrawn"],
+        {"holdout_moves": [], "retired": ["q-004"]},
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("what", SEALED_MOVES)
+def test_a_sealed_items_move_or_retirement_is_told_with_or_without_the_key(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    """A move out of the holdout is the leak a reviewer without the key most needs to see:
+    it was shown as a sealed item's content changed, and nothing more."""
+    keyfile, recipient = key
+    command, told = SEALED_MOVES[what]
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
+    commit_all(example, "sealed")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    done = cli(example, *command)
+    assert done.code == 0, done.err
+    for held in (str(keyfile), None):
+        if held is None:
+            monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+        found = json.loads(cli(example, "diff", "acme-support", "HEAD", "--json").out)
+        assert {k: found[k] for k in told} == told, (held, found)
+        text = cli(example, "diff", "acme-support", "HEAD").out
+        if told["holdout_moves"]:
+            assert "HOLDOUT MOVE" in text, (held, text)

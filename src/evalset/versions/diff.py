@@ -258,7 +258,9 @@ def _field(change: FieldChange) -> str:
 
 
 def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
-    """Items sealed on either side (and not opened by a key) are compared by fingerprint."""
+    """Items sealed on either side (and not opened by a key) are compared by fingerprint;
+    their side and status are in the clear, so a move between tuning and holdout and a
+    retirement are told as with the key."""
     if not (old.sealed or new.sealed):
         return
     from evalset.sets.content import item_fingerprint
@@ -272,13 +274,28 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
         found.update({s.id: s.sealed.fingerprint for s in loaded.sealed})
         return found
 
+    def shown(loaded: SetFile) -> dict[str, tuple[bool | None, str]]:
+        found: dict[str, tuple[bool | None, str]] = {
+            item.id: (item.holdout, item.status) for item in loaded.items
+        }
+        found.update({s.id: (s.holdout, s.status) for s in loaded.sealed})
+        return found
+
     before, after = fingerprints(old), fingerprints(new)
+    sides, now = shown(old), shown(new)
     for ident in sorted({stub.id for stub in old.sealed} | {stub.id for stub in new.sealed}):
         if ident not in before:
             result.added.append(ident)
         elif ident not in after:
             result.removed.append(ident)
         elif before[ident] != after[ident]:
+            (held, status), (holds, becomes) = sides[ident], now[ident]
+            if held is not None and holds != held:
+                result.holdout_moves.append(HoldoutMove(ident, _side(held), _side(holds)))
+            if becomes == "retired" and status != "retired":
+                result.retired.append(ident)
+            # the side and status are part of the content: whether anything else changed
+            # with them cannot be told without the key
             change = FieldChange("sealed content", "changed", hidden=True)
             result.changed.append(ItemChange(ident, [change]))
 
