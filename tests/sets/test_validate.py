@@ -418,3 +418,25 @@ def test_one_value_where_a_list_goes_is_told_how_to_write_the_list(
     assert [f.hint for f in found if f.field == key] == [hint]
     if holdout == "true":
         assert "30 days" not in str(found)
+
+
+ITEM_FIELDS = (
+    "id, question, category, answerable, expected_sources, key_points, must_not_say, answer, "
+    "holdout, holdout_moves, status, verified, origin, tags"
+)
+UNKNOWN_FIELDS = {
+    # the field written, and the hint: a typo's field, else the fields the place takes
+    "questoin": "did you mean 'question'?",
+    "keypoints": "did you mean 'key_points'?",
+    "tag": "did you mean 'tags'?",
+    "state": "did you mean 'status'?",
+    "colour": f"remove it; the fields here are {ITEM_FIELDS}",  # not a typo of 'holdout'
+    "notes": f"remove it; the fields here are {ITEM_FIELDS}",
+    "owner": f"remove it; the fields here are {ITEM_FIELDS}",
+}
+
+
+@pytest.mark.parametrize("name", UNKNOWN_FIELDS)
+def test_an_unknown_field_is_told_what_to_write_instead(name: str) -> None:
+    (found,) = findings(HEADER + item("q-1", "Can I return it?", **{name: "red"}))
+    assert found.endswith(f"unknown field {name!r} ({UNKNOWN_FIELDS[name]})"), found

@@ -74,8 +74,13 @@ def schema_message(
             return f"field {name!r} is not one a sealed item shows", (
                 "it belongs in the sealed content: `evalset unseal` with the key, then seal again"
             )
-        close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
-        return f"unknown field {name!r}", (f"did you mean {close[0]!r}?" if close else None)
+        # a closer match than difflib's default asks: 'colour' is not a typo of 'holdout'
+        close = difflib.get_close_matches(name, fields, n=1, cutoff=0.7)
+        return f"unknown field {name!r}", (
+            f"did you mean {close[0]!r}?"
+            if close
+            else f"remove it; the fields here are {', '.join(fields)}"
+        )
     if kind == "missing":
         return "required field is missing", None
     if kind in ("string_type", "str_type"):
