@@ -87,10 +87,22 @@ def test_status_of_named_sets_only(workspace: Path, cli) -> None:  # type: ignor
     assert len(unknown.err.splitlines()) == 1
 
 
-def test_usage_errors_exit_2(cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli(ROOT, "validate", "--no-such-flag")
+USAGE_ERRORS = {
+    (
+        "validate",
+        "--no-such-flag",
+    ): "No such option: --no-such-flag; see `evalset validate --help`.",
+    # a group without its command: the help on standard output, and a sentence that says so
+    (): "no command given; see `evalset --help`.",
+    ("score",): "no command given; see `evalset score --help`.",
+}
+
+
+@pytest.mark.parametrize("args", USAGE_ERRORS)
+def test_usage_errors_exit_2_in_one_sentence(cli, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    result = cli(ROOT, *args)
     assert result.code == 2
-    assert "No such option" in result.err
+    assert result.err == f"evalset: {USAGE_ERRORS[args]}\n"
 
 
 def test_every_command_has_help(cli) -> None:  # type: ignore[no-untyped-def]

@@ -153,7 +153,8 @@ def usage_sentence(exc: Exception) -> str:
     ctx = getattr(exc, "ctx", None)
     path = getattr(ctx, "command_path", None) or "evalset"
     text = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
-    return f"{text}; see `{path} --help`."
+    # a group called without its command prints its help, and the error has no message
+    return f"{text or 'no command given'}; see `{path} --help`."
 
 
 def run_app() -> int:
