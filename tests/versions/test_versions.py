@@ -186,6 +186,15 @@ def test_the_whole_scenario(released: Path, cli) -> None:  # type: ignore[no-unt
     assert "0.2.0" in text and "2 added, 1 retired, 1 changed" in text
 
 
+def test_diff_without_a_release_says_the_command_to_run(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli(example, "diff", "acme-support")
+    assert result.code == 2 and result.out == ""
+    assert result.err == (
+        "evalset: sets/acme-support.yaml: acme-support has no release yet, so there is no "
+        "default to compare with; name a git revision, e.g. `evalset diff acme-support HEAD`.\n"
+    )
+
+
 def test_diff_defaults_to_last_release_against_the_working_tree(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("sources: [policy.md#refunds]  #", "sources: [] #"))

@@ -208,7 +208,7 @@ def diff(
         if latest is None:
             raise EvalsetError(
                 f"{history.path}: {history.name} has no release yet, so there is no default to "
-                "compare with; name a git revision, e.g. `evalset diff NAME HEAD`."
+                f"compare with; name a git revision, e.g. `evalset diff {history.name} HEAD`."
             )
         before = history.at_release(latest)
     else:
