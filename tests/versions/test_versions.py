@@ -612,6 +612,12 @@ def test_the_notes_of_a_release_without_its_drafts_list_no_draft(released: Path,
     for said in (result.out, body, message, cli(released, "log", "docs").out):
         assert "d-1" not in said, said
     assert "- changed q-3: question" in body
+    # log counts what the release notes list (it counted the draft left out as added)
+    log = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+    assert [(r["version"], r["summary"]) for r in log] == [
+        ("0.1.0", "first release"),
+        ("0.1.1", "1 changed"),
+    ]
 
 
 def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -520,7 +520,13 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
                 "git fetch --unshallow --tags)"
             )
         if previous is not None:
-            changes = diff_sets(previous.loaded, state.loaded, previous.label, tag.version)
+            # what the release notes said: drafts are never part of a release
+            changes = diff_sets(
+                released_content(previous.loaded),
+                released_content(state.loaded),
+                previous.label,
+                tag.version,
+            )
             summary = changes.summary()
         fmt = recorded_format(recorded)
         pinned = pin_of(state.loaded, snapshot, items=False, fmt=fmt)
