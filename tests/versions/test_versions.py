@@ -1056,6 +1056,24 @@ def test_a_set_file_renamed_since_its_release_keeps_its_history(  # type: ignore
     assert result.code == 0 and "released docs 0.2.1 (1 changed)" in result.out, result.err
 
 
+def test_a_release_tag_put_back_without_its_message_vouches_for_nothing(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Before, a lightweight tag on the release's commit (what `git tag -f NAME COMMIT`
+    makes) let `pin` call the content release 0.1.0, which check-pin then refused."""
+    commit = git(released, "rev-list", "-n", "1", "evalset/docs/v0.1.0").strip()
+    git(released, "tag", "-f", "evalset/docs/v0.1.0", commit)  # lightweight: no pin
+    done = cli(released, "pin", "docs")
+    assert done.code == 2 and done.out == ""
+    assert done.err == (
+        "evalset: sets/docs.yaml: its header names release 0.1.0 of docs, whose tag "
+        "evalset/docs/v0.1.0 was not made by `evalset release` (it records no pin), so it "
+        "cannot vouch for the content; put back the tag `evalset release` made (`git fetch "
+        "--force origin tag evalset/docs/v0.1.0` from the remote it was pushed to).\n"
+    )
+    assert json.loads(cli(released, "status", "--json").out)["sets"][0]["release"] is None
+
+
 def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
@@ -1072,8 +1090,9 @@ def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignor
     git(released, "tag", "-a", "evalset/docs/v0.1.0", "-m", message, "HEAD")
     refusal = (
         "evalset: sets/docs.yaml: tag evalset/docs/v0.1.0 points at a commit whose set names "
-        "release 0.2.0, so the tag was moved or made by hand; put it back on the commit "
-        "`evalset release` tagged (`git tag -f evalset/docs/v0.1.0 COMMIT`), or delete it.\n"
+        "release 0.2.0, so the tag was moved or made by hand; put back the tag `evalset "
+        "release` made, which records the release (`git fetch --force origin tag "
+        "evalset/docs/v0.1.0` from the remote it was pushed to), or delete it.\n"
     )
     for command in (["log", "docs"], ["diff", "docs", "0.1.0", "0.2.0"],
                     ["pin", "docs", "--rev", "0.1.0"]):  # fmt: skip

@@ -88,8 +88,9 @@ class SetHistory:
         if named is not None and named != tag.version:
             raise GitError(
                 f"{self.path}: tag {tag.name} points at a commit whose set names release "
-                f"{named}, so the tag was moved or made by hand; put it back on the commit "
-                f"`evalset release` tagged (`git tag -f {tag.name} COMMIT`), or delete it."
+                f"{named}, so the tag was moved or made by hand; put back the tag `evalset "
+                f"release` made, which records the release (`git fetch --force origin tag "
+                f"{tag.name}` from the remote it was pushed to), or delete it."
             )
         return state
 

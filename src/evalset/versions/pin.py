@@ -168,6 +168,13 @@ def _versioned_by_tag(
             f"{tag_name(loaded.name, version)}; finish the release (`evalset release "
             f"{loaded.name}` again), or put back the header of the latest release."
         )
+    if tag.pin is None:
+        raise PinError(
+            f"{path}: its header names release {version} of {loaded.name}, whose tag "
+            f"{tag.name} was not made by `evalset release` (it records no pin), so it cannot "
+            "vouch for the content; put back the tag `evalset release` made (`git fetch "
+            f"--force origin tag {tag.name}` from the remote it was pushed to)."
+        )
     known = {found["fingerprint_format"]: found["fingerprint"]}
     clean = tag_vouches(loaded, tag, lambda t: history.at_release(t).loaded, known)
     return {**found, "version": version if clean else f"{version}+modified"}
@@ -183,8 +190,11 @@ def tag_vouches(
     the tag recorded, is the recorded one. A release made in format 1 (which counted
     provenance) whose fingerprint differs is read at its tag with ``read_release`` and
     compared in the current format, so that a trace appended since is no change.
-    ``known``: fingerprints of ``loaded`` already computed, by format."""
-    recorded = tag.pin or {}
+    ``known``: fingerprints of ``loaded`` already computed, by format. A tag that records
+    no pin (made by hand, or put back by hand without its message) vouches for nothing."""
+    recorded = tag.pin
+    if recorded is None:
+        return False
     fmt = recorded_format(recorded)
     try:
         if recorded.get("fingerprint") == ((known or {}).get(fmt) or set_fingerprint(loaded, fmt)):
