@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -682,14 +683,57 @@ def test_not_a_git_repository(tmp_path: Path, cli) -> None:  # type: ignore[no-u
 
 
 def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    git(released, "checkout", "-q", "--detach")
+    """CI releases on a detached HEAD. Before, the branch that never merged the release
+    commit was stuck: its set file named the release before, check-pin sent its reports
+    back to that release and `release` said there was nothing to release."""
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
-    commit_all(released, "edit on a detached HEAD")
+    commit_all(released, "q-3 edited on main")
+    git(released, "checkout", "-q", "--detach")
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 0, result.err
-    assert "HEAD is detached" in result.out
+    assert result.out.endswith(
+        "note: HEAD is detached; push the tag (git push origin evalset/docs/v0.1.1) to keep "
+        "it, and merge it into your branch (git merge evalset/docs/v0.1.1), whose set file "
+        "would otherwise name no release.\n"
+    )
     assert "evalset/docs/v0.1.1" in tag_names(released)
+    git(released, "checkout", "-q", "main")  # the content of 0.1.1, the header of 0.1.0
+    (released / "report.json").write_text(cli(released, "pin", "docs").out)
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1 and checked.err == (
+        "report.json: report was run on 0.1.0+modified, the content of release 0.1.1: the "
+        "branch lacks that release's commit, so its set file names release 0.1.0; merge it "
+        "(`git merge evalset/docs/v0.1.1`) and score the run again.\n"
+    )
+    again = cli(released, "release", "docs", "--bump", "patch")
+    assert again.code == 1 and again.err.endswith(
+        "there is nothing to release; but this branch lacks its release commit, so the set "
+        "file names no release and pins as unreleased: merge it (`git merge "
+        "evalset/docs/v0.1.1`).\n"
+    )
+    git(released, "merge", "-q", "evalset/docs/v0.1.1")  # as they say
+    (released / "report.json").write_text(cli(released, "pin", "docs").out)
+    assert cli(released, "check-pin", "report.json").code == 0
+
+
+def test_a_pin_of_release_content_that_names_no_release_says_to_merge_it(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """The set file's header without its version (a branch made before the first release
+    was merged), its content that of release 0.1.0."""
+    path = released / "sets" / "docs.yaml"
+    text = path.read_text()
+    path.write_text(re.sub(r"\n(version|fingerprint): .*", "", text))
+    pin = json.loads(cli(released, "pin", "docs").out)
+    assert pin["version"] is None
+    (released / "report.json").write_text(json.dumps({"evalset": pin}))
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1 and checked.err == (
+        "report.json: report was run on the content of release 0.1.0 of docs, but its set "
+        "file names no release (version: null): the branch lacks the release commit; merge it "
+        "(`git merge evalset/docs/v0.1.0`) and score the run again.\n"
+    )
 
 
 def test_shallow_clone_says_history_is_missing(released: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -66,7 +66,11 @@ def release(
         f"{result.commit[:12]}, fingerprint {result.fingerprint[:19]}…"
     )
     if result.detached:
-        echo("note: HEAD is detached; push the tag (git push origin TAG) to keep it.")
+        echo(
+            f"note: HEAD is detached; push the tag (git push origin {result.tag}) to keep it, "
+            f"and merge it into your branch (git merge {result.tag}), whose set file would "
+            "otherwise name no release."
+        )
 
 
 def pin(

@@ -298,6 +298,20 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
     )
 
 
+def _release_holding(history: SetHistory, found: dict[str, Any]) -> Tag | None:
+    """The latest release whose tag records the content fingerprint of pin ``found``."""
+    fmt = found.get("fingerprint_format", 1)
+    for tag in reversed(history.git.tags(history.name)):
+        recorded = tag.pin
+        if (
+            recorded is not None
+            and recorded_format(recorded) == fmt
+            and recorded.get("fingerprint") == found.get("fingerprint")
+        ):
+            return tag
+    return None
+
+
 def check_pin(ws: Workspace, report: Path) -> PinCheck:
     """Check a report's pin against the release tags of the workspace's repository. The
     tag's content is fingerprinted in the format its tag recorded, and compared with the
@@ -311,6 +325,14 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         check.problems.append(f'the pin\'s version {version!r} is not text ("X.Y.Z")')
         return check
     if version is None:
+        same = _release_holding(history, found)
+        if same is not None:  # released where the run's branch never merged the release
+            check.problems.append(
+                f"report was run on the content of release {same.version} of {name}, but "
+                f"its set file names no release (version: null): the branch lacks the release "
+                f"commit; merge it (`git merge {same.name}`) and score the run again"
+            )
+            return check
         check.problems.append(
             f"report was run on an unreleased working copy of {name} (version: null); only "
             f"released versions can be checked: release the set (`evalset release {name}`) "
@@ -358,7 +380,14 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     detail = f": {len(differing)} item(s) differ from the release" if differing else ""
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
-    if suffix:
+    same = _release_holding(history, found) if suffix else None
+    if same is not None and same.version != base:  # released where the branch never merged
+        check.problems.append(
+            f"report was run on {version}, the content of release {same.version}: the branch "
+            f"lacks that release's commit, so its set file names release {base}; merge it "
+            f"(`git merge {same.name}`) and score the run again"
+        )
+    elif suffix:
         check.problems.append(
             f"report was run on {version}{detail or ', not on the release'}; score the run "
             f"again on release {base} (its tag), or release this content and score it again"

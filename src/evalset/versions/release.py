@@ -284,9 +284,16 @@ def _release(
             and _same_content(previous.loaded, fingerprint)
             and previous_snapshot == snapshot
         ):
+            assert latest is not None
+            missing = (  # released on a detached HEAD, say, and not merged since
+                f"; but this branch lacks its release commit, so the set file names no "
+                f"release and pins as unreleased: merge it (`git merge {latest.name}`)"
+                if header.version != latest.version
+                else ""
+            )
             raise ReleaseRefused(
                 f"{path}: {loaded.name} has not changed since release {previous.label} (same "
-                f"content, same snapshot {snapshot}); there is nothing to release."
+                f"content, same snapshot {snapshot}); there is nothing to release{missing}."
             )
         new_version = str(_next_version(history, bump, version))
     pin = pin_of(loaded, snapshot)
