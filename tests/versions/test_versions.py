@@ -751,6 +751,35 @@ def test_shallow_clone_says_history_is_missing(released: Path, tmp_path: Path, c
     assert cli(clone, "diff", "docs", "0.1.0").code == 0
 
 
+def test_a_release_in_a_shallow_clone_is_refused(released: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, a clone of two commits (GitLab's GIT_DEPTH) lacked the tag of 0.2.0, made on
+    another branch, and released another 0.2.0, whose tag the remote then refused."""
+    path = released / "sets" / "docs.yaml"
+    git(released, "checkout", "-q", "-b", "exp")
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "q-3 edited on a branch")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0  # 0.2.0
+    git(released, "checkout", "-q", "main")
+    path.write_text(path.read_text().replace("Question q-2 about", "Question q-2 now about"))
+    commit_all(released, "q-2 edited on main")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{released}", str(clone))
+    assert "evalset/docs/v0.2.0" not in tag_names(clone)
+    before = (clone / "sets" / "docs.yaml").read_bytes(), tag_names(clone)
+    result = cli(clone, "release", "docs", "--bump", "minor")
+    assert result.code == 2 and result.out == ""
+    assert result.err == (
+        "evalset: sets/docs.yaml: this clone is shallow, so it may lack release tags of docs "
+        "made on commits it did not fetch, and which version comes next cannot be told here "
+        "(it may be released already); fetch the whole history: `git fetch --unshallow "
+        "--tags` (with `actions/checkout`: `fetch-depth: 0`; in GitLab CI: `GIT_DEPTH: 0`).\n"
+    )
+    assert ((clone / "sets" / "docs.yaml").read_bytes(), tag_names(clone)) == before
+    git(clone, "fetch", "-q", "--unshallow", "--tags")  # as it says
+    done = cli(clone, "release", "docs", "--bump", "minor")
+    assert done.code == 0 and "released docs 0.3.0" in done.out, done.err
+
+
 def test_release_commit_failure_leaves_the_file_unchanged(released: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))

@@ -21,6 +21,7 @@ from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import PIN_LINE, Git, GitError, Version, tag_name
+from evalset.gitcmd import FETCH_HISTORY, GitUnusable
 from evalset.sets.editor import SetEditor, SetLock, edit_set, set_lock
 from evalset.sets.fingerprint import set_fingerprint
 from evalset.sets.setfile import SetFile, parse_set
@@ -190,6 +191,12 @@ def _refuse_unless_releasable(
 
 
 def _next_version(history: SetHistory, bump: str | None, version: str | None) -> Version:
+    if history.git.shallow:  # GitLab's GIT_DEPTH fetches only the tags among its commits
+        raise GitUnusable(
+            f"{history.path}: this clone is shallow, so it may lack release tags of "
+            f"{history.name} made on commits it did not fetch, and which version comes next "
+            f"cannot be told here (it may be released already); {FETCH_HISTORY}."
+        )
     latest = history.latest()
     current = Version.parse(latest.version) if latest else None
     if version is not None:
