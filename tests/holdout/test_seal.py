@@ -576,6 +576,40 @@ def test_items_moved_or_split_into_a_sealed_holdout_are_sealed(  # type: ignore[
     assert all(opened[ident].holdout for ident in split["holdout"])
 
 
+def test_without_the_key_nothing_goes_to_tuning_unchecked_against_the_sealed_holdout(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, `split` without the key compared new questions with the plain items only: a
+    near duplicate of a sealed holdout question went to tuning, leaking it, where the same
+    split with the key put it in the holdout."""
+    from evalset.sets.editor import edit_set
+    from evalset.sets.model import Item
+
+    keyfile, public = key
+    path = set_file(example)
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    held = next(i for i in load_set(path).items if i.holdout and i.status == "active")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert cli(example, "seal", "acme-support", "-r", public).code == 0
+    commit_all(example, "sealed")
+    twin = Item(id="q-950", question=held.question.rstrip("?") + ", please?",
+                category=held.category, status="draft")  # fmt: skip
+    with edit_set(path) as editor:
+        editor.append_items([twin])
+    for dry in ([], ["--dry-run"]):
+        done = cli(example, "split", "acme-support", "--json", *dry)
+        assert done.code == 0, done.err
+        plan = json.loads(done.out)
+        assert "q-950" in plan["unchecked"] + plan["holdout"] and not plan["tuning"], plan
+    text = cli(example, "split", "acme-support").out
+    assert "set EVALSET_AGE_IDENTITY and split again): q-950" in text, text
+    moved = cli(example, "split", "acme-support", "--move", "q-950", "--to", "tuning")
+    assert moved.code == 2 and "cannot be read without the key" in moved.err, moved.err
+    assert next(i for i in load_set(path).items if i.id == "q-950").holdout is None
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))  # with it, the twin is held out
+    assert json.loads(cli(example, "split", "acme-support", "--json").out)["holdout"] == ["q-950"]
+
+
 def test_an_item_held_out_while_the_set_is_unsealed_for_an_edit_is_sealed(  # type: ignore[no-untyped-def]
     example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -108,6 +108,13 @@ def split(
             f"validate` reports; fix it, then split again): {', '.join(plan.leaking)}",
             fg="yellow",
         )
+    if plan.unchecked:
+        echo(
+            "  left unassigned (for tuning, but their questions cannot be compared with the "
+            "sealed holdout's without the key, and a near duplicate there would leak one; set "
+            f"EVALSET_AGE_IDENTITY and split again): {', '.join(plan.unchecked)}",
+            fg="yellow",
+        )
     if plan.sealed:
         went = "would be sealed as they go" if dry_run else "sealed as they went"
         echo(f"  {went} into the sealed holdout: {', '.join(plan.sealed)}")

@@ -54,6 +54,9 @@ class SplitPlan:
     """Items sealed as they went into the holdout (the set's holdout is sealed)."""
     leaking: list[str] = field(default_factory=list)
     """Unassigned items left so: near duplicates of items on both sides already."""
+    unchecked: list[str] = field(default_factory=list)
+    """Unassigned items left so: for tuning, while sealed holdout questions they may repeat
+    cannot be read (no key)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +68,7 @@ class SplitPlan:
             "categories": {c: {"holdout": h, "items": n} for c, (h, n) in self.shares.items()},
             "sealed": self.sealed,
             "leaking": self.leaking,
+            "unchecked": self.unchecked,
         }
 
 
@@ -176,6 +180,7 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     loaded = load_set(path)
     _refuse_lost_sides(path, loaded)
     plan = plan_split(loaded.entries, ratio)
+    _defer_unchecked(loaded, plan)
     if dry_run and plan.holdout:
         from evalset.holdout.seal import sealed_to
 
@@ -185,6 +190,7 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     with edit_set(path) as editor:
         # Planned again under the lock: a concurrent writer may have added items.
         plan = plan_split(editor.current.entries, ratio)
+        _defer_unchecked(editor.current, plan)
         by_id = {item.id: item for item in editor.current.items}
         keys = _sealed_to(editor) if plan.holdout else []
         for ident in plan.holdout:
@@ -253,6 +259,8 @@ def move(
             f"{path}: item {item_id} is {side(item.holdout)}; moving it to {to} is refused "
             f"because {why}. Pass --force to move it anyway; the move is recorded on the item."
         )
+    if not wanted:
+        _refuse_unread_holdout(path, loaded, [item_id])
     partner = _leak_partner(loaded, item, wanted)
     if partner is not None:
         raise EditRefused(
@@ -282,6 +290,32 @@ def move(
         elif not editor.unsealed_with(item_id, changes):  # out of a sealed holdout: plain,
             editor.update_item(item_id, changes)  # with the comments it was sealed with
     return Move(changed=True, sealed=bool(keys))
+
+
+def _defer_unchecked(loaded: SetFile, plan: SplitPlan) -> None:
+    """Without the key, leave unassigned the items planned for tuning (``plan.unchecked``):
+    whether one repeats a sealed holdout question, which it would leak there, cannot be
+    told. Those planned for the holdout are assigned: there, a near duplicate leaks
+    nothing."""
+    if plan.tuning and any(stub.status != "retired" for stub in loaded.sealed):
+        plan.unchecked, plan.tuning = plan.tuning, []
+
+
+def _refuse_unread_holdout(path: Path, loaded: SetFile, tuning: list[str]) -> None:
+    """Refuse to put items in tuning while the set's sealed holdout items are not opened
+    (no key): whether one of them is a near duplicate of a sealed question, which it would
+    leak there, cannot be told."""
+    sealed = [stub.id for stub in loaded.sealed if stub.status != "retired"]
+    if not (tuning and sealed):
+        return
+    from evalset.sets.sealed import IDENTITY_ENV
+
+    raise EditRefused(
+        f"{path}: {len(sealed)} sealed holdout item(s) cannot be read without the key, so "
+        f"the question(s) of {', '.join(tuning[:3])}{', …' if len(tuning) > 3 else ''}, for "
+        "tuning, cannot be compared with theirs, and in tuning a near duplicate of one would "
+        f"leak it; set {IDENTITY_ENV} to the age key file and try again."
+    )
 
 
 def _leak_partner(loaded: SetFile, item: Item, wanted: bool) -> Item | None:
