@@ -1129,6 +1129,30 @@ def test_a_set_file_renamed_since_its_release_keeps_its_history(  # type: ignore
     assert result.code == 0 and "released docs 0.2.1 (1 changed)" in result.out, result.err
 
 
+def test_a_release_tag_moved_to_a_commit_without_the_set_is_named(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Before, log and check-pin said the set "did not exist at 0.1.0; name a later
+    revision", where the user had named no revision."""
+    pin = cli(released, "pin", "docs").out
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(released, "rm", "-q", "sets/docs.yaml")
+    commit_all(released, "the set removed")
+    git(released, "tag", "-f", "-a", "evalset/docs/v0.1.0", "-m", message, "HEAD")
+    git(released, "checkout", "-q", "HEAD~1", "--", "sets")
+    (released / "report.json").write_text(pin)
+    refusal = (
+        "sets/docs.yaml: tag evalset/docs/v0.1.0 points at a commit without the set, so the "
+        "tag was moved or made by hand; put back the tag `evalset release` made, which records "
+        "the release (`git fetch --force origin tag evalset/docs/v0.1.0` from the remote it "
+        "was pushed to), or delete it."
+    )
+    for command in (["log", "docs"], ["diff", "docs", "0.1.0", "HEAD"],
+                    ["pin", "docs", "--rev", "0.1.0"], ["check-pin", "report.json"]):  # fmt: skip
+        done = cli(released, *command)
+        assert (done.code, done.err) == (2, f"evalset: {refusal}\n"), command
+
+
 def test_a_release_tag_put_back_without_its_message_vouches_for_nothing(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:

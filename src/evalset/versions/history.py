@@ -79,18 +79,25 @@ class SetHistory:
         loaded = parse_set_text(text, self.path, label)
         return SetAt(loaded, label, commit, tag)
 
+    def at_tag(self, tag: Tag) -> SetAt:
+        """The set at a release's tag, whatever release its header names; a tag whose
+        commit holds no such set is refused (it was moved, or made, by hand)."""
+        text = set_text_at(self.git, tag.commit, self.path, self.name)
+        if text is None:
+            raise GitError(f"{self.path}: tag {tag.name} points at a commit without the set, "
+                           f"{_put_back(tag)}")  # fmt: skip
+        return SetAt(parse_set_text(text, self.path, tag.version), tag.version, tag.commit, tag)
+
     def at_release(self, tag: Tag) -> SetAt:
         """The set at a release's tag; a tag whose commit holds the set's header of another
         release (a tag moved, or made, by hand) is refused rather than read as this one."""
-        state = self.at_commit(tag.commit, tag.version, tag)
+        state = self.at_tag(tag)
         header = state.loaded.header
         named = header.version if header is not None else None
         if named is not None and named != tag.version:
             raise GitError(
                 f"{self.path}: tag {tag.name} points at a commit whose set names release "
-                f"{named}, so the tag was moved or made by hand; put back the tag `evalset "
-                f"release` made, which records the release (`git fetch --force origin tag "
-                f"{tag.name}` from the remote it was pushed to), or delete it."
+                f"{named}, {_put_back(tag)}"
             )
         return state
 
@@ -142,3 +149,12 @@ class SetHistory:
                 abouts[about["id"]] = about
         choice = choose(abouts, repo=self.git.root, head=commit)
         return choice.id[:SHORT] if choice else None
+
+
+def _put_back(tag: Tag) -> str:
+    """The end of a sentence about a release tag moved or made by hand: what to do."""
+    return (
+        "so the tag was moved or made by hand; put back the tag `evalset release` made, which "
+        f"records the release (`git fetch --force origin tag {tag.name}` from the remote it "
+        "was pushed to), or delete it."
+    )

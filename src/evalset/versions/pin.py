@@ -355,7 +355,7 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         return check
     check.tag = tag.name
     recorded = tag.pin if tag.annotated else None
-    released = history.at_commit(tag.commit, tag.version, tag).loaded  # a moved tag: below
+    released = history.at_tag(tag).loaded  # a tag moved to another release's commit: below
     if recorded is None:
         check.problems.append(
             f"tag {tag.name} was not made by `evalset release` (it records no pin); it "
