@@ -349,6 +349,11 @@ _with_html = st.sampled_from(
         "```\n<h2>in code</h2>\n```",
         "- a <i>b</i>\n- c",
         "a\x00b",
+        "Refunds ![take thirty](x.png) days.",  # an image's alt text: shown by neither path
+        "## ![icon](t.png) Shipping",
+        "- <!-- an open comment, ended by its list item",
+        "> <!-- a note in a quote",
+        "<div>\n<!--\n</div>",
     ]
 )
 
@@ -374,7 +379,12 @@ def test_both_markdown_paths_read_a_document_alike(blocks: list[str]) -> None:
 
 @pytest.mark.parametrize(
     "comment",
-    ["<!-- priority > normal, checked by Ann -->", "<!-- multi\nline > note -->", "<!-- a -->"],
+    [
+        "<!-- priority > normal, checked by Ann -->",
+        "<!-- multi\nline > note -->",
+        "<!-- a -->",
+        "<!-- old layout: <h3>Opening hours</h3> -->",
+    ],
 )
 def test_an_html_comment_is_no_text_whatever_it_holds(comment: str) -> None:
     for raw in ("", '\n\n<h3 id="hours">Hours</h3>\n'):  # either path
@@ -395,6 +405,15 @@ HEADS = {
     "scripts-in-head": ("<head><style>h1{}</style><script>var h = 1</script><title>T</title>"
                         "<h2>A</h2>b", "A b", {"a": "b"}),
     "no-head": ("<h1>W</h1><p>c</p>", "W c", {"w": "c"}),
+    # the head's start tag is optional too: a title is never content
+    "no-head-tag": ("<!DOCTYPE html><html lang=en><meta charset=utf-8><title>T (2025)</title>"
+                    "<h1>W</h1><p>c</p>", "W c", {"w": "c"}),
+    # text ends the head, as an element does
+    "text-ends-head": ("<html><head><meta charset=utf-8><title>T</title>\nReturn in 14 days."
+                       "\n<h1>E</h1><p>f</p>", "Return in 14 days. E f", {"e": "f"}),
+    # inline elements are no word boundary
+    "inline": ("<h1>Re<wbr>turns</h1><p>5<del>0</del><ins>5</ins> <label>days</label> "
+               "<img src=x alt=y>ok</p>", "Returns 505 days ok", {"returns": "505 days ok"}),
 }  # fmt: skip
 
 

@@ -8,10 +8,12 @@ from html.parser import HTMLParser
 from evalset.corpus.sections import HashMode, Sections, document_sections, normalise
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_HIDDEN = frozenset(("script", "style", "template", "noscript"))
+_HIDDEN = frozenset(("script", "style", "template", "noscript", "title"))
+"""Never shown: a ``title`` neither, even where a page without a ``<head>`` tag puts it."""
 _IN_HEAD = frozenset(("title", "base", "link", "meta", "style", "script", "noscript", "template"))
-"""What a document's head holds; any other element ends it, as in a browser: its end tag,
-``</head>``, may be left out (HTML5), and the body is content all the same."""
+"""What a document's head holds; any other element ends it, as in a browser, and so does
+text other than white space: its end tag, ``</head>``, may be left out (HTML5), and the
+body is content all the same."""
 _INLINE = frozenset(
     (
         "a",
@@ -22,10 +24,14 @@ _INLINE = frozenset(
         "cite",
         "code",
         "data",
+        "del",
         "dfn",
         "em",
         "i",
+        "img",
+        "ins",
         "kbd",
+        "label",
         "mark",
         "q",
         "s",
@@ -38,8 +44,11 @@ _INLINE = frozenset(
         "time",
         "u",
         "var",
+        "wbr",
     )
 )
+"""Elements within a line of text: their tags are no word boundary (``Re<wbr>turns``,
+``5<del>0</del>``, as a browser shows them)."""
 
 
 class _Splitter(HTMLParser):
@@ -79,6 +88,8 @@ class _Splitter(HTMLParser):
             self._out().append(" ")
 
     def handle_data(self, data: str) -> None:
+        if self.head and not self.hidden and not data.isspace():
+            self.head = False  # text is the body's: a browser ends the head before it
         if not self.hidden and not self.head:
             self._out().append(data)
 

@@ -47,17 +47,18 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
     headings: list[tuple[str, int, str, list[str]]] = []
     body = preamble
     title: list[str] | None = None
-    level, anchor, metadata = 0, "", False
+    level, anchor, metadata, image = 0, "", False, 0
     events: Iterable[Any] = pyromark.events(text, options=_OPTIONS)
     for event in events:
         out = body if title is None else title
         if isinstance(event, str):  # SoftBreak, HardBreak, Rule
             out.append(" ")
         elif "Text" in event:
-            if not metadata:
-                out.append(html.escape(event["Text"], quote=False))
+            if not (metadata or image):  # an image's alt text is not shown: the fast path
+                out.append(html.escape(event["Text"], quote=False))  # drops <img> whole
         elif "Start" in event:
             name = _name(event["Start"])
+            image += name == "Image"
             if name == "Heading":
                 heading = event["Start"]["Heading"]
                 title, level, anchor = [], int(heading["level"][1]), heading.get("id") or ""
@@ -67,6 +68,7 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
                 out.append(" ")
         elif "End" in event:
             name = _name(event["End"])
+            image -= name == "Image"
             if name == "Heading" and title is not None:
                 body = []
                 headings.append((_plain("".join(title)), level, anchor, body))
@@ -94,9 +96,11 @@ _OTHER_SPACES = "".join(chr(c) for c in range(128) if chr(c).isspace() and chr(c
 _RUNS = re.compile("  +")
 _BLOCK_TAGS = re.compile(r"<[^>\x00]*+>(?:\s*+<[^>\x00]*+>)*+\s*+")
 """A run of tags with the white space between and after them: one word boundary."""
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_COMMENT = re.compile(r"<!--[^\x00]*?(?:-->|(?=\x00)|\Z)")
 """An HTML comment, which the renderer passes through as written: not text, whatever it
-holds (a ``>``, which would end a tag, or lines)."""
+holds (a ``>``, which would end a tag, or lines). One left open (in a list item, whose end
+ends the raw HTML) runs to the end of its section's piece, never past the separator
+(``_SEP``), whichever path reads the document."""
 
 
 def _plain(fragment: str) -> str:
