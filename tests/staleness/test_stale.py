@@ -220,6 +220,51 @@ def test_a_moved_section_changed_later_is_told_changed_not_unresolved(  # type: 
     assert "item moved" not in cli(corpus_repo, "validate").out
 
 
+# a later edit of the text `--fix-moved` relabelled, on an item that keeps its old snapshot
+# (its other citation changed): (the new text of the relabelled section, its status)
+RELABELLED_EDITS = {
+    "unchanged": (None, "ok"),
+    "edited": ("Refunds are issued within 7 business days.", "changed"),
+    # text another section had in the old snapshot (and still has): no move, a change
+    "edited to another section's text": ("Return within 14 days of delivery.", "changed"),
+}
+
+
+@pytest.mark.parametrize("edit", RELABELLED_EDITS)
+def test_a_relabelled_citation_is_told_against_the_text_it_relabels(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, edit: str
+) -> None:
+    """Before, such a citation was "ok" whenever its text was any section's text in the old
+    snapshot (a price changed to another section's price went unreported), "unresolved"
+    with no diff otherwise, and a relabelled whole document was "unresolved" at once, with
+    `validate` failing on evalset's own rewrite."""
+    new_text, told = RELABELLED_EDITS[edit]
+    setup(corpus_repo, set_item("mixed", "policy.md#refund-timing", "terms.txt",
+                                "policy.md#returns"))  # fmt: skip
+    assert cli(corpus_repo, "stale", "--fix-moved").code == 1  # #returns changed
+    cited = load_set(corpus_repo / "sets" / "docs.yaml").items[0].expected_sources
+    assert [str(c) for c in cited] == [
+        "policy.md#when-you-get-your-money-back",
+        "terms-of-sale.txt",
+        "policy.md#returns",
+    ]
+    if new_text is not None:
+        policy = corpus_repo / "corpus" / "policy.md"
+        text = policy.read_text()
+        policy.write_text(text.replace("Refunds are issued within 5 business days.", new_text))
+        snapshot(corpus_repo)
+    report = json.loads(cli(corpus_repo, "stale", "--json").out)
+    found = {c["citation"]: c for c in report["items"][0]["citations"]}
+    moved = found["policy.md#when-you-get-your-money-back"]
+    assert moved["status"] == told, moved
+    if told == "changed":
+        assert moved["old_text"] == "Refunds are issued within 5 business days."
+        assert moved["new_text"] == new_text
+    assert found["terms-of-sale.txt"]["status"] == "ok"
+    assert found["policy.md#returns"]["status"] == "changed"
+    assert ": error:" not in cli(corpus_repo, "validate").out  # the rewrite is no bad citation
+
+
 def test_verify_records_the_newest_snapshot(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
     _, new = setup(
         corpus_repo,

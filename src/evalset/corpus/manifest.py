@@ -194,10 +194,17 @@ class Snapshot:
         return self.id[:SHORT]
 
     @cached_property
-    def section_hashes(self) -> frozenset[str]:
-        return frozenset(
-            s["hash"] for entry in self.documents.values() for s in entry["sections"].values()
-        )
+    def by_hash(self) -> dict[str, list[str]]:
+        """What each non-empty text hash is the text of: sections (``doc#id``) and
+        documents (``doc``), in the manifest's order."""
+        found: dict[str, list[str]] = {}
+        for doc, entry in self.documents.items():
+            if entry["hash"] != EMPTY:
+                found.setdefault(entry["hash"], []).append(doc)
+            for sid, part in entry["sections"].items():
+                if part["hash"] != EMPTY:
+                    found.setdefault(part["hash"], []).append(f"{doc}#{sid}")
+        return found
 
     def about(self) -> dict[str, Any]:
         return {

@@ -332,7 +332,7 @@ def _refuse_unresolved(
             continue
         for citation in item_citations(item):
             why = unresolved(citation, snap)
-            if why is None or (newest[0] and resolves_by_content(citation, snap, newest[0])):
+            if why is None or (newest[0] and resolves_by_content(citation, snap, newest[0], store)):
                 continue
             raise ImportRefused(
                 f"{source}:{lines[item.id]}: {why}; cite a document or section it has, or leave "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from evalset.corpus.manifest import EMPTY, Snapshot
+from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore
 from evalset.sets.citations import Citation
 
 
@@ -33,13 +33,35 @@ def lookup(snap: Snapshot, citation: Citation) -> dict[str, Any] | None:
     return section
 
 
-def content_in(part: dict[str, Any], snap: Snapshot) -> bool:
-    """Whether a section's exact (non-empty) text is a section of ``snap``."""
-    return part["hash"] != EMPTY and part["hash"] in snap.section_hashes
+def resolves_by_content(
+    citation: Citation, old: Snapshot, newest: Snapshot, store: SnapshotStore
+) -> bool:
+    """A citation missing from ``old`` that ``newest`` has and that relabels one of
+    ``old``'s (``relabelled_from``): a moved citation, verified by its content."""
+    return (
+        lookup(newest, citation) is not None and relabelled_from(citation, old, store) is not None
+    )
 
 
-def resolves_by_content(citation: Citation, old: Snapshot, newest: Snapshot) -> bool:
-    """A citation missing from ``old`` that names, in ``newest``, text that ``old`` had
-    elsewhere: a relabelled (moved) citation, verified by its content."""
-    part = lookup(newest, citation)
-    return part is not None and content_in(part, old)
+def relabelled_from(
+    citation: Citation, old: Snapshot, store: SnapshotStore
+) -> tuple[Citation, dict[str, Any]] | None:
+    """The citation of ``old`` that ``citation`` (not in ``old``) relabels, and its entry
+    there: `stale --fix-moved` rewrites a moved citation while a later snapshot is the
+    newest, one where it holds exactly the text the other had in ``old`` and the other's
+    label is gone. An item stale for another citation keeps ``old`` as the snapshot it was
+    verified against: a later edit of the moved text is then told against what was
+    checked, and a text another section held in ``old`` is not taken for it."""
+    found = old.by_hash
+    for ident in store.ids():
+        snap = store.get(ident) if ident != old.id else None
+        part = lookup(snap, citation) if snap is not None else None
+        if snap is None or part is None or part["hash"] == EMPTY:
+            continue
+        for match in found.get(part["hash"], ()):
+            was = Citation.parse(match)
+            if (was.section is None) == (citation.section is None) and lookup(snap, was) is None:
+                entry = lookup(old, was)
+                assert entry is not None
+                return was, entry
+    return None

@@ -494,7 +494,7 @@ class _Checker:
                     why = why_not[key] = unresolved(citation, snap)
                     if why is not None:
                         newest = newest_snapshot()
-                        if newest and resolves_by_content(citation, snap, newest):
+                        if newest and resolves_by_content(citation, snap, newest, store):
                             why = why_not[key] = None
                 if why is not None:
                     self.add("error", ("items", k, *loc), why, None, "citation")

@@ -30,7 +30,7 @@ from evalset.corpus.table import LazyDocuments
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item, item_citations
-from evalset.sets.resolve import content_in, lookup
+from evalset.sets.resolve import lookup, relabelled_from
 from evalset.sets.setfile import SetFile
 from evalset.staleness.textdiff import PartChange, diff_text, subsection_changes
 
@@ -210,8 +210,9 @@ def _where_it_moved(matches: list[str], doc: str, old: Snapshot, digest: str) ->
     return sorted(matches, key=lambda c: (held(c), not c.startswith(doc + "#"), c))
 
 
-_Changed = tuple[CitationStatus, Citation, Snapshot, Any, Any]
-"""A changed citation waiting for its texts: status, citation, old snapshot, old and new entry."""
+_Changed = tuple[CitationStatus, Citation, Citation, Snapshot, Any, Any]
+"""A changed citation waiting for its texts: status, what it was in the old snapshot (itself,
+or the citation it relabels), the citation, the old snapshot, its old and new entry."""
 
 
 class StaleChecker:
@@ -242,18 +243,20 @@ class StaleChecker:
             return CitationStatus(text, "ok")
         before = lookup(old, citation)
         after = lookup(self.newest, citation)
-        if before is None:
-            if after is not None and content_in(after, old):
-                return CitationStatus(text, "ok")
-            return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
+        was = citation
+        if before is None:  # relabelled since (`stale --fix-moved`), or never there
+            found = relabelled_from(citation, old, self.store)
+            if found is None:
+                return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
+            was, before = found
         if after is not None:
             if after["hash"] == before["hash"]:
                 return CitationStatus(text, "ok")
             status = CitationStatus(text, "changed")
             if self._pending is not None:
-                self._pending.append((status, citation, old, before, after))
+                self._pending.append((status, was, citation, old, before, after))
             else:
-                self._texts(status, citation, old, before, after)
+                self._texts(status, was, citation, old, before, after)
             return status
         if before["hash"] != EMPTY:
             moved = self.index.with_hash(before["hash"], citation.section is not None)
@@ -262,7 +265,7 @@ class StaleChecker:
                 return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:])
         status = CitationStatus(text, "deleted")
         status.candidates = self._similar(citation, old, before)
-        self._deleted_texts(status, citation, old, before)
+        self._deleted_texts(status, was, old, before)
         return status
 
     def _deleted_texts(
@@ -319,18 +322,21 @@ class StaleChecker:
     def _texts(
         self,
         status: CitationStatus,
+        was: Citation,
         citation: Citation,
         old: Snapshot,
         before: Any,
         after: Any,
         blobs: Mapping[str, bytes] | None = None,
     ) -> None:
+        """The old text (of ``was``, the citation in ``old``) and the new text of a changed
+        citation, and which of its subsections changed."""
         status.old_text = before.get("text")
         status.new_text = after.get("text")
-        old_doc = old.documents.get(citation.doc) if status.old_text is not None else None
+        old_doc = old.documents.get(was.doc) if status.old_text is not None else None
         new_doc = self.newest.documents.get(citation.doc) if status.new_text is not None else None
         if status.old_text is None:
-            status.old_text, read, old_doc = self._text_at(old, citation, before["hash"], blobs)
+            status.old_text, read, old_doc = self._text_at(old, was, before["hash"], blobs)
             if status.old_text is None and old.commit and self._missing(old.commit):
                 from evalset.gitcmd import FETCH_HISTORY
 
@@ -339,10 +345,10 @@ class StaleChecker:
                     f"{old.commit[:SHORT_COMMIT]}, where snapshot {old.short} was taken, is not "
                     f"in this shallow clone ({FETCH_HISTORY}); only the hashes differ"
                 )
-            elif status.old_text is None and old.commit and self._lfs_missing(old, citation):
+            elif status.old_text is None and old.commit and self._lfs_missing(old, was):
                 status.note = (
                     f"no text to compare: at commit {old.commit[:SHORT_COMMIT]}, where snapshot "
-                    f"{old.short} was taken, {citation.doc} is in Git LFS, and this clone does "
+                    f"{old.short} was taken, {was.doc} is in Git LFS, and this clone does "
                     "not hold that version (`git lfs fetch --all` brings it); only the hashes "
                     "differ"
                 )
@@ -358,7 +364,7 @@ class StaleChecker:
                 "no text to compare: the snapshots do not store text and the corpus could not "
                 "be read at their commits; only the hashes differ"
             )
-        if citation.section is not None and status.old_text and status.new_text:
+        if citation.section is not None and was == citation and status.old_text and status.new_text:
             status.parts = subsection_changes(
                 str(citation), citation.section, old_doc, new_doc, status.old_text, status.new_text
             )
@@ -486,14 +492,14 @@ class StaleChecker:
             from evalset.corpus.revision import git_blobs, git_name
 
             names = [
-                git_name(snap.commit, snap.corpus, citation.doc)
-                for _, citation, old, before, after in pending
-                for snap, part in ((old, before), (self.newest, after))
+                git_name(snap.commit, snap.corpus, cited.doc)
+                for _, was, citation, old, before, after in pending
+                for snap, cited, part in ((old, was, before), (self.newest, citation, after))
                 if snap.commit and part.get("text") is None
             ]
             blobs = git_blobs(self.root, names)
-        for status, citation, old, before, after in pending:
-            self._texts(status, citation, old, before, after, blobs)
+        for status, was, citation, old, before, after in pending:
+            self._texts(status, was, citation, old, before, after, blobs)
 
 
 SHORT_COMMIT = 10
