@@ -281,8 +281,8 @@ def resolve_all(root: Path) -> tuple[float, int, int, dict[str, int]]:
 
     from evalset.config import find_workspace
     from evalset.corpus.manifest import SnapshotStore
+    from evalset.corpus.outline import Outlines
     from evalset.score.chunks import Resolver
-    from evalset.score.outline import Outlines
     from evalset.score.runfile import Chunk, read_run
 
     ws = find_workspace(root)

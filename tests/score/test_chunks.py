@@ -13,9 +13,9 @@ from scoring_ws import FAQ, GUIDE, RUN, make_workspace, score_ws, write_run
 from conftest import commit_all, write_files
 from evalset.config import find_workspace
 from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.outline import Outlines
 from evalset.corpus.snapshot import take_snapshot
 from evalset.score.chunks import Resolver
-from evalset.score.outline import Outlines
 from evalset.score.retrieval import Options, score_retrieval
 from evalset.score.runfile import Chunk
 

@@ -103,8 +103,8 @@ def test_entries_are_credited_as_the_matching_rule_says(
     documents, sections the snapshot lacks, empty lists, chunks standing for several
     sections or none: the plain path, the general one and the rule written out agree, at
     both granularities, with one matcher (and its remembered keys) over many items."""
+    from evalset.corpus.outline import Outlines
     from evalset.score.matching import Matcher, credited_ranks, credited_ranks_plain
-    from evalset.score.outline import Outlines
     from evalset.sets.citations import Citation
 
     outlines = Outlines(snapshot)  # type: ignore[arg-type]
@@ -130,7 +130,7 @@ def test_entries_are_credited_as_the_matching_rule_says(
 def test_the_sections_inside_a_section_are_those_it_holds(snapshot: object) -> None:
     """``DocumentView.inside`` (every section's descendants found at once, by position) is
     ``within`` asked of each pair: deeper, and its heading and text inside the other's."""
-    from evalset.score.outline import Outlines
+    from evalset.corpus.outline import Outlines
 
     outlines = Outlines(snapshot)  # type: ignore[arg-type]
     for doc in snapshot.documents:  # type: ignore[attr-defined]

@@ -146,3 +146,38 @@ def test_a_holdout_items_key_points_are_not_printed(corpus_repo: Path, cli) -> N
     document = json.loads(cli(corpus_repo, "stale", "--json").out)
     gone = next(i for i in document["items"] if i["id"] == "gone")
     assert gone["citations"][0]["cited_by"]["key_points"] == [{"index": 0}]
+
+
+# The same boilerplate subsection under two sections (anchors numbered in document order):
+# which one changed under the cited section. (the edit of V_ALIKE, the parts of #returns)
+V_ALIKE = (
+    "# Policy\n\n## Returns\n\nReturn within 14 days.\n\n### Exceptions\n\nNone.\n\n"
+    "## Shipping\n\nShips in 2 days.\n\n### Exceptions\n\nNone.\n"
+)
+ALIKE_EDITS = {
+    "the returns' exceptions": (
+        ("None.\n\n## Shipping", "Sale items cannot be returned.\n\n## Shipping"),
+        [("policy.md#exceptions", "changed")],
+    ),
+    "the returns' own text": (
+        ("within 14 days", "within 30 days"),
+        [("policy.md#returns", "changed")],
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", ALIKE_EDITS)
+def test_a_subsection_repeated_under_another_section_is_not_taken_for_one(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, edit: str
+) -> None:
+    """Before, subsections were found by their text inside the parent's: the shipping's
+    `### Exceptions` (`exceptions-1`), alike, was said removed from #returns."""
+    (old, new), parts = ALIKE_EDITS[edit]
+    write_files(corpus_repo, {"corpus/policy.md": V_ALIKE})
+    verified = snapshot(corpus_repo)
+    item = set_item("parent", "policy.md#returns")
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(item, verified))
+    write_files(corpus_repo, {"corpus/policy.md": V_ALIKE.replace(old, new, 1)})
+    snapshot(corpus_repo)
+    (citation,) = json.loads(cli(corpus_repo, "stale", "--json").out)["items"][0]["citations"]
+    assert [(p["section"], p["status"]) for p in citation["changed_in"]] == parts

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import Snapshot
+from evalset.corpus.outline import DocumentView, Outlines
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_blobs, git_name
 from evalset.corpus.sections import normalise
-from evalset.score.outline import DocumentView, Outlines
 from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evalset.corpus.outline import Outlines
 from evalset.score.metrics import Granularity
-from evalset.score.outline import Outlines
 from evalset.sets.citations import Citation
 
 

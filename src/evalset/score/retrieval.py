@@ -26,6 +26,7 @@ from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
+from evalset.corpus.outline import Outlines
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.score.chunks import OVERLAP, Resolver
 from evalset.score.intervals import (
@@ -43,7 +44,6 @@ from evalset.score.metrics import (
     retrieval_metrics,
     retrieval_values,
 )
-from evalset.score.outline import Outlines
 from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_string, row_texts
 from evalset.score.runfile import (
     Chunk,

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evalset.corpus.outline import view_of
+
 
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:
     """Word-level diff as (op, text) runs: op is '=', '-' or '+'."""
@@ -66,9 +68,25 @@ def _block(section: Mapping[str, Any]) -> str:
 
 
 def _children(
-    sections: Mapping[str, Any], parent_id: str, parent_text: str
+    doc: Mapping[str, Any], parent_id: str, parent_text: str
 ) -> dict[str, Mapping[str, Any]]:
-    """The direct subsections of a section, found by their text inside the parent's."""
+    """The direct subsections of a section: those inside it, by where the document's text
+    places each (``evalset.corpus.outline``: a subsection repeated word for word under
+    another section, ``### Exceptions`` with the same line under two, is placed by its
+    anchor's number), else by their text inside the parent's."""
+    sections = doc["sections"]
+    view = view_of("", doc) if "text" in doc else None
+    if view is not None and view.spans is not None and parent_id in view.parts:
+        inside = {
+            sid: sections[sid]
+            for sid in view.inside(parent_id)
+            if sid != parent_id and sections[sid].get("text") is not None
+        }
+        return {
+            sid: section
+            for sid, section in inside.items()
+            if not any(view.within(sid, oid) for oid in inside if oid != sid)
+        }
     level = sections[parent_id].get("level", 0)
     inside = {
         sid: section
@@ -111,8 +129,8 @@ def subsection_changes(
     old_sections, new_sections = old_doc.get("sections", {}), new_doc.get("sections", {})
     if section_id not in old_sections or section_id not in new_sections:
         return []
-    before = _children(old_sections, section_id, old_text)
-    after = _children(new_sections, section_id, new_text)
+    before = _children(old_doc, section_id, old_text)
+    after = _children(new_doc, section_id, new_text)
     if not before and not after:
         return []
     doc = citation.split("#", 1)[0]

@@ -1,5 +1,6 @@
-"""The sections of a document as the run's snapshot saw them: their text, level, and which
-section lies inside which.
+"""The sections of a document as a snapshot saw them: their text, level, and which section
+lies inside which (for scoring, the sections inside an expected one; for `stale`, which
+subsections of a changed section changed).
 
 A section runs to the next heading of the same or a higher level, so its normalised text
 holds each of its subsections' heading and text, one after the other. A section R is
@@ -14,6 +15,7 @@ recorded: a document that changed since cannot say what the snapshot held.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -203,7 +205,7 @@ def _ends_at_a_start(text: str, end: int, starts: set[int]) -> bool:
     return at == len(text) or (at > end and at in starts)
 
 
-def _view(doc: str, entry: dict[str, Any]) -> DocumentView | None:
+def view_of(doc: str, entry: Mapping[str, Any]) -> DocumentView | None:
     """The view of a manifest entry that stores text; None for one that does not."""
     try:
         parts = {
@@ -246,7 +248,7 @@ class Outlines:
         if entry is None:
             self.unreadable[doc] = f"it is not in snapshot {snap.short}"
             return None
-        view = _view(doc, entry)
+        view = view_of(doc, entry)
         if view is not None:
             return view
         if self.root is not None:
@@ -254,7 +256,7 @@ class Outlines:
                 self.root, snap.corpus, snap.commit, doc, snap.hash_mode
             ):
                 if version["hash"] == entry["hash"]:
-                    return _view(doc, version)
+                    return view_of(doc, version)
         self.unreadable[doc] = (
             f"snapshot {snap.short} stores no text and the document as it was then could not "
             "be read (working tree, git or DVC)"
