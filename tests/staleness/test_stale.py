@@ -597,3 +597,42 @@ def test_moved_prefers_a_section_that_did_not_hold_the_text_before(  # type: ign
     snapshot(corpus_repo)
     assert statuses(corpus_repo) == {"q-1": [(cited, "moved", new, others)]}
     assert f"fixed q-1: {cited} -> {new}" in cli(corpus_repo, "stale", "--fix-moved").out
+
+
+FLOW_COMMENTS = """\
+  - id: q-flow
+    question: How do I contact you about refunds?
+    category: direct-lookup
+    expected_sources: [
+      policy.md#returns,   # where the window is
+      policy.md#refund-timing,  # reviewer: keep, see ticket 42
+    ]
+    key_points:
+      - text: Refunds are issued within 5 business days
+        sources: [ policy.md#refund-timing ]
+      - text: Return within 14 days of delivery
+        sources:
+          - policy.md#returns  # the window
+    verified: {old}
+"""
+
+
+def test_fix_moved_keeps_the_comments_and_layout_of_the_lists_it_rewrites(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """Before, the item was written again by the YAML library: the comments inside a flow
+    list (on the entry it renamed and on the one it did not) were lost, and `[ x ]` lost
+    its spaces."""
+    write_files(corpus_repo, V1)
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + FLOW_COMMENTS.format(old=old))
+    for name in V1:
+        (corpus_repo / name).unlink()
+    write_files(corpus_repo, V2)
+    snapshot(corpus_repo)
+    before = path.read_text()
+    assert cli(corpus_repo, "stale", "--fix-moved").code == 1  # #returns changed
+    assert path.read_text() == before.replace(
+        "policy.md#refund-timing", "policy.md#when-you-get-your-money-back"
+    )

@@ -118,6 +118,10 @@ class SetEditor:
         self._stand_ins: StandIns | None = None
         """What ruamel.yaml would misread, replaced while it has a region (``StandIns``)."""
         self._restored: dict[int, str] = {}
+        self._renames: dict[int, list[tuple[Mapping[str, str], Callable[[Any], None]]]] = {}
+        """Edits of items that rename values (citations), each with its renames: made in the
+        item's text where that reads as the edit (``_renamed``), keeping comments and the
+        layout of flow lists, which the YAML library would drop on writing them."""
         self._meant: dict[int, str] = {}
         """Each item edited in its region, as the YAML library writes it edited: what the
         file must read back as (``_check``), whatever text is kept around it."""
@@ -174,11 +178,40 @@ class SetEditor:
         k = self._editable(item_id)
         self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
 
-    def edit_item(self, item_id: str, edit: Callable[[Any], None]) -> None:
+    def edit_item(
+        self,
+        item_id: str,
+        edit: Callable[[Any], None],
+        renames: Mapping[str, str] | None = None,
+    ) -> None:
         """Change one item in place: ``edit`` receives its round-trip mapping (comments and
         styles attached) and mutates it. For changes deep inside lists, such as rewriting
-        one citation, where replacing a whole field would drop comments within it."""
-        self._item_edits.setdefault(self._editable(item_id), []).append(edit)
+        one citation, where replacing a whole field would drop comments within it. An edit
+        that only renames values (``renames``: old text -> new) is made in the item's text
+        when the result reads as ``edit`` makes it: a flow list's comments are kept too."""
+        k = self._editable(item_id)
+        self._item_edits.setdefault(k, []).append(edit)
+        if renames:
+            self._renames.setdefault(k, []).append((dict(renames), edit))
+
+    def _renamed(self, region: str, k: int) -> tuple[str, list[Callable[[Any], None]]]:
+        """Item ``k``'s region (LF-broken) with its renames made in the text, and the edits
+        they make; the region and none when the text so renamed would not read as the edits
+        make the item (a value quoted with escapes, a name that is also some other text)."""
+        hints = self._renames.get(k)
+        if not hints or k in self.current.opened:
+            return region, []
+        import copy
+
+        expected = copy.deepcopy(self.current.raw_items[k])
+        text = region
+        for renames, edit in hints:
+            edit(expected)
+            for old, new in renames.items():
+                text = _rename_scalar(text, old, new)
+        if _read_item(self._put_back(text)) != _exactly(expected):
+            return region, []
+        return text, [edit for _, edit in hints]
 
     def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
         """Write a whole new entry for one item (sealing and unsealing do): its comments go,
@@ -319,9 +352,9 @@ class SetEditor:
                 continue
             else:
                 end = self._item_end(k)
-                region = _lf(index.region(start, end))
+                region, done = self._renamed(_lf(index.region(start, end)), k)
                 doc = self._load(yaml, "items:\n" + region, k)
-                self._rewrite(doc["items"], k, 0, yaml)
+                self._rewrite(doc["items"], k, 0, yaml, done)
                 text = _entries(yaml, doc)
                 self._meant[k] = text
                 again = functools.partial(self._written, yaml, region, k)
@@ -427,10 +460,13 @@ class SetEditor:
             start -= 1
         return start, spans.owned_end(lines, k)
 
-    def _rewrite(self, entries: Any, k: int, at: int, yaml: Any) -> None:
-        """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document.
-        An opened sealed item is edited in the text it was sealed with (as a plain item is
-        edited in the file), or as plain data when it has none, and sealed again."""
+    def _rewrite(
+        self, entries: Any, k: int, at: int, yaml: Any, done: Sequence[Callable[[Any], None]] = ()
+    ) -> None:
+        """Apply this edit to item ``k``, found at ``entries[at]`` of a round-trip document,
+        but for the edits ``done`` already in its text. An opened sealed item is edited in
+        the text it was sealed with (as a plain item is edited in the file), or as plain
+        data when it has none, and sealed again."""
         if k in self._replaced:
             entries[at] = self._replaced[k]
             return
@@ -450,7 +486,8 @@ class SetEditor:
             entry = self.current.plain(k) if stub is not None else entries[at]
         _apply(entry, self._item_changes.get(k, {}))
         for edit in self._item_edits.get(k, []):
-            edit(entry)
+            if edit not in done:
+                edit(entry)
         if stub is None:
             _comments_after_flow(entries, at)
         else:
@@ -595,6 +632,15 @@ def _comments_after_flow(entries: Any, at: int) -> None:
     first = first.strip() if first.strip() not in ("", "#") else ""
     text = f"{first}; {'; '.join(said)}" if first else f"# {'; '.join(said)}"
     held[0] = CommentToken(f" {text}" + (newline + rest if rest else ""), CommentMark(0))
+
+
+def _rename_scalar(text: str, old: str, new: str) -> str:
+    """``text`` with each plain or quoted scalar that is exactly ``old`` (a list entry, in
+    flow or block style) written ``new`` in the same quotes."""
+    found = re.compile(
+        r"(?<![^\s\[,])(['\"]?)" + re.escape(old) + r"\1(?=[ \t]*(?:[,\]]|[ \t]#|$))", re.M
+    )
+    return found.sub(lambda m: f"{m.group(1)}{new}{m.group(1)}", text)
 
 
 def _read_item(text: str) -> str | None:

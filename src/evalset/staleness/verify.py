@@ -260,16 +260,13 @@ def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
     return found
 
 
-def _rewrite(moves: dict[str, str], verified: str | None = None) -> Any:
-    """An edit of an item's node: its citations renamed by ``moves``, and its ``verified``
-    set to ``verified`` when given."""
+def _rewrite(moves: dict[str, str]) -> Any:
+    """An edit of an item's node: its citations renamed by ``moves``."""
 
     def moved(value: Any) -> str | None:  # a citation is read in NFC, whatever its bytes
         return moves.get(nfc(value)) if isinstance(value, str) else None
 
     def edit(node: Any) -> None:
-        if verified is not None:
-            node["verified"] = verified
         lists = [node.get("expected_sources")]
         lists += [p.get("sources") for p in node.get("key_points") or [] if isinstance(p, dict)]
         for values in lists:
@@ -306,6 +303,8 @@ def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
     if moves:
         with edit_set(path) as editor:
             for item_id, mapping in moves.items():
-                again = newest.short if item_id in whole else None
-                editor.edit_item(item_id, _rewrite(mapping, again))
+                # renamed in the text where it reads the same: comments in a list are kept
+                editor.edit_item(item_id, _rewrite(mapping), renames=mapping)
+                if item_id in whole:
+                    editor.update_item(item_id, {"verified": newest.short})
     return moves
