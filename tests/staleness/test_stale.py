@@ -87,6 +87,27 @@ def test_every_status(corpus_repo: Path) -> None:
     assert statuses(corpus_repo) == EVERY_STATUS
 
 
+def test_a_section_merged_into_another_is_its_first_candidate(corpus_repo: Path) -> None:
+    """Its heading removed, a section's text joins the one before: word for word in it,
+    but too little of it (0.44 of the words alike) to have been named a candidate."""
+    v1 = V1["corpus/policy.md"]
+    merged = v1.replace("## Refund timing\n\n", "").replace(
+        "Return within 14 days of delivery.",
+        "Return within 14 days of delivery, unused and in the box, with the receipt and "
+        "the order number we sent.",
+    )
+    write_files(corpus_repo, {"corpus/policy.md": v1})
+    old = snapshot(corpus_repo)
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + verified_items(set_item("gone", "policy.md#refund-timing"), old)
+    )
+    write_files(corpus_repo, {"corpus/policy.md": merged})
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo)["gone"] == [
+        ("policy.md#refund-timing", "deleted", None, ["policy.md#returns", "policy.md#policy"])
+    ]  # (the document's top section holds it too)
+
+
 @pytest.mark.parametrize("searched", [0, SEARCHED_UP_TO])
 def test_gone_text_is_found_by_searching_the_manifest_or_by_its_table_alike(
     corpus_repo: Path, monkeypatch: pytest.MonkeyPatch, searched: int

@@ -392,17 +392,23 @@ class StaleChecker:
         for sid, section in entry["sections"].items():
             if section["hash"] == EMPTY:
                 continue
+            size = 0
             if old_text is not None and section.get("text") is not None:
-                score = difflib.SequenceMatcher(
-                    None, old_text.split(), section["text"].split(), autojunk=False
-                ).ratio()
+                if old_text and f" {old_text} " in f" {section['text']} ":
+                    # it holds the whole old text (two sections merged into one): as like it
+                    # as can be, the one holding least besides first
+                    score, size = 1.0, len(section["text"])
+                else:
+                    score = difflib.SequenceMatcher(
+                        None, old_text.split(), section["text"].split(), autojunk=False
+                    ).ratio()
             else:
                 score = difflib.SequenceMatcher(
                     None, before.get("title", ""), section.get("title", "")
                 ).ratio()
             if score >= 0.5:
-                scored.append((score, f"{citation.doc}#{sid}"))
-        return [c for _, c in sorted(scored, key=lambda s: (-s[0], s[1]))[:MAX_CANDIDATES]]
+                scored.append((-score, size, f"{citation.doc}#{sid}"))
+        return [c for _, _, c in sorted(scored)[:MAX_CANDIDATES]]
 
     def item(self, loaded: SetFile, item: Item) -> ItemStatus | None:
         """The status of every citation of an active item; None when it has never been
