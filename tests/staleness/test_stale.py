@@ -657,3 +657,31 @@ def test_fix_moved_keeps_the_comments_and_layout_of_the_lists_it_rewrites(  # ty
     assert path.read_text() == before.replace(
         "policy.md#refund-timing", "policy.md#when-you-get-your-money-back"
     )
+
+
+def test_fix_moved_leaves_a_citation_moved_to_two_places_alike(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, it took the first by name, a guess nothing said was one."""
+    v1 = V1["corpus/policy.md"]
+    twice = v1.replace(
+        "## Refund timing\n\nRefunds are issued within 5 business days.",
+        "## Help\n\nRefunds are issued within 5 business days.\n\n"
+        "## Support\n\nRefunds are issued within 5 business days.",
+    )
+    write_files(corpus_repo, {"corpus/policy.md": v1})
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + verified_items(set_item("q", "policy.md#refund-timing"), old))
+    write_files(corpus_repo, {"corpus/policy.md": twice})
+    snapshot(corpus_repo)
+    before = path.read_bytes()
+    done = cli(corpus_repo, "stale", "--fix-moved")
+    assert done.code == 1 and path.read_bytes() == before
+    assert (
+        "not fixed q: policy.md#refund-timing moved to policy.md#help and policy.md#support "
+        "alike; cite the one meant by hand"
+    ) in done.out
+    found = json.loads(cli(corpus_repo, "stale", "--fix-moved", "--json").out)
+    assert (found["fixed"], found["not_fixed"]) == (
+        {},
+        {"q": {"policy.md#refund-timing": ["policy.md#help", "policy.md#support"]}},
+    )

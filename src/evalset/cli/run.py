@@ -126,13 +126,18 @@ def stale(
             fixed.update(fix(ws, path))
     report = stale_report(paths, workspace_store(ws), ws.root)
     claims = _claims(ws, report, judge) if judge else {}
+    tied = {  # moved to several places alike: not rewritten, a person chooses
+        item.id: {c.citation: [c.new, *c.candidates] for c in item.citations if c.tied}
+        for item in report.items
+        if fix_moved and any(c.tied for c in item.citations)
+    }
     if as_json:
         data = report.to_json()
         for entry in data["items"]:
             found = claims.get((entry["set"], entry["id"]))
             if found is not None:
                 entry["claims"] = found.to_json()
-        emit_json(data | ({"fixed": fixed} if fix_moved else {}))
+        emit_json(data | ({"fixed": fixed, "not_fixed": tied} if fix_moved else {}))
     elif report.snapshot is None:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
@@ -141,6 +146,13 @@ def stale(
         for item_id, moves in fixed.items():
             for old, new in moves.items():
                 echo(f"fixed {item_id}: {old} -> {new}", fg="green")
+        for item_id, places in tied.items():
+            for old, where in places.items():
+                echo(
+                    f"not fixed {item_id}: {old} moved to {' and '.join(map(str, where))} "
+                    "alike; cite the one meant by hand",
+                    fg="yellow",
+                )
         _print_text(report, claims, judge)
         why = f" ({report.newest.reason})" if report.newest else ""
         echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")

@@ -54,6 +54,8 @@ class CitationStatus:
     """deleted: the text of the most similar section now (``candidates[0]``), when known."""
     note: str | None = None
     """Why a diff or comparison is not available, when it is not."""
+    tied: bool = False
+    """moved: to more than one place alike (``new`` is the first by name): a guess."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -202,12 +204,14 @@ def _where_it_moved(matches: list[str], doc: str, old: Snapshot, digest: str) ->
     hold it in the snapshot the item was verified against (where it went: a renamed heading,
     a renamed file) before one that did already (a section alike, boilerplate repeated in
     every document: it did not move there), then those of the same document."""
+    return sorted(matches, key=lambda c: (*_move_order(c, doc, old, digest), c))
 
-    def held(match: str) -> bool:
-        entry = lookup(old, Citation.parse(match))
-        return entry is not None and entry["hash"] == digest
 
-    return sorted(matches, key=lambda c: (held(c), not c.startswith(doc + "#"), c))
+def _move_order(match: str, doc: str, old: Snapshot, digest: str) -> tuple[bool, bool]:
+    """How likely a section holding a vanished section's text is where it went, the most
+    likely the least (see ``_where_it_moved``); two alike are a guess between them."""
+    entry = lookup(old, Citation.parse(match))
+    return entry is not None and entry["hash"] == digest, not match.startswith(doc + "#")
 
 
 _Changed = tuple[CitationStatus, Citation, Citation, Snapshot, Any, Any]
@@ -262,7 +266,9 @@ class StaleChecker:
             moved = self.index.with_hash(before["hash"], citation.section is not None)
             matches = _where_it_moved(moved, citation.doc, old, before["hash"])
             if matches:
-                return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:])
+                order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
+                return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
+                                      tied=len(order) == 2 and order[0] == order[1])  # fmt: skip
         status = CitationStatus(text, "deleted")
         status.candidates = self._similar(citation, old, before)
         self._deleted_texts(status, was, old, before)

@@ -279,7 +279,8 @@ def _rewrite(moves: dict[str, str]) -> Any:
 
 
 def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
-    """Rewrite every moved citation of a set to where its text now is. Returns
+    """Rewrite every moved citation of a set to where its text now is (one that moved to
+    several places alike is left for a person to choose: its status says ``tied``). Returns
     ``{item id: {old citation: new citation}}``. An item whose citations all kept their
     text (each is the same or moved) is then verified against the newest snapshot, which
     holds its new citations: left verified against the old one, which has none of them,
@@ -295,7 +296,11 @@ def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
         status = checker.item(loaded, item)
         if status is None:
             continue
-        found = {c.citation: c.new for c in status.citations if c.status == "moved" and c.new}
+        found = {  # one moved to several places alike is left for a person to choose
+            c.citation: c.new
+            for c in status.citations
+            if c.status == "moved" and c.new and not c.tied
+        }
         if found:
             moves[item.id] = found
             if all(c.status == "ok" or c.citation in found for c in status.citations):
