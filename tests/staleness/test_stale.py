@@ -685,3 +685,22 @@ def test_fix_moved_leaves_a_citation_moved_to_two_places_alike(corpus_repo: Path
         {},
         {"q": {"policy.md#refund-timing": ["policy.md#help", "policy.md#support"]}},
     )
+
+
+def test_a_section_edited_in_a_renamed_document_is_offered_where_the_document_went(
+    corpus_repo: Path,
+) -> None:
+    """Before, candidates came from the old document only: renamed, it had none."""
+    v1 = V1["corpus/policy.md"]
+    write_files(corpus_repo, {"corpus/policy.md": v1})
+    old = snapshot(corpus_repo)
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + verified_items(set_item("q", "policy.md#refund-timing"), old)
+    )
+    (corpus_repo / "corpus/policy.md").unlink()
+    edited = v1.replace("within 5 business days", "within 7 business days, to your card")
+    write_files(corpus_repo, {"corpus/refund-policy.md": edited})
+    snapshot(corpus_repo)
+    assert statuses(corpus_repo)["q"] == [
+        ("policy.md#refund-timing", "deleted", None, ["refund-policy.md#refund-timing"])
+    ]

@@ -17,7 +17,7 @@ exactly that text.
 from __future__ import annotations
 
 import difflib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -389,10 +389,19 @@ class StaleChecker:
         return git.shallow and git.commit_of(commit) is None
 
     def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
-        """The sections of the newest snapshot most like a deleted one."""
-        entry = self.newest.documents.get(citation.doc)
-        if citation.section is None or entry is None or before["hash"] == EMPTY:
+        """The sections of the newest snapshot most like a deleted one: in its document, or
+        where that document went (renamed, and edited too)."""
+        if citation.section is None or before["hash"] == EMPTY:
             return []  # empty sections are like nothing, so they never match
+        doc = (
+            citation.doc
+            if citation.doc in self.newest.documents
+            else self._renamed(citation.doc, old)
+        )
+        entry = self.newest.documents.get(doc) if doc is not None else None
+        if doc is None or entry is None:
+            return []
+        citation = Citation(doc, citation.section)
         old_text = before.get("text")
         scored = []
         for sid, section in entry["sections"].items():
@@ -415,6 +424,24 @@ class StaleChecker:
             if score >= 0.5:
                 scored.append((-score, size, f"{citation.doc}#{sid}"))
         return [c for _, _, c in sorted(scored)[:MAX_CANDIDATES]]
+
+    def _renamed(self, doc: str, old: Snapshot) -> str | None:
+        """The document of the newest snapshot that ``doc`` of ``old`` became, renamed and
+        edited: the one holding most of its sections' texts (at least half of them), not a
+        document ``old`` had already."""
+        entry = old.documents.get(doc)
+        parts = (
+            [p["hash"] for p in entry["sections"].values() if p["hash"] != EMPTY] if entry else []
+        )
+        found: Counter[str] = Counter()
+        for digest in parts:
+            found.update({c.partition("#")[0] for c in self.index.with_hash(digest, True)})
+        for name, count in found.most_common():
+            if 2 * count < len(parts):
+                break
+            if name not in old.documents:
+                return name
+        return None
 
     def item(self, loaded: SetFile, item: Item) -> ItemStatus | None:
         """The status of every citation of an active item; None when it has never been
