@@ -1135,22 +1135,37 @@ def test_a_release_tag_moved_to_a_commit_without_the_set_is_named(  # type: igno
     """Before, log and check-pin said the set "did not exist at 0.1.0; name a later
     revision", where the user had named no revision."""
     pin = cli(released, "pin", "docs").out
-    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
     git(released, "rm", "-q", "sets/docs.yaml")
     commit_all(released, "the set removed")
-    git(released, "tag", "-f", "-a", "evalset/docs/v0.1.0", "-m", message, "HEAD")
+    _retag(released, "HEAD")
     git(released, "checkout", "-q", "HEAD~1", "--", "sets")
     (released / "report.json").write_text(pin)
-    refusal = (
-        "sets/docs.yaml: tag evalset/docs/v0.1.0 points at a commit without the set, so the "
-        "tag was moved or made by hand; put back the tag `evalset release` made, which records "
-        "the release (`git fetch --force origin tag evalset/docs/v0.1.0` from the remote it "
-        "was pushed to), or delete it."
-    )
-    for command in (["log", "docs"], ["diff", "docs", "0.1.0", "HEAD"],
-                    ["pin", "docs", "--rev", "0.1.0"], ["check-pin", "report.json"]):  # fmt: skip
-        done = cli(released, *command)
-        assert (done.code, done.err) == (2, f"evalset: {refusal}\n"), command
+    _refused_alike(
+        released,
+        cli,
+        [["log", "docs"], ["diff", "docs", "0.1.0", "HEAD"], ["pin", "docs", "--rev", "0.1.0"],
+         ["check-pin", "report.json"]],
+        f"tag evalset/docs/v0.1.0 points at a commit without the set, {PUT_BACK}",
+    )  # fmt: skip
+
+
+PUT_BACK = (
+    "so the tag was moved or made by hand; put back the tag `evalset release` made, which "
+    "records the release (`git fetch --force origin tag evalset/docs/v0.1.0` from the remote "
+    "it was pushed to), or delete it."
+)
+
+
+def _retag(repo: Path, rev: str) -> None:
+    """Move release 0.1.0's tag onto ``rev`` by hand, its message (and pin) kept."""
+    message = git(repo, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(repo, "tag", "-f", "-a", "evalset/docs/v0.1.0", "-m", message, rev)
+
+
+def _refused_alike(repo: Path, cli, commands: list[list[str]], refusal: str) -> None:  # type: ignore[no-untyped-def]
+    for command in commands:
+        done = cli(repo, *command)
+        assert (done.code, done.err) == (2, f"evalset: sets/docs.yaml: {refusal}\n"), command
 
 
 def test_a_release_tag_put_back_without_its_message_vouches_for_nothing(  # type: ignore[no-untyped-def]
@@ -1182,19 +1197,13 @@ def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignor
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
     commit_all(released, "q-3 reworded")
     assert cli(released, "release", "docs", "--bump", "minor").code == 0
-    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
-    git(released, "tag", "-d", "evalset/docs/v0.1.0")
-    git(released, "tag", "-a", "evalset/docs/v0.1.0", "-m", message, "HEAD")
-    refusal = (
-        "evalset: sets/docs.yaml: tag evalset/docs/v0.1.0 points at a commit whose set names "
-        "release 0.2.0, so the tag was moved or made by hand; put back the tag `evalset "
-        "release` made, which records the release (`git fetch --force origin tag "
-        "evalset/docs/v0.1.0` from the remote it was pushed to), or delete it.\n"
+    _retag(released, "HEAD")
+    _refused_alike(
+        released,
+        cli,
+        [["log", "docs"], ["diff", "docs", "0.1.0", "0.2.0"], ["pin", "docs", "--rev", "0.1.0"]],
+        f"tag evalset/docs/v0.1.0 points at a commit whose set names release 0.2.0, {PUT_BACK}",
     )
-    for command in (["log", "docs"], ["diff", "docs", "0.1.0", "0.2.0"],
-                    ["pin", "docs", "--rev", "0.1.0"]):  # fmt: skip
-        done = cli(released, *command)
-        assert (done.code, done.err) == (2, refusal), command
     (released / "report.json").write_text(json.dumps({"evalset": old_pin}))
     checked = cli(released, "check-pin", "report.json")
     assert checked.code == 1 and "was created or moved by hand" in checked.err
