@@ -398,7 +398,7 @@ def test_promptfoo_runs_the_export(cli, tmp_path: Path) -> None:  # type: ignore
 TEMPLATED = {
     "question": "Does code {{PROMO}} work? {% if x %}yes{% endif %} {{ question }} {% endraw %}",
     "key point": "Code {{PROMO}} gives 10% off {# not a comment",
-    "must_not_say": "{# discounts never apply",
+    "must_not_say": "{# discounts never apply #}, nor does a bare #} or %} or }}",
     "answer": "{{ question }} {% endraw %}",
 }
 """Text that is Nunjucks syntax to promptfoo, which renders vars and assertion values."""
@@ -408,8 +408,8 @@ def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ig
     cli, example: Path, tmp_path: Path
 ) -> None:
     """Before, a key point `Code {{PROMO}} gives 10% off` reached the grader as `Code  gives
-    10% off`, a question holding `{{ question }}` expanded into itself, and a `{#` failed the
-    whole test with a template error."""
+    10% off`, a question holding `{{ question }}` expanded into itself, and a `{#` (and
+    later a `#}`) failed the whole test with a template error."""
     from evalset.sets.editor import edit_set
 
     program = _promptfoo()

@@ -9,23 +9,26 @@ assertion, and an unanswerable item a rubric that the answer declines.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from evalset.export.view import View
 
-_OPENERS = ("{{", "{%", "{#")
-"""What starts a Nunjucks tag, which promptfoo renders in each test's vars and assertion
-values before it uses them."""
+_MARKS = ("{{", "{%", "{#", "}}", "%}", "#}")
+"""What opens or closes a Nunjucks tag, which promptfoo renders in each test's vars and
+assertion values before it uses them (a closing mark outside a tag is an error too)."""
+_BRACE = re.compile("[{}]")
 
 
 def literal(text: str) -> str:
-    """``text`` as Nunjucks renders it back to itself: where it holds a tag's opening, each
-    ``{`` becomes ``{{ "{" }}`` (a ``{% raw %}`` block would end at the text's own
-    ``{% endraw %}``). A key point ``Code {{PROMO}} applies`` otherwise reached the grader
-    as ``Code  applies``, and a ``{#`` failed the whole test."""
-    if not any(opener in text for opener in _OPENERS):
+    """``text`` as Nunjucks renders it back to itself: where it holds a tag's mark, each
+    brace becomes an expression of itself, ``{{ "{" }}`` (a ``{% raw %}`` block would end
+    at the text's own ``{% endraw %}``). A key point ``Code {{PROMO}} applies`` otherwise
+    reached the grader as ``Code  applies``, and a ``{#`` or a ``#}`` failed the whole
+    test."""
+    if not any(mark in text for mark in _MARKS):
         return text
-    return text.replace("{", '{{ "{" }}')
+    return _BRACE.sub(lambda m: f'{{{{ "{m.group()}" }}}}', text)
 
 
 def _asserts(item: Any) -> list[dict[str, Any]]:
