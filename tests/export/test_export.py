@@ -447,6 +447,36 @@ def test_round_trips_give_a_valid_set_equal_in_every_label(  # type: ignore[no-u
     assert again.code == 0 and "added 0 item(s)" in again.out
 
 
+# origins written by hand (kind manual, the default): kept by a round trip like any other
+MANUAL = {"q-001": {"kind": "manual", "note": "written by Ann from the returns policy",
+                    "date": "2025-03-04"},
+          "q-002": {"kind": "manual"}}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "langsmith"])
+def test_a_manual_origin_survives_a_round_trip(cli, example: Path, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, the exports left out the default kind, and an import read a row without one
+    as another tool's: kind imported (dated today, for a bare origin)."""
+    from evalset.sets.editor import edit_set
+
+    path = example / "sets" / "acme-support.yaml"
+    with edit_set(path) as editor:
+        for ident, origin in MANUAL.items():
+            editor.update_item(ident, {"origin": origin})
+    out = example / f"export.{fmt}"
+    assert cli(example, "export", "acme-support", "--allow-stale", "--format", fmt, "--split",
+               "all", "-o", str(out)).code == 0  # fmt: skip
+    done = cli(example, "import", str(out), "--set", "brought", "--format", fmt)
+    assert done.code == 0, done.err
+    brought = {i.id: i for i in load_set(example / "sets" / "brought.yaml").items}
+    for ident, origin in MANUAL.items():
+        assert brought[ident].origin is not None, ident
+        assert brought[ident].origin.model_dump(mode="json", exclude_defaults=True) == {
+            k: v for k, v in origin.items() if k != "kind"
+        }, ident
+        assert brought[ident].origin.kind == "manual", ident
+
+
 def test_import_reports_an_id_with_other_content_and_skips_near_duplicates(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, example_workspace: Path
 ) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalset.export.rows import RowError
-from evalset.export.view import View, split_of
+from evalset.export.view import View, origin_of, split_of
 from evalset.fsio import json_loads
 from evalset.sets.model import Item
 
@@ -70,11 +70,8 @@ def write(view: View) -> str:
 def _origin(item: Item) -> str:
     """The item's origin as a JSON object (its traces among it, so that none is promoted
     again after a round trip), or nothing."""
-    if item.origin is None:
-        return ""
-    return json.dumps(
-        item.origin.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False
-    )
+    origin = origin_of(item)
+    return "" if origin is None else json.dumps(origin, ensure_ascii=False)
 
 
 def _object(row: dict[str, str], key: str, line: int) -> dict[str, Any] | None:

@@ -7,13 +7,15 @@ import json
 from typing import Any
 
 from evalset.export.rows import RowError, agreed, holdout_of, json_lines
-from evalset.export.view import View, split_of
+from evalset.export.view import View, origin_of, split_of
 
 
 def write(view: View) -> str:
     lines = []
     for item in view.items:
         row = item.model_dump(mode="json", exclude_defaults=True)
+        if item.origin is not None:
+            row["origin"] = origin_of(item)
         row["split"] = split_of(item)
         row["evalset"] = {**view.pin, "categories": view.categories}
         lines.append(json.dumps(row, ensure_ascii=False, sort_keys=False))

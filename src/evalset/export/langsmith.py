@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from evalset.export.rows import RowError, agreed, holdout_of, json_lines, listed, shown
-from evalset.export.view import View, split_of
+from evalset.export.view import View, origin_of, split_of
 
 
 def write(view: View) -> str:
@@ -28,7 +28,7 @@ def write(view: View) -> str:
             outputs["answer"] = item.answer
         metadata = view.metadata(item)
         if item.origin is not None:  # its traces, so that none is promoted again
-            metadata["origin"] = item.origin.model_dump(mode="json", exclude_defaults=True)
+            metadata["origin"] = origin_of(item)
         metadata["evalset"] = {**metadata["evalset"], "categories": view.categories}
         example = {
             "inputs": {"question": item.question},

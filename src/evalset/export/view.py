@@ -71,6 +71,15 @@ def split_of(item: Item) -> str | None:
     return None if item.holdout is None else "holdout" if item.holdout else "tuning"
 
 
+def origin_of(item: Item) -> dict[str, Any] | None:
+    """An item's origin as the exports write it: its non-default fields, and its kind
+    always (left out as the default, ``manual`` would come back from an import as
+    ``imported``, a row without a kind being another tool's)."""
+    if item.origin is None:
+        return None
+    return {"kind": item.origin.kind, **item.origin.model_dump(mode="json", exclude_defaults=True)}
+
+
 def select(loaded: SetFile, split: str) -> tuple[list[Item], int]:
     """The active items of a split, and how many active items have no assignment yet (they
     are in no split but ``all``)."""
