@@ -247,8 +247,9 @@ number beyond them."""
 
 def _relevance(text: bytes, path: Path, line: int) -> int:
     """A judgement as trec_eval's atol() reads it: its leading integer (``2.7`` is 2, ``1e3``
-    is 1), held within a C long as glibc holds it; a decimal without one keeps its integer
-    part (``.5`` is 0). What is not a number is refused, not read as 0."""
+    is 1), held within a C long as glibc holds it; a number without one is 0 (``.5``, and
+    ``.5e1`` too: atol stops at the point). What is not a number is refused, not read as
+    0."""
     found = _LEADING_INTEGER.match(text)
     if found is not None:
         return max(-LONG, min(LONG - 1, int(found.group())))
@@ -261,7 +262,7 @@ def _relevance(text: bytes, path: Path, line: int) -> int:
             f"{path}:{line}: relevance {text.decode()!r} is not a number; the fourth column of "
             "a qrels line is the judgement (0 not relevant, 1 or more relevant)."
         )
-    return int(value)
+    return 0
 
 
 def _duplicate(
