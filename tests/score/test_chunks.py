@@ -55,9 +55,11 @@ AS_SPAN = {
 }
 
 
-def _report(repo: Path, run: list[dict[str, Any]], name: str = "run.jsonl") -> dict[str, Any]:
+def _report(
+    repo: Path, run: list[dict[str, Any]], name: str = "run.jsonl", options: Options | None = None
+) -> dict[str, Any]:
     path = write_run(repo / name, run)
-    report = score_retrieval(find_workspace(repo), repo / "sets" / "docs.yaml", path)
+    report = score_retrieval(find_workspace(repo), repo / "sets" / "docs.yaml", path, options)
     data: dict[str, Any] = json.loads(report.render())
     return data
 
@@ -116,14 +118,17 @@ def test_how_each_chunk_resolves(score_ws: Path) -> None:
     assert [str(c) for c in notes.citations] == ["notes.txt"]
 
 
-def test_what_does_not_resolve_is_listed_with_the_reason(score_ws: Path) -> None:
+@pytest.mark.parametrize("granularity", ["section", "document"])
+def test_what_does_not_resolve_is_listed_with_the_reason(score_ws: Path, granularity: str) -> None:
+    """At document granularity too: before, a chunk was taken for a part of the document it
+    named, whatever its text, and credited with it."""
     run = [
         {"id": "a1", "retrieved": [{"doc": "guide.md", "text": "Bananas are yellow and curved."},
                                    {"doc": "missing.md", "text": "anything"},
                                    {"doc": "guide.md", "start": 10, "end": 100000},
                                    "guide.md#returns"]},
     ]  # fmt: skip
-    data = _report(score_ws, run)
+    data = _report(score_ws, run, options=Options(granularity=granularity))  # type: ignore[arg-type]
     reasons = [(u["rank"], u["reason"]) for u in data["unresolved"]]
     assert reasons[0][0] == 1 and reasons[0][1].startswith(
         "not found in guide.md, and no section holds 80% of its word trigrams (best "

@@ -256,19 +256,22 @@ def _entry_citations(
     unresolved: list[dict[str, Any]],
 ) -> list[tuple[str, ...]]:
     """What each retrieved entry stands for, as citations; chunks are resolved (at document
-    granularity a chunk's document is all that counts)."""
+    granularity a chunk's document is all that counts, once it resolves: a chunk whose text
+    its document does not hold is no part of it)."""
     assert line.retrieved is not None
     out: list[tuple[str, ...]] = []
     for rank, entry in enumerate(line.retrieved, 1):
         if isinstance(entry, str):
             out.append((entry,))
+            continue
+        found = resolver.resolve(entry)
+        if not found.resolved:
+            unresolved.append(_unresolved(line, rank, entry, found.how))
+            out.append(())
         elif granularity == "document":
             out.append((entry.doc,))
         else:
-            found = resolver.resolve(entry)
             out.append(tuple(str(c) for c in found.citations))
-            if not found.resolved:
-                unresolved.append(_unresolved(line, rank, entry, found.how))
     return out
 
 
