@@ -56,7 +56,7 @@ def _credit_by_definition(
     """The matching rule as the report states it: entries in rank order, each credited with
     the most specific expected source (the one it is, then the deepest section holding it,
     the whole document last; the first listed among equals) no earlier entry was credited
-    with; an entry standing for the same citations as an earlier one (a repeat) earns
+    with; an entry standing only for citations earlier entries stood for (a repeat) earns
     nothing. An expected source listed twice counts once (at document granularity, each
     expected document)."""
     from evalset.sets.citations import Citation
@@ -67,7 +67,7 @@ def _credit_by_definition(
     credited: set[int] = set()
     ranks: list[int] = []
     for rank, citations in enumerate(entries, 1):
-        if tuple(citations) in map(tuple, entries[: rank - 1]):
+        if set(citations) <= {c for earlier in entries[: rank - 1] for c in earlier}:
             continue  # a repeat
         candidates: list[int] = []
         for text in citations:

@@ -50,3 +50,13 @@ def test_a_repeat_earns_nothing_even_where_it_lies_inside_two_expected_sections(
     # an expected whole document and a section of it: the section twice is credited once
     both = Targets(2, {"d0.md#s1": (1,)}, {"d0.md": (0,)})
     assert credited_ranks(both, [("d0.md#s1",), ("d0.md#s1",), ("d0.md#s2",)], "section") == [1, 3]
+
+
+def test_a_section_a_chunk_stood_for_is_a_repeat_on_its_own() -> None:
+    """A chunk standing for sections a and b (the same passage in both), then a: before, a
+    was no repeat (a chunk's sections were compared together only), and earned the item's
+    expected whole document, which a credited already."""
+    targets = Targets(2, {"d.md#a": (0,)}, {"d.md": (1,)})  # expects d.md#a, and d.md whole
+    assert credited_ranks(targets, [("d.md#a", "d.md#b"), ("d.md#a",)], "section") == [1]
+    # a chunk with a section not retrieved before is no repeat: b earns the document
+    assert credited_ranks(targets, [("d.md#a",), ("d.md#a", "d.md#b")], "section") == [1, 2]

@@ -6,9 +6,10 @@ of its subsections (a section includes its subsections), and an expected whole d
 matches when it names an expected document. Entries are taken in rank order; each is
 credited with one expected source that no earlier entry was credited with, the most specific
 one first (the source it is, then the deepest section holding it, the whole document last).
-An entry credited with nothing is not relevant, and so is a repeat (an entry standing for the
-same citations as an earlier one), even where an item expects both a section and the section
-holding it: the same section retrieved twice finds nothing new. So no metric can pass 1, and
+An entry credited with nothing is not relevant, and so is a repeat (an entry standing only
+for citations earlier entries stood for, one by one or together), even where an item expects
+both a section and the section holding it: the same section retrieved twice finds nothing
+new. So no metric can pass 1, and
 a retriever gains nothing by repeating itself. With plain citations and no subsections this
 is trec_eval's binary relevance.
 """
@@ -138,12 +139,11 @@ def credited_ranks(
     holds the citations entry r + 1 stands for (one, usually; none when unresolved)."""
     credited: set[int] = set()
     ranks: list[int] = []
-    seen: set[tuple[str, ...]] = set()
+    seen: set[str] = set()
     for rank, citations in enumerate(entries, 1):
-        stands_for = tuple(citations)
-        if stands_for in seen:  # a repeat finds nothing new
-            continue
-        seen.add(stands_for)
+        if seen.issuperset(citations):  # a repeat (of sections earlier entries stood for,
+            continue  # one by one or together) finds nothing new
+        seen.update(citations)
         for i in candidates(targets, citations, granularity):
             if i not in credited:
                 credited.add(i)
