@@ -97,3 +97,36 @@ def test_ragas_rows_arrive_as_drafts_whatever_labels_they_carry(cli, workspace: 
     declines = next(i for i in items if not i.answerable)  # labels kept, for the review
     assert declines.key_points == [] and declines.category
     assert cli(workspace, "validate", "brought").code == 0
+
+
+def test_key_points_longer_together_than_a_text_may_be_come_back_from_ragas(  # type: ignore[no-untyped-def]
+    cli, workspace: Path
+) -> None:
+    """A Ragas reference runs an item's key points together: two of 12,000 characters made
+    one of 24,000, longer than an item's text may be. Before, the set's own export was
+    refused on import ("fix the row"), and a row of the item's id with other content
+    crashed the comparison."""
+    from evalset.sets.editor import edit_set
+
+    path = workspace / "sets" / "acme-support.yaml"
+    item = next(i for i in load_set(path).items if i.id == "q-001")
+    sources = [str(c) for c in item.key_points[0].sources]
+    long = [f"{'Damaged items may be returned. ' * 387}Point {n}" for n in (1, 2)]
+    with edit_set(path) as editor:
+        editor.update_item("q-001", {"key_points": [{"text": t, "sources": sources} for t in long]})
+    before = path.read_bytes()
+    source = exported(cli, workspace, "ragas")
+    done = cli(workspace, "import", str(source), "--set", "acme-support", "--format", "ragas",
+               "--json")  # fmt: skip
+    assert done.code == 0, done.out + done.err
+    assert json.loads(done.out)["added"] == [] and path.read_bytes() == before
+    row = next(json.loads(line) for line in source.read_text().splitlines()
+               if json.loads(line)["evalset_id"] == "q-001")  # fmt: skip
+    source.write_text(json.dumps({**row, "reference": "Within 30 days."}) + "\n")
+    done = cli(workspace, "import", str(source), "--set", "acme-support", "--format", "ragas")
+    assert done.code == 1 and "conflict q-001: line 1" in done.out, done.out + done.err
+    source.write_text(json.dumps(row) + "\n")  # into a new set: the key points, as prose
+    brought = cli(workspace, "import", str(source), "--set", "brought", "--format", "ragas")
+    assert brought.code == 0, brought.err
+    again = next(i for i in load_set(workspace / "sets" / "brought.yaml").items if i.id == "q-001")
+    assert " ".join(p.text for p in again.key_points) == " ".join(t.rstrip(".") + "." for t in long)

@@ -15,11 +15,12 @@ recall.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from evalset.export.rows import RowError, holdout_of, json_lines, listed, shown
 from evalset.export.view import DECLINES, View, reference_answer, split_of
-from evalset.sets.model import item_citations
+from evalset.sets.model import MAX_TEXT, item_citations
 
 
 def write(view: View) -> str:
@@ -72,6 +73,32 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         if ids:
             item["expected_sources"] = ids
         if isinstance(sample.get("reference"), str) and sample["reference"].strip():
-            item["key_points"] = [{"text": sample["reference"], "sources": ids}]
+            item["key_points"] = [{"text": t, "sources": ids} for t in _pieces(sample["reference"])]
         rows.append((number, item))
     return rows
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _pieces(reference: str) -> list[str]:
+    """A reference as key points: one, or, longer than an item's text may be (a set's many
+    key points run together), its sentences packed in order into as few as fit, a sentence
+    longer than that cut at spaces."""
+    if len(reference) <= MAX_TEXT:
+        return [reference]
+    words: list[str] = []
+    for sentence in _SENTENCE_END.split(reference):
+        while len(sentence) > MAX_TEXT:
+            cut = sentence.rfind(" ", 1, MAX_TEXT + 1)
+            cut = cut if cut > 0 else MAX_TEXT
+            words.append(sentence[:cut])
+            sentence = sentence[cut:].lstrip(" ")
+        words.append(sentence)
+    pieces = [words[0]]
+    for part in words[1:]:
+        if len(pieces[-1]) + 1 + len(part) <= MAX_TEXT:
+            pieces[-1] += " " + part
+        else:
+            pieces.append(part)
+    return pieces
