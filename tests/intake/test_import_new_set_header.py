@@ -30,8 +30,8 @@ def test_a_new_set_header_reads_back_as_written(cli, corpus_repo: Path, name: st
     assert done.code == 0, done.err
     loaded = load_set(corpus_repo / "sets" / "s.yaml")
     assert loaded.header is not None and not loaded.schema_findings
-    meaning = "imported; say what this kind of question is"
-    assert loaded.header.categories == {c: m or meaning for c, m in CATEGORIES.items()}
+    # the meanings as the pin has them, an empty one too (it was given a placeholder)
+    assert loaded.header.categories == CATEGORIES
     assert loaded.header.description == (
         f"Imported from {name}; say what the system under test does"
     )
@@ -93,3 +93,12 @@ def test_a_set_name_like_an_existing_one_is_refused_unless_create(  # type: igno
         assert after == before
     elif "--dry-run" not in args:
         assert f"{name}.yaml" in after
+
+
+def test_a_category_no_pin_describes_is_declared_to_be_described(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    (corpus_repo / "rows.csv").write_text(f"question,category\n{QUESTION},shipping\n", "utf-8")
+    done = cli(corpus_repo, "import", "rows.csv", "--set", "s", "--format", "csv")
+    assert done.code == 0, done.err
+    loaded = load_set(corpus_repo / "sets" / "s.yaml")
+    assert loaded.header is not None
+    assert loaded.header.categories == {"shipping": "imported; say what this kind of question is"}

@@ -105,23 +105,23 @@ def _complete(row: dict[str, Any]) -> bool:
     return bool(row.get("key_points")) and bool(row.get("expected_sources"))
 
 
-def new_set_text(name: str, source: Path, categories: dict[str, str]) -> str:
-    """The header of a set created by an import: the categories the rows carry (with their
-    meaning when the export recorded it), to be described where it did not. Dumped by the
-    YAML library, the texts double-quoted: a file or category name is the user's, and
+def new_set_text(name: str, source: Path, categories: dict[str, str | None]) -> str:
+    """The header of a set created by an import: the categories the rows carry, with their
+    meaning as the export recorded it, to be described where it did not (None). Dumped by
+    the YAML library, the texts double-quoted: a file or category name is the user's, and
     written by hand into YAML (``results: v2.jsonl``, ``null``) it read back as other
     values, or not at all; double quotes escape what YAML 1.1 takes for line breaks
     (U+2028, U+0085), which plain and single-quoted text would not keep."""
     from ruamel.yaml import YAML
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString as Quoted
 
-    described = categories or {"general": ""}
+    described = categories or {"general": None}
     header = {
         "evalset": 1,
         "name": name,
         "description": Quoted(f"Imported from {source.name}; say what the system under test does"),
         "categories": {
-            c: Quoted(d or "imported; say what this kind of question is")
+            c: Quoted("imported; say what this kind of question is" if d is None else d)
             for c, d in described.items()
         },
         "items": [],
@@ -275,7 +275,7 @@ def import_rows(
         header = None
         if loaded is None:
             used = list(dict.fromkeys(i.category for i in items if i.category))
-            declared = {c: categories.get(c, "") for c in [*categories, *used]}
+            declared = {c: categories.get(c) for c in [*categories, *used]}
             header = new_set_text(target.stem, source, declared)
         if items:
             with edit_set(target, held=held, create=header) as editor:
