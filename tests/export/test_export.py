@@ -823,13 +823,18 @@ def test_contexts_whose_text_is_not_known_are_named(  # type: ignore[no-untyped-
     assert "exported with the text they were verified against" not in done.err
 
 
-@pytest.mark.parametrize("text", ["first line\rsecond part", "ends with CR\r", "a\r\nb\rc\nd"])
+@pytest.mark.parametrize(
+    "text",
+    ["first line\rsecond part", "ends with CR\r", "a\r\nb\rc\nd",
+     "next\x85line", "line\u2028separator", "paragraph\u2029separator"],
+)  # fmt: skip
 def test_a_carriage_return_in_a_text_survives_a_csv_round_trip(  # type: ignore[no-untyped-def]
     cli, empty_set: Path, text: str
 ) -> None:
     """csv quotes a cell holding the line terminator's characters only: with "\\n" as the
     terminator, a bare "\\r" was written unquoted, and the export could not be read back
-    (the row split where it stood, as a spreadsheet splits it)."""
+    (the row split where it stood, as a spreadsheet splits it). The other line breaks of
+    Python's `splitlines` are quoted too, as the README says of a line break of any kind."""
     root = empty_set.parents[1]
     empty_set.write_text(empty_set.read_text().replace("items: []\n", "items:\n") + (
         "  - id: q-1\n    question: " + json.dumps(text) + "\n    category: direct-lookup\n"
@@ -838,6 +843,7 @@ def test_a_carriage_return_in_a_text_survives_a_csv_round_trip(  # type: ignore[
     assert load_set(empty_set).items[0].question == text
     done = cli(root, "export", "mine", "--format", "csv", "-o", "out.csv", "--allow-stale")
     assert done.code == 0, done.err
+    assert f'"{text}"'.encode() in (root / "out.csv").read_bytes()  # quoted
     back = cli(root, "import", "out.csv", "--set", "again", "--create", "--format", "csv")
     assert back.code == 0, back.err
     assert load_set(root / "sets" / "again.yaml").items[0].question == text

@@ -36,6 +36,12 @@ COLUMNS = [
 ]
 
 
+_BREAK = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+"""The line breaks csv does not quote on its own (it quotes ``\n``): a carriage return,
+which its reader takes for the end of the row, and those a reader splitting lines as Python
+does (``str.splitlines``) would break a row at."""
+
+
 def write(view: View) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
@@ -62,8 +68,8 @@ def write(view: View) -> str:
             "version": view.pin["version"] or "",
             "fingerprint": view.pin["fingerprint"],
         }
-        cr = any("\r" in str(value) for value in row.values())
-        (quoted if cr else writer).writerow(row)
+        broken = any(_BREAK.search(str(value)) for value in row.values())
+        (quoted if broken else writer).writerow(row)
     return out.getvalue()
 
 
