@@ -636,11 +636,38 @@ def _comments_after_flow(entries: Any, at: int) -> None:
 
 def _rename_scalar(text: str, old: str, new: str) -> str:
     """``text`` with each plain or quoted scalar that is exactly ``old`` (a list entry, in
-    flow or block style) written ``new`` in the same quotes."""
-    found = re.compile(
-        r"(?<![^\s\[,])(['\"]?)" + re.escape(old) + r"\1(?=[ \t]*(?:[,\]]|[ \t]#|$))", re.M
-    )
-    return found.sub(lambda m: f"{m.group(1)}{new}{m.group(1)}", text)
+    flow or block style) written ``new`` in the same quotes; comments are left as they are
+    (a reader of the item cannot tell, so ``_renamed`` could not)."""
+    found = re.compile(r"(?<![^\s\[,])(['\"]?)" + re.escape(old) + r"\1(?=[ \t]*(?:[,\]]|$))")
+    out = []
+    for line in split_lines(text):
+        body = line.rstrip("\r\n")
+        cut = _comment_start(body)
+        code = found.sub(lambda m: f"{m.group(1)}{new}{m.group(1)}", body[:cut])
+        out.append(code + line[cut:])
+    return "".join(out)
+
+
+def _comment_start(line: str) -> int:
+    """Where a line's comment begins (its length when it has none): a ``#`` at its start or
+    after white space, outside the quotes opened on the line (a quoted text running on from
+    the line before is taken for code: a rename there shows when the item is read back)."""
+    quote = ""
+    at = 0
+    while at < len(line):
+        char = line[at]
+        if quote:
+            escaped = char == "\\" if quote == '"' else line[at : at + 2] == "''"
+            if escaped:  # an escape in double quotes, or '' in single ones
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"" and (at == 0 or line[at - 1] in " \t[,{:-"):
+            quote = char
+        elif char == "#" and (at == 0 or line[at - 1] in " \t"):
+            return at
+        at += 1
+    return len(line)
 
 
 def _read_item(text: str) -> str | None:
