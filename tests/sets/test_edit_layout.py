@@ -391,3 +391,45 @@ def test_an_item_s_last_value_stays_whole(cli, repo: Path, last: str, command: s
     after = parse_set(path.read_text("utf-8"), Path("s.yaml")).raw_items
     assert [{k: v for k, v in i.items() if k != "status"} for i in after[:2]] == before
     assert len(after) == (3 if command == "new" else 2)
+
+
+# Headers as people write them: what a header edit (release writes version and fingerprint;
+# verify --from-header drops `snapshot`) keeps of the keys it does not change.
+HEADERS = {
+    "flow categories with a comment": (
+        "evalset: 1\nname: s\ncategories: {direct-lookup: a fact,   # the common kind\n"
+        "    paraphrased: other words}\n"
+    ),
+    "a folded description": (
+        "evalset: 1\nname: s   \ndescription: a plain\n  multi-line description   # end\n"
+        "categories:\n    direct-lookup: a fact\n    paraphrased: other words\n"
+    ),
+    "comments between keys": (
+        "# the set's header\nevalset: 1\n\n# who owns it\nname: s\ncategories:\n"
+        "  direct-lookup: a fact   # kept\n  paraphrased: other words\n"
+    ),
+    "mixed line breaks": (
+        "evalset: 1\nname: s\r\ndescription: d\r\ncategories:\r\n  direct-lookup: a fact\r\n"
+        "  paraphrased: other words\n"
+    ),
+}
+HEADER_ITEMS = "items:\n  - id: q-1\n    question: Can I return it?\n    status: draft\n"
+
+
+@pytest.mark.parametrize("layout", HEADERS)
+def test_a_header_edit_keeps_the_keys_it_does_not_change(tmp_path: Path, layout: str) -> None:
+    """Before, the header was written again whole: a comment in a flow mapping dropped, a
+    folded description joined, a deeper indent made shallow, CRLF lines made LF."""
+    from evalset.sets.editor import edit_set
+
+    header = HEADERS[layout]
+    path = tmp_path / "s.yaml"
+    path.write_bytes((header + HEADER_ITEMS).encode())
+    with edit_set(path) as editor:
+        editor.set_header("version", "0.1.0")
+        editor.set_header("fingerprint", "sha256:" + "0" * 64)
+    after = path.read_bytes().decode()
+    added = "version: 0.1.0\nfingerprint: sha256:" + "0" * 64 + "\n"
+    assert after.replace(added, "") == header + HEADER_ITEMS, after
+    loaded = load_set(path)
+    assert loaded.header is not None and loaded.header.version == "0.1.0"

@@ -550,7 +550,11 @@ class SetEditor:
                 later = [k for k in doc if k in order and order.index(k) > order.index(key)]
                 doc.insert(list(doc).index(later[0]) if later else len(doc), key, value)
         newline = (line_break(lines[0]) if lines else "") or index.newline
-        return (0, end, _breaks(_dump(yaml, doc), newline))
+        written = _dump(yaml, doc)
+        text = _header_kept(_lf(region), written, set(self._header_changes))
+        if any(line_break(line) not in (newline, "") for line in lines[:end]):
+            return (0, end, _keep_lines(lines[:end], text, newline))
+        return (0, end, _breaks(text, newline))
 
     def _render_whole(self) -> str:
         """Fallback for layouts the line scan cannot split: one round trip of the file."""
@@ -599,6 +603,74 @@ def _keep_untouched(
     if kept == new or _read_item(put_back(kept)) != _read_item(put_back(new)):
         return new
     return kept
+
+
+_TOP_KEY = re.compile(r"[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|$)")
+"""A key of the header at the start of its line (the header's keys are names)."""
+
+
+def _header_kept(old: str, new: str, changed: set[str]) -> str:
+    """The header as the YAML library writes it edited (``new``), with each key the edit
+    did not change written as it was in ``old`` (both LF-broken), and the comment lines
+    above a changed key kept above it: the library writes a whole header again (a comment
+    in a flow mapping dropped, a folded description joined, a deeper indent made shallow).
+    Falls back to ``new`` where the two are not cut into keys alike, or the result would
+    not read as ``new`` does."""
+    before, after = _top_blocks(old), _top_blocks(new)
+    was = dict(before)
+    if len(was) != len(before) or len({k for k, _ in after}) != len(after):
+        return new  # a key given twice: not cut alike
+    kept = [was.get(None, "")]  # what comes before the first key, as it was
+    for key, text in after:
+        if key is None:
+            continue
+        if key in was and key not in changed:
+            kept.append(was[key])
+            continue
+        lines = split_lines(text)
+        while lines and is_filler(lines[-1]):
+            lines.pop()  # the library's comments after a key: the next key's, kept with it
+        while lines and is_filler(lines[0]):
+            lines.pop(0)  # and those above it: the ones it had are kept (``above``)
+        above = split_lines(was.get(key, ""))
+        above = above[: next((i for i, ln in enumerate(above) if not is_filler(ln)), 0)]
+        kept.append("".join(above) + "".join(lines))
+    result = "".join(kept)
+    if result and not result.endswith("\n"):
+        result += "\n"
+    from evalset.sets.yamlio import parse_mapping
+
+    try:
+        same = parse_mapping(result, Path("header")) == parse_mapping(new, Path("header"))
+    except SetFileError:
+        same = False
+    return result if same else new
+
+
+def _top_blocks(text: str) -> list[tuple[str | None, str]]:
+    """A mapping's text cut at each key that starts a line: (key, its lines with the comment
+    and blank lines above it); what comes before the first key under None."""
+    blocks: list[tuple[str | None, str]] = []
+    key: str | None = None
+    lines: list[str] = []
+    pending: list[str] = []  # comments and blank lines: the next key's
+    for line in split_lines(text):
+        found = _TOP_KEY.match(line)
+        if found is None:
+            if is_filler(line):
+                pending.append(line)
+            else:
+                lines += [*pending, line]
+                pending = []
+            continue
+        if lines or key is not None:
+            blocks.append((key, "".join(lines)))
+        elif pending:
+            blocks.append((None, "".join(pending)))
+            pending = []
+        key, lines, pending = found.group().split(":")[0].strip(), [*pending, line], []
+    blocks.append((key, "".join(lines + pending)))
+    return blocks
 
 
 def _comments_after_flow(entries: Any, at: int) -> None:
