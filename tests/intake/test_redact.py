@@ -70,6 +70,17 @@ def test_cards_and_ibans_need_their_checksums() -> None:
     assert redact("IBAN DE88 3704 0044 0532 0130 00") == "IBAN DE88 3704 0044 0532 0130 00"
 
 
+def test_a_config_pattern_inside_other_personal_data_takes_it_all() -> None:
+    """Before, the pattern's find won and the address around it stayed in clear:
+    `jane.roe+<CUSTOMER_1>@gmail.com`."""
+    redactor = Redactor(patterns={"CUSTOMER": "CUST-[0-9]{6}", "ZIP": "[0-9]{5}"})
+    for text, redacted in (("write to jane.roe+CUST-123456@gmail.com", "write to <CUSTOMER_1>"),
+                           ("jane12345@example.com", "<ZIP_1>"),
+                           ("CUST-123456 and jane@example.com",
+                            "<CUSTOMER_1> and <EMAIL_1>")):  # fmt: skip
+        assert redact(text, redactor) == redacted, text
+
+
 def test_config_patterns_come_first() -> None:
     redactor = Redactor(patterns={"customer": r"\bCUST-\d{6}\b"})
     assert (
@@ -128,6 +139,18 @@ AT_THE_EDGES = {
                          "tel <PHONE_1> or <PHONE_2>"),
     "phone-after-a-clause": ("I was late, 0612345678 is my number", "0612345678",
                              "I was late, <PHONE_1> is my number"),
+    # local parts of every form RFC 5322 allows: quoted, with "/", or "*" and "~" inside
+    "email-quoted-local-part": ('write to "jane roe"@example.org', "jane",
+                                "write to <EMAIL_1>"),
+    "email-with-a-slash": ("jane/roe@example.org", "jane", "<EMAIL_1>"),
+    "email-with-a-tilde": ("jane~roe@example.net", "jane", "<EMAIL_1>"),
+    "email-with-a-star": ("jane*roe@example.com", "jane", "<EMAIL_1>"),
+    # a punycode top-level domain, and two addresses that differ only there
+    "email-punycode-tld": ("ivan@shop.xn--p1ai or ivan@shop.xn--90ais", "p1ai",
+                           "<EMAIL_1> or <EMAIL_2>"),
+    # an IPv4 address inside an IPv6 one
+    "ipv4-mapped-ipv6": ("router at ::ffff:192.0.2.1 and ::ffff:81.2.69.160", "192",
+                         "router at <IP_1> and <IP_2>"),
 }  # fmt: skip
 NOT_PERSONAL = ["version 1.4111111111111111", "range 2024-4111111111111111",
                 "order 0612345678", "My order numbers are 0612345678, 0612345679",

@@ -32,16 +32,17 @@ _WORD = r"[^\W_]"
 _MARK = r"\u0300-\u036f\u0900-\u0dff\u0e30-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
 """Combining marks, which scripts such as Devanagari and Thai write inside words."""
 _LABEL = rf"(?:{_WORD}|[{_MARK}])(?:(?:{_WORD}|[{_MARK}-])*(?:{_WORD}|[{_MARK}]))?"
-_LOCAL = rf"\w.%+\-!#$&'=?^{{|}}{_MARK}"
-"""What a local part holds: letters and digits of any script, and RFC 5322's other
-characters but for markdown's ``*``, `` ` `` and ``~`` (``**a@b.com**`` is bold)."""
+_LOCAL = rf"\w.%+\-!#$&'=?^{{|}}/{_MARK}"
+"""What a local part starts with: letters and digits of any script, and RFC 5322's other
+characters but for markdown's ``*``, `` ` `` and ``~`` (``**a@b.com**`` is bold), which it
+may hold after its first (``jane*roe@…``, ``jane~roe@…``)."""
 _EMAIL = re.compile(
-    rf"(?<![{_LOCAL}])[{_LOCAL}]+@{_LABEL}(?:\.{_LABEL})*"
-    rf"\.(?:[^\W\d_][{_MARK}]*){{2,}}(?![^\W_]|[{_MARK}])"
+    rf"(?:(?<![{_LOCAL}])[{_LOCAL}][{_LOCAL}*~`]*|\"[^\"\n@]{{1,64}}\")@{_LABEL}(?:\.{_LABEL})*"
+    rf"\.(?:xn--[A-Za-z0-9-]*[A-Za-z0-9]|(?:[^\W\d_][{_MARK}]*){{2,}})(?![^\W_]|[{_MARK}])"
 )
 """An address whose parts may be in any script (RFC 6531 internationalised addresses):
-the local part, the domain's labels and its top-level domain (letters, or an ``xn--``
-label)."""
+the local part (or a quoted one, ``"jane roe"@…``), the domain's labels and its top-level
+domain (letters, or an ``xn--`` label)."""
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
 _CARD = re.compile(
     r"(?<![\w,/])(?<!\d[.-])\d(?:(?:[ \u00a0\u2007\u202f]{1,2}|[-\u2010-\u2013])?\d){12,18}"
@@ -52,7 +53,11 @@ _CARD = re.compile(
 dashes), or in groups of four by dots; after a word's full stop or hyphen (``no.4111…``,
 ``Visa-4111…``) but not a number's (``1.4111…``, a range)."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
-_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?(?![\w:])")
+_IPV6 = re.compile(
+    r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})"
+    r"(?:%\w+)?(?![\w:])"
+)
+"""An IPv6 address, one ending in an IPv4 one too (``::ffff:192.0.2.1``)."""
 
 
 @dataclass(frozen=True)
@@ -255,19 +260,30 @@ class Redactor:
         self._custom = [(kind.upper(), regex.compile(p)) for kind, p in self.patterns.items()]
 
     def find(self, text: str) -> list[_Found]:
-        """Non-overlapping finds, in text order; on overlap the earlier detector wins
-        (config patterns, email, IBAN, card, IP, phone), then the longer match."""
+        """Non-overlapping finds, in text order. Finds that overlap are one, spanning them
+        all (a pattern of the config inside an email address, an IPv4 address inside an
+        IPv6 one: no part of either is left), of the kind the earlier detector says (config
+        patterns, email, IBAN, card, IP, phone; then the longer match)."""
         found: list[_Found] = []
         for rank, detector in enumerate(self._detectors(text)):
             for f in detector:
                 found.append(_Found(f.start, f.end, f"{rank:02d}{f.kind}", f.key))
-        found.sort(key=lambda f: (f.kind[:2], -(f.end - f.start), f.start))
-        kept: list[_Found] = []
+        found.sort(key=lambda f: (f.start, -f.end))
+        groups: list[list[_Found]] = []
+        end = -1
         for f in found:
-            if all(f.end <= k.start or f.start >= k.end for k in kept):
-                kept.append(f)
-        return sorted((_Found(f.start, f.end, f.kind[2:], f.key) for f in kept),
-                      key=lambda f: f.start)  # fmt: skip
+            if groups and f.start < end:
+                groups[-1].append(f)
+            else:
+                groups.append([f])
+            end = max(end, f.end) if groups[-1][0] is not f else f.end
+        out = []
+        for group in groups:
+            best = min(group, key=lambda f: (f.kind[:2], -(f.end - f.start), f.start))
+            start, stop = min(f.start for f in group), max(f.end for f in group)
+            key = best.key if (start, stop) == (best.start, best.end) else text[start:stop].lower()
+            out.append(_Found(start, stop, best.kind[2:], key))
+        return out
 
     def _detectors(self, text: str) -> list[Iterable[_Found]]:
         custom = [_custom(kind, pattern, text) for kind, pattern in self._custom]
