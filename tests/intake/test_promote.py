@@ -594,3 +594,123 @@ def test_a_blank_question_is_refused_as_an_empty_one_is(  # type: ignore[no-unty
                   "--skip-invalid", "--json")  # fmt: skip
     assert [a["line"] for a in json.loads(skipped.out)["added"]] == [1]
     assert "q-e3b0c442" not in (example / SET).read_text(encoding="utf-8")
+
+
+# Files whose personal data an error message would quote (the record's text as the file
+# holds it, the options): none of it may be shown, whatever the message is about.
+QUOTED_IN_ERRORS = {
+    "a key given twice": ('{"question": "where is it", "anna.schmidt@example.com": 1, '
+                          '"anna.schmidt@example.com": 2}\n', []),
+    "a key given twice in an array": ('[{"question": "where is it", "+44 20 7946 0958": 1, '
+                                      '"+44 20 7946 0958": 2}]\n', []),
+    "a date that is an object": ('{"q": "where is it", "ts": {"user": "anna.schmidt@example.com",'
+                                 ' "card": "4111 1111 1111 1111"}}\n',
+                                 ["--map", "question=q,date=ts"]),
+    "a date that is a card number": ('{"question": "where is it", "date": 4111111111111111}\n',
+                                     []),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", QUOTED_IN_ERRORS)
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--skip-invalid", "--json"]])
+def test_personal_data_is_out_of_every_error_message(  # type: ignore[no-untyped-def]
+    example: Path, cli, case: str, extra: list[str]
+) -> None:
+    """Before, the JSON reader's message quoted a key given twice, and a date's validator
+    quoted its value whole (an email address, a card number)."""
+    text, options = QUOTED_IN_ERRORS[case]
+    (example / "f.jsonl").write_text(text)
+    result = cli(example, "promote", "f.jsonl", "--set", "acme-support", *options, *extra)
+    assert result.code in (0, 2), result.err
+    for value in ("anna.schmidt", "7946", "4111"):
+        assert value not in result.err + result.out, (case, result.err + result.out)
+
+
+# A JSON array is read as strictly as JSON: what follows it, and a missing or trailing
+# comma, are refused (the records after a first "]" were dropped without a word).
+ARRAYS = {
+    "two arrays joined": ('[{"question": "a?"}]\n[{"question": "b?"}]\n',
+                          "f.json:2:1: is not valid JSON (Extra data after the array)"),
+    "a record after it": ('[{"question": "a?"}]\n{"question": "b?"}\n',
+                          "f.json:2:1: is not valid JSON (Extra data after the array)"),
+    "no comma": ('[{"question": "a?"} {"question": "b?"}]\n',
+                 "f.json:1:21: is not valid JSON (Expecting ',' delimiter)"),
+    "a trailing comma": ('[{"question": "a?"},]\n',
+                         "f.json:1:21: is not valid JSON (Expecting value)"),
+    "not closed": ('[{"question": "a?"},\n', "f.json: the JSON array is not closed"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ARRAYS)
+def test_a_json_array_is_read_as_strictly_as_json(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    text, message = ARRAYS[case]
+    (example / "f.json").write_text(text)
+    before = (example / "sets" / "acme-support.yaml").read_bytes()
+    result = cli(example, "promote", "f.json", "--set", "acme-support")
+    assert result.code == 2 and result.err.startswith(f"evalset: {message}"), result.err
+    assert (example / "sets" / "acme-support.yaml").read_bytes() == before
+
+
+# dates outside the forms the README names: refused, never written as a year past 2286
+# or as the day of a timestamp that is no time
+BAD_DATES = {
+    "11 digits": (17642880000, "is not a time: seconds (10 digits) or milliseconds (13 digits)"),
+    "14 digits": ("17642880000000", "is not a time: seconds (10 digits)"),
+    "a date and no time": ("2026-11-28T99:99 not a time", "is not a timestamp"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_DATES)
+def test_a_date_of_no_documented_form_is_refused(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    value, message = BAD_DATES[case]
+    (example / "f.jsonl").write_text(json.dumps({"question": "where is it?", "date": value}) + "\n")
+    result = cli(example, "promote", "f.jsonl", "--set", "acme-support")
+    assert result.code == 2 and message in result.err, result.err
+
+
+def test_dry_run_refuses_what_the_run_refuses(example: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, with --id-from trace, the dry run said it would add the valid records where
+    the run refused them all."""
+    records = [{"question": "Where is my parcel, please?", "trace": "tr 1/with space"},
+               {"question": "Can I pay by invoice here?", "trace": "tr-2"}]  # fmt: skip
+    (example / "f.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    args = ["promote", "f.jsonl", "--set", "acme-support", "--id-from", "trace"]
+    real, dry = cli(example, *args), cli(example, *args, "--dry-run")
+    assert real.code == dry.code == 2 and real.err == dry.err, (real.err, dry.err)
+
+
+# What a trace export holds, and what promote reads of it.
+PRESET_SHAPES = {
+    # a LangChain Document: its own id, the document it is from in metadata.source
+    "langsmith document": ("langsmith", {
+        "trace_id": "tr-1", "inputs": {"question": "Can I return a kettle?"},
+        "outputs": {"answer": "Yes", "source_documents": [
+            {"id": "7f3c9a2e-1b4d", "page_content": "…", "type": "Document",
+             "metadata": {"source": "policies/returns.md#damaged-items"}}]}},
+        ("retrieved", ["policies/returns.md#damaged-items"])),
+    # the last message's content as a list of parts (OpenAI's shape)
+    "langfuse content parts": ("langfuse", {
+        "id": "tr-2", "input": {"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Can I return a kettle?"}]}]}, "output": "Yes"},
+        ("question", "Can I return a kettle?")),
+    "langsmith content parts": ("langsmith", {
+        "trace_id": "tr-3", "inputs": {"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Can I return a kettle?"}]}]}},
+        ("question", "Can I return a kettle?")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", PRESET_SHAPES)
+def test_presets_read_what_trace_exports_hold(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    preset, record, (field, value) = PRESET_SHAPES[case]
+    (example / "f.jsonl").write_text(json.dumps(record) + "\n")
+    result = cli(example, "promote", "f.jsonl", "--set", "acme-support", "--preset", preset,
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.err
+    (added,) = json.loads(result.out)["added"]
+    ident = added["id"]
+    from evalset.sets.setfile import load_set
+
+    item = next(i for i in load_set(example / "sets" / "acme-support.yaml").items if i.id == ident)
+    found = item.question if field == "question" else item.origin.retrieved  # type: ignore[union-attr]
+    assert found == value

@@ -43,7 +43,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
     # GET /api/public/traces write them: id, timestamp, input, output, metadata.
     "langfuse": {
         "question": ["input.question", "input.query", "input.input", "input.messages.-1.content",
-                     "input"],
+                     "input.messages.-1.content.0.text", "input"],
         "answer": ["output.answer", "output.output", "output.content", "output.text", "output"],
         "trace": ["id"],
         "date": ["timestamp"],
@@ -56,7 +56,7 @@ PRESETS: dict[str, dict[str, list[str]]] = {
     # start_time, inputs, outputs, extra.metadata.
     "langsmith": {
         "question": ["inputs.question", "inputs.query", "inputs.input",
-                     "inputs.messages.-1.content"],
+                     "inputs.messages.-1.content", "inputs.messages.-1.content.0.text"],
         "answer": ["outputs.answer", "outputs.output", "outputs.output_text", "outputs.result",
                    "outputs.text"],
         "trace": ["trace_id", "id"],
@@ -151,11 +151,16 @@ class PromoteResult:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[Invalid]]:
+def read_records(
+    text: str, source: str, redactor: Redactor | None = None
+) -> tuple[list[tuple[int, Any]], list[Invalid]]:
     """(line number, value) per record, and the lines that are not JSON. A JSON array is
-    read as a whole (each record numbered by the line it starts on); JSONL line by line."""
+    read as a whole (each record numbered by the line it starts on); JSONL line by line.
+    What the JSON reader says of a record passes through ``redactor``: it may quote a key,
+    which is the sender's text (an email address given twice)."""
+    redactor = redactor or Redactor()
     if text.lstrip().startswith("["):
-        return _json_array(text, source), []
+        return _json_array(text, source, redactor), []
     records: list[tuple[int, Any]] = []
     bad: list[Invalid] = []
     for number, line in enumerate(json_text_lines(text), 1):
@@ -164,20 +169,32 @@ def read_records(text: str, source: str) -> tuple[list[tuple[int, Any]], list[In
         try:
             records.append((number, json_loads(line, unique_keys=True)))
         except json.JSONDecodeError as exc:
-            bad.append(Invalid(number, f"is not valid JSON ({exc.msg})", exc.colno))
+            problem = _redacted(exc.msg, redactor)
+            bad.append(Invalid(number, f"is not valid JSON ({problem})", exc.colno))
     return records, bad
 
 
-def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
+def _redacted(message: str, redactor: Redactor) -> str:
+    return redactor.record({"message": message}).texts["message"]
+
+
+_SPACE = " \t\r\n"
+"""JSON's white space."""
+
+
+def _json_array(text: str, source: str, redactor: Redactor) -> list[tuple[int, Any]]:
+    """The records of a JSON array, read one at a time (a record's line is where it
+    starts), as strictly as JSON: a comma between records and none after the last, and
+    nothing but white space after the array (two arrays joined, or lines after one, would
+    otherwise be left out without a word)."""
     decoder = json.JSONDecoder(object_pairs_hook=unique_object)
     records: list[tuple[int, Any]] = []
-    pos = text.index("[") + 1
+    pos = _skip(text, text.index("[") + 1)
+    closed = False
     try:
-        while True:
-            while pos < len(text) and text[pos] in " \t\r\n,":
-                pos += 1
-            if pos >= len(text) or text[pos] == "]":
-                break
+        if pos < len(text) and text[pos] == "]":
+            pos, closed = pos + 1, True
+        while not closed and pos < len(text):
             try:
                 value, end = decoder.raw_decode(text, pos)
             except RecursionError:
@@ -185,15 +202,30 @@ def _json_array(text: str, source: str) -> list[tuple[int, Any]]:
             except RepeatedKey as exc:
                 raise json.JSONDecodeError(exc.message, text, pos + exc.at(text[pos:])) from None
             records.append((text.count("\n", 0, pos) + 1, value))
-            pos = end
+            pos = _skip(text, end)
+            if pos < len(text) and text[pos] == ",":
+                pos = _skip(text, pos + 1)  # a value must follow: "[{…},]" is refused
+            elif pos < len(text) and text[pos] == "]":
+                pos, closed = pos + 1, True
+            elif pos < len(text):
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+        if not closed:
+            raise PromoteRefused(f"{source}: the JSON array is not closed; nothing was promoted.")
+        rest = _skip(text, pos)
+        if rest < len(text):
+            raise json.JSONDecodeError("Extra data after the array", text, rest)
     except json.JSONDecodeError as exc:
         raise PromoteRefused(
-            f"{source}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); fix the file, "
-            "nothing was promoted."
+            f"{source}:{exc.lineno}:{exc.colno}: is not valid JSON "
+            f"({_redacted(exc.msg, redactor)}); fix the file, nothing was promoted."
         ) from None
-    if pos >= len(text):
-        raise PromoteRefused(f"{source}: the JSON array is not closed; nothing was promoted.")
     return records
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _SPACE:
+        pos += 1
+    return pos
 
 
 # -- mapping ---------------------------------------------------------------------------------
@@ -266,9 +298,11 @@ def _retrieved(value: Any) -> Any:
     for entry in value:
         if isinstance(entry, dict):
             meta = entry.get("metadata")
-            names = [entry.get(k) for k in _SOURCE_KEYS]
-            if isinstance(meta, dict):
-                names += [meta.get(k) for k in _SOURCE_KEYS]
+            meta = meta if isinstance(meta, dict) else {}
+            # a citation or source names the document, in the entry or its metadata, before
+            # an id does (a LangChain Document's `id` is its own, its source in metadata)
+            names = [e.get(k) for k in _SOURCE_KEYS[:2] for e in (entry, meta)]
+            names += [e.get(k) for k in _SOURCE_KEYS[2:] for e in (entry, meta)]
             entry = next((n for n in names if isinstance(n, str) and n), entry)
         out.append(entry)
     return out
@@ -347,7 +381,8 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
         )
     if first["type"] == "missing":
         return f"{where} is missing"
-    return f"{where}: {error_text(first)}"  # pydantic's messages do not quote the input
+    # a validator's message may quote the value (a date given as an object): redacted too
+    return f"{where}: {_redacted(error_text(first), redactor)}"
 
 
 @dataclass
@@ -623,13 +658,15 @@ def promote(
     redactor = Redactor(tuple(config.regions), config.patterns)
     loaded = load_set(target)
     categories = loaded.header.categories if loaded.header else None
-    records, unreadable = read_records(text, source)
+    records, unreadable = read_records(text, source, redactor)
     candidates, invalid = prepare(records, mapping, redactor, categories)
     invalid = sorted([*unreadable, *invalid], key=_by_line)
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
         decision = decide(loaded.entries, candidates, id_from, ratio, dry_run=True)
+        if decision.result.invalid and not skip_invalid:  # as the run itself refuses
+            raise _refusal(source, decision.result.invalid)
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result

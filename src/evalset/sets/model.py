@@ -224,6 +224,13 @@ def _day(value: Any) -> Any:
     14:02:11.96``) or seconds/milliseconds since the epoch, as trace exports write them
     (digits in quotes too, as pydantic would read them)."""
     if isinstance(value, str) and len(value) > 10 and re.match(r"\d{4}-\d{2}-\d{2}[T ]", value):
+        try:  # the time read too: a date followed by anything is no timestamp
+            dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"{value!r} is not a timestamp; write YYYY-MM-DD, an ISO timestamp "
+                "(2026-11-30T14:02:11Z), or the time in seconds or milliseconds since 1970"
+            ) from None
         return value[:10]
     if isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}", value):
         value = int(value)
@@ -245,6 +252,11 @@ def _day(value: Any) -> Any:
             ) from None
         if not EARLIEST_TIMESTAMP <= value <= 1e11 and value < EARLIEST_TIMESTAMP * 1000:
             raise ValueError(_early(value, day))
+        if len(str(int(value))) not in (10, 13):  # 11 or 14 digits: a year past 2286
+            raise ValueError(
+                f"{value!r} is not a time: seconds (10 digits) or milliseconds (13 digits) "
+                "since 1970 are expected"
+            )
         return day
     return value
 
