@@ -433,3 +433,29 @@ def test_a_header_edit_keeps_the_keys_it_does_not_change(tmp_path: Path, layout:
     assert after.replace(added, "") == header + HEADER_ITEMS, after
     loaded = load_set(path)
     assert loaded.header is not None and loaded.header.version == "0.1.0"
+
+
+LAST_ITEM = (
+    "  - id: q-2\n    question: what is\n      the return window\n      for items?\n"
+    "    expected_sources: [a.md#x,   # why this one\n        a.md]\n    status: draft"
+)
+
+
+@pytest.mark.parametrize("form", ["lf", "crlf", "bom"])
+def test_the_last_item_of_a_file_without_a_final_line_break_keeps_its_text(
+    tmp_path: Path, form: str
+) -> None:
+    """Before, its fields could not be cut at a line end it lacked: the whole item was
+    written again (its folded question joined, the comment in its flow list lost)."""
+    from evalset.sets.editor import edit_set
+
+    text = HEADERS["comments between keys"] + HEADER_ITEMS + LAST_ITEM
+    if form == "crlf":
+        text = text.replace("\n", "\r\n")
+    data = (("\ufeff" if form == "bom" else "") + text).encode()
+    path = tmp_path / "s.yaml"
+    path.write_bytes(data)
+    with edit_set(path) as editor:
+        editor.update_item("q-2", {"tags": ["t"]})
+    newline = "\r\n" if form == "crlf" else "\n"
+    assert path.read_bytes() == data + f"{newline}    tags:{newline}      - t".encode()

@@ -353,12 +353,18 @@ class SetEditor:
             else:
                 end = self._item_end(k)
                 region, done = self._renamed(_lf(index.region(start, end)), k)
+                # the file's last item may end without a line break: compared as if it had
+                # one (its fields are cut at line ends), and written without it again
+                unended = not region.endswith("\n")
+                region += "\n" if unended else ""
                 doc = self._load(yaml, "items:\n" + region, k)
                 self._rewrite(doc["items"], k, 0, yaml, done)
                 text = _entries(yaml, doc)
                 self._meant[k] = text
                 again = functools.partial(self._written, yaml, region, k)
                 text = _keep_untouched(region, text, again, self._put_back)
+                if unended:
+                    text = text.removesuffix("\n")
                 old = lines[start:end]
                 if any(line_break(line) not in (newline, "") for line in old):
                     replacements.append((start, end, _keep_lines(old, text, newline)))
