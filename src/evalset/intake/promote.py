@@ -29,7 +29,7 @@ from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
 from evalset.fsio import RepeatedKey, json_loads, json_text_lines, unique_object
 from evalset.holdout.seal import Arrivals
-from evalset.intake.redact import PatternTooSlow, Redactor
+from evalset.intake.redact import PatternTooSlow, Redactor, redact
 from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 from evalset.sets.sealed import IDENTITY_ENV
@@ -169,13 +169,9 @@ def read_records(
         try:
             records.append((number, json_loads(line, unique_keys=True)))
         except json.JSONDecodeError as exc:
-            problem = _redacted(exc.msg, redactor)
+            problem = redact(exc.msg, redactor)
             bad.append(Invalid(number, f"is not valid JSON ({problem})", exc.colno))
     return records, bad
-
-
-def _redacted(message: str, redactor: Redactor) -> str:
-    return redactor.record({"message": message}).texts["message"]
 
 
 _SPACE = " \t\r\n"
@@ -217,7 +213,7 @@ def _json_array(text: str, source: str, redactor: Redactor) -> list[tuple[int, A
     except json.JSONDecodeError as exc:
         raise PromoteRefused(
             f"{source}:{exc.lineno}:{exc.colno}: is not valid JSON "
-            f"({_redacted(exc.msg, redactor)}); fix the file, nothing was promoted."
+            f"({redact(exc.msg, redactor)}); fix the file, nothing was promoted."
         ) from None
     return records
 
@@ -370,7 +366,7 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
     errors = exc.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     # A record's keys are its sender's text too: one may be an email address.
-    where = redactor.record({"key": ".".join(str(p) for p in first["loc"])}).texts["key"]
+    where = redact(".".join(str(p) for p in first["loc"]), redactor)
     where = where or "record"
     if first["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(first["loc"][0]), FIELDS, n=1)
@@ -382,7 +378,7 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
     if first["type"] == "missing":
         return f"{where} is missing"
     # a validator's message may quote the value (a date given as an object): redacted too
-    return f"{where}: {_redacted(error_text(first), redactor)}"
+    return f"{where}: {redact(error_text(first), redactor)}"
 
 
 @dataclass
@@ -433,7 +429,7 @@ def _prepared(
     ):  # fmt: skip
         close = difflib.get_close_matches(record.category or "", list(categories), n=1)
         hint = f"did you mean {close[0]}? " if close else ""
-        shown = redactor.record({"category": record.category or ""}).texts["category"]
+        shown = redact(record.category or "", redactor)
         problem = (
             f"category: {shown!r} is not declared in the set; {hint}declare it in the "
             "set's categories or correct the record"
