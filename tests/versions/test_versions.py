@@ -708,9 +708,8 @@ def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignor
     )
     again = cli(released, "release", "docs", "--bump", "patch")
     assert again.code == 1 and again.err.endswith(
-        "there is nothing to release; but this branch lacks its release commit, so the set "
-        "file names no release and pins as unreleased: merge it (`git merge "
-        "evalset/docs/v0.1.1`).\n"
+        "there is nothing to release; but this branch lacks its release commit, so its set "
+        "file names release 0.1.0: merge it (`git merge evalset/docs/v0.1.1`).\n"
     )
     git(released, "merge", "-q", "evalset/docs/v0.1.1")  # as they say
     (released / "report.json").write_text(cli(released, "pin", "docs").out)

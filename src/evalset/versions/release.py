@@ -292,9 +292,10 @@ def _release(
             and previous_snapshot == snapshot
         ):
             assert latest is not None
+            named = f"release {header.version}" if header.version else "no release"
             missing = (  # released on a detached HEAD, say, and not merged since
-                f"; but this branch lacks its release commit, so the set file names no "
-                f"release and pins as unreleased: merge it (`git merge {latest.name}`)"
+                f"; but this branch lacks its release commit, so its set file names {named}: "
+                f"merge it (`git merge {latest.name}`)"
                 if header.version != latest.version
                 else ""
             )
