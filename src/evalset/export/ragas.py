@@ -87,16 +87,16 @@ def _pieces(reference: str) -> list[str]:
     longer than that cut at spaces."""
     if len(reference) <= MAX_TEXT:
         return [reference]
-    words: list[str] = []
+    sentences: list[str] = []
     for sentence in _SENTENCE_END.split(reference):
         while len(sentence) > MAX_TEXT:
             cut = sentence.rfind(" ", 1, MAX_TEXT + 1)
             cut = cut if cut > 0 else MAX_TEXT
-            words.append(sentence[:cut])
+            sentences.append(sentence[:cut])
             sentence = sentence[cut:].lstrip(" ")
-        words.append(sentence)
-    pieces = [words[0]]
-    for part in words[1:]:
+        sentences.append(sentence)
+    pieces = [sentences[0]]
+    for part in sentences[1:]:
         if len(pieces[-1]) + 1 + len(part) <= MAX_TEXT:
             pieces[-1] += " " + part
         else:
