@@ -706,3 +706,52 @@ def test_a_section_edited_in_a_renamed_document_is_offered_where_the_document_we
     assert statuses(corpus_repo)["q"] == [
         ("policy.md#refund-timing", "deleted", None, ["refund-policy.md#refund-timing"])
     ]
+
+
+# A section's text that became a whole document without headings, and back: the text is the
+# same, so the citation moved (before: "deleted", with no candidate to look at).
+# (corpus before, corpus after, citation, where it went)
+ACROSS_KINDS = {
+    "a section became a document": (
+        {"corpus/returns.md": "# Returns\n\nIntro.\n\n## Refunds\n\nWe refund in 30 days.\n"},
+        {
+            "corpus/returns.md": "# Returns\n\nIntro.\n",
+            "corpus/refunds.md": "We refund in 30 days.\n",
+        },
+        "returns.md#refunds",
+        "refunds.md",
+    ),
+    "a document became a section": (
+        {
+            "corpus/returns.md": "# Returns\n\nIntro.\n",
+            "corpus/refunds.md": "We refund in 30 days.\n",
+        },
+        {"corpus/returns.md": "# Returns\n\nIntro.\n\n## Refunds\n\nWe refund in 30 days.\n"},
+        "refunds.md",
+        "returns.md#refunds",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ACROSS_KINDS)
+def test_text_moved_between_a_section_and_a_whole_document_is_moved(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, case: str
+) -> None:
+    before, after, citation, where = ACROSS_KINDS[case]
+    write_files(corpus_repo, before)
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + verified_items(set_item("q", citation), old))
+    for name in before:
+        (corpus_repo / name).unlink()
+    write_files(corpus_repo, after)
+    new = snapshot(corpus_repo)
+    assert statuses(corpus_repo)["q"] == [(citation, "moved", where, [])]
+
+    done = cli(corpus_repo, "stale", "--fix-moved")
+    assert f"fixed q: {citation} -> {where}" in done.out, done.out
+    item = load_set(path).items[0]
+    assert [str(c) for c in item.expected_sources] == [where]
+    assert item.verified == new  # every citation kept its text
+    assert cli(corpus_repo, "stale").code == 0
+    assert cli(corpus_repo, "validate").code == 0

@@ -60,7 +60,7 @@ def relabelled_from(
             continue
         for match in found.get(part["hash"], ()):
             was = Citation.parse(match)
-            if (was.section is None) == (citation.section is None) and lookup(snap, was) is None:
+            if lookup(snap, was) is None:  # (a section may relabel a document, and back)
                 entry = lookup(old, was)
                 assert entry is not None
                 return was, entry

@@ -263,7 +263,12 @@ class StaleChecker:
                 self._texts(status, was, citation, old, before, after)
             return status
         if before["hash"] != EMPTY:
-            moved = self.index.with_hash(before["hash"], citation.section is not None)
+            # a section's text may now be a whole document without headings, and a document's
+            # a section: the other kind is where it went when none of its own kind holds it
+            section = citation.section is not None
+            moved = self.index.with_hash(before["hash"], section) or self.index.with_hash(
+                before["hash"], not section
+            )
             matches = _where_it_moved(moved, citation.doc, old, before["hash"])
             if matches:
                 order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
