@@ -755,3 +755,86 @@ def test_text_moved_between_a_section_and_a_whole_document_is_moved(  # type: ig
     assert item.verified == new  # every citation kept its text
     assert cli(corpus_repo, "stale").code == 0
     assert cli(corpus_repo, "validate").code == 0
+
+
+def draft(ident: str, *citations: str, status: str = "draft") -> str:
+    """An item never verified (a draft, or an active item nobody verified) citing
+    ``citations``."""
+    text = set_item(ident, *citations)
+    return text.replace("    category:", f"    status: {status}\n    category:", 1)
+
+
+# An item never verified whose citation the newest snapshot lacks: (how the corpus changed
+# since the snapshot that last held it, the citation, what --fix-moved makes of it, the
+# validate hint before). Before, --fix-moved skipped such items, and validate guessed a
+# section by its name alone (`did you mean 'returns'?`).
+UNVERIFIED = {
+    "heading renamed": (
+        {"corpus/policy.md": V1["corpus/policy.md"].replace("## Refund timing", "## Money back")},
+        "policy.md#refund-timing",
+        ("fixed", "policy.md#money-back"),
+        "its text is now at policy.md#money-back; `evalset stale --fix-moved` relabels it",
+    ),
+    "moved to two places alike": (
+        {
+            "corpus/policy.md": V1["corpus/policy.md"].replace(
+                "## Refund timing\n\nRefunds are issued within 5 business days.",
+                "## Help\n\nRefunds are issued within 5 business days.\n\n"
+                "## Support\n\nRefunds are issued within 5 business days.",
+            )
+        },
+        "policy.md#refund-timing",
+        ("not_fixed", ["policy.md#help", "policy.md#support"]),
+        "its text is now at policy.md#help and policy.md#support; `evalset stale --fix-moved` "
+        "relabels it where one of them is likelier, else cite the one meant by hand",
+    ),
+    "its text changed too": (
+        {
+            "corpus/policy.md": V1["corpus/policy.md"].replace(
+                "## Refund timing\n\nRefunds are issued within 5", "## Money back\n\nRefunds in 7"
+            )
+        },
+        "policy.md#refund-timing",
+        None,
+        "policy.md has no section 'refund-timing' in snapshot",  # its text is nowhere now
+    ),
+    "never in any snapshot": (
+        {"corpus/policy.md": V1["corpus/policy.md"] + "\n## New\n\nNew text.\n"},
+        "policy.md#refund-timng",
+        None,
+        "did you mean 'refund-timing'?",
+    ),
+}
+
+
+@pytest.mark.parametrize("status", ["draft", "active"])
+@pytest.mark.parametrize("case", UNVERIFIED)
+def test_an_unverified_items_moved_citation_is_told_and_fixed(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, case: str, status: str
+) -> None:
+    after, citation, outcome, hint = UNVERIFIED[case]
+    write_files(corpus_repo, V1)
+    snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    untouched = draft("kept", "policy.md#returns", status=status)
+    path.write_text(SET_HEADER + draft("q", citation, status=status) + untouched)
+    write_files(corpus_repo, after)
+    snapshot(corpus_repo)
+
+    checked = cli(corpus_repo, "validate", "--json")
+    found = [f for f in json.loads(checked.out)["findings"] if f["rule"] == "citation"]
+    assert [f["item"] for f in found] == ["q", "q"]  # expected_sources, key point sources
+    told = f"{found[0]['message']} ({found[0]['hint']})"
+    assert hint in told and ("now at" in told) == (outcome is not None), told
+    before = path.read_text()
+    done = json.loads(cli(corpus_repo, "stale", "--fix-moved", "--json").out)
+    item = next(i for i in load_set(path).items if i.id == "q")
+    if outcome is None or outcome[0] == "not_fixed":
+        assert path.read_text() == before and done["fixed"] == {}
+        assert done["not_fixed"] == ({"q": {citation: outcome[1]}} if outcome else {})
+        return
+    assert done["fixed"] == {"q": {citation: outcome[1]}} and done["not_fixed"] == {}
+    assert [str(c) for c in item.expected_sources] == [outcome[1]]
+    assert item.verified is None and item.status == status  # moved is not checked
+    assert path.read_text() == before.replace(citation, outcome[1])
+    assert cli(corpus_repo, "validate").code == 0

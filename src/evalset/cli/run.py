@@ -117,16 +117,17 @@ def stale(
     ws = workspace_for(sets[0] if sets else None)
     paths = unique_paths([resolve_set(ws, s) for s in sets] if sets else set_paths(ws))
     fixed: dict[str, dict[str, str]] = {}
+    alike: dict[str, dict[str, list[str]]] = {}  # an unverified item's, not in the report
     if fix_moved:
         from evalset.sets.setfile import load_set
 
         for path in paths:  # every set readable, and its items loaded, before any is rewritten
             require_schema(load_set(path))
         for path in paths:
-            fixed.update(fix(ws, path))
+            fixed.update(fix(ws, path, alike))
     report = stale_report(paths, workspace_store(ws), ws.root)
     claims = _claims(ws, report, judge) if judge else {}
-    tied = {  # moved to several places alike: not rewritten, a person chooses
+    tied = alike | {  # moved to several places alike: not rewritten, a person chooses
         item.id: {c.citation: [c.new, *c.candidates] for c in item.citations if c.tied}
         for item in report.items
         if fix_moved and any(c.tied for c in item.citations)

@@ -10,16 +10,17 @@ from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore
 from evalset.sets.citations import Citation
 
 
-def unresolved(citation: Citation, snap: Snapshot) -> str | None:
-    """Why ``citation`` does not resolve in ``snap`` (with a did-you-mean), or None."""
+def unresolved(citation: Citation, snap: Snapshot, guess: bool = True) -> str | None:
+    """Why ``citation`` does not resolve in ``snap`` (with a did-you-mean by name, unless
+    not to ``guess``), or None."""
     entry = snap.documents.get(citation.doc)
     if entry is None:
         close = difflib.get_close_matches(citation.doc, list(snap.documents), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = f" (did you mean {close[0]!r}?)" if close and guess else ""
         return f"document {citation.doc!r} is not in snapshot {snap.short}{hint}"
     if citation.section is not None and citation.section not in entry["sections"]:
         close = difflib.get_close_matches(citation.section, list(entry["sections"]), 1, 0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = f" (did you mean {close[0]!r}?)" if close and guess else ""
         return f"{citation.doc} has no section {citation.section!r} in snapshot {snap.short}{hint}"
     return None
 
@@ -65,3 +66,31 @@ def relabelled_from(
                 assert entry is not None
                 return was, entry
     return None
+
+
+def last_held(citation: Citation, newest: Snapshot, store: SnapshotStore) -> Snapshot | None:
+    """The snapshot taken last, ``newest`` aside, in which ``citation`` names some text:
+    where a citation of an unverified item (a draft, say) that ``newest`` lacks was last
+    seen, so that where its text went can be found."""
+    found: Snapshot | None = None
+    for ident in store.ids():
+        snap = store.get(ident) if ident != newest.id else None
+        part = lookup(snap, citation) if snap is not None else None
+        if snap is None or part is None or part["hash"] == EMPTY:
+            continue
+        if found is None or snap.created > found.created:
+            found = snap
+    return found
+
+
+def now_at(citation: Citation, newest: Snapshot, store: SnapshotStore) -> list[str]:
+    """The citations of ``newest`` holding exactly the text ``citation`` (which ``newest``
+    lacks) had where it was last seen (``last_held``), a label that snapshot lacked (where
+    the text went) before one it had (the same text elsewhere already); none when the text
+    is nowhere."""
+    last = last_held(citation, newest, store)
+    part = lookup(last, citation) if last is not None else None
+    if last is None or part is None:
+        return []
+    holders = newest.by_hash.get(part["hash"], [])
+    return sorted(holders, key=lambda c: lookup(last, Citation.parse(c)) is not None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from evalset.sets.citations import Citation
 from evalset.sets.findings import Finding, Severity
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
-from evalset.sets.resolve import resolves_by_content, unresolved
+from evalset.sets.resolve import now_at, resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
 
@@ -454,8 +454,9 @@ class _Checker:
                 newest_of.append(store.newest())
             return newest_of[0]
 
-        # per snapshot and citation, why it does not resolve: items repeat their citations
-        why_not: dict[tuple[str, Citation], str | None] = {}
+        # per snapshot and citation, why it does not resolve and the fix: items repeat their
+        # citations
+        why_not: dict[tuple[str, Citation], tuple[str, str | None] | None] = {}
         for k, item in pairs:
             if item.status == "retired":
                 continue
@@ -488,16 +489,37 @@ class _Checker:
                 )
             for loc, citation in cited:
                 key = (snap.id, citation)
-                if key in why_not:
-                    why = why_not[key]
-                else:
-                    why = why_not[key] = unresolved(citation, snap)
-                    if why is not None:
-                        newest = newest_snapshot()
-                        if newest and resolves_by_content(citation, snap, newest, store):
-                            why = why_not[key] = None
-                if why is not None:
-                    self.add("error", ("items", k, *loc), why, None, "citation")
+                if key not in why_not:
+                    why_not[key] = self._unresolved(citation, snap, newest_snapshot)
+                if (found := why_not[key]) is not None:
+                    self.add("error", ("items", k, *loc), *found, "citation")
+
+    def _unresolved(
+        self, citation: Citation, snap: Snapshot, newest_snapshot: Callable[[], Snapshot | None]
+    ) -> tuple[str, str | None] | None:
+        """Why ``citation`` does not resolve in ``snap`` and the fix, or None: it resolves,
+        or relabels one of ``snap``'s. A citation the newest snapshot lacks (an unverified
+        item's) is told where its text went, when it only moved."""
+        assert self.store is not None
+        why = unresolved(citation, snap)
+        if why is None:
+            return None
+        newest = newest_snapshot()
+        if newest and resolves_by_content(citation, snap, newest, self.store):
+            return None
+        if newest is None or newest.id != snap.id:
+            return why, None
+        places = now_at(citation, newest, self.store)
+        if not places:
+            return why, None
+        why = unresolved(citation, snap, guess=False) or why  # where it went, not a name alike
+        if len(places) == 1:
+            return why, f"its text is now at {places[0]}; `evalset stale --fix-moved` relabels it"
+        shown = " and ".join(places[:3]) + (" …" if len(places) > 3 else "")
+        return why, (
+            f"its text is now at {shown}; `evalset stale --fix-moved` relabels it where one of "
+            "them is likelier, else cite the one meant by hand"
+        )
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
         live = [(k, item) for k, item in pairs if item.status != "retired"]

@@ -16,8 +16,8 @@ from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
 from evalset.sets.editor import DELETE, edit_set
-from evalset.sets.model import item_citations
-from evalset.sets.resolve import unresolved
+from evalset.sets.model import Item, item_citations
+from evalset.sets.resolve import last_held, lookup, unresolved
 from evalset.sets.setfile import load_set
 from evalset.sets.validate import draft_lacks, lacking_pronoun
 from evalset.staleness.stale import StaleChecker
@@ -278,19 +278,35 @@ def _rewrite(moves: dict[str, str]) -> Any:
     return edit
 
 
-def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
+def fix_moved(
+    workspace: Workspace, path: Path, tied: dict[str, dict[str, list[str]]] | None = None
+) -> dict[str, dict[str, str]]:
     """Rewrite every moved citation of a set to where its text now is (one that moved to
     several places alike is left for a person to choose: its status says ``tied``). Returns
     ``{item id: {old citation: new citation}}``. An item whose citations all kept their
     text (each is the same or moved) is then verified against the newest snapshot, which
     holds its new citations: left verified against the old one, which has none of them,
-    a later change of the moved text would be told as "unresolved", not "changed"."""
+    a later change of the moved text would be told as "unresolved", not "changed".
+
+    An item never verified (a draft, say) has a citation moved when the newest snapshot
+    lacks it and the snapshot last holding it (``last_held``) says it moved; it stays
+    unverified. Those left for a person are added to ``tied`` (``{item id: {citation:
+    places}}``): a stale item's are in its status."""
     store, newest = newest_snapshot(workspace)
     checker = StaleChecker(store, newest)
     loaded = load_set(path)
     moves: dict[str, dict[str, str]] = {}
     whole: set[str] = set()
     for item in loaded.items:
+        if item.status == "retired":
+            continue
+        if item.verified is None:
+            found, alike = _unverified_moves(item, checker, store, newest)
+            if found:
+                moves[item.id] = found
+            if alike and tied is not None:
+                tied[item.id] = alike
+            continue
         if item.status != "active":
             continue
         status = checker.item(loaded, item)
@@ -313,3 +329,26 @@ def fix_moved(workspace: Workspace, path: Path) -> dict[str, dict[str, str]]:
                 if item_id in whole:
                     editor.update_item(item_id, {"verified": newest.short})
     return moves
+
+
+def _unverified_moves(
+    item: Item, checker: StaleChecker, store: SnapshotStore, newest: Snapshot
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(moved citation -> where its text is now, moved citation -> the places alike) for an
+    item never verified: each citation the newest snapshot lacks is looked at against the
+    snapshot that last held it."""
+    moved: dict[str, str] = {}
+    alike: dict[str, list[str]] = {}
+    for citation in item_citations(item):
+        if lookup(newest, citation) is not None:
+            continue
+        last = last_held(citation, newest, store)
+        if last is None:
+            continue
+        status = checker.citation(citation, last)
+        if status.status == "moved" and status.new:
+            if status.tied:
+                alike[str(citation)] = [status.new, *status.candidates]
+            else:
+                moved[str(citation)] = status.new
+    return moved, alike
