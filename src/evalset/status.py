@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +32,12 @@ class Draft:
     age_days: int | None
     """Days since its origin date (when the question was asked); None without one."""
     lacks: list[str]
+    errors: int = 0
+    """The errors `evalset validate` finds in it (a citation the corpus no longer has)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "age_days": self.age_days, "lacks": self.lacks}
+        return {"id": self.id, "age_days": self.age_days, "lacks": self.lacks,
+                "errors": self.errors}  # fmt: skip
 
 
 @dataclass
@@ -140,6 +144,9 @@ def set_status(
             status.tuning += item.holdout is False
             status.unassigned += item.holdout is None
     status.draft_items = drafts(loaded.entries)
+    errors = Counter(f.item for f in findings if f.severity == "error")
+    for draft in status.draft_items:
+        draft.errors = errors[draft.id]
     status.categories = category_table(loaded)
     _count_invalid(loaded, status)
     if with_coverage:

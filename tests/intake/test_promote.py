@@ -438,7 +438,8 @@ def test_drafts_are_listed_by_status_with_age_and_by_validate_with_what_they_lac
         i for i in load_set(example / SET).items if i.origin and i.origin.trace == "tr-77"
     )
     assert drafts[promoted.id] == {
-        "id": promoted.id, "age_days": age, "lacks": ["key points", "expected sources"]
+        "id": promoted.id, "age_days": age, "lacks": ["key points", "expected sources"],
+        "errors": 0,
     }  # fmt: skip
     text = cli(example, "status").out
     assert f"    {promoted.id}  {age} day(s) old; lacks key points, expected sources" in text

@@ -826,6 +826,11 @@ def test_an_unverified_items_moved_citation_is_told_and_fixed(  # type: ignore[n
     assert [f["item"] for f in found] == ["q", "q"]  # expected_sources, key point sources
     told = f"{found[0]['message']} ({found[0]['hint']})"
     assert hint in told and ("now at" in told) == (outcome is not None), told
+    if status == "draft":  # not "ready to verify", as it was told before
+        assert (
+            "    q  undated; complete; 2 error(s) (see `evalset validate`)\n"
+            in cli(corpus_repo, "status").out
+        )
     before = path.read_text()
     done = json.loads(cli(corpus_repo, "stale", "--fix-moved", "--json").out)
     item = next(i for i in load_set(path).items if i.id == "q")
@@ -838,3 +843,5 @@ def test_an_unverified_items_moved_citation_is_told_and_fixed(  # type: ignore[n
     assert item.verified is None and item.status == status  # moved is not checked
     assert path.read_text() == before.replace(citation, outcome[1])
     assert cli(corpus_repo, "validate").code == 0
+    if status == "draft":
+        assert "    q  undated; complete, ready to verify\n" in cli(corpus_repo, "status").out

@@ -400,7 +400,11 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
             echo(f"  drafts to review ({len(s.draft_items)}):")
         for d in s.draft_items:
             age = "undated" if d.age_days is None else f"{d.age_days} day(s) old"
-            lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete, ready to verify"
+            lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete"
+            if d.errors:
+                lacks += f"; {d.errors} error(s) (see `evalset validate`)"
+            elif not d.lacks:
+                lacks += ", ready to verify"
             echo(f"    {d.id}  {age}{lacks}")
         if s.coverage is not None:
             _print_coverage(s.coverage)
