@@ -764,3 +764,28 @@ def test_the_readme_example_prints_as_written(tmp_path: Path, cli: Any) -> None:
     assert row is not None
     done = cli(repo, *command.removeprefix("$ evalset ").split(), "--format", "md")
     assert row[1].strip() in done.out.splitlines()
+
+
+@pytest.mark.parametrize("columns", ["80", "120", "250"])
+def test_a_table_on_a_terminal_is_whole_or_plain(example: Path, cli, columns: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, rich's measure of a table was capped at the terminal's width, so every table
+    "fitted": at 80 columns the metric names read `hit…`, and the intervals were cut at 120.
+    Each cell a pipe gets is on a terminal of any width too, whole."""
+    shutil.copytree(ROOT / "examples", example / "examples")
+    run = "examples/runs/acme-support-bm25.jsonl"
+    args = ["score", "retrieval", "acme-support", run, "--allow-stale"]
+    assert cli(example, *args, "-o", "bm25.json").code == 0
+    hybrid = ["score", "retrieval", "acme-support", run.replace("bm25", "hybrid"), "--allow-stale"]
+    assert cli(example, *hybrid, "-o", "hybrid.json").code == 0
+    for command in (args, ["gate", "bm25.json", "hybrid.json"]):
+        piped = cli(example, *command).out
+        code, out = on_terminal(example, *command, env={"COLUMNS": columns})
+        assert code in (0, 1), out
+        shown = _COLOUR.sub("", out)
+        rows = [line for line in piped.splitlines()  # the tables' rows, one metric each
+                if re.search(r"\b(hit@|recall@|mrr\b|map\b)", line) and "  " in line.strip()
+                and not line.lstrip().startswith("REGRESSION")]  # fmt: skip
+        assert rows, piped
+        for row in rows:
+            for cell in re.split(r"\s{2,}", row.strip()):
+                assert cell in shown, (columns, cell)

@@ -177,7 +177,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | No
             grid.add_row(*(Text(printable(str(cell))) for cell in row))
         console = Console()
         console.on_broken_pipe = broken_pipe  # type: ignore[method-assign]
-        if Measurement.get(console, console.options, grid).maximum <= console.width:
+        # measured as wide as it wants (rich caps a measurement at the terminal's width)
+        wanted = Measurement.get(console, console.options.update_width(sys.maxsize), grid)
+        if wanted.maximum <= console.width:
             try:
                 console.print(grid)
             except OSError as exc:
