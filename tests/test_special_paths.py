@@ -481,3 +481,38 @@ def test_a_set_file_of_another_user_keeps_its_owner(cli, ws: Path, tmp_path: Pat
     done = cli(repo, *[a.format("acme-support") for a in SET_EDITS["new"]])
     assert done.code == 0, done.err
     assert (real.stat().st_uid, real.stat().st_gid) == (4321, 4322)
+
+
+# Standard input named for two inputs of one command: the first takes all of it. (the
+# command with {} for the second input, the file piped in, a file for {} given once).
+# Before, the second read nothing and was blamed for it ("-:1:1: is not valid JSON").
+TWICE = {
+    "gate - -": (["gate", "-", "{}"], "bm25.json", "bm25.json"),
+    "gate /dev/stdin -": (["gate", "/dev/stdin", "{}"], "bm25.json", "bm25.json"),
+    "trec --qrels - --run -": (
+        ["score", "retrieval", "--qrels", "-", "--run", "{}"],
+        "qrels.txt",
+        "trec.run",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TWICE)
+def test_standard_input_named_twice_is_one_sentence(ws: Path, case: str) -> None:
+    args, piped, other = TWICE[case]
+    _prepared(ws, "score --qrels")
+    source = (ws / piped).read_bytes()
+    for second in ("-", other):  # twice, then once beside a file
+        argv = [a.replace("{}", second) for a in args]
+        done = subprocess.run([*EVALSET, *argv], cwd=ws, env=ENV, input=source,
+                              capture_output=True, timeout=TIMEOUT)  # fmt: skip
+        err = done.stderr.decode()
+        if second == other:
+            assert done.returncode in (0, 1) and not err, err
+            continue
+        assert done.returncode == 2 and err.count("\n") == 1, err
+        assert re.match(
+            r"evalset: (-|/dev/stdin): cannot be read \(its input was read "
+            r"already, for another of the command's inputs",
+            err,
+        ), err

@@ -17,7 +17,7 @@ import re
 import secrets
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -582,18 +582,57 @@ STDIN_CLOSED = "standard input is closed; give the input on it (`< FILE`), or na
 """Why ``-`` cannot be read when evalset was started with standard input closed."""
 
 
+READ_TWICE = (
+    "its input was read already, for another of the command's inputs, and can be read only "
+    "once; save one of them to a file and name that"
+)
+"""Why ``-`` (or a pipe) named for a second input gives nothing: the first took it all."""
+
+_streams_read: set[object] = set()
+"""What was read so far that gives its bytes only once: standard input (``-``, whatever it
+is), and each stream (a pipe, a FIFO, a terminal) by its (device, inode)."""
+
+
+def forget_reads() -> None:
+    """Start a command: no stream was read yet (see ``read_input``)."""
+    _streams_read.clear()
+
+
 def read_input(path: Path) -> bytes:
     """The bytes of a file the user names, read once: a FIFO, a pipe (``<(cat run.jsonl)``
     passes ``/dev/fd/63``) or ``/dev/stdin`` gives its bytes only once. ``-`` is standard
-    input. Raises OSError as ``open`` does (missing, a folder, unreadable)."""
+    input. Raises OSError as ``open`` does (missing, a folder, unreadable), and when what
+    another input of the command already read gives nothing (``-`` named twice)."""
     if str(path) == "-":
         stream = sys.stdin
         if stream is None:  # started with standard input closed
             raise OSError(errno.EBADF, STDIN_CLOSED)
         buffer = getattr(stream, "buffer", None)
-        return buffer.read() if buffer is not None else stream.read().encode()
+        try:
+            fd: int | None = stream.fileno()
+        except (OSError, ValueError):  # replaced by an object without a descriptor
+            fd = None
+        return _read_once(
+            fd, "-", buffer.read if buffer is not None else lambda: stream.read().encode()
+        )
     with open(path, "rb") as f:
-        return f.read()
+        return _read_once(f.fileno(), None, f.read)
+
+
+def _read_once(fd: int | None, name: str | None, read: Callable[[], bytes]) -> bytes:
+    """``read()``, refused when it gives nothing from what was read before (see
+    ``READ_TWICE``): standard input (``name`` ``-``) or a stream. A regular file opened
+    by its name is read afresh each time."""
+    keys: list[object] = [name] if name else []
+    if fd is not None:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            keys.append((found.st_dev, found.st_ino))
+    data = read()
+    if not data and any(key in _streams_read for key in keys):
+        raise OSError(errno.EBADF, READ_TWICE)
+    _streams_read.update(keys)
+    return data
 
 
 def read_user_text(path: Path, what: str = "file") -> str:

@@ -265,8 +265,10 @@ def _main(end_early: bool) -> None:
     from evalset.cli.output import as_typed
     from evalset.cli.streams import OutputLost, failed
     from evalset.errors import EvalsetError
+    from evalset.fsio import forget_reads
 
     _short_lived()
+    forget_reads()  # a command's inputs are told apart from its own reads alone
     if end_early:  # a process of its own: what each bulk load builds is frozen too
         from evalset import bulk
 
