@@ -255,3 +255,89 @@ def test_two_key_holders_editing_other_sealed_items_merge_cleanly(  # type: igno
     assert opened["q-1"].key_points[0].text == "The fact q-1 is about"
     assert opened["q-2"].key_points[0].text == "The fact q-2 is about"
     assert opened["q-3"].key_points[0].text == "The fact q-3 asks about"
+
+
+FLOW_BASE = b"""evalset: 1
+name: docs
+categories:
+  direct-lookup: a fact
+items: [
+  {id: q-1, question: What is the first thing?, category: direct-lookup, status: draft},
+
+  {id: q-2, question: What is the second thing?, category: direct-lookup, status: draft},
+
+  {id: q-3, question: What is the third thing?, category: direct-lookup, status: draft}
+]
+"""
+
+
+def _flow_add(ident: str, after: str, question: str) -> bytes:
+    line = f"  {{id: {ident}, question: {question}, category: direct-lookup, status: draft}},\n"
+    at = FLOW_BASE.index(f"{{id: {after},".encode())
+    end = FLOW_BASE.index(b"\n", at) + 1
+    return FLOW_BASE[:end] + line.encode() + FLOW_BASE[end:]
+
+
+@pytest.mark.parametrize(
+    ("theirs_id", "clean"), [("q-5", True), ("q-4", False)], ids=["other ids", "one id"]
+)
+def test_a_line_merge_is_checked_as_a_set_too(tmp_path: Path, theirs_id: str, clean: bool) -> None:
+    """Items in flow style cannot be cut into pieces: git's line merge is used. Before, what
+    it merged was committed if it read as YAML, a set with one id twice included."""
+    from evalset.versions.merge import merge_driver
+
+    ours = _flow_add("q-4", "q-1", "Ours new question four?")
+    theirs = _flow_add(theirs_id, "q-2", "Theirs different question?")
+    base, mine, their = _three(tmp_path, FLOW_BASE, ours, theirs)
+    result = merge_driver(base, mine, their, "sets/docs.yaml")
+    assert result.clean == clean, result.conflicts
+    if not clean:
+        (conflict,) = result.conflicts
+        assert conflict.startswith("the merged set (git's line merge): q-4: id 'q-4' is used by ")
+        assert conflict.endswith("; each side is valid without the other's change")
+
+
+END = "# the end of the set\n"
+ENDED = SET_HEADER + set_item("q-1", "a.md") + END
+
+
+def _appended(ident: str) -> str:
+    return ENDED + set_item(ident, "a.md")
+
+
+# The comment that ends the file, and an item appended below it on one side (where it reads
+# as that item's own comment): (ours, theirs, clean, how many times the comment is left).
+# Before, both appending gave it twice, and a deletion on the other side was undone.
+END_CASES = {
+    "both append": (_appended("q-5"), _appended("q-6"), False, None),
+    "one deletes it, the other appends": (ENDED.replace(END, ""), _appended("q-6"), False, None),
+    "one edits it, the other appends": (
+        ENDED.replace("the end", "The end"),
+        _appended("q-6"),
+        False,
+        None,
+    ),
+    "one appends": (_appended("q-5"), ENDED, True, 1),
+    "one appends, the other edits an item": (
+        _appended("q-5"),
+        ENDED.replace("Question q-1", "Reworded q-1"),
+        True,
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", END_CASES)
+def test_an_item_appended_below_the_end_comment(tmp_path: Path, case: str) -> None:
+    from evalset.versions.merge import merge_driver
+
+    ours, theirs, clean, times = END_CASES[case]
+    base, mine, their = _three(tmp_path, ENDED.encode(), ours.encode(), theirs.encode())
+    result = merge_driver(base, mine, their, "sets/docs.yaml")
+    merged = mine.read_text()
+    assert result.clean == clean, (result.conflicts, merged)
+    if clean:
+        assert merged.count(END) == times, merged
+        assert "Reworded q-1" in merged or "Reworded" not in theirs
+    else:
+        assert "<<<<<<< ours" in merged, merged  # git's own markers, as git without the driver

@@ -537,6 +537,8 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
         return None
     base, ours, theirs = sides
     assert base is not None and ours is not None and theirs is not None
+    if _end_taken(base, ours, theirs) or _end_taken(base, theirs, ours):
+        return None  # git's line merge tells the two changes of the end apart, or conflicts
     merge = _Merge(path, base, ours, theirs)
     handled = merge.renamed()
     for ident in dict.fromkeys([*ours.order, *theirs.order]):
@@ -571,6 +573,18 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
     return MergeResult(text, merge.conflicts)
 
 
+def _end_taken(base: _Side, side: _Side, other: _Side) -> bool:
+    """Whether ``side`` appended an item below the comments that ended the file, which then
+    read as that item's own (and the end as deleted), while ``other`` changed the end (or
+    did the same): merged piece by piece, those comments would come back after ``other``
+    deleted them, or twice."""
+    end = base.tail()
+    if not end.strip():
+        return False
+    taken = any(side.piece(i).startswith(end) for i in side.order if i not in base.items)
+    return taken and other.tail() != end
+
+
 def _new_errors(path: Path, ours: str, theirs: str, merged: str) -> list[str]:
     """The errors `evalset validate` finds in the merged text (its checks of the file alone:
     no snapshot) that neither side has: changes that merge as text but not as a set (a
@@ -579,7 +593,10 @@ def _new_errors(path: Path, ours: str, theirs: str, merged: str) -> list[str]:
     from evalset.sets.validate import check_set
 
     def errors(text: str) -> dict[tuple[Any, ...], str]:
-        found = check_set(parse_set(text, path), errors_only=True)
+        try:
+            found = check_set(parse_set(text, path), errors_only=True)
+        except SetFileError:  # a side that is no readable set (merged line by line)
+            return {}
         return {(f.item, f.field, f.rule, f.message): f"{f.item or 'header'}: {f.message}"
                 for f in found}  # fmt: skip
 
@@ -665,11 +682,18 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
         why = f" ({unreadable})" if unreadable else ""
         conflicts = [f"the file could not be merged item by item{why}; git's line merge was used"]
         if done.returncode == 0:  # merged line by line: committed, unless it is no set
-            problem = _unreadable(merged, Path(name or ours))
+            path = Path(name or ours)
+            problem = _unreadable(merged, path)
             conflicts = [] if problem is None else [
                 f"the whole file: git's line merge gave no readable set ({problem}); fix it, "
                 "then `git add` it"
             ]  # fmt: skip
+            if problem is None:  # or a set with an error neither side has (an id twice)
+                conflicts = [
+                    f"the merged set (git's line merge): {finding}; each side is valid "
+                    "without the other's change"
+                    for finding in _new_errors(path, texts[1], texts[2], merged)
+                ]
         return MergeResult(merged, conflicts)
     atomic_write(ours, result.text)
     return result
