@@ -261,35 +261,82 @@ def test_a_label_file_that_is_not_utf8_text(qa: Path, data: bytes, message: str)
     assert str(caught.value) == f"{qa / 'labels.csv'}{message.removeprefix('labels.csv')}"
 
 
+Z95 = 1.959963984540054
+
+
 def test_ppi_by_hand() -> None:
     labelled = np.array([1.0, 1.0, 0.5, 0.0, 1.0])
     predicted = np.array([0.5, 1.0, 0.5, 0.5, 1.0])
     unlabelled = np.array([1.0, 0.0, 0.5, 1.0, 0.5, 0.0, 1.0, 1.0])
     found = ppi_mean(labelled, predicted, unlabelled)
-    # mean(unlabelled) = 5/8; rectifier Y - f = [0.5, 0, 0, -0.5, 0], mean 0
-    assert found.value == pytest.approx(0.625)
+    # the judge on all 13 items: six 1s, five halves, two 0s, mean 8.5 / 13; rectifier
+    # Y - f = [0.5, 0, 0, -0.5, 0], mean 0
+    assert found.value == pytest.approx(8.5 / 13)
     assert found.rectifier == pytest.approx(0.0)
-    # variances with denominators N and n: unlabelled 0.171875 / 8, rectifier 0.1 / 5
-    half = 1.959963984540054 * math.sqrt(0.171875 / 8 + 0.1 / 5)
-    assert (found.low, found.high) == pytest.approx((0.625 - half, 0.625 + half))
+    assert (found.labelled, found.unlabelled) == (5, 8)
+    # var(judge) over 13 = 7.25 / 13 - (8.5 / 13)^2, var(rectifier) over 5 = 0.1, and their
+    # covariance on the labelled: judge - 0.7 = [-.2, .3, -.2, -.2, .3] times the rectifier,
+    # mean (-0.1 + 0.1) / 5 = 0
+    spread = (7.25 / 13 - (8.5 / 13) ** 2) / 13 + 0.1 / 5
+    half = Z95 * math.sqrt(spread)
+    assert (found.low, found.high) == pytest.approx((8.5 / 13 - half, 8.5 / 13 + half))
+
+
+def test_ppi_by_hand_where_judge_and_rectifier_move_together() -> None:
+    # people [1, 0, 1, 1], the judge [1, 1, 0, 1]: rectifier [0, -1, 1, 0]; one unlabelled
+    found = ppi_mean(
+        np.array([1.0, 0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0, 1.0]), np.array([1.0])
+    )
+    assert found.value == pytest.approx(0.8)  # the judge's 4 / 5, rectifier 0
+    # var(judge) over 5 = 0.8 - 0.64; var(rectifier) over 4 = 0.5; covariance over 4:
+    # [.25, .25, -.75, .25] x [0, -1, 1, 0] = (-0.25 - 0.75) / 4 = -0.25
+    half = Z95 * math.sqrt(0.16 / 5 + 0.5 / 4 + 2 * -0.25 / 5)
+    assert (found.low, found.high) == pytest.approx((0.8 - half, 0.8 + half))
+    # every item labelled: the people's own mean, with the usual interval var(Y) / n
+    whole = ppi_mean(np.array([1.0, 0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0, 1.0]), np.array([]))
+    half = Z95 * math.sqrt(0.1875 / 4)
+    assert (whole.value, whole.unlabelled) == (pytest.approx(0.75), 0)
+    assert (whole.low, whole.high) == pytest.approx((0.75 - half, 0.75 + half))
 
 
 def test_ppi_by_hand_with_a_biased_judge() -> None:
     # the judge says 1/2 where people say 1 on three labelled items: rectifier +1/2
     found = ppi_mean(np.array([1.0, 1.0, 1.0]), np.array([0.5, 0.5, 0.5]), np.array([0.5, 0.0]))
-    assert found.value == pytest.approx(0.25 + 0.5)
-    # var(unlabelled) = 1/16 over 2; var(rectifier) = 0 over 3
-    half = 1.959963984540054 * math.sqrt(1 / 32)
-    assert (found.low, found.high) == pytest.approx((0.75 - half, 0.75 + half))
+    assert found.value == pytest.approx(0.4 + 0.5)  # the judge's 2 / 5 on all five
+    # var(judge) over 5 = 0.2 - 0.16; the rectifier does not vary, nor the labelled judge
+    half = Z95 * math.sqrt(0.04 / 5)
+    assert (found.low, found.high) == pytest.approx((0.9 - half, 0.9 + half))
     assert found.to_json()["high"] == 1.0  # the report clips to [0, 1]
     # people far below the judge: the corrected estimate falls under 0; the report brings
     # it and both bounds into [0, 1], so its interval still holds it
     under = ppi_mean(np.array([0.0, 0.0]), np.array([1.0, 1.0]), np.array([0.0, 0.0]))
-    assert (under.value, under.low <= under.high < 0) == (-1.0, True)
+    assert (under.value, under.low <= under.high < 0) == (-0.5, True)
     written = under.to_json()
     assert (written["value"], written["low"], written["high"]) == (0.0, 0.0, 0.0)
     with pytest.raises(ValueError):
-        ppi_mean(np.array([1.0]), np.array([1.0]), np.array([]))
+        ppi_mean(np.array([]), np.array([]), np.array([1.0]))
+
+
+@pytest.mark.parametrize(("items", "labelled"), [(32, 31), (32, 24), (40, 8), (200, 20)])
+def test_ppi_intervals_hold_the_mean_95_times_in_100(items: int, labelled: int) -> None:
+    """Sets drawn from a known population (people's coverage 0, 1/2 or 1, the judge agreeing
+    85% of the time, else guessing), a random part of each labelled: the interval holds the
+    population's mean about 95 times in 100, and the estimate is unbiased, whatever share is
+    labelled. Before, with one item unlabelled, the interval held it 1 time in 100."""
+    rng = np.random.default_rng(7)
+    values = np.array([0.0, 0.5, 1.0])
+    truth = 0.5 * 0.2 + 1.0 * 0.6
+    held, errors, draws = 0, [], 2000
+    for _ in range(draws):
+        people = rng.choice(values, size=items, p=[0.2, 0.2, 0.6])
+        judge = np.where(rng.random(items) < 0.85, people, rng.choice(values, size=items))
+        chosen = np.zeros(items, dtype=bool)
+        chosen[rng.choice(items, labelled, replace=False)] = True
+        found = ppi_mean(people[chosen], judge[chosen], judge[~chosen])
+        held += found.low <= truth <= found.high
+        errors.append(found.value - truth)
+    assert 0.925 <= held / draws <= 0.97
+    assert abs(np.mean(errors)) < 0.01
 
 
 def test_a_report_with_labels_records_the_agreement_and_the_ppi_estimate(qa: Path) -> None:
@@ -307,6 +354,7 @@ def test_a_report_with_labels_records_the_agreement_and_the_ppi_estimate(qa: Pat
     ppi = report.data["ppi"]["coverage"]
     assert ppi["labelled"] == 3 and ppi["unlabelled"] == 1
     assert ppi["rectifier"] == pytest.approx(0.5 / 3)
-    # 1 + 0.5 / 3 past the top of [0, 1]: written as 1, inside its (clipped) interval
-    assert ppi["value"] == 1.0 and ppi["low"] <= 1.0 and ppi["high"] == 1.0
+    # the judge's mean on all four items (1/2, 1, 0 and 1) plus the rectifier
+    assert ppi["value"] == pytest.approx(2.5 / 4 + 0.5 / 3)
+    assert ppi["low"] <= ppi["value"] <= ppi["high"] == 1.0  # (brought into [0, 1])
     assert report.data["overall"]["coverage"]["value"] == 0.625  # the raw one, beside it

@@ -413,9 +413,9 @@ def reference_ppi(
     """(estimate, labelled, unlabelled) as the README defines it: an answerable item whose
     answers had every key point labelled is labelled, with the person's coverage (its
     trials' mean) beside the judge's over the same trials; every other answerable item the
-    judge scored is unlabelled; estimate = judge's mean on the unlabelled + mean of
-    (person - judge) on the labelled. None when PPI cannot be estimated (fewer than 2
-    labelled, or no unlabelled)."""
+    judge scored is unlabelled; estimate = judge's mean on every item (a labelled one's over
+    the trials the person labelled) + mean of (person - judge) on the labelled. None when
+    PPI cannot be estimated (fewer than 2 labelled)."""
     rows, _ = reference_report(items, lines, ScriptJudge())
     labelled: list[tuple[float, float]] = []
     unlabelled: list[float] = []
@@ -442,10 +442,10 @@ def reference_ppi(
             labelled.append((person, sum(c for _, c in both) / len(both)))
         elif judged:
             unlabelled.append(sum(judged) / len(judged))
-    if len(labelled) < 2 or not unlabelled:
+    if len(labelled) < 2:
         return None
     rectifier = np.array([p - j for p, j in labelled])
-    value = float(np.mean(unlabelled) + rectifier.mean())
+    value = float(np.mean([j for _, j in labelled] + unlabelled) + rectifier.mean())
     return min(max(value, 0.0), 1.0), len(labelled), len(unlabelled)  # a mean's range
 
 
@@ -510,7 +510,8 @@ def test_labels_give_the_reference_agreement_and_ppi(gen_ws: Path, case: Any) ->
         assert found is None
     else:
         assert found is not None
-        assert (found["value"], found["labelled"], found["unlabelled"]) == want
+        assert found["value"] == pytest.approx(want[0], abs=1e-12)
+        assert (found["labelled"], found["unlabelled"]) == want[1:]
 
 
 def _three_card_items() -> list[dict[str, Any]]:
@@ -535,9 +536,11 @@ def test_ppi_counts_an_item_the_run_left_out_as_unlabelled(gen_ws: Path) -> None
         ScriptJudge(), AnswerOptions(allow_stale=True, labels=_labels_csv(gen_ws / "l.csv", human)),
     )  # fmt: skip
     # i2 answered nothing: the judge's coverage 0 counts (0.333 overall), and in PPI too
+    # (without it, the judge's mean would be 1/2), with no bias on i0 and i1
     assert report.data["overall"]["coverage"]["n"] == 3
     found = report.data["ppi"]["coverage"]
-    assert (found["labelled"], found["unlabelled"], found["value"]) == (2, 1, 0.0)
+    assert (found["labelled"], found["unlabelled"]) == (2, 1)
+    assert found["value"] == pytest.approx(1 / 3)
 
 
 def test_ppi_compares_person_and_judge_on_the_trials_the_judge_decided(gen_ws: Path) -> None:
@@ -557,6 +560,7 @@ def test_ppi_compares_person_and_judge_on_the_trials_the_judge_decided(gen_ws: P
         AnswerOptions(allow_stale=True, labels=_labels_csv(gen_ws / "l.csv", human)),
     )  # fmt: skip
     # i0's judge coverage rests on trial 0 only (1.0), where the person agrees: no bias, so
-    # the estimate is the judge's 0 on i2 (it was -0.25: the person's 0.5 over both trials)
+    # the estimate is the judge's mean, 1/3 (less 0.25 with the person's 0.5 over both trials)
     found = report.data["ppi"]["coverage"]
-    assert (found["labelled"], found["unlabelled"], found["value"]) == (2, 1, 0.0)
+    assert (found["labelled"], found["unlabelled"]) == (2, 1)
+    assert found["value"] == pytest.approx(1 / 3)

@@ -498,16 +498,17 @@ def _ppi(
             unlabelled.append(judge)
     rule = (
         "prediction-powered inference of a mean (Angelopoulos et al., 2023; as in ARES), "
-        "no power tuning: the judge's mean coverage on the unlabelled items plus the mean of "
-        "(human - judge) coverage on the labelled ones; 95% normal interval; the estimate and "
-        "its interval brought into [0, 1]"
+        "no power tuning: the judge's mean coverage on every item plus the mean of "
+        "(human - judge) coverage on the labelled ones; 95% normal interval (var(judge) / M "
+        "+ var(human - judge) / n + 2 cov / M); the estimate and its interval brought into "
+        "[0, 1]"
     )
-    if len(labelled) < 2 or not unlabelled:
+    if len(labelled) < 2:
         return {
             "coverage": None,
             "rule": rule,
             "note": f"{len(labelled)} item(s) have every key point of their answers labelled "
-            f"and {len(unlabelled)} not; PPI needs at least 2 labelled and 1 unlabelled",
+            f"and {len(unlabelled)} not; PPI needs at least 2 labelled",
         }
     estimate = ppi_mean(
         np.array(labelled), np.array(predicted), np.array(unlabelled, dtype=np.float64)
