@@ -9,6 +9,7 @@ import math
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -358,3 +359,34 @@ def test_a_report_with_labels_records_the_agreement_and_the_ppi_estimate(qa: Pat
     assert ppi["value"] == pytest.approx(2.5 / 4 + 0.5 / 3)
     assert ppi["low"] <= ppi["value"] <= ppi["high"] == 1.0  # (brought into [0, 1])
     assert report.data["overall"]["coverage"]["value"] == 0.625  # the raw one, beside it
+
+
+# A label file as spreadsheets and checkouts change it: the same labels, so the same PPI
+# and agreement. Before, PPI matched labels to answers by their exact text, while the reader
+# (and the agreement) took these rows for the labels they are: a trailing space left PPI with
+# no labelled item, and a cell's line break gave another estimate, without a word.
+RELABELLED = {
+    "a trailing space in each claim": lambda text: text.replace(",yes", " ,yes").replace(
+        ",no", " ,no"
+    ),
+    "a CRLF line break in a cell": lambda text: text.replace(
+        "k1,Return within 14 days of delivery. Returns are free.,",
+        'k1,"Return within 14 days of delivery.\r\nReturns are free.",',
+    ),
+    "answers with doubled spaces": lambda text: text.replace(". Returns", ".  Returns"),
+}
+
+
+@pytest.mark.parametrize("change", RELABELLED)
+def test_labels_find_their_answers_as_a_person_reads_them(qa: Path, change: str) -> None:
+    run = write_run(qa / "run.jsonl", ANSWERS)
+
+    def scored(labels: str) -> dict[str, Any]:
+        (qa / "labels.csv").write_bytes(labels.encode("utf-8"))
+        report, _ = score_answers(
+            find_workspace(qa), qa / "sets" / "qa.yaml", run, ExactJudge(),
+            AnswerOptions(labels=qa / "labels.csv"),
+        )  # fmt: skip
+        return {key: report.data["ppi"]["coverage"][key] for key in ("value", "labelled")}
+
+    assert scored(RELABELLED[change](LABELS)) == scored(LABELS)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalset.corpus.names import nfc
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.export.csv import records, sheet
 from evalset.export.rows import RowError
@@ -142,6 +143,13 @@ def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
         raise LabelsError(f"{path}:{exc.line}: {exc.problem}.") from None
 
 
+def label_key(ident: str, answer: str, claim: str) -> tuple[str, str, str]:
+    """What a label is of, as a person reads it: white space collapsed (a spreadsheet's
+    trailing space, CRLF inside a cell) and one Unicode form. Two rows with one key are one
+    label given twice; a run's answer and a key point find their label by it."""
+    return ident, " ".join(nfc(answer).split()), " ".join(nfc(claim).split())
+
+
 def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
     """The labelled rows of the label file's ``text``, read strictly (``records``): each
     named by the line it starts on."""
@@ -189,7 +197,7 @@ def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
             if not value.strip():
                 raise LabelsError(f"{path}:{line}: has an empty {name}; give the {name} "
                                   "the person judged.")  # fmt: skip
-        key = (ident, " ".join(answer.split()), " ".join(claim.split()))  # as a person reads
+        key = label_key(ident, answer, claim)
         if key in seen:
             raise LabelsError(
                 f"{path}:{line}: repeats the id, answer and claim of line {seen[key]}; keep "

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evalset.aside import Beside, here
-from evalset.score.agreement import Agreement, Label
+from evalset.score.agreement import Agreement, Label, label_key
 from evalset.score.answer_metrics import INJECTION, NAMES, Judged, answer_metrics
 from evalset.score.intervals import (
     RESAMPLES,
@@ -472,7 +472,7 @@ def _ppi(
     point of each of its answers; its human coverage is then the mean over its trials."""
     if labels is None:
         return None
-    human = {(lab.id, lab.answer, lab.claim): lab.label for lab in labels[0]}
+    human = {label_key(lab.id, lab.answer, lab.claim): lab.label for lab in labels[0]}
     coverage = NAMES.index("coverage")
     # per item and trial: the person's coverage (None: not every key point labelled), the
     # judge's (NaN: a claim it could not decide)
@@ -480,7 +480,8 @@ def _ppi(
     for row in rows:
         if not row.item.answerable:
             continue
-        said = [human.get((row.item.id, row.answer, p.text)) for p in row.item.key_points]
+        said = [human.get(label_key(row.item.id, row.answer, p.text))
+                for p in row.item.key_points]  # fmt: skip
         person = None if any(s is None for s in said) else sum(bool(s) for s in said) / len(said)
         judged = row.judged.values()[coverage] if row.judged is not None else math.nan
         by_item[row.item.id].append((person, judged))
