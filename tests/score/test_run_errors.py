@@ -313,3 +313,26 @@ def test_a_run_with_no_line_to_score_is_refused(score_ws: Path, cli, case: str) 
     # one line of an answerable item is enough: the others are left out, as before
     write_run(score_ws / "run.jsonl", [{"id": i, "retrieved": []} for i in [*ids, "a1"]])
     assert cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "r.json").code == 0
+
+
+@pytest.mark.parametrize("case", ["a draft only", "a retired item only", "all three"])
+def test_an_answers_run_with_no_line_to_score_is_refused(score_ws: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    """The same for answers, whose unanswerable items are scored (a refusal is right there).
+    Before, such a run scored every item as answering nothing, exit 0, and a gate on the
+    lower-is-better metrics took it for an improvement."""
+    ids, _ = NOTHING_TO_SCORE[case]
+    ids = [i for i in ids if not i.startswith("r")]
+    write_run(score_ws / "run.jsonl", [{"id": i, "answer": "We accept cards."} for i in ids])
+    args = ["score", "answers", "docs", "run.jsonl", "--judge", "exact", "-o", "reports/a.json"]
+    done = cli(score_ws, *args)
+    assert done.code == 2, done.out
+    kinds = {"draft": "d1", "retired": "x1"}
+    why = ", ".join(f"1 of {what} items" for what, ident in kinds.items() if ident in ids)
+    assert done.err.strip() == (
+        f"evalset: run.jsonl: answers no active item of set docs (its lines are {why}); there "
+        "is nothing to score: give the run of the set's questions."
+    )
+    assert not (score_ws / "reports" / "a.json").exists()
+    # one line of an active item, unanswerable included, is enough
+    write_run(score_ws / "run.jsonl", [{"id": i, "answer": "I cannot say."} for i in [*ids, "r1"]])
+    assert cli(score_ws, *args).code in (0, 1)

@@ -159,6 +159,13 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[Row],
         else:
             problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
     refuse_lines(run, problems, skip_invalid)
+    if not rows:  # scoring every item as answering nothing would measure no system
+        why = ", ".join(f"{n} of {what} items" for what, n in sorted(ignored.items()))
+        raise RunFileError(
+            f"{run.path}: answers no active item of set {loaded.name}"
+            + (f" (its lines are {why})" if why else "")
+            + "; there is nothing to score: give the run of the set's questions."
+        )
     answered = {row.item.id for row in rows}
     rows += [Row(item, 0, "", None, missing=True) for i, item in items.items() if i not in answered]
     rows.sort(key=lambda r: (r.item.id, r.trial))
