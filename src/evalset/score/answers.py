@@ -41,7 +41,14 @@ from evalset.score.retrieval import (
     run_snapshot,
     score_loaded,
 )
-from evalset.score.runfile import RunFile, RunFileError, read_run, refuse_lines, unknown_item
+from evalset.score.runfile import (
+    RunFile,
+    RunFileError,
+    read_run,
+    refuse_lines,
+    refuse_nothing_to_score,
+    unknown_item,
+)
 from evalset.sets.model import Item, hidden_judge_error, labels_shown
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
@@ -159,13 +166,8 @@ def _rows(run: RunFile, loaded: SetFile, skip_invalid: bool) -> tuple[list[Row],
         else:
             problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
     refuse_lines(run, problems, skip_invalid)
-    if not rows:  # scoring every item as answering nothing would measure no system
-        why = ", ".join(f"{n} of {what} items" for what, n in sorted(ignored.items()))
-        raise RunFileError(
-            f"{run.path}: answers no active item of set {loaded.name}"
-            + (f" (its lines are {why})" if why else "")
-            + "; there is nothing to score: give the run of the set's questions."
-        )
+    if not rows:
+        refuse_nothing_to_score(run, "active", loaded.name, ignored)
     answered = {row.item.id for row in rows}
     rows += [Row(item, 0, "", None, missing=True) for i, item in items.items() if i not in answered]
     rows.sort(key=lambda r: (r.item.id, r.trial))

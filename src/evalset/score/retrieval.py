@@ -48,10 +48,10 @@ from evalset.score.report import FORMAT, ItemRows, RenderedRows, Report, json_st
 from evalset.score.runfile import (
     Chunk,
     RunFile,
-    RunFileError,
     RunLine,
     read_run,
     refuse_lines,
+    refuse_nothing_to_score,
     unknown_item,
 )
 from evalset.sets.model import Item, labels_shown, side
@@ -239,13 +239,8 @@ def _check_lines(
         else:
             problems.append((line.line, unknown_item(line.id, list(status), loaded.name)))
     refuse_lines(run, problems, skip_invalid)  # left out (--skip-invalid): they count nowhere
-    if not kept:  # scoring every item as retrieving nothing would measure no retriever
-        why = ", ".join(f"{n} of {what} items" for what, n in sorted(ignored.items()))
-        raise RunFileError(
-            f"{run.path}: answers no active answerable item of set {loaded.name}"
-            + (f" (its lines are {why})" if why else "")
-            + "; there is nothing to score: give the run of the set's questions."
-        )
+    if not kept:
+        refuse_nothing_to_score(run, "active answerable", loaded.name, ignored)
     return kept, ignored
 
 

@@ -21,6 +21,7 @@ import difflib
 import hashlib
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain
 from json.scanner import make_scanner
@@ -451,3 +452,15 @@ def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bo
         )
     if not run.lines:
         _no_lines(run)
+
+
+def refuse_nothing_to_score(run: RunFile, which: str, set_name: str, ignored: Counter[str]) -> None:
+    """Refuse a run none of whose lines is of an item the scorer scores (``which``: "active",
+    "active answerable"), ``ignored`` counting its lines by what their items are: scoring
+    every item as retrieving or answering nothing would measure no system."""
+    why = ", ".join(f"{n} of {what} items" for what, n in sorted(ignored.items()))
+    raise RunFileError(
+        f"{run.path}: answers no {which} item of set {set_name}"
+        + (f" (its lines are {why})" if why else "")
+        + "; there is nothing to score: give the run of the set's questions."
+    )
