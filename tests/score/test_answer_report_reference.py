@@ -63,6 +63,7 @@ from conftest import seeded
 from evalset.config import find_workspace
 from evalset.score.answers import AnswerOptions, score_answers
 from evalset.score.judges.runner import Judging
+from evalset.score.runfile import RunFileError
 
 NAMES = [
     "coverage", "violation_rate", "exact", "refusal", "false_refusal", "faithfulness",
@@ -535,6 +536,11 @@ def check_report(data: dict[str, Any], case: Case) -> None:
 @given(case=cases())
 def test_every_number_of_the_report_is_the_references(gen_ws: tuple[Path, str], case: Case) -> None:
     repo, snapshot = gen_ws
+    active = {i["id"] for i in case.items if i.get("status", "active") == "active"}
+    if not any(line["id"] in active for line in case.lines):  # nothing to score: refused
+        with pytest.raises(RunFileError, match="answers no active item of set gen"):
+            score(repo, snapshot, case)
+        return
     data = score(repo, snapshot, case)
     check_report(data, case)
 
