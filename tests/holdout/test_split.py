@@ -217,6 +217,34 @@ def test_a_hand_flip_since_the_last_commit_is_a_validation_error(docs: Path, cli
     assert f"evalset split docs --move {held} --to tuning --force" in result.out
 
 
+@pytest.mark.parametrize("was", [True, False])
+def test_no_split_balances_around_a_flag_flipped_by_hand(docs: Path, cli, was: bool) -> None:  # type: ignore[no-untyped-def]
+    """Before, only a flag taken away stopped `split`: one flipped by hand (an error for
+    `validate`) let it run and balance the other items around the unrecorded move, as if the
+    item had always been on its new side. Recorded, the move lets it run."""
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    commit_all(root, "split")
+    ident = next(k for k, v in holdout_flags(docs).items() if v is was)
+    text = docs.read_text()
+    at = text.index(f"holdout: {str(was).lower()}", text.index(f"id: {ident}\n"))
+    flag = f"holdout: {str(was).lower()}"
+    docs.write_text(text[:at] + f"holdout: {str(not was).lower()}" + text[at + len(flag) :])
+    flipped = docs.read_bytes()
+    now = "tuning" if was else "holdout"
+    for dry in ([], ["--dry-run"]):
+        result = cli(root, "split", "docs", *dry)
+        assert result.code == 2, result.out
+        assert f"item {ident} was moved from {'holdout' if was else 'tuning'} to {now} by hand" in (
+            result.err
+        )
+        assert f"`evalset split docs --move {ident} --to {now} --force`" in result.err
+        assert len(result.err.strip().splitlines()) == 1 and docs.read_bytes() == flipped
+    docs.write_text(text)  # put back, then moved as the error says: recorded, split runs
+    assert cli(root, "split", "docs", "--move", ident, "--to", now, "--force").code == 0
+    assert cli(root, "split", "docs").code == 0
+
+
 @pytest.mark.parametrize("side", ["holdout", "tuning"])
 def test_a_side_taken_away_by_hand_is_an_error_and_no_split_assigns_it_afresh(  # type: ignore[no-untyped-def]
     docs: Path, cli, side: str

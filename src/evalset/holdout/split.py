@@ -176,7 +176,8 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
 def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     """Assign the unassigned items of a set file in place (round-trip, locked, atomic).
     Refused while an item has lost the side it had at the set's last release (or commit):
-    assigned afresh, it could land on the other side."""
+    assigned afresh, it could land on the other side; or was put on the other side by hand
+    without a recorded move: the others would be balanced around a move nobody recorded."""
     loaded = load_set(path)
     _refuse_lost_sides(path, loaded)
     plan = plan_split(loaded.entries, ratio)
@@ -211,8 +212,8 @@ def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
         return
     if baseline is None:
         return
-    lost = [(item, old) for _, item, old in unrecorded_moves(loaded, baseline[0])
-            if item.holdout is None]  # fmt: skip
+    moved = [(item, old) for _, item, old in unrecorded_moves(loaded, baseline[0])]
+    lost = [(item, old) for item, old in moved if item.holdout is None]
     if lost:
         item, old = lost[0]
         more = f" (and {len(lost) - 1} more item(s))" if len(lost) > 1 else ""
@@ -222,6 +223,17 @@ def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
             f"{baseline[1]}, and a split would assign it afresh, perhaps to the other side; "
             f"put back `holdout: {was}` (`evalset validate {loaded.name}` lists them), then "
             "split again."
+        )
+    if moved:
+        item, old = moved[0]
+        more = f" (and {len(moved) - 1} more item(s))" if len(moved) > 1 else ""
+        was, now = ("holdout", "tuning") if old.holdout else ("tuning", "holdout")
+        raise EditRefused(
+            f"{path}: item {item.id}{more} was moved from {was} to {now} by hand since "
+            f"{baseline[1]}, without a recorded move, and a split would balance the other "
+            f"items around it; put back `holdout: {str(bool(old.holdout)).lower()}`, or record "
+            f"the move (`evalset split {loaded.name} --move {item.id} --to {now} --force`), "
+            "then split again."
         )
 
 
