@@ -54,7 +54,7 @@ class RagasSingleTurnSample(_Shape):
     query_length: str | None = None
 
 
-RAGAS_EXTRA = {"evalset_id", "category", "split", "answerable"}
+RAGAS_EXTRA = {"evalset_id", "category", "split", "answerable", "verified"}
 """Keys the Ragas export adds for joining results; SingleTurnSample ignores unknown keys."""
 
 

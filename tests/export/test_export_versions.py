@@ -89,6 +89,12 @@ def test_contexts_are_the_text_each_item_was_verified_against(cli, two_versions)
     # q-1's reference says 50 euros, and so does its context: the text it was checked against.
     assert rows["q-1"]["reference_contexts"] == ["Shipping is free from 50 euros."]
     assert rows["q-2"]["reference_contexts"] == ["Two days."]
+    # a Ragas file has no pin: each row names the snapshot it is of, as the note says (it
+    # said "the pin lists them", of a file without one)
+    assert (rows["q-1"]["verified"], rows["q-2"]["verified"]) == (first, second)
+    assert "each row's `verified` names the snapshot it is of" in result.err
+    jsonl = cli(repo, "export", "docs", "--format", "jsonl", "--allow-stale", "-o", "x.jsonl")
+    assert "; the pin lists them under `stale`" in jsonl.err
     pin = json.loads(
         cli(repo, "export", "docs", "--format", "jsonl", "--allow-stale").out.splitlines()[0]
     )["evalset"]

@@ -135,9 +135,12 @@ def export(
         False,
         "--allow-stale",
         help="Export stale items too, with the text they were verified against; the pin "
-        "lists them under `stale`.",
+        "lists them under `stale` (in csv and ragas, which carry no pin, each row's "
+        "`verified` names its snapshot).",
     ),
-    as_json: bool = typer.Option(False, "--json", help="With -o: report as JSON."),
+    as_json: bool = typer.Option(
+        False, "--json", help="With -o: report as JSON (without -o, the rows are the output)."
+    ),
 ) -> None:
     """Export one split of a set for another eval tool. Drafts and retired items never are.
 
@@ -175,9 +178,13 @@ def export(
         )
     told = [i for i in result.stale if i not in result.unknown]
     if told:
+        where = (  # a CSV or Ragas file has no pin: each row's `verified` names the snapshot
+            "each row's `verified` names the snapshot it is of" if fmt in ("csv", "ragas")
+            else "the pin lists them under `stale`"
+        )  # fmt: skip
         notes.append(
             f"{len(told)} stale item(s) exported with the text they were verified "
-            f"against ({', '.join(told)}); the pin lists them under `stale`"
+            f"against ({', '.join(told)}); {where}"
         )
     if result.unverified:
         notes.append(

@@ -5,7 +5,9 @@ Fields are those of ``ragas.SingleTurnSample``: ``user_input`` (the question), `
 ``reference_contexts`` (the cited sections' text, as the item was verified) and
 ``reference_context_ids`` (the citations). Ragas samples have no metadata field, and
 ``EvaluationDataset.from_jsonl`` ignores keys it does not know, so each line also carries
-``evalset_id``, ``category``, ``split`` and ``answerable`` for joining per-item results
+``evalset_id``, ``category``, ``split`` and ``answerable`` for joining per-item results, and
+``verified``, the snapshot the item's labels and contexts are of (a file has no pin, which
+names the stale items an export with ``--allow-stale`` holds)
 (Ragas keeps the rows in file order; ``pandas.read_json(..., lines=True)`` keeps the keys).
 An unanswerable item's reference says that a correct response declines (``DECLINES``), and
 its contexts are empty lists: answer metrics score it, context metrics have nothing to
@@ -38,6 +40,7 @@ def write(view: View) -> str:
         row["category"] = item.category
         row["split"] = split_of(item)
         row["answerable"] = item.answerable
+        row["verified"] = item.verified  # the snapshot its labels and contexts are of
         lines.append(json.dumps(row, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
