@@ -96,7 +96,7 @@ def verify(
     changing nothing, while a cited section is missing from the snapshot or an item still
     lacks labels.
 
-    Example: evalset verify acme-support q-011 q-022
+    Example: evalset verify acme-support q-025
     """
     from evalset.errors import EvalsetError, UnknownSet
     from evalset.staleness.verify import sets_with_item, verify_from_header
