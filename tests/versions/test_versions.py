@@ -1167,6 +1167,23 @@ def _refused_alike(repo: Path, cli, commands: list[list[str]], refusal: str) -> 
         assert (done.code, done.err) == (2, f"evalset: sets/docs.yaml: {refusal}\n"), command
 
 
+def test_a_release_tag_made_by_hand_is_told_to_be_deleted(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A tag of a version `evalset release` never made, with no pin: the advice was to fetch
+    it again from a remote it was never on; deleting it comes first now."""
+    git(released, "tag", "-a", "evalset/docs/v9.0.0", "-m", "by hand")
+    done = cli(released, "log", "docs")
+    assert done.code == 2
+    assert done.err == (
+        "evalset: sets/docs.yaml: tag evalset/docs/v9.0.0 points at a commit whose set names "
+        "release 0.1.0, so the tag was made by hand (it records no release); delete it (`git "
+        "tag -d evalset/docs/v9.0.0`), or, if `evalset release` made it and this one replaced "
+        "it, put back the original (`git fetch --force origin tag evalset/docs/v9.0.0` from "
+        "the remote it was pushed to).\n"
+    )
+    git(released, "tag", "-d", "evalset/docs/v9.0.0")  # as it says
+    assert cli(released, "log", "docs").code == 0
+
+
 def test_a_release_tag_put_back_without_its_message_vouches_for_nothing(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:

@@ -152,7 +152,16 @@ class SetHistory:
 
 
 def _put_back(tag: Tag) -> str:
-    """The end of a sentence about a release tag moved or made by hand: what to do."""
+    """The end of a sentence about a release tag moved or made by hand: what to do. A tag
+    that records no release (no pin in its message) was made by hand, or put back without
+    its message: deleting it comes first."""
+    if tag.pin is None:
+        return (
+            f"so the tag was made by hand (it records no release); delete it (`git tag -d "
+            f"{tag.name}`), or, if `evalset release` made it and this one replaced it, put "
+            f"back the original (`git fetch --force origin tag {tag.name}` from the remote it "
+            "was pushed to)."
+        )
     return (
         "so the tag was moved or made by hand; put back the tag `evalset release` made, which "
         f"records the release (`git fetch --force origin tag {tag.name}` from the remote it "
