@@ -845,3 +845,62 @@ def test_an_unverified_items_moved_citation_is_told_and_fixed(  # type: ignore[n
     assert cli(corpus_repo, "validate").code == 0
     if status == "draft":
         assert "    q  undated; complete, ready to verify\n" in cli(corpus_repo, "status").out
+
+
+def test_a_relabelled_citation_is_read_where_it_was_relabelled_whatever_the_ids(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """q1 cites #alpha (7 days) and #gamma; #alpha is renamed and #gamma edited, and
+    --fix-moved relabels #alpha (q1 keeps its old snapshot, #gamma changed). Then the 7 days
+    become 14, the text #beta had in the old snapshot, #beta goes and #gamma is put back.
+    Before, the relabel was looked for in the snapshots in the order of their ids: when the
+    last one sorted first, #alpha-two was taken for a relabel of #beta, and the change was
+    "ok". Snapshots are now read in the order they were taken."""
+    doc = "# Doc\n\n## Alpha\n\nRefunds take 7 days.\n\n## Beta\n\nRefunds take 14 days.\n\n"
+    write_files(corpus_repo, {"corpus/doc.md": doc + "## Gamma\n\nShipping is free.\n"})
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(
+        SET_HEADER + verified_items(set_item("q1", "doc.md#alpha", "doc.md#gamma"), old)
+    )
+    renamed = doc.replace("## Alpha", "## Alpha Two") + "## Gamma\n\nShipping is free over 50.\n"
+    write_files(corpus_repo, {"corpus/doc.md": renamed})
+    second = snapshot(corpus_repo)
+    assert cli(corpus_repo, "stale", "--fix-moved").code == 1
+    assert "doc.md#alpha-two" in path.read_text()
+    folder = corpus_repo / "snapshots"
+    for salt in range(200):  # a last snapshot whose id sorts before the second's
+        write_files(corpus_repo, {
+            "corpus/doc.md": "# Doc\n\n## Alpha Two\n\nRefunds take 14 days.\n\n"
+                             "## Gamma\n\nShipping is free.\n",
+            "corpus/salt.md": f"# Salt\n\n{salt}\n",
+        })  # fmt: skip
+        last = snapshot(corpus_repo)
+        if last < second:
+            break
+        next(folder.glob(f"{last}*.json")).unlink()
+    assert last < second
+    found = statuses(corpus_repo)["q1"]
+    assert ("doc.md#alpha-two", "changed", None, []) in found
+
+
+def test_a_drafts_citation_is_sent_where_the_latest_corpus_put_it(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A draft written against commit 2 (14 days); commit 3 renames the section and keeps
+    the old 30-day text as an archive; then someone records commit 1's corpus (`snapshot
+    --rev`). Before, that snapshot, recorded last, counted as the corpus that last held the
+    draft's citation, and --fix-moved sent it to the archive. Recency is history's."""
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\n## Returns\n\nReturn within 30 days.\n"})
+    first = commit_all(corpus_repo, "old policy")
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\n## Returns\n\nReturn within 14 days.\n"})
+    assert cli(corpus_repo, "snapshot").code == 0
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + draft("q1", "a.md#returns"))
+    commit_all(corpus_repo, "new policy, a draft")
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\n## Refunds\n\nReturn within 14 days.\n\n"
+                                             "## Archive\n\nReturn within 30 days.\n"})  # fmt: skip
+    assert cli(corpus_repo, "snapshot").code == 0
+    commit_all(corpus_repo, "renamed")
+    assert cli(corpus_repo, "snapshot", "--rev", first).code == 0
+    told = cli(corpus_repo, "validate").out
+    assert "its text is now at a.md#refunds;" in told, told
+    assert "fixed q1: a.md#returns -> a.md#refunds" in cli(corpus_repo, "stale", "--fix-moved").out

@@ -24,7 +24,7 @@ from typing import Any
 from xxhash import xxh3_128_hexdigest
 
 from evalset.corpus.names import nfc
-from evalset.corpus.newest import NOT_LOOKED, Current, Newest, choose
+from evalset.corpus.newest import NOT_LOOKED, Current, Newest, choose, ordered
 from evalset.corpus.sections import HashMode, Sections
 from evalset.corpus.table import (
     Document,
@@ -454,6 +454,7 @@ class SnapshotStore:
         self._loaded: dict[str, Snapshot] = {}
         self._resolved: dict[str, str] = {}
         self._newest: Newest | None = None
+        self._order: list[str] | None = None
 
     def ids(self) -> list[str]:
         if not self.folder.is_dir():
@@ -518,6 +519,14 @@ class SnapshotStore:
     def newest(self) -> Snapshot | None:
         ident = self.newest_id()
         return self.get(ident) if ident else None
+
+    def in_order(self) -> list[str]:
+        """Every snapshot's id, oldest first, by the history and ``created`` rules of
+        ``evalset.corpus.newest`` (the working tree's corpus aside); worked out once."""
+        if self._order is None:
+            abouts = {ident: read_about(self.folder / f"{ident}.json") for ident in self.ids()}
+            self._order = ordered(abouts, self.folder if self.folder.is_dir() else None)
+        return self._order
 
 
 @dataclass

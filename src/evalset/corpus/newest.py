@@ -138,6 +138,54 @@ def first_in_history(repo: Path, commits: set[str], head: str = "HEAD") -> str |
     return found
 
 
+def history_positions(repo: Path, commits: set[str], head: str = "HEAD") -> dict[str, int]:
+    """Where each of ``commits`` stands in ``git rev-list --topo-order HEAD`` (0: the latest),
+    for those in the history of ``head``; none without git. Read up to the last one found."""
+    if not commits:
+        return {}
+    try:
+        proc = gitcmd.stream(repo, "rev-list", "--topo-order", head, "--")
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    assert proc.stdout is not None
+    with proc:
+        for k, line in enumerate(proc.stdout):
+            if line.strip() in commits:
+                found[line.strip()] = k
+                if len(found) == len(commits):
+                    proc.kill()
+                    break
+    return found
+
+
+def ordered(
+    abouts: Mapping[str, Mapping[str, Any]], repo: Path | None = None, head: str = "HEAD"
+) -> list[str]:
+    """Every manifest of ``abouts``, oldest first, by rules 2 and 3: those taken at a commit
+    in the history of ``head`` by that history (at one commit, its own snapshot before those
+    of its working tree, in the order first recorded), after all the others, which go by
+    ``created``. The last is the one ``choose`` picks when the corpus is not looked at: a
+    snapshot of an old revision recorded today is as old as its commit."""
+
+    def created(ident: str) -> str:
+        value = abouts[ident].get("created")
+        return value if isinstance(value, str) else ""
+
+    commits = {
+        c for a in abouts.values() if isinstance(c := a.get("commit"), str) and _COMMIT.match(c)
+    }
+    position = history_positions(repo, commits, head) if repo is not None else {}
+
+    def age(ident: str) -> tuple[bool, int, bool, str, str]:
+        commit = abouts[ident].get("commit")
+        if isinstance(commit, str) and commit in position:
+            return True, -position[commit], abouts[ident].get("rev") is None, created(ident), ident
+        return False, 0, False, created(ident), ident
+
+    return sorted(abouts, key=age)
+
+
 class HistoryMissing(gitcmd.GitUnusable):
     """Which snapshot is the newest depends on history this shallow clone lacks."""
 

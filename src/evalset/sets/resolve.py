@@ -54,8 +54,11 @@ def relabelled_from(
     verified against: a later edit of the moved text is then told against what was
     checked, and a text another section held in ``old`` is not taken for it."""
     found = old.by_hash
-    for ident in store.ids():
-        snap = store.get(ident) if ident != old.id else None
+    order = store.in_order()
+    # the first snapshot after ``old`` that holds the citation is where it was relabelled:
+    # one taken later may hold there another text ``old`` had, which proves nothing
+    for ident in order[order.index(old.id) + 1 :] if old.id in order else order:
+        snap = store.get(ident)
         part = lookup(snap, citation) if snap is not None else None
         if snap is None or part is None or part["hash"] == EMPTY:
             continue
@@ -69,18 +72,16 @@ def relabelled_from(
 
 
 def last_held(citation: Citation, newest: Snapshot, store: SnapshotStore) -> Snapshot | None:
-    """The snapshot taken last, ``newest`` aside, in which ``citation`` names some text:
-    where a citation of an unverified item (a draft, say) that ``newest`` lacks was last
-    seen, so that where its text went can be found."""
-    found: Snapshot | None = None
-    for ident in store.ids():
+    """The latest snapshot, ``newest`` aside, in which ``citation`` names some text (latest
+    as the newest is chosen: by history, so an old revision recorded today is old): where a
+    citation of an unverified item (a draft, say) that ``newest`` lacks was last seen, so
+    that where its text went can be found."""
+    for ident in reversed(store.in_order()):
         snap = store.get(ident) if ident != newest.id else None
         part = lookup(snap, citation) if snap is not None else None
-        if snap is None or part is None or part["hash"] == EMPTY:
-            continue
-        if found is None or snap.created > found.created:
-            found = snap
-    return found
+        if snap is not None and part is not None and part["hash"] != EMPTY:
+            return snap
+    return None
 
 
 def now_at(citation: Citation, newest: Snapshot, store: SnapshotStore) -> list[str]:
