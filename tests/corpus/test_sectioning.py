@@ -354,6 +354,10 @@ _with_html = st.sampled_from(
         "- <!-- an open comment, ended by its list item",
         "> <!-- a note in a quote",
         "<div>\n<!--\n</div>",
+        "<div>Note</div> orders < 50 EUR, <em>5 < 6</em> foo_bar_baz",  # a bare < is text
+        "<table><tr><td>Orders < 50</td><td>12.95</td></tr></table>",
+        "Refunds are ~~not~~ available, <s>or</s> <DEL>were</DEL>.",  # struck: not text
+        "Non<wbr>refundable, the <INS>new</INS>list, 1<SUP>st</SUP>.",
     ]
 )
 
@@ -411,9 +415,9 @@ HEADS = {
     # text ends the head, as an element does
     "text-ends-head": ("<html><head><meta charset=utf-8><title>T</title>\nReturn in 14 days."
                        "\n<h1>E</h1><p>f</p>", "Return in 14 days. E f", {"e": "f"}),
-    # inline elements are no word boundary
+    # inline elements are no word boundary; struck text is not text (50 became 55)
     "inline": ("<h1>Re<wbr>turns</h1><p>5<del>0</del><ins>5</ins> <label>days</label> "
-               "<img src=x alt=y>ok</p>", "Returns 505 days ok", {"returns": "505 days ok"}),
+               "<img src=x alt=y>ok</p>", "Returns 55 days ok", {"returns": "55 days ok"}),
 }  # fmt: skip
 
 
@@ -426,3 +430,67 @@ def test_an_html_head_ends_where_a_browser_ends_it(
     parsed = html.sections(page)
     assert parsed.text == text
     assert {k: s.text for k, s in parsed.sections.items()} == parts
+
+
+# Edits a reader sees, and edits of markup alone, in a markdown and an HTML document: (the
+# reader of the format, the hash mode, the section's source before and after, whether the
+# section changed). Before: a `<` in raw HTML swallowed the text up to the next `>`, struck
+# text was text (striking "not" changed nothing), markdown's raw inline tags were a short
+# list, case-sensitive, and an HTML section in source mode was hashed on its rendered text.
+EDITS = {
+    "md: a number after a bare < in a table": (
+        markdown, "rendered", "<table><tr><td>Orders < 50 EUR</td><td>12.95</td></tr></table>",
+        "<table><tr><td>Orders < 80 EUR</td><td>12.95</td></tr></table>", True,
+    ),
+    "md: a bare < in a div": (
+        markdown, "rendered", "<div>Orders < 50 EUR cost 12.95.</div>",
+        "<div>Orders < 50 EUR cost 14.95.</div>", True,
+    ),
+    "md: a word unstruck": (
+        markdown, "rendered", "Refunds are ~~not~~ available.", "Refunds are not available.", True,
+    ),
+    "md: a word struck with raw HTML": (
+        markdown, "rendered", "Refunds are not available.", "Refunds are <s>not</s> available.",
+        True,
+    ),
+    "html: a word unstruck": (
+        html, "rendered", "<p>Refunds are <del>not</del> available.</p>",
+        "<p>Refunds are not available.</p>", True,
+    ),
+    "html: a word struck": (
+        html, "rendered", "<p>Refunds are not available.</p>",
+        "<p>Refunds are <strike>not</strike> available.</p>", True,
+    ),
+    "md: inline tags taken away or in capitals": (
+        markdown, "rendered", "Non<wbr>refundable: the <ins>new</ins>list, 1<SUP>st</SUP>.",
+        "Nonrefundable: the newlist, 1<sup>st</sup>.", False,
+    ),
+    "md: a tag's case": (markdown, "rendered", "Pay <EM>now</EM>.", "Pay <em>now</em>.", False),
+    "html: a link's target, in source mode": (
+        html, "source", '<p>Use <a href="/eu.pdf">the form</a>.</p>',
+        '<p>Use <a href="/uk.pdf">the form</a>.</p>', True,
+    ),
+    "html: white space, in source mode": (
+        html, "source", "<p>Use the form.</p>", "<p>Use   the\nform.</p>", False,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", EDITS)
+def test_an_edit_changes_a_section_exactly_when_a_reader_sees_it(case: str) -> None:
+    reader, mode, before, after, changed = EDITS[case]
+    head = "# Doc\n\n## Part\n\n" if reader is markdown else "<h1>Doc</h1><h2>Part</h2>"
+    tail = "\n\n## Other\n\nx\n" if reader is markdown else "<h2>Other</h2><p>x</p>"
+    old = reader.sections(head + before + tail, mode).sections["part"]
+    new = reader.sections(head + after + tail, mode).sections["part"]
+    assert (old.text != new.text) is changed, (old.text, new.text)
+
+
+def test_a_bare_less_than_reads_alike_in_both_markdown_paths() -> None:
+    """A raw <h3> elsewhere sends a document down the event path: a section with a bare `<`
+    in raw HTML read otherwise there, so an edit of another section changed it."""
+    doc = ("# D\n\n## Express\n\n<div>Note</div> orders < 50 EUR cost 12.95 EUR\n\n"
+           "Ask <em>support</em>.\n\n## Other\n\nx\n")  # fmt: skip
+    plain = markdown.sections(doc).sections["express"]
+    other = markdown.sections(doc.replace("\nx\n", "\nx <h3>aside</h3>\n")).sections["express"]
+    assert plain.text == other.text == "Note orders < 50 EUR cost 12.95 EUR Ask support."

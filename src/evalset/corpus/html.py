@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from evalset.corpus.sections import HashMode, Sections, document_sections, normalise
+from evalset.corpus.sections import (
+    INLINE_ELEMENTS,
+    STRUCK_ELEMENTS,
+    HashMode,
+    Sections,
+    document_sections,
+    normalise,
+)
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _HIDDEN = frozenset(("script", "style", "template", "noscript", "title"))
@@ -14,41 +21,7 @@ _IN_HEAD = frozenset(("title", "base", "link", "meta", "style", "script", "noscr
 """What a document's head holds; any other element ends it, as in a browser, and so does
 text other than white space: its end tag, ``</head>``, may be left out (HTML5), and the
 body is content all the same."""
-_INLINE = frozenset(
-    (
-        "a",
-        "abbr",
-        "b",
-        "bdi",
-        "bdo",
-        "cite",
-        "code",
-        "data",
-        "del",
-        "dfn",
-        "em",
-        "i",
-        "img",
-        "ins",
-        "kbd",
-        "label",
-        "mark",
-        "q",
-        "s",
-        "samp",
-        "small",
-        "span",
-        "strong",
-        "sub",
-        "sup",
-        "time",
-        "u",
-        "var",
-        "wbr",
-    )
-)
-"""Elements within a line of text: their tags are no word boundary (``Re<wbr>turns``,
-``5<del>0</del>``, as a browser shows them)."""
+_WITHIN_LINE = INLINE_ELEMENTS | STRUCK_ELEMENTS
 
 
 class _Splitter(HTMLParser):
@@ -59,7 +32,10 @@ class _Splitter(HTMLParser):
         self.body = self.preamble
         self.title: list[str] | None = None
         self.hidden = 0
+        self.struck = 0
         self.head = False
+        self.spans: list[list[tuple[int, int]]] = []
+        """Per heading, where its start tag begins and its end tag ends: (line, column)."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "head":
@@ -73,7 +49,10 @@ class _Splitter(HTMLParser):
             anchor = next((v for k, v in attrs if k == "id" and v), "")
             self.title = []
             self.headings.append((self.title, _HEADINGS[tag], anchor, []))
-        elif tag not in _INLINE:
+            self.spans.append([self.getpos()])
+        elif tag in STRUCK_ELEMENTS:
+            self.struck += 1
+        elif tag not in INLINE_ELEMENTS:
             self._out().append(" ")
 
     def handle_endtag(self, tag: str) -> None:
@@ -84,13 +63,16 @@ class _Splitter(HTMLParser):
         elif tag in _HEADINGS and self.title is not None:
             self.title = None
             self.body = self.headings[-1][3]
-        elif tag not in _INLINE:
+            self.spans[-1].append(self.getpos())
+        elif tag in STRUCK_ELEMENTS:
+            self.struck = max(0, self.struck - 1)
+        elif tag not in _WITHIN_LINE:
             self._out().append(" ")
 
     def handle_data(self, data: str) -> None:
         if self.head and not self.hidden and not data.isspace():
             self.head = False  # text is the body's: a browser ends the head before it
-        if not self.hidden and not self.head:
+        if not self.hidden and not self.head and not self.struck:
             self._out().append(data)
 
     def _out(self) -> list[str]:
@@ -105,5 +87,30 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
         (normalise("".join(title)), level, anchor, normalise("".join(body)))
         for title, level, anchor, body in parser.headings
     ]
+    if mode == "source":
+        owns = _source_owns(text, parser, headed)
+        return Sections(normalise(text), document_sections("", owns)[1])
     rendered, parts = document_sections(normalise("".join(parser.preamble)), headed)
-    return Sections(rendered if mode == "rendered" else normalise(text), parts)
+    return Sections(rendered, parts)
+
+
+def _source_owns(
+    text: str, parser: _Splitter, headed: list[tuple[str, int, str, str]]
+) -> list[tuple[str, int, str, str]]:
+    """The headings with, for their own text, their white-space-normalised source (config
+    ``hash = "source"``): from the end of the heading's end tag to the next heading's start
+    tag, as a markdown section's source runs from its heading line to the next."""
+    starts = [0]  # where each line begins, as the parser counts lines (by "\n")
+    for line in text.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(at: tuple[int, int]) -> int:
+        return starts[at[0] - 1] + at[1]
+
+    owns = []
+    for k, (title, level, anchor, _) in enumerate(headed):
+        span = parser.spans[k]
+        begin = text.find(">", offset(span[1])) + 1 if len(span) > 1 else offset(span[0])
+        stop = offset(parser.spans[k + 1][0]) if k + 1 < len(headed) else len(text)
+        owns.append((title, level, anchor, normalise(text[begin:stop])))
+    return owns

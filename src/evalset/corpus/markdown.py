@@ -20,7 +20,15 @@ from typing import Any
 
 import pyromark
 
-from evalset.corpus.sections import HashMode, Headed, Sections, document_sections, normalise
+from evalset.corpus.sections import (
+    INLINE_ELEMENTS,
+    STRUCK_ELEMENTS,
+    HashMode,
+    Headed,
+    Sections,
+    document_sections,
+    normalise,
+)
 
 _OPTIONS = (
     pyromark.Options.ENABLE_TABLES
@@ -64,6 +72,8 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
                 title, level, anchor = [], int(heading["level"][1]), heading.get("id") or ""
             elif name == "MetadataBlock":
                 metadata = True
+            elif name == "Strikethrough":
+                out.append("<del>")  # as the fast path's renderer writes it: not text
             elif name not in _INLINE:
                 out.append(" ")
         elif "End" in event:
@@ -75,6 +85,8 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
                 title = None
             elif name == "MetadataBlock":
                 metadata = False
+            elif name == "Strikethrough":
+                out.append("</del>")
             elif name not in _INLINE:
                 out.append(" ")
         elif "Code" in event:
@@ -86,15 +98,18 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
 
 _RAW_HEADING = re.compile(r"<[hH][1-6][\s>/]")
 _RENDERED_HEADING = re.compile(r"<h([1-6])>(.*?)</h\1>\n?", re.S)
-_INLINE_TAG = re.compile(
-    r"</?(?:a|abbr|b|code|del|em|i|img|kbd|mark|s|small|span|strong|sub|sup|u)\b[^>\x00]*>"
-)
+_INLINE_TAG = re.compile(rf"</?(?:{'|'.join(sorted(INLINE_ELEMENTS))})\b[^>\x00]*>", re.I)
+_STRUCK = re.compile(rf"<({'|'.join(sorted(STRUCK_ELEMENTS))})\b[^>\x00]*>[^\x00]*?</\1\s*>", re.I)
+"""Struck text with its tags (``~~`` renders as ``del``): not text (``STRUCK_ELEMENTS``)."""
 
 
 _ASCII_SPACES = str.maketrans(dict.fromkeys((c for c in range(128) if chr(c).isspace()), " "))
 _OTHER_SPACES = "".join(chr(c) for c in range(128) if chr(c).isspace() and chr(c) not in " \n")
 _RUNS = re.compile("  +")
-_BLOCK_TAGS = re.compile(r"<[^>\x00]*+>(?:\s*+<[^>\x00]*+>)*+\s*+")
+_TAG = r"<(?:/?[A-Za-z][^>\x00]*+|[!?][^>\x00]*+)>"
+"""A tag as HTML reads one: ``<`` then a name, ``/`` and a name, ``!`` or ``?``; any other
+``<`` in raw HTML is text (``Orders < 50 EUR</td>``), as in a browser."""
+_BLOCK_TAGS = re.compile(rf"{_TAG}(?:\s*+{_TAG})*+\s*+")
 """A run of tags with the white space between and after them: one word boundary."""
 _COMMENT = re.compile(r"<!--[^\x00]*?(?:-->|(?=\x00)|\Z)")
 """An HTML comment, which the renderer passes through as written: not text, whatever it
@@ -112,7 +127,10 @@ def _plain(fragment: str) -> str:
     source text) are collapsed, so no object is made per word."""
     if "<!--" in fragment:  # text's "<!--" is escaped: this is a comment of raw HTML
         fragment = _COMMENT.sub(" ", fragment)
-    plain = _BLOCK_TAGS.sub(" ", _INLINE_TAG.sub("", fragment))
+    if "<" in fragment:
+        fragment = _STRUCK.sub("", fragment) if "</" in fragment else fragment
+        fragment = _BLOCK_TAGS.sub(" ", _INLINE_TAG.sub("", fragment))
+    plain = fragment
     if "&" in plain:
         plain = html.unescape(plain)
     if not plain.isascii():

@@ -42,6 +42,20 @@ class Sections:
 
 Sectioner = Callable[[str, HashMode], Sections]
 
+INLINE_ELEMENTS = frozenset(
+    ("a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "img", "ins",
+     "kbd", "label", "mark", "q", "samp", "small", "span", "strong", "sub", "sup", "time",
+     "u", "var", "wbr")
+)  # fmt: skip
+"""HTML elements within a line of text: their tags are no word boundary (``Re<wbr>turns``,
+``10<sup>th</sup>``, as a browser shows them), in an HTML file and in a markdown file's raw
+HTML alike."""
+STRUCK_ELEMENTS = frozenset(("del", "s", "strike"))
+"""Elements whose text is struck out (markdown's ``~~`` renders as ``del``): what the author
+marked as removed or no longer true, so not text, as an image's alt text is not. Within a
+line, like the inline elements: ``5<del>0</del>0`` reads ``50``. Striking a word, or
+unstriking it, changes the text."""
+
 
 def normalise(text: str) -> str:
     """Unicode NFC with every run of white space collapsed to one space, trimmed."""
