@@ -904,3 +904,33 @@ def test_a_drafts_citation_is_sent_where_the_latest_corpus_put_it(corpus_repo: P
     told = cli(corpus_repo, "validate").out
     assert "its text is now at a.md#refunds;" in told, told
     assert "fixed q1: a.md#returns -> a.md#refunds" in cli(corpus_repo, "stale", "--fix-moved").out
+
+
+def test_a_heading_repeated_above_a_cited_one_says_where_its_text_is(corpus_repo: Path) -> None:
+    """A new `### Exceptions` above two others renumbers them: each cited label now names
+    the text of the one before it. The verdict stays "changed" (a label that still exists
+    may have been rewritten: a person decides), but it now says where the verified text is,
+    unchanged; before, the diff between two unrelated sections was all it showed."""
+    policy = (
+        "# Policies\n\n## Returns\n\nReturn in 14 days.\n\n### Exceptions\n\nSale items "
+        "cannot be returned.\n\n## Shipping\n\nEU only.\n\n### Exceptions\n\nNo islands.\n"
+    )
+    write_files(corpus_repo, {"corpus/p.md": policy})
+    old = snapshot(corpus_repo)
+    items = set_item("q1", "p.md#exceptions") + set_item("q2", "p.md#exceptions-1")
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
+    warranty = (
+        "# Policies\n\n## Warranty\n\nTwo years.\n\n### Exceptions\n\nBatteries: 6 months.\n\n"
+    )
+    write_files(corpus_repo, {"corpus/p.md": policy.replace("# Policies\n\n", warranty)})
+    snapshot(corpus_repo)
+    found = statuses(corpus_repo)
+    assert found["q1"] == [("p.md#exceptions", "changed", None, ["p.md#exceptions-1"])]
+    assert found["q2"] == [("p.md#exceptions-1", "changed", None, ["p.md#exceptions-2"])]
+    report = stale_report(
+        [corpus_repo / "sets" / "docs.yaml"], SnapshotStore(corpus_repo / "snapshots"), corpus_repo
+    )
+    note = report.items[0].citations[0].note or ""
+    assert note.startswith(
+        "the text it was verified against is now, unchanged, at p.md#exceptions-1"
+    )

@@ -53,7 +53,8 @@ class CitationStatus:
     candidate_text: str | None = None
     """deleted: the text of the most similar section now (``candidates[0]``), when known."""
     note: str | None = None
-    """Why a diff or comparison is not available, when it is not."""
+    """Why a diff or comparison is not available, when it is not; for a changed citation
+    whose verified text is unchanged elsewhere (``candidates``), that."""
     tied: bool = False
     """moved: to more than one place alike (``new`` is the first by name): a guess."""
 
@@ -256,7 +257,14 @@ class StaleChecker:
         if after is not None:
             if after["hash"] == before["hash"]:
                 return CitationStatus(text, "ok")
-            status = CitationStatus(text, "changed")
+            kept = self._kept_at(citation, old, before)
+            status = CitationStatus(text, "changed", candidates=kept)
+            if status.candidates:  # a heading repeated above renumbers the ones below it
+                status.note = (
+                    f"the text it was verified against is now, unchanged, at "
+                    f"{' and '.join(status.candidates[:3])}, which did not hold it before: if "
+                    "a heading of the same name was added above it, cite that section"
+                )
             if self._pending is not None:
                 self._pending.append((status, was, citation, old, before, after))
             else:
@@ -278,6 +286,23 @@ class StaleChecker:
         status.candidates = self._similar(citation, old, before)
         self._deleted_texts(status, was, old, before)
         return status
+
+    def _kept_at(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
+        """The citations of the newest snapshot, of the kind of ``citation`` and other than
+        it, that hold exactly the text it had in ``old`` and did not hold it there: where
+        that text went while its label now names other text (``exceptions`` after a second
+        ``### Exceptions`` was added above it is what ``exceptions-1`` was)."""
+        if before["hash"] == EMPTY:
+            return []
+        found = self.index.with_hash(before["hash"], citation.section is not None)
+        kept = []
+        for match in found:
+            if match == str(citation):
+                continue
+            then = lookup(old, Citation.parse(match))
+            if then is None or then["hash"] != before["hash"]:
+                kept.append(match)
+        return _where_it_moved(kept, citation.doc, old, before["hash"])
 
     def _deleted_texts(
         self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any
