@@ -448,3 +448,48 @@ def test_an_odd_dvc_file_tracks_nothing_and_breaks_nothing(  # type: ignore[no-u
     (tmp_path / "sets").mkdir()
     done = cli(tmp_path, "status")
     assert done.code == 0, done.err
+
+
+# A snapshots setting that names no folder: (what is there, the setting). A missing folder
+# is a workspace with no snapshot yet; these are mistakes. Before, `snapshot` failed with an
+# internal error (exit 3) and `stale` passed, "no snapshot yet", having compared nothing.
+BAD_SNAPSHOT_FOLDERS = {
+    "a-file": ("file", "dvc.yaml"),
+    "a-dangling-link": ("dangling", "snapshots"),
+    "a-link-to-a-file": ("link-to-file", "snapshots"),
+}
+SNAPSHOT_COMMANDS = {
+    "snapshot": ["snapshot"],
+    "stale": ["stale"],
+    "stale-json": ["stale", "--json"],
+    "status": ["status"],
+    "validate": ["validate"],
+    "verify": ["verify", "s1", "--all"],
+    "pin": ["pin", "s1"],
+}
+
+
+@pytest.mark.parametrize("command", SNAPSHOT_COMMANDS.values(), ids=SNAPSHOT_COMMANDS.keys())
+@pytest.mark.parametrize(("what", "folder"), BAD_SNAPSHOT_FOLDERS.values(),
+                         ids=BAD_SNAPSHOT_FOLDERS.keys())  # fmt: skip
+def test_a_snapshots_setting_that_names_no_folder_is_one_sentence(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, what: str, folder: str, command: list[str]
+) -> None:
+    header = "evalset: 1\nname: s1\ncategories:\n  direct-lookup: a fact\nitems: []\n"
+    config = f'sets = "sets"\ncorpus = "corpus"\nsnapshots = "{folder}"\n'
+    files = {"evalset.toml": config, "sets/s1.yaml": header, "corpus/a.md": "# A\n\nText.\n"}
+    write_files(git_repo, {**files, "dvc.yaml": "stages: {}\n"})
+    if what == "dangling":
+        (git_repo / folder).symlink_to(git_repo / "nowhere")
+    elif what == "link-to-file":
+        (git_repo / folder).symlink_to(git_repo / "dvc.yaml")
+    result = cli(git_repo, *command)
+    assert result.code == 2, result.out
+    message = (
+        f"{folder}: is not a folder, but evalset.toml names it as the folder of the "
+        f'snapshots (snapshots = "{folder}"); check `snapshots` in evalset.toml.'
+    )
+    if "--json" in command:
+        assert json.loads(result.out) == {"error": message, "exit_code": 2}
+    else:
+        assert (result.out, result.err) == ("", f"evalset: {message}\n")

@@ -220,7 +220,21 @@ class Workspace:
 
     @property
     def snapshots_dir(self) -> Path:
-        return self.root / self.config.snapshots
+        """The snapshots folder; a path there that is no folder (a file, a dangling link) is a
+        mistake in the configuration: taken for an empty store, `stale` would pass having
+        compared nothing, and `snapshot` could not write there."""
+        folder = self.root / self.config.snapshots
+        if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
+            import json
+
+            where = self.config_file.name
+            key = "`snapshots`" + (" under [tool.evalset]" if where == PYPROJECT else "")
+            setting = f"snapshots = {json.dumps(self.config.snapshots, ensure_ascii=False)}"
+            raise ConfigError(
+                f"{folder}: is not a folder, but {where} names it as the folder of the "
+                f"snapshots ({setting}); check {key} in {where}."
+            )
+        return folder
 
     @property
     def state_dir(self) -> Path:
