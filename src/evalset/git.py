@@ -217,14 +217,21 @@ class Git:
         name = tag_name(set_name, version)
         return next((t for t in self.tags(set_name) if t.name == name), None)
 
-    def uncommitted_states(self, rels: list[str]) -> list[tuple[str, bool]]:
+    def uncommitted_states(self, rels: list[str]) -> list[tuple[str, str]]:
         """Which of these paths differ from HEAD (in the index or the working tree), each
-        with whether git tracks it yet (a new file, never added, does not show in ``git
-        commit -a``)."""
+        with how: ``changed`` (tracked), ``new`` (never added: ``git commit -a`` leaves it
+        out) or ``ignored`` (a .gitignore rule keeps it out of every commit)."""
         if not rels:
             return []
-        done = _run(self.root, "status", "--porcelain", "--untracked-files=all", "--", *rels)
-        return [(line[3:], line[:2] != "??") for line in done.stdout.splitlines() if line.strip()]
+        done = _run(
+            self.root, "status", "--porcelain", "--untracked-files=all", "--ignored", "--", *rels
+        )
+        kinds = {"??": "new", "!!": "ignored"}
+        return [
+            (line[3:], kinds.get(line[:2], "changed"))
+            for line in done.stdout.splitlines()
+            if line.strip()
+        ]
 
     def as_head(self, rel: str) -> bool:
         """Whether the file ``rel`` holds what HEAD holds, whatever the index says."""

@@ -1224,3 +1224,30 @@ def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignor
     checked = cli(released, "check-pin", "report.json")
     assert checked.code == 1 and "was created or moved by hand" in checked.err
     assert json.loads(cli(released, "pin", "docs").out)["version"] == "0.2.0"  # its own tag
+
+
+@pytest.mark.parametrize("rule", ["snapshots/", "snapshots/*.json", "*.json"])
+def test_a_snapshot_git_ignores_is_named_and_no_release_ships_without_it(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, identity: None, rule: str
+) -> None:
+    """Before, a .gitignore rule that held the snapshots let `snapshot` write one without a
+    word and `release` tag a commit without it: every clone then failed `validate`."""
+    write_files(corpus_repo, {**CORPUS, ".gitignore": f"/.evalset/\n{rule}\n"})
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + set_item("q-1", RETURNS))
+    done = cli(corpus_repo, "snapshot")
+    assert done.code == 0
+    (manifest,) = (corpus_repo / "snapshots").glob("*.json")
+    rel = f"snapshots/{manifest.name}"
+    assert f"warning: {rel}: git ignores it (a .gitignore rule: " in done.err
+    assert cli(corpus_repo, "verify", "docs", "--all").code == 0
+    commit_all(corpus_repo, "a set and its corpus")
+    refused = cli(corpus_repo, "release", "docs", "--bump", "minor")
+    assert refused.code == 1 and refused.out == ""
+    assert refused.err.startswith(
+        f"evalset: sets/docs.yaml: cannot release docs while git ignores {rel} (a .gitignore "
+        f"rule: `git check-ignore -v {rel}` names it), so no clone would have it; add it anyway"
+    )
+    assert git(corpus_repo, "tag", "-l") == ""
+    git(corpus_repo, "add", "-f", rel)  # as it says
+    commit_all(corpus_repo, "the snapshot, tracked")
+    assert cli(corpus_repo, "release", "docs", "--bump", "minor").code == 0

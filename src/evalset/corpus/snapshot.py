@@ -544,6 +544,12 @@ def take_snapshot(
             newest, unknown_before = None, True
     else:
         newest = before
+    if target.exists() and _ignored(root, target):
+        warnings.append(
+            f"{target}: git ignores it (a .gitignore rule: `git check-ignore -v {target}` "
+            f"names it), so no commit will hold it and no clone can check the items verified "
+            f"against it; add it anyway (git add -f {target}) or change the rule"
+        )
     if unknown_before and written:
         warnings.append(
             "which snapshot came before this one is told by commits this shallow clone lacks, "
@@ -562,3 +568,13 @@ def take_snapshot(
 def _compared(store: SnapshotStore, previous: str, target: Path) -> Changes | None:
     old = store.get(previous)
     return compare(old, read_snapshot(target, verify=False)) if old else None
+
+
+def _ignored(root: Path, target: Path) -> bool:
+    """Whether git ignores the manifest ``target`` (false outside git and for a tracked
+    file, which no rule keeps out)."""
+    try:
+        done = gitcmd.run(root, "check-ignore", "-q", "--", str(target))
+    except (OSError, gitcmd.GitUnusable):
+        return False
+    return done.returncode == 0

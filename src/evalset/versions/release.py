@@ -135,8 +135,17 @@ def _refuse_unless_releasable(
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
     if uncommitted or (interrupted and history.git.as_head(history.rel)):
-        dirty = [(rel, tracked) for rel, tracked in dirty if rel != history.rel]
-    new = [rel for rel, tracked in dirty if not tracked]
+        dirty = [(rel, kind) for rel, kind in dirty if rel != history.rel]
+    ignored = [rel for rel, kind in dirty if kind == "ignored"]
+    if ignored:  # never in any commit: every clone would lack what the set was verified on
+        one = len(ignored) == 1
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while git ignores {', '.join(ignored)} (a "
+            f".gitignore rule: `git check-ignore -v {ignored[0]}` names it), so no clone would "
+            f"have {'it' if one else 'them'}; add {'it' if one else 'them'} anyway (git add -f "
+            f"{' '.join(ignored)}) or change the rule, commit, and run the release again."
+        )
+    new = [rel for rel, kind in dirty if kind == "new"]
     if new:  # `git commit -a` leaves a new snapshot out: say so, not "uncommitted changes"
         one = len(new) == 1
         raise ReleaseRefused(
