@@ -493,3 +493,33 @@ def test_a_snapshots_setting_that_names_no_folder_is_one_sentence(  # type: igno
         assert json.loads(result.out) == {"error": message, "exit_code": 2}
     else:
         assert (result.out, result.err) == ("", f"evalset: {message}\n")
+
+
+# Names that YAML or TOML read as something else than the text given, through init: the
+# workspace it writes must be valid, and its dvc.yaml a pipeline of text paths. Before,
+# `name: 2024` was a number (validate failed at once), `- null` no path for DVC, and a DEL
+# in --corpus made an evalset.toml no command could read.
+@pytest.mark.parametrize("name", ["2024", "true", "null", "1e3", "0x1F", "1.0", "~"])
+def test_init_writes_names_yaml_would_read_as_another_type(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, name: str
+) -> None:
+    from ruamel.yaml import YAML
+
+    folder = name if name != "~" else "tilde"
+    done = cli(git_repo, "init", "--name", "s" if name == "~" else name, "--corpus", folder)
+    assert done.code == 0, done.err
+    assert cli(git_repo, "validate").code == 0
+    stage = YAML(typ="safe").load((git_repo / "dvc.yaml").read_text())["stages"]["snapshot"]
+    assert all(isinstance(p, str) for p in stage["deps"]) and folder in stage["deps"]
+
+
+def test_init_escapes_what_toml_refuses_and_refuses_a_name_no_file_can_have(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    done = cli(git_repo, "init", "--name", "demo", "--corpus", "docs\x7f")
+    assert done.code == 0, done.err
+    assert cli(git_repo, "status").code == 0  # its evalset.toml reads
+    other = make_git_repo(git_repo.parent / "other")
+    long = cli(other, "init", "--name", "x" * 300)
+    assert long.code == 2 and "is 300 bytes long" in long.err
+    assert sorted(p.name for p in other.iterdir()) == [".git"]  # nothing left behind

@@ -222,16 +222,23 @@ def _git_config(git_root: Path, key: str, value: str) -> None:
 
 
 def _yaml_path(path: str) -> str:
-    """A folder as a YAML scalar: as it is when plain, else quoted (a JSON string is a YAML
-    scalar too), so that no name can break dvc.yaml."""
-    return path if re.fullmatch(r"[A-Za-z0-9._/-]+", path) else _toml_string(path)
+    """A text (a folder, a set's name) as a YAML scalar: as it is when YAML reads it plain
+    as that text, else quoted (a JSON string is a YAML scalar too), so that no name breaks
+    a file: ``2024``, ``true`` or ``null`` plain would read as a number, a boolean, nothing."""
+    if re.fullmatch(r"[A-Za-z0-9._/-]+", path):
+        from ruamel.yaml import YAML
+
+        if YAML(typ="safe", pure=True).load(path) == path:
+            return path
+    return _toml_string(path)
 
 
 def _toml_string(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
+    """A TOML basic string (JSON's escapes are TOML's; DEL, which JSON leaves as it is and
+    TOML refuses, is escaped too)."""
     import json
 
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def init_workspace(
@@ -272,7 +279,7 @@ def init_workspace(
     else:
         schemas_from_sets = Path(os.path.relpath(root / "schemas", root / sets)).as_posix()
         files[root / sets / f"{set_name}.yaml"] = FIRST_SET.format(
-            name=set_name, schemas=schemas_from_sets
+            name=_yaml_path(set_name), schemas=schemas_from_sets
         )
     files[root / snapshots / ".gitkeep"] = ""
     files[root / "dvc.yaml"] = PIPELINE.format(

@@ -68,7 +68,17 @@ def set_name_problem(name: str) -> str | None:
             f"set name {name!r} cannot be part of a git tag (evalset/NAME/vX.Y.Z): it may not "
             "start or end with '.', contain '..', or end with '.lock'"
         )
+    if len(name.encode()) > MAX_SET_NAME:
+        return (
+            f"set name {name[:24]!r}… is {len(name.encode())} bytes long: a set's file is named "
+            f"after it (NAME.yaml), and a file name holds at most 255; use at most "
+            f"{MAX_SET_NAME}"
+        )
     return None
+
+
+MAX_SET_NAME = 255 - len(".yaml")
+"""The longest set name, in UTF-8 bytes: its file, ``NAME.yaml``, must be a file name."""
 
 
 def _set_name(value: str) -> str:
