@@ -80,6 +80,10 @@ def test_cli_outside_a_workspace(tmp_path: Path, cli) -> None:  # type: ignore[n
          "valid regular expression"),
         ("[promote]\nregion = []\n", "promote.region is not a known setting (did you mean "
          "promote.regions?)"),
+        # patterns that match an empty string: before, promote put a placeholder between
+        # every two characters of a question, and counted them as found personal data
+        *[(f'[promote.patterns]\nORDER = "{p}"\n', "promote.patterns entry ORDER matches an "
+           "empty string") for p in ("[0-9]*", "", "\\\\b", "(?=x)", "(CUST-[0-9]+)?")],
     ],
 )  # fmt: skip
 def test_promote_settings_are_checked(tmp_path: Path, toml: str, message: str) -> None:

@@ -161,10 +161,21 @@ def _check_patterns(value: Any) -> str | None:
         if not isinstance(pattern, str):
             return f"entry {kind} must be a regular expression (text)"
         try:  # as promote runs it (see evalset.intake.redact)
-            regex.compile(pattern)
+            compiled = regex.compile(pattern)
         except regex.error as exc:
             return f"entry {kind} is not a valid regular expression ({exc})"
+        if any(m.end() == m.start() for m in compiled.finditer(_EMPTY_PROBE, timeout=1)):
+            return (
+                f"entry {kind} matches an empty string ({pattern!r} does, between characters), "
+                "which hides nothing; make it need at least one character (`+` where `*` is, "
+                "say)"
+            )
     return None
+
+
+_EMPTY_PROBE = "Ab 12, x_y-z. @#\n"
+"""Text a pattern is tried on: one that matches an empty string anywhere in it (``[0-9]*``,
+``""``, ``\\b``) finds, between any two characters, nothing to hide."""
 
 
 def _build(cls: type[Any], table: Any, source: Path, prefix: str) -> Any:

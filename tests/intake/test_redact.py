@@ -168,3 +168,11 @@ def test_personal_data_at_the_edges_of_a_pattern_is_redacted() -> None:
         assert secret not in out and out == redacted, (name, out)
     for text in NOT_PERSONAL:
         assert redact(text, redactor) == text
+
+
+def test_a_pattern_that_matches_an_empty_string_hides_only_what_it_finds() -> None:
+    """The config refuses such a pattern; a Redactor made in code passes over its empty
+    matches rather than put a placeholder between every two characters."""
+    found = Redactor(patterns={"ORDER": "[0-9]*"}).record({"q": "Where is order 55120?"})
+    assert found.texts["q"] == "Where is order <ORDER_1>?"
+    assert dict(found.counts) == {"ORDER": 1}

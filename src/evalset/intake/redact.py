@@ -242,7 +242,8 @@ class PatternTooSlow(Exception):
 def _custom(kind: str, pattern: Any, text: str) -> Iterator[_Found]:
     try:
         for m in pattern.finditer(text, timeout=PATTERN_TIME):
-            yield _Found(m.start(), m.end(), kind, m.group())
+            if m.end() > m.start():  # an empty match hides nothing (the config refuses them)
+                yield _Found(m.start(), m.end(), kind, m.group())
     except TimeoutError:
         raise PatternTooSlow(kind) from None
 
