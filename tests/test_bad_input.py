@@ -4,6 +4,8 @@ no hang, and leaves the file untouched."""
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -360,3 +362,22 @@ def test_a_name_too_long_for_the_file_system_is_one_sentence(  # type: ignore[no
     lines = done.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("evalset: "), done.err
     assert "internal error" not in done.err and "Traceback" not in done.out + done.err
+
+
+@pytest.mark.parametrize("command", [["status"], ["init"], ["validate", "--json"], ["stale"]])
+def test_a_current_folder_that_was_deleted_is_one_sentence(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Before, `Path.cwd()` raised inside workspace discovery: an internal error, exit 3."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); "
+        f"sys.argv = ['evalset', *{command!r}]; from evalset.cli import command; command()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert "the current folder no longer exists" in (done.stderr + done.stdout)
+    assert "internal error" not in done.stderr

@@ -26,6 +26,15 @@ def change_folder(argv: list[str]) -> list[str]:
         else:
             folder, argv = argv[0][2:], argv[1:]
         enter(folder)
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # removed (or moved away) while a shell still stood in it
+        if not argv or argv[0] in ("--help", "-h", "--version", "version"):
+            return argv  # they read no folder
+        raise EvalsetError(
+            "the current folder no longer exists (it was deleted, or replaced); cd to the "
+            "workspace again, or give its folder, as in `evalset -C path/to/workspace status`."
+        ) from None
     return argv
 
 
