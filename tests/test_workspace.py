@@ -523,3 +523,22 @@ def test_init_escapes_what_toml_refuses_and_refuses_a_name_no_file_can_have(  # 
     long = cli(other, "init", "--name", "x" * 300)
     assert long.code == 2 and "is 300 bytes long" in long.err
     assert sorted(p.name for p in other.iterdir()) == [".git"]  # nothing left behind
+
+
+def test_init_keeps_crlf_ignore_files_crlf_and_adds_no_line_they_have(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, a line ending in CRLF never matched: init added `/.evalset/` again, in LF."""
+    (git_repo / ".gitignore").write_bytes(b"node_modules/\r\n/.evalset/\r\n")
+    assert cli(git_repo, "init", "--name", "demo").code == 0
+    data = (git_repo / ".gitignore").read_bytes()
+    assert data.count(b"/.evalset/") == 1 and data.startswith(b"node_modules/\r\n/.evalset/\r\n")
+    assert b"\n" not in data.replace(b"\r\n", b"")  # every line ends as the file's did
+
+
+def test_init_inside_gits_own_folder_is_refused(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, it wrote a workspace into .git/, where nothing is committed, and a
+    `.git/sets/*.yaml` line into the work tree's .gitattributes."""
+    before = sorted(p.name for p in git_repo.iterdir())
+    done = cli(git_repo / ".git", "init", "--name", "demo")
+    assert done.code == 2 and "is inside git's own folder" in done.err
+    assert sorted(p.name for p in git_repo.iterdir()) == before
+    assert not (git_repo / ".git" / "evalset.toml").exists()

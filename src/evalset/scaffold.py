@@ -131,7 +131,8 @@ def _appended(path: Path, lines: list[str], dropped: list[str] | None = None) ->
             f"{display_path(path)}: cannot be read ({exc.strerror}), so `evalset init` cannot "
             f"add its lines to it; make it a readable file, {_AGAIN}."
         ) from None
-    have = existing.decode("utf-8", "surrogateescape").split("\n")
+    raw = existing.decode("utf-8", "surrogateescape").split("\n")
+    have = [line.removesuffix("\r") for line in raw]  # a file saved with CRLF line ends
     missing = [line for line in lines if line not in have]
     gone = [line for line in dropped or [] if line in have]
     if not missing and not gone:
@@ -139,10 +140,11 @@ def _appended(path: Path, lines: list[str], dropped: list[str] | None = None) ->
     if path.is_file():
         check_target(path)  # a read-only file is not replaced
     if gone:
-        kept = [line for line in have if line not in gone]
+        kept = [line for line, plain in zip(raw, have, strict=True) if plain not in gone]
         existing = "\n".join(kept).encode("utf-8", "surrogateescape")
-    lead = b"" if not existing or existing.endswith(b"\n") else b"\n"
-    added = "".join(f"{line}\n" for line in missing).encode("utf-8", "surrogateescape")
+    end = "\r\n" if b"\r\n" in existing else "\n"  # new lines end as the file's do
+    lead = b"" if not existing or existing.endswith(b"\n") else end.encode()
+    added = "".join(f"{line}{end}" for line in missing).encode("utf-8", "surrogateescape")
     return _Appended(path, path.exists(), existing + lead + added)
 
 
@@ -248,8 +250,14 @@ def init_workspace(
     ``corpus``: the documents' folder, relative to ``root`` (default ``corpus``); a warning
     says when it does not exist (yet)."""
     root = root.resolve()
-    if _git_root(root) is None:
+    git_root = _git_root(root)
+    if git_root is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    if ".git" in root.relative_to(git_root).parts:  # git's own folder: nothing there is tracked
+        raise EvalsetError(
+            f"{root}: is inside git's own folder ({git_root / '.git'}), where nothing is "
+            f"committed; run `evalset init` in the work tree ({git_root}) or a folder of it."
+        )
     set_name = name or _default_name(root.name)
     problem = set_name_problem(set_name)
     if problem is not None:
