@@ -100,3 +100,28 @@ def test_promote_settings_are_read(tmp_path: Path) -> None:
     config = find_workspace(tmp_path).config.promote
     assert config.regions == ("GB",)
     assert config.patterns == {"CUSTOMER": "CUST-[0-9]{6}"}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        # a top-level setting appended below the [validate] table init writes last
+        ("evalset.toml", '[validate]\nmin_per_category = 5\nhash = "source"\n',
+         "validate.hash is not a setting of [validate]; hash is a setting of its own, and a key "
+         "written below a [table] line belongs to that table: move hash = … above the "
+         "[validate] line."),
+        ("pyproject.toml", '[tool.evalset.split]\nratio = 0.2\nsets = "evals"\n',
+         "tool.evalset.split.sets is not a setting of [tool.evalset.split]; sets is a setting "
+         "of its own"),
+        # a tool.evalset that is no table: before, passed over as if absent
+        ("pyproject.toml", '[tool]\nevalset = "sets"\n',
+         "tool.evalset must be a table ([tool.evalset], then its settings), not str 'sets'"),
+    ],
+)  # fmt: skip
+def test_a_setting_in_the_wrong_place_says_where_it_goes(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigError) as info:
+        find_workspace(tmp_path)
+    assert message in str(info.value)

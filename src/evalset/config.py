@@ -187,6 +187,15 @@ def _build(cls: type[Any], table: Any, source: Path, prefix: str) -> Any:
         if key not in known:
             close = difflib.get_close_matches(key, list(known), n=1)
             hint = f" (did you mean {prefix}{close[0]}?)" if close else ""
+            if cls is not Config and key in {f.name for f in fields(Config)}:
+                # a top-level setting written under a table: TOML puts every key after a
+                # [table] line in that table, up to the next one
+                table_line = prefix.rstrip(".")
+                raise ConfigError(
+                    f"{source}: {prefix}{key} is not a setting of [{table_line}]; {key} is a "
+                    f"setting of its own, and a key written below a [table] line belongs to "
+                    f"that table: move {key} = … above the [{table_line}] line."
+                )
             raise ConfigError(
                 f"{source}: {prefix}{key} is not a known setting{hint}; see the "
                 "Configuration section of the README."
@@ -273,7 +282,12 @@ def _table_of(path: Path) -> dict[str, Any] | None:
         return _read_toml(path)
     tool = _read_toml(path).get("tool", {})
     table = tool.get("evalset") if isinstance(tool, dict) else None
-    return table if isinstance(table, dict) else None
+    if table is not None and not isinstance(table, dict):  # `evalset = "sets"` under [tool]
+        raise ConfigError(
+            f"{path}: tool.evalset must be a table ([tool.evalset], then its settings), not "
+            f"{type(table).__name__} {table!r}; see the Configuration section of the README."
+        )
+    return table
 
 
 def find_workspace(start: Path | None = None) -> Workspace:
