@@ -542,3 +542,14 @@ def test_init_inside_gits_own_folder_is_refused(git_repo: Path, cli) -> None:  #
     assert done.code == 2 and "is inside git's own folder" in done.err
     assert sorted(p.name for p in git_repo.iterdir()) == before
     assert not (git_repo / ".git" / "evalset.toml").exists()
+
+
+def test_init_names_the_files_it_added_lines_to_as_updated(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `kept .gitignore (exists)`: a file init had changed read as untouched."""
+    write_files(git_repo, {".gitignore": "node_modules/\n", ".gitattributes": "* text=auto\n"})
+    done = cli(git_repo, "init", "--name", "demo")
+    assert "updated .gitignore (the lines it lacked added)" in done.out
+    assert "updated .gitattributes (the lines it lacked added)" in done.out
+    again = json.loads(cli(git_repo, "init", "--json").out)
+    assert again["updated"] == [] and str(git_repo / ".gitignore") in again["kept"]
+    assert cli(git_repo, "-C", "", "status").code == 0  # as `git -C ""`: the folder it is in

@@ -86,6 +86,9 @@ class InitResult:
     root: Path
     created: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)
+    """Files that existed and got the lines they lacked (``.gitignore``, ``.gitattributes``):
+    changed, so to commit."""
     configured: list[str] = field(default_factory=list)
     """git config keys that were set."""
     warnings: list[str] = field(default_factory=list)
@@ -169,7 +172,7 @@ def _write_appended(appended: _Appended, result: InitResult) -> None:
         result.kept.append(appended.path)
         return
     atomic_write(appended.path, appended.data)
-    (result.kept if appended.existed else result.created).append(appended.path)
+    (result.updated if appended.existed else result.created).append(appended.path)
 
 
 def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:

@@ -25,7 +25,8 @@ def change_folder(argv: list[str]) -> list[str]:
             folder, argv = argv[1], argv[2:]
         else:
             folder, argv = argv[0][2:], argv[1:]
-        enter(folder)
+        if folder:  # `-C ""`, as git takes it: the current folder
+            enter(folder)
     try:
         os.getcwd()
     except FileNotFoundError:  # removed (or moved away) while a shell still stood in it

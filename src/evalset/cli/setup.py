@@ -42,6 +42,7 @@ def init(
                 "root": str(result.root),
                 "created": [str(p) for p in result.created],
                 "kept": [str(p) for p in result.kept],
+                "updated": [str(p) for p in result.updated],
                 "configured": result.configured,
                 "warnings": result.warnings,
             }
@@ -51,6 +52,8 @@ def init(
         echo(f"created {os.path.relpath(created, result.root)}")
     for kept in result.kept:
         echo(f"kept    {os.path.relpath(kept, result.root)} (exists)")
+    for updated in result.updated:
+        echo(f"updated {os.path.relpath(updated, result.root)} (the lines it lacked added)")
     for key in result.configured:
         echo(f"set     git config {key}")
     for warning in result.warnings:
