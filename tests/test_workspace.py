@@ -553,3 +553,20 @@ def test_init_names_the_files_it_added_lines_to_as_updated(git_repo: Path, cli) 
     again = json.loads(cli(git_repo, "init", "--json").out)
     assert again["updated"] == [] and str(git_repo / ".gitignore") in again["kept"]
     assert cli(git_repo, "-C", "", "status").code == 0  # as `git -C ""`: the folder it is in
+
+
+def test_a_repository_nested_in_a_workspace_is_not_that_workspace(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, from the top of a repository nested in another workspace's folder (vendored,
+    git-ignored), discovery walked past its .git: `new` wrote into the outer set."""
+    assert cli(git_repo, "init", "--name", "outer").code == 0
+    commit_all(git_repo, "outer")
+    inner = make_git_repo(git_repo / "vendor" / "proj")
+    (inner / "evals").mkdir()
+    assert cli(inner / "evals", "init", "--name", "inner").code == 0
+    commit_all(inner, "inner")
+    before = (git_repo / "sets" / "outer.yaml").read_bytes()
+    done = cli(inner, "new", "outer", "--question", "Written from the inner repository?")
+    assert done.code == 2 and (git_repo / "sets" / "outer.yaml").read_bytes() == before
+    status = cli(inner, "status")
+    assert status.code == 2 and "the repository has one in evals/" in status.err
+    assert cli(inner / "evals", "status").code == 0  # its own workspace, where it is

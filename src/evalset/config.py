@@ -335,6 +335,8 @@ def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
         found = workspace_at(folder)
         if found is not None:
             return found
+        if (folder / ".git").exists():  # the top of a repository: as git, look no higher
+            return None  # (a repository nested in another workspace's folder is its own)
     return None
 
 
