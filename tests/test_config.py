@@ -125,3 +125,16 @@ def test_a_setting_in_the_wrong_place_says_where_it_goes(
     with pytest.raises(ConfigError) as info:
         find_workspace(tmp_path)
     assert message in str(info.value)
+
+
+def test_an_unreadable_pyproject_of_another_tool_does_not_stop_the_search(tmp_path: Path) -> None:
+    """Before, a template's pyproject.toml (`name = {{ cookiecutter.name }}`) in a subfolder
+    made every command run there fail; one that names evalset is still told."""
+    (tmp_path / "evalset.toml").write_text('sets = "sets"\n')
+    template = tmp_path / "templates" / "app"
+    template.mkdir(parents=True)
+    (template / "pyproject.toml").write_text("[project]\nname = {{ cookiecutter.name }}\n")
+    assert find_workspace(template).root == tmp_path
+    (template / "pyproject.toml").write_text("[tool.evalset]\nsets = {{ x }}\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        find_workspace(template)

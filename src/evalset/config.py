@@ -280,7 +280,14 @@ def _table_of(path: Path) -> dict[str, Any] | None:
     """The evalset table of a config candidate, or None when the file does not configure evalset."""
     if path.name == CONFIG_FILE:
         return _read_toml(path)
-    tool = _read_toml(path).get("tool", {})
+    try:
+        tool = _read_toml(path).get("tool", {})
+    except ConfigError:
+        # a pyproject.toml that cannot be read configures nothing it does not name: another
+        # tool's template or fixture must not stop the search for the workspace above
+        if _names_evalset(path):
+            raise
+        return None
     table = tool.get("evalset") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):  # `evalset = "sets"` under [tool]
         raise ConfigError(
@@ -288,6 +295,15 @@ def _table_of(path: Path) -> dict[str, Any] | None:
             f"{type(table).__name__} {table!r}; see the Configuration section of the README."
         )
     return table
+
+
+def _names_evalset(path: Path) -> bool:
+    """Whether a file that cannot be read as TOML mentions evalset's table (so is meant to
+    configure it, and its problem is to be told)."""
+    try:
+        return b"evalset" in path.read_bytes()
+    except OSError:
+        return True
 
 
 def find_workspace(start: Path | None = None) -> Workspace:
