@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -570,3 +571,38 @@ def test_a_repository_nested_in_a_workspace_is_not_that_workspace(git_repo: Path
     status = cli(inner, "status")
     assert status.code == 2 and "the repository has one in evals/" in status.err
     assert cli(inner / "evals", "status").code == 0  # its own workspace, where it is
+
+
+@pytest.mark.parametrize("key", ["sets", "snapshots"])
+def test_folders_outside_the_repository_are_refused_by_init_and_release(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, key: str
+) -> None:
+    """Before, init made the set outside the repository with a .gitattributes line git
+    never matches, and release failed on a raw `git status` command line."""
+    (git_repo / "pyproject.toml").write_text(f'[tool.evalset]\n{key} = "../elsewhere"\n')
+    done = cli(git_repo, "init", "--name", "demo")
+    assert done.code == 2 and f'{key} = "../elsewhere" names ' in done.err
+    assert "outside the git repository" in done.err
+    assert sorted(p.name for p in git_repo.iterdir()) == [".git", "pyproject.toml"]
+    assert not (git_repo.parent / "elsewhere").exists()
+    # a workspace configured so by hand: release says so, in a sentence
+    (git_repo / "pyproject.toml").write_text("[tool.evalset]\n")
+    assert cli(git_repo, "init", "--name", "demo").code == 0
+    write_files(git_repo, {"corpus/a.md": "# A\n\nText.\n"})
+    assert cli(git_repo, "snapshot").code == 0
+    commit_all(git_repo, "a workspace")
+    shutil.move(str(git_repo / key), str(git_repo.parent / "elsewhere"))
+    (git_repo / "pyproject.toml").write_text(f'[tool.evalset]\n{key} = "../elsewhere"\n')
+    release = cli(git_repo, "release", "demo", "--bump", "minor")
+    assert release.code == 1 and "lies outside the git repository" in release.err, release.err
+
+
+def test_init_with_the_sets_folder_at_the_top_writes_no_pipeline_among_the_sets(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    """Before, dvc.yaml went among the set files, and the new workspace failed validate."""
+    (git_repo / "pyproject.toml").write_text('[tool.evalset]\nsets = "."\n')
+    done = cli(git_repo, "init", "--name", "demo")
+    assert done.code == 0 and "dvc.yaml not written" in done.err
+    assert not (git_repo / "dvc.yaml").exists()
+    assert cli(git_repo, "validate").code == 0

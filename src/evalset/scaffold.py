@@ -281,6 +281,15 @@ def init_workspace(
         folder, sets = configured.config.corpus, configured.config.sets
         snapshots = configured.config.snapshots
         result.kept.append(configured.config_file)
+    where = configured.config_file.name if configured else CONFIG_FILE
+    for key, value in (("sets", sets), ("snapshots", snapshots)):
+        target = (root / value).resolve()
+        if target != git_root and git_root not in target.parents:
+            raise EvalsetError(
+                f"{root / where}: {key} = {_toml_string(value)} names {target}, outside the git "
+                f"repository ({git_root}), which commits, releases and merges set files and "
+                f"snapshots; name a folder inside it, {_AGAIN}."
+            )
     files: dict[Path, str] = {}
     if configured is None:
         files[root / CONFIG_FILE] = CONFIG.format(corpus=_toml_string(folder).ljust(15) + " ")
@@ -293,9 +302,16 @@ def init_workspace(
             name=_yaml_path(set_name), schemas=schemas_from_sets
         )
     files[root / snapshots / ".gitkeep"] = ""
-    files[root / "dvc.yaml"] = PIPELINE.format(
-        sets=_yaml_path(sets), corpus=_yaml_path(folder), snapshots=_yaml_path(snapshots)
-    )
+    if (root / sets).resolve() != root:
+        files[root / "dvc.yaml"] = PIPELINE.format(
+            sets=_yaml_path(sets), corpus=_yaml_path(folder), snapshots=_yaml_path(snapshots)
+        )
+    else:  # among the set files, every .yaml is read as a set: a pipeline there would fail
+        result.warnings.append(
+            f"dvc.yaml not written: the sets folder is the workspace's own (sets = "
+            f"{_toml_string(sets)}), where every .yaml file is read as a set file; write the "
+            "pipeline (README, The DVC pipeline) in a folder outside the sets folder"
+        )
     schemas = {root / "schemas" / name: text for name, text in rendered().items()}
     # Everything is checked before anything is written: an init refused half-way would
     # leave files that the next run keeps.

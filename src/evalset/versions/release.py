@@ -133,6 +133,14 @@ def _refuse_unless_releasable(
             f"run `evalset snapshot`, review `evalset stale {name}`, commit, and release again."
         )
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
+    outside = [p for p in paths if history.git.rel(p).startswith("../")]
+    if outside:  # no commit can hold them, so no tag
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while {outside[0]} lies outside the git repository "
+            f"({history.git.root}), which commits, tags and merges the set and its snapshots; "
+            f"put the sets and snapshots folders inside it (`sets` and `snapshots` in "
+            f"{ws.config_file.name}) and run the release again."
+        )
     dirty = history.git.uncommitted_states([history.git.rel(p) for p in paths])
     if uncommitted or (interrupted and history.git.as_head(history.rel)):
         dirty = [(rel, kind) for rel, kind in dirty if rel != history.rel]
