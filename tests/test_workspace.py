@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -606,3 +607,18 @@ def test_init_with_the_sets_folder_at_the_top_writes_no_pipeline_among_the_sets(
     assert done.code == 0 and "dvc.yaml not written" in done.err
     assert not (git_repo / "dvc.yaml").exists()
     assert cli(git_repo, "validate").code == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a repository to another user takes root")
+def test_init_in_a_repository_another_user_owns_writes_nothing_and_says_how(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    """Before, init wrote every file, then failed on git's "not in a git directory" with no
+    safe.directory line (and the `init --git-hooks` it suggested failed the same way)."""
+    for folder, _, files in os.walk(git_repo):
+        for name in (folder, *(os.path.join(folder, f) for f in files)):
+            os.chown(name, 12345, 12345)
+    done = cli(git_repo, "init", "--name", "demo")
+    assert done.code == 2
+    assert f"git config --global --add safe.directory {git_repo}" in done.err
+    assert sorted(p.name for p in git_repo.iterdir()) == [".git"]

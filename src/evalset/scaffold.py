@@ -4,6 +4,7 @@ exists is never overwritten."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -256,6 +257,12 @@ def init_workspace(
     git_root = _git_root(root)
     if git_root is None:
         raise EvalsetError(f"{root}: is not inside a git repository; run `git init` first.")
+    from evalset import gitcmd
+
+    # git refusing the repository (another user owns it) is told before anything is written;
+    # no git to run at all is told where the merge driver is registered
+    with contextlib.suppress(OSError):
+        gitcmd.run(root, "rev-parse", "--git-dir")
     if ".git" in root.relative_to(git_root).parts:  # git's own folder: nothing there is tracked
         raise EvalsetError(
             f"{root}: is inside git's own folder ({git_root / '.git'}), where nothing is "
