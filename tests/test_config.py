@@ -138,3 +138,40 @@ def test_an_unreadable_pyproject_of_another_tool_does_not_stop_the_search(tmp_pa
     (template / "pyproject.toml").write_text("[tool.evalset]\nsets = {{ x }}\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         find_workspace(template)
+
+
+# Configurations evalset refuses, and some it reads: the published schema says the same of
+# each, as an editor using it would. Before, it took all of the refused ones for valid.
+SCHEMA_CASES = {
+    "lower-case region": ('[promote]\nregions = ["us"]\n', False),
+    "three-letter region": ('[promote]\nregions = ["USA"]\n', False),
+    "lower-case placeholder type": ('[promote.patterns]\ncustomer = "CUST-[0-9]+"\n', False),
+    "judge name with a space": ('[judges."my judge"]\nkind = "exact"\n', False),
+    "judge without kind": ('[judges.j]\nmodel = "gpt-4o-mini"\n', False),
+    "empty sets": ('sets = ""\n', False),
+    "blank corpus": ('corpus = "  "\n', False),
+    "defaults": ("", True),
+    "a full one": ('sets = "evals"\nhash = "source"\n[split]\nratio = 0.25\n[promote]\n'
+                   'regions = ["GB"]\n[promote.patterns]\nCUSTOMER = "CUST-[0-9]+"\n'
+                   '[judges.strict]\nkind = "openai"\nmodel = "gpt-4o-mini"\n', True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SCHEMA_CASES)
+def test_the_config_schema_refuses_what_evalset_refuses(tmp_path: Path, case: str) -> None:
+    import json
+    import tomllib
+
+    import jsonschema
+
+    from evalset.sets.schema import rendered
+
+    text, valid = SCHEMA_CASES[case]
+    schema = json.loads(rendered()["config.schema.json"])
+    assert jsonschema.Draft202012Validator(schema).is_valid(tomllib.loads(text)) is valid
+    (tmp_path / "evalset.toml").write_text(text)
+    if valid:
+        find_workspace(tmp_path)
+    else:
+        with pytest.raises(ConfigError):
+            find_workspace(tmp_path)

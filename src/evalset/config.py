@@ -14,13 +14,16 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Required
+
+from typing_extensions import TypedDict
 
 from evalset.errors import ConfigError, EvalsetError, NoWorkspace
 from evalset.fsio import TextError, decode_text
 
-if TYPE_CHECKING:  # the range constraints matter only to the JSON Schema: evalset.schema
+if TYPE_CHECKING:  # the constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
+    from pydantic import StringConstraints
 
 
 CONFIG_FILE = "evalset.toml"
@@ -31,6 +34,15 @@ ACCEPTED = Path("reports") / "accepted"
 
 _SCHEMA_CONFIG: dict[str, Any] = {"extra": "forbid", "use_attribute_docstrings": True}
 PLACEHOLDER_TYPE = r"^[A-Z][A-Z0-9_]*$"
+
+
+class JudgeTable(TypedDict, total=False):
+    """A judge's settings: its kind, and that kind's own (README, Scoring answers)."""
+
+    __pydantic_config__ = {"extra": "allow"}  # type: ignore[misc]  # noqa: RUF012
+
+    kind: Required[str]
+    """exact, command, openai, or a plug-in's name."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +71,14 @@ class PromoteConfig:
 
     __pydantic_config__: ClassVar[dict[str, Any]] = _SCHEMA_CONFIG
 
-    regions: tuple[str, ...] = (
+    regions: tuple[Annotated[str, StringConstraints(pattern=r"^[A-Z]{2}$")], ...] = (
         "US", "GB", "DE", "FR", "NL", "ES", "IT", "IE", "CA", "AU",
     )  # fmt: skip
     """Regions (ISO 3166 codes) whose national phone-number formats are redacted; numbers in
     international form (+44 ...) are redacted whatever the region."""
-    patterns: dict[str, str] = field(default_factory=dict)
+    patterns: dict[Annotated[str, StringConstraints(pattern=PLACEHOLDER_TYPE)], str] = field(
+        default_factory=dict
+    )
     """More personal data to redact: placeholder type -> regular expression
     (`CUSTOMER = "CUST-[0-9]{6}"` gives `<CUSTOMER_1>`)."""
 
@@ -75,11 +89,11 @@ class Config:
 
     __pydantic_config__: ClassVar[dict[str, Any]] = _SCHEMA_CONFIG
 
-    sets: str = "sets"
+    sets: Annotated[str, StringConstraints(pattern=r"\S")] = "sets"
     """Folder of the eval-set YAML files, relative to the workspace root."""
-    corpus: str = "corpus"
+    corpus: Annotated[str, StringConstraints(pattern=r"\S")] = "corpus"
     """Folder of the source documents, relative to the workspace root."""
-    snapshots: str = "snapshots"
+    snapshots: Annotated[str, StringConstraints(pattern=r"\S")] = "snapshots"
     """Folder of the corpus snapshot manifests, relative to the workspace root."""
     hash: Literal["rendered", "source"] = "rendered"
     """Hash sections as rendered text (markup removed) or as whitespace-normalised source."""
@@ -91,7 +105,9 @@ class Config:
     """Validation thresholds."""
     promote: PromoteConfig = field(default_factory=PromoteConfig)
     """Redaction settings of `evalset promote`."""
-    judges: dict[str, dict[str, Any]] = field(default_factory=dict)
+    judges: dict[Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]+$")], JudgeTable] = (
+        field(default_factory=dict)
+    )
     """Judges for answer scoring, by name: each a table with `kind` ("exact", "command",
     "openai" or a plug-in's name) and that kind's settings (README, Scoring answers)."""
 

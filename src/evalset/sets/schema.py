@@ -24,10 +24,24 @@ def failure_schema() -> dict[str, Any]:
 
 def config_schema() -> dict[str, Any]:
     from annotated_types import Ge, Interval  # noqa: F401 - resolve the config's annotations
-    from pydantic import TypeAdapter
+    from pydantic import StringConstraints, TypeAdapter  # noqa: F401 - the same
 
     schema = TypeAdapter(Config).json_schema(mode="validation")
+    _closed(schema)
     return {"$schema": SCHEMA_DIALECT, **schema}
+
+
+def _closed(node: Any) -> None:
+    """A table whose keys follow a pattern (placeholder types, judge names) takes no other
+    key, as the config check refuses one: pydantic writes the pattern alone."""
+    if isinstance(node, dict):
+        if "patternProperties" in node:
+            node.setdefault("additionalProperties", False)
+        for value in node.values():
+            _closed(value)
+    elif isinstance(node, list):
+        for value in node:
+            _closed(value)
 
 
 def rendered() -> dict[str, str]:
