@@ -622,3 +622,10 @@ def test_init_in_a_repository_another_user_owns_writes_nothing_and_says_how(  # 
     assert done.code == 2
     assert f"git config --global --add safe.directory {git_repo}" in done.err
     assert sorted(p.name for p in git_repo.iterdir()) == [".git"]
+
+
+def test_init_warns_when_the_corpus_holds_the_snapshots(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Before, `--corpus .` was taken without a word, and DVC refused the pipeline."""
+    done = cli(git_repo, "init", "--name", "demo", "--corpus", ".")
+    assert done.code == 0
+    assert "the corpus folder (.) holds the snapshots folder (snapshots), so DVC" in done.err

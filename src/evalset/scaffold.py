@@ -309,6 +309,13 @@ def init_workspace(
             name=_yaml_path(set_name), schemas=schemas_from_sets
         )
     files[root / snapshots / ".gitkeep"] = ""
+    corpus_dir, snapshots_dir = (root / folder).resolve(), (root / snapshots).resolve()
+    if corpus_dir == snapshots_dir or corpus_dir in snapshots_dir.parents:
+        result.warnings.append(
+            f"the corpus folder ({folder}) holds the snapshots folder ({snapshots}), so DVC "
+            "refuses dvc.yaml's snapshot stage (its dependency would hold its output); give "
+            "the documents a folder of their own (`corpus` in the configuration)"
+        )
     if (root / sets).resolve() != root:
         files[root / "dvc.yaml"] = PIPELINE.format(
             sets=_yaml_path(sets), corpus=_yaml_path(folder), snapshots=_yaml_path(snapshots)
