@@ -100,7 +100,11 @@ def test_a_config_that_is_not_utf8_is_one_located_sentence(
     data, message = CONFIGS[case]
     (example / "evalset.toml").unlink()
     if config == "pyproject.toml":
-        data = data.replace(b"corpus", b"[tool.evalset]\ncorpus", 1) if case != "utf-16" else data
+        data = (
+            data.replace(b"corpus", b"[tool.evalset]\ncorpus", 1)
+            if case != "utf-16"
+            else '[tool.evalset]\ncorpus = "corpus"\n'.encode("utf-16")
+        )  # (one that does not name evalset configures nothing: passed over)
         message = message.replace(":2:6:", ":3:6:").replace(":1:18:", ":2:18:")
     (example / config).write_bytes(data)
     before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)

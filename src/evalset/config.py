@@ -317,9 +317,14 @@ def _names_evalset(path: Path) -> bool:
     """Whether a file that cannot be read as TOML mentions evalset's table (so is meant to
     configure it, and its problem is to be told)."""
     try:
-        return b"evalset" in path.read_bytes()
+        data = path.read_bytes()
     except OSError:
         return True
+    return any(name in data for name in _NAMES)
+
+
+_NAMES = tuple("evalset".encode(encoding) for encoding in ("utf-8", "utf-16-le", "utf-16-be"))
+"""The table's name as a file saved in UTF-8 or UTF-16 (Windows' "Unicode") holds it."""
 
 
 def find_workspace(start: Path | None = None) -> Workspace:
