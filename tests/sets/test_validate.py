@@ -440,3 +440,16 @@ UNKNOWN_FIELDS = {
 def test_an_unknown_field_is_told_what_to_write_instead(name: str) -> None:
     (found,) = findings(HEADER + item("q-1", "Can I return it?", **{name: "red"}))
     assert found.endswith(f"unknown field {name!r} ({UNKNOWN_FIELDS[name]})"), found
+
+
+def test_drafts_with_no_question_yet_are_no_near_duplicates() -> None:
+    """`evalset new` without --question writes the placeholder: before, such drafts were
+    near duplicates of each other (and one on either side of the holdout, a leak)."""
+    from evalset.sets.model import PLACEHOLDER
+
+    text = (
+        HEADER
+        + item("q-1", f'"{PLACEHOLDER}"', bare="1", status="draft", holdout="true")
+        + item("q-2", f'"{PLACEHOLDER}"', bare="1", status="draft", holdout="false")
+    )
+    assert not [f for f in findings(text) if "near duplicate" in f]

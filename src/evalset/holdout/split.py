@@ -24,7 +24,7 @@ from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
 from evalset.sets.editor import SetEditor, edit_set
-from evalset.sets.model import Item, SealedItem, side
+from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 
 
@@ -130,7 +130,11 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
     already (a leak `validate` reports) are left unassigned, in ``plan.leaking``."""
     from evalset.sets.neardup import near_duplicate_pairs
 
-    live = [i for i in items if i.status != "retired" and isinstance(i, Item)]
+    live = [  # (a draft of `evalset new` has no question yet: only the placeholder)
+        i
+        for i in items
+        if i.status != "retired" and isinstance(i, Item) and i.question != PLACEHOLDER
+    ]
     crowded: list[list[int]] = []
     pairs = near_duplicate_pairs([i.question for i in live], crowded)
     if not pairs and not crowded:

@@ -17,16 +17,22 @@ Candidates are verified with rapidfuzz's optimal-string-alignment distance over 
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+import regex
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-_NON_WORD = re.compile(r"[^\w]+")
+_NON_WORD = regex.compile(r"[^\w]+")
+"""Runs of what is not part of a word (``regex``'s ``\\w`` holds the combining marks that
+carry the vowels of Devanagari, Tamil or Thai words: ``re``'s split them into fragments)."""
+_INSIDE_WORD = regex.compile(r"(?<=\w)['\u2019\u02bc\u2010\u2011-](?=\w)")
+"""An apostrophe or hyphen within a word, dropped (``where's`` is one word, as ``e-mail``
+is ``email``); other punctuation parts words."""
 MAX_WORDS_FOR_TWO_DELETIONS = 32
 MAX_BUCKET = 2000
 """Distinct questions sharing one key beyond which they are not compared one by one (two
@@ -36,8 +42,10 @@ are paired without comparing them."""
 
 
 def normalise(text: str) -> str:
-    """The form questions are compared in: NFKC, case-folded, words separated by one space."""
-    return " ".join(_NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).split())
+    """The form questions are compared in: NFKC, case-folded, punctuation dropped (within a
+    word) or parting words, words separated by one space."""
+    folded = _INSIDE_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(_NON_WORD.sub(" ", folded).split())
 
 
 def allowed_distance(n_words: int) -> int:
@@ -163,7 +171,9 @@ def near_duplicate_pairs(
     )
     keys, owners = _keys(distinct, word_hashes)
     skipped: list[list[int]] = []
-    for a, b in _candidates(keys, owners, skipped):
+    candidates = _candidates(keys, owners, skipped)
+    candidates |= _long_candidates(distinct, skipped)
+    for a, b in sorted(candidates):
         limit = allowed_distance(max(len(distinct[a]), len(distinct[b])))
         if OSA.distance(distinct[a], distinct[b], score_cutoff=limit) <= limit:
             found += [(min(x, y), max(x, y)) for x in holders[a] for y in holders[b]]
@@ -171,6 +181,31 @@ def near_duplicate_pairs(
         groups = {tuple(sorted(q for d in group for q in holders[d])) for group in skipped}
         crowded += [list(group) for group in sorted(groups)]
     return sorted(found)
+
+
+LONG_COMPARISONS = 2_000_000
+"""Comparisons of long questions (``MAX_WORDS_FOR_TWO_DELETIONS`` words and more) one by one
+beyond which they are handed back as ``crowded`` rather than compared: such questions are rare,
+and a set of thousands would take seconds."""
+
+
+def _long_candidates(distinct: list[list[int]], crowded: list[list[int]]) -> set[tuple[int, int]]:
+    """Pairs with a question longer than ``MAX_WORDS_FOR_TWO_DELETIONS`` words, whose keys
+    leave one word out, not two: two substitutions apart, they share no key. Each is paired
+    with every question within two words of its length (the blocking finds the rest)."""
+    long = [q for q, ids in enumerate(distinct) if len(ids) > MAX_WORDS_FOR_TWO_DELETIONS]
+    if not long:
+        return set()
+    by_length: dict[int, list[int]] = {}
+    for q, ids in enumerate(distinct):
+        if len(ids) > MAX_WORDS_FOR_TWO_DELETIONS - 2:
+            by_length.setdefault(len(ids), []).append(q)
+    near = {q: [o for n in range(len(distinct[q]) - 2, len(distinct[q]) + 3)
+                for o in by_length.get(n, ()) if o != q] for q in long}  # fmt: skip
+    if sum(map(len, near.values())) > LONG_COMPARISONS:
+        crowded.append(sorted(long))
+        return set()
+    return {(min(q, o), max(q, o)) for q, others in near.items() for o in others}
 
 
 def _all_pairs(token_ids: list[list[int]]) -> list[tuple[int, int]]:

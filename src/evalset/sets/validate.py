@@ -522,7 +522,9 @@ class _Checker:
         )
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
-        live = [(k, item) for k, item in pairs if item.status != "retired"]
+        # a draft `evalset new` wrote has no question yet, only the placeholder
+        live = [(k, item) for k, item in pairs
+                if item.status != "retired" and item.question != PLACEHOLDER]  # fmt: skip
         crowded: list[list[int]] = []
         for a, b in near_duplicate_pairs([item.question for _, item in live], crowded):
             first, (kb, second) = live[a][1], live[b]
