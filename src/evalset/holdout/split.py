@@ -235,9 +235,9 @@ def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
         raise EditRefused(
             f"{path}: item {item.id}{more} was moved from {was} to {now} by hand since "
             f"{baseline[1]}, without a recorded move, and a split would balance the other "
-            f"items around it; put back `holdout: {str(bool(old.holdout)).lower()}`, or record "
-            f"the move (`evalset split {loaded.name} --move {item.id} --to {now} --force`), "
-            "then split again."
+            f"items around it; put back `holdout: {str(bool(old.holdout)).lower()}` (to move "
+            f"it, then run `evalset split {loaded.name} --move {item.id} --to {now} --force`, "
+            "which records the move), then split again."
         )
 
 

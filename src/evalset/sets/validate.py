@@ -242,8 +242,9 @@ class _Checker:
                 ("items", k, "holdout"),
                 f"moved from {'holdout' if old.holdout else 'tuning'} to {side} since {label} "
                 "without a recorded move",
-                f"undo the edit, or record it with `evalset split {self.loaded.name} --move "
-                f"{item.id} --to {side} --force`",
+                f"undo the edit (`holdout: {str(bool(old.holdout)).lower()}`); to move the "
+                f"item, undo it and run `evalset split {self.loaded.name} --move {item.id} "
+                f"--to {side} --force`, which moves it and records the move",
                 "holdout-move",
             )
 
