@@ -428,3 +428,25 @@ def test_split_puts_near_duplicate_questions_on_one_side(
             assert len(sides) <= 1, (t, [(i.id, after[i.id]) for i in group])
             assert not before or sides == before
     assert plan_split(items, ratio) == plan
+
+
+# Errors that change what a split counts: (what is wrong, the edit of the set file). Before,
+# a misspelt category was balanced as a category of its own, and an item that fails the
+# schema was left out without a word.
+MISCOUNTED = {
+    "a category not declared": ("category: lookup", "category: lokup"),
+    "an item that fails the schema": ("    question:", "    colour: red\n    question:"),
+}
+
+
+@pytest.mark.parametrize("case", MISCOUNTED)
+def test_split_refuses_a_set_whose_errors_change_what_it_counts(docs: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    old, new = MISCOUNTED[case]
+    text = docs.read_text()
+    assert old in text
+    docs.write_text(text.replace(old, new, 1))
+    before = docs.read_bytes()
+    for dry in ([], ["--dry-run"]):
+        done = cli(docs.parents[1], "split", "docs", *dry)
+        assert done.code == 2 and "that change what it counts (first: " in done.err, done.err
+        assert docs.read_bytes() == before

@@ -184,6 +184,7 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     without a recorded move: the others would be balanced around a move nobody recorded."""
     loaded = load_set(path)
     _refuse_lost_sides(path, loaded)
+    _refuse_miscounted(path, loaded)
     plan = plan_split(loaded.entries, ratio)
     _defer_unchecked(loaded, plan)
     if dry_run and plan.holdout:
@@ -238,6 +239,24 @@ def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
             f"items around it; put back `holdout: {str(bool(old.holdout)).lower()}` (to move "
             f"it, then run `evalset split {loaded.name} --move {item.id} --to {now} --force`, "
             "which records the move), then split again."
+        )
+
+
+_COUNTING = frozenset(("schema", "category", "duplicate-id"))
+"""Errors that change what a split counts: an item that cannot be read (left out), a
+category the header does not declare (balanced as a category of its own), an id twice."""
+
+
+def _refuse_miscounted(path: Path, loaded: SetFile) -> None:
+    """Refuse a split while the set has an error that changes what it counts."""
+    from evalset.sets.validate import check_set
+
+    errors = [f for f in check_set(loaded, errors_only=True) if f.rule in _COUNTING]
+    if errors:
+        raise EditRefused(
+            f"{path}: cannot split {loaded.name} with {len(errors)} error(s) that change what "
+            f"it counts (first: {errors[0]}); fix them (`evalset validate {loaded.name}`) and "
+            "split again."
         )
 
 
