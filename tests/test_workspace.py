@@ -629,3 +629,22 @@ def test_init_warns_when_the_corpus_holds_the_snapshots(git_repo: Path, cli) -> 
     done = cli(git_repo, "init", "--name", "demo", "--corpus", ".")
     assert done.code == 0
     assert "the corpus folder (.) holds the snapshots folder (snapshots), so DVC" in done.err
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "key"),
+    [("evalset.toml", 'corpus = "docs"\n', "`corpus`"),
+     ("pyproject.toml", '[tool.evalset]\ncorpus = "docs"\n', "`corpus`")],
+)  # fmt: skip
+def test_a_corpus_folder_that_is_not_there_names_its_setting(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, config: str, text: str, key: str
+) -> None:
+    """Before: "check `corpus` in the config", where the config may be a pyproject.toml."""
+    write_files(git_repo, {config: text, "sets/.gitkeep": ""})
+    done = cli(git_repo, "snapshot")
+    assert done.code == 2
+    assert done.err == (
+        f"evalset: docs: the corpus folder does not exist, but {config} names it as the folder "
+        f'of the documents (corpus = "docs"); put the documents there, or check {key} in '
+        f"{config}.\n"
+    )

@@ -39,6 +39,8 @@ def snapshot(rev: str | None, as_json: bool) -> None:
     from evalset.workspace import display_path
 
     ws = find_workspace()
+    if rev is None:
+        _refuse_no_corpus(ws)
     result = take_snapshot(
         ws.root,
         ws.config.corpus,
@@ -95,6 +97,27 @@ def snapshot(rev: str | None, as_json: bool) -> None:
         for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
             for section in parts[kind]:
                 echo(f"      {mark} #{section}")
+
+
+def _refuse_no_corpus(ws: Workspace) -> None:
+    """A corpus folder that is not there (and that no git or DVC keeps elsewhere, which the
+    snapshot says how to fetch) is a mistake in the configuration: named with its setting."""
+    import json
+
+    from evalset.corpus.manifest import SnapshotError
+    from evalset.corpus.tracked import not_pulled
+    from evalset.workspace import display_path
+
+    folder = ws.corpus_dir
+    if folder.is_dir() or not_pulled(folder) is not None:
+        return
+    what = "is a file, not a folder" if folder.exists() else "does not exist"
+    where = ws.config_file.name
+    setting = f"corpus = {json.dumps(ws.config.corpus, ensure_ascii=False)}"
+    raise SnapshotError(
+        f"{display_path(folder)}: the corpus folder {what}, but {where} names it as the folder "
+        f"of the documents ({setting}); put the documents there, or check `corpus` in {where}."
+    )
 
 
 def stale(
