@@ -17,6 +17,7 @@ Candidates are verified with rapidfuzz's optimal-string-alignment distance over 
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -33,6 +34,9 @@ carry the vowels of Devanagari, Tamil or Thai words: ``re``'s split them into fr
 _INSIDE_WORD = regex.compile(r"(?<=\w)['\u2019\u02bc\u2010\u2011-](?=\w)")
 """An apostrophe or hyphen within a word, dropped (``where's`` is one word, as ``e-mail``
 is ``email``); other punctuation parts words."""
+_ASCII_NON_WORD = re.compile(r"[^\w]+", re.ASCII)
+_ASCII_INSIDE_WORD = re.compile(r"(?<=\w)['-](?=\w)", re.ASCII)
+"""The two above for ASCII text, which has no marks: the standard library's, twice as fast."""
 MAX_WORDS_FOR_TWO_DELETIONS = 32
 MAX_BUCKET = 2000
 """Distinct questions sharing one key beyond which they are not compared one by one (two
@@ -44,6 +48,11 @@ are paired without comparing them."""
 def normalise(text: str) -> str:
     """The form questions are compared in: NFKC, case-folded, punctuation dropped (within a
     word) or parting words, words separated by one space."""
+    if text.isascii():  # (NFKC leaves ASCII as it is, and case folds it as lower does)
+        folded = text.lower()
+        if "'" in folded or "-" in folded:
+            folded = _ASCII_INSIDE_WORD.sub("", folded)
+        return " ".join(_ASCII_NON_WORD.sub(" ", folded).split())
     folded = _INSIDE_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
     return " ".join(_NON_WORD.sub(" ", folded).split())
 
