@@ -164,8 +164,9 @@ def test_a_corpus_that_is_not_a_folder_is_named_for_what_it_is(
     result = cli(git_repo, "snapshot")
     assert result.code == 2
     assert result.err.strip() == (
-        f"evalset: {given}: the corpus folder {what}; check `corpus` in the config (the "
-        "folder that holds the documents)."
+        f"evalset: {given}: the corpus folder {what}, but evalset.toml names it as the folder "
+        f'of the documents (corpus = "{given}"); put the documents there, or check `corpus` in '
+        "evalset.toml."
     )
     assert not list((git_repo / "snapshots").glob("*.json"))
 
