@@ -261,16 +261,24 @@ class Workspace:
         compared nothing, and `snapshot` could not write there."""
         folder = self.root / self.config.snapshots
         if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
-            import json
-
             where = self.config_file.name
-            key = "`snapshots`" + (" under [tool.evalset]" if where == PYPROJECT else "")
-            setting = f"snapshots = {json.dumps(self.config.snapshots, ensure_ascii=False)}"
             raise ConfigError(
                 f"{folder}: is not a folder, but {where} names it as the folder of the "
-                f"snapshots ({setting}); check {key} in {where}."
+                f"snapshots ({self.setting('snapshots')}); check {self.key('snapshots')} in "
+                f"{where}."
             )
         return folder
+
+    def setting(self, key: str) -> str:
+        """A folder setting as the configuration writes it: ``sets = "evals"``."""
+        import json
+
+        return f"{key} = {json.dumps(getattr(self.config, key), ensure_ascii=False)}"
+
+    def key(self, key: str) -> str:
+        r"""A setting's name as an error names it: ``\`sets\` under [tool.evalset]`` in a
+        pyproject.toml."""
+        return f"`{key}`" + (" under [tool.evalset]" if self.config_file.name == PYPROJECT else "")
 
     @property
     def state_dir(self) -> Path:

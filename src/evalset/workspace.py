@@ -6,7 +6,7 @@ import difflib
 import os
 from pathlib import Path
 
-from evalset.config import PYPROJECT, Workspace, find_workspace, find_workspace_or_none
+from evalset.config import Workspace, find_workspace, find_workspace_or_none
 from evalset.errors import NoSetsFolder, UnknownSet
 
 SET_SUFFIXES = (".yaml", ".yml")
@@ -24,14 +24,11 @@ def sets_folder(workspace: Workspace) -> Path:
     """The workspace's sets folder, which must exist: a missing one is a mistake in the
     configuration (or a folder not restored) far more often than a workspace with no sets,
     and taken for an empty one it would let `evalset validate` pass having checked none."""
-    import json
-
     folder = workspace.sets_dir
     if folder.is_dir():
         return folder
     where = display_path(workspace.config_file)
-    key = "`sets`" + (" under [tool.evalset]" if where.name == PYPROJECT else "")
-    setting = f"sets = {json.dumps(workspace.config.sets, ensure_ascii=False)}"
+    key, setting = workspace.key("sets"), workspace.setting("sets")
     if folder.exists() or folder.is_symlink():
         raise NoSetsFolder(
             f"{display_path(folder)}: is not a folder, but {where} names it as the folder of "

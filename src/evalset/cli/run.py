@@ -102,8 +102,6 @@ def snapshot(rev: str | None, as_json: bool) -> None:
 def _refuse_no_corpus(ws: Workspace) -> None:
     """A corpus folder that is not there (and that no git or DVC keeps elsewhere, which the
     snapshot says how to fetch) is a mistake in the configuration: named with its setting."""
-    import json
-
     from evalset.corpus.manifest import SnapshotError
     from evalset.corpus.tracked import not_pulled
     from evalset.workspace import display_path
@@ -113,10 +111,10 @@ def _refuse_no_corpus(ws: Workspace) -> None:
         return
     what = "is a file, not a folder" if folder.exists() else "does not exist"
     where = ws.config_file.name
-    setting = f"corpus = {json.dumps(ws.config.corpus, ensure_ascii=False)}"
     raise SnapshotError(
         f"{display_path(folder)}: the corpus folder {what}, but {where} names it as the folder "
-        f"of the documents ({setting}); put the documents there, or check `corpus` in {where}."
+        f"of the documents ({ws.setting('corpus')}); put the documents there, or check "
+        f"`corpus` in {where}."
     )
 
 

@@ -118,29 +118,15 @@ def first_in_history(repo: Path, commits: set[str], head: str = "HEAD") -> str |
     """Of ``commits``, the one ``git rev-list --topo-order HEAD`` lists first (the latest in
     history; descendants come before their ancestors), or None when none is in the history
     of ``head`` (or there is no git). The listing is read only up to the first hit."""
-    if not commits:
-        return None
-    try:
-        proc = gitcmd.stream(repo, "rev-list", "--topo-order", head, "--")
-    except OSError:
-        return None
-    found = None
-    assert proc.stdout is not None and proc.stderr is not None
-    with proc:
-        for line in proc.stdout:
-            if line.strip() in commits:
-                found = line.strip()
-                break
-        if found is not None:
-            proc.kill()
-        else:
-            gitcmd.refused(repo, proc.stderr.read())
-    return found
+    return next(iter(history_positions(repo, commits, head, first=True)), None)
 
 
-def history_positions(repo: Path, commits: set[str], head: str = "HEAD") -> dict[str, int]:
+def history_positions(
+    repo: Path, commits: set[str], head: str = "HEAD", first: bool = False
+) -> dict[str, int]:
     """Where each of ``commits`` stands in ``git rev-list --topo-order HEAD`` (0: the latest),
-    for those in the history of ``head``; none without git. Read up to the last one found."""
+    for those in the history of ``head``; none without git. Read up to the last one found
+    (``first``: the first). A repository git refuses (another user owns it) is told."""
     if not commits:
         return {}
     try:
@@ -148,14 +134,17 @@ def history_positions(repo: Path, commits: set[str], head: str = "HEAD") -> dict
     except OSError:
         return {}
     found: dict[str, int] = {}
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
     with proc:
         for k, line in enumerate(proc.stdout):
             if line.strip() in commits:
                 found[line.strip()] = k
-                if len(found) == len(commits):
-                    proc.kill()
+                if first or len(found) == len(commits):
                     break
+        if found:
+            proc.kill()
+        else:
+            gitcmd.refused(repo, proc.stderr.read())
     return found
 
 
