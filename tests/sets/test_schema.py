@@ -76,6 +76,25 @@ def test_schema_write_refuses_a_folder_in_a_schemas_place_and_writes_none(  # ty
         assert (git_repo / "schemas" / other).read_text("utf-8") == "old\n"
 
 
+def test_schema_write_refuses_a_file_in_the_schemas_folders_place(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    assert cli(git_repo, "init").code == 0
+    for name in SCHEMA_NAMES:
+        (git_repo / "schemas" / name).unlink()
+    (git_repo / "schemas").rmdir()
+    (git_repo / "schemas").write_text("notes\n", "utf-8")
+    result = cli(git_repo, "schema", "--write")
+    assert result.code == 2
+    assert (result.out, result.err) == (
+        "",
+        "evalset: schemas: is a file, where `evalset schema --write` writes its folder of "
+        "schemas; move or rename it, then run `evalset schema --write` again (it wrote "
+        "nothing).\n",
+    )
+    assert (git_repo / "schemas").read_text("utf-8") == "notes\n"
+
+
 @pytest.mark.parametrize("content", [b"\xe9", b"\xff\xfe{\x00", b"", b"{}\n"])
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_schema_write_replaces_a_schema_file_whatever_it_holds(  # type: ignore[no-untyped-def]

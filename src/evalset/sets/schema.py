@@ -53,15 +53,24 @@ def rendered() -> dict[str, str]:
     }
 
 
+AGAIN = "then run `evalset schema --write` again (it wrote nothing)"
+
+
 def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
     """Write the schemas into ``folder``, each replaced whole (a run killed mid-write leaves
     the old file or the new); ``overwrite=False`` creates only those that do not exist.
     Returns the files that were written."""
+    from evalset.errors import EvalsetError
     from evalset.fsio import atomic_write, create_new, make_folders
 
-    make_folders(folder / "_")
+    if folder.is_file():
+        raise EvalsetError(
+            f"{folder}: is a file, where `evalset schema --write` writes its folder of schemas; "
+            f"move or rename it, {AGAIN}."
+        )
     # Each file checked before any is written: a folder in the way refuses all three.
     current = {name: _current(folder / name) for name in rendered()}
+    make_folders(folder / next(iter(rendered())))
     written = []
     for name, text in rendered().items():
         path = folder / name
@@ -82,11 +91,10 @@ def _current(path: Path) -> bytes | None:
     folder or cannot be read."""
     from evalset.errors import EvalsetError
 
-    again = "then run `evalset schema --write` again (it wrote nothing)"
     if path.is_dir():
         raise EvalsetError(
             f"{path}: is a folder, where `evalset schema --write` writes a schema; move or "
-            f"rename it, {again}."
+            f"rename it, {AGAIN}."
         )
     try:
         return path.read_bytes()
@@ -95,5 +103,5 @@ def _current(path: Path) -> bytes | None:
     except OSError as exc:
         raise EvalsetError(
             f"{path}: cannot be read ({exc.strerror}), so it cannot be compared with the schema "
-            f"it should hold; make it readable, or delete it, {again}."
+            f"it should hold; make it readable, or delete it, {AGAIN}."
         ) from None
