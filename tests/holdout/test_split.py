@@ -430,6 +430,74 @@ def test_split_puts_near_duplicate_questions_on_one_side(
     assert plan_split(items, ratio) == plan
 
 
+CHAIN = [
+    "How many days do I have to return a damaged blender bought online last spring?",
+    "How many days do I have to return a damaged toaster bought online last spring?",
+    "How many days do I have to return a damaged blender bought in store last spring?",
+]
+"""The first is a near duplicate of each of the others, which are not of each other."""
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_an_existing_leak_does_not_keep_an_item_near_one_side_only_unassigned(
+    held: bool,
+) -> None:
+    """i-0 and i-1 are a leak already (`validate` reports it); i-2 is a near duplicate of
+    i-0 alone, so it goes to i-0's side rather than being called a near duplicate of both."""
+    items = [
+        Item(id="i-0", question=CHAIN[0], category="c", holdout=held),
+        Item(id="i-1", question=CHAIN[1], category="c", holdout=not held),
+        Item(id="i-2", question=CHAIN[2], category="c"),
+    ]
+    plan = plan_split(items, 0.5)
+    assert plan.leaking == []
+    assert (plan.holdout, plan.tuning) == ((["i-2"], []) if held else ([], ["i-2"]))
+
+
+def test_items_near_both_sides_through_each_other_are_left_unassigned() -> None:
+    """i-2 is near the holdout's i-0 alone, i-3 near the tuning's i-1 alone, and i-2 and
+    i-3 are near each other: no side for the two of them leaks nothing."""
+    base = CHAIN[0]
+    items = [
+        Item(id="i-0", question=base.replace("spring", "summer").replace("blender", "kettle"),
+             category="c", holdout=True),
+        Item(id="i-1", question=base.replace("days", "weeks").replace("damaged", "broken"),
+             category="c", holdout=False),
+        Item(id="i-2", question=base.replace("spring", "summer"), category="c"),
+        Item(id="i-3", question=base.replace("days", "weeks"), category="c"),
+    ]  # fmt: skip
+    plan = plan_split(items, 0.5)
+    assert sorted(plan.leaking) == ["i-2", "i-3"]
+    assert (plan.holdout, plan.tuning) == ([], [])
+
+
+def test_split_names_the_items_it_leaves_near_both_sides(docs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = docs.parents[1]
+    base = CHAIN[0]
+    asked = {
+        0: (base.replace("spring", "summer").replace("blender", "kettle"), "true"),
+        1: (base.replace("days", "weeks").replace("damaged", "broken"), "false"),
+        2: (base.replace("spring", "summer"), None),
+        3: (base.replace("days", "weeks"), None),
+    }
+    text = docs.read_text()
+    for n, (asks, side) in asked.items():
+        flag = f"    holdout: {side}\n" if side else ""
+        text = text.replace(f"    question: {question(n)}\n", f"    question: {asks}\n{flag}")
+    docs.write_text(text)
+    commit_all(root, "alike")
+    result = cli(root, "split", "docs")
+    assert result.code == 0, result.err
+    assert (
+        "  left unassigned (near duplicates of holdout and of tuning items, directly or through "
+        "each other, so either side would leak a holdout question; reword them, then split "
+        "again): q-002, q-003\n"
+    ) in result.out
+    flags = holdout_flags(docs)
+    assert (flags["q-002"], flags["q-003"]) == (None, None)
+    assert all(side is not None for ident, side in flags.items() if ident not in {"q-002", "q-003"})
+
+
 # Errors that change what a split counts: (what is wrong, the edit of the set file). Before,
 # a misspelt category was balanced as a category of its own, and an item that fails the
 # schema was left out without a word.

@@ -104,8 +104,9 @@ def split(
         echo(f"  left unassigned (no category yet): {', '.join(plan.uncategorised)}")
     if plan.leaking:
         echo(
-            "  left unassigned (near duplicates of items on both sides, a leak `evalset "
-            f"validate` reports; fix it, then split again): {', '.join(plan.leaking)}",
+            "  left unassigned (near duplicates of holdout and of tuning items, directly or "
+            "through each other, so either side would leak a holdout question; reword them, "
+            f"then split again): {', '.join(plan.leaking)}",
             fg="yellow",
         )
     if plan.unchecked:

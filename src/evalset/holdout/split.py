@@ -127,7 +127,8 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
     the side those of them already assigned have, else the side most of them were given
     (on a tie, the side of the first by rank). One on either side would leak the holdout
     question to the people tuning prompts. Those near duplicates of items on both sides
-    already (a leak `validate` reports) are left unassigned, in ``plan.leaking``."""
+    already, directly or through other unassigned items (a leak `validate` would report),
+    are left unassigned, in ``plan.leaking``."""
     from evalset.sets.neardup import near_duplicate_pairs
 
     live = [  # (a draft of `evalset new` has no question yet: only the placeholder)
@@ -147,13 +148,21 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
             k = parent[k]
         return k
 
-    for group in [*pairs, *crowded]:
+    sides = {ident: True for ident in plan.holdout} | {ident: False for ident in plan.tuning}
+    # Two items whose sides are settled are a leak already, or no concern of the split: the
+    # link between them joins no group, or an item near one of them alone would be taken
+    # for a near duplicate of both sides. (A crowded group, never compared pair by pair, is
+    # taken whole.)
+    settled = [i.id not in sides and i.holdout is not None for i in live]
+    for a, b in pairs:
+        if not (settled[a] and settled[b]):
+            parent[root(b)] = root(a)
+    for group in crowded:
         for other in group[1:]:
             parent[root(other)] = root(group[0])
     groups: dict[int, list[Item]] = defaultdict(list)
     for k, item in enumerate(live):
         groups[root(k)].append(item)
-    sides = {ident: True for ident in plan.holdout} | {ident: False for ident in plan.tuning}
     order = [*plan.holdout, *plan.tuning]
     for members in groups.values():
         open_items = [m for m in members if m.id in sides]
