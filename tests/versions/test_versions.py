@@ -252,6 +252,69 @@ def test_release_refuses_an_invalid_set(released: Path, cli) -> None:  # type: i
     assert "category 'direct' is not declared" in result.err
 
 
+@pytest.mark.parametrize("copy", ["sets/copy.yaml", "sets/docs.yml"])
+def test_release_refuses_a_set_whose_name_another_file_takes_or_is_not_its_own(  # type: ignore[no-untyped-def]
+    released: Path, cli, copy: str
+) -> None:
+    """A copy of a set whose `name:` was left as it was (or a twin `.yml` of it) would
+    release under the other set's tags: `validate` calls it an error, and so does release."""
+    path = released / "sets" / "docs.yaml"
+    text = path.read_text().replace("Question q-3 about", "Question q-3 copied, about")
+    (released / copy).write_text(text)
+    commit_all(released, "a copy")
+    result = cli(released, "release", copy, "--bump", "patch")
+    assert result.code == 1, result.out
+    assert f"evalset: {copy}: cannot release docs with 1 validation error(s)" in result.err
+    assert f"(`evalset validate {copy}`)" in result.err
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
+def test_release_refuses_a_set_file_outside_the_sets_folder(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """check-pin, log and diff find a release by its set's name in the sets folder: one
+    made of a file elsewhere could never be checked."""
+    text = (released / "sets" / "docs.yaml").read_text().replace("name: docs", "name: elsewhere")
+    text = "".join(line for line in text.splitlines(True) if not line.startswith("version:"))
+    (released / "elsewhere.yaml").write_text(text)
+    commit_all(released, "a set beside the folder")
+    result = cli(released, "release", "elsewhere.yaml", "--bump", "patch")
+    assert result.code == 1, result.out
+    assert result.err == (
+        "evalset: elsewhere.yaml: cannot release elsewhere from outside the workspace's sets "
+        "folder (sets), where `check-pin`, `log` and `diff` find a set's releases by its name; "
+        "move it there (git mv), commit, and run the release again.\n"
+    )
+    assert tag_names(released) == ["evalset/docs/v0.1.0"]
+
+
+def test_release_refuses_a_holdout_sealed_at_the_last_release_and_plain_now(  # type: ignore[no-untyped-def]
+    released: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unsealed to edit and committed without sealing again: the release would publish the
+    holdout questions the last release kept sealed."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("  - id: q-3\n", "  - id: q-3\n    holdout: true\n"))
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(released, "seal", "docs", "--recipient", key[1]).code == 0
+    commit_all(released, "hold q-3 out, sealed")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    assert cli(released, "unseal", "docs").code == 0
+    path.write_text(path.read_text().replace("Question q-1 about", "Question q-1 now about"))
+    commit_all(released, "an edit, the holdout left unsealed")
+    result = cli(released, "release", "docs", "--bump", "minor")
+    assert result.code == 1, result.out
+    assert result.err == (
+        "evalset: sets/docs.yaml: cannot release docs while 1 holdout item(s) are in plain "
+        "text (q-3), though its holdout was sealed at release 0.2.0: the release would publish "
+        f"them; seal them again (`evalset seal docs --recipient {key[1]}`, the keys of release "
+        "0.2.0), commit, and run the release again.\n"
+    )
+    assert tag_names(released) == ["evalset/docs/v0.1.0", "evalset/docs/v0.2.0"]
+    assert cli(released, "seal", "docs", "--recipient", key[1]).code == 0
+    commit_all(released, "sealed again")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+
+
 def test_release_refuses_stale_items(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     policy = released / "corpus" / "policy.md"
     policy.write_text(policy.read_text().replace("14 days", "30 days"))

@@ -28,6 +28,7 @@ from evalset.sets.setfile import SetFile, parse_set
 from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
 from evalset.versions.pin import pin_of, recorded_format
+from evalset.workspace import display_path
 
 
 class ReleaseRefused(EvalsetError):
@@ -122,6 +123,12 @@ def _refuse_unless_releasable(
     from evalset.staleness.stale import StaleChecker
 
     name, path = loaded.name, history.path
+    if path.resolve().parent != ws.sets_dir.resolve():
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} from outside the workspace's sets folder "
+            f"({display_path(ws.sets_dir)}), where `check-pin`, `log` and `diff` find a set's "
+            f"releases by its name; move it there (git mv), commit, and run the release again."
+        )
     store = workspace_store(ws)
     newest = store.newest()
     choice = store.newest_choice()
@@ -170,12 +177,14 @@ def _refuse_unless_releasable(
             "add, git commit) and run the release again."
         )
     baseline = holdout_baseline(path, loaded.name, loaded)
-    errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True)
+    errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True, by_file=True)
     if errors:
         raise ReleaseRefused(
             f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "
-            f"{errors[0]}); fix them (`evalset validate {name}`) and run the release again."
+            f"{errors[0]}); fix them (`evalset validate {display_path(path)}`) and run the "
+            "release again."
         )
+    _refuse_a_holdout_unsealed_since(path, loaded, baseline)
     if loaded.sealed:
         from evalset.sets.sealed import IDENTITY_ENV
 
@@ -205,6 +214,34 @@ def _refuse_unless_releasable(
             "active or retire them, or pass --exclude-drafts to release without them."
         )
     return newest.id[:SHORT] if newest else None
+
+
+def _refuse_a_holdout_unsealed_since(
+    path: Path, loaded: SetFile, baseline: tuple[SetFile, str] | None
+) -> None:
+    """A set whose holdout was sealed at its last release and is in plain text now: the
+    release would publish the holdout questions that one kept from the people tuning prompts
+    (`validate` catches it before a commit; a commit made without it is caught here)."""
+    if baseline is None or baseline[0] is loaded or baseline[1] == "HEAD":
+        return
+    then, label = baseline
+    if not (then.sealed or then.opened):
+        return  # a holdout never sealed at that release
+    plain = [
+        item.id
+        for k, item in zip(loaded.item_index, loaded.items, strict=True)
+        if item.holdout and item.status != "retired" and k not in loaded.opened
+    ]
+    if plain:
+        ids = ", ".join(plain[:5]) + (", …" if len(plain) > 5 else "")
+        stubs = [*then.sealed, *then.opened.values()]
+        keys = " ".join(f"--recipient {key}" for key in stubs[-1].sealed.recipients)
+        raise ReleaseRefused(
+            f"{path}: cannot release {loaded.name} while {len(plain)} holdout item(s) are in "
+            f"plain text ({ids}), though its holdout was sealed at {label}: the release would "
+            f"publish them; seal them again (`evalset seal {loaded.name} {keys}`, the keys of "
+            f"{label}), commit, and run the release again."
+        )
 
 
 def _next_version(history: SetHistory, bump: str | None, version: str | None) -> Version:
