@@ -110,6 +110,54 @@ def test_from_header_without_history_is_refused(corpus_repo: Path, cli) -> None:
     assert path.read_text() == before
 
 
+def test_from_header_refuses_a_snapshot_the_workspace_does_not_have(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, V1)
+    snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    header = SET_HEADER.replace("items:\n", "snapshot: deadbeef0000\nitems:\n")
+    path.write_text(header + set_item("a", "policy.md#returns"))
+    commit_all(corpus_repo, "adopted against a snapshot since lost")
+    before = path.read_text()
+    result = cli(corpus_repo, "verify", "docs", "--from-header")
+    assert result.code == 2
+    assert result.err == (
+        "evalset: sets/docs.yaml: its header names snapshot deadbeef0000, which is not in "
+        "snapshots, so the items cannot be said to be verified against it; restore it from git, "
+        "or check the items against the newest snapshot and run `evalset verify NAME ITEM…` "
+        "(nothing was changed).\n"
+    )
+    assert path.read_text() == before
+
+
+def test_from_header_needs_the_key_for_sealed_items_that_were_there(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, key: tuple[Path, str], monkeypatch
+) -> None:
+    """A sealed item's `verified:` is inside its seal: without the key, moving the header's
+    snapshot would drop the one record that it was checked."""
+    write_files(corpus_repo, V1)
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    header = SET_HEADER.replace("items:\n", f"snapshot: {old}\nitems:\n")
+    held = set_item("h", "policy.md#returns") + "    holdout: true\n"
+    path.write_text(header + set_item("a", "policy.md#returns") + held)
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(corpus_repo, "seal", "docs", "--recipient", key[1]).code == 0
+    commit_all(corpus_repo, "adopted, the holdout sealed")
+    before = path.read_text()
+    result = cli(corpus_repo, "verify", "docs", "--from-header")
+    assert result.code == 2
+    assert result.err == (
+        f"evalset: sets/docs.yaml: 1 sealed item(s) (h) were in the set when its header's "
+        f"snapshot {old} was recorded, and cannot take it without the key; set "
+        "EVALSET_AGE_IDENTITY to the age key file and run it again (nothing was changed).\n"
+    )
+    assert path.read_text() == before
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    result = cli(corpus_repo, "verify", "docs", "--from-header")
+    assert result.code == 0, result.err
+    assert f"moved the header's snapshot {old} onto 2 item(s)" in result.out
+
+
 def test_before_the_first_snapshot_validate_says_snapshot_then_verify(
     corpus_repo: Path, cli
 ) -> None:  # type: ignore[no-untyped-def]

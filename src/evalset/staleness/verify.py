@@ -21,6 +21,7 @@ from evalset.sets.resolve import last_held, lookup, unresolved
 from evalset.sets.setfile import load_set
 from evalset.sets.validate import draft_lacks, lacking_pronoun
 from evalset.staleness.stale import StaleChecker
+from evalset.workspace import display_path
 
 
 def newest_snapshot(workspace: Workspace) -> tuple[SnapshotStore, Snapshot]:
@@ -56,8 +57,6 @@ def verify(
     store, newest = newest_snapshot(workspace)
     choice = store.newest_choice()
     if choice is not None and choice.corpus_changed:
-        from evalset.workspace import display_path
-
         raise SnapshotError(
             f"{display_path(workspace.corpus_dir)}: has changed since the newest snapshot, "
             f"{newest.short}, "
@@ -129,8 +128,6 @@ def _not_here(workspace: Workspace, choice: Newest) -> str:
     """Why items cannot be verified while the corpus is not (wholly) here: which snapshot
     was checked against is told by the corpus, and the latest commit's snapshot is only a
     guess (the corpus may have been committed without its snapshot since)."""
-    from evalset.workspace import display_path
-
     where = display_path(workspace.corpus_dir)
     guess = "so which snapshot you checked the items against cannot be told"
     if choice.corpus == "unreadable":
@@ -175,7 +172,28 @@ def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
     if header is None or not header.snapshot:
         raise EvalsetError(f"{path}: has no `snapshot:` in its header; there is nothing to move.")
     ref = header.snapshot
+    if workspace_store(workspace).resolve(ref) is None:
+        raise EvalsetError(
+            f"{path}: its header names snapshot {ref}, which is not in "
+            f"{display_path(workspace.snapshots_dir)}, so the items cannot be said to be "
+            "verified against it; restore it from git, or check the items against the newest "
+            "snapshot and run `evalset verify NAME ITEM…` (nothing was changed)."
+        )
     present = _items_when_recorded(workspace, path, ref)
+    locked = [
+        stub.id
+        for stub in loaded.sealed
+        if stub.status == "active" and stub.verified is None and stub.id in present
+    ]
+    if locked:  # their `verified:` is inside the seal: the header is all that says it
+        from evalset.sets.sealed import IDENTITY_ENV
+
+        ids = ", ".join(locked[:5]) + (", …" if len(locked) > 5 else "")
+        raise EvalsetError(
+            f"{path}: {len(locked)} sealed item(s) ({ids}) were in the set when its header's "
+            f"snapshot {ref} was recorded, and cannot take it without the key; set "
+            f"{IDENTITY_ENV} to the age key file and run it again (nothing was changed)."
+        )
     targets = [
         item
         for item in loaded.items
