@@ -708,6 +708,48 @@ def test_a_sealed_item_flipped_to_tuning_by_hand_is_told_how_to_move_it(  # type
     assert "--move ID --to tuning --force" in out and "use True" not in out
 
 
+@pytest.mark.parametrize(
+    "edit", [("holdout: true", "holdout: false"), ("status: active", "status: retired")]
+)
+def test_a_sealed_item_edited_by_hand_is_not_compared_nor_skipped(  # type: ignore[no-untyped-def]
+    cli,
+    example: Path,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    edit: tuple[str, str],
+) -> None:
+    """Its visible side or status no longer says what its sealed content does: diff says
+    it could not compare it (not "removed", not "no change"), and unseal refuses rather
+    than leave it sealed without a word."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    commit_all(example, "sealed")
+    path = set_file(example)
+    text = path.read_text()
+    first = HOLDOUT[0].id
+    start = text.index(f"- id: {first}\n")
+    end = text.index("sealed:", start)
+    if edit[0] not in text[start:end]:  # an active item shows no status: write it
+        text = text[:end] + "status: retired\n    " + text[end:]
+    else:
+        text = text[:start] + text[start:end].replace(*edit) + text[end:]
+    path.write_text(text)
+    for identity in (None, str(key[0])):
+        if identity:
+            monkeypatch.setenv("EVALSET_AGE_IDENTITY", identity)
+        result = cli(example, "diff", NAME, "HEAD", "--json")
+        if result.code == 2:  # with the key, a status that is not its content's is refused
+            assert identity and "differs from its sealed content" in result.err
+            continue
+        data = json.loads(result.out)
+        assert (data["not_compared"], data["removed"], data["retired"]) == ([first], [], [])
+    before = path.read_bytes()
+    result = cli(example, "unseal", NAME)
+    assert result.code == 2
+    assert f"item {first}" in result.err or f"sealed item {first!r}" in result.err
+    assert path.read_bytes() == before
+
+
 def test_sealing_again_keeps_the_ciphertext_of_items_that_did_not_change(  # type: ignore[no-untyped-def]
     example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -216,6 +216,29 @@ def test_diff_defaults_to_last_release_against_the_working_tree(released: Path, 
     assert "HOLDOUT" not in result.out  # an assignment is not a move
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [("question: Question q-2", "questoin: Question q-2"),
+     ("  - id: q-2\n", "  - id: q-2\n    holdout: yes please\n")],
+)  # fmt: skip
+def test_diff_does_not_call_an_item_failing_the_schema_removed(  # type: ignore[no-untyped-def]
+    released: Path, cli, edit: tuple[str, str]
+) -> None:
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace(*edit, 1))
+    result = cli(released, "diff", "docs")
+    assert result.code == 0, result.err
+    assert result.out == (
+        "docs: 0.1.0 -> working tree: 1 not compared (invalid on one side)\n"
+        "  ? q-2 (not compared: invalid on one side; `evalset validate` says why)\n"
+    )
+    data = json.loads(cli(released, "diff", "docs", "--json").out)
+    assert (data["removed"], data["not_compared"]) == ([], ["q-2"])
+    md = cli(released, "diff", "docs", "--format", "md").out
+    assert "| `q-2` | **not compared** | invalid on one side |" in md
+    assert "removed" not in md
+
+
 def test_holdout_moves_are_flagged(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     path = released / "sets" / "docs.yaml"
     with edit_set(path) as editor:

@@ -143,6 +143,11 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
         echo(f"  ~ {item.id}", fg="yellow" if colour else None)
         for change in item.changes:
             echo(f"      {change}")
+    for ident in diff.not_compared:
+        echo(f"  ? {ident} ({NOT_COMPARED})", fg="red" if colour else None)
+
+
+NOT_COMPARED = "not compared: invalid on one side; `evalset validate` says why"
 
 
 def _diff_md(diff: SetDiff) -> str:
@@ -179,6 +184,8 @@ def _diff_md(diff: SetDiff) -> str:
     for where, change in changes:
         detail = str(change).split(": ", 1)[1]
         rows.append(md_row([where, md_text(change.field), md_text(detail)]))
+    rows += [f"| {md_code(ident)} | **not compared** | invalid on one side |"
+             for ident in diff.not_compared]  # fmt: skip
     shown = md_fit(rows, COMMENT_LONGEST - LEFT_OUT_ROOM - md_length(out))
     out += rows[:shown]
     if shown < len(rows):

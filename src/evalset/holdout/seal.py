@@ -290,6 +290,9 @@ def unseal_set(path: Path) -> list[str]:
         current = editor.current
         if current.sealed:
             raise SealError(f"{path}: {sealed_message(len(current.sealed))}; nothing was unsealed.")
+        broken = current.schema_error()
+        if broken is not None:  # a sealed item among them would stay sealed without a word
+            raise SealError(f"{broken}; fix it first: nothing was unsealed.")
         spans = current.index.spans
         indent = spans.indent if spans is not None else None
         for k in sorted(current.opened):

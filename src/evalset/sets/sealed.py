@@ -195,7 +195,8 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> tuple[Item, st
         raise SealError(
             f"{where}: sealed item {stub.id!r} shows `{changed[0]}: {shown[changed[0]]}`, "
             f"which differs from its sealed content ({inside[changed[0]]!r}); undo the hand "
-            "edit, or `evalset unseal`, edit and seal again."
+            f"edit (`{changed[0]}: {inside[changed[0]]}`), then, to change it, `evalset unseal`, "
+            "edit the item and seal again."
         )
     if item_fingerprint(item, stub.sealed.fingerprint_format) != stub.sealed.fingerprint:
         raise SealError(

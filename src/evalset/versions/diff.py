@@ -117,10 +117,21 @@ class SetDiff:
     """Items that moved between tuning and holdout: a tuning item has been seen by tuners,
     and a holdout item moved to tuning has leaked."""
     header: list[FieldChange] = field(default_factory=list)
+    not_compared: list[str] = field(default_factory=list)
+    """Items invalid on either side (failing the schema: a misspelt field; a sealed item
+    whose visible side or status was edited by hand): neither removed nor changed, but not
+    compared."""
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.retired or self.changed or self.header)
+        return not (
+            self.added
+            or self.removed
+            or self.retired
+            or self.changed
+            or self.header
+            or self.not_compared
+        )
 
     @property
     def reverified(self) -> list[str]:
@@ -146,6 +157,8 @@ class SetDiff:
             parts.append(f"{len(self.holdout_moves)} moved between tuning and holdout")
         if self.header:
             parts.append("header changed")
+        if self.not_compared:
+            parts.append(f"{len(self.not_compared)} not compared (invalid on one side)")
         return ", ".join(parts) or "no change"
 
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +172,7 @@ class SetDiff:
             "changed": [c.to_json() for c in self.changed],
             "holdout_moves": [m.to_json() for m in self.holdout_moves],
             "header": [c.to_json() for c in self.header],
+            "not_compared": self.not_compared,
         }
 
 
@@ -288,6 +302,9 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
             result.added.append(ident)
         elif ident not in after:
             result.removed.append(ident)
+        elif before[ident] == after[ident] and sides[ident] != now[ident]:
+            # its side or status edited by hand, its content not: what it is cannot be told
+            result.not_compared.append(ident)
         elif before[ident] != after[ident]:
             (held, status), (holds, becomes) = sides[ident], now[ident]
             if held is not None and holds != held:
@@ -314,6 +331,30 @@ def _require_unique_ids(loaded: SetFile, label: str) -> None:
         )
 
 
+def _without(loaded: SetFile, ids: set[str]) -> SetFile:
+    """``loaded`` without the items (plain or sealed) whose id is in ``ids``."""
+    from dataclasses import replace
+
+    kept = [k for k, item in enumerate(loaded.items) if item.id not in ids]
+    stubs = [k for k, stub in enumerate(loaded.sealed) if stub.id not in ids]
+    return replace(
+        loaded,
+        items=[loaded.items[k] for k in kept],
+        item_index=[loaded.item_index[k] for k in kept],
+        sealed=[loaded.sealed[k] for k in stubs],
+        sealed_index=[loaded.sealed_index[k] for k in stubs],
+    )
+
+
+def _raw_order(loaded: SetFile) -> dict[str, int]:
+    """Each entry's position in its file by its id, readable or not."""
+    return {
+        entry["id"]: k
+        for k, entry in enumerate(loaded.raw_items)
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str)
+    }
+
+
 def _file_order(loaded: SetFile) -> dict[str, int]:
     """Each item's position in its file, plain or sealed."""
     found = dict(zip((s.id for s in loaded.sealed), loaded.sealed_index, strict=True))
@@ -321,10 +362,21 @@ def _file_order(loaded: SetFile) -> dict[str, int]:
     return found
 
 
+def _failing(loaded: SetFile) -> set[str]:
+    """The ids of the items that fail the schema (they are not among the file's items)."""
+    return {f.item for f in loaded.schema_findings if f.severity == "error" and f.item}
+
+
 def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
     for loaded, label in ((old, old_label), (new, new_label)):
         _require_unique_ids(loaded, label)
     result = SetDiff(new.name, old_label, new_label)
+    # an item unreadable on one side is neither removed nor added: it is not compared
+    unreadable = _failing(old) | _failing(new)
+    if unreadable:
+        old, new = _without(old, unreadable), _without(new, unreadable)
+        order = {**_raw_order(old), **_raw_order(new)}
+        result.not_compared = sorted(unreadable, key=lambda i: order.get(i, len(order)))
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
     sealed_before = {stub.id for stub in old.sealed}
