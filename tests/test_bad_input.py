@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -381,3 +382,44 @@ def test_a_current_folder_that_was_deleted_is_one_sentence(
     assert done.returncode == 2, done.stderr
     assert "the current folder no longer exists" in (done.stderr + done.stdout)
     assert "internal error" not in done.stderr
+
+
+def _value_options() -> list[tuple[list[str], str]]:
+    """Every option of every command that takes one value: (command path, option)."""
+    from evalset.cli.app import command
+
+    found = []
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+            return
+        for param in cmd.params:
+            if param.param_type_name == "option" and not param.is_flag and not param.multiple:
+                found.append((path, max(param.opts, key=len)))
+
+    walk(command(), [])
+    return found
+
+
+VALUE_OPTIONS = _value_options()
+
+
+@pytest.mark.parametrize(
+    ("path", "option"), VALUE_OPTIONS, ids=[" ".join([*p, o]) for p, o in VALUE_OPTIONS]
+)
+def test_an_option_of_one_value_given_twice_is_refused(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, path: list[str], option: str
+) -> None:
+    """click would keep the second value and drop the first without a word (`split --move
+    q-1 --move q-2` moved q-2 alone): each such option of each command refuses it."""
+    result = cli(tmp_path, *path, option, "a", f"{option}=b")
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err == (
+        f"evalset: {option} was given twice, but takes one value: give it once; see "
+        f"`evalset {' '.join(path)} --help`.\n"
+    )
+    assert list(tmp_path.iterdir()) == []

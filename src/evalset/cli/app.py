@@ -78,6 +78,8 @@ def tidy(command: Any) -> None:
     (``<float>``, ``<str>``), and a flag shown by its name alone (not ``<bool>``)."""
     for sub in getattr(command, "commands", {}).values():
         tidy(sub)
+    if not hasattr(command, "commands"):
+        command.parse_args = _once(command, command.parse_args)
     command.format_help = _guarded(command.format_help)
     if command.help:
         command.help = reflow(command.help)
@@ -93,6 +95,42 @@ def tidy(command: Any) -> None:
         return option
 
     command.get_help_option = get_help_option
+
+
+def _once(command: Any, parse_args: Any) -> Any:
+    """``parse_args`` refusing an option of one value given twice: click keeps the last and
+    drops the first without a word (`split --move q-1 --move q-2` moved q-2 alone)."""
+
+    def parse(ctx: Any, args: list[str]) -> Any:
+        taking: dict[str, Any] = {}
+        for param in command.params:
+            if param.param_type_name == "option" and not param.is_flag:
+                taking.update(dict.fromkeys([*param.opts, *param.secondary_opts], param))
+        seen: dict[Any, str] = {}
+        k = 0
+        while k < len(args):
+            token, k = args[k], k + 1
+            if token == "--":
+                break
+            name = token.split("=", 1)[0] if token.startswith("--") else token
+            param = taking.get(name)
+            if param is None:
+                continue
+            if name == token:  # its values follow
+                k += param.nargs
+            if param.multiple:
+                continue
+            if param in seen:
+                import click
+
+                twice = name if seen[param] == name else f"{seen[param]} (as {name})"
+                raise click.UsageError(
+                    f"{twice} was given twice, but takes one value: give it once", ctx=ctx
+                )
+            seen[param] = name
+        return parse_args(ctx, args)
+
+    return parse
 
 
 def _show_help(ctx: Any, param: Any, value: bool) -> None:
