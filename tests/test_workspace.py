@@ -89,6 +89,27 @@ def test_sets_are_found_by_name_with_a_suggestion(workspace: Path) -> None:
         resolve_set(ws, "acme-suport")
 
 
+@pytest.mark.parametrize("here", ["corpus", "reports", "acme-support"])
+def test_a_set_name_is_the_set_though_a_file_or_folder_here_bears_it(  # type: ignore[no-untyped-def]
+    workspace: Path, cli, monkeypatch: pytest.MonkeyPatch, here: str
+) -> None:
+    """A set named like a folder of the workspace, or a stray file in the current folder,
+    is still found by its name; a name with a suffix or a slash is a path."""
+    monkeypatch.chdir(workspace)
+    ws = find_workspace(workspace)
+    text = (workspace / "sets" / "acme-support.yaml").read_text(encoding="utf-8")
+    (workspace / "sets" / f"{here}.yaml").write_text(
+        text.replace("name: acme-support", f"name: {here}"), encoding="utf-8"
+    )
+    if not (workspace / here).exists():
+        (workspace / here).write_text("notes\n", encoding="utf-8")
+    assert resolve_set(ws, here) == Path("sets") / f"{here}.yaml"
+    assert resolve_set(ws, f"./{here}") == Path(f"./{here}")
+    result = cli(workspace, "pin", here)
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["set"] == here
+
+
 def test_init_waits_while_another_git_command_writes_the_git_config(git_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
     import threading
     import time

@@ -89,9 +89,22 @@ def set_file_named(workspace: Workspace, name: str) -> Path | None:
 
 
 def resolve_set(workspace: Workspace | None, ref: str) -> Path:
-    """A set given by name (``acme-support``) or by path (``sets/acme-support.yaml``)."""
+    """A set given by name (``acme-support``) or by path (``sets/acme-support.yaml``). A
+    bare word is the workspace's set of that name when it has one, though a file or folder
+    here bears the name too (a set named ``corpus``, a stray file ``s``)."""
     as_path = Path(ref)
-    if as_path.suffix in SET_SUFFIXES or "/" in ref or os.path.exists(as_path):
+    if as_path.suffix in SET_SUFFIXES or "/" in ref:
+        return as_path
+    named = None
+    if workspace is not None and ref:
+        try:
+            named = set_file_named(workspace, ref)
+        except NoSetsFolder:
+            if not os.path.exists(as_path):
+                raise
+    if named is not None:
+        return display_path(named)
+    if os.path.exists(as_path):
         return as_path
     if workspace is None:
         raise UnknownSet(
@@ -99,9 +112,6 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
             "run evalset in the workspace's folder (or give it with -C DIR), or give the set "
             "file's path."
         )
-    found = set_file_named(workspace, ref)
-    if found is not None:
-        return display_path(found)
     names = [p.stem for p in set_paths(workspace)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
