@@ -270,12 +270,19 @@ def read_pin(report: Path) -> dict[str, Any]:
 
 
 def _differing_items(reported: Any, released: SetFile, fmt: int) -> list[str] | None:
-    """Ids whose content differs between the report's item fingerprints and a release."""
-    if not isinstance(reported, dict):
+    """Ids whose content differs between the report's item fingerprints and a release;
+    None for a pin without them (`evalset pin --no-item-fingerprints`)."""
+    if reported is _ABSENT:
         return None
+    if not isinstance(reported, dict):  # written by no evalset: every item is in doubt
+        reported = {}
     ours = pin_of(released, None, fmt=fmt)["item_fingerprints"]
     ids = sorted(set(reported) | set(ours))
     return [i for i in ids if reported.get(i) != ours.get(i)]
+
+
+_ABSENT = object()
+"""A pin key that is not there (not one that holds null)."""
 
 
 def set_named(ws: Workspace, report: Path, name: str) -> Path:
@@ -339,9 +346,10 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
             "and score the run again"
         )
         return check
-    base, _, suffix = version.partition("+")
+    base, plus, suffix = version.partition("+")
     parsed = Version.parse(base)
-    if parsed is None or str(parsed) != base:  # as evalset writes it: no "v", no padding
+    # as evalset writes it: no "v", no padding, and "+modified" the one suffix
+    if parsed is None or str(parsed) != base or (plus and suffix != "modified"):
         check.problems.append(f"report names version {version!r}, which is not X.Y.Z")
         return check
     tag = history.release(base)
@@ -376,7 +384,7 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
         )
         return check
     actual = set_fingerprint(released, fmt)
-    differing = _differing_items(found.get("item_fingerprints"), released, fmt)
+    differing = _differing_items(found.get("item_fingerprints", _ABSENT), released, fmt)
     detail = f": {len(differing)} item(s) differ from the release" if differing else ""
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
