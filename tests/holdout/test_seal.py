@@ -506,6 +506,30 @@ def test_seal_without_recipients_takes_those_of_the_sets_sealed_items(  # type: 
     assert "secret" not in path.read_text()
 
 
+def test_seal_to_other_keys_of_a_holdout_sealed_whole_says_it_sealed_nothing(  # type: ignore[no-untyped-def]
+    cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seal never seals an item again: keys given for a holdout sealed to others would be
+    a silent no-op, so it is refused, saying how to re-key; the same keys are no news."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    seal(cli, example, key[1])
+    path = set_file(example)
+    before = path.read_bytes()
+    same = cli(example, "seal", NAME, "--recipient", key[1])
+    assert (same.code, same.out) == (0, f"sets/{NAME}.yaml: no holdout item left to seal\n")
+    other = str(x25519.Identity.generate().to_public())
+    result = cli(example, "seal", NAME, "--recipient", other)
+    assert result.code == 2
+    ids = ", ".join(item.id for item in HOLDOUT[:5]) + (", …" if len(HOLDOUT) > 5 else "")
+    assert result.err == (
+        f"evalset: sets/{NAME}.yaml: every holdout item is sealed already, and {len(HOLDOUT)} "
+        f"of them ({ids}) to other keys than those given; seal never seals an item again, so "
+        f"to seal them to these keys, unseal with the key (`evalset unseal {NAME}`) and seal "
+        "again with --recipient (nothing was changed).\n"
+    )
+    assert path.read_bytes() == before
+
+
 def test_seal_without_recipients_refuses_a_set_never_sealed(  # type: ignore[no-untyped-def]
     cli, example: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

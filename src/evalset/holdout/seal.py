@@ -65,6 +65,8 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
         secrets: list[str] = []
         plain = [(k, item) for k, item in zip(current.item_index, current.items, strict=True)
                  if item.holdout and k not in current.opened]  # fmt: skip
+        if given and not plain:
+            _refuse_rekeying(path, current, given)
         before = _committed_seals(path, current) if plain else {}
         for k, item in plain:
             text = editor.source_of(k)
@@ -77,6 +79,22 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
             secrets.extend(_texts_of(item))
         _refuse_leaks(path, editor.render(), secrets)
     return Sealing(sealed, keys, source)
+
+
+def _refuse_rekeying(path: Path, current: SetFile, given: list[str]) -> None:
+    """Keys given for a holdout sealed whole to others: seal leaves sealed items as they
+    are, so nothing would be sealed to them, which the one who gave them must be told."""
+    stubs = [*current.sealed, *current.opened.values()]
+    other = [stub.id for stub in stubs if set(stub.sealed.recipients) != set(given)]
+    if not other:
+        return
+    ids = ", ".join(other[:5]) + (", …" if len(other) > 5 else "")
+    raise SealError(
+        f"{path}: every holdout item is sealed already, and {len(other)} of them ({ids}) to "
+        "other keys than those given; seal never seals an item again, so to seal them to "
+        f"these keys, unseal with the key (`evalset unseal {current.name}`) and seal again "
+        "with --recipient (nothing was changed)."
+    )
 
 
 @dataclass(frozen=True)
