@@ -432,12 +432,18 @@ def test_a_sealed_item_keeps_no_comment(  # type: ignore[no-untyped-def]
     assert lines[: lines.index("  - id: q-2")] == COMMENTED.split("\n")[:13]
 
 
+@pytest.mark.parametrize(
+    "quoted",
+    ["Which secret holdout question is this one?", "which SECRET holdout  question is this one?",
+     "Which secret\u00a0holdout question\tis this one?"],
+)  # fmt: skip
 def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[no-untyped-def]
-    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, quoted: str
 ) -> None:
+    """As written, or in other capitals and spacing: either way the comment tells it."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
     text = SMALL_HEADER.replace(
-        "categories:", "# to do: reword 'Which secret holdout question is this one?'\ncategories:"
+        "categories:", f"# to do: reword '{quoted}'\ncategories:"
     ) + small_item("q-2", "Which secret holdout question is this one?", True)
     path = write_small(tmp_path, text)
     result = cli(tmp_path, "seal", path.name, "--recipient", key[1])

@@ -8,6 +8,7 @@ atomically.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,15 +257,22 @@ def _refuse_leaks(path: Path, text: str, secrets: list[str]) -> None:
                 f"{path}: holdout item {entry.get('id')!r} would stay readable after sealing; "
                 "nothing was sealed. Fix the item (`evalset validate`) and seal again."
             )
-    visible = "\0".join(_strings(plain))
+    visible = _loose("\0".join(_strings(plain)))
     for secret in secrets:
-        at = text.find(secret)
-        if at >= 0 and secret not in visible:
-            line, _ = line_col(text, at)
+        # as written, or in other capitals and spacing (a comment quoting it loosely)
+        words = secret.split()
+        found = re.search(r"\s+".join(map(re.escape, words)), text, re.IGNORECASE)
+        if found is not None and _loose(secret) not in visible:
+            line, _ = line_col(text, found.start())
             raise SealError(
                 f"{path}:{line}: the text of a holdout item would stay readable there after "
                 "sealing (a comment?); remove it and seal again. Nothing was sealed."
             )
+
+
+def _loose(text: str) -> str:
+    """``text`` as the leak check compares it: case folded, white space collapsed."""
+    return " ".join(text.split()).casefold()
 
 
 def _strings(value: Any) -> list[str]:
