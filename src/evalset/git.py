@@ -205,8 +205,11 @@ class Git:
             if len(parts) != 6:
                 continue
             name, kind, peeled, target, date, message = parts
-            version = Version.parse(name.rsplit("/v", 1)[-1])
-            if version is None:
+            # evalset/NAME/vX.Y.Z exactly: a set's name holds no "/", so evalset/s/x/v9.0.0
+            # is no release of s (nor of any set)
+            folders, _, tail = name.rpartition("/")
+            version = Version.parse(tail[1:]) if tail.startswith("v") else None
+            if version is None or folders.count("/") != TAG_PREFIX.count("/") + 1:
                 continue
             annotated = kind == "tag"
             commit = peeled if annotated else target

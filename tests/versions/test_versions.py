@@ -730,6 +730,24 @@ def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> 
     )
 
 
+def test_log_tells_a_tag_made_by_hand_and_reads_no_tag_of_a_name_with_a_slash(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """A hand-made tag below the first release is no release (the release after it is
+    still the first); evalset/docs/x/v9.0.0 names no release of docs, nor of any set."""
+    first = git(released, "rev-list", "--max-parents=0", "HEAD").strip()
+    git(released, "tag", "-a", "evalset/docs/v0.0.5", "-m", "tagged by hand", first)
+    git(released, "tag", "-a", "evalset/docs/x/v9.0.0", "-m", "not a set's", "HEAD")
+    data = json.loads(cli(released, "log", "docs", "--json").out)
+    assert [(r["version"], r["summary"]) for r in data["releases"]] == [
+        ("0.0.5", "not a release: a tag made by hand (it records no pin)"),
+        ("0.1.0", "first release"),
+    ]
+    result = cli(released, "pin", "docs")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["version"] == "0.1.0"
+
+
 @pytest.mark.parametrize("version", ["01.2.3", "1.02.3", "1.2.03", "v\u0661.2.3", "1.2.3.4", "1.2"])
 def test_a_version_is_written_one_way_only(released: Path, cli, version: str) -> None:  # type: ignore[no-untyped-def]
     """Before, `--version 01.2.3` was taken as 1.2.3, and `log` then showed two 1.2.3 rows."""

@@ -582,13 +582,15 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
-        if previous is None and not history.git.history_complete(tag.commit):
+        if tag.pin is None:  # a tag evalset/NAME/vX.Y.Z made by hand: no release
+            summary = "not a release: a tag made by hand (it records no pin)"
+        elif previous is None and not history.git.history_complete(tag.commit):
             # Older releases may exist where this clone's history ends.
             summary = (
                 "earliest release in this shallow clone (older history is missing: "
                 "git fetch --unshallow --tags)"
             )
-        if previous is not None:
+        elif previous is not None:
             # what the release notes said: drafts are never part of a release
             changes = diff_sets(
                 released_content(previous.loaded),
@@ -612,5 +614,6 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
                 fmt,
             )
         )
-        previous = state
+        if tag.pin is not None:
+            previous = state
     return entries
