@@ -150,6 +150,11 @@ class Git:
         done = _run(self.root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
         return done.stdout.strip() if done.returncode == 0 else None
 
+    def holds(self, commit: str, rev: str = "HEAD") -> bool:
+        """Whether ``commit`` is in the history of ``rev`` (is it, or one of its ancestors)."""
+        done = _run(self.root, "merge-base", "--is-ancestor", commit, rev, check=False)
+        return done.returncode == 0
+
     def show(self, rev: str, rel: str) -> str | None:
         """The text of file ``rel`` at ``rev``; None when the file is not there. A revision
         whose objects a shallow clone lacks is an error that says so."""

@@ -748,6 +748,24 @@ def test_log_tells_a_tag_made_by_hand_and_reads_no_tag_of_a_name_with_a_slash(  
     assert json.loads(result.out)["version"] == "0.1.0"
 
 
+def test_pin_refuses_a_header_version_edited_by_hand_to_an_older_release(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """The content is release 0.2.0's, on this branch, but the header says 0.1.0: not
+    0.1.0+modified (check-pin would then advise merging a commit the branch holds)."""
+    second_release(released, cli)
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("version: 0.2.0", "version: 0.1.0"))
+    result = cli(released, "pin", "docs")
+    assert result.code == 2
+    assert result.err == (
+        "evalset: sets/docs.yaml: its header names release 0.1.0 of docs, but its content is "
+        "release 0.2.0's, whose commit this branch holds: the header was edited by hand; put "
+        "back the header release 0.2.0 wrote (`git checkout evalset/docs/v0.2.0 -- "
+        "sets/docs.yaml`, if nothing else changed since).\n"
+    )
+
+
 @pytest.mark.parametrize("version", ["01.2.3", "1.02.3", "1.2.03", "v\u0661.2.3", "1.2.3.4", "1.2"])
 def test_a_version_is_written_one_way_only(released: Path, cli, version: str) -> None:  # type: ignore[no-untyped-def]
     """Before, `--version 01.2.3` was taken as 1.2.3, and `log` then showed two 1.2.3 rows."""

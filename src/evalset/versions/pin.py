@@ -20,6 +20,7 @@ from evalset.sets.fingerprint import item_fingerprints, newest_format, set_finge
 from evalset.sets.setfile import SetFile, load_set
 from evalset.version import __version__
 from evalset.versions.history import SetHistory
+from evalset.workspace import display_path
 
 ITEM_DIGITS = 16
 """Item fingerprints in a pin are the first 16 hex digits of the item's sha256."""
@@ -177,6 +178,15 @@ def _versioned_by_tag(
         )
     known = {found["fingerprint_format"]: found["fingerprint"]}
     clean = tag_vouches(loaded, tag, lambda t: history.at_release(t).loaded, known)
+    if not clean:
+        same = _release_holding(history, found)
+        if same is not None and same.version != version and history.git.holds(same.commit):
+            raise PinError(  # not a release made elsewhere and never merged: this branch's
+                f"{path}: its header names release {version} of {loaded.name}, but its content "
+                f"is release {same.version}'s, whose commit this branch holds: the header was "
+                f"edited by hand; put back the header release {same.version} wrote (`git "
+                f"checkout {same.name} -- {display_path(path)}`, if nothing else changed since)."
+            )
     return {**found, "version": version if clean else f"{version}+modified"}
 
 
