@@ -95,3 +95,82 @@ def test_dvc_repro_runs_the_example_pipeline(tmp_path: Path) -> None:
         cwd=clone, env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert shown.stdout.strip() == "false", shown.stderr
+
+
+def _dvc_corpus(repo: Path) -> tuple[str, str]:
+    """A DVC-tracked corpus of two versions, each committed (snapshots store no text, so
+    old wording must come through DVC); returns the two commits."""
+    (repo / "evalset.toml").write_text("store_text = false\n[validate]\nmin_per_category = 0\n")
+    dvc(repo, "init", "-q")
+    write_files(repo, {"corpus/policy.md": POLICY_V1})
+    dvc(repo, "add", "-q", "corpus")
+    first = commit_all(repo, "corpus v1 (dvc)")
+    write_files(repo, {"corpus/policy.md": POLICY_V2})
+    dvc(repo, "add", "-q", "corpus")
+    return first, commit_all(repo, "corpus v2 (dvc)")
+
+
+def test_a_dvc_cache_without_a_revisions_content_is_named_with_the_fetch(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """As after `dvc gc`, or in a clone before `dvc fetch`: the revision is fine, the cache
+    lacks its content; snapshot --rev says so (not an internal error, nor "check the
+    revision"), and stale says it rather than blame uncommitted changes."""
+    first, _ = _dvc_corpus(corpus_repo)
+    old = json.loads(cli(corpus_repo, "snapshot", "--rev", first, "--json").out)["snapshot"]
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + set_item("q-1", "policy.md#returns", verified=old[:12])
+    )
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert "[-14-] {+30+}" in cli(corpus_repo, "stale").out  # read through DVC's cache
+    shutil.rmtree(corpus_repo / ".dvc" / "cache")
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert (
+        f"(no text to compare: at commit {first[:10]}, where snapshot {old[:12]} was taken, "
+        f"policy.md is tracked by DVC, and the DVC cache does not hold that version: `dvc fetch "
+        f"--rev {first}` (or `dvc pull`) brings it; only the hashes differ)"
+    ) in result.out
+    shutil.rmtree(corpus_repo / ".dvc" / "tmp", ignore_errors=True)  # its index of the cache
+    result = cli(corpus_repo, "snapshot", "--rev", first)
+    assert result.code == 2
+    assert result.err.startswith("evalset: ")
+    assert f"is not in the DVC cache; run `dvc fetch --rev {first}` (or `dvc pull`) to bring it, " \
+        "then snapshot again.\n" in result.err  # fmt: skip
+
+
+def test_a_dvc_project_in_a_subfolder_of_the_repository_is_read_at_a_revision(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli
+) -> None:
+    """`dvc init --subdir`, a monorepo's layout: the workspace and its DVC project lie in a
+    folder below the git repository's top."""
+    project = git_repo / "proj"
+    (project / "corpus").mkdir(parents=True)
+    (project / "sets").mkdir()
+    (project / "evalset.toml").write_text("[validate]\nmin_per_category = 0\n")
+    write_files(project, {"corpus/policy.md": POLICY_V1})
+    dvc(project, "init", "-q", "--subdir")
+    dvc(project, "add", "-q", "corpus")
+    first = commit_all(git_repo, "a project in a subfolder")
+    here = json.loads(cli(project, "snapshot", "--json").out)["snapshot"]
+    result = cli(project, "snapshot", "--rev", first, "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["snapshot"] == here
+
+
+def test_dvc_pointer_files_in_the_corpus_are_passed_over_without_a_word(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """DVC tracking documents one by one keeps a .dvc file beside each: not a document of
+    a format evalset lacks, so no warning on every snapshot."""
+    dvc(corpus_repo, "init", "-q")
+    write_files(corpus_repo, {"corpus/policy.md": POLICY_V1, "corpus/notes.txt": "x\n"})
+    dvc(corpus_repo, "add", "-q", "corpus/policy.md")
+    assert (corpus_repo / "corpus" / "policy.md.dvc").is_file()
+    result = cli(corpus_repo, "snapshot")
+    assert result.code == 0, result.err
+    assert ".dvc" not in result.out + result.err
+    first = commit_all(corpus_repo, "one document tracked by dvc")
+    result = cli(corpus_repo, "snapshot", "--rev", first)
+    assert result.code == 0, result.err
+    assert ".dvc" not in result.out + result.err

@@ -9,6 +9,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from evalset import gitcmd
 from evalset.corpus import HashMode, lfs, sectioner_for
@@ -41,10 +42,6 @@ def read_revision(
 ) -> tuple[dict[str, Document], list[str]]:
     """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
     tracked by git and by DVC both work."""
-    try:
-        from dvc.api import DVCFileSystem
-    except ImportError as exc:  # pragma: no cover - dvc is a dependency
-        raise SnapshotError(f"reading a revision needs dvc ({exc}).") from None
     corpus_rel = _from_top(repo, corpus_rel)
     submodule = _submodule_at(repo, rev, corpus_rel)
     if submodule is not None:
@@ -57,7 +54,7 @@ def read_revision(
     # scmrepo's LFS filter logs each pointer whose content it lacks; one sentence says it here
     logging.getLogger("scmrepo").setLevel(logging.ERROR)
     try:
-        fs = DVCFileSystem(str(repo), rev=rev)
+        fs = _dvc_files(repo, rev)
         if not fs.isdir(corpus_rel):
             raise SnapshotError(
                 f"{repo}: has no folder {corpus_rel!r} at revision {rev!r}; check the revision."
@@ -66,6 +63,12 @@ def read_revision(
     except SnapshotError:
         raise
     except Exception as exc:  # dvc/scmrepo raise many types for a bad revision
+        if not_in_dvc_cache(exc):
+            raise SnapshotError(
+                f"{repo}: the corpus folder {corpus_rel} is tracked by DVC, and at revision "
+                f"{rev!r} its content is not in the DVC cache; run {fetch_hint(rev)} to bring "
+                "it, then snapshot again."
+            ) from None
         raise SnapshotError(
             f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
         ) from None
@@ -96,7 +99,18 @@ def read_revision(
                     f"{name[len(prefix) :]}: symlink to outside the corpus; not followed"
                 )
             continue
-        data = fs.cat_file(target)
+        try:
+            data = fs.cat_file(target)
+        except Exception as exc:
+            why, fix = f"cannot be read ({exc})", "check the revision"
+            if not_in_dvc_cache(exc):
+                why, fix = (
+                    "is tracked by DVC, and its content is not in the DVC cache",
+                    f"run {fetch_hint(rev)} to bring it",
+                )
+            raise SnapshotError(
+                f"{name.lstrip('/')}: at revision {rev!r}, {why}; {fix}, then snapshot again."
+            ) from None
         result = parse_document(nfc(name[len(prefix) :]), data, mode, store)
         if result.pointer:
             raise SnapshotError(
@@ -113,6 +127,28 @@ def read_revision(
             if note := uncitable(result.doc):
                 warnings.append(note)
     return documents, warnings
+
+
+def _dvc_files(repo: Path, rev: str) -> Any:
+    """The files of the repository at ``rev`` as DVC's filesystem reads them, named from the
+    top of the git repository: into a DVC project in a subfolder too (`dvc init --subdir`,
+    a monorepo's), whose files it would otherwise not show."""
+    from dvc.api import DVCFileSystem
+
+    return DVCFileSystem(str(repo), rev=rev, subrepos=True)
+
+
+def not_in_dvc_cache(exc: BaseException) -> bool:
+    """Whether DVC failed to read a file (or a folder's listing) because its content is not
+    in the DVC cache: a clone before `dvc fetch`, a cache after `dvc gc`."""
+    return type(exc).__name__ == "DataIndexDirError" or (
+        isinstance(exc, FileNotFoundError) and "No storage files available" in str(exc)
+    )
+
+
+def fetch_hint(rev: str) -> str:
+    """The commands that bring a revision's DVC-tracked content into the cache."""
+    return f"`dvc fetch --rev {rev}` (or `dvc pull`)"
 
 
 def _submodule_at(repo: Path, rev: str, corpus: str) -> str | None:
@@ -230,11 +266,14 @@ def document_versions(
     doc: str,
     mode: HashMode,
     blobs: Mapping[str, bytes] | None = None,
+    uncached: list[str] | None = None,
 ) -> Iterator[Document]:
     """Where a document's text may still be found, cheapest first: the working-tree file, the
     file at ``commit`` through git (from ``blobs`` when they were read together before, see
     ``git_blobs``), the file at ``commit`` through DVC's filesystem (for a DVC-tracked
-    corpus). Lazy: DVC is imported only if nothing before it was wanted."""
+    corpus). Lazy: DVC is imported only if nothing before it was wanted. ``uncached``: where
+    the document is named when DVC tracks it at ``commit`` but its cache lacks that
+    version, so that a caller can say so rather than guess why no text was found."""
     path = corpus_file(repo / corpus_rel, doc)
     data = None
     if path is not None:
@@ -260,10 +299,10 @@ def document_versions(
             yield entry
         return
     try:
-        from dvc.api import DVCFileSystem
-
-        data = DVCFileSystem(str(repo), rev=commit).cat_file(_from_top(repo, f"{corpus_rel}/{doc}"))
-    except Exception:  # any failure means the text is not available this way
+        data = _dvc_files(repo, commit).cat_file(_from_top(repo, f"{corpus_rel}/{doc}"))
+    except Exception as exc:  # any failure means the text is not available this way
+        if uncached is not None and not_in_dvc_cache(exc):
+            uncached.append(doc)
         return
     entry = parse_document(doc, data, mode, True).entry
     if entry is not None:

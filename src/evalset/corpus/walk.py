@@ -32,6 +32,9 @@ Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
 files of unknown types, warnings."""
 
 SPLIT_FROM = 8_000
+TOOL_FILES = frozenset({".dvc"})
+"""Files a tool keeps beside the documents (DVC's pointer to a file it tracks one by one):
+not documents, and no format evalset lacks, so a walk passes them over without a word."""
 """Split a walk between two processes when the previous one listed this many files."""
 
 
@@ -207,7 +210,8 @@ class _Walker:
             if wanted is None:
                 wanted = known[ext] = sectioner_for(name) is not None
             if not wanted:
-                unknown[ext] += 1
+                if ext not in TOOL_FILES:
+                    unknown[ext] += 1
                 continue
             path = entry.path
             doc = path[cut:] if sep == "/" else path[cut:].replace(sep, "/")

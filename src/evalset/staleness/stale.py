@@ -335,17 +335,18 @@ class StaleChecker:
         citation: Citation,
         expected: str,
         blobs: Mapping[str, bytes] | None = None,
+        uncached: list[str] | None = None,
     ) -> tuple[str | None, bool, Any]:
         """A citation's text as ``snap`` saw it, found outside the manifest (working tree, or
         the snapshot's commit through git/DVC), whether any version could be read, and the
-        document version it was found in."""
+        document version it was found in (``uncached``: see ``document_versions``)."""
         if self.root is None:
             return None, False, None
         read = False
         from evalset.corpus.revision import document_versions  # only when text is needed
 
         for version in document_versions(
-            self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode, blobs
+            self.root, snap.corpus, snap.commit, citation.doc, snap.hash_mode, blobs, uncached
         ):
             read = True
             part = (
@@ -372,7 +373,10 @@ class StaleChecker:
         old_doc = old.documents.get(was.doc) if status.old_text is not None else None
         new_doc = self.newest.documents.get(citation.doc) if status.new_text is not None else None
         if status.old_text is None:
-            status.old_text, read, old_doc = self._text_at(old, was, before["hash"], blobs)
+            uncached: list[str] = []
+            status.old_text, read, old_doc = self._text_at(
+                old, was, before["hash"], blobs, uncached
+            )
             if status.old_text is None and old.commit and self._missing(old.commit):
                 from evalset.gitcmd import FETCH_HISTORY
 
@@ -387,6 +391,15 @@ class StaleChecker:
                     f"{old.short} was taken, {was.doc} is in Git LFS, and this clone does "
                     "not hold that version (`git lfs fetch --all` brings it); only the hashes "
                     "differ"
+                )
+            elif status.old_text is None and old.commit and uncached:
+                from evalset.corpus.revision import fetch_hint
+
+                status.note = (
+                    f"no text to compare: at commit {old.commit[:SHORT_COMMIT]}, where snapshot "
+                    f"{old.short} was taken, {was.doc} is tracked by DVC, and the DVC cache "
+                    f"does not hold that version: {fetch_hint(old.commit)} brings it; only the "
+                    "hashes differ"
                 )
             elif read and status.old_text is None and old.commit:
                 status.note = (
