@@ -292,6 +292,36 @@ def test_release_refuses_a_set_whose_name_another_file_takes_or_is_not_its_own( 
     assert tag_names(released) == ["evalset/docs/v0.1.0"]
 
 
+def test_the_releases_of_a_set_deleted_since_are_checked_listed_and_compared(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Its releases stay in git's tags: a report pinned to one is checked, log lists them,
+    and diff compares two of them; the working copy it no longer has is refused."""
+    second_release(released, cli)
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": json.loads(cli(released, "pin", "docs").out)}))
+    (released / "sets" / "other.yaml").write_text(
+        SET_HEADER.replace("name: docs", "name: other") + set_item("o-1", RETURNS)
+    )
+    git(released, "rm", "-q", "sets/docs.yaml")
+    commit_all(released, "the set retired whole")
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 0, result.err
+    assert result.out.startswith("pin ok: docs 0.2.0")
+    log = json.loads(cli(released, "log", "docs", "--json").out)
+    assert [r["version"] for r in log["releases"]] == ["0.1.0", "0.2.0"]
+    diff = json.loads(cli(released, "diff", "docs", "0.1.0", "0.2.0", "--json").out)
+    assert diff["added"] == ["q-4", "q-5"]
+    result = cli(released, "diff", "docs")
+    assert result.code == 2
+    assert result.err == (
+        "evalset: sets/docs.yaml: is deleted, so docs has no working copy to compare; name two "
+        "of its releases (0.1.0, 0.2.0), or revisions that hold it: `evalset diff docs 0.1.0 "
+        "0.2.0`.\n"
+    )
+    assert cli(released, "log", "nothing").code == 2
+
+
 def test_release_refuses_a_set_file_outside_the_sets_folder(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """check-pin, log and diff find a release by its set's name in the sets folder: one
     made of a file elsewhere could never be checked."""

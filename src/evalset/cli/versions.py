@@ -12,6 +12,7 @@ from evalset.cli.output import echo, emit_document, emit_json, table
 from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
+    from evalset.config import Workspace
     from evalset.versions.diff import SetDiff
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
@@ -209,11 +210,11 @@ def diff(
     from evalset.errors import EvalsetError
     from evalset.versions.diff import diff_sets
     from evalset.versions.history import SetHistory
-    from evalset.workspace import resolve_set, workspace_for
+    from evalset.workspace import workspace_for
 
     output_format(fmt, as_json)
     ws = workspace_for(name)
-    history = SetHistory(ws, resolve_set(ws, name))
+    history = SetHistory(ws, _set_or_released(ws, name))
     if old is None:
         latest = history.latest()
         if latest is None:
@@ -234,6 +235,22 @@ def diff(
         _print_diff(result, sys.stdout.isatty())
 
 
+def _set_or_released(ws: Workspace | None, name: str) -> Path:
+    """The set file a name or path gives, or, for a set file deleted since its releases,
+    where it was: its releases are still in git's tags."""
+    from evalset.errors import UnknownSet
+    from evalset.versions.pin import released_set_file
+    from evalset.workspace import resolve_set
+
+    try:
+        return resolve_set(ws, name)
+    except UnknownSet:
+        found = released_set_file(ws, name) if ws is not None else None
+        if found is None:
+            raise
+        return found
+
+
 def log(
     name: str = typer.Argument(..., help="The set, by name or path."),
     as_json: bool = _JSON,
@@ -243,10 +260,10 @@ def log(
     Example: evalset log acme-support
     """
     from evalset.versions.release import release_log
-    from evalset.workspace import resolve_set, workspace_for
+    from evalset.workspace import workspace_for
 
     ws = workspace_for(name)
-    path = resolve_set(ws, name)
+    path = _set_or_released(ws, name)
     entries = release_log(ws, path)
     if as_json:
         emit_json({"set": name, "releases": [e.to_json() for e in entries]})

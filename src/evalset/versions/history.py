@@ -52,15 +52,23 @@ class SetHistory:
     def current(self) -> SetFile:
         return load_set(self.path)
 
+    @cached_property
+    def deleted(self) -> bool:
+        """Whether the set file is gone, its releases left in git's tags (``released_set_file``):
+        they are still read, by the file's name."""
+        return not self.path.exists()
+
     @property
     def name(self) -> str:
-        return self.current.name
+        return self.path.stem if self.deleted else self.current.name
 
     @cached_property
     def releases(self) -> list[Tag]:
         """The set's release tags, oldest first. A clone made without its tags has none,
         which would read as "never released": refused when the header names a release."""
         tags = self.git.tags(self.name)
+        if self.deleted:
+            return tags
         header = self.current.header
         self.git.require_release_tag(self.path, self.name, header.version if header else None, tags)
         return tags
@@ -75,7 +83,8 @@ class SetHistory:
     def at_commit(self, commit: str, label: str, tag: Tag | None = None) -> SetAt:
         text = set_text_at(self.git, commit, self.path, self.name)
         if text is None:
-            raise GitError(f"{self.path}: did not exist at {label}; name a later revision.")
+            when = "an earlier" if self.deleted else "a later"
+            raise GitError(f"{self.path}: did not exist at {label}; name {when} revision.")
         loaded = parse_set_text(text, self.path, label)
         return SetAt(loaded, label, commit, tag)
 
@@ -105,6 +114,14 @@ class SetHistory:
         """``ref``: None or ``WORKTREE`` for the working tree, a release version (``0.2.0``
         or ``v0.2.0``), or any git revision."""
         if ref is None or ref == WORKTREE:
+            if self.deleted and self.releases:
+                versions = [t.version for t in self.releases]
+                pair = " ".join(versions[-2:]) if len(versions) > 1 else f"{versions[0]} REV"
+                raise GitError(
+                    f"{self.path}: is deleted, so {self.name} has no working copy to compare; "
+                    f"name two of its releases ({', '.join(versions)}), or revisions that "
+                    f"hold it: `evalset diff {self.name} {pair}`."
+                )
             return SetAt(self.current, "working tree", None)
         version = Version.parse(ref)
         if version is not None:

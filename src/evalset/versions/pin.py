@@ -295,6 +295,19 @@ _ABSENT = object()
 """A pin key that is not there (not one that holds null)."""
 
 
+def released_set_file(ws: Workspace, name: str) -> Path | None:
+    """Where the set file of a set deleted since its releases was (its releases are still
+    in git's tags, which is what `check-pin`, `log` and `diff` read); None when git has no
+    release of that name."""
+    from evalset.git import Git
+
+    try:
+        tags = Git.find(ws.root).tags(name)
+    except EvalsetError:
+        return None
+    return ws.sets_dir / f"{name}.yaml" if tags else None
+
+
 def set_named(ws: Workspace, report: Path, name: str) -> Path:
     """The set file a pin names: a report is untrusted input, so its ``set`` is only ever a
     set name looked up in the workspace's sets folder, never a path."""
@@ -306,7 +319,7 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
             f"{report}: the pin's \"set\" is not a set name (letters, digits, '.', '_' "
             "and '-'); write the pin as `evalset pin NAME --json` prints it."
         )
-    found = set_file_named(ws, name)
+    found = set_file_named(ws, name) or released_set_file(ws, name)
     if found is not None:
         return found
     raise PinError(
