@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scoring_ws import FAQ, GUIDE, RUN, make_workspace, score_ws, write_run
+from scoring_ws import FAQ, GUIDE, RUN, make_workspace, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
 from evalset.config import find_workspace
@@ -16,7 +16,7 @@ from evalset.corpus.manifest import SnapshotStore
 from evalset.corpus.outline import Outlines
 from evalset.corpus.snapshot import take_snapshot
 from evalset.score.chunks import Resolver
-from evalset.score.retrieval import Options, score_retrieval
+from evalset.score.retrieval import Options, TextUnreadable, score_retrieval
 from evalset.score.runfile import Chunk
 
 __all__ = ["score_ws"]
@@ -175,3 +175,94 @@ def test_sections_come_from_the_source_when_the_snapshot_stores_no_text(tmp_path
     )  # fmt: skip
     row = json.loads(report.render())["items"][0]
     assert row["id"] == "a1" and row["first_rank"] == 1
+
+
+# A passage and where it lies, in documents whose outline is certain unless said otherwise:
+# (document, passage, the sections it stands for, or None when the outline cannot place
+# them and the run is refused). Items expect alpha, beta and the subsection of beta.
+PASSAGES = {
+    "in one section only": (
+        "# Alpha\n\nRead this first.\n\n# Beta\n\n## Notes\n\nKeep receipts.\n",
+        "Keep receipts.", ["notes"]),
+    # the subsection's heading and text also read as a sentence of Alpha's: a coincidence,
+    # not a sign that Notes lies inside Alpha (the outline places it inside Beta)
+    "in two unrelated sections": (
+        "# Alpha\n\nRead this first. Notes Keep receipts. Ask at the desk.\n\n# Beta\n\n"
+        "## Notes\n\nKeep receipts.\n",
+        "Keep receipts.", ["notes", "alpha"]),
+    "in two unrelated sections, under another heading": (
+        "# Alpha\n\nRead this first. Notes Keep receipts. Ask at the desk.\n\n# Beta\n\n"
+        "## Memo\n\nKeep receipts.\n",
+        "Keep receipts.", ["memo", "alpha"]),
+    "in a parent and its subsection": (
+        "# Alpha\n\nKeep receipts.\n\n## Notes\n\nKeep receipts.\n\n# Beta\n\nOther things.\n",
+        "Keep receipts.", ["notes"]),
+    "a heading's text inside another section's text, the passage in one": (
+        "# Alpha\n\nSee Notes Keep receipts for more.\n\n# Beta\n\n## Notes\n\n"
+        "Keep receipts.\n",
+        "Keep receipts.", ["notes"]),
+    "a heading's text inside another section's text, the passage in both": (
+        "# Alpha\n\nSee Notes Keep receipts for more.\n\n# Beta\n\n## Notes\n\n"
+        "Keep receipts.\n",
+        "Keep receipts", ["notes", "alpha"]),
+}  # fmt: skip
+
+
+def _passage_workspace(root: Path, doc: str) -> Path:
+    repo = make_workspace(root)[0]
+    write_files(repo, {"corpus/e.md": doc})
+    snapshot = take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").short
+    sub = "memo" if "## Memo" in doc else "notes"
+    items = {
+        "a1": ("lookup", False, ["e.md#alpha"]),
+        "a2": ("lookup", False, ["e.md#beta"]),
+        "a3": ("lookup", False, [f"e.md#{sub}"]),
+    }
+    write_files(repo, {"sets/docs.yaml": set_text(snapshot, items)})
+    commit_all(repo, "one document")
+    return repo
+
+
+def _outcome(repo: Path, entry: Any) -> dict[str, Any] | str:
+    """Each item's metrics when the run retrieves ``entry`` for it, or the refusal."""
+    run = [{"id": ident, "retrieved": [entry]} for ident in ("a1", "a2", "a3")]
+    try:
+        data = _report(repo, run)
+    except TextUnreadable as refused:
+        return str(refused)
+    assert data["unresolved"] == []
+    return {row["id"]: row["metrics"] for row in data["items"]}
+
+
+@pytest.mark.parametrize("case", list(PASSAGES))
+def test_a_passage_scores_as_the_citations_of_the_sections_it_lies_in(
+    tmp_path: Path, case: str
+) -> None:
+    """As text and as a span, a chunk scores as the best of the sections it lies in, each
+    given as a citation, where the outline places them; where it cannot, both are refused
+    alike. Before, a subsection whose heading and text another section's text also held
+    was taken to lie inside it: the passage stood for the subsection alone."""
+    doc, passage, sections = PASSAGES[case]
+    repo = _passage_workspace(tmp_path / "repo", doc)
+    resolved = _resolver(repo).resolve(Chunk("e.md", text=passage))
+    start = doc.rindex(passage)
+    as_text = _outcome(repo, {"doc": "e.md", "text": passage})
+    as_span = _outcome(repo, {"doc": "e.md", "start": start, "end": start + len(passage)})
+    assert as_span == as_text
+    cited = [_outcome(repo, f"e.md#{s}") for s in (sections or ["notes"])]
+    if sections is None:
+        assert isinstance(as_text, str) and as_text == cited[0]
+        assert "whether e.md#notes lies inside e.md#alpha, which item a1 expects, cannot " in (
+            as_text
+        )
+        return
+    assert sorted(str(c) for c in resolved.citations) == sorted(f"e.md#{s}" for s in sections)
+    assert all(isinstance(c, dict) for c in cited) and isinstance(as_text, dict)
+    best = {
+        ident: {m: max(c[ident][m] for c in cited) for m in as_text[ident]}  # type: ignore[index]
+        for ident in as_text
+    }
+    assert as_text == best
+    if len(sections) > 1:  # the items expecting each of them find it
+        assert as_text["a1"]["hit@1"] == 1.0
+        assert as_text["a2"]["hit@1"] == as_text["a3"]["hit@1"] == 1.0

@@ -7,7 +7,8 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
 1. **exact**: its text, normalised as snapshots normalise text (Unicode NFC, white space
    collapsed), and failing that rendered as the document's format renders it (markup
    removed), occurs in the section's heading and text. The most specific such section wins;
-   when the same passage is in two unrelated sections, the chunk stands for both. A chunk
+   when the same passage is in two unrelated sections (as the snapshot's outline places
+   them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
 2. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
@@ -199,9 +200,12 @@ def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
     if not holding:
         return (Citation(view.doc),)
     # shortest first: a holding section is not minimal when a shorter one lies inside it
-    # (a section's text holds its subsections' headings and texts)
+    # as the outline places sections (the one scoring uses for citations). A shorter
+    # section's heading and text found in its text is not enough: a sentence may read
+    # "Notes Keep receipts." in one section, and "## Notes" hold "Keep receipts." in another
+    within = view.within
     minimal = [holding[0]]
     for p in holding[1:]:
-        if not any(q.level > p.level and q.key in p.text for q in minimal):
+        if not any(within(q.id, p.id) for q in minimal):
             minimal.append(p)
     return tuple(Citation(view.doc, p.id) for p in minimal)
