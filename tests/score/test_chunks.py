@@ -205,6 +205,12 @@ PASSAGES = {
         "# Alpha\n\nSee Notes Keep receipts for more.\n\n# Beta\n\n## Notes\n\n"
         "Keep receipts.\n",
         "Keep receipts", ["notes", "alpha"]),
+    # Alpha's text ends with the subsection's heading and text: the snapshot cannot tell
+    # whether Notes lies inside Alpha or Beta
+    "an ambiguous outline": (
+        "# Alpha\n\nRead this first. Notes Keep receipts.\n\n# Beta\n\n## Notes\n\n"
+        "Keep receipts.\n",
+        "Keep receipts.", None),
 }  # fmt: skip
 
 
@@ -266,3 +272,22 @@ def test_a_passage_scores_as_the_citations_of_the_sections_it_lies_in(
     if len(sections) > 1:  # the items expecting each of them find it
         assert as_text["a1"]["hit@1"] == 1.0
         assert as_text["a2"]["hit@1"] == as_text["a3"]["hit@1"] == 1.0
+
+
+def test_a_chunk_the_outline_cannot_place_is_refused_as_its_citation_is(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    """Before, the chunk was scored by the outline's guess (Notes inside Alpha): a hit for
+    the item expecting Alpha, a miss for the one expecting Beta, with exit 0."""
+    doc = PASSAGES["an ambiguous outline"][0]
+    repo = _passage_workspace(tmp_path / "repo", doc)
+    chunk = {"doc": "e.md", "text": "Keep receipts."}
+    write_run(repo / "run.jsonl", [{"id": "a2", "retrieved": [chunk]}])
+    result = cli(repo, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
+    assert result.code == 2
+    assert result.err.startswith(
+        "evalset: run.jsonl:1: whether e.md#notes lies inside e.md#beta, which item a2 "
+        "expects, cannot be told: the snapshot's text of e.md holds the heading and text of "
+        "notes in more than one place that fits"
+    )
+    assert "Traceback" not in result.err and not (repo / "out.json").exists()

@@ -98,6 +98,10 @@ class _Scored:
     shown: list[str] | None = None
     """What the first entries stand for, as citations (for the list of misses); None for a
     line of plain citations, which stand for themselves."""
+    cited: list[tuple[str, ...]] | None = None
+    """What each entry stands for, as citations, for a line with chunks (None for a line of
+    plain citations): a chunk's sections are checked against an uncertain outline as the
+    same sections given as citations are."""
 
 
 def score_retrieval(
@@ -335,6 +339,7 @@ def _credit(
     cited = _entry_citations(line, resolver, granularity, unresolved)
     known = [tuple(c for c in cs if c not in unknown) for cs in cited] if unknown else cited
     scored.ranks = credited_ranks(targets, known, granularity)
+    scored.cited = cited
     scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
 
 
@@ -352,9 +357,10 @@ def _refuse_unknown_outline(
         uncertain = [c for c in s.item.expected_sources if c in matcher.outline_unknown]
         if line is None or not line.retrieved or not uncertain:
             continue
-        for entry in line.retrieved:
-            if type(entry) is not str:
-                continue  # a chunk is resolved by its text, which the resolver checks
+        # a chunk stands for the sections it was resolved to, placed by the same outline:
+        # it is refused where they would be
+        cited: Sequence[Sequence[str]] = s.cited or [line.retrieved]  # type: ignore[list-item]
+        for entry in (c for entries in cited for c in entries):
             doc, _, section = entry.partition("#")
             for source in uncertain:
                 assert source.section is not None
