@@ -195,6 +195,19 @@ CASES = {
     "utf-16": ("1 0 a 1\n".encode("utf-16"), "1 Q0 a 1 1 x\n", "{q}: is UTF-16 text, but a TREC "
                "qrels file must be UTF-8; save it as UTF-8 (for example `iconv -f UTF-16 -t "
                "UTF-8`)."),
+    # trec_eval stops too ("No queries with both results and relevance info"); before,
+    # every measure was printed as 0 with exit 0
+    "no-shared-query": ("q1 0 d1 1\nq1 0 d2 1\n", "Q1 Q0 d1 1 2.0 run\nQ1 Q0 d2 2 1.0 run\n",
+                        "{r}: shares no query with {q} (the run's first is 'Q1', the qrels' "
+                        "'q1'), so there is nothing to score (trec_eval stops with \"No queries "
+                        "with both results and relevance info\"); give the run and the qrels of "
+                        "the same topics."),
+    "no-shared-query-long-ids": ("q1 0 d1 1\n", f"{'Q' * 5000} Q0 d1 1 2.0 run\n",
+                                 f"{{r}}: shares no query with {{q}} (the run's first is "
+                                 f"'{'Q' * 23}…, the qrels' 'q1'), so there is nothing to "
+                                 "score (trec_eval stops with \"No queries with both results "
+                                 "and relevance info\"); give the run and the qrels of the "
+                                 "same topics."),
 }  # fmt: skip
 
 

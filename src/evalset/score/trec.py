@@ -12,7 +12,8 @@ Semantics, as trec_eval 9 computes them:
   document id in reverse byte order;
 - a document is relevant when its judgement is >= 1; an unjudged one is not;
 - only queries that are in both files are scored, and ``all`` averages over them
-  (``num_ret``, ``num_rel``, ``num_rel_ret`` are summed, ``num_q`` counts them);
+  (``num_ret``, ``num_rel``, ``num_rel_ret`` are summed, ``num_q`` counts them); files
+  that share no query are refused, as trec_eval refuses them;
 - ``P_k`` and ``recall_k`` count the relevant documents in the first k (precision divides
   by k even when fewer were retrieved);
 - ``ndcg_cut_k`` uses the judgement as gain, divided by log2(rank + 1), normalised by the
@@ -512,5 +513,21 @@ def _measures(
 
 
 def score_trec(qrels_path: Path, run_path: Path, cutoffs: Sequence[int] = CUTOFFS) -> TrecResult:
-    """Read and score a qrels and a run file (``evalset score retrieval --qrels --run``)."""
-    return evaluate(read_qrels(qrels_path), read_run(run_path), cutoffs)
+    """Read and score a qrels and a run file (``evalset score retrieval --qrels --run``);
+    files that share no query are refused, as trec_eval refuses them: every measure would
+    be 0 over no query (a case slip in the ids, or the run of other topics)."""
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    if set(run.query_names).isdisjoint(qrels.queries):
+        raise TrecFileError(
+            f"{run_path}: shares no query with {qrels_path} (the run's first is "
+            f"{_shown(run.query_names[0])}, the qrels' {_shown(qrels.queries[0])}), so there "
+            'is nothing to score (trec_eval stops with "No queries with both results and '
+            'relevance info"); give the run and the qrels of the same topics.'
+        )
+    return evaluate(qrels, run, cutoffs)
+
+
+def _shown(name: bytes) -> str:
+    """A query id as a message shows it, a long one clipped."""
+    text = repr(name.decode())
+    return text if len(text) <= 40 else f"{text[:24]}…"
