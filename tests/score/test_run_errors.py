@@ -242,6 +242,26 @@ def test_a_missing_run_file_or_set(score_ws: Path, cli) -> None:  # type: ignore
     ] == pytest.approx(0.2e-5)
 
 
+@pytest.mark.parametrize(
+    "k", ["1_0", "+3", " 3", "3 ", "\u0663", "0x3", "3.0", "1,,3", "3,", "9" * 5000]
+)
+@pytest.mark.parametrize("mode", ["set", "trec"])
+def test_a_cutoff_is_plain_digits(score_ws: Path, cli, k: str, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, Python's int() read "1_0" as 10, "+3", " 3" and the Arabic-Indic digit
+    three as 3, and scored at those cutoffs."""
+    (score_ws / "run.jsonl").write_text(GOOD)
+    (score_ws / "q").write_text("1 0 a 1\n")
+    (score_ws / "r").write_text("1 Q0 a 1 1 x\n")
+    if mode == "set":
+        args = ["docs", "run.jsonl", "-o", "out.json"]
+    else:
+        args = ["--qrels", "q", "--run", "r"]
+    done = cli(score_ws, "score", "retrieval", *args, "--k", k)
+    assert done.code == 2
+    assert "give whole numbers from 1 to 100000, comma-separated" in done.err
+    assert "Traceback" not in done.err and not (score_ws / "out.json").exists()
+
+
 @pytest.mark.parametrize("fork", [True, False])
 def test_the_sets_problem_comes_before_the_runs(
     fork: bool, score_ws: Path, cli, monkeypatch: pytest.MonkeyPatch

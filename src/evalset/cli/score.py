@@ -33,9 +33,14 @@ score_app = typer.Typer(
 def _ks(text: str | None, default: tuple[int, ...]) -> tuple[int, ...]:
     if text is None:
         return default
+    # digits alone: int() would also read "1_0" as 10, "+3" and " 3" as 3, and other
+    # scripts' digits ("٣"), none of which is a cutoff as written
+    parts = text.split(",")
     try:
-        found = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
-    except ValueError:
+        if not all(part.isascii() and part.isdigit() for part in parts):
+            raise ValueError
+        found = tuple(sorted({int(part) for part in parts}))
+    except ValueError:  # (also: more digits than int() reads)
         found = ()
     if not found or found[0] < 1 or found[-1] > 100_000:
         raise typer.BadParameter(
