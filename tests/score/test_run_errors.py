@@ -13,6 +13,7 @@ __all__ = ["score_ws"]
 
 GOOD = '{"id": "a1", "retrieved": ["guide.md#returns"]}\n'
 FIX = "; fix the line, or leave invalid lines out with --skip-invalid."
+LONG = "x" * 24 + "… (100,000 characters, longer than any item's id)"
 TRIAL = '"trial" must be a whole number from 0 to 2,147,483,647, not'
 
 # name -> (run file content, expected message without "evalset: ")
@@ -156,6 +157,34 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         "pair), which is not text; escape a character beyond U+FFFF as its pair of "
         "surrogates, or write it as UTF-8" + FIX,
     ),
+    # an id longer than any item's is clipped in every message that names it (before, a
+    # 100,000-character id made a 100,000-character sentence)
+    "unknown-item-of-100000-characters": (
+        json.dumps({"id": "x" * 100_000, "retrieved": []}) + "\n",
+        f"run.jsonl:1: item {LONG} is not in set docs (check the id)" + FIX,
+    ),
+    "unknown-item-as-long-as-an-id-may-be": (
+        json.dumps({"id": "x" * 200, "retrieved": []}) + "\n",
+        f"run.jsonl:1: item {'x' * 200} is not in set docs (check the id)" + FIX,
+    ),
+    "long-id-with-a-bad-trial": (
+        json.dumps({"id": "x" * 100_000, "trial": -1, "retrieved": []}) + "\n",
+        f"run.jsonl:1: item {LONG}: {TRIAL} -1" + FIX,
+    ),
+    "long-id-with-a-bad-retrieved": (
+        json.dumps({"id": "x" * 100_000, "retrieved": "a.md"}) + "\n",
+        f'run.jsonl:1: item {LONG}: "retrieved" must be a list, not a text' + FIX,
+    ),
+    "long-id-with-a-bad-citation": (
+        json.dumps({"id": "x" * 100_000, "retrieved": ["#x"]}) + "\n",
+        f"run.jsonl:1: item {LONG}: retrieved[0] is not a citation (citation '#x' has "
+        "no document before '#')" + FIX,
+    ),
+    "long-id-repeated": (
+        2 * (json.dumps({"id": "x" * 100_000, "retrieved": []}) + "\n"),
+        f"run.jsonl:1: item {LONG} is not in set docs (check the id) (1 more invalid line(s))"
+        + FIX,
+    ),
     "several-bad-lines": (
         "x\n" + GOOD + "y\n",
         "run.jsonl:1: is not JSON (column 1: Expecting value) (1 more invalid line(s))" + FIX,
@@ -197,6 +226,18 @@ def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cl
     assert report["missing"] == ["a2"]  # its line was the broken one
     text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid")
     assert "note: 2 invalid run line(s) left out" in text.out
+
+
+def test_a_long_id_is_clipped_in_the_reports_list_of_invalid_lines(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    line = json.dumps({"id": "x" * 100_000, "retrieved": []}) + "\n"
+    (score_ws / "run.jsonl").write_text(GOOD + line + line)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid", "--json")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["invalid_lines"] == [
+        {"line": 2, "problem": f"item {LONG} is not in set docs (check the id)"},
+        {"line": 3, "problem": f'repeats item {LONG} trial 0 of line 2; number repeated runs '
+                               'with "trial"'},
+    ]  # fmt: skip
 
 
 def test_the_refusal_counts_every_invalid_line_of_each_kind(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -41,6 +41,7 @@ from evalset.fsio import (
     unique_object,
 )
 from evalset.sets.citations import Citation
+from evalset.sets.model import MAX_ID
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
@@ -132,7 +133,8 @@ def _problem(obj: Any, plain: bool) -> str | None:
     trial = obj.get("trial", 0)
     if type(trial) is not int or trial < 0 or trial > TRIAL_LIMIT:
         return (
-            f'item {ident}: "trial" must be a whole number from 0 to {TRIAL_LIMIT:,}, not {trial!r}'
+            f'item {_shown_id(ident)}: "trial" must be a whole number from 0 to '
+            f"{TRIAL_LIMIT:,}, not {trial!r}"
         )
     for key in ("latency_ms", "cost"):
         value = obj.get(key)
@@ -142,25 +144,28 @@ def _problem(obj: Any, plain: bool) -> str | None:
                 if len(repr(value)) <= 40
                 else f"{repr(value)[:24]}… (a number too large)"
             )
-            return f'item {ident}: "{key}" must be a number from 0, not {shown}'
+            return f'item {_shown_id(ident)}: "{key}" must be a number from 0, not {shown}'
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
-        return f'item {ident}: "answer" must be text, not a {_kind(answer)}'
+        return f'item {_shown_id(ident)}: "answer" must be text, not a {_kind(answer)}'
     contexts = obj.get("contexts")
     if contexts is not None and (
         type(contexts) is not list or not all(isinstance(c, str) for c in contexts)
     ):
-        return f'item {ident}: "contexts" must be a list of texts (the passages given to the model)'
+        return (
+            f'item {_shown_id(ident)}: "contexts" must be a list of texts (the passages given '
+            "to the model)"
+        )
     retrieved = obj.get("retrieved")
     if retrieved is not None:
         if type(retrieved) is not list:
-            return f'item {ident}: "retrieved" must be a list, not a {_kind(retrieved)}'
+            return f'item {_shown_id(ident)}: "retrieved" must be a list, not a {_kind(retrieved)}'
         if not plain:
             for k, entry in enumerate(retrieved):
                 wrong = _entry_problem(entry)
                 if wrong:  # a citation before it may be wrong too: the first problem is said
                     k, wrong = _first_bad_citation(retrieved[:k]) or (k, wrong)
-                    return f"item {ident}: retrieved[{k}] {wrong}"
+                    return f"item {_shown_id(ident)}: retrieved[{k}] {wrong}"
     return None
 
 
@@ -210,7 +215,11 @@ def _bad_citations(lines: list[RunLine], texts: set[str] | None) -> list[tuple[i
         for k, entry in enumerate(line.retrieved or []):
             if type(entry) is str and entry in bad:
                 found.append(
-                    (line.line, f"item {line.id}: retrieved[{k}] is not a citation ({bad[entry]})")
+                    (
+                        line.line,
+                        f"item {_shown_id(line.id)}: retrieved[{k}] is not a citation "
+                        f"({bad[entry]})",
+                    )
                 )
                 break
     return found
@@ -374,7 +383,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
             invalid.append(
                 (
                     line.line,
-                    f"repeats item {key[0]} trial {key[1]} of line {first[key]}; number "
+                    f"repeats item {_shown_id(key[0])} trial {key[1]} of line {first[key]}; number "
                     'repeated runs with "trial"',
                 )
             )
@@ -415,7 +424,9 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
                 total += value
             elif line.line not in found:
                 why = "takes the run's total beyond the largest number a report holds"
-                found[line.line] = f'item {line.id}: "{key}" {value!r} {why} (check its unit)'
+                found[line.line] = (
+                    f'item {_shown_id(line.id)}: "{key}" {value!r} {why} (check its unit)'
+                )
     return sorted(found.items())
 
 
@@ -426,11 +437,19 @@ def _no_lines(run: RunFile) -> None:
     )
 
 
+def _shown_id(ident: str) -> str:
+    """A run line's id as messages name it: one longer than any item's id may be clipped,
+    as other long values are (a line can hold megabytes, and a message is one sentence)."""
+    if len(ident) <= MAX_ID:
+        return ident
+    return f"{ident[:24]}… ({len(ident):,} characters, longer than any item's id)"
+
+
 def unknown_item(ident: str, known: list[str], set_name: str) -> str:
     """The problem of a run line whose id is not in the set, with the closest id."""
     close = difflib.get_close_matches(ident, known, n=1)
     hint = f"did you mean {close[0]!r}?" if close else "check the id"
-    return f"item {ident} is not in set {set_name} ({hint})"
+    return f"item {_shown_id(ident)} is not in set {set_name} ({hint})"
 
 
 def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bool) -> None:

@@ -49,7 +49,9 @@ def _exactly(*allowed: object) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=200)]
+MAX_ID = 200
+"""The longest id an item may have."""
+Identifier = Annotated[str, StringConstraints(strict=True, pattern=ID_PATTERN, max_length=MAX_ID)]
 Text = Annotated[
     str, StringConstraints(strict=True, strip_whitespace=False, min_length=1, max_length=MAX_TEXT)
 ]
