@@ -291,3 +291,32 @@ def test_a_chunk_the_outline_cannot_place_is_refused_as_its_citation_is(  # type
         "notes in more than one place that fits"
     )
     assert "Traceback" not in result.err and not (repo / "out.json").exists()
+
+
+def test_a_chunk_standing_for_several_sections_is_one_entry_among_the_misses(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    """Before, its citations were joined with the entries' own separator: two entries read
+    as three (``twice.md#one, twice.md#two, twice.md#one``), and every later rank was off
+    by one for a reader counting them."""
+    repo, _ = make_workspace(tmp_path / "repo")
+    write_files(
+        repo, {"corpus/twice.md": "# One\n\nThe same sentence.\n\n# Two\n\nThe same sentence.\n"}
+    )
+    take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset")
+    commit_all(repo, "a document saying one thing twice")
+    chunk = {"doc": "twice.md", "text": "The same sentence."}
+    run = [{"id": "a1", "retrieved": [chunk, "twice.md#one", "guide.md#returns"]}]
+    write_run(repo / "run.jsonl", run)
+    args = ("score", "retrieval", "docs", "run.jsonl", "--k", "1,2")
+    done = cli(repo, *args, "-o", "r.json", "--html", "r.html")
+    assert done.code == 0, done.err
+    data = json.loads((repo / "r.json").read_text())
+    miss = next(m for m in data["misses"] if m["id"] == "a1")
+    assert miss["retrieved"] == [["twice.md#one", "twice.md#two"], "twice.md#one"]
+    assert next(r for r in data["items"] if r["id"] == "a1")["first_rank"] == 3
+    shown = "{twice.md#one + twice.md#two}, twice.md#one"
+    assert f"      retrieved  {shown}\n" in done.out
+    md = cli(repo, *args, "--format", "md")
+    assert f"| `{shown}` |" in md.out
+    assert f"<td>{shown}</td>" in (repo / "r.html").read_text()

@@ -94,8 +94,15 @@ def miss_cells(miss: dict[str, Any]) -> list[str]:
         miss.get("split", ""),
         trials,
         hidden(miss["split"]) if miss["expected"] is None else ", ".join(miss["expected"]),
-        ", ".join(miss["retrieved"]) or "(nothing)",
+        ", ".join(map(entry_text, miss["retrieved"])) or "(nothing)",
     ]
+
+
+def entry_text(entry: str | list[str]) -> str:
+    """A retrieved entry as a list of misses shows it: a citation, or a chunk's several
+    citations braced as one entry, ``{a.md#one + a.md#two}``, so that entries still count
+    ranks."""
+    return entry if isinstance(entry, str) else "{" + " + ".join(entry) + "}"
 
 
 def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:

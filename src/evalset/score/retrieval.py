@@ -95,13 +95,10 @@ class _Scored:
     trial: int
     line: RunLine | None
     ranks: Sequence[int] = ()
-    shown: list[str] | None = None
-    """What the first entries stand for, as citations (for the list of misses); None for a
-    line of plain citations, which stand for themselves."""
     cited: list[tuple[str, ...]] | None = None
     """What each entry stands for, as citations, for a line with chunks (None for a line of
-    plain citations): a chunk's sections are checked against an uncertain outline as the
-    same sections given as citations are."""
+    plain citations, which stand for themselves): a chunk's sections are checked against an
+    uncertain outline as the same sections given as citations are, and listed in misses."""
 
 
 def score_retrieval(
@@ -340,7 +337,6 @@ def _credit(
     known = [tuple(c for c in cs if c not in unknown) for cs in cited] if unknown else cited
     scored.ranks = credited_ranks(targets, known, granularity)
     scored.cited = cited
-    scored.shown = [", ".join(c) or "(unresolved chunk)" for c in cited[:deepest]]
 
 
 def _refuse_unknown_outline(
@@ -693,10 +689,18 @@ def _row_order(scored: _Scored) -> tuple[str, int]:
     return scored.item.id, scored.trial
 
 
-def _shown(scored: _Scored, deepest: int) -> list[str]:
-    """What the first ``deepest`` entries of a line stand for, as citations."""
-    if scored.shown is not None:
-        return scored.shown
+UNRESOLVED = "(unresolved chunk)"
+"""What a miss lists for a chunk that did not resolve."""
+
+
+def _shown(scored: _Scored, deepest: int) -> list[str | list[str]]:
+    """What the first ``deepest`` entries of a line stand for, one per rank: a citation, or
+    the list of the citations a chunk standing for several sections stands for (joined in
+    one text, they would read as several entries, and every later rank would be miscounted)."""
+    if scored.cited is not None:
+        return [
+            c[0] if len(c) == 1 else list(c) if c else UNRESOLVED for c in scored.cited[:deepest]
+        ]
     line = scored.line
     return list(line.retrieved[:deepest]) if line is not None and line.retrieved else []  # type: ignore[arg-type]
 
