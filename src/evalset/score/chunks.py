@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import Snapshot
-from evalset.corpus.outline import DocumentView, Outlines
+from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_blobs, git_name
 from evalset.corpus.sections import normalise
@@ -200,12 +200,20 @@ def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
     if not holding:
         return (Citation(view.doc),)
     # shortest first: a holding section is not minimal when a shorter one lies inside it
-    # as the outline places sections (the one scoring uses for citations). A shorter
-    # section's heading and text found in its text is not enough: a sentence may read
-    # "Notes Keep receipts." in one section, and "## Notes" hold "Keep receipts." in another
-    within = view.within
     minimal = [holding[0]]
     for p in holding[1:]:
-        if not any(within(q.id, p.id) for q in minimal):
+        if not any(_inside(view, q, p) for q in minimal):
             minimal.append(p)
     return tuple(Citation(view.doc, p.id) for p in minimal)
+
+
+def _inside(view: DocumentView, inner: Part, outer: Part) -> bool:
+    """Whether ``inner`` lies inside ``outer`` as the outline places sections (as scoring
+    places them for citations). Its heading and text found in ``outer``'s text is not
+    enough where the document holds them in another place too: a sentence may read "Notes
+    Keep receipts." in one section, and "## Notes" hold "Keep receipts." in another. The
+    outline is asked only then (placing every section of a document costs more)."""
+    if inner.level <= outer.level or inner.key not in outer.text:
+        return False
+    text = view.text
+    return text.find(inner.key, text.find(inner.key) + 1) < 0 or view.within(inner.id, outer.id)
