@@ -294,14 +294,17 @@ def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[
 def release_state(
     loaded: SetFile, tags: list[Tag], read_release: Callable[[Tag], SetFile | None] | None = None
 ) -> str | None:
-    """The status column: the latest release (tags `evalset release` did not make left
-    out), with ``+modified`` when the working copy's
+    """The status column: the release the header names, else the latest (tags `evalset
+    release` did not make left out), with ``+modified`` when the working copy's
     content is no longer that release's (``versions.pin.tag_vouches``, which reads a
     release of an older fingerprint format with ``read_release``). None for a set never
     released."""
+    from evalset.sets.validate import release_named
+
     made = [t for t in tags if t.pin is not None]  # a tag made by hand is no release
     if not made:
         return None
-    latest = made[-1]
+    # this branch's (a release made on another branch is not, merged here or not)
+    latest = release_named(made, loaded.header.version if loaded.header else None) or made[-1]
     clean = tag_vouches(loaded, latest, read_release)
     return latest.version if clean else f"{latest.version}+modified"

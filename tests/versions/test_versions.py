@@ -322,6 +322,38 @@ def test_the_releases_of_a_set_deleted_since_are_checked_listed_and_compared(  #
     assert cli(released, "log", "nothing").code == 2
 
 
+def test_a_release_made_on_another_branch_is_not_this_branchs_baseline(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Alice moves q-3 to tuning, recorded, and releases 0.3.0 on her branch; main's last
+    release is still 0.2.0 (its header says so). Main, untouched, is valid; a hand flip of
+    q-3 there is an error against 0.2.0, not a match of the other branch's release."""
+    path = released / "sets" / "docs.yaml"
+    text = path.read_text().replace("  - id: q-1\n", "  - id: q-1\n    holdout: false\n")
+    text = text.replace("Question q-3 about the policy?", "When do the gift cards expire?")
+    path.write_text(text.replace("  - id: q-3\n", "  - id: q-3\n    holdout: true\n"))
+    commit_all(released, "a split")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    git(released, "checkout", "-q", "-b", "alice")
+    moved = cli(released, "split", "docs", "--move", "q-3", "--to", "tuning", "--force",
+                "--reason", "asked in the FAQ")  # fmt: skip
+    assert moved.code == 0, moved.err
+    commit_all(released, "q-3 to tuning")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    git(released, "checkout", "-q", "main")
+    result = cli(released, "validate", "docs")
+    assert result.code == 0, result.out
+    assert json.loads(cli(released, "status", "--json").out)["sets"][0]["release"] == "0.2.0"
+    path.write_text(path.read_text().replace("    holdout: true\n", "    holdout: false\n"))
+    result = cli(released, "validate", "docs")
+    assert result.code == 1
+    assert "item q-3: holdout: error: moved from holdout to tuning since release 0.2.0" in (
+        result.out
+    )
+    status = json.loads(cli(released, "status", "--json").out)["sets"][0]
+    assert status["release"] == "0.2.0+modified"
+
+
 def test_release_refuses_a_set_file_outside_the_sets_folder(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """check-pin, log and diff find a release by its set's name in the sets folder: one
     made of a file elsewhere could never be checked."""

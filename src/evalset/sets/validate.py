@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalset.config import ValidateConfig, Workspace
 from evalset.corpus.current import workspace_store
@@ -20,6 +20,9 @@ from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import now_at, resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
+
+if TYPE_CHECKING:
+    from evalset.git import Tag
 
 
 @dataclass
@@ -707,10 +710,12 @@ def sealed_at_head(
 def holdout_baseline(
     path: Path, name: str, current: SetFile | None = None
 ) -> tuple[SetFile, str] | None:
-    """The state a set's holdout flags are compared with: its last release, or before any
-    release its last commit. None outside git, or for a file git does not have yet. When
-    that state is the text of ``current`` (the set as loaded, unchanged since), it is
-    ``current`` itself rather than a second parse of the same text."""
+    """The state a set's holdout flags are compared with: its last release on this branch
+    (the one its header names, which the release commit wrote: a release made on another
+    branch, merged here or not, is not this branch's), or before any release its last
+    commit. None outside git, or for a file git does not have yet. When that state is the
+    text of ``current`` (the set as loaded, unchanged since), it is ``current`` itself
+    rather than a second parse of the same text."""
     from evalset.git import Git
     from evalset.gitcmd import GitUnusable
 
@@ -718,8 +723,10 @@ def holdout_baseline(
         git = Git.find(path.resolve().parent)
         tags = git.tags(name)
         header = current.header if current is not None else None
-        git.require_release_tag(path, name, header.version if header else None, tags)
-        rev, label = (tags[-1].commit, f"release {tags[-1].version}") if tags else ("HEAD", "HEAD")
+        version = header.version if header else None
+        git.require_release_tag(path, name, version, tags)
+        ours = release_named(tags, version)
+        rev, label = (ours.commit, f"release {ours.version}") if ours else ("HEAD", "HEAD")
         text = set_text_at(git, rev, path, name)  # where it was then, renamed since or not
         if text is None:
             return None
@@ -730,6 +737,19 @@ def holdout_baseline(
         raise
     except EvalsetError:
         return None
+
+
+def release_named(tags: list[Tag], version: str | None) -> Tag | None:
+    """This branch's last release: the tag of ``version`` (a set header's, which the release
+    commit wrote), not the highest of all, which may be a release made on another branch;
+    for a release whose tag is not made yet (interrupted), the release before it."""
+    from evalset.git import Version
+
+    wanted = Version.parse(version) if version else None
+    if wanted is None:
+        return None
+    named = [t for t in tags if (v := Version.parse(t.version)) is not None and v <= wanted]
+    return named[-1] if named else None
 
 
 def _context(path: Path, seen: Contexts) -> tuple[ValidateConfig, SnapshotStore | None, bool]:
