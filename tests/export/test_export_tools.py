@@ -404,30 +404,9 @@ TEMPLATED = {
 """Text that is Nunjucks syntax to promptfoo, which renders vars and assertion values."""
 
 
-def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ignore[no-untyped-def]
-    cli, example: Path, tmp_path: Path
-) -> None:
-    """Before, a key point `Code {{PROMO}} gives 10% off` reached the grader as `Code  gives
-    10% off`, a question holding `{{ question }}` expanded into itself, and a `{#` (and
-    later a `#}`) failed the whole test with a template error."""
-    from evalset.sets.editor import edit_set
-
-    program = _promptfoo()
-    path = example / "sets" / "acme-support.yaml"
-    ident = next(i for i in sorted(EXPORTED) if BY_ID[i].answerable and not BY_ID[i].holdout)
-    item = BY_ID[ident]
-    with edit_set(path) as editor:
-        editor.update_item(ident, {
-            "question": TEMPLATED["question"],
-            "key_points": [{"text": TEMPLATED["key point"],
-                            "sources": [str(c) for c in item.key_points[0].sources]}],
-            "must_not_say": [TEMPLATED["must_not_say"]],
-            "answer": TEMPLATED["answer"],
-        })  # fmt: skip
-    tests = tmp_path / "tests.yaml"
-    done = cli(example, "export", "acme-support", "--format", "promptfoo", "--allow-stale",
-               "-o", str(tests))  # fmt: skip
-    assert done.code == 0, done.err
+def _echo_one(program: str, tmp_path: Path, tests: Path, ident: str) -> tuple[Any, list[str]]:
+    """Run promptfoo over item ``ident`` of the exported ``tests`` with a provider that
+    answers with the prompt it is sent: its result, and every rubric the grader was sent."""
     (tmp_path / "provider.js").write_text(
         "module.exports = class { id() { return 'echo'; }\n"
         "  async callApi(prompt) { return { output: prompt }; } };\n"
@@ -462,6 +441,34 @@ def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ig
     results = json.loads((tmp_path / "results.json").read_text())["results"]
     (result,) = [r for r in results["results"] if r["testCase"]["metadata"]["evalset_id"] == ident]
     assert results["stats"]["errors"] == 0, result.get("error")
+    return result, rubrics
+
+
+def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path
+) -> None:
+    """Before, a key point `Code {{PROMO}} gives 10% off` reached the grader as `Code  gives
+    10% off`, a question holding `{{ question }}` expanded into itself, and a `{#` (and
+    later a `#}`) failed the whole test with a template error."""
+    from evalset.sets.editor import edit_set
+
+    program = _promptfoo()
+    path = example / "sets" / "acme-support.yaml"
+    ident = next(i for i in sorted(EXPORTED) if BY_ID[i].answerable and not BY_ID[i].holdout)
+    item = BY_ID[ident]
+    with edit_set(path) as editor:
+        editor.update_item(ident, {
+            "question": TEMPLATED["question"],
+            "key_points": [{"text": TEMPLATED["key point"],
+                            "sources": [str(c) for c in item.key_points[0].sources]}],
+            "must_not_say": [TEMPLATED["must_not_say"]],
+            "answer": TEMPLATED["answer"],
+        })  # fmt: skip
+    tests = tmp_path / "tests.yaml"
+    done = cli(example, "export", "acme-support", "--format", "promptfoo", "--allow-stale",
+               "-o", str(tests))  # fmt: skip
+    assert done.code == 0, done.err
+    result, rubrics = _echo_one(program, tmp_path, tests, ident)
     assert result["response"]["output"] == TEMPLATED["question"]  # the prompt, as it is
     said = "\n".join(rubrics)
     assert f"States that: {TEMPLATED['key point']}" in said
@@ -471,3 +478,54 @@ def test_promptfoo_gets_text_that_looks_like_its_templates_as_it_is(  # type: ig
         c["assertion"]["type"]: c["pass"] for c in result["gradingResult"]["componentResults"]
     }
     assert checks["icontains"] is True
+
+
+STEAL = (
+    "const mark = () =>\n"
+    "  require('fs').writeFileSync(require('path').join({where}, 'ran.txt'), 'ran');\n"
+    "module.exports = {exports};\n"
+)
+"""A script promptfoo runs when a var or an assertion value names it: it leaves a mark."""
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "file://secret.txt",
+        "file://steal.js",
+        "package:steal:run",
+        "file://secret.txt {{ PROMO }} #}",
+        "FILE://secret.txt",
+    ],
+)
+def test_promptfoo_gets_text_that_looks_like_a_file_or_package_as_it_is(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path, reference: str
+) -> None:
+    """promptfoo loads a var or an assertion value that begins `file://` (running `.js` and
+    `.py` files) or `package:` instead of using it. Before, a question `file:///etc/hostname`
+    sent the provider the machine's name, and the short answer was checked against it."""
+    from evalset.sets.editor import edit_set
+
+    program = _promptfoo()
+    (tmp_path / "secret.txt").write_text("SECRET")
+    where = json.dumps(str(tmp_path))
+    run = "(...args) => { mark(); return { output: 'RAN' }; }"
+    (tmp_path / "steal.js").write_text(STEAL.format(where=where, exports=run))
+    package = tmp_path / "node_modules" / "steal"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "steal", "main": "index.js"}')
+    (package / "index.js").write_text(STEAL.format(where=where, exports=f"{{ run: {run} }}"))
+    ident = next(i for i in sorted(EXPORTED) if BY_ID[i].answerable and not BY_ID[i].holdout)
+    with edit_set(example / "sets" / "acme-support.yaml") as editor:
+        editor.update_item(ident, {"question": reference, "answer": reference})
+    tests = tmp_path / "tests.yaml"
+    done = cli(example, "export", "acme-support", "--format", "promptfoo", "--allow-stale",
+               "-o", str(tests))  # fmt: skip
+    assert done.code == 0, done.err
+    result, _ = _echo_one(program, tmp_path, tests, ident)
+    assert result["response"]["output"] == reference  # the provider got the text, not the file
+    checks = {
+        c["assertion"]["type"]: c["pass"] for c in result["gradingResult"]["componentResults"]
+    }
+    assert checks["icontains"] is True  # checked against the text, not the file's content
+    assert not (tmp_path / "ran.txt").exists()

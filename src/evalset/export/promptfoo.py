@@ -18,17 +18,31 @@ _MARKS = ("{{", "{%", "{#", "}}", "%}", "#}")
 """What opens or closes a Nunjucks tag, which promptfoo renders in each test's vars and
 assertion values before it uses them (a closing mark outside a tag is an error too)."""
 _BRACE = re.compile("[{}]")
+_REFERENCE = re.compile("file://|package:", re.IGNORECASE)
+"""How a var or assertion value that promptfoo loads instead of using it begins: a file
+(read, or run for ``.js``, ``.py``, ``.rb``) or a function from an npm package. promptfoo
+looks for these before it renders the value (case-sensitively; any case is escaped here, as
+it costs nothing)."""
+
+
+def _expression(char: str) -> str:
+    return f'{{{{ "{char}" }}}}'
 
 
 def literal(text: str) -> str:
-    """``text`` as Nunjucks renders it back to itself: where it holds a tag's mark, each
-    brace becomes an expression of itself, ``{{ "{" }}`` (a ``{% raw %}`` block would end
-    at the text's own ``{% endraw %}``). A key point ``Code {{PROMO}} applies`` otherwise
-    reached the grader as ``Code  applies``, and a ``{#`` or a ``#}`` failed the whole
-    test."""
-    if not any(mark in text for mark in _MARKS):
-        return text
-    return _BRACE.sub(lambda m: f'{{{{ "{m.group()}" }}}}', text)
+    """``text`` as promptfoo uses it, rendering it as Nunjucks, to be itself: where it holds
+    a tag's mark, each brace becomes an expression of itself, ``{{ "{" }}`` (a
+    ``{% raw %}`` block would end at the text's own ``{% endraw %}``); where it begins as a
+    reference to a file or a package, its first letter does, ``{{ "f" }}ile://``, so that
+    promptfoo no longer sees the reference and the rendering gives the text back. A key
+    point ``Code {{PROMO}} applies`` otherwise reached the grader as ``Code  applies``, a
+    ``{#`` or a ``#}`` failed the whole test, and a question ``file:///etc/hostname`` sent
+    the provider that file's content."""
+    if any(mark in text for mark in _MARKS):
+        text = _BRACE.sub(lambda m: _expression(m.group()), text)
+    if _REFERENCE.match(text):
+        text = _expression(text[0]) + text[1:]
+    return text
 
 
 def _asserts(item: Any) -> list[dict[str, Any]]:
