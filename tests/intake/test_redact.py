@@ -176,3 +176,78 @@ def test_a_pattern_that_matches_an_empty_string_hides_only_what_it_finds() -> No
     found = Redactor(patterns={"ORDER": "[0-9]*"}).record({"q": "Where is order 55120?"})
     assert found.texts["q"] == "Where is order <ORDER_1>?"
     assert dict(found.counts) == {"ORDER": 1}
+
+
+FW = {c: c + 0xFEE0 for c in range(0x21, 0x7F)} | {0x20: 0x3000}
+"""ASCII to full width, as an East Asian input method types it."""
+CARD, IBAN = "4111 1111 1111 1111", "FR76 3000 6000 0112 3456 7890 189"
+SPACES = "\u00a0\u2007\u202f\u2009\u2002\u3000\t"
+"""No-break, figure, narrow no-break, thin, en and ideographic spaces, and a tab."""
+ZWSP = "\u200b"
+SPELLED = {
+    "card, full width": (CARD.translate(FW), "CARD"),
+    "iban, full width": (IBAN.translate(FW), "IBAN"),
+    **{f"card, space U+{ord(s):04X}": (CARD.replace(" ", s), "CARD") for s in SPACES},
+    **{f"iban, space U+{ord(s):04X}": (IBAN.replace(" ", s), "IBAN") for s in SPACES},
+    **{
+        f"card, separator {sep!r}": (CARD.replace(" ", sep), "CARD")
+        for sep in ("-", " - ", "_", "/", ".", "\u2013", " \u2013 ", "  ")
+    },
+    **{
+        f"iban, separator {sep!r}": (IBAN.replace(" ", sep), "IBAN")
+        for sep in ("-", " - ", "_", "/", ".", "")
+    },
+    "card, Arabic-Indic digits": ("\u0664\u0661\u0661\u0661 1111 1111 1111", "CARD"),
+    "card, a zero-width space inside": (CARD.replace(" ", ZWSP, 1), "CARD"),
+    "email, a zero-width space": (f"jane.roe{ZWSP}@example.com", "EMAIL"),
+    "email, a soft hyphen in the domain": ("jane.roe@exam\u00adple.com", "EMAIL"),
+    "email, a word joiner": ("jane\u2060.roe@example.com", "EMAIL"),
+    "email, full width": ("jane.roe@example.com".translate(FW), "EMAIL"),
+    "phone, no-break spaces": ("+44\u00a020\u00a07946\u00a00958", "PHONE"),
+    "ipv4, leading zeros": ("192.168.001.023", "IP"),
+    "ipv4, full width": ("192.168.1.23".translate(FW), "IP"),
+}
+"""Personal data as people and their software write it. Before, each of these but the
+full-width phone was written to the set as it is: matching saw only ASCII digits, plain
+spaces and a few separators."""
+
+
+def test_personal_data_is_found_however_it_is_spelled() -> None:
+    redactor = Redactor()
+    for name, (value, kind) in SPELLED.items():
+        result = redactor.record({"q": f"see {value} today"})
+        assert result.texts["q"] == f"see <{kind}_1> today", name
+        assert dict(result.counts) == {kind: 1}, name
+
+
+MY_MAIL = "my mail".translate(FW)
+
+
+def test_a_value_spelled_two_ways_is_one_placeholder_and_the_rest_is_kept() -> None:
+    result = Redactor().record(
+        {
+            "q": f"{MY_MAIL} jane.roe@example.com, jane.roe{ZWSP}@example.com",
+            "a": f"4111_1111_1111_1111 and {CARD.translate(FW)}",
+        }
+    )
+    assert result.texts == {
+        "q": f"{MY_MAIL} <EMAIL_1>, <EMAIL_1>",
+        "a": "<CARD_1> and <CARD_1>",
+    }
+
+
+NOT_PERSONAL_SPELLED = [
+    "PO 2024/0412345678 approved",  # a dated reference, Luhn-valid
+    "pi is 3.14159265358979 or so",  # a decimal
+    "version 1.02.003 ships",  # three parts: no address
+    "order " + "4111 1111 1111 1112".translate(FW),  # full width, fails the Luhn check
+    "IBAN FR76 3000 6000 0112 3456 7890 188",  # fails mod 97
+    "IBAN FR76\u00a03000\u00a06000\u00a00112\u00a03456\u00a07890\u00a0188",
+    "IBAN FR76_3000_6000_0112_3456_7890_188",
+]
+
+
+def test_normalised_look_alikes_are_kept() -> None:
+    redactor = Redactor()
+    for text in NOT_PERSONAL_SPELLED:
+        assert redact(text, redactor) == text

@@ -4,7 +4,10 @@ Detected: email addresses, phone numbers (international and national forms, thro
 Google's libphonenumber port ``phonenumbers``, for the configured regions), payment card
 numbers that pass the Luhn check and IBANs that pass their mod-97 check (both through
 ``python-stdnum``), IPv4 and IPv6 addresses (validated by ``ipaddress``), and the patterns
-of the configuration. Each value becomes a typed, numbered placeholder that is stable within
+of the configuration. Matching sees the text normalised (NFKC, so full-width digits are
+digits; any script's digits as ASCII ones; format characters such as a zero-width space or
+a soft hyphen dropped; any space as a plain one), and the placeholder replaces what the
+original text holds there. Each value becomes a typed, numbered placeholder that is stable within
 one record (``<EMAIL_1>`` wherever the same address appears, ``<EMAIL_2>`` for another), so
 a reviewer still sees which mentions are the same. The original values are returned to no
 one: a ``Redaction`` holds only the redacted texts and the counts per type.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,14 +47,23 @@ _EMAIL = re.compile(
 """An address whose parts may be in any script (RFC 6531 internationalised addresses):
 the local part (or a quoted one, ``"jane roe"@…``), the domain's labels and its top-level
 domain (letters, or an ``xn--`` label)."""
-_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?\b")
-_CARD = re.compile(
-    r"(?<![\w,/])(?<!\d[.-])\d(?:(?:[ \u00a0\u2007\u202f]{1,2}|[-\u2010-\u2013])?\d){12,18}"
-    r"(?![\w.,/-]?\d)"
-    r"|(?<![\w,/])(?<!\d[.-])\d{4}(?:\.\d{4}){2}\.\d{1,7}(?![\w.,/-]?\d)"
+_SPACED = r"(?: {1,2}| ?[-\u2010-\u2013] ?)"
+"""What groups digits freely: one or two spaces (any space, as normalised), or a hyphen or a
+dash, spaced or not (``5555 - 5555``)."""
+_MARKED = r"(?: ?[._/] ?)"
+"""What groups digits in fours: a dot, an underscore or a slash (freely placed, they would
+take a decimal number or a dated reference, ``2024/0412345678``, for a card number)."""
+_IBAN = re.compile(
+    rf"\b[A-Za-z]{{2}}\d{{2}}(?:(?:{_SPACED}|{_MARKED})?[A-Za-z0-9]{{4}}){{2,7}}"
+    rf"(?:(?:{_SPACED}|{_MARKED})?[A-Za-z0-9]{{1,3}})?(?![^\W_])"
 )
-"""Card numbers: digits grouped by spaces (one or two, no-break ones too) or hyphens (and
-dashes), or in groups of four by dots; after a word's full stop or hyphen (``no.4111…``,
+"""IBANs, in groups of four by any of those."""
+_CARD = re.compile(
+    rf"(?<![\w,/])(?<!\d[.-])\d(?:{_SPACED}?\d){{12,18}}(?![\w.,/-]?\d)"
+    rf"|(?<![\w,/])(?<!\d[.-])\d{{4}}(?:{_MARKED}\d{{4}}){{2}}{_MARKED}\d{{1,7}}(?![\w.,/-]?\d)"
+)
+"""Card numbers: digits grouped by spaces or hyphens (and dashes), or in groups of four by
+dots, underscores or slashes; after a word's full stop or hyphen (``no.4111…``,
 ``Visa-4111…``) but not a number's (``1.4111…``, a range)."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(
@@ -89,7 +102,7 @@ def _ibans(text: str) -> Iterator[_Found]:
 
     for m in _IBAN.finditer(text):
         for raw in _shorter(m.group()):
-            compact = re.sub(r"[ -]", "", raw).upper()
+            compact = re.sub(r"[^A-Za-z0-9]", "", raw).upper()
             try:
                 iban.validate(compact, check_country=False)  # mod-97 and the BBAN structure
             except ValueError:
@@ -112,8 +125,12 @@ def _cards(text: str) -> Iterator[_Found]:
 def _ips(text: str) -> Iterator[_Found]:
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
+            written = m.group().split("%")[0]
+            if pattern is _IPV4:
+                # 192.168.001.023: ``ipaddress`` refuses leading zeros, people write them
+                written = ".".join(str(int(octet)) for octet in written.split("."))
             try:
-                address = ipaddress.ip_address(m.group().split("%")[0])
+                address = ipaddress.ip_address(written)
             except ValueError:
                 continue
             yield _Found(m.start(), m.end(), "IP", address.compressed)
@@ -248,6 +265,31 @@ def _custom(kind: str, pattern: Any, text: str) -> Iterator[_Found]:
         raise PatternTooSlow(kind) from None
 
 
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """What matching sees of ``text``, and for each of its characters the index of the
+    character of ``text`` it comes from. Each character is put in NFKC (full-width digits
+    and letters, as an East Asian input method types them, become ASCII; no-break and other
+    spaces become a space); a decimal digit of any script becomes its ASCII digit; a format
+    character (a zero-width space or joiner, a soft hyphen, a byte order mark) is dropped,
+    as copying text from a web page or a chat leaves them inside addresses and numbers; and
+    any other space but a line break (a tab) becomes a space."""
+    out: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":
+            continue
+        digit = unicodedata.decimal(char, None)
+        if digit is not None:
+            mapped = str(digit)
+        else:
+            mapped = unicodedata.normalize("NFKC", char)
+            if mapped.isspace() and mapped not in "\n\r":
+                mapped = " "
+        out.append(mapped)
+        origin.extend([index] * len(mapped))
+    return "".join(out), origin
+
+
 @dataclass
 class Redactor:
     """Finds personal data; ``patterns`` maps a placeholder type (``CUSTOMER``) to a regex."""
@@ -261,10 +303,22 @@ class Redactor:
         self._custom = [(kind.upper(), regex.compile(p)) for kind, p in self.patterns.items()]
 
     def find(self, text: str) -> list[_Found]:
-        """Non-overlapping finds, in text order. Finds that overlap are one, spanning them
-        all (a pattern of the config inside an email address, an IPv4 address inside an
-        IPv6 one: no part of either is left), of the kind the earlier detector says (config
-        patterns, email, IBAN, card, IP, phone; then the longer match)."""
+        """Non-overlapping finds, in text order, as spans of ``text``; they are searched for
+        in ``text`` normalised (``_normalised``), and their keys are normalised values.
+        Finds that overlap are one, spanning them all (a pattern of the config inside an
+        email address, an IPv4 address inside an IPv6 one: no part of either is left), of
+        the kind the earlier detector says (config patterns, email, IBAN, card, IP, phone;
+        then the longer match)."""
+        seen, origin = _normalised(text)
+        spans = []
+        for f in self._find(seen):
+            # from the first character of the find to the last, and what the original text
+            # holds between them (a format character inside the value goes with it)
+            start, end = origin[f.start], origin[f.end - 1] + 1
+            spans.append(_Found(start, end, f.kind, f.key))
+        return spans
+
+    def _find(self, text: str) -> list[_Found]:
         found: list[_Found] = []
         for rank, detector in enumerate(self._detectors(text)):
             for f in detector:
