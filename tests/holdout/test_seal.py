@@ -91,7 +91,7 @@ def test_without_the_key_nothing_of_the_holdout_is_readable(  # type: ignore[no-
 
     tuning = tmp_path / "tuning.jsonl"
     result = cli(example, "export", NAME, "--allow-stale", "--split", "tuning", "--format", "jsonl",
-                 "-o", str(tuning))  # fmt: skip
+                 "-o", str(tuning), "--skip-sealed")  # fmt: skip
     assert result.code == 0, result.err
     assert leaked(tuning.read_text()) == []
     for split in ("holdout", "all"):
@@ -638,6 +638,45 @@ def test_without_the_key_nothing_goes_to_tuning_unchecked_against_the_sealed_hol
     assert next(i for i in load_set(path).items if i.id == "q-950").holdout is None
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))  # with it, the twin is held out
     assert json.loads(cli(example, "split", "acme-support", "--json").out)["holdout"] == ["q-950"]
+
+
+def test_without_the_key_a_tuning_export_is_not_left_unchecked_for_leaks(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before, the tuning export without the key skipped the leakage check without a word:
+    a tuning item repeating a sealed holdout question went out (exit 0), while `validate`
+    failed and the same export with the key was refused."""
+    from evalset.sets.editor import edit_set
+
+    keyfile, public = key
+    path = set_file(example)
+    held = next(i for i in EXAMPLE.items if i.holdout and i.status == "active")
+    tuned = next(i for i in EXAMPLE.items if i.holdout is False and i.status == "active")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", NAME, "-r", public).code == 0
+    with edit_set(path) as editor:  # a hand edit the key holder has not validated
+        editor.update_item(tuned.id, {"question": held.question})
+    out = tmp_path / "tuning.jsonl"
+    args = ("export", NAME, "--allow-stale", "--format", "ragas", "-o", str(out))
+    refused = cli(example, *args)
+    assert refused.code == 2
+    assert refused.err == (
+        f"evalset: sets/{NAME}.yaml: cannot export the tuning split: {len(HOLDOUT)} sealed "
+        "holdout item(s) cannot be read without the key, so whether a tuning question is a "
+        "near duplicate of one of theirs, which the export would leak, cannot be told; set "
+        "EVALSET_AGE_IDENTITY to the age key file, or pass --skip-sealed once `evalset "
+        "validate` has passed with the key.\n"
+    )
+    assert not out.exists()
+    skipped = cli(example, *args, "--skip-sealed", "--json")
+    assert skipped.code == 0, skipped.err
+    assert json.loads(skipped.out)["unchecked_sealed"] == len(HOLDOUT)
+    assert f"note: {len(HOLDOUT)} sealed holdout item(s) could not be compared" in skipped.err
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))  # with it: the leak is found
+    out.unlink()
+    found = cli(example, *args)
+    assert found.code == 1 and "the holdout question has leaked" in found.err, found.err
+    assert not out.exists()
 
 
 def test_an_item_held_out_while_the_set_is_unsealed_for_an_edit_is_sealed(  # type: ignore[no-untyped-def]

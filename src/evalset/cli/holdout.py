@@ -139,6 +139,12 @@ def export(
         "lists them under `stale` (in csv and ragas, which carry no pin, each row's "
         "`verified` names its snapshot).",
     ),
+    skip_sealed: bool = typer.Option(
+        False,
+        "--skip-sealed",
+        help="Without the key, export the tuning split of a set whose holdout is sealed "
+        "although its questions cannot be compared with the sealed ones (a note says so).",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="With -o: report as JSON (without -o, the rows are the output)."
     ),
@@ -147,7 +153,9 @@ def export(
 
     The tuning view never contains a holdout item. A set with stale items among those
     exported is refused unless --allow-stale: each item's contexts are the text its labels
-    were checked against.
+    were checked against. Without the key, the tuning split of a set whose holdout is
+    sealed is refused unless --skip-sealed: no question can be checked for leaking one of
+    the sealed ones.
 
     Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
@@ -159,7 +167,7 @@ def export(
     ws = workspace_of(name)
     set_path = resolve_set(ws, name)
     refuse_writing_over(ws, [("export", output)], [("set file", set_path)])
-    result = run(set_path, split_name, fmt, ws, allow_stale)
+    result = run(set_path, split_name, fmt, ws, allow_stale, skip_sealed)
     if output is None:
         emit_data(result.text)
     else:
@@ -193,6 +201,12 @@ def export(
             f"newest snapshot's text ({', '.join(result.unverified[:5])}"
             f"{', …' if len(result.unverified) > 5 else ''})"
         )
+    if result.unchecked_sealed:
+        notes.append(
+            f"{len(result.unchecked_sealed)} sealed holdout item(s) could not be compared "
+            "with the exported questions without the key (--skip-sealed): a near duplicate of "
+            "one would leak it; `evalset validate` with EVALSET_AGE_IDENTITY set checks them"
+        )
     if result.unassigned and split_name != "all":
         notes.append(
             f"{result.unassigned} active item(s) without a holdout decision are in no split; "
@@ -210,6 +224,7 @@ def export(
                 "stale": result.stale,
                 "unverified": result.unverified,
                 "unknown_text": result.unknown,
+                "unchecked_sealed": len(result.unchecked_sealed),
             }
         )
     elif output is not None:

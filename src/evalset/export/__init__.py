@@ -71,6 +71,9 @@ class ExportResult:
     """Exported items verified against no snapshot: their contexts are the newest's."""
     unknown: dict[str, list[str]] = field(default_factory=dict)
     """Exported items with a citation whose text is not known here (an empty context)."""
+    unchecked_sealed: list[str] = field(default_factory=list)
+    """Sealed holdout items the exported questions could not be compared with (no key;
+    with ``skip_sealed``)."""
 
 
 def export(
@@ -79,9 +82,12 @@ def export(
     fmt: str,
     workspace: Workspace | None = None,
     allow_stale: bool = False,
+    skip_sealed: bool = False,
 ) -> ExportResult:
     """Render one split of a set in one format; refused when an exported item is stale,
-    unless ``allow_stale``."""
+    unless ``allow_stale``, and (the tuning split) when the set's sealed holdout items are
+    not opened (no key), so whether an exported question is a near duplicate of one of
+    theirs cannot be told, unless ``skip_sealed``."""
     from evalset.versions.pin import pin_of
 
     if fmt not in FORMATS:
@@ -103,6 +109,9 @@ def export(
             f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed; "
             f"{fix} (or export --split tuning)."
         )
+    unchecked = [stub.id for stub in loaded.sealed if stub.status != "retired"]
+    if unchecked and items and not skip_sealed:
+        _refuse_unchecked(path, len(unchecked))
     store = workspace_store(workspace) if workspace is not None else None
     newest = store.newest() if store is not None else None
     stale: dict[str, str | None] = {}
@@ -133,7 +142,35 @@ def export(
     text = writer(view)
     rows = len(items) - len(view.skipped)
     return ExportResult(
-        fmt, split, text, rows, unassigned, view.skipped, stale, unverified, view.unknown
+        fmt,
+        split,
+        text,
+        rows,
+        unassigned,
+        view.skipped,
+        stale,
+        unverified,
+        view.unknown,
+        unchecked if items else [],
+    )
+
+
+def _refuse_unchecked(path: Path, sealed: int) -> None:
+    """The leakage check `validate` runs between holdout and tuning questions needs the
+    sealed ones: a tuning question that is a near duplicate of one (a promoted production
+    failure, a hand edit) would take it out in this export."""
+    from evalset.sets.sealed import IDENTITY_ENV, identity_path
+
+    fix = (
+        f"point {IDENTITY_ENV} ({identity_path()}) at a key they were sealed to"
+        if identity_path()
+        else f"set {IDENTITY_ENV} to the age key file"
+    )
+    raise ExportError(
+        f"{path}: cannot export the tuning split: {sealed} sealed holdout item(s) cannot be "
+        "read without the key, so whether a tuning question is a near duplicate of one of "
+        f"theirs, which the export would leak, cannot be told; {fix}, or pass --skip-sealed "
+        "once `evalset validate` has passed with the key."
     )
 
 
