@@ -130,3 +130,77 @@ def test_key_points_longer_together_than_a_text_may_be_come_back_from_ragas(  # 
     assert brought.code == 0, brought.err
     again = next(i for i in load_set(workspace / "sets" / "brought.yaml").items if i.id == "q-001")
     assert " ".join(p.text for p in again.key_points) == " ".join(t.rstrip(".") + "." for t in long)
+
+
+HOSTILE = {
+    "carriage return": "\r",
+    "CR LF": "\r\n",
+    "line feed": "\n",
+    "vertical tab": "\x0b",
+    "form feed": "\x0c",
+    "file, group, record and unit separators": "\x1c\x1d\x1e\x1f",
+    "next line": "\x85",
+    "line and paragraph separators": "\u2028\u2029",
+    "other C0 controls": "\x01\x07\x08\x1b",
+    "delete and C1 controls": "\x7f\x80\x9f",
+    "byte order mark": "\ufeff",
+    "zero-width space and joiner": "\u200b\u200d",
+    "right-to-left override": "\u202e",
+    "quotes": '"\'""',
+    "separators": ",;\t|",
+    "an emoji": "\U0001f600",
+    "a formula mark": "=",
+}
+"""Characters a CSV writer or reader may take for structure, or drop."""
+
+
+@pytest.mark.parametrize("char", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_every_character_survives_the_csv_round_trip(cli, workspace: Path, char: str) -> None:  # type: ignore[no-untyped-def]
+    """Whatever text the set holds, import reads back its own CSV export: the rows are the
+    set's items, with the same content."""
+    from evalset.sets.editor import edit_set
+
+    path = workspace / "sets" / "acme-support.yaml"
+    with edit_set(path) as editor:
+        editor.update_item("q-001", {
+            "question": f"{char}Can I return {char} a damaged item?{char}",
+            "answer": f"{char}yes{char}",
+            "must_not_say": [f"{char}never{char}"],
+        })  # fmt: skip
+    source = exported(cli, workspace, "csv")
+    before = path.read_bytes()
+    result = cli(workspace, "import", str(source), "--set", "acme-support", "--format", "csv",
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    report = json.loads(result.out)
+    assert (report["added"], report["conflicts"]) == ([], {})
+    assert report["skipped"]["q-001"] == "the set has this item already"
+    assert path.read_bytes() == before
+
+
+def test_a_nul_character_is_refused_by_the_csv_export_not_by_import(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    """Before, the CSV export wrote the NUL byte (exit 0), and import refused its own export
+    as no text file. No CSV reader takes one back, so the export refuses it, naming the
+    item; JSONL escapes it."""
+    from evalset.sets.editor import edit_set
+
+    path = workspace / "sets" / "acme-support.yaml"
+    with edit_set(path) as editor:
+        editor.update_item("q-001", {"question": "Can I return\x00 a damaged item?"})
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "\\0" in text)
+    out = workspace.parent / "export.csv"
+    done = cli(workspace, "export", "acme-support", "--allow-stale", "--format", "csv",
+               "-o", str(out))  # fmt: skip
+    assert done.code == 2
+    assert done.err == (
+        f"evalset: sets/acme-support.yaml:{line}:5: item q-001: question holds a NUL "
+        "character (U+0000), which a CSV file cannot carry (`evalset import`, as most "
+        "programs, takes a file holding one for no text file); remove it from the item, or "
+        "export as jsonl, which escapes it.\n"
+    )
+    assert not out.exists()
+    source = exported(cli, workspace, "jsonl")
+    back = cli(workspace, "import", str(source), "--set", "acme-support", "--format", "jsonl",
+               "--json")  # fmt: skip
+    assert back.code == 0, back.err
+    assert json.loads(back.out)["skipped"]["q-001"] == "the set has this item already"

@@ -21,7 +21,15 @@ from pathlib import Path
 
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
-from evalset.export.view import SPLITS, ExportError, ExportRefused, View, select, texts
+from evalset.export.view import (
+    SPLITS,
+    ExportError,
+    ExportRefused,
+    Unwritable,
+    View,
+    select,
+    texts,
+)
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import StaleChecker
 
@@ -139,7 +147,10 @@ def export(
         loaded.name, split, items, pin, texts(workspace, store, newest), categories=categories
     )
     writer: Callable[[View], str] = import_module(FORMATS[fmt]).write
-    text = writer(view)
+    try:
+        text = writer(view)
+    except Unwritable as exc:
+        raise _located(loaded, exc) from None
     rows = len(items) - len(view.skipped)
     return ExportResult(
         fmt,
@@ -153,6 +164,16 @@ def export(
         view.unknown,
         unchecked if items else [],
     )
+
+
+def _located(loaded: SetFile, exc: Unwritable) -> ExportError:
+    """``exc`` as a sentence naming the set file and the item's line and column."""
+    k = next(
+        k for k, item in zip(loaded.item_index, loaded.items, strict=True) if item.id == exc.item
+    )
+    line, col = loaded.position(("items", k, exc.field))
+    where = f"{loaded.path}:{line}:{col}" if line is not None else str(loaded.path)
+    return ExportError(f"{where}: item {exc.item}: {exc.field} {exc.problem}.")
 
 
 def _refuse_unchecked(path: Path, sealed: int) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalset.export.rows import RowError
-from evalset.export.view import View, origin_of, split_of
+from evalset.export.view import Unwritable, View, origin_of, split_of
 from evalset.fsio import json_loads
 from evalset.sets.model import Item
 
@@ -42,6 +42,13 @@ which its reader takes for the end of the row, and those a reader splitting line
 does (``str.splitlines``) would break a row at."""
 
 
+_NUL = (
+    "holds a NUL character (U+0000), which a CSV file cannot carry (`evalset import`, as "
+    "most programs, takes a file holding one for no text file); remove it from the item, or "
+    "export as jsonl, which escapes it"
+)
+
+
 def write(view: View) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
@@ -68,6 +75,9 @@ def write(view: View) -> str:
             "version": view.pin["version"] or "",
             "fingerprint": view.pin["fingerprint"],
         }
+        for column, value in row.items():
+            if "\x00" in value:  # the JSON columns write it as \u0000
+                raise Unwritable(item.id, column, _NUL)
         broken = any(_BREAK.search(str(value)) for value in row.values())
         (quoted if broken else writer).writerow(row)
     return out.getvalue()

@@ -28,6 +28,15 @@ class ExportRefused(ExportError):
     exit_code = 1
 
 
+class Unwritable(ExportError):
+    """A text of an item that a format cannot carry (a NUL character in a CSV cell), which
+    the export names with the set file's position of it."""
+
+    def __init__(self, item: str, field: str, problem: str) -> None:
+        super().__init__(f"item {item}: {field}: {problem}")
+        self.item, self.field, self.problem = item, field, problem
+
+
 @dataclass
 class View:
     """The rows a format writes, with what it needs to write them."""
