@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 from ruamel.yaml import YAML
 
-from conftest import ROOT, write_files
+from conftest import ROOT, SET_HEADER, commit_all, set_item, write_files
 from evalset.export.view import select
 from evalset.sets.content import item_content
 from evalset.sets.fingerprint import item_fingerprints
@@ -867,3 +867,33 @@ def test_an_unanswerable_item_with_a_short_answer_round_trips(  # type: ignore[n
     assert back.code == 0, back.err
     (item,) = load_set(root / "sets" / "again.yaml").items
     assert (item.answerable, item.answer, item.key_points) == (False, "no", [])
+
+
+def test_csv_citations_hold_the_text_as_it_is_and_escaped_ones_still_import(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path
+) -> None:
+    """Before, the citation columns alone escaped what is not ASCII (`r\\u00fcckgabe.md`);
+    files written so still import, with the same item."""
+    write_files(
+        corpus_repo, {"corpus/rückgabe.md": "# Rückgabe\n\n## Schäden\n\nBinnen 30 Tagen.\n"}
+    )
+    assert cli(corpus_repo, "snapshot").code == 0
+    snapshot = next((corpus_repo / "snapshots").glob("*.json")).name[:12]
+    item = set_item("q-1", "rückgabe.md#schäden", verified=snapshot)
+    write_files(corpus_repo, {"sets/docs.yaml": SET_HEADER + item + "    holdout: false\n"})
+    commit_all(corpus_repo, "set")
+    done = cli(corpus_repo, "export", "docs", "--format", "csv")
+    assert done.code == 0, done.err
+    (row,) = csv.DictReader(io.StringIO(done.out))
+    assert row["expected_sources"] == '["rückgabe.md#schäden"]'
+    assert row["key_point_sources"] == '[["rückgabe.md#schäden"]]'
+    assert "\\u" not in done.out
+    for name, text in (
+        ("now", done.out),
+        ("before", done.out.replace("ü", "\\u00fc").replace("ä", "\\u00e4")),
+    ):
+        source = corpus_repo.parent / f"{name}.csv"
+        source.write_text(text, encoding="utf-8")
+        back = cli(corpus_repo, "import", str(source), "--set", "docs", "--format", "csv", "--json")
+        assert back.code == 0, back.err
+        assert json.loads(back.out)["skipped"] == {"q-1": "the set has this item already"}, name

@@ -64,11 +64,11 @@ def write(view: View) -> str:
             "split": split_of(item) or "",
             "answerable": "true" if item.answerable else "false",
             "answer": item.answer or "",
-            "key_points": json.dumps([p.text for p in item.key_points], ensure_ascii=False),
-            "key_point_sources": json.dumps([[str(s) for s in p.sources] for p in item.key_points]),
-            "expected_sources": json.dumps([str(c) for c in item.expected_sources]),
-            "must_not_say": json.dumps(item.must_not_say, ensure_ascii=False),
-            "tags": json.dumps(item.tags, ensure_ascii=False),
+            "key_points": _array([p.text for p in item.key_points]),
+            "key_point_sources": _array([[str(s) for s in p.sources] for p in item.key_points]),
+            "expected_sources": _array([str(c) for c in item.expected_sources]),
+            "must_not_say": _array(item.must_not_say),
+            "tags": _array(item.tags),
             "verified": item.verified or "",
             "origin": _origin(item),
             "set": view.pin["set"],
@@ -81,6 +81,12 @@ def write(view: View) -> str:
         broken = any(_BREAK.search(str(value)) for value in row.values())
         (quoted if broken else writer).writerow(row)
     return out.getvalue()
+
+
+def _array(values: list[Any]) -> str:
+    """A list column: a JSON array holding the text as it is (``rückgabe.md``, not
+    ``r\\u00fcckgabe.md``, which a person reading the sheet cannot), as every column does."""
+    return json.dumps(values, ensure_ascii=False)
 
 
 def _origin(item: Item) -> str:
