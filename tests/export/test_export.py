@@ -897,3 +897,43 @@ def test_csv_citations_hold_the_text_as_it_is_and_escaped_ones_still_import(  # 
         back = cli(corpus_repo, "import", str(source), "--set", "docs", "--format", "csv", "--json")
         assert back.code == 0, back.err
         assert json.loads(back.out)["skipped"] == {"q-1": "the set has this item already"}, name
+
+
+SENTENCES = [
+    ("Open 9 to 5", "Open 9 to 5."),
+    ("Open 9 to 5.", "Open 9 to 5."),
+    ("Is the shop open at 9?", "Is the shop open at 9?"),
+    ("Yes!", "Yes!"),
+    ("Opening hours vary...", "Opening hours vary..."),
+    ("Opening hours vary…", "Opening hours vary…"),
+    ('The sign says "Open 9 to 5."', 'The sign says "Open 9 to 5."'),
+    ("Returns are free (with a label.)", "Returns are free (with a label.)"),
+    ('The sign says "Open"', 'The sign says "Open".'),
+    ("The steps are:", "The steps are."),
+    ("営業時間は9時から。", "営業時間は9時から。"),
+]
+"""Key points and the sentence each is in a reference: as it is when it ends as a sentence
+does. Before, trailing full stops were stripped and one added: `Yes!.`, `vary.`."""
+
+
+def test_references_keep_the_key_points_punctuation(cli, example: Path) -> None:  # type: ignore[no-untyped-def]
+    from evalset.sets.editor import edit_set
+
+    path = example / "sets" / "acme-support.yaml"
+    item = next(i for i in load_set(path).items if i.holdout is False and i.status == "active"
+                and i.answerable)  # fmt: skip
+    sources = [str(c) for c in item.key_points[0].sources]
+    with edit_set(path) as editor:
+        editor.update_item(item.id, {
+            "key_points": [{"text": text, "sources": sources} for text, _ in SENTENCES]
+        })  # fmt: skip
+    expected = " ".join(sentence for _, sentence in SENTENCES)
+    ragas = cli(example, "export", "acme-support", "--format", "ragas", "--allow-stale")
+    assert ragas.code == 0, ragas.err
+    row = next(r for r in map(json.loads, ragas.out.splitlines()) if r["evalset_id"] == item.id)
+    assert row["reference"] == expected
+    deepeval = cli(example, "export", "acme-support", "--format", "deepeval", "--allow-stale")
+    assert deepeval.code == 0, deepeval.err
+    golden = next(g for g in json.loads(deepeval.out)
+                  if g["additional_metadata"]["evalset_id"] == item.id)  # fmt: skip
+    assert golden["expected_output"] == expected

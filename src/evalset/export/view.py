@@ -181,5 +181,24 @@ def reference_answer(item: Item) -> str | None:
     if not item.answerable:
         return DECLINES
     if item.key_points:
-        return " ".join(p.text.rstrip(".") + "." for p in item.key_points)
+        return " ".join(sentence(p.text) for p in item.key_points)
     return item.answer
+
+
+_ENDS = ".!?\u2026\u203c\u203d\u2047\u2048\u2049\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965"
+"""What ends a sentence: a full stop, an exclamation or a question mark, an ellipsis, and
+their forms in CJK, Arabic and Devanagari text."""
+_CLOSERS = "\"')]}\u2019\u201d\u00bb\u203a\u300d\u300f\uff09"
+"""What may follow the end of a sentence: closing quotes and brackets (``"Open 9 to 5."``)."""
+
+
+def sentence(text: str) -> str:
+    """A key point as a sentence of a reference: as it is when it ends as one does (``Is it
+    open?``, ``Hours vary...``, ``The sign says "Open."``), else with a full stop in place
+    of a trailing comma, semicolon or colon. Before, the trailing full stops were
+    stripped and one added, giving ``Yes!.`` and ``vary.``."""
+    text = text.rstrip()
+    last = text.rstrip(_CLOSERS)[-1:]
+    if last and last in _ENDS:
+        return text
+    return text.rstrip(",;:") + "."
