@@ -53,6 +53,14 @@ ACCEPTED = [
     ("langsmith", langsmith(None, split="Holdout"), True),
     ("langsmith", langsmith("holdout", split="HOLDOUT"), True),
     ("langsmith", langsmith([]), None),
+    # LangSmith's own field, as Client.list_examples returns it (`base` is its default split)
+    ("langsmith", langsmith(None, dataset_split=["holdout"]), True),
+    ("langsmith", langsmith(None, dataset_split=["base", "Holdout"]), True),
+    ("langsmith", langsmith(None, dataset_split=["tuning"]), False),
+    ("langsmith", langsmith(None, dataset_split="holdout"), True),
+    ("langsmith", langsmith(None, dataset_split=["base"]), None),
+    ("langsmith", langsmith(None, dataset_split=["base"], split="holdout"), True),
+    ("langsmith", langsmith("holdout", dataset_split=["holdout"]), True),
     ("csv", csv("Holdout"), True),
 ]
 
@@ -89,6 +97,17 @@ REFUSED = [
      "has split naming both tuning and holdout; keep one of them"),
     ("langsmith", langsmith("tuning", split="holdout"),
      "has split saying tuning but metadata.split saying holdout; keep one of them"),
+    ("langsmith", langsmith(None, dataset_split=["test"]),
+     f'has metadata.dataset_split "test"; {ACCEPTS}'),
+    ("langsmith", langsmith(None, dataset_split=["base", "train"]),
+     f'has metadata.dataset_split "train"; {ACCEPTS}'),
+    ("langsmith", langsmith(None, dataset_split=["tuning", "holdout"]),
+     "has metadata.dataset_split naming both tuning and holdout; keep one of them"),
+    ("langsmith", langsmith("tuning", dataset_split=["holdout"]),
+     "has split saying tuning but metadata.dataset_split saying holdout; keep one of them"),
+    ("langsmith", langsmith(None, split="holdout", dataset_split=["base", "tuning"]),
+     "has metadata.split saying holdout but metadata.dataset_split saying tuning; keep one "
+     "of them"),
 ]  # fmt: skip
 
 

@@ -111,13 +111,44 @@ def _side(value: Any, line: int, key: str) -> bool | None:
     return flags.pop() if flags else None
 
 
+BASE = "base"
+"""The split LangSmith puts every example in that is put in no other: no side."""
+
+
+def _without_base(value: Any) -> Any:
+    """LangSmith's own split field (``metadata.dataset_split``, which
+    ``Client.update_dataset_splits`` writes: a list of split names) without its default
+    split, ``base``, which says nothing of a side."""
+
+    def named(name: Any) -> bool:
+        return isinstance(name, str) and name.strip().lower() == BASE
+
+    if isinstance(value, list):
+        return [name for name in value if not named(name)]
+    return None if named(value) else value
+
+
 def _holdout(example: dict[str, Any], metadata: dict[str, Any], line: int) -> bool | None:
-    """The side the example's ``split`` or ``metadata.split`` names; both must agree."""
-    top = _side(example.get("split"), line, "split")
-    inner = _side(metadata.get("split"), line, "metadata.split")
-    if top is not None and inner is not None:
-        agreed(("split", top), ("metadata.split", inner), line)
-    return top if top is not None else inner
+    """The side the example's ``split``, ``metadata.split`` (evalset's exports) or
+    ``metadata.dataset_split`` (LangSmith's splits: holdout or tuning, besides its default
+    ``base``) names; those that name one must agree. Another split name is refused, as a
+    ``split`` of another value is: read as nothing, a held-out example would come in
+    unassigned, and `split` would most likely put it in tuning."""
+    said = [
+        (key, side)
+        for key, side in (
+            ("split", _side(example.get("split"), line, "split")),
+            ("metadata.split", _side(metadata.get("split"), line, "metadata.split")),
+            (
+                "metadata.dataset_split",
+                _side(_without_base(metadata.get("dataset_split")), line, "metadata.dataset_split"),
+            ),
+        )
+        if side is not None
+    ]
+    for other in said[1:]:
+        agreed(said[0], other, line)
+    return said[0][1] if said else None
 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
