@@ -51,6 +51,14 @@ REFUSED = [
      'has answerable "false"; write true or false (not in quotes), or leave it out'),
     ("ragas", sample(reference_context_ids="returns.md"),
      'has reference_context_ids "returns.md", not a list; write a JSON list such as ["a", "b"]'),
+    ("ragas", sample(category=5), "has category 5, not a text"),
+    ("ragas", sample(category=["direct-lookup"]), 'has category ["direct-lookup"], not a text'),
+    ("ragas", sample(evalset_id=17), "has evalset_id 17, not a text"),
+    ("ragas", sample(reference=["Open 9 to 5.", "Closed Sundays."]),
+     'has reference ["Open 9 to 5.", "Closed Sundays."], not a text; write the reference '
+     "answer as one text"),
+    ("ragas", sample(reference=30), "has reference 30, not a text; write the reference answer "
+     "as one text"),
 ]  # fmt: skip
 
 
@@ -68,17 +76,19 @@ def test_a_label_of_the_wrong_shape_is_refused(  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(
-    ("row", "problem"),
+    ("fmt", "row", "problem"),
     [
-        (example(tags=["returns", 7]), "tags.1: "),
-        (example({"must_not_say": ["14 days", None]}), "must_not_say.1: "),
+        ("langsmith", example(tags=["returns", 7]), "tags.1: "),
+        ("langsmith", example({"must_not_say": ["14 days", None]}), "must_not_say.1: "),
+        ("ragas", sample(reference_context_ids=["returns.md", 5]), "expected_sources.1: "),
     ],
 )
 def test_a_list_with_an_entry_of_the_wrong_type_is_refused(  # type: ignore[no-untyped-def]
-    cli, corpus_repo: Path, row: str, problem: str
+    cli, corpus_repo: Path, fmt: str, row: str, problem: str
 ) -> None:
-    (corpus_repo / "rows.jsonl").write_text(json.dumps(GOOD_LINE) + "\n" + row, "utf-8")
-    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    good = json.dumps(GOOD_LINE if fmt == "langsmith" else {"user_input": "Do you ship?"})
+    (corpus_repo / "rows.jsonl").write_text(good + "\n" + row, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", fmt)
     assert done.code == 2, done.out
     assert done.err.startswith(f"evalset: rows.jsonl:2: {problem}")
     assert len(done.err.splitlines()) == 1

@@ -59,8 +59,15 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             raise RowError(number, "has no user_input text")
         item: dict[str, Any] = {"question": sample["user_input"], "status": "draft"}
         for key, target in (("evalset_id", "id"), ("category", "category")):
-            if isinstance(sample.get(key), str):
-                item[target] = sample[key]
+            value = sample.get(key)
+            if value is not None and not isinstance(value, str):
+                raise RowError(number, f"has {key} {shown(value)}, not a text")
+            if value is not None:
+                item[target] = value
+        reference = sample.get("reference")
+        if reference is not None and not isinstance(reference, str):
+            raise RowError(number, f"has reference {shown(reference)}, not a text; write the "
+                           "reference answer as one text")  # fmt: skip
         holdout = holdout_of(sample.get("split"), number)
         if holdout is not None:
             item["holdout"] = holdout
@@ -68,15 +75,15 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         if answerable is not None and not isinstance(answerable, bool):
             raise RowError(number, f"has answerable {shown(answerable)}; write true or false "
                            "(not in quotes), or leave it out")  # fmt: skip
-        if answerable is False or sample.get("reference") == DECLINES:
+        ids = listed(sample, "reference_context_ids", number)
+        if answerable is False or reference == DECLINES:
             item["answerable"] = False
             rows.append((number, item))
             continue
-        ids = [str(c) for c in listed(sample, "reference_context_ids", number)]
         if ids:
-            item["expected_sources"] = ids
-        if isinstance(sample.get("reference"), str) and sample["reference"].strip():
-            item["key_points"] = [{"text": t, "sources": ids} for t in _pieces(sample["reference"])]
+            item["expected_sources"] = ids  # checked as the set's citations are: each a text
+        if reference is not None and reference.strip():
+            item["key_points"] = [{"text": t, "sources": ids} for t in _pieces(reference)]
         rows.append((number, item))
     return rows
 
