@@ -715,3 +715,48 @@ def test_presets_read_what_trace_exports_hold(example: Path, cli, case: str) -> 
     item = next(i for i in load_set(example / "sets" / "acme-support.yaml").items if i.id == ident)
     found = item.question if field == "question" else item.origin.retrieved  # type: ignore[union-attr]
     assert found == value
+
+
+PERSONAL_TRACES = {
+    "jane.roe@example.com": "EMAIL",
+    "jane.roe@example.com/+44 20 7946 0958": "EMAIL, PHONE",
+    "session-+44 20 7946 0958": "PHONE",
+    "client 203.0.113.7": "IP",
+}
+KEPT_TRACES = [
+    "tr-4111111111111111",  # a numeric id that passes the Luhn check by chance
+    "1234567890123456789",  # a snowflake id
+    "0b0e6f55-6d0c-4c1e-9a7e-1d2f3a4b5c6d",  # a UUID, as Langfuse and LangSmith write them
+    "4bf92f3577b34da6a3ce929d0e0e4736",  # an OpenTelemetry trace id
+]
+
+
+def test_a_trace_holding_personal_data_is_refused_and_written_nowhere(  # type: ignore[no-untyped-def]
+    example: Path, cli
+) -> None:
+    """Before, `--map trace=session` with sessions keyed by an email address wrote the
+    address to the set (`origin.trace`, `origin.traces`) and the summary. Redacted, a trace
+    finds nothing and no longer tells two apart, so such a record is refused."""
+    records = [{"q": f"Question number {n} about returns, {t}?", "session": t}
+               for n, t in enumerate([*PERSONAL_TRACES, *KEPT_TRACES])]  # fmt: skip
+    write_files(example, {"f.jsonl": "".join(json.dumps(r) + "\n" for r in records)})
+    before = (example / SET).read_bytes()
+    args = ("promote", "f.jsonl", "--set", "acme-support", "--map", "question=q,trace=session")
+    refused = cli(example, *args)
+    assert refused.code == 2
+    assert (example / SET).read_bytes() == before
+    done = cli(example, *args, "--skip-invalid", "--json")
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["invalid"] == [
+        {"line": n, "problem": f"trace holds personal data ({kinds}), which the set's "
+         "origin.trace would keep as it is; map the trace to an id that holds none (`--map "
+         "trace=PATH`, such as the tracing tool's trace id), or leave it out of the map"}
+        for n, kinds in enumerate(PERSONAL_TRACES.values(), 1)
+    ]  # fmt: skip
+    assert len(report["added"]) == len(KEPT_TRACES)
+    text = (example / SET).read_text(encoding="utf-8")
+    for trace in PERSONAL_TRACES:
+        assert trace not in text + refused.out + refused.err + done.out + done.err
+    for trace in KEPT_TRACES:
+        assert f"trace: {trace}" in text or f"trace: '{trace}'" in text, trace

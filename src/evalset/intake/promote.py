@@ -381,6 +381,26 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
     return f"{where}: {redact(error_text(first), redactor)}"
 
 
+_NOT_IN_IDS = {"CARD", "IBAN"}
+"""Finds not taken for personal data in a trace id: numeric and hexadecimal ids (a snowflake
+id, a hash) pass the Luhn or the IBAN check by chance."""
+
+
+def _personal_trace(trace: str, redactor: Redactor) -> str | None:
+    """Why a trace id that holds personal data (a session keyed by an email address, mapped
+    with ``--map trace=…``) cannot be promoted: redacted, it would find no trace and tell
+    different ones apart no more, and as it is it would be written to the set
+    (``origin.trace``) and the summary."""
+    kinds = sorted({f.kind for f in redactor.find(trace)} - _NOT_IN_IDS)
+    if not kinds:
+        return None
+    return (
+        f"trace holds personal data ({', '.join(kinds)}), which the set's origin.trace would "
+        "keep as it is; map the trace to an id that holds none (`--map trace=PATH`, such as "
+        "the tracing tool's trace id), or leave it out of the map"
+    )
+
+
 @dataclass
 class Candidate:
     """A valid, redacted record, ready to become a draft item."""
@@ -434,6 +454,8 @@ def _prepared(
             f"category: {shown!r} is not declared in the set; {hint}declare it in the "
             "set's categories or correct the record"
         )
+    if problem is None and record.trace:
+        problem = _personal_trace(record.trace, redactor)
     if problem is not None:
         return Invalid(line, problem)
     texts = {name: getattr(record, name) for name in TEXT_FIELDS if getattr(record, name)}

@@ -301,7 +301,8 @@ class FailureRecord(_Model):
     ]
     """What the user asked (not white space only)."""
     trace: Annotated[str, StringConstraints(strict=True, min_length=1)] | None = None
-    """Id of the production trace, so the same failure is never promoted twice."""
+    """Id of the production trace, so the same failure is never promoted twice. Kept as it
+    is, so one that holds personal data (an email address, a phone number) is refused."""
     date: Annotated[dt.date, BeforeValidator(_day)] | None = None
     """When it was asked: a date, or a timestamp of which the date is kept."""
     answer: Text | None = None
