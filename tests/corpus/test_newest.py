@@ -201,3 +201,29 @@ def test_symlinks_at_a_revision_are_followed_as_the_working_tree_follows_them(  
         == now["warnings"]
         == ["out.md: symlink to outside the corpus; not followed"]
     )
+
+
+def test_a_snapshot_a_squash_merge_brought_is_as_new_as_that_merge(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A snapshot taken on a branch merged by squash (or rebase) records a commit main's
+    history does not hold: it is as new as the commit that brought it, not older than every
+    snapshot of main's, so the next corpus change is judged against it, not one before."""
+    write_files(corpus_repo, {"corpus/returns.md": V1})
+    commit_all(corpus_repo, "v1")
+    first = _snapshot(cli, corpus_repo)["id"]
+    commit_all(corpus_repo, "snapshot of v1")
+    git(corpus_repo, "checkout", "-q", "-b", "feature")
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    commit_all(corpus_repo, "v2")
+    second = _snapshot(cli, corpus_repo)["id"]
+    commit_all(corpus_repo, "snapshot of v2")
+    git(corpus_repo, "checkout", "-q", "main")
+    git(corpus_repo, "merge", "-q", "--squash", "feature")
+    squash = commit_all(corpus_repo, "feature, squashed")
+    write_files(corpus_repo, {"corpus/returns.md": V2 + "\n## Fees\n\nReturns are free.\n"})
+    store = SnapshotStore(corpus_repo / "snapshots")
+    choice = store.newest_choice()
+    assert choice is not None
+    assert (choice.id, choice.rule, choice.commit) == (second, "commit", squash)
+    assert store.in_order() == [first, second]
+    status = json.loads(cli(corpus_repo, "status", "--json").out)
+    assert status["newest"]["snapshot"] == second[:12]

@@ -11,7 +11,10 @@ the snapshots. The rules, in order:
    history of HEAD, the one whose commit comes first in ``git rev-list --topo-order HEAD``.
    At one commit, a snapshot of the working tree (``rev`` null: taken on top of that commit,
    with changes not committed yet) comes after the snapshot of the commit itself, and
-   several working-tree ones in the order they were first recorded (``created``).
+   several working-tree ones in the order they were first recorded (``created``). A
+   manifest taken at a commit HEAD's history does not hold (on a branch merged by squash or
+   rebase, which rewrite its commits) counts from the commit of that history that added
+   its file: the squash commit brought it, so it is as new as that.
 3. **The first recorded last**: else (no git, or no manifest taken at a commit of this
    history), by ``created``, then id.
 
@@ -166,13 +169,70 @@ def ordered(
     }
     position = history_positions(repo, commits, head) if repo is not None else {}
 
+    missing = {i for i, a in abouts.items() if a.get("commit") not in position}
+    added: dict[str, int] = {}
+    if repo is not None and missing and position:  # brought by a commit of this history
+        brought = _brought_by(repo, head, missing)
+        where = history_positions(repo, set(brought.values()), head)
+        added = {i: where[c] for i, c in brought.items() if c in where}
+
     def age(ident: str) -> tuple[bool, int, bool, str, str]:
         commit = abouts[ident].get("commit")
         if isinstance(commit, str) and commit in position:
             return True, -position[commit], abouts[ident].get("rev") is None, created(ident), ident
+        if ident in added:
+            return True, -added[ident], True, created(ident), ident
         return False, 0, False, created(ident), ident
 
     return sorted(abouts, key=age)
+
+
+def _brought_by(
+    folder: Path, head: str, idents: set[str], since: str | None = None
+) -> dict[str, str]:
+    """For manifests of the snapshots ``folder`` among ``idents``, the commit of the history
+    of ``head`` (after ``since``, when given) that added its file, the latest such first."""
+    span = f"{since}..{head}" if since else head
+    try:
+        done = gitcmd.run(
+            folder, "log", "--diff-filter=A", "--format=%x00%H", "--name-only", "--relative",
+            span, "--", ".",
+        )  # fmt: skip
+    except OSError:
+        return {}
+    if done.returncode != 0:
+        return {}
+    found: dict[str, str] = {}
+    for record in done.stdout.split("\0")[1:]:
+        commit, _, names = record.partition("\n")
+        for name in names.split():
+            ident = name.removesuffix(".json")
+            if ident in idents and ident not in found:
+                found[ident] = commit.strip()
+    return found
+
+
+def _merged_since(
+    folder: Path, head: str, latest: str, abouts: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, str] | None:
+    """A manifest added to the snapshots ``folder`` after commit ``latest`` and taken at a
+    commit the history of ``head`` does not hold (a branch merged by squash or rebase): the
+    one added last, with the commit that added it; None when there is none (the usual case:
+    the manifests added since are ``latest``'s own). Git is asked once, and again only for
+    such a manifest."""
+    if not folder.is_dir() or (folder / ".git").exists():
+        return None  # a store's folder, not the top of a repository (newest at a commit)
+    newer = _brought_by(folder, head, set(abouts), latest)
+    for ident, brought in newer.items():
+        commit = abouts[ident].get("commit")
+        if commit == latest:
+            continue
+        if isinstance(commit, str) and _COMMIT.match(commit):
+            done = gitcmd.run(folder, "merge-base", "--is-ancestor", commit, head)
+            if done.returncode == 0:
+                continue  # in this history, older than ``latest``: not this case
+        return ident, brought
+    return None
 
 
 class HistoryMissing(gitcmd.GitUnusable):
@@ -241,6 +301,9 @@ def choose(
             at = [ident for ident, a in abouts.items() if a.get("commit") == latest]
             # The commit's own snapshot first, then those of its working tree.
             best = max(at, key=lambda i: (abouts[i].get("rev") is None, created(i), i))
+            merged = _merged_since(repo, head, latest, abouts)
+            if merged is not None:
+                return Newest(merged[0], "commit", corpus, merged[1], current.note, current.fix)
             return Newest(best, "commit", corpus, latest, current.note, current.fix)
     best = max(abouts, key=lambda i: (created(i), i))
     return Newest(best, "created", corpus, None, current.note, current.fix)
