@@ -90,10 +90,33 @@ def test_the_driver_says_when_evalset_is_not_on_path(two_branches: Path, tmp_pat
     done = _merge(two_branches, "other", f"{bare}{os.pathsep}/usr/bin{os.pathsep}/bin")
     assert done.returncode != 0
     assert (
-        "evalset merge driver: the evalset command is not on PATH, so this set file was not "
-        "merged item by item; activate the environment evalset is installed in (or install "
-        "it with pipx), run `git merge --abort` and merge again"
+        "evalset merge driver: the evalset command is not on PATH, so this set file was merged "
+        "line by line by git, its conflicts marked; to merge it item by item, abort (git merge "
+        "--abort, or git rebase --abort, git cherry-pick --abort), activate the environment "
+        "evalset is installed in (or install it with pipx) and run it again"
     ) in done.stderr
+    # git's line merge, its conflict marked: neither side's item is lost, nor validates
+    text = (two_branches / "sets" / "docs.yaml").read_text()
+    assert "<<<<<<< ours" in text and "id: q-2" in text and "id: q-3" in text
+
+
+def test_a_rebase_without_evalset_on_path_leaves_both_sides_marked(  # type: ignore[no-untyped-def]
+    two_branches: Path, tmp_path: Path, cli
+) -> None:
+    """In a rebase, too: the file must not be left as one side, which `git add` and `git
+    rebase --continue` would keep, dropping the other without a word."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    git_exe = shutil.which("git")
+    assert git_exe is not None
+    (bare / "git").symlink_to(git_exe)
+    env = {**os.environ, **GIT_ENV, "PATH": f"{bare}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    done = subprocess.run(["git", "rebase", "other"], cwd=two_branches, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode != 0
+    text = (two_branches / "sets" / "docs.yaml").read_text()
+    assert "<<<<<<< ours" in text and "id: q-2" in text and "id: q-3" in text
+    assert cli(two_branches, "validate").code == 2  # a conflict left unresolved is named
 
 
 def test_a_fresh_clone_is_told_to_register_the_driver(  # type: ignore[no-untyped-def]

@@ -317,15 +317,19 @@ class Git:
 
 MERGE_DRIVER = (
     "command -v evalset >/dev/null 2>&1 || { echo 'evalset merge driver: the evalset command "
-    "is not on PATH, so this set file was not merged item by item; activate the environment "
-    "evalset is installed in (or install it with pipx), run `git merge --abort` and merge "
-    "again' >&2; exit 1; }; evalset merge-driver %O %A %B %P"
+    "is not on PATH, so this set file was merged line by line by git, its conflicts marked; "
+    "to merge it item by item, abort (git merge --abort, or git rebase --abort, git "
+    "cherry-pick --abort), activate the environment evalset is installed in (or install it "
+    "with pipx) and run it again' >&2; git merge-file -q -L ours -L base -L theirs %A %O %B; "
+    "exit 1; }; evalset merge-driver %O %A %B %P"
 )
 """What `evalset init` registers as ``merge.evalset.driver``. The command is found on PATH
 when git runs the driver, as git finds every other tool: a registered interpreter path
 (as evalset 0.1 wrote it) breaks when the environment is moved or rebuilt. When evalset is
 not on PATH, the merge stops with a sentence saying so, instead of git's "command not
-found"."""
+found", and the file holds git's own line merge with its conflicts marked: left as one
+side, without markers, it would validate, and `git add` would drop the other side (in a
+rebase or cherry-pick too, where `git merge --abort` does not apply)."""
 
 
 def attribute_pattern(folder: str) -> str:
