@@ -308,6 +308,14 @@ class Git:
         pending = self.pending_release(set_name)
         if pending is not None and pending.get("version") == version:
             return
+        others = self.tags(set_name) if tags is None else tags
+        if others:  # not a clone made without tags: this one never reached it
+            raise TagsMissing(
+                f"{where}: names release {version} of {set_name}, but this clone has no tag "
+                f"{name}, though it has the set's other releases ({others[-1].version} the "
+                f"latest): the tag was not pushed from the clone that made the release (`git "
+                f"push origin {name}` there), or not fetched here (`git fetch --tags`)."
+            )
         raise TagsMissing(
             f"{where}: names release {version} of {set_name}, but this clone has no tag "
             f"{name} (it was made without its tags), so the releases "

@@ -354,6 +354,34 @@ def test_a_release_made_on_another_branch_is_not_this_branchs_baseline(  # type:
     assert status["release"] == "0.2.0+modified"
 
 
+def test_a_release_tag_never_pushed_is_named_as_such_where_the_other_tags_are(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """A clone with the set's other release tags was not made without its tags: the one
+    missing was not pushed (`git push` alone pushes none), which release reminds of."""
+    second_release(released, cli)
+    git(released, "tag", "-d", "evalset/docs/v0.2.0")
+    result = cli(released, "validate", "docs")
+    assert result.code == 2
+    assert result.err == (
+        "evalset: sets/docs.yaml: names release 0.2.0 of docs, but this clone has no tag "
+        "evalset/docs/v0.2.0, though it has the set's other releases (0.1.0 the latest): the "
+        "tag was not pushed from the clone that made the release (`git push origin "
+        "evalset/docs/v0.2.0` there), or not fetched here (`git fetch --tags`).\n"
+    )
+
+
+def test_release_says_to_push_its_tag(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, now, about"))
+    commit_all(released, "an edit")
+    result = cli(released, "release", "docs", "--bump", "patch")
+    assert result.code == 0, result.err
+    assert result.out.endswith(
+        "note: push the tag with the commit (git push origin HEAD evalset/docs/v0.1.1).\n"
+    )
+
+
 def test_release_refuses_a_set_file_outside_the_sets_folder(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """check-pin, log and diff find a release by its set's name in the sets folder: one
     made of a file elsewhere could never be checked."""

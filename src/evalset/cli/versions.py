@@ -72,6 +72,8 @@ def release(
             f"and merge it into your branch (git merge {result.tag}), whose set file would "
             "otherwise name no release."
         )
+    else:  # `git push` alone pushes no tag: every other clone would refuse the header
+        echo(f"note: push the tag with the commit (git push origin HEAD {result.tag}).")
 
 
 def pin(
