@@ -228,6 +228,34 @@ def test_a_seal_and_a_change_in_the_clear_are_a_conflict(  # type: ignore[no-unt
     ]
 
 
+def test_an_item_moved_into_a_holdout_sealed_on_the_other_side_is_a_conflict(  # type: ignore[no-untyped-def]
+    branched: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One branch holds q-4 out (in the clear), the other seals the holdout: each side is
+    valid, but the merge would commit q-4's question beside the sealed holdout."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    for ident in ("q-1", "q-2", "q-3"):  # alike questions: all on one side
+        edit(branched, f"  - id: {ident}\n", f"  - id: {ident}\n    holdout: true\n")
+    append(branched, set_item("q-4", "policy.md").replace(
+        "Question q-4 about the policy?", "When do the gift cards expire?"))  # fmt: skip
+    commit_all(branched, "a holdout")
+    git(branched, "branch", "-f", "other")
+    git(branched, "checkout", "-q", "other")
+    edit(branched, "  - id: q-4\n", "  - id: q-4\n    holdout: true\n")
+    commit_all(branched, "q-4 held out")
+    git(branched, "checkout", "-q", "main")
+    assert cli(branched, "seal", "docs", "-r", key[1]).code == 0
+    commit_all(branched, "sealed")
+    done = merge(branched, "other")
+    assert done.returncode != 0, done.stdout + done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("evalset merge:")]
+    assert said == [
+        f"evalset merge: {SET}: conflict in the merged set: q-4: a holdout item in plain text "
+        "in a set whose holdout is sealed: a commit would write its question and labels into "
+        "git history; each side is valid without the other's change"
+    ]
+
+
 def test_two_key_holders_editing_other_sealed_items_merge_cleanly(  # type: ignore[no-untyped-def]
     branched: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -589,12 +589,15 @@ def _new_errors(path: Path, ours: str, theirs: str, merged: str) -> list[str]:
     """The errors `evalset validate` finds in the merged text (its checks of the file alone:
     no snapshot) that neither side has: changes that merge as text but not as a set (a
     category deleted on one side, used on the other; two near-identical questions added on
-    either side of the holdout). The first few, as one line each."""
+    either side of the holdout; a holdout item in plain text in a set sealed on the other
+    side, which a commit of the merge would write into history). The first few, as one line
+    each."""
     from evalset.sets.validate import check_set
 
     def errors(text: str) -> dict[tuple[Any, ...], str]:
         try:
-            found = check_set(parse_set(text, path), errors_only=True)
+            # sealed_before=[]: a plain holdout item in a set holding sealed ones is an error
+            found = check_set(parse_set(text, path), errors_only=True, sealed_before=[])
         except SetFileError:  # a side that is no readable set (merged line by line)
             return {}
         return {(f.item, f.field, f.rule, f.message): f"{f.item or 'header'}: {f.message}"
