@@ -155,6 +155,22 @@ def _three(tmp_path: Path, base: bytes, ours: bytes, theirs: bytes) -> tuple[Pat
 BYTES_BASE = (SET_HEADER + set_item("q-1", "a.md") + set_item("q-2", "a.md")).encode()
 
 
+def test_a_set_added_on_both_branches_merges_item_by_item(branched: Path) -> None:
+    """git passes an empty base for a file both sides added: the items of either side are
+    kept as items, not set against each other in one block that reads as one item."""
+    new = "sets/faq.yaml"
+    header = SET_HEADER.replace("name: docs", "name: faq")
+    git(branched, "checkout", "-q", "other")
+    (branched / new).write_text(header + set_item("q-1", "policy.md"))
+    commit_all(branched, "faq, one item")
+    git(branched, "checkout", "-q", "main")
+    (branched / new).write_text(header + set_item("q-2", "policy.md"))
+    commit_all(branched, "faq, another item")
+    done = merge(branched, "other")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [item.id for item in load_set(branched / new).items] == ["q-2", "q-1"]
+
+
 def test_a_line_break_change_on_one_side_is_kept(tmp_path: Path) -> None:
     from evalset.versions.merge import merge_driver
 
@@ -174,7 +190,8 @@ def test_a_side_that_is_not_utf8_gets_gits_line_merge_with_markers(tmp_path: Pat
     base, mine, their = _three(tmp_path, BYTES_BASE, ours, theirs)
     result = merge_driver(base, mine, their, "sets/docs.yaml")
     assert result.conflicts == [
-        "the file could not be merged item by item (ours is not UTF-8); git's line merge was used"
+        "the whole file, merged by git line by line, as it could not be merged item by item "
+        "(ours is not UTF-8)"
     ]
     merged = mine.read_bytes()
     assert b"<<<<<<< ours" in merged and b">>>>>>> theirs" in merged

@@ -532,6 +532,8 @@ def merge_sets(base_text: str, ours_text: str, theirs_text: str, path: Path) -> 
     git's line merge)."""
     if not ours_text.strip() or not theirs_text.strip():
         return None
+    if not base_text.strip():  # added on both sides (git's add/add): from a set of no items
+        base_text = "items: []\n"
     sides = [_Side.read(t, path) for t in (base_text, ours_text, theirs_text)]
     if any(s is None for s in sides):
         return None
@@ -683,7 +685,10 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
         )  # fmt: skip
         merged = ours.read_bytes().decode("utf-8", "replace")
         why = f" ({unreadable})" if unreadable else ""
-        conflicts = [f"the file could not be merged item by item{why}; git's line merge was used"]
+        conflicts = [
+            "the whole file, merged by git line by line, as it could not be merged item by "
+            f"item{why}"
+        ]
         if done.returncode == 0:  # merged line by line: committed, unless it is no set
             path = Path(name or ours)
             problem = _unreadable(merged, path)
