@@ -131,6 +131,12 @@ def test_a_dvc_cache_without_a_revisions_content_is_named_with_the_fetch(  # typ
         f"policy.md is tracked by DVC, and the DVC cache does not hold that version: `dvc fetch "
         f"--rev {first}` (or `dvc pull`) brings it; only the hashes differ)"
     ) in result.out
+    exported = cli(corpus_repo, "export", "docs", "--split", "all", "--format", "ragas",
+                   "--allow-stale", "-o", "out.jsonl")  # fmt: skip
+    assert exported.code == 0, exported.err
+    assert "; a corpus DVC tracks is read from its cache: `dvc fetch` (or `dvc pull`)" in (
+        exported.out + exported.err
+    )
     shutil.rmtree(corpus_repo / ".dvc" / "tmp", ignore_errors=True)  # its index of the cache
     result = cli(corpus_repo, "snapshot", "--rev", first)
     assert result.code == 2

@@ -181,9 +181,12 @@ def export(
             if ws
             else ("the set lies outside any workspace, so no snapshot gives")
         )
+        dvc = ws is not None and any((f / ".dvc").is_dir() for f in (ws.root, *ws.root.parents))
+        fetch = "; a corpus DVC tracks is read from its cache: `dvc fetch` (or `dvc pull`)" \
+            if dvc else ""  # fmt: skip
         notes.append(
             f"{len(result.unknown)} item(s) exported with empty contexts: {where} the text "
-            f"they cite ({'; '.join(shown)}{more})"
+            f"they cite ({'; '.join(shown)}{more}){fetch}"
         )
     told = [i for i in result.stale if i not in result.unknown]
     if told:
