@@ -227,3 +227,24 @@ def test_a_snapshot_a_squash_merge_brought_is_as_new_as_that_merge(corpus_repo: 
     assert store.in_order() == [first, second]
     status = json.loads(cli(corpus_repo, "status", "--json").out)
     assert status["newest"]["snapshot"] == second[:12]
+
+
+def test_a_snapshot_of_another_branchs_revision_recorded_here_stays_as_old_as_it(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """`snapshot --rev` of a branch not merged here, its manifest committed on main: a
+    snapshot of a revision is as old as its commit, not as new as the commit adding it."""
+    write_files(corpus_repo, {"corpus/returns.md": V1})
+    commit_all(corpus_repo, "v1")
+    first = _snapshot(cli, corpus_repo)["id"]
+    commit_all(corpus_repo, "snapshot of v1")
+    git(corpus_repo, "checkout", "-q", "-b", "feature")
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    feature = commit_all(corpus_repo, "v2")
+    git(corpus_repo, "checkout", "-q", "main")
+    other = _snapshot(cli, corpus_repo, "--rev", feature)["id"]
+    commit_all(corpus_repo, "a snapshot of the feature branch, for comparison")
+    write_files(corpus_repo, {"corpus/returns.md": V1 + "\n## Fees\n\nReturns are free.\n"})
+    choice = SnapshotStore(corpus_repo / "snapshots").newest_choice()
+    assert choice is not None and choice.id == first
+    assert SnapshotStore(corpus_repo / "snapshots").in_order() == [other, first]

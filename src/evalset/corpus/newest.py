@@ -12,9 +12,10 @@ the snapshots. The rules, in order:
    At one commit, a snapshot of the working tree (``rev`` null: taken on top of that commit,
    with changes not committed yet) comes after the snapshot of the commit itself, and
    several working-tree ones in the order they were first recorded (``created``). A
-   manifest taken at a commit HEAD's history does not hold (on a branch merged by squash or
-   rebase, which rewrite its commits) counts from the commit of that history that added
-   its file: the squash commit brought it, so it is as new as that.
+   manifest of a working tree taken at a commit HEAD's history does not hold (on a branch
+   merged by squash or rebase, which rewrite its commits) counts from the commit of that
+   history that added its file: the squash commit brought it, so it is as new as that (a
+   snapshot of a revision, ``snapshot --rev``, stays as old as its commit).
 3. **The first recorded last**: else (no git, or no manifest taken at a commit of this
    history), by ``created``, then id.
 
@@ -169,7 +170,11 @@ def ordered(
     }
     position = history_positions(repo, commits, head) if repo is not None else {}
 
-    missing = {i for i, a in abouts.items() if a.get("commit") not in position}
+    # (a snapshot of a revision, `snapshot --rev`, is as old as its commit wherever it is
+    # recorded: only one of a working tree was brought by the merge of its branch)
+    missing = {
+        i for i, a in abouts.items() if a.get("commit") not in position and a.get("rev") is None
+    }
     added: dict[str, int] = {}
     if repo is not None and missing and position:  # brought by a commit of this history
         brought = _brought_by(repo, head, missing)
@@ -225,8 +230,8 @@ def _merged_since(
     newer = _brought_by(folder, head, set(abouts), latest)
     for ident, brought in newer.items():
         commit = abouts[ident].get("commit")
-        if commit == latest:
-            continue
+        if commit == latest or abouts[ident].get("rev") is not None:
+            continue  # its own snapshot; or one of a revision, as old as that revision
         if isinstance(commit, str) and _COMMIT.match(commit):
             done = gitcmd.run(folder, "merge-base", "--is-ancestor", commit, head)
             if done.returncode == 0:
