@@ -407,6 +407,15 @@ def _value_options() -> list[tuple[list[str], str]]:
 VALUE_OPTIONS = _value_options()
 
 
+def _option(path: list[str], option: str) -> Any:
+    from evalset.cli.app import command
+
+    cmd = command()
+    for name in path:
+        cmd = cmd.commands[name]
+    return next(p for p in cmd.params if option in p.opts)
+
+
 @pytest.mark.parametrize(
     ("path", "option"), VALUE_OPTIONS, ids=[" ".join([*p, o]) for p, o in VALUE_OPTIONS]
 )
@@ -415,11 +424,14 @@ def test_an_option_of_one_value_given_twice_is_refused(  # type: ignore[no-untyp
 ) -> None:
     """click would keep the second value and drop the first without a word (`split --move
     q-1 --move q-2` moved q-2 alone): each such option of each command refuses it."""
-    result = cli(tmp_path, *path, option, "a", f"{option}=b")
+    shorts = [o for o in _option(path, option).opts if not o.startswith("--")]
+    second = f"{shorts[0]}b" if shorts else f"{option}=b"  # -ob, as --o=b
+    result = cli(tmp_path, *path, option, "a", second)
     assert result.code == 2
     assert result.out == ""
+    named = f"{option} (as {shorts[0]})" if shorts else option
     assert result.err == (
-        f"evalset: {option} was given twice, but takes one value: give it once; see "
+        f"evalset: {named} was given twice, but takes one value: give it once; see "
         f"`evalset {' '.join(path)} --help`.\n"
     )
     assert list(tmp_path.iterdir()) == []

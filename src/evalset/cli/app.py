@@ -113,6 +113,8 @@ def _once(command: Any, parse_args: Any) -> Any:
             if token == "--":
                 break
             name = token.split("=", 1)[0] if token.startswith("--") else token
+            if name not in taking and token[:1] == "-" and token[1:2] != "-":
+                name = token[:2]  # a short option with its value attached: -oout.csv
             param = taking.get(name)
             if param is None:
                 continue
