@@ -123,7 +123,7 @@ def test_from_header_refuses_a_snapshot_the_workspace_does_not_have(corpus_repo:
     assert result.err == (
         "evalset: sets/docs.yaml: its header names snapshot deadbeef0000, which is not in "
         "snapshots, so the items cannot be said to be verified against it; restore it from git, "
-        "or check the items against the newest snapshot and run `evalset verify NAME ITEM…` "
+        "or check the items against the newest snapshot and run `evalset verify docs ITEM…` "
         "(nothing was changed).\n"
     )
     assert path.read_text() == before

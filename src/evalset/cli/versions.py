@@ -150,7 +150,7 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
         echo(f"  ? {ident} ({NOT_COMPARED})", fg="red" if colour else None)
 
 
-NOT_COMPARED = "not compared: invalid on one side; `evalset validate` says why"
+NOT_COMPARED = "not compared: invalid; `evalset validate` says why"
 
 
 def _diff_md(diff: SetDiff) -> str:
@@ -187,7 +187,7 @@ def _diff_md(diff: SetDiff) -> str:
     for where, change in changes:
         detail = str(change).split(": ", 1)[1]
         rows.append(md_row([where, md_text(change.field), md_text(detail)]))
-    rows += [f"| {md_code(ident)} | **not compared** | invalid on one side |"
+    rows += [f"| {md_code(ident)} | **not compared** | invalid |"
              for ident in diff.not_compared]  # fmt: skip
     shown = md_fit(rows, COMMENT_LONGEST - LEFT_OUT_ROOM - md_length(out))
     out += rows[:shown]
@@ -218,7 +218,7 @@ def diff(
     ws = workspace_for(name)
     history = SetHistory(ws, _set_or_released(ws, name))
     if old is None:
-        latest = history.latest()
+        latest = history.ours()
         if latest is None:
             raise EvalsetError(
                 f"{history.path}: {history.name} has no release yet, so there is no default to "
@@ -240,13 +240,13 @@ def diff(
 def _set_or_released(ws: Workspace | None, name: str) -> Path:
     """The set file a name or path gives, or, for a set file deleted since its releases,
     where it was: its releases are still in git's tags."""
-    from evalset.errors import UnknownSet
+    from evalset.errors import NoSetsFolder, UnknownSet
     from evalset.versions.pin import released_set_file
     from evalset.workspace import resolve_set
 
     try:
         return resolve_set(ws, name)
-    except UnknownSet:
+    except (UnknownSet, NoSetsFolder):  # (the folder goes with its last set, in git)
         found = released_set_file(ws, name) if ws is not None else None
         if found is None:
             raise

@@ -32,10 +32,10 @@ Listing = tuple[str, bytes, tuple[tuple[str, int], ...], tuple[str, ...]]
 files of unknown types, warnings."""
 
 SPLIT_FROM = 8_000
+"""Split a walk between two processes when the previous one listed this many files."""
 TOOL_FILES = frozenset({".dvc"})
 """Files a tool keeps beside the documents (DVC's pointer to a file it tracks one by one):
 not documents, and no format evalset lacks, so a walk passes them over without a word."""
-"""Split a walk between two processes when the previous one listed this many files."""
 
 
 @dataclass

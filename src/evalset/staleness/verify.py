@@ -177,7 +177,7 @@ def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
             f"{path}: its header names snapshot {ref}, which is not in "
             f"{display_path(workspace.snapshots_dir)}, so the items cannot be said to be "
             "verified against it; restore it from git, or check the items against the newest "
-            "snapshot and run `evalset verify NAME ITEM…` (nothing was changed)."
+            f"snapshot and run `evalset verify {loaded.name} ITEM…` (nothing was changed)."
         )
     present = _items_when_recorded(workspace, path, ref)
     locked = [

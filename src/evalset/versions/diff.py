@@ -158,7 +158,7 @@ class SetDiff:
         if self.header:
             parts.append("header changed")
         if self.not_compared:
-            parts.append(f"{len(self.not_compared)} not compared (invalid on one side)")
+            parts.append(f"{len(self.not_compared)} not compared (invalid)")
         return ", ".join(parts) or "no change"
 
     def to_json(self) -> dict[str, Any]:
@@ -346,6 +346,11 @@ def _without(loaded: SetFile, ids: set[str]) -> SetFile:
     )
 
 
+def _raw(loaded: SetFile, ident: str) -> Any:
+    """The entry of id ``ident`` as the file holds it, readable or not."""
+    return next((e for e in loaded.raw_items if isinstance(e, dict) and e.get("id") == ident), None)
+
+
 def _raw_order(loaded: SetFile) -> dict[str, int]:
     """Each entry's position in its file by its id, readable or not."""
     return {
@@ -374,9 +379,12 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
     # an item unreadable on one side is neither removed nor added: it is not compared
     unreadable = _failing(old) | _failing(new)
     if unreadable:
-        old, new = _without(old, unreadable), _without(new, unreadable)
+        # one invalid alike on both sides did not change: nothing to say of it
+        same = {i for i in _failing(old) & _failing(new) if _raw(old, i) == _raw(new, i)}
         order = {**_raw_order(old), **_raw_order(new)}
-        result.not_compared = sorted(unreadable, key=lambda i: order.get(i, len(order)))
+        shown = sorted(unreadable - same, key=lambda i: order.get(i, len(order)))
+        old, new = _without(old, unreadable), _without(new, unreadable)
+        result.not_compared = shown
     before = {item.id: item for item in old.items}
     after = {item.id: item for item in new.items}
     sealed_before = {stub.id for stub in old.sealed}

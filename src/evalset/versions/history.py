@@ -78,7 +78,20 @@ class SetHistory:
         return next((t for t in self.releases if t.name == name), None)
 
     def latest(self) -> Tag | None:
+        """The highest release, on any branch (what the next version counts from)."""
         return self.releases[-1] if self.releases else None
+
+    def ours(self) -> Tag | None:
+        """This branch's last release: the one its set file's header names (the release
+        commit wrote it), else the highest; what `diff`, the release notes and `status`
+        compare with (a release made on another branch is not this branch's)."""
+        from evalset.sets.validate import release_named
+
+        if self.deleted:
+            return self.latest()
+        header = self.current.header
+        named = release_named(self.releases, header.version if header else None)
+        return named or self.latest()
 
     def at_commit(self, commit: str, label: str, tag: Tag | None = None) -> SetAt:
         text = set_text_at(self.git, commit, self.path, self.name)

@@ -12,7 +12,7 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
-from evalset.errors import EvalsetError
+from evalset.errors import EvalsetError, NoSetsFolder
 from evalset.git import Tag, TagsMissing, Version, tag_name
 from evalset.gitcmd import FETCH_TAGS, GitUnusable
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
@@ -180,7 +180,11 @@ def _versioned_by_tag(
     clean = tag_vouches(loaded, tag, lambda t: history.at_release(t).loaded, known)
     if not clean:
         same = _release_holding(history, found)
-        if same is not None and same.version != version and history.git.holds(same.commit):
+        if (
+            same is not None
+            and _newer(same.version, version)  # not a revert to an older release's content
+            and history.git.holds(same.commit)
+        ):
             raise PinError(  # not a release made elsewhere and never merged: this branch's
                 f"{path}: its header names release {version} of {loaded.name}, but its content "
                 f"is release {same.version}'s, whose commit this branch holds: the header was "
@@ -295,6 +299,11 @@ _ABSENT = object()
 """A pin key that is not there (not one that holds null)."""
 
 
+def _newer(version: str, than: str) -> bool:
+    a, b = Version.parse(version), Version.parse(than)
+    return a is not None and b is not None and a > b
+
+
 def released_set_file(ws: Workspace, name: str) -> Path | None:
     """Where the set file of a set deleted since its releases was (its releases are still
     in git's tags, which is what `check-pin`, `log` and `diff` read); None when git has no
@@ -319,7 +328,11 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
             f"{report}: the pin's \"set\" is not a set name (letters, digits, '.', '_' "
             "and '-'); write the pin as `evalset pin NAME --json` prints it."
         )
-    found = set_file_named(ws, name) or released_set_file(ws, name)
+    try:
+        found = set_file_named(ws, name)
+    except NoSetsFolder:  # the last set deleted, and git with it dropped the empty folder
+        found = None
+    found = found or released_set_file(ws, name)
     if found is not None:
         return found
     raise PinError(
@@ -412,7 +425,9 @@ def check_pin(ws: Workspace, report: Path) -> PinCheck:
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
     same = _release_holding(history, found) if suffix else None
-    if same is not None and same.version != base:  # released where the branch never merged
+    if same is not None and (same.version == base or history.git.holds(same.commit)):
+        same = None  # this branch has that release (its content reverted to since): not unmerged
+    if same is not None:  # released where the branch never merged
         check.problems.append(
             f"report was run on {version}, the content of release {same.version}: the branch "
             f"lacks that release's commit, so its set file names release {base}; merge it "

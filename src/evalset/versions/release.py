@@ -177,7 +177,10 @@ def _refuse_unless_releasable(
             "add, git commit) and run the release again."
         )
     baseline = holdout_baseline(path, loaded.name, loaded)
-    errors = check_set(loaded, ws.config.validate, store, baseline, errors_only=True, by_file=True)
+    # sealed_before=[]: a holdout item in plain text beside sealed ones would be published
+    errors = check_set(
+        loaded, ws.config.validate, store, baseline, True, sealed_before=[], by_file=True
+    )
     if errors:
         raise ReleaseRefused(
             f"{path}: cannot release {name} with {len(errors)} validation error(s) (first: "
@@ -328,7 +331,8 @@ def _release(
         ws, history, loaded, exclude_drafts, interrupted, uncommitted
     )
     assert header is not None
-    previous = history.at_release(latest) if latest else None
+    ours = history.ours()  # this branch's last release: what its notes count changes from
+    previous = history.at_release(ours) if ours else None
     changes = (
         diff_sets(released_content(previous.loaded), released_content(loaded), previous.label,
                   "release")
@@ -339,22 +343,25 @@ def _release(
         assert header.version is not None
         new_version = header.version
     else:
-        previous_snapshot = ((latest.pin if latest else None) or {}).get("snapshot")
-        if (
-            previous is not None
-            and _same_content(previous.loaded, fingerprint)
-            and previous_snapshot == snapshot
-        ):
-            assert latest is not None
+        # this branch's last release, then the highest (made on a detached HEAD, say, and
+        # not merged since: the same content released again would be a second version)
+        for made in dict.fromkeys(t for t in (ours, latest) if t is not None):
+            state = previous if made is ours else history.at_release(made)
+            if (
+                state is None
+                or not _same_content(state.loaded, fingerprint)
+                or (made.pin or {}).get("snapshot") != snapshot
+            ):
+                continue
             named = f"release {header.version}" if header.version else "no release"
-            missing = (  # released on a detached HEAD, say, and not merged since
+            missing = (
                 f"; but this branch lacks its release commit, so its set file names {named}: "
-                f"merge it (`git merge {latest.name}`)"
-                if header.version != latest.version
+                f"merge it (`git merge {made.name}`)"
+                if header.version != made.version
                 else ""
             )
             raise ReleaseRefused(
-                f"{path}: {loaded.name} has not changed since release {previous.label} (same "
+                f"{path}: {loaded.name} has not changed since release {state.label} (same "
                 f"content, same snapshot {snapshot}); there is nothing to release{missing}."
             )
         new_version = str(_next_version(history, bump, version))
@@ -578,12 +585,21 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
     entries: list[LogEntry] = []
     previous: SetAt | None = None
     for tag in history.releases:
-        state = history.at_release(tag)
+        if tag.pin is None:  # a tag evalset/NAME/vX.Y.Z made by hand, anywhere: no release
+            try:
+                state = history.at_tag(tag)
+            except EvalsetError:  # on a commit without the set: nothing of it to count
+                continue
+        else:
+            state = history.at_release(tag)
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
         summary = "first release"
         if tag.pin is None:  # a tag evalset/NAME/vX.Y.Z made by hand: no release
-            summary = "not a release: a tag made by hand (it records no pin)"
+            summary = (
+                f"not a release: a tag made by hand (it records no pin; `git tag -d {tag.name}` "
+                "deletes it)"
+            )
         elif previous is None and not history.git.history_complete(tag.commit):
             # Older releases may exist where this clone's history ends.
             summary = (
