@@ -306,7 +306,14 @@ def choose(
             at = [ident for ident, a in abouts.items() if a.get("commit") == latest]
             # The commit's own snapshot first, then those of its working tree.
             best = max(at, key=lambda i: (abouts[i].get("rev") is None, created(i), i))
-            merged = _merged_since(repo, head, latest, abouts)
+            # a working tree's snapshot recorded after it, at another commit, may have come
+            # with a squash merge; none (the usual case) asks git nothing more
+            later = {
+                i: a
+                for i, a in abouts.items()
+                if a.get("rev") is None and a.get("commit") != latest and created(i) > created(best)
+            }
+            merged = _merged_since(repo, head, latest, later) if later else None
             if merged is not None:
                 return Newest(merged[0], "commit", corpus, merged[1], current.note, current.fix)
             return Newest(best, "commit", corpus, latest, current.note, current.fix)
