@@ -203,17 +203,23 @@ def test_symlinks_at_a_revision_are_followed_as_the_working_tree_follows_them(  
     )
 
 
+def _branched(cli, repo: Path) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """V1 on main, snapshot and committed; then a branch `feature` (checked out) whose
+    commit changes the corpus to V2. Returns the snapshot's id and the feature commit."""
+    write_files(repo, {"corpus/returns.md": V1})
+    commit_all(repo, "v1")
+    first = _snapshot(cli, repo)["id"]
+    commit_all(repo, "snapshot of v1")
+    git(repo, "checkout", "-q", "-b", "feature")
+    write_files(repo, {"corpus/returns.md": V2})
+    return first, commit_all(repo, "v2")
+
+
 def test_a_snapshot_a_squash_merge_brought_is_as_new_as_that_merge(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """A snapshot taken on a branch merged by squash (or rebase) records a commit main's
     history does not hold: it is as new as the commit that brought it, not older than every
     snapshot of main's, so the next corpus change is judged against it, not one before."""
-    write_files(corpus_repo, {"corpus/returns.md": V1})
-    commit_all(corpus_repo, "v1")
-    first = _snapshot(cli, corpus_repo)["id"]
-    commit_all(corpus_repo, "snapshot of v1")
-    git(corpus_repo, "checkout", "-q", "-b", "feature")
-    write_files(corpus_repo, {"corpus/returns.md": V2})
-    commit_all(corpus_repo, "v2")
+    first, _ = _branched(cli, corpus_repo)
     second = _snapshot(cli, corpus_repo)["id"]
     commit_all(corpus_repo, "snapshot of v2")
     git(corpus_repo, "checkout", "-q", "main")
@@ -234,13 +240,7 @@ def test_a_snapshot_of_another_branchs_revision_recorded_here_stays_as_old_as_it
 ) -> None:
     """`snapshot --rev` of a branch not merged here, its manifest committed on main: a
     snapshot of a revision is as old as its commit, not as new as the commit adding it."""
-    write_files(corpus_repo, {"corpus/returns.md": V1})
-    commit_all(corpus_repo, "v1")
-    first = _snapshot(cli, corpus_repo)["id"]
-    commit_all(corpus_repo, "snapshot of v1")
-    git(corpus_repo, "checkout", "-q", "-b", "feature")
-    write_files(corpus_repo, {"corpus/returns.md": V2})
-    feature = commit_all(corpus_repo, "v2")
+    first, feature = _branched(cli, corpus_repo)
     git(corpus_repo, "checkout", "-q", "main")
     other = _snapshot(cli, corpus_repo, "--rev", feature)["id"]
     commit_all(corpus_repo, "a snapshot of the feature branch, for comparison")
