@@ -323,6 +323,17 @@ class Git:
         )
 
 
+def release_named(tags: list[Tag], version: str | None) -> Tag | None:
+    """This branch's last release: the tag of ``version`` (a set header's, which the release
+    commit wrote), not the highest of all, which may be a release made on another branch;
+    for a release whose tag is not made yet (interrupted), the release before it."""
+    wanted = Version.parse(version) if version else None
+    if wanted is None:
+        return None
+    named = [t for t in tags if (v := Version.parse(t.version)) is not None and v <= wanted]
+    return named[-1] if named else None
+
+
 MERGE_DRIVER = (
     "command -v evalset >/dev/null 2>&1 || { echo 'evalset merge driver: the evalset command "
     "is not on PATH, so this set file was merged line by line by git, its conflicts marked; "

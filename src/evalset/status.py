@@ -13,7 +13,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
-from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem
+from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem, release_named
 from evalset.gitcmd import GitUnusable
 from evalset.holdout.coverage import SPLITS, Coverage, category_table, corpus_documents, coverage
 from evalset.sets.model import Item, SealedItem, side
@@ -299,8 +299,6 @@ def release_state(
     content is no longer that release's (``versions.pin.tag_vouches``, which reads a
     release of an older fingerprint format with ``read_release``). None for a set never
     released."""
-    from evalset.sets.validate import release_named
-
     made = [t for t in tags if t.pin is not None]  # a tag made by hand is no release
     if not made:
         return None

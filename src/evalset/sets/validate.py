@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalset.config import ValidateConfig, Workspace
 from evalset.corpus.current import workspace_store
@@ -20,9 +20,6 @@ from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import now_at, resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
-
-if TYPE_CHECKING:
-    from evalset.git import Tag
 
 
 @dataclass
@@ -716,7 +713,7 @@ def holdout_baseline(
     commit. None outside git, or for a file git does not have yet. When that state is the
     text of ``current`` (the set as loaded, unchanged since), it is ``current`` itself
     rather than a second parse of the same text."""
-    from evalset.git import Git
+    from evalset.git import Git, release_named
     from evalset.gitcmd import GitUnusable
 
     try:
@@ -737,19 +734,6 @@ def holdout_baseline(
         raise
     except EvalsetError:
         return None
-
-
-def release_named(tags: list[Tag], version: str | None) -> Tag | None:
-    """This branch's last release: the tag of ``version`` (a set header's, which the release
-    commit wrote), not the highest of all, which may be a release made on another branch;
-    for a release whose tag is not made yet (interrupted), the release before it."""
-    from evalset.git import Version
-
-    wanted = Version.parse(version) if version else None
-    if wanted is None:
-        return None
-    named = [t for t in tags if (v := Version.parse(t.version)) is not None and v <= wanted]
-    return named[-1] if named else None
 
 
 def _context(path: Path, seen: Contexts) -> tuple[ValidateConfig, SnapshotStore | None, bool]:

@@ -13,7 +13,7 @@ from evalset.corpus.manifest import SHORT
 from evalset.corpus.newest import choose
 from evalset.errors import EvalsetError
 from evalset.fsio import json_loads
-from evalset.git import Git, GitError, Tag, Version, tag_name
+from evalset.git import Git, GitError, Tag, Version, release_named, tag_name
 from evalset.gitcmd import FETCH_TAGS
 from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
 
@@ -85,8 +85,6 @@ class SetHistory:
         """This branch's last release: the one its set file's header names (the release
         commit wrote it), else the highest; what `diff`, the release notes and `status`
         compare with (a release made on another branch is not this branch's)."""
-        from evalset.sets.validate import release_named
-
         if self.deleted:
             return self.latest()
         header = self.current.header
