@@ -150,6 +150,23 @@ class Git:
         done = _run(self.root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
         return done.stdout.strip() if done.returncode == 0 else None
 
+    def push_remote(self) -> str | None:
+        """The remote a plain `git push` sends the current branch to, chosen as git chooses
+        it (the branch's ``pushRemote``, ``remote.pushDefault``, the branch's ``remote``),
+        else the repository's only remote; None where none is chosen (no remote, or several
+        and none configured, or a detached HEAD with several)."""
+        branch = _run(self.root, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+        keys = ["remote.pushDefault"]
+        if branch.returncode == 0:
+            name = branch.stdout.strip()
+            keys = [f"branch.{name}.pushRemote", *keys, f"branch.{name}.remote"]
+        for key in keys:
+            done = _run(self.root, "config", "--get", key, check=False)
+            if done.returncode == 0 and done.stdout.strip() not in ("", "."):
+                return done.stdout.strip()
+        remotes = _run(self.root, "remote", check=False).stdout.split()
+        return remotes[0] if len(remotes) == 1 else None
+
     def holds(self, commit: str, rev: str = "HEAD") -> bool:
         """Whether ``commit`` is in the history of ``rev`` (is it, or one of its ancestors)."""
         done = _run(self.root, "merge-base", "--is-ancestor", commit, rev, check=False)

@@ -371,14 +371,36 @@ def test_a_release_tag_never_pushed_is_named_as_such_where_the_other_tags_are(  
     )
 
 
-def test_release_says_to_push_its_tag(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("remotes", "config", "named"),
+    [
+        ([], [], "<remote>"),
+        (["origin"], [], "origin"),
+        (["upstream"], [], "upstream"),  # the only remote, whatever its name
+        (["origin", "fork"], [], "<remote>"),  # several, none chosen: git would not guess
+        (["origin", "fork"], [("branch.main.remote", "fork")], "fork"),
+        (["origin", "fork"], [("remote.pushDefault", "fork")], "fork"),
+        (
+            ["origin", "fork"],
+            [("branch.main.remote", "origin"), ("branch.main.pushRemote", "fork")],
+            "fork",
+        ),
+    ],
+)
+def test_release_says_to_push_its_tag_to_the_remote_git_pushes_to(  # type: ignore[no-untyped-def]
+    released: Path, cli, remotes: list[str], config: list[tuple[str, str]], named: str
+) -> None:
+    for remote in remotes:
+        git(released, "remote", "add", remote, f"https://example.invalid/{remote}.git")
+    for key, value in config:
+        git(released, "config", key, value)
     path = released / "sets" / "docs.yaml"
     path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, now, about"))
     commit_all(released, "an edit")
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 0, result.err
     assert result.out.endswith(
-        "note: push the tag with the commit (git push origin HEAD evalset/docs/v0.1.1).\n"
+        f"note: push the tag with the commit (git push {named} HEAD evalset/docs/v0.1.1).\n"
     )
 
 
@@ -1015,7 +1037,7 @@ def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignor
     result = cli(released, "release", "docs", "--bump", "patch")
     assert result.code == 0, result.err
     assert result.out.endswith(
-        "note: HEAD is detached; push the tag (git push origin evalset/docs/v0.1.1) to keep "
+        "note: HEAD is detached; push the tag (git push <remote> evalset/docs/v0.1.1) to keep "
         "it, and merge it into your branch (git merge evalset/docs/v0.1.1), whose set file "
         "would otherwise name no release.\n"
     )

@@ -66,14 +66,15 @@ def release(
         f"released {result.set} {result.version} ({since}); tag {result.tag} on commit "
         f"{result.commit[:12]}, fingerprint {result.fingerprint[:19]}…"
     )
+    remote = result.remote or "<remote>"
     if result.detached:
         echo(
-            f"note: HEAD is detached; push the tag (git push origin {result.tag}) to keep it, "
-            f"and merge it into your branch (git merge {result.tag}), whose set file would "
+            f"note: HEAD is detached; push the tag (git push {remote} {result.tag}) to keep "
+            f"it, and merge it into your branch (git merge {result.tag}), whose set file would "
             "otherwise name no release."
         )
     else:  # `git push` alone pushes no tag: every other clone would refuse the header
-        echo(f"note: push the tag with the commit (git push origin HEAD {result.tag}).")
+        echo(f"note: push the tag with the commit (git push {remote} HEAD {result.tag}).")
 
 
 def pin(

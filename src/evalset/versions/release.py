@@ -50,6 +50,8 @@ class ReleaseResult:
     completed: bool = False
     """True when this run only tagged a release whose commit an earlier run had made."""
     detached: bool = False
+    remote: str | None = None
+    """The remote a plain `git push` would send the branch to (None where none is chosen)."""
 
 
 def _tag_message(pin: dict[str, Any], changes: SetDiff | None) -> str:
@@ -393,7 +395,16 @@ def _release(
     git.record_release(loaded.name, None)
     detached = git.run("rev-parse", "--abbrev-ref", "HEAD").strip() == "HEAD"
     return ReleaseResult(
-        loaded.name, new_version, tag, commit, fingerprint, snapshot, changes, interrupted, detached
+        loaded.name,
+        new_version,
+        tag,
+        commit,
+        fingerprint,
+        snapshot,
+        changes,
+        interrupted,
+        detached,
+        git.push_remote(),
     )
 
 
