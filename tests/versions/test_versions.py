@@ -466,6 +466,49 @@ def test_diff_and_release_notes_count_from_this_branchs_release(released: Path, 
     assert result.out.startswith("released docs 0.3.0 (1 changed)")
 
 
+def test_log_compares_each_release_with_the_one_it_came_from(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Releases made on two branches are listed in version order, and each is compared with
+    the release its own history holds, not with the other branch's."""
+    path = released / "sets" / "docs.yaml"
+    git(released, "checkout", "-q", "-b", "alice")
+    path.write_text(path.read_text().replace("Question q-1 about", "Question q-1, Alice's, about"))
+    commit_all(released, "alice's edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0  # 0.2.0 on alice
+    git(released, "checkout", "-q", "main")
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, Bob's, about"))
+    commit_all(released, "bob's edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0  # 0.3.0 on main
+    git(released, "merge", "-q", "-s", "ours", "--no-edit", "alice")  # the headers differ
+    path.write_text(path.read_text().replace("Question q-1 about", "Question q-1, Alice's, about"))
+    commit_all(released, "alice's edit, merged")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0  # 0.4.0: both
+    releases = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+    assert [(r["version"], r["since"], r["summary"]) for r in releases] == [
+        ("0.1.0", None, "first release"),
+        ("0.2.0", "0.1.0", "1 changed"),
+        ("0.3.0", "0.1.0", "1 changed (since 0.1.0, the release it came from)"),
+        ("0.4.0", "0.3.0", "1 changed"),  # Alice's q-1, which 0.3.0 did not hold
+    ]
+    table = cli(released, "log", "docs").out
+    assert "1 changed (since 0.1.0, the release it came from)" in table
+
+
+def test_log_calls_a_release_on_an_unrelated_history_the_first_on_its_branch(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    git(released, "checkout", "-q", "--orphan", "fresh")
+    commit_all(released, "the workspace again, on a history of its own")
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, anew, about"))
+    commit_all(released, "an edit")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    releases = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+    assert [(r["version"], r["since"], r["summary"]) for r in releases] == [
+        ("0.1.0", None, "first release"),
+        ("0.2.0", None, "first release on its branch"),
+    ]
+
+
 def test_log_passes_over_a_hand_made_tag_on_a_commit_without_the_set(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:

@@ -20,7 +20,7 @@ from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.git import PIN_LINE, Git, GitError, Version, tag_name
+from evalset.git import PIN_LINE, Git, GitError, Tag, Version, tag_name
 from evalset.gitcmd import FETCH_HISTORY, GitUnusable
 from evalset.sets.editor import SetEditor, SetLock, edit_set, set_lock
 from evalset.sets.fingerprint import set_fingerprint
@@ -575,6 +575,8 @@ class LogEntry:
     summary: str
     """What changed since the previous release, in one line."""
     fingerprint_format: int = 1
+    since: str | None = None
+    """The release it was compared with: the latest one its commit descends from."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -587,14 +589,17 @@ class LogEntry:
             "snapshot": self.snapshot,
             "items": self.items,
             "summary": self.summary,
+            "since": self.since,
         }
 
 
 def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
-    """Every release of a set, oldest first."""
+    """Every release of a set, oldest first, each compared with the release before it in its
+    own history: the highest earlier version whose commit it descends from (releases made
+    on two branches are in version order, but one did not come from the other)."""
     history = SetHistory(ws, path)
     entries: list[LogEntry] = []
-    previous: SetAt | None = None
+    released: list[tuple[Tag, SetAt]] = []  # the releases so far, oldest first
     for tag in history.releases:
         if tag.pin is None:  # a tag evalset/NAME/vX.Y.Z made by hand, anywhere: no release
             try:
@@ -605,7 +610,8 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
             state = history.at_release(tag)
         recorded = tag.pin or {}
         snapshot = recorded.get("snapshot")
-        summary = "first release"
+        previous = _released_before(history.git, released, tag) if tag.pin else None
+        summary = "first release" if not released else "first release on its branch"
         if tag.pin is None:  # a tag evalset/NAME/vX.Y.Z made by hand: no release
             summary = (
                 f"not a release: a tag made by hand (it records no pin; `git tag -d {tag.name}` "
@@ -619,13 +625,16 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
             )
         elif previous is not None:
             # what the release notes said: drafts are never part of a release
+            before, at = previous
             changes = diff_sets(
-                released_content(previous.loaded),
+                released_content(at.loaded),
                 released_content(state.loaded),
-                previous.label,
+                at.label,
                 tag.version,
             )
             summary = changes.summary()
+            if before is not released[-1][0]:
+                summary += f" (since {before.version}, the release it came from)"
         fmt = recorded_format(recorded)
         pinned = pin_of(state.loaded, snapshot, items=False, fmt=fmt)
         entries.append(
@@ -639,8 +648,20 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
                 pinned["items"],
                 summary,
                 fmt,
+                previous[0].version if previous else None,
             )
         )
         if tag.pin is not None:
-            previous = state
+            released.append((tag, state))
     return entries
+
+
+def _released_before(
+    git: Git, released: list[tuple[Tag, SetAt]], tag: Tag
+) -> tuple[Tag, SetAt] | None:
+    """The latest of ``released`` that ``tag``'s commit descends from (most often the one
+    just before it, so one question to git)."""
+    for before in reversed(released):
+        if git.holds(before[0].commit, tag.commit):
+            return before
+    return None
