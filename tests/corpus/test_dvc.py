@@ -180,3 +180,35 @@ def test_dvc_pointer_files_in_the_corpus_are_passed_over_without_a_word(  # type
     result = cli(corpus_repo, "snapshot", "--rev", first)
     assert result.code == 0, result.err
     assert ".dvc" not in result.out + result.err
+
+
+def test_export_names_the_fetch_for_a_dvc_project_inside_the_corpus_folder(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """The DVC project may be the corpus folder itself (`dvc init --subdir` there), below
+    the workspace: export's note on contexts it could not read still names `dvc fetch`."""
+    (corpus_repo / "evalset.toml").write_text(
+        "store_text = false\n[validate]\nmin_per_category = 0\n"
+    )
+    corpus = corpus_repo / "corpus"
+    write_files(corpus_repo, {"corpus/policy.md": POLICY_V1})
+    dvc(corpus, "init", "-q", "--subdir")
+    dvc(corpus, "add", "-q", "policy.md")
+    first = commit_all(corpus_repo, "corpus v1, its own DVC project")
+    old = json.loads(cli(corpus_repo, "snapshot", "--rev", first, "--json").out)["snapshot"]
+    (corpus_repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + set_item("q-1", "policy.md#returns", verified=old[:12])
+    )
+    write_files(corpus_repo, {"corpus/policy.md": POLICY_V2})
+    dvc(corpus, "add", "-q", "policy.md")
+    commit_all(corpus_repo, "corpus v2")
+    assert cli(corpus_repo, "snapshot").code == 0
+    shutil.rmtree(corpus / ".dvc" / "cache")
+    shutil.rmtree(corpus / ".dvc" / "tmp", ignore_errors=True)
+    exported = cli(corpus_repo, "export", "docs", "--split", "all", "--format", "ragas",
+                   "--allow-stale", "-o", "out.jsonl")  # fmt: skip
+    assert exported.code == 0, exported.err
+    assert "exported with empty contexts" in exported.out + exported.err
+    assert "; a corpus DVC tracks is read from its cache: `dvc fetch` (or `dvc pull`)" in (
+        exported.out + exported.err
+    )

@@ -12,6 +12,9 @@ from evalset.cli.output import echo, emit_data, emit_json
 from evalset.cli.params import number_in
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from evalset.config import Workspace
     from evalset.intake.promote import PromoteResult
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
@@ -181,9 +184,8 @@ def export(
             if ws
             else ("the set lies outside any workspace, so no snapshot gives")
         )
-        dvc = ws is not None and any((f / ".dvc").is_dir() for f in (ws.root, *ws.root.parents))
         fetch = "; a corpus DVC tracks is read from its cache: `dvc fetch` (or `dvc pull`)" \
-            if dvc else ""  # fmt: skip
+            if ws is not None and _dvc_tracks(ws, result.unknown.values()) else ""  # fmt: skip
         notes.append(
             f"{len(result.unknown)} item(s) exported with empty contexts: {where} the text "
             f"they cite ({'; '.join(shown)}{more}){fetch}"
@@ -586,3 +588,13 @@ def register(app: typer.Typer) -> None:
     app.command()(export)
     app.command("import")(import_)
     app.command()(promote)
+
+
+def _dvc_tracks(ws: Workspace, cited: Iterable[list[str]]) -> bool:
+    """Whether a DVC project holds the corpus, or the folder in it of a cited document
+    (`dvc init --subdir` may have made one anywhere between the repository and it)."""
+    from evalset.corpus.stores import dvc_cache
+
+    docs = {c.split("#", 1)[0] for citations in cited for c in citations}
+    folders = {ws.corpus_dir, *((ws.corpus_dir / doc).parent for doc in docs)}
+    return any(dvc_cache(str(folder)) is not None for folder in folders)
