@@ -24,7 +24,11 @@ score_app = typer.Typer(
     TREC files); `evalset score answers` scores what the system answered, claim by claim,
     with a judge.
 
+    A set with stale items is refused unless --allow-stale, which scores it and marks them
+    (the example as shipped has six).
+
     Example: evalset score retrieval acme-support examples/runs/acme-support-bm25.jsonl
+    --allow-stale
     """,
     no_args_is_help=True,
 )
