@@ -1635,3 +1635,33 @@ def test_a_snapshot_git_ignores_is_named_and_no_release_ships_without_it(  # typ
     git(corpus_repo, "add", "-f", rel)  # as it says
     commit_all(corpus_repo, "the snapshot, tracked")
     assert cli(corpus_repo, "release", "docs", "--bump", "minor").code == 0
+
+
+@pytest.mark.parametrize("how", ["deleted and committed", "moved away"])
+def test_verify_and_release_refuse_while_the_corpus_folder_is_not_here(  # type: ignore[no-untyped-def]
+    released: Path, cli, how: str
+) -> None:
+    """With no corpus folder, nothing tells which snapshot a person checked or a release
+    ships with: the latest commit's snapshot would be recorded and tagged as a guess (a
+    commit deleting the whole corpus released it as if it were there)."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, now, about"))
+    if how == "deleted and committed":
+        git(released, "rm", "-r", "-q", "corpus")
+    else:
+        (released / "corpus").rename(released.parent / "corpus-elsewhere")
+    commit_all(released, "an edit, the corpus gone")
+    before = path.read_bytes(), tag_names(released)
+
+    verified = cli(released, "verify", "docs", "q-3")
+    assert verified.code == 2
+    assert verified.err == (
+        "evalset: corpus: the corpus folder is not here, so which snapshot you checked the "
+        "items against cannot be told; bring it back (or set `corpus` in evalset.toml to "
+        "where it is), then verify again.\n"
+    )
+    release = cli(released, "release", "docs", "--bump", "patch")
+    assert release.code == 1
+    assert "cannot release docs while the corpus folder corpus is not here" in release.err
+    assert (path.read_bytes(), tag_names(released)) == before
+    assert cli(released, "stale", "docs").code == 0  # reading goes on, on the commit's snapshot

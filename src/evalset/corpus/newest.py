@@ -108,6 +108,12 @@ class Newest:
         elsewhere and not brought in (``fix`` says how), or not readable."""
         return self.fix is not None or self.corpus == "unreadable"
 
+    @property
+    def corpus_missing(self) -> bool:
+        """Whether there is no corpus folder here, and nothing (DVC, a submodule, a sparse
+        checkout…) that keeps it elsewhere: deleted, or moved away."""
+        return self.corpus == "absent" and self.fix is None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "snapshot": self.short,

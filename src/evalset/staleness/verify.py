@@ -63,7 +63,7 @@ def verify(
             "so what you checked is not recorded anywhere; run `evalset snapshot`, then verify "
             "again."
         )
-    if choice is not None and choice.corpus_away:
+    if choice is not None and (choice.corpus_away or choice.corpus_missing):
         raise SnapshotError(_not_here(workspace, choice))
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
@@ -132,6 +132,11 @@ def _not_here(workspace: Workspace, choice: Newest) -> str:
     guess = "so which snapshot you checked the items against cannot be told"
     if choice.corpus == "unreadable":
         return f"{where}: could not be read ({choice.note}), {guess}; verify again once it can."
+    if choice.corpus_missing:
+        return (
+            f"{where}: the corpus folder is not here, {guess}; bring it back (or set `corpus` "
+            "in evalset.toml to where it is), then verify again."
+        )
     fix = f"run {choice.fix}, then verify again"
     return f"{where}: the corpus folder {choice.note}, {guess}; {fix}."
 

@@ -141,6 +141,14 @@ def _refuse_unless_releasable(
             "corpus it ships with, and items citing what changed would not be found stale; "
             f"run `evalset snapshot`, review `evalset stale {name}`, commit, and release again."
         )
+    if newest is not None and choice is not None and choice.corpus_missing:
+        raise ReleaseRefused(
+            f"{path}: cannot release {name} while the corpus folder "
+            f"{display_path(ws.corpus_dir)} is not here: the release would name snapshot "
+            f"{newest.short} without a corpus to tell whether it ships with it; bring the "
+            "folder back (or set `corpus` in evalset.toml to where it is), commit, and release "
+            "again."
+        )
     paths = [path, *_relevant_snapshots(store, loaded, newest.id if newest else None)]
     outside = [p for p in paths if history.git.rel(p).startswith("../")]
     if outside:  # no commit can hold them, so no tag
