@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
+from _cli import takes_no_options
 
 SIZES = (100_000, 400_000, 1_600_000)
 TEXTS = {
@@ -35,6 +36,7 @@ def timed(function, text: str) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
+    takes_no_options(__doc__)
     print(compile_evalset())
     from evalset.score.normalise import normalise
 

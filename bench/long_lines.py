@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
+from _cli import takes_no_options
 
 SIZES = (800_000, 8_000_000, 20_000_000)
 HEAD = "evalset: 1\nname: q\ncategories:\n  a: a\nitems:\n"
@@ -40,6 +41,7 @@ def timed(cmd: list[str]) -> float:
 
 
 def main() -> int:
+    takes_no_options(__doc__)
     print(compile_evalset())
     evalset = str(Path(sys.executable).with_name("evalset"))
     rows = []

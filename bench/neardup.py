@@ -18,6 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _cli import takes_no_options
 from _data import perturb, questions
 from evalset.sets.neardup import allowed_distance, near_duplicate_pairs, normalise
 
@@ -26,6 +27,7 @@ PLANTED_SHARE = 0.02
 
 
 def main() -> int:
+    takes_no_options(__doc__)
     rng = random.Random(3)
     n_plants = int(TOTAL * PLANTED_SHARE)
     base = questions(TOTAL - n_plants, seed=5)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
+from _cli import takes_no_options
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 7
@@ -31,6 +32,7 @@ def timed(cmd: list[str]) -> float:
 
 
 def main() -> int:
+    takes_no_options(__doc__)
     print(compile_evalset())
     python = timed([sys.executable, "-c", "pass"])
     git = timed(["git", "status", "--short"])

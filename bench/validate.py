@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _bytecode import compile_evalset
+from _cli import takes_no_options
 from _data import set_yaml
 from evalset import EvalSet, edit_set
 from evalset.sets.setfile import load_set
@@ -46,6 +47,7 @@ def best_of(fn, runs: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
+    takes_no_options(__doc__)
     print(compile_evalset())
     with tempfile.TemporaryDirectory(prefix="evalset-bench-") as folder:
         return measure(Path(folder) / "bench.yaml")
