@@ -120,12 +120,40 @@ def _join_groups(text: str) -> str:
     return "".join(out)
 
 
+def _leading_points(text: str) -> str:
+    """A 0 before each point that starts a number: one before a digit, after neither a
+    letter, a digit nor another point."""
+    out = []
+    for k, c in enumerate(text):
+        after = text[k - 1] if k else ""
+        if c == "." and text[k + 1 : k + 2].isdecimal() and not (after.isalnum() or after == "."):
+            out.append("0")
+        out.append(c)
+    return "".join(out)
+
+
+def _signs(text: str) -> str:
+    """Each hyphen-minus or minus sign as "-" where it is a number's sign (before a digit,
+    after neither a letter nor a digit), as a space elsewhere."""
+    out = []
+    for k, c in enumerate(text):
+        if c in "-\u2212":
+            after = text[k - 1] if k else ""
+            sign = text[k + 1 : k + 2].isdecimal() and not after.isalnum()
+            out.append("-" if sign else " ")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def _canonical_number(token: str) -> str:
-    if token.count(".") > 1:
+    sign, digits = ("-", token[1:]) if token.startswith("-") else ("", token)
+    if digits.count(".") > 1:
         return token
-    whole, _, fraction = token.partition(".")
+    whole, _, fraction = digits.partition(".")
     whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0")
-    return f"{whole}.{fraction}" if fraction else whole
+    number = f"{whole}.{fraction}" if fraction else whole
+    return number if number == "0" else sign + number
 
 
 def reference_normalise(text: str) -> str:
@@ -134,25 +162,28 @@ def reference_normalise(text: str) -> str:
     from text_to_num import alpha2digit
 
     text = _nfkc_but_spaces(_digit_forms_apart(text))
-    text = _join_groups(_ascii_digits(text).casefold())
+    text = _join_groups(_leading_points(_ascii_digits(text).casefold()))
     text = "".join(unicodedata.normalize("NFKC", c) if c in SPACES else c for c in text)
+    text = _signs(text)
     for c in APOSTROPHES:
         text = text.replace(c, "")
-    for c in "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/\u2044\u2215":
+    for c in "\u2010\u2011\u2012\u2013\u2014\u2015/\u2044\u2215":
         text = text.replace(c, " ")
     text = alpha2digit(text, "en", threshold=0)
     tokens, k = [], 0
     while k < len(text):
         c = text[k]
-        if c.isdecimal():  # digits, with dots between digit runs
-            end = k
+        if c.isdecimal() or c == "-":  # digits, with dots between digit runs; a sign
+            end = k + 1
             while end < len(text) and (
                 text[end].isdecimal()
                 or (text[end] == "." and end + 1 < len(text) and text[end + 1].isdecimal())
             ):
                 end += 1
             tokens.append(
-                _canonical_number(text[k:end]) if c == "0" or "." in text[k:end] else text[k:end]
+                _canonical_number(text[k:end])
+                if text[k:end].lstrip("-")[0] == "0" or "." in text[k:end]
+                else text[k:end]
             )
             k = end
         elif c.isalnum() and c != "_":  # a word: letters (and other non-decimal alphanumerics)
@@ -182,6 +213,8 @@ PIECES = [
     "1,00,000", "0.000\u20091", "\u0663\u0660", "\u0969\u0966", "\u0663\u066c\u0660\u0660\u0660",
     "\u0661\u066b\u0665", "\u066a", "\uff0c", "\u3000", "\u1680", "\u066c", "`",
     "\u00b3", "\u00bd", "\u2030", "\u2460", "\u2082", "\u0609", "\u2044",
+    # signs and leading points, and the hyphens that are neither
+    "-5", "\u22125", ".5", "-.5", ".5%", "-0", "2-3", "COVID-19", "No.5", "...5", "\u2212",
 ]  # fmt: skip
 
 
@@ -260,6 +293,18 @@ SAME = [
     ("1/2", ["\u00bd", "1\u20442", "1\u22152"]),
     ("1 1/2 days", ["1\u00bd days", "1 \u00bd days"]),
     ("10 3", ["10\u00b3", "10 \u00b3", "10\u2083"]),  # an exponent, a footnote: not 103
+    ("-5 degrees", ["\u22125 degrees", "-5.0 degrees", "-05 degrees", "(-5) degrees",
+                    "\u2212\u0665 degrees", "\uff0d5 degrees"]),
+    ("0.5 %", [".5%", "0.50%", "(.5%)", "\u066b\u0665\u066a", "\uff0e5%"]),
+    ("-0.5", ["-.5", "\u2212.5", "-0.50", "\u2212\u066b\u0665"]),
+    ("0", ["-0", "\u22120", "-0.0", "-.0", "-00"]),
+    ("-1000", ["-1,000", "\u22121\u202f000", "-1'000"]),
+    ("0.0001", [".000\u20091", ".0001"]),
+    ("0.5 0", [".5,000"]),  # as 0.5,000: a fraction is not grouped by commas
+    ("2 3", ["2-3", "2\u22123", "2 - 3", "2 -- 3"]),  # a range: the hyphen after a digit
+    ("covid 19", ["COVID-19", "covid\u221219", "Covid - 19"]),  # after a letter
+    ("no 5", ["No.5", "no. 5"]),  # a point after a letter is no decimal point
+    ("wait 5", ["wait...5", "wait\u20265"]),  # nor one after a point (an ellipsis)
 ]  # fmt: skip
 """The same number, written each way: each spelling's tokens are its first column's."""
 
@@ -277,6 +322,9 @@ OTHER = [
     ("1\u3001000", "1000"),  # so does the ideographic comma
     ("10\u00b3", "103"), ("1\u00bd", "11/2"), ("30\u00b9", "301"),  # NFKC made them one number
     ("5\u2030", "5"), ("5\u2030", "5%"),  # per mille is neither nothing nor per cent
+    ("-5", "5"), ("\u22125", "5"), ("-5%", "5%"), ("-5", "- 5"),  # a sign is part of its number
+    (".5", "5"), (".5%", "5%"), ("-.5", "0.5"), ("-.5", "-5"),  # so is a point before it
+    ("0.5 %", "5%"), ("-5", "2-5"), ("-1,000", "1000"),
 ]  # fmt: skip
 """Look-alikes: each pair's texts are different numbers, and must not have the same tokens."""
 
@@ -360,6 +408,12 @@ SPELLINGS = {
     "power": ("10 3", [("10\u00b3", True), ("103", False)]),
     "height": ("5 10", [("5'10", True), ("5\u201910", True), ("510", False)]),
     "dose": ("0.0001", [("0.000\u20091", True), ("0.0001", True), ("0.000,1", False)]),
+    "percent": ("0.5%", [("The fee is .5%.", True), ("The fee is 0.5 %.", True),
+                         ("The fee is 5%.", False), ("The fee is 0.05%.", False)]),
+    "short": (".5%", [("The fee is 5%.", False), ("The fee is 0.5%.", True)]),
+    "cold": ("-5 degrees", [("It holds -5 degrees.", True), ("It holds \u22125 degrees.", True),
+                            ("It holds 5 degrees.", False), ("It holds 2-5 degrees.", False)]),
+    "range": ("2 3", [("aged 2-3", True), ("aged 2 to 3", False)]),
     "people": ("100000", [("1,00,000 people", True), ("100,000 people", True),
                           ("1,00,00 people", False)]),
 }  # fmt: skip

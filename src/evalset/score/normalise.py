@@ -2,12 +2,12 @@
 words do not count.
 
 ``normalise`` turns a text into space-separated tokens: Unicode NFKC, case folded,
-apostrophes dropped (``don't`` is ``dont``), hyphens and other punctuation as spaces, number
-words as digits (``thirty-five`` is ``35``, ``one hundred and twenty`` is ``120``, through
-text2num's English rules), numbers in one form (below), and symbols such as ``€`` and ``%``
-kept as tokens of their own. Two texts match when their tokens are equal; one contains
-another when its tokens occur in it as a whole, in order (``30 days`` is in ``within 30
-days of delivery``, but ``3`` is not in ``30``).
+apostrophes dropped (``don't`` is ``dont``), hyphens (but a number's minus sign) and other
+punctuation as spaces, number words as digits (``thirty-five`` is ``35``, ``one hundred and
+twenty`` is ``120``, through text2num's English rules), numbers in one form (below), and
+symbols such as ``€`` and ``%`` kept as tokens of their own. Two texts match when their
+tokens are equal; one contains another when its tokens occur in it as a whole, in order
+(``30 days`` is in ``within 30 days of delivery``, but ``3`` is not in ``30``).
 
 The same number is the same token however its digits are written:
 
@@ -22,6 +22,11 @@ The same number is the same token however its digits are written:
   apart by such a space are one fraction, the last group one to three digits (SI's ``0.000
   1`` is ``0.0001``);
 - ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept);
+- a point before a digit, after neither a letter, a digit nor another point, starts a
+  fraction (``.5`` is ``0.5``, so ``.5%`` is ``0.5 %``, not ``5 %``);
+- a minus sign (``-`` or U+2212) before a digit, after neither a letter nor a digit, is the
+  number's sign (``-5`` is not ``5``; ``-0`` is ``0``); between digits or after a letter it
+  is a hyphen, as any other (``2-3`` is 2 and 3, ``COVID-19`` is ``covid`` and 19);
 - a fraction is its digits either side of a slash, whichever slash (``½`` is ``1/2``), and
   a proportion keeps its sign (``%``, ``‰``, ``‱``; the Arabic ones are these).
 
@@ -54,11 +59,20 @@ figure spaces most often) and no word break; NFKC would make them plain spaces."
 _MARKS = str.maketrans(
     {
         **dict.fromkeys(_APOSTROPHES),
-        **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212/\u2044\u2215", " "),
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015/\u2044\u2215", " "),
     }
 )
 """Apostrophes go (``don't`` is ``dont``); hyphens and slashes (the fraction and division
-slashes too: ``½`` is ``1/2``) separate words."""
+slashes too: ``½`` is ``1/2``) separate words. The ASCII hyphen-minus and the minus sign
+are read by ``_MINUS``: either may be a number's sign."""
+_MINUS = re.compile(r"(?<![^\W_])[-\u2212](?=[0-9])|(?P<hyphen>[-\u2212])")
+"""A minus sign that is a number's sign: before a digit, after neither a letter nor a digit
+(``-5``, ``(-5)``, ``= -5``); otherwise (``hyphen``) a hyphen, which separates words as
+``_MARKS`` says: ``2-3`` is a range, ``COVID-19`` a name and its number."""
+_LEADING_POINT = re.compile(r"(?<![^\W_])(?<!\.)\.(?=[0-9])")
+"""A decimal point with no digit before it (``.5``, ``-.5``, ``(.5%)``): not after a letter or
+a digit (``No.5`` is ``no 5``, ``3.5`` a number already) nor another point (an ellipsis:
+``wait...5 minutes`` holds 5)."""
 _SEPARATORS = f",\u066c{_APOSTROPHES}{_SPACES}"
 """What may stand between digit groups: a comma, the Arabic thousands separator, an
 apostrophe (Swiss ``1'000``) or a space of ``_SPACES``."""
@@ -119,7 +133,7 @@ def _ascii_digit(found: re.Match[str]) -> str:
     return str(unicodedata.decimal(found[0]))
 
 
-_TOKEN = re.compile(r"\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
+_TOKEN = re.compile(r"-?\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
 _WORD_NUMBER = re.compile(
     r"(?<![^\W_])(?=[befhmnostz])(zero|nought|one|two|three|four|five|six|seven|eight|nine|"
     r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
@@ -133,14 +147,20 @@ with no number word; every other ordinal starts with its number)."""
 
 
 def _number(token: str) -> str:
-    """One spelling per number: no leading zeros, no trailing decimal zeros (a version
-    number such as 2.0.1 is kept as it is)."""
-    if token.count(".") > 1:
+    """One spelling per number: no leading zeros, no trailing decimal zeros, no sign on
+    zero (a version number such as 2.0.1 is kept as it is)."""
+    sign, digits = ("-", token[1:]) if token[0] == "-" else ("", token)
+    if digits.count(".") > 1:
         return token
-    whole, _, fraction = token.partition(".")
+    whole, _, fraction = digits.partition(".")
     whole = whole.lstrip("0") or "0"
     fraction = fraction.rstrip("0")
-    return f"{whole}.{fraction}" if fraction else whole
+    number = f"{whole}.{fraction}" if fraction else whole
+    return number if number == "0" else sign + number
+
+
+def _minus(found: re.Match[str]) -> str:
+    return " " if found["hyphen"] else "-"
 
 
 @lru_cache(maxsize=65536)
@@ -148,11 +168,15 @@ def normalise(text: str) -> str:
     """The tokens of ``text`` as exact matching compares them, joined by single spaces."""
     if text.isascii():  # NFKC changes no ASCII text, and casefold is lower there
         text = text.lower()
+        if "." in text:
+            text = _LEADING_POINT.sub("0.", text)
         if "," in text or "'" in text or "`" in text:
             text = _GROUPED.sub(_joined, text)
-        text = text.translate(_MARKS)
+        if "-" in text:
+            text = _MINUS.sub(_minus, text)
     else:
-        text = _unicode_form(text).translate(_MARKS)
+        text = _MINUS.sub(_minus, _unicode_form(text))
+    text = text.translate(_MARKS)
     if _WORD_NUMBER.search(text):  # text2num only where a number word may be
         text = _digits(text)
     return " ".join(_ascii_tokens(text) if text.isascii() else _tokens(text))
@@ -205,10 +229,10 @@ _SPACE_AT = re.compile(r"\s")
 
 
 def _unicode_form(text: str) -> str:
-    """A non-ASCII text in NFKC, case folded, its digits ASCII and its grouped numbers
-    joined. NFKC makes the spaces of ``_SPACES`` plain ones: they are kept until the numbers
-    are read, and only then given their NFKC form. A character that NFKC makes digits
-    stays apart from the digits beside it."""
+    """A non-ASCII text in NFKC, case folded, its digits ASCII, a zero before a point that
+    starts a number, and its grouped numbers joined. NFKC makes the spaces of ``_SPACES``
+    plain ones: they are kept until the numbers are read, and only then given their NFKC
+    form. A character that NFKC makes digits stays apart from the digits beside it."""
     if _DIGIT_FORM.search(text):
         text = _DIGIT_FORM_EDGE.sub(" ", text)
     spaces = _SPACE.search(text)
@@ -222,22 +246,28 @@ def _unicode_form(text: str) -> str:
         text = _OTHER_DIGIT.sub(_ascii_digit, text)
     if "\u066a" in text or "\u066b" in text or "\u0609" in text or "\u060a" in text:
         text = text.translate(_ARABIC_SIGNS)  # before the signs' point is read
-    text = _GROUPED.sub(_joined, text.casefold())
+    text = text.casefold()
+    if "." in text:  # before the groups are read: ``.5,000`` is ``0.5,000``, not grouped
+        text = _LEADING_POINT.sub("0.", text)
+    text = _GROUPED.sub(_joined, text)
     return _SPACE_AS_NFKC.sub(" ", text) if spaces else text
 
 
 def _tokens(text: str) -> list[str]:
     """The tokens of a text already case folded, numbers as digits."""
     return [
-        (_number(token) if token[0] == "0" or "." in token else token)
-        if token[0].isdigit()
+        (_number(token) if token[0] in "-0" or "." in token else token)
+        if token[0].isdigit() or token[0] == "-"
         else token
         for token in _TOKEN.findall(text)
-        if token[0].isalnum() or token in _PER or unicodedata.category(token[0])[0] == "S"
+        if token[0].isalnum()
+        or token in _PER
+        or unicodedata.category(token[0])[0] == "S"
+        or (token[0] == "-" and len(token) > 1)  # a number's sign, and the number
     ]  # punctuation (Unicode category P*) separates words and counts for nothing
 
 
-_ASCII_TOKEN = re.compile(r"\d+(?:\.\d+)*|[A-Za-z]+|[$+<=>^`|~%]", re.ASCII)
+_ASCII_TOKEN = re.compile(r"-?\d+(?:\.\d+)*|[A-Za-z]+|[$+<=>^`|~%]", re.ASCII)
 """``_TOKEN`` on ASCII text, keeping only the tokens ``_tokens`` keeps: numbers, words, and
 the symbols (Unicode category S) and ``%``; the other punctuation is skipped as it would
 be dropped. Most answers are ASCII, and most of normalising them went to that filter."""
@@ -248,7 +278,9 @@ def _ascii_tokens(text: str) -> list[str]:
     tokens = _ASCII_TOKEN.findall(text)
     if "0" in text or "." in text:  # a number may have another form
         return [
-            _number(token) if token[0].isdigit() and (token[0] == "0" or "." in token) else token
+            _number(token)
+            if (token[0].isdigit() or token[0] == "-") and (token[0] in "-0" or "." in token)
+            else token
             for token in tokens
         ]
     return tokens
