@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import signal
 import sqlite3
 import sys
@@ -475,20 +476,125 @@ def test_two_tables_of_one_plug_in_share_no_verdict(
     assert Judging(yes, VerdictCache(state)).run([request])[request] == Verdict(True)
 
 
-def test_a_command_judge_found_on_the_path_is_versioned_by_its_script(
-    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _two_pythons(tmp_path: Path) -> dict[str, Path]:
+    """Two folders, each holding a ``python3`` that runs this interpreter: a link to it (a
+    venv's, CI's), and a small shell script that execs it (a pyenv shim)."""
+    folders = {"linked": tmp_path / "linked", "shim": tmp_path / "shim"}
+    for folder in folders.values():
+        folder.mkdir()
+    (folders["linked"] / "python3").symlink_to(sys.executable)
+    shim = folders["shim"] / "python3"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+    shim.chmod(0o755)
+    return folders
+
+
+def _python_from(folder: Path, qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python3`` is ``folder``'s: first on PATH, linked from the workspace's
+    ``.venv/bin/python3``, and copied (a link, or the shim itself) to ``tmp_path/py``."""
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    venv = qa / ".venv" / "bin" / "python3"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    venv.unlink(missing_ok=True)
+    venv.symlink_to(folder / "python3")
+    fixed = tmp_path / "py" / "python3"
+    fixed.parent.mkdir(exist_ok=True)
+    fixed.unlink(missing_ok=True)
+    if (folder / "python3").is_symlink():
+        fixed.symlink_to((folder / "python3").readlink())
+    else:
+        fixed.write_bytes((folder / "python3").read_bytes())
+        fixed.chmod(0o755)
+
+
+# what runs the script, and how the script is named; PY: an interpreter's absolute path
+RUNNERS = [
+    "python3 judge.py",
+    "python3 ./judge.py",
+    "python3 -u judges/judge.py --strict",
+    "env python3 judge.py",
+    "/usr/bin/env python3 judge.py",
+    ".venv/bin/python3 judge.py",
+    "PY judge.py",
+    "PY JUDGE",  # the script by its absolute path
+]
+
+
+@pytest.mark.parametrize("command", RUNNERS)
+def test_the_program_that_runs_the_script_is_not_part_of_the_judge_s_version(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    """Edit the script and everything is judged again, wherever the program is found."""
-    bin_ = tmp_path / "bin"
-    bin_.mkdir()
-    script = bin_ / "my-judge"
+    """The same script run by two different ``python3`` (a link, a shim) is one judge; an
+    edit of the script is another."""
+    folders = _two_pythons(tmp_path)
+    write_files(qa, {"judge.py": STUB.read_text(), "judges/judge.py": STUB.read_text()})
+    spec = "command:" + command.replace("PY", str(tmp_path / "py" / "python3")).replace(
+        "JUDGE", str(qa / "judge.py")
+    )
+    versions = {}
+    for which, folder in folders.items():
+        _python_from(folder, qa, tmp_path, monkeypatch)
+        judge = load_judge(spec, find_workspace(qa))
+        try:  # each python3 runs the judge
+            assert judge.entails("Return within 14 days.", "return within 14 days").value
+        finally:
+            judge.close()
+        versions[which] = judge.version
+        assert {path.name for path in judge.code} == {"judge.py"}, judge.code  # no runner
+    assert versions["linked"] == versions["shim"]
+    script = "judges/judge.py" if "judges/" in command else "judge.py"
+    (qa / script).write_text(STUB.read_text() + "# edited\n")
+    assert load_judge(spec, find_workspace(qa)).version != versions["shim"]
+
+
+@pytest.mark.parametrize(("found", "read"), [("workspace", True), ("path", False)])
+def test_a_judge_program_is_read_when_it_is_a_file_of_the_workspace(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, found: str, read: bool
+) -> None:
+    """A script run as the program (``examples/judges/keywords.py``) is the judge's code; a
+    program found on PATH cannot be told from a shim, and is not read: its table's
+    ``version`` says when it changed."""
+    folder = qa / "judges" if found == "workspace" else tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "my-judge"
     script.write_text(f"#!{sys.executable}\nprint('version 1')\n")
     script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
-    before = load_judge("command:my-judge", find_workspace(qa)).version
-    assert load_judge("command:my-judge", find_workspace(qa)).version == before
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    command = "judges/my-judge" if found == "workspace" else "my-judge"
+    (qa / "evalset.toml").write_text(
+        f"[judges.mine]\nkind = 'command'\ncommand = '{command}'\nversion = '1'\n",
+        encoding="utf-8",
+    )
+    before = load_judge(f"command:{command}", find_workspace(qa)).version
+    configured = load_judge("mine", find_workspace(qa)).version
+    assert load_judge(f"command:{command}", find_workspace(qa)).version == before
     script.write_text(f"#!{sys.executable}\nprint('version 2')\n")
-    assert load_judge("command:my-judge", find_workspace(qa)).version != before
+    assert (load_judge(f"command:{command}", find_workspace(qa)).version != before) is read
+    (qa / "evalset.toml").write_text(
+        f"[judges.mine]\nkind = 'command'\ncommand = '{command}'\nversion = '2'\n",
+        encoding="utf-8",
+    )
+    assert load_judge("mine", find_workspace(qa)).version != configured
+
+
+def test_scoring_with_another_python3_on_path_reuses_the_verdicts_and_passes_the_gate(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:  # type: ignore[no-untyped-def]
+    folders = _two_pythons(tmp_path)
+    write_files(qa, {"judge.py": STUB.read_text()})
+    write_run(qa / "run.jsonl", ANSWERS)
+    judge = "command:python3 judge.py"
+    _python_from(folders["shim"], qa, tmp_path, monkeypatch)
+    first = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", judge, "-o", "a.json")
+    _python_from(folders["linked"], qa, tmp_path, monkeypatch)
+    again = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", judge, "-o", "b.json")
+    assert first.code == again.code == 0, first.err + again.err
+    a, b = (json.loads((qa / name).read_text())["judge"] for name in ("a.json", "b.json"))
+    assert a["version"] == b["version"]
+    assert a["usage"]["calls"] > 0 and b["usage"]["calls"] == 0
+    assert b["usage"]["cached"] == a["usage"]["calls"]
+    done = cli(qa, "gate", "a.json", "b.json", "--metric", "coverage")
+    assert done.code == 0, done.out + done.err
 
 
 @pytest.mark.parametrize(

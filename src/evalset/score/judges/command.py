@@ -21,8 +21,10 @@ split statements answers ``{"id": 3, "unsupported": true}`` (faithfulness is the
 scored). A program that exits, prints a line that is not such an answer, or does not answer
 within the timeout stops the scoring: one sentence, no report, exit status 2.
 
-Cached verdicts are tied to the command and to the bytes of every file it names (the
-script), so editing the script re-judges everything.
+Cached verdicts are tied to the command and to the bytes of the files it names (the
+script), so editing the script re-judges everything; the program that runs the script (an
+interpreter, a shim, ``env``) is not read, so that one script has one version on every
+machine (``code_files``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ import json
 import os
 import queue
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
@@ -76,20 +77,27 @@ def split_command(command: str | list[str], where: str) -> list[str]:
 
 
 def code_files(argv: list[str], root: Path) -> list[Path]:
-    """The files a command's words name from the workspace's folder (where it runs), and its
-    program found on ``PATH`` when that is a script (a file under ``SCRIPT_SIZE``; an
-    interpreter is left out): the judge's own code."""
+    """The judge's own code: the files the command's arguments name (from the workspace's
+    folder, where it runs, or by an absolute path), and its program only when that is a
+    file of the workspace (``judges/keywords.py``; links followed).
+
+    The program is otherwise what runs the judge: an interpreter or a shim found on
+    ``PATH``, ``env``, an interpreter named by its path, or a virtual environment's
+    ``python`` linking to one. Its bytes differ from one machine to the next (a pyenv shim, a
+    venv's link, a patch release) while the judge is the same, so reading them would make
+    one script two judges, its verdicts compared and cached apart. No size or content test
+    tells such a program from a script (a shim is a small script itself): where it lies
+    does."""
     found = []
-    for arg in argv:
+    program = root / argv[0]
+    with suppress(OSError, RuntimeError):  # RuntimeError: a loop of links
+        if program.is_file() and program.resolve().is_relative_to(root.resolve()):
+            found.append(program)
+    for arg in argv[1:]:
         path = root / arg
         with suppress(OSError):
             if path.is_file():
                 found.append(path)
-    program = shutil.which(argv[0]) if argv and os.sep not in argv[0] else None
-    if program is not None and not (root / argv[0]).is_file():
-        with suppress(OSError):
-            if os.path.getsize(program) < SCRIPT_SIZE:
-                found.append(Path(program))
     return found
 
 
@@ -100,10 +108,6 @@ def _files_digest(argv: list[str], files: list[Path]) -> str:
         with suppress(OSError):
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-SCRIPT_SIZE = 1 << 20
-"""The largest program found on ``PATH`` whose bytes a command judge's version covers."""
 
 
 def _shortened(text: str) -> str:
