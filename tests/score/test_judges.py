@@ -184,6 +184,61 @@ def test_the_openai_judge_against_a_fake_endpoint(
         judge.close()
 
 
+# a reply without a JSON verdict, and what it says: True, False, or None (no verdict: the
+# judge failed on that claim)
+REPLIES = [
+    ("yes", True), ("No", False), ("Yes.", True), ("no.", False), ("Yes!", True),
+    ("  NO  ", False), ("Yes, it does.", True), ("No, it says 30 days.", False),
+    ("No: the text gives 30 days.", False), ("No; it gives 30 days.", False),
+    ("No - it gives 30 days.", False), ("No \u2014 it gives 30 days.", False),
+    ("Yes\nThe text says so.", True), ("**Yes**", True), ("**No**.", False), ('"no"', False),
+    ('The verdict: {"verdict": "no", "reason": "r"}', False),
+    ("No doubt: the text clearly states this.", None), ("No doubt, it does.", None),
+    ("No problem, yes it does.", None), ("No question, it says so.", None),
+    ("Yes and no.", None), ("No idea.", None), ("No?", None), ("Nope.", None),
+    ("Yesterday it did.", None), ("No-one would say so.", None), ("Notably, yes.", None),
+    ("yes it does", None),  # a word after it: which words keep it a verdict is not guessed
+    ('No. {"verdict": "maybe"}', None),  # a verdict given that is neither
+    ("Perhaps.", None), ("", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "verdict"), REPLIES)
+def test_an_openai_reply_is_a_verdict_only_when_it_says_a_bare_yes_or_no(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, reply: str, verdict: bool | None
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch)
+        server.reply = reply
+        try:
+            if verdict is None:
+                with pytest.raises(JudgeFailed, match="neither yes nor no"):
+                    judge.entails("Damaged items can be returned within 30 days.", "30 days")
+            else:
+                assert judge.entails("a", "a").value is verdict
+        finally:
+            judge.close()
+
+
+def test_a_reply_that_is_no_verdict_is_listed_and_never_counted_as_no(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:  # type: ignore[no-untyped-def]
+    write_run(qa / "run.jsonl", [line for line in ANSWERS if line["id"] == "k1"])
+    with FakeServer() as server:
+        _openai(qa, server, monkeypatch).close()
+        server.reply = "No doubt: the text clearly states this."
+        done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "fake", "--json")
+    assert done.code == 1, done.err
+    report = json.loads(done.out)
+    (row,) = [row for row in report["items"] if row["id"] == "k1"]
+    assert "coverage" not in row["metrics"] and row["answer"]["key_points"] == [None, None]
+    errors = {e["claim"]: e["error"] for e in row["answer"]["errors"]}
+    assert errors["key_points[0]"] == (
+        "the model replied 'No doubt: the text clearly states this.', neither yes nor no"
+    )
+    assert {e["claim"] for e in report["judge_errors"]} >= {"key_points[0]", "key_points[1]"}
+
+
 COMPLETION = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "yes"}}]}
 
 

@@ -5,7 +5,8 @@ Each request is one chat completion whose prompt is a file: ``entails.txt``,
 ``refuses.txt`` and ``statements.txt`` ship with evalset, and a ``prompts`` folder in the
 judge's settings overrides any of them (``{text}`` and ``{claim}`` are replaced). The model
 replies with a JSON object (``{"verdict": "yes", "reason": ...}`` or ``{"statements":
-[...]}``); a reply that starts with yes or no is read too. Requests run concurrently up to
+[...]}``); a reply that starts with a bare yes or no (``No.``, ``Yes, it does``, not
+``No doubt``) is read too. Requests run concurrently up to
 ``concurrency``; the SDK retries rate limits, timeouts and server errors with exponential
 backoff (``retries`` times). Tokens come from the replies' usage, and cost from the prices
 per million tokens when they are configured.
@@ -33,7 +34,14 @@ from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statement
 PROMPTS = ("entails", "refuses", "statements")
 _OBJECT = re.compile(r"\{.*\}", re.S)
 _FIELD = re.compile(r"\{(text|claim)\}")
-_FIRST_WORD = re.compile(r"^\W*(yes|no)\b", re.I)
+_BARE_VERDICT = re.compile(
+    r"[\W_]*(yes|no)[*_\"'\u2019\u201d)\]]*(?:[.,:;!]|[ \t]*(?:\n|$)|\s*[-\u2013\u2014]\s)", re.I
+)
+"""A reply that starts with a bare yes or no: the word alone, or followed by ``.``, ``,``,
+``:``, ``;``, ``!``, a dash before a space or the end of its line (after markup or a quote
+closing it, as in ``**No**.``). Followed by anything else, the word may be the start of
+something else: "No doubt", "No problem" and "No question" say yes, "Yes and no" neither,
+"No-one" is a word."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,9 @@ def read_verdict(reply: str) -> tuple[bool, str | None]:
                 return value, reason
             if isinstance(value, str) and value.strip().lower() in ("yes", "no", "true", "false"):
                 return value.strip().lower() in ("yes", "true"), reason
-    word = _FIRST_WORD.match(reply)
+            if "verdict" in data:  # a verdict given, and not yes or no: no word around it is
+                raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, neither yes nor no")
+    word = _BARE_VERDICT.match(reply)
     if word:
         return word.group(1).lower() == "yes", None
     shown = reply.strip()[:80]
