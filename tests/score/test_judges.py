@@ -706,18 +706,105 @@ def test_the_cache_returns_what_was_stored(tmp_path: Path) -> None:
     assert again.get_many([key]) == {key: Verdict(True, "r", 0.5, 7)}
 
 
-@pytest.mark.parametrize(
-    "value",
-    ['{"v": "yes"}', '{"v": true, "x": 1}', '{"v": true, "c": "free"}', "[1]", "not json",
-     '{"s": [1, 2]}', '{"v": true, "s": []}', '{"v": true, "t": 1.5}',
-     '{"v": true, "c": -0.5}', '{"v": true, "t": -3}'],
-)  # fmt: skip
+BEYOND = str(int(sys.float_info.max) + 1)
+"""The smallest whole number beyond a float's range: no judge's count evalset takes."""
+LARGEST = str(int(sys.float_info.max))
+HUGE = "1" + "0" * 400
+"""Stored counts and costs that no float holds, nor any total summed from them."""
+NOT_WRITTEN = [
+    '{"v": "yes"}', '{"v": true, "x": 1}', '{"v": true, "c": "free"}', "[1]", "not json",
+    '{"s": [1, 2]}', '{"v": true, "s": []}', '{"v": true, "t": 1.5}',
+    '{"v": true, "c": -0.5}', '{"v": true, "t": -3}',
+    # numbers that are no finite count or cost
+    f'{{"v": true, "t": {HUGE}}}', f'{{"v": true, "t": {BEYOND}}}', f'{{"v": true, "t": -{HUGE}}}',
+    f'{{"s": ["a"], "t": {HUGE}}}', '{"v": true, "t": 1e400}', '{"v": true, "t": Infinity}',
+    '{"v": true, "t": NaN}', '{"v": true, "t": true}', '{"v": true, "t": "7"}',
+    f'{{"v": true, "c": {HUGE}}}', '{"v": true, "c": 1e400}', '{"v": true, "c": NaN}',
+    '{"v": true, "c": -Infinity}', f'{{"s": ["a"], "c": {HUGE}, "t": 1}}',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", NOT_WRITTEN)
 def test_a_stored_value_evalset_does_not_write_is_a_miss(tmp_path: Path, value: str) -> None:
     cache, _, key = _cached_once(tmp_path / ".evalset")
     assert cache.db is not None
     with cache.db:
         cache.db.execute("UPDATE verdicts SET value = ?", (value,))
     assert cache.get_many([key]) == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "outcome"),
+    [
+        (f'{{"v": true, "t": {LARGEST}}}', Verdict(True, None, None, int(LARGEST))),
+        ('{"v": false, "r": "r", "c": 1.5e308, "t": 0}', Verdict(False, "r", 1.5e308, 0)),
+        ('{"s": ["a"], "t": 96}', Statements(("a",), None, 96)),
+    ],
+)
+def test_the_largest_counts_evalset_takes_are_read_back(
+    tmp_path: Path, value: str, outcome: Any
+) -> None:
+    cache, _, key = _cached_once(tmp_path / ".evalset")
+    assert cache.db is not None
+    with cache.db:
+        cache.db.execute("UPDATE verdicts SET value = ?", (value,))
+    assert cache.get_many([key]) == {key: outcome}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [f'{{"v": true, "t": {HUGE}}}', f'{{"v": true, "t": {BEYOND}}}', f'{{"v": false, "c": {HUGE}}}',
+     '{"v": true, "t": NaN}'],
+)  # fmt: skip
+def test_scoring_asks_again_for_a_cached_verdict_no_report_can_sum(
+    qa: Path, cli, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Not "internal error": a stored number beyond a float is a miss, as all the cache
+    holds that evalset did not write."""
+    write_run(qa / "run.jsonl", [line for line in ANSWERS if line["id"] == "k1"])
+    judge = f"command:{sys.executable} {STUB}"
+    first = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", judge, "-o", "a.json")
+    assert first.code == 0, first.err
+    db = sqlite3.connect(qa / ".evalset" / FILE)
+    with db:
+        db.execute("UPDATE verdicts SET value = ?", (value,))
+    db.close()
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", judge, "-o", "b.json")
+    assert done.code == 0, done.err
+    a, b = (json.loads((qa / name).read_text()) for name in ("a.json", "b.json"))
+    assert b["judge"]["usage"]["cached"] == 0
+    assert b["judge"]["usage"]["calls"] == a["judge"]["usage"]["calls"] > 0
+    assert b["items"] == a["items"]
+
+
+@pytest.mark.parametrize(
+    ("extras", "given"),
+    [
+        (f"tokens={HUGE}", "tokens 1e+400"),
+        (f"tokens={HUGE}9", "tokens 1e+401"),
+        (f"cost={HUGE}", "cost 1e+400"),
+        (f"cost=-{HUGE}", "cost -1e+400"),
+        (f"tokens={HUGE}, cost=0.5", "tokens 1e+400, cost 0.5"),
+        ("tokens=10 ** 5000", "tokens 1e+5000"),  # more digits than an int prints
+    ],
+)
+def test_a_plug_in_s_count_beyond_a_float_fails_its_claim_with_the_count_shown(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extras: str, given: str
+) -> None:
+    _plug_in(
+        tmp_path / "site",
+        f"    def entails(self, text, claim):\n        return Verdict(True, {extras})\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    judging = Judging(load_judge("toy", find_workspace(qa)))
+    request = Request("entails", "text", "claim")
+    failed = judging.run([request])[request]
+    assert isinstance(failed, JudgeFailed)
+    assert str(failed) == (
+        f"its answer's {given} would take the judge's totals beyond the largest number a "
+        "report holds (about 1.8e308)"
+    )
+    assert judging.usage.verdict_tokens == 0 and judging.usage.verdict_cost == 0.0
 
 
 @pytest.mark.parametrize("damage", ["garbage", "other-table", "folder", "link"])

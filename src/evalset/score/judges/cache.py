@@ -15,6 +15,7 @@ import hashlib
 import json
 import sqlite3
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ from evalset.fsio import finite_number, json_loads
 from evalset.score.judges.base import Outcome, Request, Statements, Verdict
 
 FILE = "verdicts.sqlite3"
+_LARGEST = sys.float_info.max
+"""The largest count a judge's answer may give, as ``finite_number`` bounds it: a report's
+totals are summed as floats."""
 SCHEMA = 1
 _BATCH = 500
 
@@ -59,9 +63,10 @@ def decode(text: Any) -> Outcome | None:
     cost, tokens, reason = data.get("c"), data.get("t"), data.get("r")
     if cost is not None and (not finite_number(cost) or cost < 0):
         return None
-    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool)
-                               or tokens < 0):  # fmt: skip
-        return None
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0 or tokens > _LARGEST
+    ):
+        return None  # a count as evalset takes one from a judge (finite_number's bound)
     if reason is not None and not isinstance(reason, str):
         return None
     if "v" in data and "s" not in data and isinstance(data["v"], bool):

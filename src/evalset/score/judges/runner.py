@@ -14,6 +14,7 @@ import threading
 from collections.abc import Collection, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from decimal import Context, Decimal
 from typing import Any
 
 from evalset.errors import EvalsetError
@@ -147,11 +148,9 @@ class Judging:
         if outcome is None or isinstance(outcome, JudgeFailed):
             return outcome
         tokens, cost = outcome.tokens or 0, outcome.cost or 0.0
-        if self.usage.verdict_tokens + tokens > _LARGEST or not math.isfinite(
-            self.usage.verdict_cost + cost
-        ):
+        if self.usage.verdict_tokens + tokens > _LARGEST or _beyond(self.usage.verdict_cost, cost):
             given = ", ".join(
-                f"{name} {float(value):.6g}"
+                f"{name} {_shown(value)}"
                 for name, value in (("tokens", outcome.tokens), ("cost", outcome.cost))
                 if value is not None
             )
@@ -224,6 +223,24 @@ class Judging:
                 if isinstance(broken, JudgeBroken):
                     raise broken
                 raise broken
+
+
+def _beyond(total: float, value: float) -> bool:
+    """Whether ``total + value`` is beyond a float's range; a plug-in's integer beyond it
+    (which adding to a float cannot convert) too."""
+    try:
+        return not math.isfinite(total + value)
+    except OverflowError:
+        return True
+
+
+def _shown(value: float) -> str:
+    """``value`` to 6 significant digits, as ``:.6g`` shows a float; an integer beyond a
+    float's range too, which ``float()`` cannot convert (a plug-in may give one)."""
+    try:
+        return f"{float(value):.6g}"
+    except OverflowError:
+        return format(Decimal(value).normalize(Context(prec=6)), "g")
 
 
 PROTOCOL = (
