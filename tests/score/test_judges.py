@@ -381,6 +381,104 @@ def test_prompts_are_files_a_user_overrides(qa: Path, monkeypatch: pytest.Monkey
         assert own.refuses("x").value is False
 
 
+SHIPPED_PROMPTS = Path(__file__).parents[2] / "src" / "evalset" / "score" / "judges" / "prompts"
+
+# a prompt file as a user edits it (the shipped one, text replaced), and the sentence
+# refusing it: {line} is the line of the entails prompt's {claim}
+BAD_PROMPTS = [
+    ("entails", ("{claim}", "{claims}"),
+     "prompts/entails.txt:{line}: {claims} is no field of the entails prompt (did you mean "
+     "{claim}?); its fields are {text} and {claim} (to send braces around a word as they are, "
+     "put a space inside them: { claims })."),
+    ("entails", ("{claim}", "{Claim}"),
+     "prompts/entails.txt:{line}: {Claim} is no field of the entails prompt (did you mean "
+     "{claim}?); its fields are {text} and {claim} (to send braces around a word as they are, "
+     "put a space inside them: { Claim })."),
+    ("entails", ("{claim}", "{question}"),
+     "prompts/entails.txt:{line}: {question} is no field of the entails prompt; its fields are "
+     "{text} and {claim} (to send braces around a word as they are, put a space inside them: "
+     "{ question })."),
+    ("entails", ("{claim}", "the claim"),
+     "prompts/entails.txt: has no {claim}, so the model would never see the claim it checks; "
+     "add {claim} where it belongs."),
+    ("entails", ("{claim}", "{ claim }"),  # braces kept as written: no field there
+     "prompts/entails.txt: has no {claim}, so the model would never see the claim it checks; "
+     "add {claim} where it belongs."),
+    ("entails", ("{text}", "{txt}"),
+     "prompts/entails.txt:5: {txt} is no field of the entails prompt (did you mean {text}?); "
+     "its fields are {text} and {claim} (to send braces around a word as they are, put a space "
+     "inside them: { txt })."),
+    ("entails", ("{text}", ""),
+     "prompts/entails.txt: has no {text}, so the model would never see the text it judges; "
+     "add {text} where it belongs."),
+    ("refuses", ("{text}", "{text}\nClaim: {claim}"),
+     "prompts/refuses.txt:6: {claim} is no field of the refuses prompt; its field is {text} (to "
+     "send braces around a word as they are, put a space inside them: { claim })."),
+    ("refuses", ("{text}", "the answer"),
+     "prompts/refuses.txt: has no {text}, so the model would never see the text it judges; "
+     "add {text} where it belongs."),
+    ("statements", ("{text}", "{TEXT}"),
+     "prompts/statements.txt:5: {TEXT} is no field of the statements prompt (did you mean "
+     "{text}?); its field is {text} (to send braces around a word as they are, put a space "
+     "inside them: { TEXT })."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "edit", "message"), BAD_PROMPTS)
+def test_a_prompt_file_the_model_could_not_judge_with_is_refused(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, name: str, edit: tuple[str, str], message: str
+) -> None:
+    shipped = (SHIPPED_PROMPTS / f"{name}.txt").read_text(encoding="utf-8")
+    assert edit[0] in shipped
+    write_files(qa, {f"prompts/{name}.txt": shipped.replace(edit[0], edit[1])})
+    line = shipped[: shipped.index("{claim}")].count("\n") + 1 if name == "entails" else 0
+    with FakeServer() as server, pytest.raises(JudgeBroken) as caught:
+        _openai(qa, server, monkeypatch, prompts="prompts")
+    assert str(caught.value) == f"{qa}/" + message.replace("{line}", str(line))
+
+
+def test_a_refused_prompt_file_stops_scoring_before_anything_is_asked_or_written(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:  # type: ignore[no-untyped-def]
+    shipped = (SHIPPED_PROMPTS / "entails.txt").read_text(encoding="utf-8")
+    write_files(qa, {"prompts/entails.txt": shipped.replace("{claim}", "{claims}")})
+    write_run(qa / "run.jsonl", ANSWERS)
+    with FakeServer() as server:
+        _openai(qa, server, monkeypatch)  # the settings, before the prompts are named
+        with (qa / "evalset.toml").open("a", encoding="utf-8") as config:
+            config.write('prompts = "prompts"\n')
+        done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "fake", "-o", "r.json")
+        assert server.requests == 0
+    assert done.code == 2
+    line = shipped[: shipped.index("{claim}")].count("\n") + 1
+    assert done.err == (
+        f"evalset: prompts/entails.txt:{line}: {{claims}} is no field of the entails prompt "
+        "(did you mean {claim}?); its fields are {text} and {claim} (to send braces around a "
+        "word as they are, put a space inside them: { claims }).\n"
+    )
+    assert not (qa / "r.json").exists() and not (qa / ".evalset" / FILE).exists()
+
+
+def test_braces_that_are_no_field_are_sent_as_written(
+    qa: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped prompts ask for JSON in braces; a word a user means literally is set
+    apart by spaces inside its braces."""
+    sent: list[str] = []
+    prompt = 'Text: {text}\nClaim: {claim}\nNot { claims }, {}, {"a": 1} or {1}.\nyes/no'
+    write_files(qa, {"prompts/entails.txt": prompt})
+    with FakeServer() as server:
+        server.answer = lambda messages: sent.append(messages[0]["content"]) or "yes"
+        judge = _openai(qa, server, monkeypatch, prompts="prompts")
+        try:
+            assert judge.entails("T {claim}", "C {text}").value is True
+        finally:
+            judge.close()
+    assert sent == [
+        'Text: T {claim}\nClaim: C {text}\nNot { claims }, {}, {"a": 1} or {1}.\nyes/no'
+    ]
+
+
 def test_openai_requests_run_concurrently_up_to_the_limit(
     qa: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,12 +3,13 @@
 
 Each request is one chat completion whose prompt is a file: ``entails.txt``,
 ``refuses.txt`` and ``statements.txt`` ship with evalset, and a ``prompts`` folder in the
-judge's settings overrides any of them (``{text}`` and ``{claim}`` are replaced). The model
-replies with a JSON object (``{"verdict": "yes", "reason": ...}`` or ``{"statements":
-[...]}``); a reply that starts with a bare yes or no (``No.``, ``Yes, it does``, not
-``No doubt``) is read too. Requests run concurrently up to
-``concurrency``; the SDK retries rate limits, timeouts and server errors with exponential
-backoff (``retries`` times). Tokens come from the replies' usage, and cost from the prices
+judge's settings overrides any of them (``{text}`` and ``{claim}`` are replaced; a file
+lacking a field its request fills, or holding a word in braces that is none, is refused).
+The model replies with a JSON object (``{"verdict": "yes", "reason": ...}`` or
+``{"statements": [...]}``); a reply that starts with a bare yes or no (``No.``, ``Yes, it
+does``, not ``No doubt``) is read too. Requests run concurrently up to ``concurrency``; the
+SDK retries rate limits, timeouts and server errors with exponential backoff (``retries``
+times). Tokens come from the replies' usage, and cost from the prices
 per million tokens when they are configured.
 
 A request the endpoint refuses (a bad request, a content filter) or whose reply is neither
@@ -18,6 +19,7 @@ time after its retries, refuses the key, or has no such model stops the scoring.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
@@ -32,8 +34,14 @@ from evalset.fsio import finite_number
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 PROMPTS = ("entails", "refuses", "statements")
+FIELDS = {"entails": ("text", "claim"), "refuses": ("text",), "statements": ("text",)}
+"""The fields each prompt is filled with (``fill``), all of which it must hold."""
+_SHOWN = {"text": "the text it judges", "claim": "the claim it checks"}
 _OBJECT = re.compile(r"\{.*\}", re.S)
 _FIELD = re.compile(r"\{(text|claim)\}")
+_WORD_IN_BRACES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""What a field looks like: one word in braces. Braces around anything else (the JSON the
+shipped prompts ask for, ``{"verdict": "yes" or "no"}``) are the prompt's own text."""
 _BARE_VERDICT = re.compile(
     r"[\W_]*(yes|no)[*_\"'\u2019\u201d)\]]*(?:[.,:;!]|[ \t]*(?:\n|$)|\s*[-\u2013\u2014]\s)", re.I
 )
@@ -78,9 +86,36 @@ def load_prompts(folder: Path | None) -> dict[str, str]:
                 found[name] = own.read_text(encoding="utf-8").removeprefix("\ufeff")
             except (OSError, UnicodeDecodeError) as exc:
                 raise JudgeBroken(f"{own}: cannot be read as a prompt ({exc}).") from None
+            _check_fields(own, name, found[name])
         else:
             found[name] = (shipped / f"{name}.txt").read_text(encoding="utf-8")
     return found
+
+
+def _check_fields(path: Path, name: str, text: str) -> None:
+    """Refuse a prompt the model could not judge with: one that lacks a field its request
+    fills (the model would never see the claim), or holds a word in braces that is no
+    field of it (``{claims}``, ``{Claim}``, ``{claim}`` in refuses.txt), which ``fill``
+    would leave as it is, sending the model the literal word instead of what it names."""
+    fields = FIELDS[name]
+    listed = " and ".join(f"{{{field}}}" for field in fields)
+    listed = f"are {listed}" if len(fields) > 1 else f"is {listed}"
+    for word in _WORD_IN_BRACES.finditer(text):
+        if word[1] not in fields:
+            line = text.count("\n", 0, word.start()) + 1
+            close = difflib.get_close_matches(word[1].lower(), fields, n=1, cutoff=0.6)
+            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            raise JudgeBroken(
+                f"{path}:{line}: {word[0]} is no field of the {name} prompt{hint}; its "
+                f"field{'s' if len(fields) > 1 else ''} {listed} (to send braces around a word "
+                f"as they are, put a space inside them: {{ {word[1]} }})."
+            )
+    for field in fields:
+        if f"{{{field}}}" not in text:
+            raise JudgeBroken(
+                f"{path}: has no {{{field}}}, so the model would never see {_SHOWN[field]}; "
+                f"add {{{field}}} where it belongs."
+            )
 
 
 def fill(template: str, **values: str) -> str:
