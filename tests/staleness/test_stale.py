@@ -13,6 +13,7 @@ import pytest
 from conftest import SET_HEADER, commit_all, set_item, verified_items, write_files
 from evalset.corpus.manifest import SnapshotStore, document_line, manifest_text, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
+from evalset.errors import EvalsetError
 from evalset.sets.setfile import load_set
 from evalset.staleness import stale
 from evalset.staleness.stale import SEARCHED_UP_TO, stale_report
@@ -185,6 +186,81 @@ def test_missing_verified_snapshot_is_reported_not_a_crash(corpus_repo: Path, cl
     assert citation["note"].startswith("snapshot abcdef123456 is not in ")
     validate = cli(corpus_repo, "validate")
     assert "item lost: verified: error: snapshot 'abcdef123456' is not in " in validate.out
+
+
+# Items verified against snapshots when there is no snapshot at all: the folder left out of a
+# checkout, misspelt in the config, or empty. Before, `stale` passed (exit 0, "no snapshot
+# yet") without reading the sets, and `stale_report` was empty even for a file that does
+# not exist.
+@pytest.mark.parametrize("folder", ["missing", "misspelt", "empty"])
+def test_items_verified_against_snapshots_that_are_not_here_are_unknown(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, folder: str
+) -> None:
+    write_files(corpus_repo, V1)
+    old = snapshot(corpus_repo)
+    path = corpus_repo / "sets" / "docs.yaml"
+    items = set_item("a", "terms.txt") + set_item("b", "policy.md#returns", verified=old)
+    path.write_text(SET_HEADER + items + set_item("c", "terms.txt", verified=old))
+    config = corpus_repo / "evalset.toml"
+    if folder == "misspelt":
+        config.write_text('snapshots = "snapshot"\n' + config.read_text())
+    else:
+        for manifest in (corpus_repo / "snapshots").iterdir():
+            manifest.unlink()
+        if folder == "missing":
+            (corpus_repo / "snapshots").rmdir()
+    shown = "snapshot" if folder == "misspelt" else "snapshots"
+    report = stale_report([path], SnapshotStore(corpus_repo / shown), corpus_repo)
+    assert report.snapshot is None
+    assert [(i.id, [(c.citation, c.status) for c in i.citations]) for i in report.items] == [
+        ("b", [("policy.md#returns", "unknown")]),
+        ("c", [("terms.txt", "unknown")]),
+    ]
+    assert report.unverified == {"docs": ["a"]}
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1, result.out
+    what = "holds no snapshot" if folder == "empty" else "does not exist"
+    assert result.out.splitlines()[-2] == (
+        f"2 stale item(s): {shown} {what}, so the snapshots they were verified against are "
+        "not here and none of them could be compared; restore the snapshots from git, or "
+        f'check `snapshots` in evalset.toml (snapshots = "{shown}").'
+    )
+    assert f"sets/docs.yaml: item b (verified {old}, newest none: no snapshot here)" in result.out
+    data = json.loads(cli(corpus_repo, "stale", "--json").out)
+    assert [i["id"] for i in data["items"]] == ["b", "c"]
+    note = data["items"][0]["citations"][0]["note"]
+    if folder == "empty":
+        assert note == f"snapshot {old} is not in {corpus_repo / 'snapshots'}; restore it from git"
+    else:
+        assert note == (
+            f"snapshot {old} is not here: {corpus_repo / shown} does not exist (restore it "
+            "from git, or check the `snapshots` setting)"
+        )
+    md = cli(corpus_repo, "stale", "--format", "md")
+    assert md.code == 1
+    assert md.out.startswith("### 2 stale item(s) (no snapshot here to compare them with")
+    missing = cli(corpus_repo, "stale", "sets/nothing.yaml")
+    assert missing.code == 2
+    assert (
+        missing.err == "evalset: sets/nothing.yaml: no such file; check the path or the set name.\n"
+    )
+    with pytest.raises(EvalsetError, match="no such file"):
+        stale_report([corpus_repo / "no.yaml"], SnapshotStore(corpus_repo / "snapshots"))
+    path.write_text(path.read_text().replace("category: direct-lookup", "category: 5", 1))
+    broken = cli(corpus_repo, "stale")
+    assert broken.code == 2
+    assert "staleness cannot be told for an item that fails the schema" in broken.err
+
+
+def test_a_workspace_with_no_snapshot_and_nothing_verified_passes(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, {"corpus/a.md": "# A\n\nText.\n",
+                              "sets/docs.yaml": SET_HEADER + set_item("a", "a.md")})  # fmt: skip
+    result = cli(corpus_repo, "stale")
+    assert (result.code, result.out) == (
+        0,
+        "no snapshot in snapshots yet: run `evalset snapshot`.\n",
+    )
+    assert json.loads(cli(corpus_repo, "stale", "--json").out)["unverified"] == {"docs": ["a"]}
 
 
 def test_fix_moved_rewrites_in_place_and_the_item_is_no_longer_stale(

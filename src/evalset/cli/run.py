@@ -160,7 +160,7 @@ def stale(
             if found is not None:
                 entry["claims"] = found.to_json()
         emit_json(data | ({"fixed": fixed, "not_fixed": tied} if fix_moved else {}))
-    elif report.snapshot is None:
+    elif report.snapshot is None and not report.items:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
         emit_document("\n".join(_stale_md(report)) + "\n")
@@ -177,7 +177,10 @@ def stale(
                 )
         _print_text(report, claims, judge)
         why = f" ({report.newest.reason})" if report.newest else ""
-        echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")
+        if report.snapshot is None:
+            echo(f"{len(report.items)} stale item(s): {_no_snapshot(ws)}")
+        else:
+            echo(f"{len(report.items)} stale item(s) against snapshot {report.snapshot}{why}")
         for name, unverified in report.unverified.items():
             if not unverified:
                 continue
@@ -197,6 +200,20 @@ def stale(
             echo(f"**{line}**" if fmt == "md" else line, fg="yellow")
     if (report.items or (unchecked and not skip_sealed)) and not no_fail:
         raise SystemExit(1)
+
+
+def _no_snapshot(ws: Workspace) -> str:
+    """Why items verified against a snapshot were compared with nothing: there is none."""
+    from evalset.workspace import display_path
+
+    folder = ws.snapshots_dir
+    where = ws.config_file.name
+    what = "holds no snapshot" if folder.is_dir() else "does not exist"
+    return (
+        f"{display_path(folder)} {what}, so the snapshots they were verified against are not "
+        f"here and none of them could be compared; restore the snapshots from git, or check "
+        f"{ws.key('snapshots')} in {where} ({ws.setting('snapshots')})."
+    )
 
 
 def _diff_parts(old: str, new: str, context: int = 8) -> list[Part]:
@@ -277,7 +294,8 @@ def _print_text(
 ) -> None:
     for item in report.items:
         echo(
-            f"{item.file}: item {item.id} (verified {item.verified}, newest {report.snapshot})",
+            f"{item.file}: item {item.id} (verified {item.verified}, newest "
+            f"{report.snapshot or 'none: no snapshot here'})",
             bold=True,
         )
         for c in item.citations:
@@ -333,9 +351,12 @@ def _stale_md(report: StaleReport) -> list[str]:
         more = f", and {len(unverified) - 20} more" if len(unverified) > 20 else ""
         end = ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
                f"compared: {', '.join(map(md_code, unverified[:20]))}{more}."]  # fmt: skip
+    against = f"against snapshot `{report.snapshot}`{why}"
+    if report.snapshot is None:
+        against = "(no snapshot here to compare them with: their citations are unknown)"
     if not report.items:
-        return [f"No stale items against snapshot `{report.snapshot}`{why}.", *end]
-    out = [f"### {len(report.items)} stale item(s) against snapshot `{report.snapshot}`{why}",
+        return [f"No stale items {against}.", *end]
+    out = [f"### {len(report.items)} stale item(s) {against}",
            "", "| set | item | citation | status | now |", "|---|---|---|---|---|"]  # fmt: skip
     rows: list[str] = []
     details: list[str] = []  # each block's lines, joined

@@ -130,6 +130,48 @@ class ItemStatus:
         }
 
 
+def item_status(loaded: SetFile, item: Item, statuses: list[CitationStatus]) -> ItemStatus:
+    return ItemStatus(
+        loaded.name,
+        item.id,
+        item.verified,
+        loaded.path,
+        statuses,
+        [point.text for point in item.key_points],
+        frozenset(str(c) for c in item.expected_sources),
+        [frozenset(str(c) for c in point.sources) for point in item.key_points],
+        item.holdout,
+    )
+
+
+def unknown_statuses(store: SnapshotStore, item: Item) -> list[CitationStatus]:
+    """Every citation of an item whose verified snapshot is not in the store: ``unknown``."""
+    where = store.folder
+    note = f"snapshot {item.verified} is not in {where}; restore it from git"
+    if not where.is_dir():
+        note = (
+            f"snapshot {item.verified} is not here: {where} does not exist (restore it from "
+            "git, or check the `snapshots` setting)"
+        )
+    return [CitationStatus(str(c), "unknown", note=note) for c in item_citations(item)]
+
+
+def never_compared(store: SnapshotStore, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
+    """``StaleChecker.stale_items`` for a store holding no snapshot at all: every verified
+    active item is stale, its citations ``unknown`` (what it was checked against is not here,
+    so nothing says it still holds), and the ids of those verified against none."""
+    stale: list[ItemStatus] = []
+    unverified: list[str] = []
+    for item in loaded.items:
+        if item.status != "active":
+            continue
+        if item.verified is None:
+            unverified.append(item.id)
+        else:
+            stale.append(item_status(loaded, item, unknown_statuses(store, item)))
+    return stale, unverified
+
+
 SEARCHED_UP_TO = 32
 """Hashes looked for in the newest manifest's text, one search each, before a table of every
 hash is built instead: a few citations gone from a million-document corpus take a search of
@@ -500,31 +542,13 @@ class StaleChecker:
         ref = item.verified
         if ref is None:
             return None
-        citations = item_citations(item)
         old = self.store.get(ref)
         if old is None:
-            return [
-                CitationStatus(
-                    str(c),
-                    "unknown",
-                    note=f"snapshot {ref} is not in {self.store.folder}; restore it from git",
-                )
-                for c in citations
-            ]
-        return [self.citation(c, old) for c in citations]
+            return unknown_statuses(self.store, item)
+        return [self.citation(c, old) for c in item_citations(item)]
 
     def _status(self, loaded: SetFile, item: Item, statuses: list[CitationStatus]) -> ItemStatus:
-        return ItemStatus(
-            loaded.name,
-            item.id,
-            item.verified,
-            loaded.path,
-            statuses,
-            [point.text for point in item.key_points],
-            frozenset(str(c) for c in item.expected_sources),
-            [frozenset(str(c) for c in point.sources) for point in item.key_points],
-            item.holdout,
-        )
+        return item_status(loaded, item, statuses)
 
     def stale_items(self, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
         """Stale active items of a set, and the ids of the active items verified against no
@@ -631,16 +655,24 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
     choice = store.newest_choice()
     newest = store.get(choice.id) if choice else None
     report = StaleReport(newest.short if newest else None, newest=choice)
-    if newest is None:
-        return report
-    checker = StaleChecker(store, newest, root)
+    # With no snapshot at all (a fresh workspace, but also a snapshots folder left out of a
+    # checkout, or a misspelt setting), the sets are still read: an item verified against a
+    # snapshot that is not here is unknown, never fresh.
+    checker = StaleChecker(store, newest, root) if newest is not None else None
     for path in paths:
         loaded = load_set(path)
         require_schema(loaded)
-        stale, unverified = checker.stale_items(loaded)
+        if checker is None:
+            stale, unverified = never_compared(store, loaded)
+        else:
+            stale, unverified = checker.stale_items(loaded)
         report.items.extend(stale)
         report.unverified[loaded.name] = unverified
         if loaded.sealed:
             report.sealed[loaded.name] = len(loaded.sealed)
-            report.unchecked[loaded.name] = checker.unchecked_sealed(loaded)
+            report.unchecked[loaded.name] = (
+                checker.unchecked_sealed(loaded)
+                if checker is not None
+                else [s.id for s in loaded.sealed if s.status == "active" and s.verified]
+            )
     return report
