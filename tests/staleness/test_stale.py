@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
@@ -521,6 +522,49 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
     snapshot(corpus_repo)
     later = cli(corpus_repo, "stale").out
     assert "differs from snapshot" in later and "uncommitted changes" in later
+
+
+# Before, `stale_report` without `root=` read no old text through git (the README's recipe
+# passes none), so its report had no diff where `evalset stale --json` had one, and its note
+# said the corpus "could not be read at their commits" when nothing had been tried.
+def test_stale_report_reads_old_text_through_git_as_the_command_does(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def snapshot(repo: Path) -> str:
+        return take_snapshot(
+            repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False
+        ).short
+
+    write_files(corpus_repo, V1)
+    commit_all(corpus_repo, "v1")
+    old = snapshot(corpus_repo)
+    sets = corpus_repo / "sets" / "docs.yaml"
+    sets.write_text(SET_HEADER + verified_items(set_item("changed", "policy.md#returns"), old))
+    write_files(corpus_repo, V2)
+    commit_all(corpus_repo, "v2")
+    snapshot(corpus_repo)
+    shown = json.loads(cli(corpus_repo, "stale", "--json").out)["items"][0]["citations"][0]
+    assert shown["diff"] == "Return within [-14-] {+30+} days of delivery."
+    monkeypatch.chdir(tmp_path)  # from outside the workspace, as a script may run
+    report = stale_report([sets], SnapshotStore(corpus_repo / "snapshots"))
+    (citation,) = report.items[0].citations
+    assert (citation.old_text, citation.new_text, citation.note) == (
+        "Return within 14 days of delivery.",
+        "Return within 30 days of delivery.",
+        None,
+    )
+    assert citation.to_json() | {"cited_by": shown["cited_by"]} == shown
+    # snapshots and set copied out of any workspace: nothing is read, and the note says so
+    outside = tmp_path / "outside"
+    shutil.copytree(corpus_repo / "snapshots", outside / "snapshots")
+    shutil.copy(sets, outside / "docs.yaml")
+    report = stale_report([outside / "docs.yaml"], SnapshotStore(outside / "snapshots"))
+    (citation,) = report.items[0].citations
+    assert (citation.old_text, citation.note) == (
+        None,
+        "no text to compare: the snapshots do not store text, and they lie in no workspace "
+        "whose corpus could be read at their commits; only the hashes differ",
+    )
 
 
 def as_format_1(repo: Path, ident: str, keep_text: bool = True) -> str:

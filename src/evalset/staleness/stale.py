@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from evalset.config import find_workspace_or_none
 from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore, json_string
 from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
@@ -454,6 +455,9 @@ class StaleChecker:
             status.note = (
                 "no text to compare: the snapshots do not store text and the corpus could not "
                 "be read at their commits; only the hashes differ"
+                if self.root is not None
+                else "no text to compare: the snapshots do not store text, and they lie in no "
+                "workspace whose corpus could be read at their commits; only the hashes differ"
             )
         if citation.section is not None and was == citation and status.old_text and status.new_text:
             status.parts = subsection_changes(
@@ -637,6 +641,15 @@ class StaleReport:
         }
 
 
+def _workspace_root(places: list[Path]) -> Path | None:
+    """The root of the workspace the first of ``places`` that lies in one lies in."""
+    for place in places:
+        found = find_workspace_or_none(Path(place))
+        if found is not None:
+            return found.root
+    return None
+
+
 def require_schema(loaded: SetFile) -> None:
     """Refuse a set with an item (or header) that fails the schema: such an item is not
     loaded, and staleness would pass over it without a word."""
@@ -649,9 +662,15 @@ def require_schema(loaded: SetFile) -> None:
 
 
 def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = None) -> StaleReport:
-    """Compare every active item of the given sets with the newest snapshot."""
+    """Compare every active item of the given sets with the newest snapshot.
+
+    ``root`` is the workspace whose corpus is read, at the commits the snapshots were taken
+    at, for the text of a changed citation when the snapshots store none; by default the
+    workspace holding the store's folder, else the first set's, as `evalset stale` does."""
     from evalset.sets.setfile import load_set
 
+    if root is None:
+        root = _workspace_root([store.folder, *paths[:1]])
     choice = store.newest_choice()
     newest = store.get(choice.id) if choice else None
     report = StaleReport(newest.short if newest else None, newest=choice)
