@@ -567,6 +567,47 @@ def test_stale_report_reads_old_text_through_git_as_the_command_does(  # type: i
     )
 
 
+# Before, after `hash = "source"` replaced the default, every item citing a section with
+# markup was "changed", its diff only the markup (`[-three-] {+*three*+}`), and the items
+# citing plain text were "ok": hashes of rendered text were compared with hashes of source.
+def test_items_verified_in_another_hash_mode_are_not_compared(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    write_files(corpus_repo, V2)
+    old = snapshot(corpus_repo)
+    items = set_item("markup", "policy.md#gift-cards") + set_item("plain", "policy.md#returns")
+    (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
+    config = corpus_repo / "evalset.toml"
+    config.write_text('hash = "source"\n' + config.read_text())
+    taken = cli(corpus_repo, "snapshot")
+    assert taken.code == 0, taken.err
+    new = json.loads(cli(corpus_repo, "snapshot", "--json").out)["snapshot"]
+    assert taken.err == (
+        f"warning: snapshot {new} hashes the source of sections, and the one before it, {old}, "
+        "hashed the rendered text of sections (the `hash` setting changed), so every section "
+        "with markup differs between them, whatever its wording; `stale` cannot compare the "
+        "items verified against the one before with this one: check them, then `evalset "
+        "verify` them\n"
+    )
+    note = (
+        f"snapshot {old} hashed the rendered text of sections, and the newest, {new}, hashes "
+        "the source of sections (the `hash` setting changed), so they cannot be compared: "
+        "check the item against the text as it is now, then `evalset verify` it"
+    )
+    report = stale_report(
+        [corpus_repo / "sets" / "docs.yaml"], SnapshotStore(corpus_repo / "snapshots")
+    )
+    assert [
+        (i.id, [(c.citation, c.status, c.note) for c in i.citations]) for i in report.items
+    ] == [
+        ("markup", [("policy.md#gift-cards", "unknown", note)]),
+        ("plain", [("policy.md#returns", "unknown", note)]),
+    ]
+    result = cli(corpus_repo, "stale")
+    assert result.code == 1
+    assert "[-" not in result.out and f"      ({note})" in result.out
+    assert cli(corpus_repo, "verify", "docs", "--all").code == 0
+    assert cli(corpus_repo, "stale").code == 0
+
+
 def as_format_1(repo: Path, ident: str, keep_text: bool = True) -> str:
     """Rewrite a snapshot as evalset's format 1 wrote it: every hash BLAKE2b-128 of the text,
     rows hashed likewise, the id sha256 over those rows. Returns the new id's prefix."""

@@ -44,6 +44,10 @@ TEXT_LIMIT = 20_000_000
 """Below this many bytes of corpus, section text is stored in the manifest (config store_text)."""
 
 
+HASHED = {"rendered": "the rendered text of sections", "source": "the source of sections"}
+"""What a snapshot of each ``hash`` mode hashes, as messages say it."""
+
+
 class SnapshotError(EvalsetError):
     """A snapshot cannot be taken, found or read."""
 

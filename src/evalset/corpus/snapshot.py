@@ -39,6 +39,7 @@ from evalset.corpus.cache import (
 )
 from evalset.corpus.manifest import (
     FORMAT,
+    HASHED,
     MANIFEST_TAIL,
     SHORT,
     TEXT_LIMIT,
@@ -550,6 +551,8 @@ def take_snapshot(
             f"names it), so no commit will hold it and no clone can check the items verified "
             f"against it; add it anyway (git add -f {target}) or change the rule"
         )
+    if previous is not None and previous != ident:
+        warnings.extend(_other_mode(snapshots_dir, previous, ident, mode))
     if unknown_before and written:
         warnings.append(
             "which snapshot came before this one is told by commits this shallow clone lacks, "
@@ -563,6 +566,24 @@ def take_snapshot(
         ident, target, documents, sections, previous, written, warnings, reread, changes, commit,
         newest,
     )  # fmt: skip
+
+
+def _other_mode(snapshots_dir: Path, previous: str, ident: str, mode: HashMode) -> list[str]:
+    """The warning when the snapshot before this one hashed sections in another ``hash``
+    mode: every section with markup then differs, whatever its wording."""
+    try:
+        before = read_about(snapshots_dir / f"{previous}.json").get("hash", "rendered")
+    except SnapshotError:
+        return []
+    if before == mode:
+        return []
+    return [
+        f"snapshot {ident[:SHORT]} hashes {HASHED.get(mode, mode)}, and the one before it, "
+        f"{previous[:SHORT]}, hashed {HASHED.get(before, before)} (the `hash` setting "
+        "changed), so every section with markup differs between them, whatever its wording; "
+        "`stale` cannot compare the items verified against the one before with this one: "
+        "check them, then `evalset verify` them"
+    ]
 
 
 def _compared(store: SnapshotStore, previous: str, target: Path) -> Changes | None:

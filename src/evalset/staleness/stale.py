@@ -7,7 +7,7 @@
 | moved | gone, but a section with the identical text exists elsewhere (``new``) |
 | deleted | gone, and its text exists nowhere; ``candidates`` are the most similar sections |
 | unresolved | the citation never existed in the verified snapshot |
-| unknown | the verified snapshot is not in ``snapshots/``, so nothing can be compared |
+| unknown | the verified snapshot is not in ``snapshots/``, or hashed in another ``hash`` mode |
 
 A citation absent from the verified snapshot whose text is identical to a section that was
 there (a moved citation rewritten by ``--fix-moved``) counts as ok: the person verified
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.config import find_workspace_or_none
-from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore, json_string
+from evalset.corpus.manifest import EMPTY, HASHED, Snapshot, SnapshotStore, json_string
 from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
 from evalset.errors import EvalsetError
@@ -155,6 +155,17 @@ def unknown_statuses(store: SnapshotStore, item: Item) -> list[CitationStatus]:
             "git, or check the `snapshots` setting)"
         )
     return [CitationStatus(str(c), "unknown", note=note) for c in item_citations(item)]
+
+
+def modes_differ(old: Snapshot, new: Snapshot) -> str:
+    """Why an item verified against ``old`` cannot be compared with ``new``: their ``hash``
+    modes differ."""
+    return (
+        f"snapshot {old.short} hashed {HASHED.get(old.hash_mode, old.hash_mode)}, and the "
+        f"newest, {new.short}, hashes {HASHED.get(new.hash_mode, new.hash_mode)} (the `hash` "
+        "setting changed), so they cannot be compared: check the item against the text as "
+        "it is now, then `evalset verify` it"
+    )
 
 
 def never_compared(store: SnapshotStore, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
@@ -549,6 +560,11 @@ class StaleChecker:
         old = self.store.get(ref)
         if old is None:
             return unknown_statuses(self.store, item)
+        if old.hash_mode != self.newest.hash_mode:
+            # a section's hash is of its rendered text in one mode and of its source in the
+            # other: every section with markup would read as changed, its diff the markup
+            note = modes_differ(old, self.newest)
+            return [CitationStatus(str(c), "unknown", note=note) for c in item_citations(item)]
         return [self.citation(c, old) for c in item_citations(item)]
 
     def _status(self, loaded: SetFile, item: Item, statuses: list[CitationStatus]) -> ItemStatus:
