@@ -456,6 +456,56 @@ def test_a_damaged_manifest_is_named_then_written_again_by_snapshot(  # type: ig
     assert read_snapshot(first.path).id == first.id
 
 
+# The id does not depend on the text, so a snapshot of content already recorded kept the
+# manifest as it was: `store_text = false`, set because the documents are confidential,
+# left every section's text in the manifest to be committed, and `store_text = true` left
+# a manifest without text, both with "unchanged, already in …".
+@pytest.mark.parametrize("rev", [False, True], ids=["working-tree", "revision"])
+def test_store_text_changed_rewrites_the_manifest_of_the_same_content(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, rev: bool
+) -> None:
+    write_files(corpus_repo, DOCS)
+    commit = commit_all(corpus_repo, "corpus")
+    config = corpus_repo / "evalset.toml"
+    args = ["snapshot", "--rev", commit] if rev else ["snapshot"]
+    first = cli(corpus_repo, *args)
+    assert first.code == 0, first.err
+    (manifest,) = (corpus_repo / "snapshots").glob("*.json")
+    with_text = manifest.read_bytes()
+    assert b'"text": "first text"' in with_text
+    for setting, now in (("false", "without"), ("true", "with")):
+        config.write_text(f"store_text = {setting}\n" + config.read_text())
+        result = cli(corpus_repo, *args)
+        assert result.code == 0, result.err
+        assert result.out.splitlines()[0].endswith(
+            f"; unchanged, and written again {now} its section text (store_text = {setting}) "
+            f"to snapshots/{manifest.name}"
+        )
+        data = manifest.read_bytes()
+        assert data.split(b"\n", 1)[0] == with_text.split(b"\n", 1)[0]  # when, where, commit
+        assert (b'"text"' in data) is (setting == "true")
+        assert read_snapshot(manifest).id == manifest.stem
+        again = json.loads(cli(corpus_repo, *args, "--json").out)
+        assert (again["written"], again["text_rewritten"]) == (False, None)
+        config.write_text(config.read_text().split("\n", 1)[1])
+    assert manifest.read_bytes() == with_text
+    # the default leaves a manifest as it is, whichever way it was written
+    config.write_text("store_text = false\n" + config.read_text())
+    cli(corpus_repo, *args)
+    without = manifest.read_bytes()
+    config.write_text(config.read_text().split("\n", 1)[1])
+    assert json.loads(cli(corpus_repo, *args, "--json").out)["text_rewritten"] is None
+    assert manifest.read_bytes() == without
+    # with the corpus unchanged since the last look (nothing read again), a manifest that
+    # came with its text (a pull) is written without it all the same
+    config.write_text("store_text = false\n" + config.read_text())
+    cli(corpus_repo, *args)
+    manifest.write_bytes(with_text)
+    rewritten = json.loads(cli(corpus_repo, *args, "--json").out)
+    assert rewritten["text_rewritten"] == "removed"
+    assert manifest.read_bytes() == without
+
+
 def test_a_renamed_manifest_is_called_renamed(corpus_repo: Path) -> None:
     write_files(corpus_repo, DOCS)
     first = snap(corpus_repo)

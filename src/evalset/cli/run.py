@@ -61,6 +61,13 @@ def snapshot(rev: str | None, as_json: bool) -> None:
                 "id": result.id,
                 "path": str(path),
                 "written": result.written,
+                "text_rewritten": (
+                    None
+                    if result.text_rewritten is None
+                    else "stored"
+                    if result.text_rewritten
+                    else "removed"
+                ),
                 "documents": result.documents,
                 "sections": result.sections,
                 "commit": result.commit,
@@ -74,6 +81,11 @@ def snapshot(rev: str | None, as_json: bool) -> None:
     for warning in result.warnings:
         echo(f"warning: {warning}", fg="yellow", err=True)
     state = "written to" if result.written else "unchanged, already in"
+    if result.text_rewritten is not None:
+        state = (
+            f"unchanged, and written again {'with' if result.text_rewritten else 'without'} "
+            f"its section text (store_text = {str(result.text_rewritten).lower()}) to"
+        )
     echo(
         f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
         f"({result.reread} file(s) read); {state} {path}"

@@ -395,6 +395,9 @@ class TakeResult:
     newest: Newest | None = None
     """The newest snapshot now, and why: this one for the working tree; for a revision,
     whichever the rules of ``evalset.corpus.newest`` choose."""
+    text_rewritten: bool | None = None
+    """Whether an existing manifest of this content was written again for ``store_text``:
+    True, its section text is now stored; False, it was removed; None, neither."""
 
     @property
     def short(self) -> str:
@@ -450,6 +453,7 @@ def take_snapshot(
     previous = before.id if before else None
     damaged: str | None = None
     changes: Changes | None = None
+    text_rewritten: bool | None = None
     chunks: Chunks
     spans: Spans | None = None
     # Microseconds: "newest" orders snapshots first recorded within the same second.
@@ -465,7 +469,12 @@ def take_snapshot(
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
         damaged = _damage(target, state_dir) if write and target.exists() else None
-        if not write or (target.exists() and damaged is None):
+        if write and target.exists() and damaged is None and store_text is not None:
+            # the id does not depend on the text: the manifest of this content is written
+            # again, as it is, with or without its section text as the setting now says
+            stored = _stores_text(target, state_dir)
+            text_rewritten = store_text if stored not in (None, store_text) else None
+        if not write or (target.exists() and damaged is None and text_rewritten is None):
             if write:
                 keep_base(state_dir, target)
             if previous is not None and previous != ident and write:
@@ -477,10 +486,18 @@ def take_snapshot(
             )  # fmt: skip
         commit = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
-        if damaged is not None:
+        if damaged is not None or text_rewritten is not None:
             about = _kept_about(target, ident) or about
         start = len(manifest_head(about))
         base = base_table(snapshots_dir, state_dir, tree.base_id)
+        if text_rewritten is not None and len(tree.fresh) < tree.documents:
+            base = None  # lines copied from a manifest would keep the text storage it has
+            tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, every=True)
+            if tree.id != ident:
+                raise SnapshotError(
+                    f"{root / corpus_rel}: changed while it was being read; take the snapshot "
+                    "again."
+                )
         spliced = _body(tree, base, start)
         if spliced is None:  # the cached state's manifest is gone: read every file again
             tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text, every=True)
@@ -511,12 +528,15 @@ def take_snapshot(
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
         if write and target.exists():
             damaged = _damage(target, state_dir)
-            if damaged is not None:
+            if damaged is None and store_text is not None:
+                stored = _stores_text(target, state_dir)
+                text_rewritten = store_text if stored not in (None, store_text) else None
+            if damaged is not None or text_rewritten is not None:
                 about = _kept_about(target, ident) or about
     written = False
     if damaged is not None:
         warnings.append(f"{target}: was damaged ({damaged}); written again from the corpus")
-    if write and (not target.exists() or damaged is not None):
+    if write and (not target.exists() or damaged is not None or text_rewritten is not None):
         snapshots_dir.mkdir(parents=True, exist_ok=True)
         parts: Chunks = [manifest_head(about, empty=not chunks)]
         for n, chunk in enumerate(chunks):
@@ -564,8 +584,16 @@ def take_snapshot(
         changes = _compared(store, previous, target)
     return TakeResult(
         ident, target, documents, sections, previous, written, warnings, reread, changes, commit,
-        newest,
+        newest, text_rewritten,
     )  # fmt: skip
+
+
+def _stores_text(manifest: Path, state_dir: Path) -> bool | None:
+    """Whether a manifest holds its sections' text (None when it records no document)."""
+    documents = read_snapshot(manifest, False, state_dir / "manifests").documents
+    for doc in documents:
+        return "text" in documents[doc]
+    return None
 
 
 def _other_mode(snapshots_dir: Path, previous: str, ident: str, mode: HashMode) -> list[str]:
