@@ -49,6 +49,29 @@ def test_init_warns_when_the_default_corpus_is_missing(git_repo: Path, cli) -> N
     ]
 
 
+# Before, `--corpus " "` wrote the whole workspace and then failed on the configuration it
+# had written, which every command (init again too) then refused; `--corpus ""` wrote the
+# default and warned that the evalset.toml it had just created "was kept".
+@pytest.mark.parametrize("corpus", [" ", "", "\t\n"], ids=["space", "empty", "blank"])
+@pytest.mark.parametrize("configured", [False, True], ids=["new", "configured"])
+def test_a_blank_corpus_is_refused_before_anything_is_written(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, corpus: str, configured: bool
+) -> None:
+    if configured:
+        (git_repo / "evalset.toml").write_text('corpus = "docs"\n')
+    before = sorted(p.name for p in git_repo.iterdir())
+    result = cli(git_repo, "init", "--corpus", corpus)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"evalset: --corpus {corpus!r}: must be a folder name (text); give the folder that "
+        "holds the documents, then run `evalset init` again (it wrote nothing).\n"
+    )
+    assert sorted(p.name for p in git_repo.iterdir()) == before
+    assert "evalset" not in git(git_repo, "config", "--list", "--local")
+    assert cli(git_repo, "init", "--corpus", "docs").code == 0
+    assert cli(git_repo, "status").code == 0
+
+
 def _merge(repo: Path, branch: str, path: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **GIT_ENV, "PATH": path}
     return subprocess.run(

@@ -127,6 +127,12 @@ def ensure_state_dir(state_dir: Path) -> Path:
     return state_dir
 
 
+def setting_problem(key: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for the top-level setting ``key``, or None: the rule
+    a configuration file is read by, for a value given another way (`init --corpus`)."""
+    return _check(value, key)
+
+
 def _check(value: Any, key: str) -> str | None:
     """What is wrong with ``value`` for setting ``key``, or None."""
     if key in ("sets", "corpus", "snapshots"):

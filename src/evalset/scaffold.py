@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalset.config import CONFIG_FILE, STATE_DIR, Config, workspace_at
+from evalset.config import CONFIG_FILE, STATE_DIR, Config, setting_problem, workspace_at
 from evalset.errors import EvalsetError
 from evalset.fsio import atomic_write, check_target, create_new, make_folders
 from evalset.git import MERGE_DRIVER, attribute_pattern
@@ -272,6 +272,11 @@ def init_workspace(
     problem = set_name_problem(set_name)
     if problem is not None:
         raise EvalsetError(f"{root}: {problem}; choose another with --name.")
+    problem = None if corpus is None else setting_problem("corpus", corpus)
+    if problem is not None:  # the configuration written would be one no command can read
+        raise EvalsetError(
+            f"--corpus {corpus!r}: {problem}; give the folder that holds the documents, {_AGAIN}."
+        )
     result = InitResult(root)
     if git_hooks_only:
         from evalset.config import find_workspace
@@ -282,7 +287,7 @@ def init_workspace(
     # A configuration the folder has already is kept, and its folders are the ones written.
     configured = workspace_at(root)
     if configured is None:
-        folder = Path(corpus).as_posix() if corpus else "corpus"
+        folder = Path(corpus).as_posix() if corpus is not None else "corpus"
         sets, snapshots = Config().sets, Config().snapshots
     else:
         folder, sets = configured.config.corpus, configured.config.sets
@@ -344,7 +349,7 @@ def init_workspace(
     # Last: a git config another git command holds locked is the one failure the checks
     # above cannot foresee, and its message says to run `evalset init --git-hooks`.
     _register_driver(root, result)
-    _check_corpus(root, corpus, result)
+    _check_corpus(root, corpus if configured is not None else None, result)
     return result
 
 
@@ -391,7 +396,8 @@ def _check_writable(targets: list[Path]) -> None:
 
 def _check_corpus(root: Path, asked: str | None, result: InitResult) -> None:
     """Warn when the corpus folder the workspace is configured with does not exist, and when
-    ``--corpus`` could not be written (a configuration that existed is kept)."""
+    ``asked`` (``--corpus``, given where a configuration existed, which is kept) differs
+    from the folder it names."""
     from evalset.config import find_workspace
 
     workspace = find_workspace(root)
