@@ -5,13 +5,21 @@
 
 docs/cli.md is rendered from the typer app (every command, its arguments, options and help,
 as `evalset COMMAND --help` shows them); docs/api.md from the public Python API
-(`evalset.__all__`). tests/test_docs.py runs the check.
+(`evalset.__all__`, then ``MODULES``: the functions behind the commands that a program
+imports from evalset's modules, and what they return). tests/test_docs.py runs the check.
 """
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import importlib
 import inspect
+import itertools
+import re
 import sys
+import textwrap
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +184,136 @@ def render_api() -> str:
         if name == "DELETE":
             summary = "Pass as a field's new value to `SetEditor.update_item` to remove the field."
         out.append(summary or f"A {kind} from `{module}`.")
+    out += render_modules()
     return "\n".join(out).rstrip() + "\n"
+
+
+MODULES = {
+    "evalset.export": ["export", "ExportResult"],
+    "evalset.holdout.split": ["plan_split", "SplitPlan"],
+    "evalset.intake.redact": ["Redactor", "Redaction"],
+    "evalset.score.retrieval": ["score_retrieval", "Options"],
+    "evalset.score.answers": ["score_answers", "AnswerOptions"],
+    "evalset.score.report": ["Report"],
+    "evalset.score.gate": ["gate", "load_checked", "GateResult", "Comparison"],
+    "evalset.score.judges.registry": ["load_judge"],
+    "evalset.score.judges.base": ["Judge"],
+    "evalset.score.judges.runner": ["Judging", "Usage"],
+}
+"""The names a program imports from evalset's modules to do what a command does (the
+README's Python API example imports each function here), with the classes they take and
+return; tests/test_docs.py checks that every name the README imports is among them."""
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstring written under each field of a class, by field name."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    found = {}
+    for field, after in itertools.pairwise(body):
+        if not (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)):
+            continue
+        value = after.value if isinstance(after, ast.Expr) else None
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found[field.target.id] = inspect.cleandoc(value.value)
+    return found
+
+
+def _members(cls: type) -> list[tuple[str, str]]:
+    """A class's fields (dataclass fields, with their docstrings) and public methods and
+    properties defined on it, each as (what to call or read, what it is)."""
+    rows = []
+    notes = _field_docs(cls)
+    if dataclasses.is_dataclass(cls):
+        for f in dataclasses.fields(cls):
+            if not f.name.startswith("_"):
+                rows.append((f"{f.name}: {f.type}", notes.get(f.name, "")))
+    for name, member in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(member, (property, cached_property)):
+            getter = member.fget if isinstance(member, property) else member.func
+            returns = inspect.signature(getter).return_annotation
+            shown = name if returns is inspect.Signature.empty else f"{name}: {returns}"
+            rows.append((shown, _summary(getter)))
+        elif inspect.isfunction(member):
+            signature = _signature(member).replace("(self, ", "(").replace("(self)", "()")
+            meaning = _summary(member) or ("Its JSON form." if name == "to_json" else "")
+            rows.append((f"{name}{signature}", meaning))
+    return rows
+
+
+def _doc(obj: Any) -> str:
+    """An object's own docstring, not one it inherits or dataclass's generated signature."""
+    doc = obj.__doc__ if "__doc__" in vars(obj) or not inspect.isclass(obj) else None
+    if doc is not None and inspect.isclass(obj) and doc.startswith(f"{obj.__name__}("):
+        doc = None  # the signature @dataclass writes where the class has no docstring
+    return inspect.cleandoc(doc) if doc else ""
+
+
+def _constructor(cls: type) -> str:
+    """A class's signature as its constructor is called: a field made by a factory shows
+    what the factory makes (``= []``), and ``-> None`` is left out."""
+    signature = _signature(cls).removesuffix(" -> None")
+    if dataclasses.is_dataclass(cls):
+        for f in dataclasses.fields(cls):
+            if f.default_factory is not dataclasses.MISSING:
+                made = f.default_factory()
+                shown = (
+                    f"{type(made).__name__}()" if not isinstance(made, (list, dict)) else repr(made)
+                )
+                signature = signature.replace(f"{f.name}: {f.type} = <factory>",
+                                              f"{f.name}: {f.type} = {shown}")  # fmt: skip
+    return signature
+
+
+def render_modules() -> list[str]:
+    """The part of docs/api.md for ``MODULES``: per module, its docstring, then each name's
+    signature and whole docstring, and for a class its fields, properties and methods."""
+    out = [
+        "",
+        "## Beyond `evalset`: the functions behind the commands",
+        "",
+        "A program does what a command does by importing the command's function from its",
+        "module (`from evalset.export import export`), as the README's Python API example",
+        "does. These are those functions, the options they take and what they return.",
+        "",
+        "| name | kind | import from |",
+        "|---|---|---|",
+    ]
+    modules = {name: importlib.import_module(name) for name in MODULES}
+    for module_name, names in MODULES.items():
+        for name in names:
+            kind = "class" if inspect.isclass(getattr(modules[module_name], name)) else "function"
+            link = _slug(f"{module_name}.{name}")
+            out.append(f"| [`{name}`](#{link}) | {kind} | `{module_name}` |")
+    for module_name, names in MODULES.items():
+        module = modules[module_name]
+        out += ["", f"### {module_name}", "", inspect.cleandoc(module.__doc__ or "")]
+        for name in names:
+            obj = getattr(module, name)
+            out += ["", f"#### {module_name}.{name}", ""]
+            if obj.__module__ != module_name:
+                out += [f"Defined in `{obj.__module__}`.", ""]
+            shown = _constructor(obj) if inspect.isclass(obj) else _signature(obj)
+            out += ["```python", f"{name}{shown}", "```", ""]
+            doc = _doc(obj)
+            if not doc:
+                raise SystemExit(f"{module_name}.{name}: has no docstring to document it with")
+            out.append(doc)
+            members = _members(obj) if inspect.isclass(obj) else []
+            if members:
+                out += ["", "| field, property or method | meaning |", "|---|---|"]
+                out += [f"| `{_cell(shown)}` | {_cell(meaning)} |" for shown, meaning in members]
+    return out
 
 
 def rendered() -> dict[Path, str]:

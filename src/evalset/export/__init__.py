@@ -66,12 +66,20 @@ EXTENSIONS = {
 
 @dataclass
 class ExportResult:
+    """One split of a set rendered in one format (``export``), and what it left out."""
+
     format: str
+    """The format written (``jsonl``, ``ragas``...)."""
     split: str
+    """The split exported: ``tuning``, ``holdout`` or ``all``."""
     text: str
+    """The rendered file, as `evalset export` writes it."""
     rows: int
+    """The items written."""
     unassigned: int
+    """Active items of no split yet (no ``holdout:`` decision), in no split's view."""
     skipped: dict[str, str]
+    """Items the format could not hold -> why."""
     stale: dict[str, str | None] = field(default_factory=dict)
     """Exported items that are stale (with ``allow_stale``) -> the snapshot their contexts
     and labels are of."""

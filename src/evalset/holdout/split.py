@@ -42,8 +42,11 @@ class SplitPlan:
     """What a split assigns, and what it could not."""
 
     ratio: float
+    """The target holdout share per category."""
     holdout: list[str] = field(default_factory=list)
+    """Items assigned to the holdout."""
     tuning: list[str] = field(default_factory=list)
+    """Items assigned to tuning."""
     too_small: dict[str, int] = field(default_factory=dict)
     """Categories with items but too few to hold any out at this ratio: name -> item count."""
     uncategorised: list[str] = field(default_factory=list)

@@ -295,7 +295,10 @@ class Redactor:
     """Finds personal data; ``patterns`` maps a placeholder type (``CUSTOMER``) to a regex."""
 
     regions: tuple[str, ...] = DEFAULT_REGIONS
+    """The regions whose national phone formats are recognised (two-letter codes)."""
     patterns: Mapping[str, str] = field(default_factory=dict)
+    """More personal data: placeholder type -> regular expression (config
+    ``[promote.patterns]``)."""
 
     def __post_init__(self) -> None:
         import regex
@@ -374,7 +377,10 @@ class Redactor:
 
 @dataclass
 class Redaction:
+    """One record's free-text fields with their personal data replaced (``Redactor.record``)."""
+
     texts: dict[str, str] = field(default_factory=dict)
+    """Each field's text, redacted: ``<EMAIL_1>`` for the first address, everywhere it is."""
     counts: Counter[str] = field(default_factory=Counter)
     """Replacements per type (``{"EMAIL": 2}``)."""
 

@@ -48,14 +48,21 @@ class AnswerOptions:
     """How to score a run's answers."""
 
     snapshot: str | None = None
+    """The snapshot the run retrieved from (an id prefix); default: the newest."""
     allow_stale: bool = False
+    """Score a set with stale items, marking them, instead of refusing it."""
     skip_invalid: bool = False
+    """Leave out invalid run lines, listing them, instead of refusing the run."""
     labels: Path | None = None
     """A label file (id,answer,claim,label): the judge's agreement and the PPI estimate."""
     ks: tuple[int, ...] = DEFAULT_K
+    """The cutoffs the retrieval metrics of the run are computed at."""
     granularity: Granularity = "section"
+    """``section`` (retrieving a subsection counts) or ``document``."""
     resamples: int = RESAMPLES
+    """Bootstrap resamples for each confidence interval."""
     seed: int = SEED
+    """The seed of the bootstrap: the same run scores to the same intervals."""
 
     def retrieval(self) -> Options:
         """The same choices for scoring the run's retrieved lists, and checking the set."""

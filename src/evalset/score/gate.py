@@ -89,17 +89,28 @@ class Comparison:
 
 @dataclass
 class GateResult:
+    """Two reports compared by the gate: ``ok`` when nothing dropped beyond the margin and
+    nothing kept the comparison from being made."""
+
     baseline: Path
+    """The baseline report's file."""
     current: Path
+    """The current report's file."""
     margin: float
+    """The largest drop allowed in any category."""
     metrics: list[str]
+    """The metrics gated on."""
     compared: int
+    """The items compared: scored in both reports, unchanged between their sets."""
     left_out: dict[str, list[str]] = field(default_factory=dict)
     """``added``, ``removed``, ``changed`` and ``unscored`` item ids (``unscored``: the
     same in both versions of the set, with a value of a gated metric in one report only)."""
     comparisons: list[Comparison] = field(default_factory=list)
+    """Each gated metric of each category in both reports."""
     overall: list[Comparison] = field(default_factory=list)
+    """Each gated metric over every compared item (shown; the gate is per category)."""
     notes: list[str] = field(default_factory=list)
+    """What a reader of the verdict should know (a changed snapshot allowed, say)."""
     missing_metrics: list[str] = field(default_factory=list)
     """Metrics the baseline defines and the current report does not (gating every metric)."""
     missing_values: dict[str, list[str]] = field(default_factory=dict)
@@ -110,6 +121,7 @@ class GateResult:
 
     @property
     def regressions(self) -> list[Comparison]:
+        """The comparisons that dropped beyond the margin."""
         return [c for c in self.comparisons if c.regression]
 
     @property
@@ -150,10 +162,12 @@ class GateResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the gate passes: no regression and no problem."""
         return not self.regressions and not self.problems
 
     @property
     def left_out_count(self) -> int:
+        """How many items ``left_out`` names."""
         return sum(len(ids) for ids in self.left_out.values())
 
     def to_json(self) -> dict[str, Any]:

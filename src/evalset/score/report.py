@@ -181,9 +181,13 @@ class Report:
     written (a 10,000-item run with three trials has 30,000 rows)."""
 
     data: dict[str, Any]
+    """Every top-level key of the report but ``items``, in order (see the module
+    docstring): ``data["categories"]["multi-hop"]["recall@5"]`` is a value and its interval."""
     items: Rows
+    """The per-item rows."""
 
     def to_json(self) -> dict[str, Any]:
+        """The report as one JSON value, its item rows included."""
         data = {k: v.to_json() if isinstance(v, RenderedRows) else v for k, v in self.data.items()}
         return {**data, "items": self.items.to_json()}
 

@@ -78,13 +78,19 @@ class Options:
     """How to score a run's retrieval."""
 
     ks: tuple[int, ...] = DEFAULT_K
+    """The cutoffs metrics are computed at (``recall@5``...)."""
     granularity: Granularity = "section"
+    """``section`` (retrieving a subsection counts) or ``document``."""
     snapshot: str | None = None
     """The snapshot the run retrieved from (an id prefix); default: the newest."""
     allow_stale: bool = False
+    """Score a set with stale items, marking them, instead of refusing it."""
     skip_invalid: bool = False
+    """Leave out invalid run lines, listing them, instead of refusing the run."""
     resamples: int = RESAMPLES
+    """Bootstrap resamples for each confidence interval."""
     seed: int = SEED
+    """The seed of the bootstrap: the same run scores to the same intervals."""
 
 
 @dataclass(slots=True)

@@ -106,6 +106,8 @@ class HoldoutMove:
 
 @dataclass
 class SetDiff:
+    """What changed between two versions of a set (``diff_sets``)."""
+
     set: str
     old: str
     new: str
@@ -373,6 +375,10 @@ def _failing(loaded: SetFile) -> set[str]:
 
 
 def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> SetDiff:
+    """What changed from ``old`` to ``new``, two versions of one set (named ``old_label``
+    and ``new_label`` in the result), as `evalset diff` shows it: items added, removed and
+    retired, items and header keys changed field by field, and holdout moves. Refused when
+    either version has an id twice."""
     for loaded, label in ((old, old_label), (new, new_label)):
         _require_unique_ids(loaded, label)
     result = SetDiff(new.name, old_label, new_label)

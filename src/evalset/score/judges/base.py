@@ -97,9 +97,11 @@ class Judge:
     description: str = ""
 
     def entails(self, text: str, claim: str) -> Verdict:
+        """Whether ``text`` asserts ``claim``."""
         raise NotImplementedError
 
     def refuses(self, answer: str) -> Verdict:
+        """Whether ``answer`` declines to answer."""
         raise NotImplementedError
 
     def statements(self, text: str) -> Statements | None:

@@ -69,14 +69,18 @@ class Judging:
 
     judge: Judge
     cache: VerdictCache | None = None
+    """Where verdicts are kept between runs (``.evalset/``); None: asked every time."""
     usage: Usage = field(default_factory=Usage)
+    """What judging cost so far (``usage.to_json()["calls"]``: requests sent)."""
     results: dict[Request, Result] = field(default_factory=dict)
+    """Every request decided so far, and its verdict or failure."""
     asked_hidden: bool = False
     """Whether the judge was sent a request about a claim whose item's labels are not shown:
     from then on, what it says when it breaks is not quoted (see ``run``)."""
 
     @property
     def key(self) -> str:
+        """The judge's name and version: what its cached verdicts are kept under."""
         return f"{self.judge.name}\x00{self.judge.version}"
 
     def run(
