@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -341,12 +342,12 @@ _NAMES = tuple("evalset".encode(encoding) for encoding in ("utf-8", "utf-16-le",
 """The table's name as a file saved in UTF-8 or UTF-16 (Windows' "Unicode") holds it."""
 
 
-def find_workspace(start: Path | None = None) -> Workspace:
+def find_workspace(start: str | os.PathLike[str] | None = None) -> Workspace:
     """Walk up from ``start`` (default: the current folder) to the folder configuring evalset."""
     found = find_workspace_or_none(start)
     if found is not None:
         return found
-    here = (start or Path.cwd()).resolve()
+    here = (Path(start) if start is not None else Path.cwd()).resolve()
     below = _workspaces_below(here.parent if here.is_file() else here)
     if below:
         shown = ", ".join(f"{b}/" for b in below[:3]) + (", …" if len(below) > 3 else "")
@@ -377,9 +378,9 @@ def _workspaces_below(here: Path) -> list[str]:
     return sorted({f for f in found if f != "."})
 
 
-def find_workspace_or_none(start: Path | None = None) -> Workspace | None:
+def find_workspace_or_none(start: str | os.PathLike[str] | None = None) -> Workspace | None:
     """The workspace around ``start``, or None for a set file that lies outside any."""
-    here = (start or Path.cwd()).resolve()
+    here = (Path(start) if start is not None else Path.cwd()).resolve()
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):

@@ -439,6 +439,10 @@ def take_snapshot(
     first recorded at, so taking a snapshot never changes which one is the newest except by
     recording the corpus as it is now. An unchanged working tree costs a walk, a stat per
     file and a small cache read: the manifest is neither rebuilt nor rewritten."""
+    if mode not in HASHED:  # a manifest would record a mode no command knows
+        raise ValueError(
+            f"mode must be {' or '.join(map(repr, HASHED))} (the `hash` setting), not {mode!r}"
+        )
     with contextlib.suppress(OSError):  # a read-only state folder costs only speed
         ensure_state_dir(state_dir)
     sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write

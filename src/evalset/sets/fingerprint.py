@@ -19,7 +19,13 @@ fingerprint, so a set holding one that the key does not open is fingerprinted in
 from __future__ import annotations
 
 from evalset.errors import EvalsetError
-from evalset.sets.content import FINGERPRINT_FORMAT, header_content, item_fingerprint, sha256_of
+from evalset.sets.content import (
+    FINGERPRINT_FORMAT,
+    FORMATS,
+    header_content,
+    item_fingerprint,
+    sha256_of,
+)
 from evalset.sets.model import Item
 from evalset.sets.setfile import SetFile
 
@@ -57,11 +63,29 @@ def newest_format(loaded: SetFile) -> int:
     return min([FINGERPRINT_FORMAT, *formats])
 
 
+def _format(loaded: SetFile, fmt: int | None) -> int:
+    """``fmt``, or the newest the set allows for None; a format that does not exist is
+    refused rather than taken for the one its number is closest to."""
+    if fmt is None:
+        return newest_format(loaded)
+    if isinstance(fmt, bool) or not isinstance(fmt, int):
+        raise TypeError(
+            f"fmt must be a fingerprint format, a whole number ({', '.join(map(str, FORMATS))}), "
+            f"or None for the newest; got {type(fmt).__name__} {fmt!r}"
+        )
+    if fmt not in FORMATS:
+        raise ValueError(
+            f"fingerprint format {fmt} does not exist: give {' or '.join(map(str, FORMATS))}, "
+            "or None for the newest"
+        )
+    return fmt
+
+
 def item_fingerprints(loaded: SetFile, fmt: int | None = None) -> dict[str, str]:
     """``{item id: sha256:…}`` for every active item, sorted by id; a sealed item gives the
     fingerprint stored with it, so the key is not needed."""
+    fmt = _format(loaded, fmt)
     _require_valid(loaded)
-    fmt = newest_format(loaded) if fmt is None else fmt
     found = {item.id: item_fingerprint(item, fmt) for item in released_items(loaded)}
     for stub in loaded.sealed:
         if stub.status != "active":
@@ -82,9 +106,9 @@ def set_fingerprint(
     """The content fingerprint of a set (see the module docstring); ``fmt`` defaults to
     ``newest_format(loaded)``. ``per_item``: its ``item_fingerprints`` in that format, when
     the caller has them already (they are most of the work)."""
+    fmt = _format(loaded, fmt)
     _require_valid(loaded)
     assert loaded.header is not None
-    fmt = newest_format(loaded) if fmt is None else fmt
     if per_item is None:
         per_item = item_fingerprints(loaded, fmt)
     items = [[ident, fp] for ident, fp in per_item.items()]

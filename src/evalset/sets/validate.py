@@ -6,7 +6,7 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from evalset.config import ValidateConfig, Workspace
@@ -636,6 +636,10 @@ def validate(
 
     Without ``config`` and ``store``, each file is checked with the configuration and the
     snapshots of the workspace it lies in (found from the file's folder), if any."""
+    if isinstance(paths, (str, bytes, PurePath)):  # else each character would be a path
+        raise TypeError(
+            f"validate() takes a list of set files, not one path: validate([{str(paths)!r}])"
+        )
     report = Report()
     contexts: Contexts = {}
     for path in paths:

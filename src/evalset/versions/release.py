@@ -297,6 +297,13 @@ def release(
     """Release a set: check it, record version and fingerprint, commit, tag. All of it
     holds the set's edit lock, so that two releases at once (or a release and an edit)
     run one after the other."""
+    if bump is not None and version is not None:
+        raise EvalsetError(
+            f"{path}: give either bump ({bump!r}) or version ({version!r}), not both: a "
+            "release has one version."
+        )
+    if bump not in (None, "major", "minor", "patch"):
+        raise EvalsetError(f"{path}: bump must be major, minor or patch, not {bump!r}.")
     with set_lock(path) as held:
         return _release(ws, path, bump, version, exclude_drafts, held)
 
