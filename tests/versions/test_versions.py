@@ -1404,6 +1404,22 @@ def test_log_in_a_shallow_clone_does_not_call_a_release_the_first(  # type: igno
     assert "git fetch --unshallow --tags" in releases[0]["summary"]
 
 
+def test_log_in_a_shallow_clone_with_its_tags_at_depth_one_compares_as_listed(  # type: ignore[no-untyped-def]
+    released: Path, tmp_path: Path, cli
+) -> None:
+    """Tags fetched at depth 1 (a CI checkout's `fetch-tags`) end each release's history at
+    its own commit: which release one came from cannot be told there, so each is compared
+    with the one listed before it, and only the first is the earliest."""
+    second_release(released, cli)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{released}", str(clone))
+    git(clone, "fetch", "-q", "--depth", "1", "origin", "+refs/tags/*:refs/tags/*")
+    releases = json.loads(cli(clone, "log", "docs", "--json").out)["releases"]
+    assert [(r["version"], r["since"]) for r in releases] == [("0.1.0", None), ("0.2.0", "0.1.0")]
+    assert "shallow clone" in releases[0]["summary"]
+    assert releases[1]["summary"] == "2 added, 1 retired, 1 changed"
+
+
 def test_a_set_with_a_repeated_id_cannot_be_fingerprinted_or_pinned() -> None:
     from evalset.sets.fingerprint import InvalidSet
 

@@ -675,8 +675,11 @@ def _released_before(
     git: Git, released: list[tuple[Tag, SetAt]], tag: Tag
 ) -> tuple[Tag, SetAt] | None:
     """The latest of ``released`` that ``tag``'s commit descends from (most often the one
-    just before it, so one question to git)."""
+    just before it, so one question to git). Where the history ends in a shallow clone
+    (tags fetched at depth 1, say), git cannot tell: the one listed before it, then."""
     for before in reversed(released):
         if git.holds(before[0].commit, tag.commit):
             return before
+    if released and not git.history_complete(tag.commit):
+        return released[-1]
     return None
