@@ -153,8 +153,8 @@ class Git:
     def push_remote(self) -> str | None:
         """The remote a plain `git push` sends the current branch to, chosen as git chooses
         it (the branch's ``pushRemote``, ``remote.pushDefault``, the branch's ``remote``),
-        else the repository's only remote; None where none is chosen (no remote, or several
-        and none configured, or a detached HEAD with several)."""
+        else the repository's only remote, else ``origin``; None where none is chosen (no
+        remote, or several and none of them ``origin``)."""
         branch = _run(self.root, "symbolic-ref", "-q", "--short", "HEAD", check=False)
         keys = ["remote.pushDefault"]
         if branch.returncode == 0:
@@ -165,7 +165,9 @@ class Git:
             if done.returncode == 0 and done.stdout.strip() not in ("", "."):
                 return done.stdout.strip()
         remotes = _run(self.root, "remote", check=False).stdout.split()
-        return remotes[0] if len(remotes) == 1 else None
+        if len(remotes) == 1:
+            return remotes[0]
+        return "origin" if "origin" in remotes else None  # git's own default
 
     def holds(self, commit: str, rev: str = "HEAD") -> bool:
         """Whether ``commit`` is in the history of ``rev`` (is it, or one of its ancestors)."""

@@ -377,9 +377,15 @@ def test_a_release_tag_never_pushed_is_named_as_such_where_the_other_tags_are(  
         ([], [], "<remote>"),
         (["origin"], [], "origin"),
         (["upstream"], [], "upstream"),  # the only remote, whatever its name
-        (["origin", "fork"], [], "<remote>"),  # several, none chosen: git would not guess
+        (["origin", "fork"], [], "origin"),  # several, none chosen: git's default
+        (["upstream", "fork"], [], "<remote>"),  # and without an origin, git has none
         (["origin", "fork"], [("branch.main.remote", "fork")], "fork"),
         (["origin", "fork"], [("remote.pushDefault", "fork")], "fork"),
+        (
+            ["origin", "fork"],
+            [("branch.main.remote", "origin"), ("remote.pushDefault", "fork")],
+            "fork",
+        ),
         (
             ["origin", "fork"],
             [("branch.main.remote", "origin"), ("branch.main.pushRemote", "fork")],
