@@ -700,20 +700,29 @@ def test_the_program_that_runs_the_script_is_not_part_of_the_judge_s_version(
     assert load_judge(spec, find_workspace(qa)).version != versions["shim"]
 
 
-@pytest.mark.parametrize(("found", "read"), [("workspace", True), ("path", False)])
-def test_a_judge_program_is_read_when_it_is_a_file_of_the_workspace(
+@pytest.mark.parametrize(
+    ("found", "read"),
+    [("workspace", True), ("path", False), ("beside", True), ("absolute", True)],
+)
+def test_a_judge_program_is_read_when_it_is_a_file_of_the_workspace_or_a_script_by_path(
     qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, found: str, read: bool
 ) -> None:
-    """A script run as the program (``examples/judges/keywords.py``) is the judge's code; a
-    program found on PATH cannot be told from a shim, and is not read: its table's
-    ``version`` says when it changed."""
-    folder = qa / "judges" if found == "workspace" else tmp_path / "bin"
+    """A script run as the program is the judge's code: in the workspace
+    (``examples/judges/keywords.py``), or named by its path outside it (a monorepo's
+    ``../tools/judge.py``); a program found on PATH cannot be told from a shim, and is not
+    read: its table's ``version`` says when it changed."""
+    folder = {"workspace": qa / "judges", "path": tmp_path / "bin"}.get(found, tmp_path / "tools")
     folder.mkdir()
     script = folder / "my-judge"
     script.write_text(f"#!{sys.executable}\nprint('version 1')\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    command = "judges/my-judge" if found == "workspace" else "my-judge"
+    command = {
+        "workspace": "judges/my-judge",
+        "path": "my-judge",
+        "beside": os.path.relpath(script, qa),
+        "absolute": str(script),
+    }[found]
     (qa / "evalset.toml").write_text(
         f"[judges.mine]\nkind = 'command'\ncommand = '{command}'\nversion = '1'\n",
         encoding="utf-8",

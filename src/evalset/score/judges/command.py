@@ -78,27 +78,38 @@ def split_command(command: str | list[str], where: str) -> list[str]:
 
 def code_files(argv: list[str], root: Path) -> list[Path]:
     """The judge's own code: the files the command's arguments name (from the workspace's
-    folder, where it runs, or by an absolute path), and its program only when that is a
-    file of the workspace (``judges/keywords.py``; links followed).
+    folder, where it runs, or by an absolute path), and its program when that is a file of
+    the workspace (``judges/keywords.py``; links followed), or, where no argument names a
+    file, a script (``#!``) the command names by its path wherever it lies
+    (``../tools/judge.py`` in a monorepo).
 
     The program is otherwise what runs the judge: an interpreter or a shim found on
     ``PATH``, ``env``, an interpreter named by its path, or a virtual environment's
     ``python`` linking to one. Its bytes differ from one machine to the next (a pyenv shim, a
     venv's link, a patch release) while the judge is the same, so reading them would make
     one script two judges, its verdicts compared and cached apart. No size or content test
-    tells such a program from a script (a shim is a small script itself): where it lies
-    does."""
+    tells such a program from a script (a shim is a small script itself): where it lies,
+    and whether it runs a file the command names, do."""
     found = []
-    program = root / argv[0]
-    with suppress(OSError, RuntimeError):  # RuntimeError: a loop of links
-        if program.is_file() and program.resolve().is_relative_to(root.resolve()):
-            found.append(program)
     for arg in argv[1:]:
         path = root / arg
         with suppress(OSError):
             if path.is_file():
                 found.append(path)
+    program = root / argv[0]
+    with suppress(OSError, RuntimeError):  # RuntimeError: a loop of links
+        if program.is_file() and (
+            program.resolve().is_relative_to(root.resolve())
+            or (not found and "/" in argv[0] and _is_script(program))
+        ):
+            found.insert(0, program)
     return found
+
+
+def _is_script(path: Path) -> bool:
+    """Whether ``path`` starts as a script does (``#!``), not as a compiled program."""
+    with path.open("rb") as opened:
+        return opened.read(2) == b"#!"
 
 
 def _files_digest(argv: list[str], files: list[Path]) -> str:
