@@ -134,12 +134,14 @@ def _leading_points(text: str) -> str:
 
 def _signs(text: str) -> str:
     """Each hyphen-minus or minus sign as "-" where it is a number's sign (before a digit,
-    after neither a letter nor a digit), as a space elsewhere."""
+    at the start or after a space, an opening bracket or quote, an operator, a comma or a
+    colon), as a space elsewhere."""
     out = []
     for k, c in enumerate(text):
         if c in "-\u2212":
-            after = text[k - 1] if k else ""
-            sign = text[k + 1 : k + 2].isdecimal() and not after.isalnum()
+            after = text[k - 1] if k else " "
+            opens = after.isspace() or after in "([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
+            sign = text[k + 1 : k + 2].isdecimal() and opens
             out.append("-" if sign else " ")
         else:
             out.append(c)
@@ -303,6 +305,10 @@ SAME = [
     ("0.5 0", [".5,000"]),  # as 0.5,000: a fraction is not grouped by commas
     ("2 3", ["2-3", "2\u22123", "2 - 3", "2 -- 3"]),  # a range: the hyphen after a digit
     ("covid 19", ["COVID-19", "covid\u221219", "Covid - 19"]),  # after a letter
+    ("30 % 50 %", ["30%-50%", "30% - 50%"]),  # after a unit, a symbol or a closing mark
+    ("5 \u00b0 10 \u00b0", ["5\u00b0-10\u00b0"]), ("555 123 4567", ["(555)-123-4567"]),
+    ("5 10", ['5"-10"', "5'-10'", "5\u2019-10\u2019", "[5]-[10]"]), ("1 2", ["1)-2)"]),
+    ("-5", ["[-5]", "{-5}", ":-5", ",-5", "\u201c-5\u201d", "\u00ab-5\u00bb"]),
     ("no 5", ["No.5", "no. 5"]),  # a point after a letter is no decimal point
     ("wait 5", ["wait...5", "wait\u20265"]),  # nor one after a point (an ellipsis)
 ]  # fmt: skip
@@ -324,7 +330,7 @@ OTHER = [
     ("5\u2030", "5"), ("5\u2030", "5%"),  # per mille is neither nothing nor per cent
     ("-5", "5"), ("\u22125", "5"), ("-5%", "5%"), ("-5", "- 5"),  # a sign is part of its number
     (".5", "5"), (".5%", "5%"), ("-.5", "0.5"), ("-.5", "-5"),  # so is a point before it
-    ("0.5 %", "5%"), ("-5", "2-5"), ("-1,000", "1000"),
+    ("0.5 %", "5%"), ("-5", "2-5"), ("-1,000", "1000"), ("= -5", "= 5"), ("=-5", "= 5"),
 ]  # fmt: skip
 """Look-alikes: each pair's texts are different numbers, and must not have the same tokens."""
 

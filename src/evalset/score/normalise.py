@@ -65,10 +65,14 @@ _MARKS = str.maketrans(
 """Apostrophes go (``don't`` is ``dont``); hyphens and slashes (the fraction and division
 slashes too: ``½`` is ``1/2``) separate words. The ASCII hyphen-minus and the minus sign
 are read by ``_MINUS``: either may be a number's sign."""
-_MINUS = re.compile(r"(?<![^\W_])[-\u2212](?=[0-9])|(?P<hyphen>[-\u2212])")
-"""A minus sign that is a number's sign: before a digit, after neither a letter nor a digit
+_SIGN_AFTER = "\\s([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
+"""What a number's sign may follow: a space, an opening bracket or quote, an operator, a
+comma or a colon (and the start of the text)."""
+_MINUS = re.compile(rf"(?<![^{_SIGN_AFTER}])[-\u2212](?=[0-9])|(?P<hyphen>[-\u2212])")
+"""A minus sign that is a number's sign: before a digit, after what ``_SIGN_AFTER`` lists
 (``-5``, ``(-5)``, ``= -5``); otherwise (``hyphen``) a hyphen, which separates words as
-``_MARKS`` says: ``2-3`` is a range, ``COVID-19`` a name and its number."""
+``_MARKS`` says: ``2-3``, ``30%-50%``, ``5°-10°`` and ``(555)-123`` are ranges or parts,
+``COVID-19`` a name and its number."""
 _LEADING_POINT = re.compile(r"(?<![^\W_])(?<!\.)\.(?=[0-9])")
 """A decimal point with no digit before it (``.5``, ``-.5``, ``(.5%)``): not after a letter or
 a digit (``No.5`` is ``no 5``, ``3.5`` a number already) nor another point (an ellipsis:
