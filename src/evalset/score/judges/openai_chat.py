@@ -43,13 +43,16 @@ _WORD_IN_BRACES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """What a field looks like: one word in braces. Braces around anything else (the JSON the
 shipped prompts ask for, ``{"verdict": "yes" or "no"}``) are the prompt's own text."""
 _BARE_VERDICT = re.compile(
-    r"[\W_]*(yes|no)[*_\"'\u2019\u201d)\]]*(?:[.,:;!]|[ \t]*(?:\n|$)|\s*[-\u2013\u2014]\s)", re.I
+    r"[\W_]*(yes|no)[*_`\"'\u2019\u201d)\]]*"
+    r"(?:[.,:;!\u2026]|\s*\(|[ \t]*(?:[\r\n]|$)|\s*(?:--|[-\u2013\u2014])\s)",
+    re.I,
 )
 """A reply that starts with a bare yes or no: the word alone, or followed by ``.``, ``,``,
-``:``, ``;``, ``!``, a dash before a space or the end of its line (after markup or a quote
-closing it, as in ``**No**.``). Followed by anything else, the word may be the start of
-something else: "No doubt", "No problem" and "No question" say yes, "Yes and no" neither,
-"No-one" is a word."""
+``:``, ``;``, ``!``, ``…``, a bracket opening an aside, a dash (``-``, ``--``, an en or em
+dash) before a space or the end of its line, whichever line ending (after markup or a
+quote closing it, as in ``**No**.`` or `` `yes` ``). Followed by anything else, the word
+may be the start of something else: "No doubt", "No problem" and "No question" say yes,
+"Yes and no" neither, "No-one" is a word."""
 
 
 @dataclass(frozen=True)
