@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from conftest import EXAMPLE_SET, FIXTURES
 from evalset import DELETE, EditRefused, Item, edit_set, load_set
 from evalset.errors import SetFileError
-from evalset.sets.editor import RESERVED, SetEditor
+from evalset.sets.editor import SetEditor
 from evalset.sets.locate import ItemSpans
+from evalset.sets.standins import RESERVED
 
 ALL_FIXTURES = [*sorted((FIXTURES / "sets").glob("*.yaml")), EXAMPLE_SET]
 BLOCK_FIXTURES = [p for p in ALL_FIXTURES if p.name != "flow.yaml"]

@@ -631,7 +631,7 @@ def _with_holdout(draft: dict[str, Any], holdout: bool) -> dict[str, Any]:
 
 
 def _append_traces(traces: list[str]) -> Any:
-    from evalset.sets.editor import refuse_reserved
+    from evalset.sets.standins import refuse_reserved
 
     for trace in traces:
         refuse_reserved(trace, f"trace {trace!r}")

@@ -35,7 +35,8 @@ from evalset.sets.locate import (
 )
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
-from evalset.sets.yamlio import BREAKS_OF_YAML_1_1, writes_breaks_escaped
+from evalset.sets.standins import StandIns, refuse_reserved
+from evalset.sets.yamlio import writes_breaks_escaped
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
@@ -79,24 +80,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, str):
         refuse_reserved(value, "the value to write")
     return value
-
-
-RESERVED = range(0xF0000, 0xF0100)
-"""Code points of the supplementary private use area that ``StandIns`` takes its stand-ins
-from while the YAML library edits a region: text to write may not hold one (put back, it
-would become what it stands for)."""
-
-
-def refuse_reserved(text: str, what: str) -> None:
-    """Refuse ``text`` (``what`` says what it is) when it holds a ``RESERVED`` character."""
-    if text.isascii():
-        return
-    found = next((c for c in text if ord(c) in RESERVED), None)
-    if found is not None:
-        raise EditRefused(
-            f"{what} holds U+{ord(found):05X}, a private-use character evalset reserves while "
-            f"it edits (U+F0000 to U+F00FF); write it without. The file is unchanged."
-        )
 
 
 DELETE = object()
@@ -873,66 +856,6 @@ def _styled_like(old: Any, value: Any) -> Any:
         return value
     styled.fa.set_flow_style()
     return styled
-
-
-_TAB_BEFORE_COMMENT = re.compile(r"(?:(?<=\S)|^)([ \t]*\t[ \t]*)#", re.MULTILINE)
-"""White space holding a tab before a comment, after a value (``5 euros\t# price page``) or
-on a line of its own: YAML, but not to ruamel.yaml, which refuses the tab."""
-
-
-class StandIns:
-    """Stand-ins for what ruamel.yaml misreads, put into a region before it reads it and
-    taken out of what it writes: NEL, LS and PS (``BREAKS_OF_YAML_1_1``), which it reads as
-    line breaks (an edit turned a NEL in an untouched question into a space, or indented
-    the text after an LS), and the white space of ``_TAB_BEFORE_COMMENT``. The stand-ins
-    are characters of ``RESERVED`` (private use) that the file does not hold, which it reads
-    and writes as any character: text the edit did not touch comes back byte for byte. Text
-    the edit writes may hold none of ``RESERVED`` (``refuse_reserved``)."""
-
-    def __init__(self, text: str) -> None:
-        free = (chr(c) for c in RESERVED if chr(c) not in text)
-        try:
-            self.breaks = {b: next(free) for b in BREAKS_OF_YAML_1_1}
-            self.tab, self.end = next(free), next(free)
-        except StopIteration:  # 252 of the 256 in one file: not a set anyone writes
-            raise EditRefused(
-                "the file holds almost every private-use character from U+F0000 to U+F00FF, "
-                "which evalset needs while it edits; the file is unchanged."
-            ) from None
-        self.used = "".join([*self.breaks.values(), self.tab, self.end])
-        self.runs: list[str] = []
-        self._tab_back = re.compile(rf"[ \t]*#{self.tab}(\d+){self.end}")
-
-    def take_out(self, text: str) -> str:
-        """``text`` with stand-ins; refused when it holds one already (the text of a sealed
-        item, which the file holds only encrypted)."""
-        if not text.isascii():
-            held = next((c for c in self.used if c in text), None)
-            if held is not None:
-                raise EditRefused(
-                    f"an item to edit holds U+{ord(held):05X}, a private-use character "
-                    "evalset needs while it edits (it takes those from U+F0000 to U+F00FF that "
-                    "the file does not hold, and a sealed item's text is not in the file); "
-                    "write it without. The file is unchanged."
-                )
-        for char, stand_in in self.breaks.items():
-            if char in text:
-                text = text.replace(char, stand_in)
-        if "\t" in text:
-            text = _TAB_BEFORE_COMMENT.sub(self._tab_stand_in, text)
-        return text
-
-    def _tab_stand_in(self, found: re.Match[str]) -> str:
-        self.runs.append(found.group(1))
-        return f" #{self.tab}{len(self.runs) - 1}{self.end}"
-
-    def put_back(self, text: str) -> str:
-        if self.runs and self.tab in text:
-            text = self._tab_back.sub(lambda m: self.runs[int(m.group(1))] + "#", text)
-        for char, stand_in in self.breaks.items():
-            if stand_in in text:
-                text = text.replace(stand_in, char)
-        return text
 
 
 def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:

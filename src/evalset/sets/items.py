@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused
-from evalset.sets.editor import edit_set, refuse_reserved
+from evalset.sets.editor import edit_set
 from evalset.sets.model import PLACEHOLDER
+from evalset.sets.standins import refuse_reserved
 
 _NUMBERED = re.compile(r"^(.*?)(\d{1,6})$")
 
