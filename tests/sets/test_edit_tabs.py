@@ -1,7 +1,8 @@
-"""A tab before a comment blocks no edit, though the YAML library that edits refuses it, and
-every line the edit does not change comes back byte for byte, escapes in a quoted value
-on that line included: through each command that edits an item (retire, verify, split
---move, promote) and new."""
+"""A tab where YAML allows one (after a value, on a line of white space alone, inside a plain
+text, before a comment) blocks no edit, though the YAML library that edits refuses every
+one of them, and every line the edit does not change comes back byte for byte: through
+each command that edits an item (retire, verify, split --move, promote) and new. A layout
+whose tab the editor still cannot keep is refused with its line and column."""
 
 from __future__ import annotations
 
@@ -37,19 +38,40 @@ EDITED = """\
     holdout: false
 """
 LAYOUTS = {
-    "a tab after a plain value, before a comment": "    answer: 5 euros\t# the price page\n",
+    "a tab after a plain value": "    answer: 5 euros\t\n",
+    "spaces and tabs after a plain value": "    answer: 5 euros \t \t\n",
+    "a tab after a double-quoted value": '    answer: "5 euros"\t\n',
+    "a tab after a single-quoted value": "    answer: '5 euros'\t\n",
+    "a line of a tab alone": "    answer: 5 euros\n\t\n",
+    "a line of spaces and a tab": "    answer: 5 euros\n    \t  \n",
+    "a tab inside a plain text": "    answer: 5\teuros\n",
     "a tab after a quoted value, before a comment": '    answer: "5 euros"\t# the price page\n',
     "escapes in a quoted value with a tab before its comment": (
         '    answer: "5 \\u20ac \\x2d euros"\t# the price page\n'
     ),
     "a tab in a quoted value and before its comment": '    answer: "5\teuros"\t# c\n',
-    "a comment line indented with a tab": "    answer: 5 euros\n\t# from the price page\n",
+    "a tab between a key and its colon": "    answer\t: 5 euros\n",
+    "a tab after a list entry's dash": "    must_not_say:\n      -\tfree shipping\n",
+    "a tab after a key's colon and a space": "    answer: \t5 euros\n",
+    "a tab after an anchor": "    answer: &price\t5 euros\n",
+    "tabs in a plain text over lines": "    answer: 5\t\n      \teuros\n\t\n      a parcel\n",
+    "a tab after a flow list": "    tags: [shipping]\t\n",
+    "a tab in a block text and after it": "    answer: |\n      5\teuros\t\n\t\n    tags: [a]\t\n",
+    "a tab after the item's own dash": "",  # see _with
+    "a tab on the line the edit changes": "",  # and on every line it changes: see _with
 }
-"""Each inserted in item q-2 after its category."""
+"""Each inserted in item q-2 after its category; the last two put a tab after its ``-`` and
+after the lines that the edits change instead."""
 
 
 def _with(layout: str) -> str:
-    return HEADER + FIRST + EDITED.format(layout=LAYOUTS[layout])
+    text = EDITED.format(layout=LAYOUTS[layout])
+    if layout == "a tab after the item's own dash":
+        text = text.replace("  - id: q-2", "  -\tid: q-2")
+    if layout == "a tab on the line the edit changes":
+        for line in ("status: active", "holdout: false", "origin: {kind: production, trace: tr-1}"):
+            text = text.replace(line + "\n", line + "\t\n")
+    return HEADER + FIRST + text
 
 
 COMMANDS = {
@@ -106,6 +128,23 @@ def _stdin(text: str):  # type: ignore[no-untyped-def]
     import io
 
     return io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
+
+
+def test_a_tab_the_editor_cannot_keep_is_refused_with_its_line_and_column(  # type: ignore[no-untyped-def]
+    cli, repo: Path
+) -> None:
+    """A plain text going on over a line that starts with a quote, a tab after it: the
+    editor's line scan takes the quote for a quoted text's."""
+    path = repo / "sets" / "s.yaml"
+    layout = '    answer: 5\n      "euros\t\n      a parcel\n'
+    path.write_bytes((HEADER + FIRST + EDITED.format(layout=layout)).encode())
+    assert cli(repo, "validate", "s").code == 0
+    before = path.read_bytes()
+    result = cli(repo, "retire", "s", "q-2", "--reason", "gone")
+    assert result.code == 2
+    assert result.err.startswith(f"evalset: {Path('sets/s.yaml')}:18:13: the edit was refused")
+    assert "write spaces for the tab there" in result.err
+    assert path.read_bytes() == before
 
 
 def test_stand_ins_are_the_same_whatever_was_read_before() -> None:

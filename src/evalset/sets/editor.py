@@ -35,7 +35,7 @@ from evalset.sets.locate import (
 )
 from evalset.sets.model import Item, SetHeader
 from evalset.sets.setfile import SetFile, load_set, parse_set
-from evalset.sets.standins import StandIns, refuse_reserved
+from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
 from evalset.sets.yamlio import writes_breaks_escaped
 
 
@@ -226,7 +226,9 @@ class SetEditor:
         is sealed with, so that ``unseal`` gives back its layout and comments. None when
         ``source_of`` has none."""
         k = self._editable(item_id)
-        return self._with_changes(self.source_of(k), k, changes)
+        spans = self.current.index.spans
+        at = spans.starts[k] - 1 if spans is not None else None  # its text starts there
+        return self._with_changes(self.source_of(k), k, changes, at)
 
     def unsealed_with(self, item_id: str, changes: Mapping[str, Any]) -> bool:
         """Write an opened sealed item as plain text again, as `unseal` writes it (the text
@@ -242,13 +244,16 @@ class SetEditor:
         self.restore_at(k, text)
         return True
 
-    def _with_changes(self, source: str | None, k: int, changes: Mapping[str, Any]) -> str | None:
-        """``source`` (an item's text with its comments) with ``changes`` applied to it."""
+    def _with_changes(
+        self, source: str | None, k: int, changes: Mapping[str, Any], at: int | None = None
+    ) -> str | None:
+        """``source`` (an item's text with its comments) with ``changes`` applied to it
+        (``at``: the file's line before the item's first, when the file holds the text)."""
         if source is None:
             return None
         yaml = _yaml(self._indent())
         head, body, tail = _parts(source)
-        doc = self._load(yaml, "items:\n" + _lf("".join(body)), k)
+        doc = self._load(yaml, "items:\n" + _lf("".join(body)), k, at)
         _apply(doc["items"][0], {f: _plain(v) for f, v in changes.items()})
         edited = self._put_back(_fitted(_entries(yaml, doc), body))
         return "".join(head) + edited + "".join(tail)
@@ -279,7 +284,7 @@ class SetEditor:
         lines = self.current.index.lines
         first = lines[spans.starts[0]]
         after_dash = first[spans.indent + 1 :]
-        content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" "))
+        content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" \t"))
         region = lines[spans.starts[0] : spans.ends[0]]
         if not after_dash.strip():  # a `-` on a line of its own: the keys start under it
             key = next((line for line in region[1:] if not is_filler(line)), None)
@@ -340,11 +345,11 @@ class SetEditor:
                 # one (its fields are cut at line ends), and written without it again
                 unended = not region.endswith("\n")
                 region += "\n" if unended else ""
-                doc = self._load(yaml, "items:\n" + region, k)
+                doc = self._load(yaml, "items:\n" + region, k, start - 1)
                 self._rewrite(doc["items"], k, 0, yaml, done)
                 text = _entries(yaml, doc)
                 self._meant[k] = text
-                again = functools.partial(self._written, yaml, region, k)
+                again = functools.partial(self._written, yaml, region, k, start - 1)
                 text = _keep_untouched(region, text, again, self._put_back)
                 if unended:
                     text = text.removesuffix("\n")
@@ -379,9 +384,10 @@ class SetEditor:
                 return later
         return end  # _load says why it cannot be read; `_check` refuses a wrong reading
 
-    def _written(self, yaml: Any, region: str, k: int) -> str:
-        """An item's region as the YAML library writes it back unedited."""
-        return _entries(yaml, self._load(yaml, "items:\n" + region, k))
+    def _written(self, yaml: Any, region: str, k: int, at: int | None) -> str:
+        """An item's region as the YAML library writes it back unedited (``at``: as
+        ``_load`` takes it)."""
+        return _entries(yaml, self._load(yaml, "items:\n" + region, k, at))
 
     def _put_back(self, text: str) -> str:
         """The long comments ``_load`` took out, and what it stood in for, in their places
@@ -390,15 +396,22 @@ class SetEditor:
             text = text.replace(placeholder, comment)
         return self._stand_ins.put_back(text) if self._stand_ins is not None else text
 
-    def _load(self, yaml: Any, text: str, k: int | None = None) -> Any:
+    def _load(self, yaml: Any, text: str, k: int | None = None, at: int | None = None) -> Any:
         """A region parsed round-trip; a region that does not parse on its own (an alias to
-        an anchor outside it) refuses the edit. Long comments are read as placeholders and
-        put back by ``render`` (see ``locate.shorten_long_comments``)."""
+        an anchor outside it) refuses the edit, naming the place (``at``: the file's line,
+        0-based, where the region's first line is; None for a text the file does not hold
+        as it is, a sealed item's). Long comments are read as placeholders and put back by
+        ``render`` (see ``locate.shorten_long_comments``)."""
         from ruamel.yaml.error import YAMLError
 
         if self._stand_ins is None:
             self._stand_ins = StandIns(self.current.text)
-        text = self._stand_ins.take_out(text)
+        try:
+            text = self._stand_ins.take_out(text)
+        except MisreadTab as exc:
+            raise self._unreadable(
+                k, at, (exc.line, exc.column), "it holds a tab the editor cannot keep there"
+            ) from None
         # one placeholder per comment across every region this edit reads
         kept = dict(self._long_comments)
         short = shorten_long_comments(text, kept)
@@ -413,24 +426,41 @@ class SetEditor:
         try:
             return yaml.load(text)
         except (YAMLError, ValueError) as exc:  # ValueError: a date that does not exist
-            what = "the header" if k is None else f"item #{k + 1}"
-            if k is not None and isinstance(self.current.raw_items[k], dict):
-                what = f"item {self.current.raw_items[k].get('id')!r}"
-            problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            mark = getattr(exc, "problem_mark", None)
+            place = (mark.line, mark.column) if mark is not None else None
             if not isinstance(exc, YAMLError):
                 problem = f"it holds a date that does not exist: {exc}"
-                fix = "correct the date (`evalset validate` names it)"
-            elif "alias" in problem or "anchor" in problem:
-                fix = "write out the value its alias stands for"
             else:
-                fix = (
-                    "write that part of it as YAML's common form (spaces, not tabs, around "
-                    "a comment; no control characters)"
-                )
-            raise EditRefused(
-                f"{self.current.path}: the edit was refused because {what} cannot be edited on "
-                f"its own ({problem}); {fix}, then edit again. The file is unchanged."
-            ) from None
+                problem = str(getattr(exc, "problem", None) or "it does not parse on its own")
+            raise self._unreadable(k, at, place, problem) from None
+
+    def _unreadable(
+        self, k: int | None, at: int | None, place: tuple[int, int] | None, problem: str
+    ) -> EditRefused:
+        """The refusal of an edit whose region (item ``k``, else the header) the YAML
+        library cannot read on its own: ``problem`` at ``place`` (0-based line and column
+        in the region, whose first line is the file's line ``at``)."""
+        what = "the header" if k is None else f"item #{k + 1}"
+        if k is not None and isinstance(self.current.raw_items[k], dict):
+            what = f"item {self.current.raw_items[k].get('id')!r}"
+        where = str(self.current.path)
+        if place is not None and at is not None:
+            where += f":{at + place[0] + 1}:{place[1] + 1}"
+        elif place is not None:
+            # the region is ``items:`` and the item's text: its line 1 is the region's 1
+            problem += f", at line {place[0]}, column {place[1] + 1} of its text"
+        if problem.startswith("it holds a date"):
+            fix = "correct the date (`evalset validate` names it)"
+        elif "alias" in problem or "anchor" in problem:
+            fix = "write out the value its alias stands for"
+        elif "\\t" in problem or "tab" in problem:
+            fix = "write spaces for the tab there"
+        else:
+            fix = "write that part of it as YAML's common form (no control characters)"
+        return EditRefused(
+            f"{where}: the edit was refused because {what} cannot be edited on its own "
+            f"({problem}); {fix}, then edit again. The file is unchanged."
+        )
 
     def _bare_bounds(self, k: int) -> tuple[int, int]:
         """Lines of item ``k`` with the comments that belong to it: those inside it, those
@@ -489,7 +519,7 @@ class SetEditor:
                 written = _keep_untouched(
                     lf,
                     _entries(yaml, doc),
-                    functools.partial(self._written, yaml, lf, k),
+                    functools.partial(self._written, yaml, lf, k, None),
                     self._put_back,
                 )
                 edited = self._put_back(_fitted(written, body))
@@ -523,7 +553,7 @@ class SetEditor:
         while end > 0 and is_filler(lines[end - 1]):
             end -= 1  # blank lines and comments before `items:` stay where they are
         region = index.region(0, end)
-        doc = self._load(yaml, _lf(region)) if region.strip() else None
+        doc = self._load(yaml, _lf(region), at=0) if region.strip() else None
         if doc is None:
             from ruamel.yaml.comments import CommentedMap
 
@@ -548,7 +578,7 @@ class SetEditor:
     def _render_whole(self) -> str:
         """Fallback for layouts the line scan cannot split: one round trip of the file."""
         yaml = _yaml((2, 4, 2))
-        doc = self._load(yaml, _lf(self.current.text))
+        doc = self._load(yaml, _lf(self.current.text), at=0)
         items = doc.get("items")
         if items is None:
             items = doc["items"] = []

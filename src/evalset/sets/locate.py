@@ -71,6 +71,10 @@ _ENTRY = re.compile(r"-(?:[ \t]|\r?\n|\r|$)")
 start (``key:`` then ``- a``): they belong to the key above."""
 
 
+_DASH = ("- ", "-\t")
+"""How an item's line starts (after its indentation): YAML separates the ``-`` by a space
+or a tab."""
+
 _CLOSING = ("]", "}", ",")
 """How a line of a flow list or mapping written over several lines may start at its key's
 column (``expected_sources: [`` … ``]``): the key's value goes on."""
@@ -79,12 +83,12 @@ column (``expected_sources: [`` … ``]``): the key's value goes on."""
 def item_columns(lines: list[str]) -> tuple[int, int, int] | None:
     """Where an item's ``- `` line is, and the columns of its ``-`` and of its keys; None
     without such a line."""
-    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith("- ")), None)
+    at = next((i for i, line in enumerate(lines) if line.lstrip(" ").startswith(_DASH)), None)
     if at is None:
         return None
     dash = len(lines[at]) - len(lines[at].lstrip(" "))
     after = lines[at][dash + 2 :]
-    return at, dash, dash + 2 + len(after) - len(after.lstrip(" "))
+    return at, dash, dash + 2 + len(after) - len(after.lstrip(" \t"))
 
 
 def item_fields(piece: str) -> list[tuple[str, str]] | None:
@@ -98,7 +102,7 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
     at, _, column = found
     first = lines[at][column:]
     out: list[tuple[str, str]] = [("^", "".join(lines[:at]))]
-    name = first.lstrip(" ").split(":", 1)[0]
+    name = first.lstrip(" ").split(":", 1)[0].rstrip(" \t")
     if not name or name.startswith(("{", "[", "#")):
         return None
     held: list[str] = [lines[at]]
@@ -106,11 +110,11 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
     for line in lines[at + 1 :]:
         body = line.lstrip(" ")
         indent = len(line) - len(body)
-        if not body.strip() or body.startswith("#"):
-            waiting.append(line)
+        if not body.strip() or body.lstrip(" \t").startswith("#"):
+            waiting.append(line)  # a comment may stand after a tab: white space too
         elif indent == column and not _ENTRY.match(body) and not body.startswith(_CLOSING):
             out.append((name, "".join(held)))
-            name, held, waiting = body.split(":", 1)[0], [*waiting, line], []
+            name, held, waiting = body.split(":", 1)[0].rstrip(" \t"), [*waiting, line], []
         elif indent >= column:
             held += [*waiting, line]
             waiting = []
@@ -128,7 +132,7 @@ _AFTER_KEY = re.compile(r"""(?:[^'"#:\s][^#:]*|'[^']*'|"[^"]*")[ \t]*:[ \t]+""")
 """A key (plain or quoted) and its colon, before a value on the same line."""
 
 
-def _block_scalar(body: str, col: int) -> tuple[int, bool] | None:
+def block_scalar(body: str, col: int) -> tuple[int, bool] | None:
     """Whether a line (``body``, at column ``col``) opens a block scalar: the column its
     text lines are deeper than (its key's, or its ``-``'s), and whether it keeps its
     trailing blank lines; None when it opens none."""
@@ -192,7 +196,7 @@ class ItemSpans:
                 continue
             body = line.lstrip(" ")
             col = len(line) - len(body)
-            is_entry = body.startswith("- ") or body.rstrip("\r\n") == "-"
+            is_entry = body.startswith(_DASH) or body.rstrip("\r\n") == "-"
             if indent is None:
                 if not is_entry:
                     return None
@@ -206,7 +210,7 @@ class ItemSpans:
                 break
             last_content = i
             if "|" in body or ">" in body:
-                scalar = _block_scalar(body, col)
+                scalar = block_scalar(body, col)
         if not starts or indent is None:
             return None
         ends.append(last_content + 1)
@@ -365,7 +369,7 @@ class TextIndex:
         first = self.lines[start]
         dash = len(first) - len(first.lstrip(" "))
         after = first[dash + 1 :]
-        return dash + 1 + len(after) - len(after.lstrip(" "))
+        return dash + 1 + len(after) - len(after.lstrip(" \t"))
 
     def _item_key(self, start: int, end: int, key: str) -> tuple[int, int] | None:
         """Position of a top-level key of the item at ``start`` by a line scan (no parse)."""
