@@ -293,6 +293,112 @@ def test_a_set_file_that_is_a_link_or_read_only(  # type: ignore[no-untyped-def]
         assert real.read_bytes() == before and path.stat().st_nlink == 1
 
 
+EDITS_OF_A_SET = {
+    "retire": ["retire", "{}", "q-014", "--reason", "the policy was withdrawn"],
+    "verify": ["verify", "{}", "q-025"],
+    "split --move": ["split", "{}", "--move", "q-001", "--to", "holdout", "--force"],
+    "promote": ["promote", "failures.jsonl", "--set", "{}"],
+    "new": ["new", "{}", "--question", "Can I pay with a voucher?"],
+}
+"""Every command that edits a set, its set given as the path {}."""
+
+UNPLAIN_SETS = ["/dev/stdin, a pipe", "process substitution", "fifo", "char device", "folder"]
+
+
+@pytest.mark.parametrize("kind", UNPLAIN_SETS)
+@pytest.mark.parametrize("edit", EDITS_OF_A_SET)
+def test_a_set_path_that_is_no_regular_file_is_refused_at_once(  # type: ignore[no-untyped-def]
+    ws: Path, tmp_path: Path, edit: str, kind: str
+) -> None:
+    """An edit replaces the set file, which a pipe, a FIFO, a device or a folder is not: one
+    sentence naming it and the fix, at once (no wait for a lock that cannot be made), and
+    nothing written."""
+    text = (ws / "sets" / EXAMPLE_SET.name).read_bytes()
+    before = sorted(p.name for p in ws.iterdir())
+    stdin: Any = subprocess.DEVNULL
+    pass_fds: tuple[int, ...] = ()
+    if kind == "/dev/stdin, a pipe":
+        given, stdin = "/dev/stdin", subprocess.PIPE
+    elif kind == "process substitution":
+        read, write = os.pipe()
+        os.write(write, text)
+        os.close(write)
+        given, pass_fds = f"/dev/fd/{read}", (read,)
+    elif kind == "fifo":
+        given = str(tmp_path / "set.yaml")
+        os.mkfifo(given)
+    elif kind == "char device":
+        given = str(tmp_path / "null.yaml")
+        _mknod_null(Path(given))
+    else:
+        given = str(tmp_path)
+    argv = [a.format(given) for a in EDITS_OF_A_SET[edit]]
+    proc = subprocess.Popen(
+        [*EVALSET, *argv],
+        cwd=ws,
+        env=ENV,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=pass_fds,
+    )
+    try:
+        if proc.stdin is not None:
+            proc.stdin.write(text)
+            proc.stdin.close()
+            proc.stdin = None
+        _out, err = proc.communicate(timeout=20)  # a lock waited for would take 60 s
+    finally:
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        for fd in pass_fds:
+            os.close(fd)
+    assert proc.returncode == 2, err
+    sentence = _one_sentence(err, given)
+    if kind == "folder":
+        assert sentence.endswith("is a folder, not a set file; name a .yaml file in it.")
+    else:
+        what = "a device" if kind == "char device" else "a pipe"
+        assert f"is {what}, not a set file that can be edited in place; name the set file" in (
+            sentence
+        )
+    assert (ws / "sets" / EXAMPLE_SET.name).read_bytes() == text
+    assert sorted(p.name for p in ws.iterdir()) == before
+
+
+@pytest.mark.parametrize("how", ["/dev/stdin", "/dev/fd/N"])
+@pytest.mark.parametrize("edit", EDITS_OF_A_SET)
+def test_a_set_file_reached_through_standard_input_is_edited(  # type: ignore[no-untyped-def]
+    ws: Path, tmp_path: Path, edit: str, how: str
+) -> None:
+    """``evalset new /dev/stdin < sets/x.yaml``: the path is a link to a regular file, which
+    is edited in place, as through any link."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ws, repo, symlinks=True)
+    real = repo / "sets" / EXAMPLE_SET.name
+    before = real.read_bytes()
+    with real.open("rb") as opened:
+        given = "/dev/stdin" if how == "/dev/stdin" else f"/dev/fd/{opened.fileno()}"
+        argv = [a.format(given) for a in EDITS_OF_A_SET[edit]]
+        done = _run(repo, argv, stdin=opened, pass_fds=(opened.fileno(),))
+    assert done.returncode == 0, done.stderr
+    assert real.read_bytes() != before
+
+
+def test_a_lock_that_cannot_be_made_is_said_at_once(ws: Path) -> None:
+    """A set file whose lock goes where no file can be made (beside a file of /proc, outside
+    any workspace): one true sentence at once, not "another command is editing it" after
+    the lock's 60 s."""
+    argv = [*EVALSET, "new", "/proc/self/status", "--question", "Q?"]
+    done = subprocess.run(argv, cwd=ws, env=ENV, capture_output=True, timeout=20)
+    assert done.returncode == 2, done.stderr
+    sentence = done.stderr.decode().strip()
+    assert re.fullmatch(r"evalset: /proc/\d+/\.status\.lock: .*", sentence), sentence
+    assert "the edit lock of /proc/self/status cannot be made there" in sentence
+    assert "another evalset command" not in sentence
+
+
 # -- inputs ---------------------------------------------------------------------------------
 
 QRELS = "".join(f"q{n} 0 doc{d} {int(d <= n)}\n" for n in range(1, 6) for d in range(1, 6))

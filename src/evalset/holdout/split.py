@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.sets.editor import SetEditor, edit_set
+from evalset.sets.editor import SetEditor, edit_set, refuse_unplain
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 
@@ -194,6 +194,7 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     Refused while an item has lost the side it had at the set's last release (or commit):
     assigned afresh, it could land on the other side; or was put on the other side by hand
     without a recorded move: the others would be balanced around a move nobody recorded."""
+    refuse_unplain(path)
     loaded = load_set(path)
     _refuse_lost_sides(path, loaded)
     _refuse_miscounted(path, loaded)
@@ -285,6 +286,7 @@ def move(
     every refusal it would meet, and nothing written."""
     if to not in ("tuning", "holdout"):
         raise EvalsetError(f"{to!r} is not a side; use --to tuning or --to holdout.")
+    refuse_unplain(path)
     loaded = load_set(path)
     item = next((i for i in loaded.items if i.id == item_id), None)
     if item is None:

@@ -667,13 +667,14 @@ def promote(
     """Promote the failure records of ``text`` (read from ``source``) into the set file
     ``target``; see the module docstring."""
     from evalset.holdout.seal import seal_arrivals
-    from evalset.sets.editor import edit_set
+    from evalset.sets.editor import edit_set, refuse_unplain
     from evalset.sets.setfile import load_set
 
     if id_from not in ("question", "trace"):
         raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")
     config = config or PromoteConfig()
     redactor = Redactor(tuple(config.regions), config.patterns)
+    refuse_unplain(target)
     loaded = load_set(target)
     categories = loaded.header.categories if loaded.header else None
     records, unreadable = read_records(text, source, redactor)

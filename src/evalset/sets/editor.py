@@ -998,6 +998,55 @@ class SetLock:
     """Where its temporary file is written (None: beside it)."""
 
 
+def refuse_unplain(p: Path) -> None:
+    """Refuse a set path to edit that is no regular file (a pipe, such as ``/dev/stdin`` or
+    ``<(cat x.yaml)``, a FIFO, a device, a folder): an edit replaces the file, which such a
+    path does not name, and its lock would be sought where none can be made. A regular file
+    reached through a link (``/dev/stdin`` redirected from one, ``/dev/fd/N``) is edited.
+    An edit that reads the set before it takes the lock refuses first: a FIFO's read would
+    wait for a writer."""
+    import stat
+
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return  # a set to create, or one that cannot be read: said where it is read
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise SetFileError(f"{p}: is a folder, not a set file; name a .yaml file in it.")
+    kind = (
+        "a pipe" if stat.S_ISFIFO(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "a device"
+    )  # fmt: skip
+    raise SetFileError(
+        f"{p}: is {kind}, not a set file that can be edited in place; name the set file "
+        "itself (its path, or the set's name)."
+    )
+
+
+def _make_lock_file(lock_file: Path, p: Path) -> None:
+    """Create ``lock_file`` (the lock of the set file ``p``) unless it is there: a place
+    where it cannot be made is said at once, where the lock library would keep trying
+    until its timeout and the edit be refused as if another command held the lock."""
+    import errno
+
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.close(os.open(lock_file, flags, 0o644))
+    except OSError as exc:
+        if exc.errno == errno.EISDIR:
+            fix = "remove that folder (evalset makes the file there)"
+        elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            fix = f"make {lock_file.parent} writable"
+        else:
+            fix = "edit the set file by its path in a folder that can hold a file beside it"
+        raise SetFileError(
+            f"{lock_file}: the edit lock of {p} cannot be made there ({exc.strerror}); {fix}."
+        ) from None
+
+
 @contextmanager
 def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[SetLock]:
     """Hold the edit lock of a set file, which need not exist yet, over more than one step:
@@ -1008,8 +1057,10 @@ def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     from filelock import FileLock, Timeout
 
     p = Path(path)
+    refuse_unplain(p)
     target = Path(os.path.realpath(p))  # the file itself, through any link
     lock_file, scratch = _state_dirs(target)
+    _make_lock_file(lock_file, p)
     lock = FileLock(str(lock_file), timeout=timeout)
     try:
         lock.acquire()

@@ -15,7 +15,7 @@ from evalset.corpus.names import nfc
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
-from evalset.sets.editor import DELETE, edit_set
+from evalset.sets.editor import DELETE, edit_set, refuse_unplain
 from evalset.sets.model import Item, item_citations
 from evalset.sets.resolve import last_held, lookup, unresolved
 from evalset.sets.setfile import load_set
@@ -65,6 +65,7 @@ def verify(
         )
     if choice is not None and (choice.corpus_away or choice.corpus_missing):
         raise SnapshotError(_not_here(workspace, choice))
+    refuse_unplain(path)
     loaded = load_set(path)
     by_id = {item.id: item for item in loaded.items}
     if loaded.sealed and (adopt_all or any(s.id in ids for s in loaded.sealed)):
@@ -172,6 +173,7 @@ def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
     of every item without its own ``verified``) onto the items that were in the set when
     it was recorded, as git's history of the file shows; items added later stay
     unverified, because nobody checked them against it."""
+    refuse_unplain(path)
     loaded = load_set(path)
     header = loaded.header
     if header is None or not header.snapshot:
@@ -317,6 +319,7 @@ def fix_moved(
     places}}``): a stale item's are in its status."""
     store, newest = newest_snapshot(workspace)
     checker = StaleChecker(store, newest)
+    refuse_unplain(path)
     loaded = load_set(path)
     moves: dict[str, dict[str, str]] = {}
     whole: set[str] = set()
