@@ -3,19 +3,59 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
+
+import pytest
 
 from conftest import EXAMPLE_SET
 from evalset.sets.items import next_id
 from evalset.sets.setfile import load_set
 
+NEXT_IDS = {
+    "no items": ([], "q-001"),
+    "numbered, with hashes beside": (
+        ["q-001", "q-002", "q-010", "q-80989283", "q-3f2a9c41"],
+        "q-011",
+    ),
+    "another prefix": (["faq-7", "faq-9", "x"], "faq-10"),
+    "the prefix most use": (["a-1", "a-2", "b-01"], "a-3"),
+    "hashes alone, ending in digits": (["q-7c7834ff", "q-a14b1599"], "q-001"),
+    "a hash ending in digits, before a number": (["q-a14b1599", "q-001"], "q-002"),
+    "a hash of digits, before a number": (["q-80989283", "q-001"], "q-002"),
+    "a hash ending in digits, after a number": (["q-001", "q-3f2a9c41"], "q-002"),
+    "seven digits": (["q-1234567", "q-001"], "q-002"),
+    "a tie: the first in the file": (["b-01", "a-1"], "b-02"),
+    "the next taken in other case": (["q-001", "q-002", "Q-003"], "q-004"),
+    "numbered in capitals": (["Q-003"], "Q-004"),
+    "a hash in capitals is numbering": (["Q-A14B1599"], "Q-A14B1600"),
+}
 
-def test_next_id_continues_the_numbering() -> None:
-    assert next_id([]) == "q-001"
-    assert next_id(["q-001", "q-002", "q-010", "q-80989283", "q-3f2a9c41"]) == "q-011"
-    assert next_id(["faq-7", "faq-9", "x"]) == "faq-10"
-    assert next_id(["a-1", "a-2", "b-01"]) == "a-3"
+
+@pytest.mark.parametrize(("ids", "expected"), NEXT_IDS.values(), ids=NEXT_IDS.keys())
+def test_next_id_continues_the_numbering(ids: list[str], expected: str) -> None:
+    assert next_id(ids) == expected
+
+
+def test_new_after_promote_numbers_from_one(cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Promoted items have hash ids; the first hand-written item is q-001, not the hash
+    counted on."""
+    path = tmp_path / "s.yaml"
+    path.write_text("evalset: 1\nname: s\ndescription: d\ncategories:\n  a: cat a\nitems:\n")
+    failures = tmp_path / "failures.jsonl"
+    failures.write_text(
+        '{"question": "why was I charged a currency fee", "trace": "tr-1"}\n'
+        '{"question": "can I get my invoice with the VAT number", "trace": "tr-2"}\n'
+    )
+    assert cli(tmp_path, "promote", str(failures), "--set", str(path)).code == 0
+    ids = [i.id for i in load_set(path).items]
+    assert len(ids) == 2 and all(re.fullmatch(r"q-[0-9a-f]{8}", i) for i in ids)
+    assert any(i[-1].isdigit() for i in ids)  # a hash the old rule counted on
+    for expected in ("q-001", "q-002"):
+        result = cli(tmp_path, "new", str(path), "-q", f"hand-written {expected}", "--json")
+        assert result.code == 0, result.err
+        assert json.loads(result.out)["id"] == expected
 
 
 def copy_example(tmp_path: Path) -> Path:

@@ -453,3 +453,16 @@ def test_drafts_with_no_question_yet_are_no_near_duplicates() -> None:
         + item("q-2", f'"{PLACEHOLDER}"', bare="1", status="draft", holdout="false")
     )
     assert not [f for f in findings(text) if "near duplicate" in f]
+
+
+def test_ids_that_differ_only_in_case_are_a_warning() -> None:
+    text = HEADER + item("Q-003", "How long is the return window?")
+    text += item("q-003", "Can I return a gift card?") + item("q-003", "Do you ship to Iceland?")
+    found = findings(text)
+    assert found == [
+        "rules.yaml:14:5: item q-003: id: warning: id 'q-003' differs only in case from the id "
+        "of another item at line 7: a tool that compares ids without case (a spreadsheet's "
+        "lookup, say) takes the two for one (give this item an id no other item has in any case)",
+        "rules.yaml:21:5: item q-003: id: error: id 'q-003' is used by another item (first used "
+        "at line 14) (give this item a new id)",
+    ]

@@ -17,21 +17,30 @@ from evalset.sets.editor import edit_set
 from evalset.sets.model import PLACEHOLDER
 from evalset.sets.standins import refuse_reserved
 
-_NUMBERED = re.compile(r"^(.*?)(\d{1,6})$")
+_NUMBERED = re.compile(r"^(.*?)(?<!\d)(\d{1,6})$")
+"""A numbered id: a prefix, and the one to six digits it ends in."""
+HASH_ID = re.compile(r"q-[0-9a-f]{8}")
+"""The ids promote and import give: ``q-`` and 8 hex digits of a hash of the question."""
 
 
 def next_id(ids: list[str]) -> str:
     """A fresh id that continues the set's numbering: the prefix and width most of its
-    numbered ids use (``q-007`` -> ``q-008``), one past the highest; ``q-001`` for a set
-    without any. Ids with more than six digits (promote's hashes) are not numbering."""
-    numbered = [m for m in map(_NUMBERED.match, ids) if m]
+    numbered ids use (``q-007`` -> ``q-008``; on a tie, those of the first in the file),
+    one past the highest of them; ``q-001`` for a set without any. An id is numbered when
+    it ends in one to six digits; promote's and import's hashes (``HASH_ID``, such as
+    ``q-a14b1599``) are not numbering, though some end in digits. The id is one that no
+    item has in any case (``Q-008`` takes ``q-008``: tools that compare ids without case
+    would take the two for one)."""
+    numbered = [m for i in ids if not HASH_ID.fullmatch(i) and (m := _NUMBERED.match(i))]
     if not numbered:
-        return "q-001"
-    (prefix, width), _ = Counter((m.group(1), len(m.group(2))) for m in numbered).most_common(1)[0]
-    highest = max(int(m.group(2)) for m in numbered if m.group(1) == prefix)
-    taken = set(ids)
+        prefix, width, highest = "q-", 3, 0
+    else:
+        counts = Counter((m.group(1), len(m.group(2))) for m in numbered)
+        (prefix, width), _ = counts.most_common(1)[0]
+        highest = max(int(m.group(2)) for m in numbered if m.group(1) == prefix)
+    taken = {i.casefold() for i in ids}
     number = highest + 1
-    while f"{prefix}{number:0{width}d}" in taken:
+    while f"{prefix}{number:0{width}d}".casefold() in taken:
         number += 1
     return f"{prefix}{number:0{width}d}"
 

@@ -304,10 +304,24 @@ class _Checker:
 
     def _ids(self) -> None:
         first_seen: dict[str, int] = {}
+        folded: dict[str, int] = {}
         for k, entry in enumerate(self.loaded.raw_items):
             ident = entry.get("id") if isinstance(entry, dict) else None
             if not isinstance(ident, str):
                 continue
+            other = folded.setdefault(ident.casefold(), k)
+            if ident not in first_seen and other != k:
+                line, _ = self.loaded.position(("items", other))
+                where = f" at line {line}" if line else ""
+                self.add(
+                    "warning",
+                    ("items", k, "id"),
+                    f"id {ident!r} differs only in case from the id of another item"
+                    f"{where}: a tool that compares ids without case (a spreadsheet's "
+                    "lookup, say) takes the two for one",
+                    "give this item an id no other item has in any case",
+                    "id-case",
+                )
             if ident in first_seen:
                 line, _ = self.loaded.position(("items", first_seen[ident]))
                 where = f" (first used at line {line})" if line else ""
