@@ -550,6 +550,62 @@ def test_a_command_interrupted_at_any_moment_leaves_old_or_new_files_and_complet
     assert {"new", "between"} & set(states), "none landed after it"
 
 
+DROPPED_CTRL_C = """
+import os, signal, sys
+import evalset.cli, evalset.fsio
+
+class Finaliser:
+    def __del__(self):  # Python drops what a signal handler raises in here
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(200_000):
+            pass
+
+where = sys.argv.pop(1)
+if where == "as it starts":
+    main = evalset.cli.main
+    def started(end_early=False):
+        Finaliser()
+        main(end_early)
+    evalset.cli.main = started
+else:
+    stage = evalset.fsio._stage
+    def staged(*args):
+        made = stage(*args)
+        Finaliser()
+        return made
+    evalset.fsio._stage = staged
+evalset.cli.command()
+"""
+"""The `evalset` program (``command``), with a Ctrl-C that arrives in a finaliser, where
+Python prints the KeyboardInterrupt its handler raises as "Exception ignored" and drops it,
+as it does in the import system's callback when a module finishes importing: as the
+command starts, or once its write's temporary file is written."""
+
+EDITS = ["new", "retire", "verify", "split --move", "promote"]
+
+
+@pytest.mark.parametrize("where", ["as it starts", "as its temporary file is written"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in EDITS], ids=EDITS)
+def test_a_ctrl_c_python_would_drop_still_stops_the_command(
+    case: Case, where: str, prepared: Callable[[Case], Prepared]
+) -> None:
+    """Never exit status 0 and the file written after a Ctrl-C: one line, 130, nothing
+    changed."""
+    ws = prepared(case).fresh()
+    before = state(ws)
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPED_CTRL_C, where, *case.argv],
+        cwd=ws,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (130, INTERRUPTED)
+    assert state(ws) == before
+    _locks_free(ws)
+
+
 # -- a write cut short ----------------------------------------------------------------------
 
 

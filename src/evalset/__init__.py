@@ -1,17 +1,19 @@
 """evalset: versioned, reviewed evaluation sets for RAG systems, tied to their corpus.
 
 Names are imported on first use, so a command pays only for the parts it needs (the
-snapshot of a large corpus does not import the set-file and validation stack).
+snapshot of a large corpus does not import the set-file and validation stack). Not even
+``typing`` is imported here: the command line handles Ctrl-C only once this package is
+imported, and before that a Ctrl-C ends the command as Python's start-up does.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-from evalset.version import __version__
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS = {
+    "__version__": "evalset.version",
     "Citation": "evalset.sets.citations",
     "Config": "evalset.config",
     "Workspace": "evalset.config",
@@ -99,6 +101,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'evalset' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(module), name)
     globals()[name] = value
     return value
@@ -126,6 +130,7 @@ if TYPE_CHECKING:
     from evalset.sets.validate import Report, check_set, validate
     from evalset.staleness.stale import StaleReport, stale_report
     from evalset.staleness.verify import fix_moved, verify
+    from evalset.version import __version__
     from evalset.versions.diff import diff_sets
     from evalset.versions.pin import check_pin, pin
     from evalset.versions.release import release

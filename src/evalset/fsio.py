@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from evalset import interrupts
 from evalset.errors import EvalsetError
 
 
@@ -341,6 +342,7 @@ def create_new(path: Path, text: str) -> bool:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(made[0], 0o644)
+        interrupts.check()  # a Ctrl-C not raised where it arrived: the file is not made
         try:
             os.link(made[0], path)
         except FileExistsError:
@@ -415,8 +417,10 @@ def _stage(
 
 
 def _place(temp: Path, path: Path) -> None:
-    """Rename a staged file to ``path`` and sync the folder, so the rename lasts."""
+    """Rename a staged file to ``path`` and sync the folder, so the rename lasts; not
+    after a Ctrl-C that arrived where it could not be raised (``interrupts.check``)."""
     try:
+        interrupts.check()
         os.replace(temp, path)
     except BaseException:
         _discard(temp)

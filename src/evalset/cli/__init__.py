@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import errno
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported at run time: see ``command``
+    from collections.abc import Callable
+    from typing import NoReturn
 
 _FLAGS = {
     "snapshot": ("--json",),
@@ -187,8 +190,21 @@ def _leave(code: int) -> None:
 
 def command() -> None:
     """The `evalset` program (and `python -m evalset`): ``main`` in a process of its own,
-    which a scoring command may end as soon as its output is written (``_leave``)."""
-    main(end_early=True)
+    which a scoring command may end as soon as its output is written (``_leave``), with
+    Ctrl-C handled from here on (``evalset.interrupts``). What runs before (Python's
+    start-up, importing this module, which imports nothing but ``sys`` and ``errno``) is
+    as short as it can be; a Ctrl-C while the handler is set up ends the command at once,
+    silently, as one in Python's start-up does."""
+    try:
+        from evalset import interrupts
+
+        interrupts.install()
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    try:
+        main(end_early=True)
+    except KeyboardInterrupt:  # as the command ended, after main had said how it ended
+        _interrupted()
 
 
 INTERRUPTED = "interrupted; no file was left half-written (run the command again to finish it)."
@@ -198,23 +214,28 @@ command completes it."""
 
 def main(end_early: bool = False) -> None:
     """Run the command and turn evalset's errors into one sentence and an exit code; Ctrl-C
-    (from the first import on) into one line and exit status 130; output that cannot be
-    written into one sentence and exit status 2 (141 for a broken pipe: see
+    (from the first import on) into one line and exit status 130, never 0, though it
+    arrived where Python could not raise it (``evalset.interrupts``); output that cannot
+    be written into one sentence and exit status 2 (141 for a broken pipe: see
     ``evalset.cli.streams``).
     ``end_early``: this process runs nothing else after it (see ``command``)."""
     import os
 
-    from evalset.cli import streams
-
     pid = os.getpid()
     try:
+        from evalset.cli import streams
+
         streams.prepare()
         _main(end_early)
     except KeyboardInterrupt:
         if os.getpid() != pid:  # a helper forked to share the work, just before its own try
             os._exit(130)
         _interrupted()
-    except streams.OutputLost as exc:
+    except Exception as exc:
+        from evalset.cli.streams import OutputLost
+
+        if not isinstance(exc, OutputLost):
+            raise
         _output_lost(exc.error)
 
 
@@ -258,10 +279,15 @@ def _interrupted() -> None:
         with suppress(OutputLost):  # the line below says it
             emit_json({"error": INTERRUPTED, "exit_code": 130})
     echo(f"evalset: {INTERRUPTED}", err=True)
+    # CPython notes a KeyboardInterrupt that ends code run from a string (``exec``, as
+    # dataclasses build their methods), caught or not, and under `python -m` ends the
+    # process by SIGINT rather than with this status; running such code clears the note.
+    exec("None")
     sys.exit(130)
 
 
 def _main(end_early: bool) -> None:
+    from evalset import interrupts
     from evalset.cli.output import as_typed
     from evalset.cli.streams import OutputLost, failed
     from evalset.errors import EvalsetError
@@ -286,6 +312,7 @@ def _main(end_early: bool) -> None:
             body()
             code = 0
             if end_early and sys.argv[1:2] == ["score"]:
+                interrupts.check()  # the process ends here: a Ctrl-C not raised yet is said
                 _leave(code)
     except OutputLost:
         raise
@@ -313,6 +340,7 @@ def _main(end_early: bool) -> None:
     lost = failed(sys.stdout)
     if lost is not None:
         raise OutputLost(lost)
+    interrupts.check()  # a Ctrl-C that arrived where it could not be raised: never exit 0
     sys.exit(code)
 
 
