@@ -132,11 +132,16 @@ class SetEditor:
 
     def _editable(self, item_id: str) -> int:
         k = self._position_of(item_id)
+        self._refuse_sealed(k)
+        return k
+
+    def _refuse_sealed(self, k: int) -> None:
+        """Refuse to change the item at file position ``k`` while it is sealed to another
+        key than the one at hand (or none is): its content cannot be read, nor sealed again."""
         if k in self.current.sealed_index:
             from evalset.sets.sealed import refused_sealed
 
-            raise refused_sealed(self.current.path, item_id)
-        return k
+            raise refused_sealed(self.current.path, self.current.raw_items[k]["id"])
 
     def _position_of(self, item_id: str) -> int:
         found = [
@@ -197,17 +202,31 @@ class SetEditor:
         return text, [edit for _, edit in hints]
 
     def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
-        """Write a whole new entry for one item (sealing and unsealing do): its comments go,
-        and so do the comments directly above it."""
-        self.replace_at(self._position_of(item_id), entry)
+        """Write a whole new entry for one item (sealing does): its comments go, and so do
+        the comments directly above it. Checked as ``update_item`` is: the new entry is
+        validated, a sealed item needs the key, and an opened sealed item that stays in the
+        holdout is sealed again to the same recipients."""
+        k = self._editable(item_id)
+        stub = self.current.opened.get(k)
+        if stub is not None and "sealed" not in entry:
+            from evalset.sets.sealed import reseal
+
+            where = str(self.current.path)
+            entry = reseal(dict(entry), stub, where, self.text_of_new(entry))
+        self.replace_at(k, entry)
 
     def replace_at(self, k: int, entry: Mapping[str, Any]) -> None:
-        """``replace_item`` for the item at file position ``k``."""
+        """Write ``entry`` in place of the item at file position ``k`` as it is, sealed or
+        not (sealing and unsealing do; an opened sealed item is unsealed by it). Validated
+        when the edit ends; a sealed item needs the key."""
+        self._refuse_sealed(k)
         self._replaced[k] = dict(entry)
 
     def restore_at(self, k: int, text: str) -> None:
         """Write ``text`` (an item's text as ``source_of`` gave it when it was sealed) in
-        place of the item at file position ``k``: unsealing gives back the item's bytes."""
+        place of the item at file position ``k``: unsealing gives back the item's bytes.
+        Validated when the edit ends; a sealed item needs the key."""
+        self._refuse_sealed(k)
         self._restored[k] = text
 
     def source_of(self, k: int) -> str | None:
@@ -1133,7 +1152,7 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
     yield editor
     text = editor.render()
     if new or text != before.text:
-        touched = set(editor._item_changes)
+        touched = editor.touched  # replaced and restored items are validated too
         touched.update(range(len(before.raw_items), len(before.raw_items) + len(editor._appended)))
         try:
             after = parse_set(text, p, only=touched)

@@ -1,0 +1,106 @@
+"""What an edit transaction (`edit_set`, `SetEditor`) refuses, on real files in real git
+repositories: each refusal is one sentence, and the file is left as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalset.errors import EditRefused
+from evalset.holdout.seal import seal_set
+from evalset.sets.editor import edit_set
+from evalset.sets.setfile import load_set
+
+NOT_TEXT = "question: error: expected text, got a number (5) (quote it if it is meant as text)"
+
+
+def example_set(repo: Path) -> Path:
+    return repo / "sets" / "acme-support.yaml"
+
+
+def refused(path: Path, why: str) -> str:
+    return (
+        f"{path}: the edit was refused because the result would be invalid ({why}); the file "
+        "is unchanged."
+    )
+
+
+@pytest.mark.parametrize("how", ["replace_item", "replace_at", "restore_at"])
+def test_a_replaced_item_is_validated_as_an_updated_one(example: Path, how: str) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        if how == "replace_item":
+            editor.replace_item("q-001", {"id": "q-001", "question": 5, "status": "active"})
+        elif how == "replace_at":
+            editor.replace_at(0, {"id": "q-001", "question": 5, "status": "active"})
+        else:
+            editor.restore_at(0, "  - id: q-001\n    question: 5\n    status: active\n")
+    line = 21 if how == "restore_at" else 20  # a replaced item drops the comment above it
+    assert str(caught.value) == refused(path, f"{path}:{line}:5: item q-001: {NOT_TEXT}")
+    assert path.read_bytes() == before
+
+
+def test_a_replaced_item_keeps_the_rules_of_an_item(example: Path) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        entry = {"id": "q-001", "question": "Is it?", "category": "nonsense", "status": "draft"}
+        editor.replace_item("q-001", entry)
+    assert str(caught.value) == refused(
+        path,
+        f"{path}:21:5: item q-001: category: error: category 'nonsense' is not declared in the "
+        "set's categories (declare it under `categories:` in the header)",
+    )
+    assert path.read_bytes() == before
+
+
+@pytest.fixture
+def sealed(example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The example set with its holdout sealed to ``key``, read without the key."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = example_set(example)
+    seal_set(path, [key[1]])
+    return path
+
+
+@pytest.mark.parametrize("how", ["update_item", "replace_item", "replace_at", "restore_at"])
+def test_a_sealed_item_is_not_replaced_without_the_key(sealed: Path, how: str) -> None:
+    before = sealed.read_bytes()
+    k = next(i for i, e in enumerate(load_set(sealed).raw_items) if e["id"] == "q-004")
+    entry = {"id": "q-004", "question": "In clear?", "holdout": True, "status": "draft"}
+    with pytest.raises(EditRefused) as caught, edit_set(sealed) as editor:
+        if how == "update_item":
+            editor.update_item("q-004", {"question": "In clear?"})
+        elif how == "replace_item":
+            editor.replace_item("q-004", entry)
+        elif how == "replace_at":
+            editor.replace_at(k, entry)
+        else:
+            editor.restore_at(k, "  - id: q-004\n    question: In clear?\n    holdout: true\n")
+    assert str(caught.value) == (
+        f"{sealed}: item 'q-004' is sealed; set EVALSET_AGE_IDENTITY to the age key file to "
+        "change it (it is sealed again to the same recipients)."
+    )
+    assert sealed.read_bytes() == before
+
+
+def test_with_the_key_a_replaced_holdout_item_is_sealed_again(
+    sealed: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    question = "How long is the legal guarantee on a refurbished product?"
+    entry = {"id": "q-004", "question": question, "holdout": True, "status": "draft"}
+    moved = {"id": "q-009", "question": "Now tuning?", "holdout": False, "status": "draft"}
+    with edit_set(sealed) as editor:
+        editor.replace_item("q-004", entry)
+        editor.replace_item(moved["id"], moved)  # a holdout item written as tuning
+    text = sealed.read_text()
+    assert question not in text and "Now tuning?" in text
+    opened = load_set(sealed)
+    k = opened.item_index[[i.id for i in opened.items].index("q-004")]
+    assert opened.opened[k].sealed.recipients == [key[1]]
+    assert opened.items[opened.item_index.index(k)].question == question
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    assert "q-004" in [stub.id for stub in load_set(sealed).sealed]
