@@ -104,3 +104,50 @@ def test_with_the_key_a_replaced_holdout_item_is_sealed_again(
     assert opened.items[opened.item_index.index(k)].question == question
     monkeypatch.delenv("EVALSET_AGE_IDENTITY")
     assert "q-004" in [stub.id for stub in load_set(sealed).sealed]
+
+
+def changed_on_disk(path: Path, what: str = "changed") -> str:
+    return (
+        f"{path}: the file {what} on disk during the edit (another program wrote it after the "
+        "edit began), so the edit was refused rather than undo that change; nothing was "
+        "written. Run the edit again on the file as it is now."
+    )
+
+
+def test_an_edit_does_not_undo_a_change_made_on_disk_meanwhile(example: Path) -> None:
+    path = example_set(example)
+    theirs = path.read_text().replace("damaged item?", "broken item?")
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["api-edit"]})
+        path.write_text(theirs)  # an editor's save, a `git pull`, while the edit is open
+    assert str(caught.value) == changed_on_disk(path)
+    assert path.read_text() == theirs
+    assert not list(example.rglob("*.tmp"))
+
+
+def test_an_edit_does_not_bring_back_a_file_removed_meanwhile(example: Path) -> None:
+    path = example_set(example)
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["api-edit"]})
+        path.unlink()
+    assert str(caught.value) == changed_on_disk(path)
+    assert not path.exists()
+
+
+def test_a_created_set_does_not_replace_one_created_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "new.yaml"
+    header = "evalset: 1\nname: new\ncategories:\n  a: one\nitems: []\n"
+    theirs = header.replace("one", "theirs")
+    with pytest.raises(EditRefused) as caught, edit_set(path, create=header) as editor:
+        editor.append_items([{"id": "a-1", "question": "Why?", "status": "draft"}])
+        path.write_text(theirs)
+    assert str(caught.value) == changed_on_disk(path, "was created")
+    assert path.read_text() == theirs
+
+
+def test_a_file_written_again_unchanged_meanwhile_is_edited(example: Path) -> None:
+    path = example_set(example)
+    with edit_set(path) as editor:
+        editor.update_item("q-014", {"tags": ["api-edit"]})
+        path.write_bytes(path.read_bytes())  # saved again as it was
+    assert {item.id: item for item in load_set(path).items}["q-014"].tags == ["api-edit"]

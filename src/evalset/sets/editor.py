@@ -1162,4 +1162,29 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
                 f"({exc}); the file is unchanged."
             ) from None
         _check(before, after, editor)
+        _refuse_changed_on_disk(p, target, before, new)
         atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)
+
+
+def _refuse_changed_on_disk(p: Path, target: Path, before: SetFile, new: bool) -> None:
+    """Refuse to write over a file that another program changed (or created, ``new``) since
+    the edit read it: an editor's save, a `git pull` or checkout made while the edit was
+    open would be undone without a word. evalset's own writers wait for the lock; those
+    do not take it."""
+    from evalset.sets.yamlio import read_text
+
+    if new:
+        changed = target.exists() or target.is_symlink()
+    else:
+        try:
+            now = read_text(target, keep_bom=True)
+        except SetFileError:  # deleted, or made unreadable
+            now = None
+        changed = now != ("\ufeff" if before.bom else "") + before.text
+    if changed:
+        what = "was created" if new else "changed"
+        raise EditRefused(
+            f"{p}: the file {what} on disk during the edit (another program wrote it after the "
+            "edit began), so the edit was refused rather than undo that change; nothing was "
+            "written. Run the edit again on the file as it is now."
+        )
