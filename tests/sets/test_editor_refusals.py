@@ -151,3 +151,108 @@ def test_a_file_written_again_unchanged_meanwhile_is_edited(example: Path) -> No
         editor.update_item("q-014", {"tags": ["api-edit"]})
         path.write_bytes(path.read_bytes())  # saved again as it was
     assert {item.id: item for item in load_set(path).items}["q-014"].tags == ["api-edit"]
+
+
+def test_a_header_edit_that_breaks_items_it_did_not_touch_is_refused(example: Path) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.set_header("categories", {"direct-lookup": "a fact stated in one section"})
+    assert str(caught.value) == refused(
+        path,
+        f"{path}:185:5: item q-013: category: error: category 'paraphrased' is not declared "
+        "in the set's categories (declare it under `categories:` in the header)",
+    )
+    assert path.read_bytes() == before
+    with edit_set(path) as editor:  # a category no item uses may go
+        categories = dict(load_set(path).raw["categories"])
+        editor.set_header("categories", {**categories, "spare": "unused"})
+    with edit_set(path) as editor:
+        editor.set_header("categories", categories)
+    assert path.read_bytes() == before
+
+
+def test_a_set_is_not_renamed_away_from_its_file_in_a_sets_folder(
+    example: Path, tmp_path: Path
+) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.set_header("name", "other")
+    assert str(caught.value) == refused(
+        path,
+        f"{path}:9:1: name: error: the set is named 'other', but its file 'acme-support.yaml': "
+        "commands find a set by its file, and pins and release tags by its name (rename the "
+        "file to other.yaml, or set `name: acme-support`)",
+    )
+    assert path.read_bytes() == before
+    loose = tmp_path / "loose.yaml"  # outside a workspace, no command finds it by its name
+    loose.write_bytes(before)
+    with edit_set(loose) as editor:
+        editor.set_header("name", "other")
+    assert load_set(loose).name == "other"
+
+
+def test_a_set_is_not_created_from_an_invalid_header(example: Path) -> None:
+    path = example / "sets" / "new.yaml"
+    header = "evalset: 1\nname: new\nitems: []\n"
+    with pytest.raises(EditRefused) as caught, edit_set(path, create=header) as editor:
+        editor.append_items([{"id": "a-1", "question": "Why?", "status": "draft"}])
+    missing = f"{path}: categories: error: required field is missing"
+    assert str(caught.value) == refused(path, missing)
+    assert not path.exists()
+    with edit_set(path, create="evalset: 1\nname: new\ncategories: {a: one}\nitems: []\n") as e:
+        e.append_items([{"id": "a-1", "question": "Why?", "status": "draft"}])
+    assert [item.id for item in load_set(path).items] == ["a-1"]
+
+
+ARRIVING = {"id": "q-777", "question": "Is a new holdout question sealed?", "status": "draft"}
+
+
+@pytest.mark.parametrize("unsealed", [False, True], ids=["sealed", "unsealed-for-an-edit"])
+def test_a_holdout_item_written_into_a_sealed_holdout_is_sealed(
+    sealed: Path,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    unsealed: bool,
+) -> None:
+    """As `promote` and `import` seal the holdout items they add: in plain text, the next
+    commit would write them into git history. Sealing takes the public key only."""
+    from conftest import commit_all
+    from evalset.holdout.seal import unseal_set
+
+    commit_all(sealed.parents[1], "sealed")
+    if unsealed:  # unsealed to edit: sealed to the keys it has at HEAD
+        monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+        unseal_set(sealed)
+        monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    moved = {"holdout": True, "holdout_moves": [{"to": "holdout", "date": "2024-05-01"}]}
+    with edit_set(sealed) as editor:
+        editor.append_items([{**ARRIVING, "holdout": True}])
+        editor.update_item("q-001", moved)
+        editor.append_items([{**ARRIVING, "id": "q-778", "holdout": False}])
+    text = sealed.read_text()
+    assert ARRIVING["question"] in text  # q-778, in tuning
+    assert "How long do I have to return a damaged item?" not in text
+    stubs = {stub.id: stub for stub in load_set(sealed).sealed}
+    assert stubs["q-777"].sealed.recipients == stubs["q-001"].sealed.recipients == [key[1]]
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    opened = {item.id: item for item in load_set(sealed).items}
+    assert opened["q-777"].question == ARRIVING["question"]
+    assert opened["q-001"].holdout_moves[0].to == "holdout"
+    unseal_set(sealed)  # gives back the text each was written with
+    assert sealed.read_text().endswith(
+        "\n  - id: q-777\n    question: Is a new holdout question sealed?\n    status: draft\n"
+        "    holdout: true\n\n  - id: q-778\n    question: Is a new holdout question sealed?\n"
+        "    status: draft\n    holdout: false\n"
+    )
+
+
+def test_a_holdout_item_is_written_in_plain_text_where_the_holdout_is_not_sealed(
+    example: Path,
+) -> None:
+    path = example_set(example)
+    with edit_set(path) as editor:
+        editor.append_items([{**ARRIVING, "holdout": True}])
+    assert ARRIVING["question"] in path.read_text()
+    assert load_set(path).sealed == []

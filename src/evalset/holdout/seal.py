@@ -167,15 +167,9 @@ def sealed_to(current: SetFile) -> tuple[list[str], str]:
     """The recipients the set's holdout is sealed to, and where they come from: its own
     sealed items (``set``), else those sealed at its last commit (``HEAD``: unsealed since,
     for an edit), else none (``""``: a holdout that is not sealed)."""
-    from evalset.sets.sealed import committed_seals, last_recipients
+    from evalset.sets.sealed import holdout_recipients
 
-    keys = recipients_of(current)
-    if keys:
-        return keys, "set"
-    keys = last_recipients(committed_seals(current.path) or {})
-    for key in keys:  # a committed file is as untrusted as the working copy
-        recipient(key)
-    return (keys, "HEAD") if keys else ([], "")
+    return holdout_recipients(current.sealed_forms, current.path)
 
 
 @dataclass
@@ -197,7 +191,7 @@ def recipients_of(current: SetFile) -> list[str]:
     """The recipients a holdout item arriving in the set is sealed to: those of the set's
     last sealed item in file order (the most recently added, as items are appended; after a
     change of keys, the new ones), or none when nothing in it is sealed."""
-    stubs = {**dict(zip(current.sealed_index, current.sealed, strict=True)), **current.opened}
+    stubs = current.sealed_forms
     return list(stubs[max(stubs)].sealed.recipients) if stubs else []
 
 

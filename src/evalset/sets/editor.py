@@ -915,18 +915,27 @@ def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
             mapping[key] = _styled_like(mapping.get(key), value)
 
 
-def _check(before: SetFile, after: SetFile, editor: SetEditor) -> None:
+def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = False) -> None:
     """Refuse an edit that breaks the file or touches what it should not: an error the
     file did not have (of the format, or of the rules an item must keep, such as a declared
     category), counted per item and field, so that an error worded like one elsewhere in
-    the file is still new."""
-    from evalset.sets.validate import item_rule_errors
+    the file is still new. A changed header re-checks the rules of every item (``after``
+    holds them all) and its own (the set's name); a file ``created`` (``before`` is the
+    text it is created from) may have no error at all."""
+    from evalset.sets.validate import header_rule_errors, item_rule_errors
 
     touched = editor.touched | set(
         range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
     )
-    found_before = [*before.schema_findings, *item_rule_errors(before, touched)]
-    found_after = [*after.schema_findings, *item_rule_errors(after, touched)]
+    header = created or bool(editor._header_changes)
+    checked = set(range(len(after.raw_items))) if header else touched
+    found_before = [*before.schema_findings, *item_rule_errors(before, checked)]
+    found_after = [*after.schema_findings, *item_rule_errors(after, checked)]
+    if header:
+        found_before += header_rule_errors(before)
+        found_after += header_rule_errors(after)
+    if created:
+        found_before = []
     new = Counter(_error_key(f) for f in found_after if f.severity == "error")
     new -= Counter(_error_key(f) for f in found_before if f.severity == "error")
     if new or (before.header is not None and after.header is None):
@@ -1154,16 +1163,53 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
     if new or text != before.text:
         touched = editor.touched  # replaced and restored items are validated too
         touched.update(range(len(before.raw_items), len(before.raw_items) + len(editor._appended)))
+        whole = new or bool(editor._header_changes)  # the header's rules bind every item
         try:
-            after = parse_set(text, p, only=touched)
+            after = parse_set(text, p, only=None if whole else touched)
         except SetFileError as exc:
             raise EditRefused(
                 f"{p}: the edit was refused because the result would not be readable "
                 f"({exc}); the file is unchanged."
             ) from None
-        _check(before, after, editor)
+        _check(before, after, editor, new)
+        held_out = _held_out_in_plain(before, after, touched)
+        if held_out:
+            text = _sealed_on_arrival(p, before, after, held_out)
         _refuse_changed_on_disk(p, target, before, new)
         atomic_write(target, ("\ufeff" if before.bom else "") + text, scratch)
+
+
+def _held_out_in_plain(before: SetFile, after: SetFile, written: set[int]) -> list[int]:
+    """The positions of the items among ``written`` that the edit makes holdout items in
+    plain text (added, moved into the holdout, replaced) where the file had none. An
+    opened sealed item written in plain text is being unsealed (with the key): left out."""
+
+    def plain_holdout(loaded: SetFile) -> set[int]:
+        pairs = zip(loaded.item_index, loaded.items, strict=True)
+        return {k for k, item in pairs if k in written and item.holdout and k not in loaded.opened}
+
+    return sorted(plain_holdout(after) - plain_holdout(before) - set(before.opened))
+
+
+def _sealed_on_arrival(p: Path, before: SetFile, after: SetFile, positions: list[int]) -> str:
+    """The text of ``after`` with the items at ``positions`` sealed, when the set's holdout
+    is sealed (or was at its last commit), to the recipients of the holdout, as `promote`
+    and `import` seal the holdout items they add: a holdout item in plain text there would
+    go into git history with the next commit (`evalset validate` says so). Sealing needs
+    the public keys only. Each is sealed with its text as written, which `unseal` gives
+    back."""
+    from evalset.sets.sealed import holdout_recipients, seal
+
+    keys = holdout_recipients(before.sealed_forms, before.path)[0]
+    if not keys:
+        return after.text  # a holdout that is not sealed
+    sealer = SetEditor(after)
+    for k in positions:
+        item = after.items[after.item_index.index(k)]
+        sealer.replace_at(k, seal(item, keys, sealer.source_of(k)))
+    text = sealer.render()
+    _check(after, parse_set(text, p, only=positions), sealer)
+    return text
 
 
 def _refuse_changed_on_disk(p: Path, target: Path, before: SetFile, new: bool) -> None:

@@ -336,6 +336,19 @@ def committed_seals(path: Path, current: str | None = None) -> dict[str, list[st
         return None
 
 
+def holdout_recipients(stubs: Mapping[int, SealedItem], path: Path) -> tuple[list[str], str]:
+    """The recipients a set's holdout is sealed to, and where they come from: those of its
+    last sealed item in file order (``set``; ``stubs``: file index -> sealed form, see
+    ``SetFile.sealed_forms``), else those sealed at the last commit of ``path`` (``HEAD``:
+    unsealed since, for an edit), else none (``""``: a holdout that is not sealed)."""
+    if stubs:
+        return list(stubs[max(stubs)].sealed.recipients), "set"
+    keys = last_recipients(committed_seals(path) or {})
+    for key in keys:  # a committed file is as untrusted as the working copy
+        recipient(key)
+    return (keys, "HEAD") if keys else ([], "")
+
+
 def last_recipients(seals: Mapping[str, list[str]]) -> list[str]:
     """The recipients a set's holdout is sealed to, from its sealed items (``id ->
     recipients``, in file order): those of the last one (the most recently added, as items

@@ -79,6 +79,11 @@ class SetFile:
         return items if isinstance(items, list) else []
 
     @property
+    def sealed_forms(self) -> dict[int, SealedItem]:
+        """File index -> sealed form, for every sealed item, opened by the key or not."""
+        return {**dict(zip(self.sealed_index, self.sealed, strict=True)), **self.opened}
+
+    @property
     def name(self) -> str:
         return self.header.name if self.header else self.path.stem
 

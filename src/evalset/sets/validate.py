@@ -636,6 +636,20 @@ def item_rule_errors(loaded: SetFile, indexes: Collection[int]) -> list[Finding]
     return checker._located()
 
 
+def header_rule_errors(loaded: SetFile) -> list[Finding]:
+    """The errors the rules on a set's header find where its file lies (in a workspace's
+    sets folder, its name must be its file's), for what an edit of the header must not
+    add."""
+    from evalset.config import find_workspace_or_none
+
+    folder = loaded.path.resolve().parent
+    workspace = find_workspace_or_none(folder)
+    checker = _Checker(loaded, ValidateConfig(), errors_only=True, by_file=True)
+    if workspace is not None and folder == workspace.sets_dir.resolve():
+        checker._name()
+    return checker._located()
+
+
 Contexts = dict[Path, tuple[ValidateConfig, SnapshotStore | None, bool]]
 """Per folder, the configuration and snapshots of the workspace it lies in, and whether it
 is that workspace's sets folder (where a set is found by its file's name)."""
