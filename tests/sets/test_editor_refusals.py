@@ -3,13 +3,15 @@ repositories: each refusal is one sentence, and the file is left as it was."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from evalset.errors import EditRefused
+from evalset.errors import EditRefused, SetFileError
 from evalset.holdout.seal import seal_set
-from evalset.sets.editor import edit_set
+from evalset.sets.editor import edit_set, set_lock
 from evalset.sets.setfile import load_set
 
 NOT_TEXT = "question: error: expected text, got a number (5) (quote it if it is meant as text)"
@@ -256,3 +258,55 @@ def test_a_holdout_item_is_written_in_plain_text_where_the_holdout_is_not_sealed
         editor.append_items([{**ARRIVING, "holdout": True}])
     assert ARRIVING["question"] in path.read_text()
     assert load_set(path).sealed == []
+
+
+def test_a_second_edit_of_a_file_in_the_same_thread_is_refused_at_once(example: Path) -> None:
+    path = example_set(example)
+    link = example / "linked.yaml"
+    link.symlink_to(path)
+    start = time.monotonic()
+    with edit_set(path) as outer:
+        outer.update_item("q-001", {"tags": ["outer"]})
+        for name in (path, link):
+            with pytest.raises(SetFileError) as caught, edit_set(name):
+                pass
+            assert str(caught.value) == (
+                f"{name}: is already being edited in this process (an edit_set or set_lock of "
+                "it is still open here), and a second edit would wait for the first to end; "
+                "make the changes in that one edit_set, or pass the lock held to "
+                "edit_set(path, held=...)."
+            )
+    assert time.monotonic() - start < 30  # not the 60 s the lock would be waited for
+    assert {item.id: item.tags for item in load_set(path).items}["q-001"] == ["outer"]
+    with set_lock(path) as held:
+        with pytest.raises(SetFileError, match="already being edited"), edit_set(path):
+            pass
+        with edit_set(path, held=held) as editor:
+            editor.update_item("q-001", {"tags": ["held"]})
+    with edit_set(path) as editor:  # free again
+        editor.update_item("q-001", {"tags": ["after"]})
+
+
+def test_another_thread_waits_for_the_lock_as_another_process_does(example: Path) -> None:
+    path = example_set(example)
+    errors: list[str] = []
+
+    def edit() -> None:
+        try:
+            with edit_set(path, timeout=1):
+                pass
+        except SetFileError as exc:
+            errors.append(str(exc))
+
+    with edit_set(path):
+        thread = threading.Thread(target=edit)
+        thread.start()
+        thread.join()
+    assert errors == [
+        f"{path}: another evalset command is editing it (lock held for 1 s); try again when "
+        "it has finished."
+    ]
+    thread = threading.Thread(target=edit)
+    thread.start()
+    thread.join()
+    assert len(errors) == 1  # the lock is free once the edit has ended

@@ -275,7 +275,7 @@ def test_every_name_of_a_set_file_takes_the_same_edit_lock(
     names = _names_of_one_file(tmp_path, in_workspace)
     for holder in names:
         for other in names:
-            busy = pytest.raises(SetFileError, match="another evalset command is editing it")
+            busy = pytest.raises(SetFileError, match="is already being edited in this process")
             with edit_set(holder), busy, edit_set(other, timeout=0.05):
                 pass
 

@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -1088,6 +1089,7 @@ def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     refuse_unplain(p)
     target = Path(os.path.realpath(p))  # the file itself, through any link
     lock_file, scratch = _state_dirs(target)
+    _refuse_held_here(p, lock_file)
     _make_lock_file(lock_file, p)
     lock = FileLock(str(lock_file), timeout=timeout)
     try:
@@ -1103,9 +1105,37 @@ def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
             f"{lock_file.parent} writable."
         ) from None
     try:
-        yield SetLock(target, scratch)
+        with _held_here(lock_file):
+            yield SetLock(target, scratch)
     finally:
         lock.release()
+
+
+_HELD: dict[Path, tuple[int, int]] = {}
+"""The edit locks this process holds: lock file -> (process, thread) holding it. Another
+thread waits for a lock as another process does; the thread holding it would wait for
+itself (a second ``edit_set`` of a file inside the first), so that is refused at once. The
+process is recorded too: a child forked meanwhile holds nothing."""
+
+
+def _refuse_held_here(p: Path, lock_file: Path) -> None:
+    if _HELD.get(lock_file) == (os.getpid(), threading.get_ident()):
+        raise SetFileError(
+            f"{p}: is already being edited in this process (an edit_set or set_lock of it is "
+            "still open here), and a second edit would wait for the first to end; make the "
+            "changes in that one edit_set, or pass the lock held to edit_set(path, held=...)."
+        )
+
+
+@contextmanager
+def _held_here(lock_file: Path) -> Iterator[None]:
+    """Record the lock as held by this thread while it is (see ``_HELD``); forgotten before
+    it is released, so that the next holder's record is never the one removed."""
+    _HELD[lock_file] = (os.getpid(), threading.get_ident())
+    try:
+        yield
+    finally:
+        del _HELD[lock_file]
 
 
 @contextmanager
