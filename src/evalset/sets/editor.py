@@ -1211,7 +1211,7 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
 
 def _held_out_in_plain(before: SetFile, after: SetFile, written: set[int]) -> list[int]:
     """The positions of the items among ``written`` that the edit makes holdout items in
-    plain text (added, moved into the holdout, replaced) where the file had none. An
+    plain text (added, moved into the holdout, replaced) and that were not that before. An
     opened sealed item written in plain text is being unsealed (with the key): left out."""
 
     def plain_holdout(loaded: SetFile) -> set[int]:
