@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import threading
 import time
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.holdout.seal import seal_set
-from evalset.sets.editor import edit_set, set_lock
+from evalset.sets.editor import DELETE, edit_set, set_lock
 from evalset.sets.setfile import load_set
 
 NOT_TEXT = "question: error: expected text, got a number (5) (quote it if it is meant as text)"
@@ -310,3 +312,93 @@ def test_another_thread_waits_for_the_lock_as_another_process_does(example: Path
     thread.start()
     thread.join()
     assert len(errors) == 1  # the lock is free once the edit has ended
+
+
+NOT_A_MAPPING = (
+    "update_item() takes the changes as a mapping of field names to new values, such as "
+    "{'tags': ['returns']}, not a list"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda e: e.update_item("q-001", [("tags", ["x"])]), NOT_A_MAPPING),
+        (
+            lambda e: e.append_items({"id": "q-900", "question": "Why?", "status": "draft"}),
+            "append_items() takes a list of items, not a dict: append_items([item]) appends one",
+        ),
+        (
+            lambda e: e.append_items(["q-900"]),
+            "append_items() takes items as mappings of field names to values or as Item "
+            "objects, not a str",
+        ),
+    ],
+    ids=["update-with-pairs", "append-one-mapping", "append-text"],
+)
+def test_arguments_of_the_wrong_kind_are_refused_with_a_sentence(
+    example: Path, call: Any, message: str
+) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(TypeError) as caught, edit_set(path) as editor:
+        call(editor)
+    assert str(caught.value) == message
+    assert path.read_bytes() == before
+
+
+def no_form(where: str, value: str, kind: str) -> str:
+    return (
+        f"{where}: {value} cannot be written in a set file (YAML has no form for {kind}); give "
+        "it as text, a number, true or false, a date, or a list or mapping of these. The file "
+        "is unchanged."
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "where", "value", "kind"),
+    [
+        (lambda e: e.update_item("q-001", {"question": Path("x")}),
+         "item 'q-001': question", "PosixPath('x')", "a PosixPath"),
+        (lambda e: e.update_item("q-001", {"key_points": [{"text": "T", "sources": [Decimal(1)]}]}),
+         "item 'q-001': key_points[0].sources[0]", "Decimal('1')", "a Decimal"),
+        (lambda e: e.append_items([{"id": "q-900", "question": Path("x"), "status": "draft"}]),
+         "new item 'q-900': question", "PosixPath('x')", "a PosixPath"),
+        (lambda e: e.set_header("categories", {"a": Path("x")}),
+         "categories.a", "PosixPath('x')", "a PosixPath"),
+        (lambda e: e.replace_item("q-001", {"id": "q-001", "question": Path("x")}),
+         "item 'q-001': question", "PosixPath('x')", "a PosixPath"),
+    ],
+    ids=["update", "update-deep", "append", "header", "replace"],
+)  # fmt: skip
+def test_a_value_yaml_cannot_hold_is_refused_naming_its_field(
+    example: Path, call: Any, where: str, value: str, kind: str
+) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        call(editor)
+    assert str(caught.value) == no_form(f"{path}: {where}", value, kind)
+    assert path.read_bytes() == before
+
+
+def test_a_value_yaml_cannot_hold_written_by_an_item_edit_is_refused(example: Path) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.edit_item("q-001", lambda item: item.update(answer=Path("y")))
+    assert str(caught.value) == (
+        f"{path}: the edit was refused because it writes a value a set file cannot hold "
+        "(cannot represent an object: PosixPath('y')); give text, numbers, true or false, "
+        "dates, lists and mappings. The file is unchanged."
+    )
+    assert path.read_bytes() == before
+
+
+def test_values_yaml_can_hold_are_written(example: Path) -> None:
+    path = example_set(example)
+    with edit_set(path) as editor:
+        editor.update_item("q-001", {"tags": ("a", "b"), "answer": "30 days"})
+        editor.update_item("q-002", {"tags": DELETE})
+    items = {item.id: item for item in load_set(path).items}
+    assert items["q-001"].tags == ["a", "b"] and items["q-002"].tags == []

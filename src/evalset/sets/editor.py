@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
-from evalset.sets.findings import Finding
+from evalset.sets.findings import Finding, field_path
 from evalset.sets.locate import (
     is_filler,
     item_columns,
@@ -68,19 +68,50 @@ def _entries(yaml: Any, data: Any) -> str:
     return _dump(yaml, data).split("\n", 1)[1]
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...] = ()) -> Any:
     """Models become the plain data they serialise to; everything else passes through. A
-    text holding a character of ``RESERVED`` is refused (see ``StandIns``)."""
+    text holding a character of ``RESERVED`` is refused (see ``StandIns``), and so is a
+    value the YAML library has no way to write (a Path, a Decimal), which it would find
+    only once the edit ends: named by ``owner`` (the file and item) and ``at`` (its place
+    there)."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v, owner, (*at, i)) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        for part in (*value.keys(), *value.values()):
-            _plain(part)
-    if isinstance(value, str):
+        for key, part in value.items():
+            _plain(key, owner, at)
+            _plain(part, owner, (*at, str(key)))
+    elif isinstance(value, str):
         refuse_reserved(value, "the value to write")
+    elif type(value) not in _SCALARS and value is not DELETE and not _writable(value):
+        where = f"{owner}: {field_path(at)}" if at else owner
+        raise EditRefused(
+            f"{where}: {repr(value)[:60]} cannot be written in a set file (YAML has no form "
+            f"for {_kind(value)}); give it as text, a number, true or false, a date, or a list "
+            "or mapping of these. The file is unchanged."
+        )
     return value
+
+
+_SCALARS = (int, float, bool, type(None))
+
+
+def _writable(value: Any) -> bool:
+    """Whether the YAML library has a way to write ``value``: one for its type or, failing
+    that, for one of the types it derives from, as the library looks them up."""
+    from ruamel.yaml.representer import RoundTripRepresenter as writer
+
+    kinds = type(value).__mro__
+    return kinds[0] in writer.yaml_representers or any(
+        kind in writer.yaml_multi_representers for kind in kinds
+    )
+
+
+def _kind(value: Any) -> str:
+    """``value``'s type for a sentence: ``a list``, ``an Item``."""
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 DELETE = object()
@@ -164,8 +195,16 @@ class SetEditor:
 
     def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
         """Set (or, with ``DELETE``, remove) top-level fields of one item."""
+        if not isinstance(changes, Mapping):
+            raise TypeError(
+                "update_item() takes the changes as a mapping of field names to new values, "
+                f"such as {{'tags': ['returns']}}, not {_kind(changes)}"
+            )
         k = self._editable(item_id)
-        self._item_changes.setdefault(k, {}).update({f: _plain(v) for f, v in changes.items()})
+        owner = f"{self.current.path}: item {item_id!r}"
+        self._item_changes.setdefault(k, {}).update(
+            {f: _plain(v, owner, (f,)) for f, v in changes.items()}
+        )
 
     def edit_item(
         self,
@@ -208,6 +247,7 @@ class SetEditor:
         validated, a sealed item needs the key, and an opened sealed item that stays in the
         holdout is sealed again to the same recipients."""
         k = self._editable(item_id)
+        entry = _plain(dict(entry), f"{self.current.path}: item {item_id!r}")
         stub = self.current.opened.get(k)
         if stub is not None and "sealed" not in entry:
             from evalset.sets.sealed import reseal
@@ -286,13 +326,25 @@ class SetEditor:
         return _breaks(text, self.current.index.newline)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
+        if isinstance(items, (Mapping, BaseModel, str, bytes)):
+            raise TypeError(
+                f"append_items() takes a list of items, not {_kind(items)}: "
+                "append_items([item]) appends one"
+            )
         for item in items:
-            self._appended.append(_plain(item if isinstance(item, BaseModel) else dict(item)))
+            if not isinstance(item, (Mapping, BaseModel)):
+                raise TypeError(
+                    "append_items() takes items as mappings of field names to values or as "
+                    f"Item objects, not {_kind(item)}"
+                )
+            plain = _plain(item) if isinstance(item, BaseModel) else dict(item)
+            owner = f"{self.current.path}: new item {plain.get('id')!r}"
+            self._appended.append(_plain(plain, owner))
 
     def set_header(self, key: str, value: Any) -> None:
         if key == "items":
             raise ValueError("items are edited with update_item and append_items")
-        self._header_changes[key] = _plain(value)
+        self._header_changes[key] = _plain(value, str(self.current.path), (key,))
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -1176,6 +1228,8 @@ def _refuse_unlisted_items(loaded: SetFile) -> None:
 
 
 def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
+    from ruamel.yaml.representer import RepresenterError
+
     from evalset.fsio import sweep_temps
 
     target, scratch = lock.target, lock.scratch
@@ -1189,7 +1243,14 @@ def _edit(p: Path, lock: SetLock, create: str | None) -> Iterator[SetEditor]:
     _refuse_unlisted_items(before)
     editor = SetEditor(before)
     yield editor
-    text = editor.render()
+    try:
+        text = editor.render()
+    except RepresenterError as exc:  # a value an edit_item edit wrote
+        raise EditRefused(
+            f"{p}: the edit was refused because it writes a value a set file cannot hold "
+            f"({exc}); give text, numbers, true or false, dates, lists and mappings. The "
+            "file is unchanged."
+        ) from None
     if new or text != before.text:
         touched = editor.touched  # replaced and restored items are validated too
         touched.update(range(len(before.raw_items), len(before.raw_items) + len(editor._appended)))
