@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import json
 import re
 from pathlib import Path
 
@@ -459,3 +460,54 @@ def test_the_last_item_of_a_file_without_a_final_line_break_keeps_its_text(
         editor.update_item("q-2", {"tags": ["t"]})
     newline = "\r\n" if form == "crlf" else "\n"
     assert path.read_bytes() == data + f"{newline}    tags:{newline}      - t".encode()
+
+
+TRAILING = {
+    # the comments after the last item, and how many of their lines are its own (indented
+    # under its `-`, with no blank line before them)
+    "a comment indented under it": ("    # TODO(ann): add the exception for damaged items\n", 1),
+    "comment lines under it": ("    # checked with legal\n      # on 2026-11-30\n", 2),
+    "a comment under it, no final line break": ("    # checked with legal", 1),
+    "a comment under it, then one at the items' column": (
+        "    # checked with legal\n  # the set's last comment\n",
+        1,
+    ),
+    "a comment after a blank line": ("\n    # not its own: after a blank line\n", 0),
+    "a comment at the items' column": ("  # the set's last comment\n", 0),
+    "a comment under it in a file of CRLF lines": ("    # checked with legal\r\n", 1),
+}
+ADDING = {
+    "new": ["new", "s", "-q", "Do you ship to Iceland?"],
+    "promote": ["promote", "failures.jsonl", "--set", "s"],
+    "import": ["import", "rows.jsonl", "--set", "s", "--format", "jsonl"],
+}
+
+
+@pytest.mark.parametrize("command", ADDING)
+@pytest.mark.parametrize(("trailing", "own"), TRAILING.values(), ids=TRAILING.keys())
+def test_new_items_go_after_the_last_item_s_own_comments(  # type: ignore[no-untyped-def]
+    cli, repo: Path, trailing: str, own: int, command: str
+) -> None:
+    """A comment indented under the last item is its own (a whole rewrite of it, as sealing
+    makes, takes it along): an item added after the last goes after it, so that it does
+    not become the new item's."""
+    text = HEADER + OTHER + Q2 + trailing
+    if "\r\n" in trailing:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    path = repo / "sets" / "s.yaml"
+    path.write_bytes(text.encode())
+    question = {"question": "Do you ship to Iceland?", "trace": "tr-1"}
+    (repo / "failures.jsonl").write_text(json.dumps(question) + "\n")
+    (repo / "rows.jsonl").write_text(json.dumps({"question": question["question"]}) + "\n")
+    result = cli(repo, *ADDING[command])
+    assert result.code == 0, result.err
+    after = path.read_bytes().decode()
+    lines = text.splitlines(True)
+    cut = len((HEADER + OTHER + Q2).splitlines()) + own
+    kept, rest = "".join(lines[:cut]), "".join(lines[cut:])
+    assert after.startswith(
+        kept if kept.endswith("\n") else kept + ("\r\n" if "\r" in text else "\n")
+    )
+    assert after.endswith(rest)
+    added = after[len(kept) : len(after) - len(rest)]
+    assert "  - id: " in added and "Do you ship to Iceland?" in added and "#" not in added

@@ -606,7 +606,10 @@ class SetEditor:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
             newline = line_break(lines[spans.items_line]) or newline
             return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
-        last_end = self._item_end(len(spans.starts) - 1)
+        # after the last item's own comments, those indented under it (a note on it): put
+        # before them, they would read as the new item's, and go when it is sealed
+        last = len(spans.starts) - 1
+        last_end = max(self._item_end(last), spans.owned_end(lines, last))
         newline = line_break(lines[last_end - 1]) or newline
         gap = lines[spans.ends[-2] : spans.starts[-1]] if len(spans.starts) > 1 else []
         spaced = any(not line.strip() for line in gap)
