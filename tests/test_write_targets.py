@@ -39,6 +39,12 @@ TARGETS = {
     "a folder": ("sets", "is a folder; name a file to write instead."),
     "a name too long": ("n" * 300 + ".json", "is too long a name for the file system"),
     "a folder no one may write": ("/sys/evalset-out.json", "cannot be written"),
+    "under a dangling symlink": (
+        "gone/out.json",
+        "because gone is a symlink to nowhere/at-all, which does not exist; create that "
+        "folder, or remove the link.",
+    ),
+    "deep under a dangling symlink": ("gone/a/out.json", "because gone is a symlink to"),
 }
 
 
@@ -48,6 +54,7 @@ def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  #
     cli, example: Path, writer: str, target: str
 ) -> None:
     (example / "notes.txt").write_text("a file\n")
+    (example / "gone").symlink_to("nowhere/at-all")
     path, message = TARGETS[target]
     before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
     result = cli(example, *WRITERS[writer], path)

@@ -51,12 +51,32 @@ def _file_above(path: Path) -> Path | None:
     return None
 
 
+def dangling_folder(path: Path) -> tuple[Path, str] | None:
+    """The nearest folder of ``path`` that is a symlink to nothing (where it points does
+    not exist, so no folder can be made there, and none under it), and where it points;
+    None when there is none."""
+    for folder in path.parents:
+        if os.path.islink(folder) and not os.path.exists(folder):
+            try:
+                return folder, os.readlink(folder)
+            except OSError:
+                continue
+    return None
+
+
 def _write_error(path: Path, exc: OSError) -> WriteFailed:
     folder = path.parent
     if exc.errno == errno.EISDIR or os.path.isdir(path):
         return WriteFailed(f"{path}: is a folder; name a file to write instead.")
     if exc.errno == errno.ENAMETOOLONG:
         return WriteFailed(f"{path}: {TOO_LONG}")
+    dangling = dangling_folder(path) if exc.errno in (errno.EEXIST, errno.ENOENT) else None
+    if dangling is not None:
+        link, to = dangling
+        return WriteFailed(
+            f"{path}: cannot be written because {link} is a symlink to {to}, which does not "
+            "exist; create that folder, or remove the link."
+        )
     blocking = _file_above(path) if exc.errno in (errno.ENOTDIR, errno.EEXIST) else None
     if blocking is not None:
         return WriteFailed(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, STATE_DIR, Config, setting_problem, workspace_at
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write, check_target, create_new, make_folders
+from evalset.fsio import atomic_write, check_target, create_new, dangling_folder, make_folders
 from evalset.git import MERGE_DRIVER, attribute_pattern
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered
@@ -378,6 +378,15 @@ def _check_writable(targets: list[Path]) -> None:
             raise EvalsetError(
                 f"{display_path(target)}: is a folder, where `evalset init` writes a file; "
                 f"move or rename it, {again}."
+            )
+        dangling = dangling_folder(target)
+        if dangling is not None:
+            link, to = dangling
+            shown = display_path(link.parent) / link.name  # the link, not where it points
+            raise EvalsetError(
+                f"{shown}: is a symlink to {to}, which does not exist, where `evalset init` "
+                f"makes a folder for {shown / target.relative_to(link)}; create that folder, "
+                f"or remove the link, {again}."
             )
         folder = target.parent
         while not folder.exists() and not folder.is_symlink():

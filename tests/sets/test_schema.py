@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -93,6 +95,41 @@ def test_schema_write_refuses_a_file_in_the_schemas_folders_place(  # type: igno
         "nothing).\n",
     )
     assert (git_repo / "schemas").read_text("utf-8") == "notes\n"
+
+
+DANGLING = {
+    "schema --write": (
+        ["schema", "--write"],
+        "evalset: schemas/evalset.schema.json: cannot be written because schemas is a symlink "
+        "to {to}, which does not exist; create that folder, or remove the link.\n",
+    ),
+    "init": (
+        ["init"],
+        "evalset: schemas: is a symlink to {to}, which does not exist, where `evalset init` "
+        "makes a folder for schemas/evalset.schema.json; create that folder, or remove the "
+        "link, then run `evalset init` again (it wrote nothing).\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("to", ["/nonexistent/dir", "elsewhere/schemas"])
+@pytest.mark.parametrize("command", DANGLING)
+def test_a_schemas_folder_that_is_a_dangling_link_is_named_with_where_it_points(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, command: str, to: str
+) -> None:
+    """The folder cannot be made where the link points (its own folder is missing too),
+    nor in the link's place: one sentence naming the link, where it points, and the fix."""
+    if command != "init":
+        assert cli(git_repo, "init").code == 0
+        (git_repo / "evalset.toml").unlink()  # (init again is refused once it has run)
+        shutil.rmtree(git_repo / "schemas")
+    (git_repo / "schemas").symlink_to(to)
+    if command != "init":
+        (git_repo / "evalset.toml").write_text("")
+    args, message = DANGLING[command]
+    result = cli(git_repo, *args)
+    assert (result.code, result.out, result.err) == (2, "", message.format(to=to))
+    assert os.readlink(git_repo / "schemas") == to and not (git_repo / "schemas").exists()
 
 
 @pytest.mark.parametrize("content", [b"\xe9", b"\xff\xfe{\x00", b"", b"{}\n"])
