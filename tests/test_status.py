@@ -177,3 +177,35 @@ def test_a_set_named_twice_is_one_set(  # type: ignore[no-untyped-def]
     given = [str(corpus_repo / "sets/small.yaml") if n == "ABSOLUTE" else n for n in named]
     sets = json.loads(cli(corpus_repo, "status", *given, "--json").out)["sets"]
     assert [s["name"] for s in sets] == ["small"]
+
+
+def test_drafts_are_listed_oldest_first_with_a_date_in_the_future_said_so(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path
+) -> None:
+    import datetime as dt
+
+    today = dt.date.today()
+    dated = {"q-past": today - dt.timedelta(days=10), "q-today": today}
+    dated["q-future"] = today + dt.timedelta(days=400)
+    items = "".join(
+        f"  - id: {ident}\n    question: Question {ident}?\n    status: draft\n"
+        + (f"    origin: {{kind: manual, date: {date.isoformat()}}}\n" if date else "")
+        for ident, date in [("q-undated", None), *dated.items()]
+    )
+    write_files(corpus_repo, {"sets/small.yaml": SMALL + items})
+    result = cli(corpus_repo, "status")
+    assert result.code == 0, result.err
+    listed = [line.split(";")[0] for line in result.out.splitlines() if line.startswith("    q-")]
+    assert listed == [
+        "    q-past  10 day(s) old",
+        "    q-today  0 day(s) old",
+        "    q-future  dated 400 day(s) in the future",
+        "    q-undated  undated",
+    ]
+    drafts = json.loads(cli(corpus_repo, "status", "--json").out)["sets"][0]["drafts"]
+    assert [(d["id"], d["age_days"]) for d in drafts] == [
+        ("q-past", 10),
+        ("q-today", 0),
+        ("q-future", -400),
+        ("q-undated", None),
+    ]

@@ -30,7 +30,8 @@ class Draft:
 
     id: str
     age_days: int | None
-    """Days since its origin date (when the question was asked); None without one."""
+    """Days since its origin date (when the question was asked), negative for a date in the
+    future (a typo, a clock set wrong); None without one."""
     lacks: list[str]
     errors: int = 0
     """The errors `evalset validate` finds in it (a citation the corpus no longer has)."""
@@ -219,7 +220,8 @@ def _reader(
 
 
 def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> list[Draft]:
-    """The drafts among ``entries``, oldest first (undated last)."""
+    """The drafts among ``entries``, oldest first (those dated in the future after the
+    others, undated last)."""
     today = today or dt.date.today()
     found = []
     for entry in entries:
@@ -230,7 +232,7 @@ def drafts(entries: list[Item | SealedItem], today: dt.date | None = None) -> li
             continue
         date = entry.origin.date if entry.origin else None
         found.append(Draft(entry.id, (today - date).days if date else None, draft_lacks(entry)))
-    return sorted(found, key=lambda d: -1 if d.age_days is None else d.age_days, reverse=True)
+    return sorted(found, key=lambda d: (d.age_days is not None, d.age_days or 0), reverse=True)
 
 
 @dataclass

@@ -453,7 +453,11 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         if s.draft_items:
             echo(f"  drafts to review ({len(s.draft_items)}):")
         for d in s.draft_items:
-            age = "undated" if d.age_days is None else f"{d.age_days} day(s) old"
+            age = (
+                "undated" if d.age_days is None
+                else f"{d.age_days} day(s) old" if d.age_days >= 0
+                else f"dated {-d.age_days} day(s) in the future"
+            )  # fmt: skip
             lacks = f"; lacks {', '.join(d.lacks)}" if d.lacks else "; complete"
             if d.errors:
                 lacks += f"; {d.errors} error(s) (see `evalset validate`)"
