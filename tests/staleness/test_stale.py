@@ -45,6 +45,12 @@ def snapshot(repo: Path) -> str:
     return take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset").short
 
 
+def snapshot_without_text(repo: Path) -> str:
+    return take_snapshot(
+        repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False
+    ).short
+
+
 def setup(repo: Path, items: str) -> tuple[str, str]:
     write_files(repo, V1)
     old = snapshot(repo)
@@ -491,14 +497,9 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
     """Without stored text, the old wording of every changed citation is read at the old
     snapshot's commit (all of them in one batch); text the commit never had is explained."""
 
-    def snapshot(repo: Path) -> str:
-        return take_snapshot(
-            repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False
-        ).short
-
     write_files(corpus_repo, V1)
     commit_all(corpus_repo, "v1")
-    old = snapshot(corpus_repo)
+    old = snapshot_without_text(corpus_repo)
     items = set_item("changed", "policy.md#returns") + set_item("exchanges", "other.md#copy")
     (corpus_repo / "sets" / "docs.yaml").write_text(SET_HEADER + verified_items(items, old))
     write_files(corpus_repo, V2)
@@ -506,20 +507,20 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
         corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
     )
     commit_all(corpus_repo, "v2")
-    snapshot(corpus_repo)
+    snapshot_without_text(corpus_repo)
     result = cli(corpus_repo, "stale")
     assert result.code == 1
     assert "      Return within [-14-] {+30+} days of delivery." in result.out
     assert "      Return {+it+} within [-14 days of delivery.-] {+a week.+}" in result.out
     # A snapshot of uncommitted text: its commit has other wording, and the output says so.
     write_files(corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nUncommitted words.\n"})
-    uncommitted = snapshot(corpus_repo)
+    uncommitted = snapshot_without_text(corpus_repo)
     sets = corpus_repo / "sets" / "docs.yaml"
     sets.write_text(sets.read_text().replace(f"verified: {old}", f"verified: {uncommitted}"))
     write_files(
         corpus_repo, {"corpus/other.md": "# Other\n\n## Copy\n\nReturn it within a week.\n"}
     )
-    snapshot(corpus_repo)
+    snapshot_without_text(corpus_repo)
     later = cli(corpus_repo, "stale").out
     assert "differs from snapshot" in later and "uncommitted changes" in later
 
@@ -530,19 +531,14 @@ def test_old_texts_are_read_from_git_when_snapshots_hold_none(corpus_repo: Path,
 def test_stale_report_reads_old_text_through_git_as_the_command_does(  # type: ignore[no-untyped-def]
     corpus_repo: Path, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def snapshot(repo: Path) -> str:
-        return take_snapshot(
-            repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=False
-        ).short
-
     write_files(corpus_repo, V1)
     commit_all(corpus_repo, "v1")
-    old = snapshot(corpus_repo)
+    old = snapshot_without_text(corpus_repo)
     sets = corpus_repo / "sets" / "docs.yaml"
     sets.write_text(SET_HEADER + verified_items(set_item("changed", "policy.md#returns"), old))
     write_files(corpus_repo, V2)
     commit_all(corpus_repo, "v2")
-    snapshot(corpus_repo)
+    snapshot_without_text(corpus_repo)
     shown = json.loads(cli(corpus_repo, "stale", "--json").out)["items"][0]["citations"][0]
     assert shown["diff"] == "Return within [-14-] {+30+} days of delivery."
     monkeypatch.chdir(tmp_path)  # from outside the workspace, as a script may run
