@@ -386,17 +386,25 @@ def test_a_set_file_reached_through_standard_input_is_edited(  # type: ignore[no
     assert real.read_bytes() != before
 
 
-def test_a_lock_that_cannot_be_made_is_said_at_once(ws: Path) -> None:
-    """A set file whose lock goes where no file can be made (beside a file of /proc, outside
-    any workspace): one true sentence at once, not "another command is editing it" after
-    the lock's 60 s."""
-    argv = [*EVALSET, "new", "/proc/self/status", "--question", "Q?"]
-    done = subprocess.run(argv, cwd=ws, env=ENV, capture_output=True, timeout=20)
+def test_a_lock_that_cannot_be_made_is_said_at_once(ws: Path, tmp_path: Path) -> None:
+    """A set file whose lock file cannot be made (a folder stands in its place): one true
+    sentence at once, not "another command is editing it" after the lock's 60 s."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ws, repo, symlinks=True)
+    argv = [*EVALSET, "new", "acme-support", "--question", "Q?"]
+    assert subprocess.run(argv, cwd=repo, env=ENV, capture_output=True).returncode == 0
+    (lock,) = (repo / ".evalset" / "locks").glob("acme-support.yaml.*.lock")
+    lock.unlink()
+    lock.mkdir()
+    before = (repo / "sets" / EXAMPLE_SET.name).read_bytes()
+    done = subprocess.run(argv, cwd=repo, env=ENV, capture_output=True, timeout=20)
     assert done.returncode == 2, done.stderr
-    sentence = done.stderr.decode().strip()
-    assert re.fullmatch(r"evalset: /proc/\d+/\.status\.lock: .*", sentence), sentence
-    assert "the edit lock of /proc/self/status cannot be made there" in sentence
-    assert "another evalset command" not in sentence
+    shown = lock.relative_to(repo)
+    assert done.stderr.decode() == (
+        f"evalset: {shown}: the edit lock of sets/{EXAMPLE_SET.name} cannot be made there "
+        "(Is a directory); remove that folder (evalset makes the file there).\n"
+    )
+    assert (repo / "sets" / EXAMPLE_SET.name).read_bytes() == before
 
 
 # -- inputs ---------------------------------------------------------------------------------

@@ -280,6 +280,33 @@ def test_every_name_of_a_set_file_takes_the_same_edit_lock(
                 pass
 
 
+OUTSIDE_EDITS = {
+    "new": ["new", "{}", "-q", "Can I pay with a voucher?"],
+    "retire": ["retire", "{}", "q-014", "--reason", "withdrawn"],
+    "split --move": ["split", "{}", "--move", "q-001", "--to", "holdout", "--force"],
+    "promote": ["promote", "{failures}", "--set", "{}"],
+    "import": ["import", "{rows}", "--set", "{}", "--format", "jsonl"],
+}
+
+
+@pytest.mark.parametrize("edit", OUTSIDE_EDITS)
+def test_an_edit_outside_a_workspace_leaves_no_file_beside_the_set(  # type: ignore[no-untyped-def]
+    cli, set_copy: Path, tmp_path: Path, edit: str
+) -> None:
+    """Outside a workspace the lock is the set's folder's own (an flock), not a lock file
+    that would stay beside the user's file for good."""
+    failures = tmp_path / "failures.jsonl"
+    failures.write_text('{"question": "Do you deliver on Sundays?", "trace": "tr-1"}\n')
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"question": "Do you deliver on Sundays?"}\n')
+    before = set_copy.read_bytes()
+    args = [a.format(str(set_copy), failures=failures, rows=rows) for a in OUTSIDE_EDITS[edit]]
+    result = cli(tmp_path, *args)
+    assert result.code == 0, result.err
+    assert set_copy.read_bytes() != before
+    assert sorted(p.name for p in set_copy.parent.iterdir()) == [set_copy.name]
+
+
 def test_two_set_files_of_one_name_in_two_folders_are_edited_at_once(tmp_path: Path) -> None:
     (tmp_path / "evalset.toml").write_text('sets = "sets"\n', "utf-8")
     first, second = (tmp_path / "sets" / "a", tmp_path / "sets" / "b")

@@ -1037,19 +1037,20 @@ def _duplicate_count(items: list[Any]) -> int:
     return len(ids) - len(set(ids))
 
 
-def _state_dirs(path: Path) -> tuple[Path, Path | None]:
+def _state_dirs(path: Path) -> tuple[Path | None, Path | None]:
     """Where the edit lock of a set file lives, and the folder its temporary file is written
     in (None: beside the file): the workspace's git-ignored ``.evalset/`` when the file lies
-    in a workspace. ``path`` is the file itself (no link to it): a file has one lock
-    however it is named, so that an edit through a link and one through the file's own
-    name never run at once; two files of the same name in different folders have two."""
+    in a workspace; outside one, no file holds the lock (None: ``_folder_lock``). ``path``
+    is the file itself (no link to it): a file has one lock however it is named, so that an
+    edit through a link and one through the file's own name never run at once; two files
+    of the same name in different folders have two."""
     from evalset.config import STATE_DIR, find_workspace
     from evalset.errors import NoWorkspace
 
     try:
         workspace = find_workspace(path.parent)
     except NoWorkspace:
-        return path.with_name(f".{path.name[:LOCK_NAME]}.lock"), None
+        return None, None
     where = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
     state = workspace.root / STATE_DIR
     try:
@@ -1068,8 +1069,7 @@ def _state_dirs(path: Path) -> tuple[Path, Path | None]:
 LOCK_NAME = 50
 """Characters of the set file's name kept in its lock's name (at most 200 bytes in UTF-8):
 a set file's name may take the 255 bytes a file system allows, and the lock's name adds to
-it (the hash of the file's place keeps two long names apart; outside a workspace the folder
-does)."""
+it (the hash of the file's place keeps two long names apart)."""
 
 
 @dataclass(frozen=True)
@@ -1110,6 +1110,56 @@ def refuse_unplain(p: Path) -> None:
     )
 
 
+@contextmanager
+def _folder_lock(folder: Path, p: Path, timeout: float) -> Iterator[None]:
+    """The edit lock of a set file outside any workspace (``p``, in ``folder``): an
+    ``flock`` on the folder itself, so that no lock file is left beside the user's file (a
+    lock file cannot be removed once used: a command waiting on it would lock a file no
+    later command sees). Edits of other files in the folder wait for it too. Where the
+    system has no ``flock`` (Windows), a lock file beside the set file."""
+    import time
+
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock
+
+        with FileLock(str(folder / f".{p.name[:LOCK_NAME]}.lock"), timeout=timeout):
+            yield
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except FileNotFoundError:
+        raise SetFileError(f"{p}: no such file; check the path or the set name.") from None
+    except OSError as exc:
+        raise SetFileError(
+            f"{folder}: the edit lock of {p} cannot be taken on its folder ({exc.strerror}); "
+            f"make {folder} readable."
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise SetFileError(
+                        f"{p}: another evalset command is editing it or a set beside it (lock "
+                        f"held for {timeout:.0f} s); try again when it has finished."
+                    ) from None
+                time.sleep(0.05)
+            except OSError as exc:  # a file system without flock
+                raise SetFileError(
+                    f"{folder}: the edit lock of {p} cannot be taken on its folder "
+                    f"({exc.strerror}); edit the set in a workspace (`evalset init`), whose "
+                    "locks are files of its own."
+                ) from None
+        yield
+    finally:
+        os.close(fd)  # and with it the lock
+
+
 def _make_lock_file(lock_file: Path, p: Path) -> None:
     """Create ``lock_file`` (the lock of the set file ``p``) unless it is there: a place
     where it cannot be made is said at once, where the lock library would keep trying
@@ -1144,7 +1194,12 @@ def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     refuse_unplain(p)
     target = Path(os.path.realpath(p))  # the file itself, through any link
     lock_file, scratch = _state_dirs(target)
-    _refuse_held_here(p, lock_file)
+    held_as = lock_file if lock_file is not None else target.parent
+    _refuse_held_here(p, held_as)
+    if lock_file is None:
+        with _folder_lock(target.parent, p, timeout), _held_here(held_as):
+            yield SetLock(target, scratch)
+        return
     _make_lock_file(lock_file, p)
     lock = FileLock(str(lock_file), timeout=timeout)
     try:
