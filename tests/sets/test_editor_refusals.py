@@ -289,6 +289,25 @@ def test_a_second_edit_of_a_file_in_the_same_thread_is_refused_at_once(example: 
         editor.update_item("q-001", {"tags": ["after"]})
 
 
+def test_a_second_edit_outside_a_workspace_is_refused_at_once_too(
+    example: Path, tmp_path: Path
+) -> None:
+    """Outside a workspace the lock is taken on the file's folder; the same thread taking
+    it again would wait for itself there as well."""
+    outside = tmp_path / "loose"
+    outside.mkdir()
+    path = outside / "s.yaml"
+    path.write_bytes(example_set(example).read_bytes())
+    start = time.monotonic()
+    with edit_set(path) as outer:
+        outer.update_item("q-001", {"tags": ["outer"]})
+        with pytest.raises(SetFileError, match="already being edited"), edit_set(path):
+            pass
+    assert time.monotonic() - start < 30
+    assert {item.id: item.tags for item in load_set(path).items}["q-001"] == ["outer"]
+    assert sorted(p.name for p in outside.iterdir()) == ["s.yaml"]
+
+
 def test_another_thread_waits_for_the_lock_as_another_process_does(example: Path) -> None:
     path = example_set(example)
     errors: list[str] = []
