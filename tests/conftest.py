@@ -230,3 +230,18 @@ def key(tmp_path: Path) -> tuple[Path, str]:
     path = tmp_path / "holdout.key"
     path.write_text(f"# created: test\n# public key: {identity.to_public()}\n{identity}\n")
     return path, str(identity.to_public())
+
+
+ONE_ITEM_HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
+ONE_ITEM = """\
+  - id: q-1
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points:
+      - text: 30 days
+        sources: [d.md]
+    holdout: false
+"""
+"""The one item of a set `s` (after ``ONE_ITEM_HEADER``), laid out as evalset writes it:
+the editing tests put items of odd layouts beside it."""

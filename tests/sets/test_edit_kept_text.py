@@ -13,19 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ONE_ITEM as PLAIN
+from conftest import ONE_ITEM_HEADER as HEADER
 from evalset.sets.setfile import load_set
 
-HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
-PLAIN = """\
-  - id: q-1
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points:
-      - text: 30 days
-        sources: [d.md]
-    holdout: false
-"""
 ODD = """\
   # reviewed by carol
   - id: q-2

@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ONE_ITEM as FIRST
+from conftest import ONE_ITEM_HEADER as HEADER
 from evalset.sets.setfile import load_set
 
-HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\nitems:\n"
-FIRST = """\
-  - id: q-1
-    question: How long is the return window?
-    category: direct-lookup
-    expected_sources: [d.md]
-    key_points:
-      - text: 30 days
-        sources: [d.md]
-    holdout: false
-"""
 EDITED = """\
   - id: q-2
     question: What does shipping cost?
