@@ -260,7 +260,8 @@ def test_an_output_that_would_replace_or_join_what_the_workspace_keeps_is_refuse
 def test_a_long_set_name_is_told_as_too_long_or_works(cli, example: Path, length: int) -> None:  # type: ignore[no-untyped-def]
     """Before, a set name the file system takes (its file just under 255 bytes) failed as
     "make .evalset/locks writable": the lock's name added to the file's and passed the
-    limit."""
+    limit. A name past a set name's own limit is refused by that rule, as the created set
+    is validated before it is written."""
     rows = example / "rows.jsonl"
     rows.write_text('{"question": "Is a long name fine?"}\n')
     name = "n" * length
@@ -268,9 +269,10 @@ def test_a_long_set_name_is_told_as_too_long_or_works(cli, example: Path, length
     if length <= 200:
         assert done.code == 0, done.err
         assert (example / "sets" / f"{name}.yaml").is_file()
-    else:  # the file's own temporary name passes the limit: said as such
-        assert done.code == 2 and "is too long a name for the file system" in done.err
-        assert "writable" not in done.err
+    else:  # past the limit of a set's name, checked before any file is made for it
+        assert done.code == 2 and "is 250 characters long; the limit is 200" in done.err
+        assert "writable" not in done.err and len(done.err.strip().splitlines()) == 1
+        assert not (example / "sets" / f"{name}.yaml").exists()
 
 
 def test_an_output_may_not_land_in_the_git_folder_of_a_workspace_in_a_subfolder(  # type: ignore[no-untyped-def]
