@@ -11,6 +11,7 @@ from typing import Any
 
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
+from evalset.corpus.manifest import SnapshotStore
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem, release_named
@@ -19,7 +20,7 @@ from evalset.holdout.coverage import SPLITS, Coverage, category_table, corpus_do
 from evalset.sets.model import Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import Contexts, check_in_place, draft_lacks
-from evalset.staleness.stale import StaleChecker
+from evalset.staleness.stale import StaleChecker, never_compared
 from evalset.versions.pin import tag_vouches
 from evalset.workspace import set_paths
 
@@ -61,7 +62,9 @@ class SetStatus:
     errors: int = 0
     warnings: int = 0
     stale: int | None = None
-    """Active items with a citation that changed since verification; None without snapshots."""
+    """Active items with a citation that changed since verification; without a snapshot,
+    those verified against one (which is not here); None without snapshots when no item
+    was verified."""
     stale_ids: list[str] = field(default_factory=list)
     unverified: list[str] = field(default_factory=list)
     """Active items verified against no snapshot yet: not compared, so neither stale nor
@@ -124,10 +127,14 @@ def set_status(
     with_coverage: bool = False,
     corpus: list[str] | None = None,
     contexts: Contexts | None = None,
+    store: SnapshotStore | None = None,
 ) -> SetStatus:
     """One set's overview; ``with_coverage``, its coverage of ``corpus`` too (the corpus's
     document ids; None when unknown). Its errors and warnings are those `evalset validate`
-    counts (``check_in_place``, with ``contexts`` shared between the sets)."""
+    counts (``check_in_place``, with ``contexts`` shared between the sets). Without a
+    ``checker`` (no snapshot in the workspace's ``store``), items verified against a
+    snapshot are stale as `evalset stale` counts them: what they were checked against is
+    not here."""
     loaded = load_set(path)
     # The findings `evalset validate` reports, checked alike (the name against the file's,
     # citations even before the first snapshot): status counts what the gate would.
@@ -158,6 +165,12 @@ def set_status(
         status.stale_ids = [s.id for s in stale]
         status.unchecked = checker.unchecked_sealed(loaded)
         status.snapshot = checker.newest.short
+    elif store is not None:
+        stale, status.unverified = never_compared(store, loaded)
+        status.unchecked = [s.id for s in loaded.sealed if s.status == "active" and s.verified]
+        if stale or status.unchecked:
+            status.stale = len(stale)
+            status.stale_ids = [s.id for s in stale]
     if tags is not None:
         own = [t for t in tags if t.name.startswith(f"{TAG_PREFIX}/{status.name}/v")]
         status.foreign_tag = own[-1].name if own and own[-1].pin is None else None
@@ -282,7 +295,7 @@ def workspace_overview(
         workspace.sets_dir.resolve(): (workspace.config.validate, store, True),
     }
     sets = [
-        set_status(path, workspace, checker, tags, with_coverage, corpus, contexts)
+        set_status(path, workspace, checker, tags, with_coverage, corpus, contexts, store)
         for path in files
     ]
     return Overview(sets, choice, driver)

@@ -246,6 +246,15 @@ def test_items_verified_against_snapshots_that_are_not_here_are_unknown(  # type
     md = cli(corpus_repo, "stale", "--format", "md")
     assert md.code == 1
     assert md.out.startswith("### 2 stale item(s) (no snapshot here to compare them with")
+    # `status` counts them as `stale` does, rather than "no snapshots yet"
+    overview = cli(corpus_repo, "status")
+    assert (
+        f"stale: 2 (b, c), verified against snapshots that are not here ({shown} {what}; see "
+        "`evalset stale`)" in overview.out
+    ), overview.out
+    (docs,) = json.loads(cli(corpus_repo, "status", "--json").out)["sets"]
+    assert (docs["stale"], docs["stale_items"], docs["unverified_items"]) == (2, ["b", "c"], ["a"])
+    assert docs["snapshot"] is None
     missing = cli(corpus_repo, "stale", "sets/nothing.yaml")
     assert missing.code == 2
     assert (
@@ -268,6 +277,8 @@ def test_a_workspace_with_no_snapshot_and_nothing_verified_passes(corpus_repo: P
         "no snapshot in snapshots yet: run `evalset snapshot`.\n",
     )
     assert json.loads(cli(corpus_repo, "stale", "--json").out)["unverified"] == {"docs": ["a"]}
+    assert "stale: not checked (no snapshots yet)" in cli(corpus_repo, "status").out
+    assert json.loads(cli(corpus_repo, "status", "--json").out)["sets"][0]["stale"] is None
 
 
 def test_fix_moved_rewrites_in_place_and_the_item_is_no_longer_stale(

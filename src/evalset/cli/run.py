@@ -214,15 +214,19 @@ def stale(
         raise SystemExit(1)
 
 
-def _no_snapshot(ws: Workspace) -> str:
-    """Why items verified against a snapshot were compared with nothing: there is none."""
+def _snapshots_absent(ws: Workspace) -> str:
+    """The snapshots folder and that it holds none (or is not there)."""
     from evalset.workspace import display_path
 
     folder = ws.snapshots_dir
+    return f"{display_path(folder)} {'holds no snapshot' if folder.is_dir() else 'does not exist'}"
+
+
+def _no_snapshot(ws: Workspace) -> str:
+    """Why items verified against a snapshot were compared with nothing: there is none."""
     where = ws.config_file.name
-    what = "holds no snapshot" if folder.is_dir() else "does not exist"
     return (
-        f"{display_path(folder)} {what}, so the snapshots they were verified against are not "
+        f"{_snapshots_absent(ws)}, so the snapshots they were verified against are not "
         f"here and none of them could be compared; restore the snapshots from git, or check "
         f"{ws.key('snapshots')} in {where} ({ws.setting('snapshots')})."
     )
@@ -430,6 +434,12 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
         if s.stale is None:
             stale = "not checked (no snapshots yet)"
+        elif s.snapshot is None:  # verified items, and not one snapshot here
+            shown = f" ({', '.join(s.stale_ids[:5])}{', …' if len(s.stale_ids) > 5 else ''})"
+            stale = (
+                f"{s.stale}{shown if s.stale else ''}, verified against snapshots that are not "
+                f"here ({_snapshots_absent(workspace)}; see `evalset stale`)"
+            )
         elif s.stale:
             stale = f"{s.stale} ({', '.join(s.stale_ids)}; see `evalset stale`)"
         else:
