@@ -2,7 +2,8 @@
 else: before, a path given as text to `validate` was read as one set file per character, a
 fingerprint format that does not exist was computed as format 1 or 2, a snapshot of an
 unknown hash mode was written, `release` took a version and ignored the bump given with it,
-`pin` pinned a set of a nested workspace against the outer one's snapshots, and
+`pin`, `verify`, `fix_moved` and `release` took a set of a nested workspace with the outer
+one's snapshots, and
 `find_workspace` failed on a path given as text."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 import evalset
 from conftest import commit_all, git
+from evalset.staleness.verify import verify_from_header
 
 
 @pytest.mark.parametrize("given", ["sets/acme-support.yaml", Path("sets/acme-support.yaml")])
@@ -89,23 +91,49 @@ def test_release_refuses_a_bump_and_a_version_as_the_command_does(
     assert git(example, "tag") == ""
 
 
-def test_pin_refuses_a_set_of_another_workspace(example: Path) -> None:
+NESTED = {
+    "pin": lambda ws, path: evalset.pin(ws, path),
+    "verify": lambda ws, path: evalset.verify(ws, path, ["q-001"]),
+    "verify --from-header": verify_from_header,
+    "stale --fix-moved": evalset.fix_moved,
+    "release": lambda ws, path: evalset.release(ws, path, bump="minor"),
+}
+
+
+@pytest.mark.parametrize("command", list(NESTED))
+def test_a_set_of_another_workspace_is_refused_with_nothing_changed(
+    example: Path, command: str
+) -> None:
+    """Before, `verify` recorded the outer workspace's newest snapshot in the nested set,
+    `fix_moved` rewrote its citations by the outer snapshots, and `release` blamed the
+    set's folder."""
     inner = example / "inner"
     (inner / "sets").mkdir(parents=True)
     (inner / "evalset.toml").write_text('sets = "sets"\n')
     shutil.copy(example / "sets" / "acme-support.yaml", inner / "sets")
     commit_all(example, "a nested workspace")
     path = inner / "sets" / "acme-support.yaml"
+    before = (path.read_bytes(), git(example, "rev-parse", "HEAD"), git(example, "tag"))
     outer = evalset.find_workspace(example)
     with pytest.raises(evalset.EvalsetError) as refused:
-        evalset.pin(outer, path)
+        NESTED[command](outer, path)
     assert str(refused.value) == (
         f"{path}: lies in the workspace {inner}, not in {example}, whose snapshots and "
-        "releases would be pinned with it; pin it with its own workspace "
-        "(find_workspace(path.parent)), as `evalset pin PATH` does."
+        "releases are not its own; give it its own workspace (find_workspace(path.parent)), "
+        f"as `evalset {command} PATH` does."
     )
+    assert (path.read_bytes(), git(example, "rev-parse", "HEAD"), git(example, "tag")) == before
+
+
+def test_pin_of_a_nested_set_with_its_own_workspace(example: Path) -> None:
+    inner = example / "inner"
+    (inner / "sets").mkdir(parents=True)
+    (inner / "evalset.toml").write_text('sets = "sets"\n')
+    shutil.copy(example / "sets" / "acme-support.yaml", inner / "sets")
+    path = inner / "sets" / "acme-support.yaml"
     own = evalset.pin(evalset.find_workspace(path.parent), path)
     assert own["snapshot"] is None  # the nested workspace has no snapshot
+    outer = evalset.find_workspace(example)
     assert evalset.pin(outer, example / "sets" / "acme-support.yaml")["snapshot"] is not None
 
 

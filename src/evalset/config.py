@@ -392,6 +392,21 @@ def find_workspace_or_none(start: str | os.PathLike[str] | None = None) -> Works
     return None
 
 
+def require_own(ws: Workspace, path: str | os.PathLike[str], command: str) -> None:
+    """Refuse a set file that lies in another workspace than ``ws`` (one nested in it, say):
+    ``ws``'s snapshots and releases are not its own, and pinning, verifying, fixing or
+    releasing it with them would record the wrong ones. ``command``: the command that
+    finds the set's own workspace (``evalset COMMAND PATH``)."""
+    given = Path(path)
+    own = find_workspace_or_none(given.resolve().parent) if given.is_file() else None
+    if own is not None and own.root.resolve() != ws.root.resolve():
+        raise EvalsetError(
+            f"{given}: lies in the workspace {own.root}, not in {ws.root}, whose snapshots "
+            "and releases are not its own; give it its own workspace "
+            f"(find_workspace(path.parent)), as `evalset {command} PATH` does."
+        )
+
+
 def workspace_at(folder: Path) -> Workspace | None:
     """The workspace ``folder`` itself configures (its evalset.toml, else a
     ``[tool.evalset]`` table in its pyproject.toml), not one above it; None when it

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.config import Workspace, find_workspace_or_none
+from evalset.config import Workspace, require_own
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError, NoSetsFolder
@@ -118,7 +118,7 @@ class PinError(EvalsetError):
 
 def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
     """The pin of a set in the working tree, or at a revision or release version."""
-    _require_own(ws, Path(path))
+    require_own(ws, path, "pin")
     if rev is None:
         loaded = load_set(path)
         store = workspace_store(ws)
@@ -139,18 +139,6 @@ def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -
     return _versioned_by_tag(
         ws, path, state.loaded, pin_of(state.loaded, snapshot, rev=state.commit, items=items)
     )
-
-
-def _require_own(ws: Workspace, path: Path) -> None:
-    """Refuse a set file that lies in another workspace than ``ws`` (one nested in it, say):
-    its pin would name ``ws``'s snapshots and releases, not those of its own."""
-    own = find_workspace_or_none(path.resolve().parent) if path.is_file() else None
-    if own is not None and own.root.resolve() != ws.root.resolve():
-        raise EvalsetError(
-            f"{path}: lies in the workspace {own.root}, not in {ws.root}, whose snapshots "
-            "and releases would be pinned with it; pin it with its own workspace "
-            "(find_workspace(path.parent)), as `evalset pin PATH` does."
-        )
 
 
 def _versioned_by_tag(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalset.config import Workspace
+from evalset.config import Workspace, require_own
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
@@ -304,6 +304,7 @@ def release(
         )
     if bump not in (None, "major", "minor", "patch"):
         raise EvalsetError(f"{path}: bump must be major, minor or patch, not {bump!r}.")
+    require_own(ws, path, "release")
     with set_lock(path) as held:
         return _release(ws, path, bump, version, exclude_drafts, held)
 
