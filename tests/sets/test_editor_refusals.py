@@ -96,10 +96,11 @@ def test_with_the_key_a_replaced_holdout_item_is_sealed_again(
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
     question = "How long is the legal guarantee on a refurbished product?"
     entry = {"id": "q-004", "question": question, "holdout": True, "status": "draft"}
-    moved = {"id": "q-009", "question": "Now tuning?", "holdout": False, "status": "draft"}
+    moved = {"id": "q-009", "question": "Now tuning?", "holdout": False, "status": "draft",
+             "holdout_moves": [{"to": "tuning", "date": "2026-12-01"}]}  # fmt: skip
     with edit_set(sealed) as editor:
         editor.replace_item("q-004", entry)
-        editor.replace_item(moved["id"], moved)  # a holdout item written as tuning
+        editor.replace_item(moved["id"], moved)  # a holdout item moved to tuning
     text = sealed.read_text()
     assert question not in text and "Now tuning?" in text
     opened = load_set(sealed)
@@ -421,3 +422,71 @@ def test_values_yaml_can_hold_are_written(example: Path) -> None:
         editor.update_item("q-002", {"tags": DELETE})
     items = {item.id: item for item in load_set(path).items}
     assert items["q-001"].tags == ["a", "b"] and items["q-002"].tags == []
+
+
+# An edit that moves an item between tuning and holdout without recording the move was
+# written, and `validate` then called the set invalid; q-004 is held out at HEAD, q-001 is
+# tuning.
+MOVES = {
+    "to tuning": ("q-004", {"holdout": False}, "move from holdout to tuning since HEAD",
+                  "`evalset split acme-support --move q-004 --to tuning --force` moves an "
+                  "item and records the move"),
+    "to holdout": ("q-001", {"holdout": True}, "move from tuning to holdout since HEAD",
+                   "`evalset split acme-support --move q-001 --to holdout --force` moves an "
+                   "item and records the move"),
+    "unassigned": ("q-004", {"holdout": DELETE}, "lose the holdout assignment it had at HEAD "
+                   "(holdout: true)", "keep `holdout: true`"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("how", ["update_item", "replace_item", "edit_item"])
+@pytest.mark.parametrize("move", list(MOVES))
+def test_a_move_between_splits_without_its_record_is_refused(
+    example: Path, move: str, how: str
+) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    ident, changes, what, fix = MOVES[move]
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        if how == "update_item":
+            editor.update_item(ident, changes)
+        elif how == "replace_item":
+            (item,) = [i for i in load_set(path).items if i.id == ident]
+            entry = item.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+            entry.update(changes)
+            editor.replace_item(ident, {k: v for k, v in entry.items() if v is not DELETE})
+        else:
+
+            def edit(item: Any) -> None:
+                if changes["holdout"] is DELETE:
+                    del item["holdout"]
+                else:
+                    item["holdout"] = changes["holdout"]
+
+            editor.edit_item(ident, edit)
+    assert str(caught.value) == (
+        f"{path}: the edit was refused because item {ident!r} would {what} without a recorded "
+        f"move; {fix}. The file is unchanged."
+    )
+    assert path.read_bytes() == before
+
+
+def test_a_move_with_its_record_and_a_flag_put_back_are_written(example: Path) -> None:
+    path = example_set(example)
+    # q-004's flag (the first held out) flipped by hand, which an edit of another item
+    # leaves to `validate`
+    path.write_text(path.read_text().replace("holdout: true", "holdout: false", 1))
+    assert holdout_flags(path)["q-004"] is False
+    with edit_set(path) as editor:
+        editor.update_item(
+            "q-001",
+            {"holdout": True, "holdout_moves": [{"to": "holdout", "date": "2026-12-01"}]},
+        )
+    assert holdout_flags(path)["q-001"] is True
+    with edit_set(path) as editor:  # put back: no move at all since HEAD
+        editor.update_item("q-004", {"holdout": True})
+    assert holdout_flags(path)["q-004"] is True
+
+
+def holdout_flags(path: Path) -> dict[str, bool | None]:
+    return {i.id: i.holdout for i in load_set(path).items}

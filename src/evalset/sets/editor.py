@@ -34,7 +34,7 @@ from evalset.sets.locate import (
     shorten_long_comments,
     split_lines,
 )
-from evalset.sets.model import Item, SetHeader
+from evalset.sets.model import Item, SetHeader, side
 from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
 from evalset.sets.yamlio import writes_breaks_escaped
@@ -194,7 +194,10 @@ class SetEditor:
         return found[0]
 
     def update_item(self, item_id: str, changes: Mapping[str, Any]) -> None:
-        """Set (or, with ``DELETE``, remove) top-level fields of one item."""
+        """Set (or, with ``DELETE``, remove) top-level fields of one item. Moving an item
+        between tuning and holdout takes the record of the move in the same changes (a
+        ``holdout_moves`` entry to its new side), as `validate` requires; `evalset split
+        --move` writes both."""
         if not isinstance(changes, Mapping):
             raise TypeError(
                 "update_item() takes the changes as a mapping of field names to new values, "
@@ -1025,6 +1028,47 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = F
         raise EditRefused(
             f"{before.path}: the edit was refused because it would duplicate an item id; "
             "the file is unchanged."
+        )
+    flipped = {
+        k
+        for k in editor.touched
+        if k < len(old_items) and _holdout_of(old_items[k]) != _holdout_of(new_items[k])
+    }
+    if flipped:
+        _refuse_unrecorded_moves(before, after, flipped)
+
+
+def _holdout_of(entry: Any) -> Any:
+    return entry.get("holdout") if isinstance(entry, dict) else None
+
+
+def _refuse_unrecorded_moves(before: SetFile, after: SetFile, flipped: set[int]) -> None:
+    """Refuse an edit that moves an item between tuning and holdout (or takes its
+    assignment away) without recording the move, as `validate` would find it against the
+    set's last release (or last commit); putting back the flag it had there is no move."""
+    from evalset.sets.validate import holdout_baseline, unrecorded_moves
+
+    found = holdout_baseline(before.path, after.name, after)
+    if found is None:
+        return
+    baseline, label = found
+    already = {k for k, _, _ in unrecorded_moves(before, baseline)}
+    for k, item, old in unrecorded_moves(after, baseline):
+        if k not in flipped or k in already:
+            continue
+        if item.holdout is None:
+            flag = str(old.holdout).lower()
+            what = f"lose the holdout assignment it had at {label} (holdout: {flag})"
+            fix = f"keep `holdout: {flag}`"
+        else:
+            what = f"move from {side(old.holdout)} to {side(item.holdout)} since {label}"
+            fix = (
+                f"`evalset split {after.name} --move {item.id} --to {side(item.holdout)} "
+                "--force` moves an item and records the move"
+            )
+        raise EditRefused(
+            f"{before.path}: the edit was refused because item {item.id!r} would {what} "
+            f"without a recorded move; {fix}. The file is unchanged."
         )
 
 
