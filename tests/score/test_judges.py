@@ -610,6 +610,44 @@ def test_a_plug_in_judge_that_misbehaves_is_broken_and_quotes_no_hidden_claim(
     assert "SECRET" not in str(caught.value) and "judge toy" in str(caught.value)
 
 
+# Before, a plug-in's negative token count (or cost) was added up: the usage totals fell.
+@pytest.mark.parametrize(
+    ("given", "wrong"),
+    [
+        ("tokens=-5", "tokens -5"),
+        ("tokens=2.5", "tokens 2.5"),
+        ("tokens=True", "tokens True"),
+        ("cost=-0.01", "cost -0.01"),
+        ("cost=float('nan')", "cost nan"),
+        ("cost='0.1'", "cost '0.1'"),
+    ],
+)
+def test_a_plug_in_judge_whose_counts_cannot_be_added_up_is_broken(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str, wrong: str
+) -> None:
+    body = f"    def entails(self, text, claim):\n        return Verdict(True, {given})\n"
+    _plug_in(tmp_path / "site", body)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    judge = load_judge("toy", find_workspace(qa))
+    with pytest.raises(JudgeBroken) as caught:
+        Judging(judge).run([Request("entails", "text", "claim")])
+    assert str(caught.value) == (
+        f"judge toy answered a request for entails with a Verdict whose {wrong} cannot be "
+        "added up; a cost is None or a number from 0, tokens None or a whole number from 0."
+    )
+
+
+def test_a_plug_in_judge_counts_from_zero_are_added_up(
+    qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = "    def entails(self, text, claim):\n        return Verdict(True, cost=0, tokens=0)\n"
+    _plug_in(tmp_path / "site", body)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    judging = Judging(load_judge("toy", find_workspace(qa)))
+    judging.run([Request("entails", "text", "claim"), Request("entails", "text", "other")])
+    assert (judging.usage.tokens, judging.usage.cost, judging.usage.calls) == (0, 0.0, 2)
+
+
 def test_two_tables_of_one_plug_in_share_no_verdict(
     qa: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

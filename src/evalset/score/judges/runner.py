@@ -260,9 +260,9 @@ def _checked(judge: Judge, request: Request, outcome: object) -> Result:
         if outcome is None or (
             isinstance(outcome, Statements) and all(isinstance(s, str) for s in outcome.items)
         ):
-            return outcome
+            return _counted(judge, request, outcome)
     elif isinstance(outcome, Verdict) and isinstance(outcome.value, bool):
-        return outcome
+        return _counted(judge, request, outcome)
     shown = (
         f"a Verdict whose value is {type(outcome.value).__name__}"
         if isinstance(outcome, Verdict)
@@ -271,6 +271,45 @@ def _checked(judge: Judge, request: Request, outcome: object) -> Result:
     raise JudgeBroken(
         f"judge {judge.name} answered a request for {request.op} with {shown}; {PROTOCOL}."
     )
+
+
+def _counted(judge: Judge, request: Request, outcome: Outcome | None) -> Result:
+    """``outcome``, when its cost and tokens can be added up: each None or a number (tokens
+    a whole one), not negative, not NaN. A negative count would lower the judge's totals,
+    and a NaN would make them no number at all: the judge is broken, as a command judge
+    printing them is. A count beyond a float fails its claim (``Judging._count``)."""
+    if outcome is None:
+        return None
+    cost, tokens = outcome.cost, outcome.tokens
+    wrong = (
+        f"cost {cost!r}"
+        if _uncountable(cost, whole=False)
+        else f"tokens {tokens!r}"
+        if _uncountable(tokens, whole=True)
+        else None
+    )
+    if wrong is None:
+        return outcome
+    raise JudgeBroken(
+        f"judge {judge.name} answered a request for {request.op} with a "
+        f"{type(outcome).__name__} whose {wrong} cannot be added up; a cost is None or a "
+        "number from 0, tokens None or a whole number from 0."
+    )
+
+
+def _uncountable(value: object, whole: bool) -> bool:
+    """Whether a cost (``whole``: a token count) is neither None nor a number from 0 (a
+    count too large for a float is left to ``Judging._count``, which fails its claim)."""
+    if value is None:
+        return False
+    if type(value) is bool or not isinstance(value, int if whole else (int, float)):
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    try:
+        return value < 0 and math.isfinite(float(value))
+    except OverflowError:  # an int beyond a float
+        return False
 
 
 def _raised(judge: Judge, exc: Exception) -> JudgeBroken:
