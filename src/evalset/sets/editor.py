@@ -137,7 +137,7 @@ class SetEditor:
         """Edits of items that rename values (citations), each with its renames: made in the
         item's text where that reads as the edit (``_renamed``), keeping comments and the
         layout of flow lists, which the YAML library would drop on writing them."""
-        self._meant: dict[int, str] = {}
+        self._meant: dict[int, str | None] = {}
         """Each item edited in its region, as the YAML library writes it edited: what the
         file must read back as (``_check``), whatever text is kept around it."""
 
@@ -423,9 +423,8 @@ class SetEditor:
                 doc = self._load(yaml, "items:\n" + region, k, start - 1)
                 self._rewrite(doc["items"], k, 0, yaml, done)
                 text = _entries(yaml, doc)
-                self._meant[k] = text
                 again = functools.partial(self._written, yaml, region, k, start - 1)
-                text = _keep_untouched(region, text, again, self._put_back)
+                text, self._meant[k] = _keep_untouched(region, text, again, self._put_back)
                 if unended:
                     text = text.removesuffix("\n")
                 old = lines[start:end]
@@ -591,12 +590,14 @@ class SetEditor:
             if doc is not None:
                 # the long comments _load took out go back before the text is sealed
                 lf = _lf("".join(body))
-                written = _keep_untouched(
+                written, meant = _keep_untouched(
                     lf,
                     _entries(yaml, doc),
                     functools.partial(self._written, yaml, lf, k, None),
                     self._put_back,
                 )
+                if _read_item(self._put_back(written)) != meant:
+                    raise _misread(self.current.path, entry.get("id"))
                 edited = self._put_back(_fitted(written, body))
                 text = "".join(head) + edited + "".join(tail)
             entries[at] = reseal(entry, stub, str(self.current.path), text)
@@ -648,7 +649,14 @@ class SetEditor:
                 doc.insert(list(doc).index(later[0]) if later else len(doc), key, value)
         newline = (line_break(lines[0]) if lines else "") or index.newline
         written = _dump(yaml, doc)
-        text = _header_kept(_lf(region), written, set(self._header_changes))
+        text, reads = _header_kept(_lf(region), written, set(self._header_changes), self._put_back)
+        if not reads:
+            raise EditRefused(
+                f"{self.current.path}: the edit was refused because the header would not read "
+                "back as edited (a text the YAML library writes otherwise than it reads it, "
+                "such as a folded text's line that starts with a tab); write that line's "
+                "tab as spaces, then edit again. The file is unchanged."
+            )
         if any(line_break(line) not in (newline, "") for line in lines[:end]):
             return (0, end, _keep_lines(lines[:end], text, newline))
         return (0, end, _breaks(text, newline))
@@ -671,7 +679,7 @@ class SetEditor:
 
 def _keep_untouched(
     old: str, new: str, unedited: Callable[[], str], put_back: Callable[[str], str]
-) -> str:
+) -> tuple[str, str | None]:
     """``new`` (an item as the YAML library writes it after an edit, LF-broken) with each
     field the edit did not change written as it was in ``old`` (the item's text before,
     LF-broken): the library rewrites the layout of a whole item (a plain question folded
@@ -679,44 +687,79 @@ def _keep_untouched(
     fields the edit changed should change. A field is unchanged when the library writes
     it alike before and after the edit (``unedited``: the item written before the edit,
     asked for only when some field's layout differs). Falls back to ``new`` when the
-    three are not cut into fields alike, or the result would not read as ``new`` does (each
-    with what the library's stand-ins stood for, ``put_back``)."""
+    three are not cut into fields alike, or the result would not read as it should (each
+    with what the library's stand-ins stood for, ``put_back``).
+
+    Also returns what the item must read as (``_exactly``; None when ``new`` does not read
+    as an item): ``new`` as read, but for the fields the edit did not change, which read
+    as they did before. The library may write a text otherwise than it read it (a folded
+    text's line that starts with a tab gains a blank line before it): the file then
+    reads otherwise than meant, and ``_check`` refuses the edit."""
+    meant = _read_entry(put_back(new))
     old_fields, new_fields = item_fields(old), item_fields(new)
     if old_fields is None or new_fields is None or old_fields[1][0] != new_fields[1][0]:
-        return new
+        return new, _exactly_or_none(meant)
     was = dict(old_fields)
     if all(was.get(name, text) == text for name, text in new_fields):
-        return new  # nothing the library wrote otherwise than the file had it
+        return new, _exactly_or_none(meant)  # nothing the library wrote otherwise
     before = item_fields(unedited())
     if before is None or [n for n, _ in before] != [n for n, _ in old_fields]:
-        return new
+        return new, _exactly_or_none(meant)
+    alike = dict(before)
+    unchanged = {name for name, text in new_fields if name in was and alike.get(name) == text}
+    expected = _exactly_or_none(_with_values_of(meant, _read_entry(old), unchanged))
     was_at, now_at = item_columns(split_lines(old)), item_columns(split_lines(new))
     if was_at is None or now_at is None or was_at[1:] != now_at[1:]:
-        return new  # the fields would not line up under one another
-    alike = dict(before)
-    kept = "".join(
-        was[name] if name in was and alike.get(name) == text else text for name, text in new_fields
-    )
-    if kept == new or _read_item(put_back(kept)) != _read_item(put_back(new)):
-        return new
-    return kept
+        return new, expected  # the fields would not line up under one another
+    kept = "".join(was[name] if name in unchanged else text for name, text in new_fields)
+    if kept == new or _read_item(put_back(kept)) != expected:
+        return new, expected
+    return kept, expected
+
+
+def _with_values_of(meant: Any, was: Any, names: set[str]) -> Any:
+    """``meant`` (an item as read) with the values the fields ``names`` had in ``was`` (the
+    item as read before the edit); ``meant`` when either is no mapping."""
+    if not isinstance(meant, dict) or not isinstance(was, dict):
+        return meant
+    return {key: was[key] if key in names and key in was else v for key, v in meant.items()}
 
 
 _TOP_KEY = re.compile(r"[A-Za-z_][\w-]*[ \t]*:(?:[ \t]|$)")
 """A key of the header at the start of its line (the header's keys are names)."""
 
 
-def _header_kept(old: str, new: str, changed: set[str]) -> str:
+def _header_kept(
+    old: str, new: str, changed: set[str], put_back: Callable[[str], str]
+) -> tuple[str, bool]:
     """The header as the YAML library writes it edited (``new``), with each key the edit
     did not change written as it was in ``old`` (both LF-broken), and the comment lines
     above a changed key kept above it: the library writes a whole header again (a comment
     in a flow mapping dropped, a folded description joined, a deeper indent made shallow).
     Falls back to ``new`` where the two are not cut into keys alike, or the result would
-    not read as ``new`` does."""
+    not read as it should: ``new`` as read, but for the keys the edit did not change, which
+    read as they did in ``old`` (each with what the library's stand-ins stood for,
+    ``put_back``). Also returns whether the text returned reads so: the library may write
+    a text otherwise than it read it (a folded text's line that starts with a tab)."""
+    from evalset.sets.yamlio import parse_mapping
+
+    def read(text: str) -> Any:
+        try:
+            return parse_mapping(put_back(text), Path("header"))
+        except SetFileError:
+            return None
+
+    meant, was_read = read(new), read(old)
+    if isinstance(meant, dict) and isinstance(was_read, dict):
+        meant = {
+            key: was_read[key] if key not in changed and key in was_read else value
+            for key, value in meant.items()
+        }
+    expected = _exactly(meant)
     before, after = _top_blocks(old), _top_blocks(new)
     was = dict(before)
     if len(was) != len(before) or len({k for k, _ in after}) != len(after):
-        return new  # a key given twice: not cut alike
+        return new, _exactly(read(new)) == expected  # a key given twice: not cut alike
     kept = [was.get(None, "")]  # what comes before the first key, as it was
     for key, text in after:
         if key is None:
@@ -735,13 +778,9 @@ def _header_kept(old: str, new: str, changed: set[str]) -> str:
     result = "".join(kept)
     if result and not result.endswith("\n"):
         result += "\n"
-    from evalset.sets.yamlio import parse_mapping
-
-    try:
-        same = parse_mapping(result, Path("header")) == parse_mapping(new, Path("header"))
-    except SetFileError:
-        same = False
-    return result if same else new
+    if _exactly(read(result)) == expected:
+        return result, True
+    return new, _exactly(read(new)) == expected
 
 
 def _top_blocks(text: str) -> list[tuple[str | None, str]]:
@@ -842,13 +881,27 @@ def _comment_start(line: str) -> int:
 def _read_item(text: str) -> str | None:
     """An item's text (``- id: …`` and its lines) read as a set file's item is, written out
     as ``_exactly``; None when it does not read as one item."""
+    return _exactly_or_none(_read_entry(text))
+
+
+_NOT_ONE_ITEM = object()
+"""What ``_read_entry`` returns for a text that does not read as one item."""
+
+
+def _read_entry(text: str) -> Any:
+    """An item's text read as a set file's item is; ``_NOT_ONE_ITEM`` when it does not
+    read as one item."""
     from evalset.sets.yamlio import parse_mapping
 
     try:
         entries = parse_mapping("items:\n" + text, Path("item")).get("items")
     except SetFileError:
-        return None
-    return _exactly(entries[0]) if isinstance(entries, list) and len(entries) == 1 else None
+        return _NOT_ONE_ITEM
+    return entries[0] if isinstance(entries, list) and len(entries) == 1 else _NOT_ONE_ITEM
+
+
+def _exactly_or_none(value: Any) -> str | None:
+    return None if value is _NOT_ONE_ITEM else _exactly(value)
 
 
 def _exactly(value: Any) -> str:
@@ -1008,13 +1061,9 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = F
         )
     old_items, new_items = before.raw_items, after.raw_items
     for k, meant in editor._meant.items():
-        if k < len(new_items) and _exactly(new_items[k]) != _read_item(editor._put_back(meant)):
-            raise EditRefused(
-                f"{before.path}: the edit was refused because item "
-                f"{new_items[k].get('id') if isinstance(new_items[k], dict) else k + 1!r} "
-                "would not read back as edited (an unusual layout around it?); the file is "
-                "unchanged."
-            )
+        if k < len(new_items) and _exactly(new_items[k]) != meant:
+            entry = new_items[k]
+            raise _misread(before.path, entry.get("id") if isinstance(entry, dict) else k + 1)
     expected = len(old_items) + len(editor._appended)
     untouched_changed = len(new_items) != expected or any(
         new_items[k] != old for k, old in enumerate(old_items) if k not in editor.touched
@@ -1070,6 +1119,16 @@ def _refuse_unrecorded_moves(before: SetFile, after: SetFile, flipped: set[int])
             f"{before.path}: the edit was refused because item {item.id!r} would {what} "
             f"without a recorded move; {fix}. The file is unchanged."
         )
+
+
+def _misread(path: Path, ident: Any) -> EditRefused:
+    """The refusal of an edit whose item would not read back as edited."""
+    return EditRefused(
+        f"{path}: the edit was refused because item {ident!r} would not read back as edited "
+        "(an unusual layout around it, or a text the YAML library writes otherwise than it "
+        "reads it, such as a folded text's line that starts with a tab); the file is "
+        "unchanged."
+    )
 
 
 def _error_key(finding: Finding) -> tuple[str | None, str | None, str]:
