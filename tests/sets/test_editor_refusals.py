@@ -334,6 +334,47 @@ def test_another_thread_waits_for_the_lock_as_another_process_does(example: Path
     assert len(errors) == 1  # the lock is free once the edit has ended
 
 
+def test_outside_a_workspace_one_thread_edits_two_sets_of_one_folder_and_others_wait(
+    example: Path, tmp_path: Path
+) -> None:
+    """Outside a workspace the lock is an flock on the folder. Before, it was recorded as
+    held under the folder, so an edit of a second set of that folder inside the first (an
+    item moved from one set to the other) was refused as "already being edited", and the
+    outer edit lost; another thread must still wait, as another process does."""
+    outside = tmp_path / "loose"
+    outside.mkdir()
+    a, b = outside / "a.yaml", outside / "b.yaml"
+    a.write_bytes(example_set(example).read_bytes())
+    b.write_bytes(example_set(example).read_bytes())
+    errors: list[str] = []
+
+    def edit(path: Path) -> None:
+        try:
+            with edit_set(path, timeout=1) as other:
+                other.update_item("q-002", {"tags": ["other"]})
+        except SetFileError as exc:
+            errors.append(str(exc))
+
+    with edit_set(a) as outer:
+        outer.update_item("q-001", {"tags": ["outer"]})
+        with edit_set(b) as inner:
+            inner.update_item("q-001", {"tags": ["inner"]})
+            with pytest.raises(SetFileError, match="already being edited"), edit_set(a):
+                pass
+        thread = threading.Thread(target=edit, args=(b,))
+        thread.start()
+        thread.join()
+    assert errors == [
+        f"{b}: another evalset command is editing it or a set beside it (lock held for 1 s); "
+        "try again when it has finished."
+    ]
+    tags = {p.name: {i.id: i.tags for i in load_set(p).items} for p in (a, b)}
+    assert (tags["a.yaml"]["q-001"], tags["b.yaml"]["q-001"]) == (["outer"], ["inner"])
+    edit(b)  # the folder is free once the outer edit has ended
+    assert len(errors) == 1
+    assert sorted(p.name for p in outside.iterdir()) == ["a.yaml", "b.yaml"]
+
+
 NOT_A_MAPPING = (
     "update_item() takes the changes as a mapping of field names to new values, such as "
     "{'tags': ['returns']}, not a list"

@@ -1213,13 +1213,30 @@ def refuse_unplain(p: Path) -> None:
     )
 
 
+@dataclass
+class _FolderHold:
+    """An ``flock`` this process holds on a folder (``_folder_lock``)."""
+
+    fd: int
+    owner: tuple[int, int]
+    """(process, thread) holding it."""
+    count: int = 1
+    """How many edits of the folder's sets it holds for, one inside another."""
+
+
+_FOLDERS: dict[Path, _FolderHold] = {}
+"""The folders this process holds the ``flock`` of, for edits outside a workspace."""
+
+
 @contextmanager
 def _folder_lock(folder: Path, p: Path, timeout: float) -> Iterator[None]:
     """The edit lock of a set file outside any workspace (``p``, in ``folder``): an
     ``flock`` on the folder itself, so that no lock file is left beside the user's file (a
     lock file cannot be removed once used: a command waiting on it would lock a file no
-    later command sees). Edits of other files in the folder wait for it too. Where the
-    system has no ``flock`` (Windows), a lock file beside the set file."""
+    later command sees). Edits of other files in the folder, by other processes or other
+    threads, wait for it too; the thread holding it may edit another of the folder's sets
+    inside its edit (one set's item moved to another), holding the one ``flock`` for
+    both. Where the system has no ``flock`` (Windows), a lock file beside the set file."""
     import time
 
     try:
@@ -1229,6 +1246,15 @@ def _folder_lock(folder: Path, p: Path, timeout: float) -> Iterator[None]:
 
         with FileLock(str(folder / f".{p.name[:LOCK_NAME]}.lock"), timeout=timeout):
             yield
+        return
+    me = (os.getpid(), threading.get_ident())
+    hold = _FOLDERS.get(folder)
+    if hold is not None and hold.owner == me:
+        hold.count += 1
+        try:
+            yield
+        finally:
+            hold.count -= 1
         return
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -1258,7 +1284,11 @@ def _folder_lock(folder: Path, p: Path, timeout: float) -> Iterator[None]:
                     f"({exc.strerror}); edit the set in a workspace (`evalset init`), whose "
                     "locks are files of its own."
                 ) from None
-        yield
+        _FOLDERS[folder] = _FolderHold(fd, me)
+        try:
+            yield
+        finally:
+            del _FOLDERS[folder]  # forgotten before it is released (see ``_held_here``)
     finally:
         os.close(fd)  # and with it the lock
 
@@ -1297,7 +1327,7 @@ def set_lock(path: str | os.PathLike[str], timeout: float = 60.0) -> Iterator[Se
     refuse_unplain(p)
     target = Path(os.path.realpath(p))  # the file itself, through any link
     lock_file, scratch = _state_dirs(target)
-    held_as = lock_file if lock_file is not None else target.parent
+    held_as = lock_file if lock_file is not None else target  # outside a workspace: the file
     _refuse_held_here(p, held_as)
     if lock_file is None:
         with _folder_lock(target.parent, p, timeout), _held_here(held_as):
