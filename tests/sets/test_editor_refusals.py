@@ -13,7 +13,9 @@ import pytest
 
 from evalset.errors import EditRefused, SetFileError
 from evalset.holdout.seal import seal_set
+from evalset.sets.citations import Citation
 from evalset.sets.editor import DELETE, edit_set, set_lock
+from evalset.sets.model import KeyPoint
 from evalset.sets.setfile import load_set
 
 NOT_TEXT = "question: error: expected text, got a number (5) (quote it if it is meant as text)"
@@ -235,9 +237,10 @@ def test_a_holdout_item_written_into_a_sealed_holdout_is_sealed(
     with edit_set(sealed) as editor:
         editor.append_items([{**ARRIVING, "holdout": True}])
         editor.update_item("q-001", moved)
-        editor.append_items([{**ARRIVING, "id": "q-778", "holdout": False}])
+        tuning = {**ARRIVING, "id": "q-778", "question": "Is a tuning question kept?"}
+        editor.append_items([{**tuning, "holdout": False}])
     text = sealed.read_text()
-    assert ARRIVING["question"] in text  # q-778, in tuning
+    assert ARRIVING["question"] not in text and tuning["question"] in text
     assert "How long do I have to return a damaged item?" not in text
     stubs = {stub.id: stub for stub in load_set(sealed).sealed}
     assert stubs["q-777"].sealed.recipients == stubs["q-001"].sealed.recipients == [key[1]]
@@ -248,7 +251,7 @@ def test_a_holdout_item_written_into_a_sealed_holdout_is_sealed(
     unseal_set(sealed)  # gives back the text each was written with
     assert sealed.read_text().endswith(
         "\n  - id: q-777\n    question: Is a new holdout question sealed?\n    status: draft\n"
-        "    holdout: true\n\n  - id: q-778\n    question: Is a new holdout question sealed?\n"
+        "    holdout: true\n\n  - id: q-778\n    question: Is a tuning question kept?\n"
         "    status: draft\n    holdout: false\n"
     )
 
@@ -394,9 +397,27 @@ NOT_A_MAPPING = (
             "append_items() takes items as mappings of field names to values or as Item "
             "objects, not a str",
         ),
+        (
+            lambda e: e.append_items(None),
+            "append_items() takes a list of items, not a NoneType: append_items([item]) "
+            "appends one",
+        ),
+        (
+            lambda e: e.append_items(5),
+            "append_items() takes a list of items, not an int: append_items([item]) appends one",
+        ),
+        *[
+            (
+                lambda e, given=given: e.replace_item("q-001", given),
+                "replace_item() takes the new entry as a mapping of field names to values or "
+                f"as an Item, not {kind}",
+            )
+            for given, kind in ((None, "a NoneType"), ("question: x", "a str"), (5, "an int"))
+        ],
     ],
-    ids=["update-with-pairs", "append-one-mapping", "append-text"],
-)
+    ids=["update-with-pairs", "append-one-mapping", "append-text", "append-none", "append-int",
+         "replace-none", "replace-text", "replace-int"],
+)  # fmt: skip
 def test_arguments_of_the_wrong_kind_are_refused_with_a_sentence(
     example: Path, call: Any, message: str
 ) -> None:
@@ -441,6 +462,78 @@ def test_a_value_yaml_cannot_hold_is_refused_naming_its_field(
         call(editor)
     assert str(caught.value) == no_form(f"{path}: {where}", value, kind)
     assert path.read_bytes() == before
+
+
+HUGE = 10**5000
+"""A whole number past the 4,300 digits Python reads and prints: written, it could not be
+read back (before, every edit function raised a bare ValueError naming nothing)."""
+NO_NUMBER = (
+    "a whole number of about 5000 digits cannot be written (more than the 4,300 digits a "
+    "number is read back with); give it as text. The file is unchanged."
+)
+SURROGATE = (
+    "the value to write holds U+DCFF, a lone surrogate, which is no text (a byte that is not "
+    "UTF-8, read from a command line or a file); write it as UTF-8 text. The file is "
+    "unchanged."
+)
+NEW = {"id": "q-900", "question": "Why?", "status": "draft"}
+
+
+# Values the YAML library writes but a set file cannot hold, through every function that
+# takes values: before, bytes and sets were refused as the file's own tags ("remove the
+# tag"), and a lone surrogate as "is a quote left unclosed?" at a line the user never wrote.
+@pytest.mark.parametrize(
+    ("call", "where", "why"),
+    [
+        (lambda e: e.update_item("q-001", {"answer": HUGE}), "item 'q-001': answer", NO_NUMBER),
+        (lambda e: e.append_items([{**NEW, "tags": [HUGE]}]), "new item 'q-900': tags[0]",
+         NO_NUMBER),
+        (lambda e: e.append_items([{**NEW, "id": HUGE}]),
+         "new item a number of more than 4,300 digits: id", NO_NUMBER),
+        (lambda e: e.set_header("version", HUGE), "version", NO_NUMBER),
+        (lambda e: e.replace_item("q-001", {**NEW, "id": "q-001", "answer": HUGE}),
+         "item 'q-001': answer", NO_NUMBER),
+        (lambda e: e.update_item("q-001", {"answer": "30 days \udcff"}), "item 'q-001': answer",
+         SURROGATE),
+        (lambda e: e.append_items([{**NEW, "question": "Why \udcff?"}]),
+         "new item 'q-900': question", SURROGATE),
+        (lambda e: e.set_header("description", "\udcff"), "description", SURROGATE),
+        (lambda e: e.update_item("q-001", {"answer": b"30 days"}), "item 'q-001': answer",
+         "b'30 days' cannot be written in a set file (a set file holds no bytes); give it as "
+         "text, a number, true or false, a date, or a list or mapping of these. The file is "
+         "unchanged."),
+        (lambda e: e.update_item("q-001", {"tags": {"a"}}), "item 'q-001': tags",
+         "{'a'} cannot be written in a set file (a set file holds no set); give it as text, a "
+         "number, true or false, a date, or a list or mapping of these. The file is "
+         "unchanged."),
+    ],
+    ids=["update-huge", "append-huge", "append-huge-id", "header-huge", "replace-huge",
+         "update-surrogate", "append-surrogate", "header-surrogate", "bytes", "set"],
+)  # fmt: skip
+def test_a_value_a_set_file_cannot_hold_is_refused_naming_its_field(
+    example: Path, call: Any, where: str, why: str
+) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        call(editor)
+    assert str(caught.value) == f"{path}: {where}: {why}"
+    assert path.read_bytes() == before
+
+
+def test_models_inside_mappings_are_written_as_their_data(example: Path) -> None:
+    """Before, a KeyPoint inside a mapping given to append_items or replace_item was refused
+    as an object the YAML library cannot represent, though one given at the top was written."""
+    path = example_set(example)
+    point = KeyPoint(text="Ten euros", sources=[Citation.parse("policies/returns.md")])
+    entry = {"question": "What does it cost?", "category": "direct-lookup",
+             "expected_sources": ["policies/returns.md"], "key_points": [point],
+             "status": "draft", "holdout": False}  # fmt: skip
+    with edit_set(path) as editor:
+        editor.append_items([{"id": "q-900", **entry}])
+        editor.replace_item("q-041", {"id": "q-041", **entry})
+    items = {item.id: item for item in load_set(path).items}
+    assert items["q-900"].key_points == items["q-041"].key_points == [point]
 
 
 def test_a_value_yaml_cannot_hold_written_by_an_item_edit_is_refused(example: Path) -> None:

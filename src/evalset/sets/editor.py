@@ -13,9 +13,10 @@ import hashlib
 import itertools
 import os
 import re
+import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,29 +70,76 @@ def _entries(yaml: Any, data: Any) -> str:
 
 
 def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...] = ()) -> Any:
-    """Models become the plain data they serialise to; everything else passes through. A
-    text holding a character of ``RESERVED`` is refused (see ``StandIns``), and so is a
-    value the YAML library has no way to write (a Path, a Decimal), which it would find
-    only once the edit ends: named by ``owner`` (the file and item) and ``at`` (its place
-    there)."""
+    """Models become the plain data they serialise to, wherever they are; everything else
+    passes through. Refused, named by ``owner`` (the file and item) and ``at`` (its place
+    there): a text holding a character of ``RESERVED`` (see ``StandIns``) or a lone
+    surrogate (no text: a byte of a command-line argument that is not UTF-8), a whole
+    number too long to write as text, and a value a set file cannot hold (a Path, a
+    Decimal, bytes, a set: the YAML library has no form for the first, and writes the
+    others with tags set files do not allow), which would be found only once the edit
+    ends."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_defaults=True, by_alias=True)
     if isinstance(value, (list, tuple)):
         return [_plain(v, owner, (*at, i)) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        for key, part in value.items():
-            _plain(key, owner, at)
-            _plain(part, owner, (*at, str(key)))
-    elif isinstance(value, str):
-        refuse_reserved(value, "the value to write")
-    elif type(value) not in _SCALARS and value is not DELETE and not _writable(value):
-        where = f"{owner}: {field_path(at)}" if at else owner
+        return {_plain(k, owner, at): _plain(v, owner, (*at, str(k))) for k, v in value.items()}
+    where = f"{owner}: {field_path(at)}" if at else owner
+    if isinstance(value, str):
+        refuse_reserved(value, f"{where}: the value to write" if at else "the value to write")
+        if not value.isascii():
+            _refuse_surrogates(value, where)
+    elif type(value) is int and value.bit_length() > _LONGEST_INT:
         raise EditRefused(
-            f"{where}: {repr(value)[:60]} cannot be written in a set file (YAML has no form "
-            f"for {_kind(value)}); give it as text, a number, true or false, a date, or a list "
-            "or mapping of these. The file is unchanged."
+            f"{where}: a whole number of about {value.bit_length() * 0.30103:.0f} digits cannot "
+            "be written (more than the 4,300 digits a number is read back with); give it as "
+            "text. The file is unchanged."
+        )
+    elif type(value) not in _SCALARS and value is not DELETE and not _settable(value):
+        why = (
+            f"YAML has no form for {_kind(value)}"
+            if not _writable(value)
+            else f"a set file holds no {type(value).__name__}"
+        )
+        raise EditRefused(
+            f"{where}: {_shown(value)} cannot be written in a set file ({why}); give it as "
+            "text, a number, true or false, a date, or a list or mapping of these. The file "
+            "is unchanged."
         )
     return value
+
+
+_LONGEST_INT = 14_000
+"""Bits of the longest whole number an edit writes: below the 4,300 digits (about 14,284
+bits) Python reads and prints a number with."""
+
+
+def _refuse_surrogates(value: str, where: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        found = value[exc.start]
+        raise EditRefused(
+            f"{where}: the value to write holds U+{ord(found):04X}, a lone surrogate, which is "
+            "no text (a byte that is not UTF-8, read from a command line or a file); write "
+            "it as UTF-8 text. The file is unchanged."
+        ) from None
+
+
+def _shown(value: Any) -> str:
+    """``value``'s repr, cut to 60 characters; a number too long to print is said so."""
+    try:
+        return repr(value)[:60]
+    except ValueError:
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits"
+
+
+def _settable(value: Any) -> bool:
+    """Whether a set file can hold ``value`` as the YAML library writes it: bytes and sets
+    it writes with tags (``!!binary``, ``!!set``) a set file does not allow."""
+    if isinstance(value, (bytes, bytearray, memoryview, set, frozenset)):
+        return False
+    return _writable(value)
 
 
 _SCALARS = (int, float, bool, type(None))
@@ -244,20 +292,28 @@ class SetEditor:
             return region, []
         return text, [edit for _, edit in hints]
 
-    def replace_item(self, item_id: str, entry: Mapping[str, Any]) -> None:
+    def replace_item(self, item_id: str, entry: Mapping[str, Any] | BaseModel) -> None:
         """Write a whole new entry for one item (sealing does): its comments go, and so do
         the comments directly above it. Checked as ``update_item`` is: the new entry is
         validated, a sealed item needs the key, and an opened sealed item that stays in the
         holdout is sealed again to the same recipients."""
+        if not isinstance(entry, (Mapping, BaseModel)):
+            raise TypeError(
+                "replace_item() takes the new entry as a mapping of field names to values or "
+                f"as an Item, not {_kind(entry)}"
+            )
         k = self._editable(item_id)
-        entry = _plain(dict(entry), f"{self.current.path}: item {item_id!r}")
+        owner = f"{self.current.path}: item {item_id!r}"
+        plain: Mapping[str, Any] = _plain(
+            entry if isinstance(entry, BaseModel) else dict(entry), owner
+        )
         stub = self.current.opened.get(k)
-        if stub is not None and "sealed" not in entry:
+        if stub is not None and "sealed" not in plain:
             from evalset.sets.sealed import reseal
 
             where = str(self.current.path)
-            entry = reseal(dict(entry), stub, where, self.text_of_new(entry))
-        self.replace_at(k, entry)
+            plain = reseal(dict(plain), stub, where, self.text_of_new(plain))
+        self.replace_at(k, plain)
 
     def replace_at(self, k: int, entry: Mapping[str, Any]) -> None:
         """Write ``entry`` in place of the item at file position ``k`` as it is, sealed or
@@ -329,7 +385,7 @@ class SetEditor:
         return _breaks(text, self.current.index.newline)
 
     def append_items(self, items: Sequence[Item | Mapping[str, Any]]) -> None:
-        if isinstance(items, (Mapping, BaseModel, str, bytes)):
+        if isinstance(items, (Mapping, BaseModel, str, bytes)) or not isinstance(items, Iterable):
             raise TypeError(
                 f"append_items() takes a list of items, not {_kind(items)}: "
                 "append_items([item]) appends one"
@@ -341,7 +397,7 @@ class SetEditor:
                     f"Item objects, not {_kind(item)}"
                 )
             plain = _plain(item) if isinstance(item, BaseModel) else dict(item)
-            owner = f"{self.current.path}: new item {plain.get('id')!r}"
+            owner = f"{self.current.path}: new item {_shown(plain.get('id'))}"
             self._appended.append(_plain(plain, owner))
 
     def set_header(self, key: str, value: Any) -> None:
