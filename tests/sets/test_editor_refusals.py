@@ -624,3 +624,92 @@ def test_a_move_with_its_record_and_a_flag_put_back_are_written(example: Path) -
 
 def holdout_flags(path: Path) -> dict[str, bool | None]:
     return {i.id: i.holdout for i in load_set(path).items}
+
+
+CATEGORIES = {
+    "direct-lookup": "a fact stated in one section",
+    "paraphrased": "asked in other words than the documents use",
+    "multi-hop": "needs two or more sections",
+    "out-of-scope": "the corpus cannot answer; the system must decline",
+    "injection": "tries to override instructions (direct or via a planted document)",
+}
+
+
+def test_a_sealed_item_s_category_is_checked_without_the_key(sealed: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """A sealed item shows its category. Before, without the key, a header edit could drop
+    a category only sealed items use (validate with the key then failed), and validate did
+    not check a sealed item's category at all."""
+    text = sealed.read_text()
+    at = text.index("  - id: q-004")
+    stub = text[at:].replace("category: direct-lookup", "category: rare", 1)
+    sealed.write_text(
+        text[:at].replace("categories:\n", "categories:\n  rare: asked once a year\n", 1) + stub
+    )
+    before = sealed.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(sealed) as editor:
+        editor.set_header("categories", CATEGORIES)
+    assert "item q-004: category: error: category 'rare' is not declared" in str(caught.value)
+    assert sealed.read_bytes() == before
+    sealed.write_text(sealed.read_text().replace("  rare: asked once a year\n", ""))
+    found = cli(sealed.parent.parent, "validate", "acme-support")
+    assert found.code == 1
+    assert "item q-004: category: error: category 'rare' is not declared" in found.out
+
+
+# A holdout question leaking into tuning (a near duplicate on the other side of the split)
+# was written by an edit, and `validate` then called the set invalid. q-001 is tuning
+# ("How long do I have to return a damaged item?"), q-004 holdout.
+LEAKS = {
+    "a tuning question reworded": lambda e: e.update_item(
+        "q-001", {"question": "How long is the legal guarantee on products, please?"}
+    ),
+    "a holdout question reworded": lambda e: e.update_item(
+        "q-004", {"question": "How long do I have to return a damaged item, please?"}
+    ),
+    "a new holdout item": lambda e: e.append_items(
+        [
+            {
+                "id": "q-900",
+                "question": "How long do I have to return a damaged item now?",
+                "holdout": True,
+                "status": "draft",
+            }
+        ]
+    ),
+    "a move with its record": lambda e: (
+        # both tuning, near duplicates (a warning); then one moved into the holdout
+        e.update_item(
+            "q-002", {"question": "How long do I have to return a damaged item, please?"}
+        ),
+        e.update_item(
+            "q-001", {"holdout": True, "holdout_moves": [{"to": "holdout", "date": "2026-12-01"}]}
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", LEAKS)
+def test_an_edit_that_leaks_a_holdout_question_is_refused(example: Path, edit: str) -> None:
+    path = example_set(example)
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        LEAKS[edit](editor)
+    assert "would be near duplicates while one of them is holdout and the other tuning: the " in (
+        str(caught.value)
+    )
+    assert str(caught.value).endswith(
+        "the holdout question would leak; reword one of them, or put both on the same side. "
+        "The file is unchanged."
+    )
+    assert path.read_bytes() == before
+
+
+def test_a_leak_the_file_had_does_not_block_other_edits(example: Path) -> None:
+    path = example_set(example)
+    text = path.read_text()
+    leaked = "How long is the legal guarantee on products, please?"
+    path.write_text(text.replace("How long do I have to return a damaged item?", leaked, 1))
+    with edit_set(path) as editor:
+        editor.update_item("q-001", {"tags": ["kept"]})
+        editor.update_item("q-002", {"question": "Can I cancel an order after paying for it?"})
+    assert {i.id: i.tags for i in load_set(path).items}["q-001"] == ["kept"]

@@ -1141,6 +1141,67 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = F
     }
     if flipped:
         _refuse_unrecorded_moves(before, after, flipped)
+    if _may_leak(old_items, new_items, editor):
+        _refuse_new_leaks(before, after, editor)
+
+
+_SPLIT_FIELDS = ("question", "holdout", "status")
+"""What decides whether two items' questions leak across the split."""
+
+
+def _may_leak(old_items: list[Any], new_items: list[Any], editor: SetEditor) -> bool:
+    """Whether the edit may have made a holdout question leak into tuning: it adds items,
+    or changes an item's question, side or status."""
+    if editor._appended:
+        return True
+    for k in editor.touched:
+        old, new = old_items[k], new_items[k]
+        if not isinstance(old, dict) or not isinstance(new, dict):
+            return True
+        if any(old.get(f) != new.get(f) for f in _SPLIT_FIELDS):
+            return True
+    return False
+
+
+def _refuse_new_leaks(before: SetFile, after: SetFile, editor: SetEditor) -> None:
+    """Refuse an edit after which a holdout question near-duplicates a tuning one where it
+    did not before, as `validate` would find it: the questions the edit added or changed
+    are compared with every other (``after`` holds only the items the edit wrote; the
+    others are as ``before`` has them)."""
+    written = editor.touched | set(
+        range(len(before.raw_items), len(before.raw_items) + len(editor._appended))
+    )
+    items = {k: item for k, item in zip(before.item_index, before.items, strict=True)}
+    for k in written:
+        items.pop(k, None)  # a written item that is no plain item now (sealed) has no question
+    items.update(zip(after.item_index, after.items, strict=True))
+    ids = {items[k].id for k in written if k in items}
+    found = _leaks(after, [items[k] for k in sorted(items)], ids)
+    found -= _leaks(before, before.items, ids)
+    if found:
+        first, second = min(found)
+        raise EditRefused(
+            f"{before.path}: the edit was refused because the questions of items {first!r} "
+            f"and {second!r} would be near duplicates while one of them is holdout and the "
+            "other tuning: the holdout question would leak; reword one of them, or put both "
+            "on the same side. The file is unchanged."
+        )
+
+
+def _leaks(loaded: SetFile, items: list[Item], ids: set[str]) -> set[tuple[str, str]]:
+    """(first, second) ids of near-duplicate questions on the two sides of the split, one
+    of them among ``ids``, as `validate` pairs them (in the file's order)."""
+    from evalset.sets.model import PLACEHOLDER
+    from evalset.sets.neardup import near_duplicates_of
+
+    live = [i for i in items if i.status != "retired" and i.question != PLACEHOLDER]
+    chosen = [n for n, item in enumerate(live) if item.id in ids]
+    pairs = near_duplicates_of([item.question for item in live], chosen) if chosen else []
+    return {
+        (live[a].id, live[b].id)
+        for a, b in pairs
+        if {live[a].holdout, live[b].holdout} == {True, False}
+    }
 
 
 def _holdout_of(entry: Any) -> Any:

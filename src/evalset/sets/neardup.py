@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 import regex
@@ -189,6 +189,41 @@ def near_duplicate_pairs(
     if crowded is not None:  # a group shares several keys (one per word left out): once
         groups = {tuple(sorted(q for d in group for q in holders[d])) for group in skipped}
         crowded += [list(group) for group in sorted(groups)]
+    return sorted(found)
+
+
+FEW_AGAINST_MANY = 2_000_000
+"""Comparisons beyond which ``near_duplicates_of`` finds the pairs of every question (by
+blocking) and keeps those it was asked for, rather than compare its few one by one."""
+
+
+def near_duplicates_of(questions: Sequence[str], of: Collection[int]) -> list[tuple[int, int]]:
+    """Index pairs (i < j) of near-duplicate questions at least one of which is at an index
+    in ``of``: each of those compared with every other question (an edit's few against a
+    set's many), by the rule of ``near_duplicate_pairs``."""
+    chosen = set(of)
+    if len(chosen) * len(questions) > FEW_AGAINST_MANY:
+        return [p for p in near_duplicate_pairs(questions) if p[0] in chosen or p[1] in chosen]
+    from rapidfuzz.distance import OSA
+
+    vocabulary: dict[str, int] = {}
+    token_ids = [
+        [vocabulary.setdefault(word, len(vocabulary)) for word in normalise(q).split()]
+        for q in questions
+    ]
+    found = set()
+    for a in chosen:
+        first = token_ids[a]
+        if not first:
+            continue
+        for b, second in enumerate(token_ids):
+            if b == a or not second:
+                continue
+            limit = allowed_distance(max(len(first), len(second)))
+            if abs(len(first) - len(second)) > limit:
+                continue
+            if OSA.distance(first, second, score_cutoff=limit) <= limit:
+                found.add((min(a, b), max(a, b)))
     return sorted(found)
 
 

@@ -164,6 +164,8 @@ class _Checker:
         categories = loaded.header.categories if loaded.header else None
         for k, item in pairs:
             self._item(k, item, categories)
+        for k, stub in zip(loaded.sealed_index, loaded.sealed, strict=True):
+            self._stub_category(k, stub, categories)
         self._near_duplicates(pairs)
         if self.store is not None:
             self._citations(pairs)
@@ -334,6 +336,21 @@ class _Checker:
                 )
             else:
                 first_seen[ident] = k
+
+    def _stub_category(self, k: int, stub: SealedItem, categories: dict[str, str] | None) -> None:
+        """A sealed item's category, which it shows without the key, is one the header
+        declares (with the key, the item is checked as any item is)."""
+        if stub.status == "retired" or stub.category is None or categories is None:
+            return
+        if stub.category not in categories:
+            self.add(
+                "error",
+                ("items", k, "category"),
+                f"category {stub.category!r} is not declared in the set's categories",
+                _did_you_mean(stub.category, categories)
+                or "declare it under `categories:` in the header",
+                "category",
+            )
 
     def _item(self, k: int, item: Item, categories: dict[str, str] | None) -> None:
         draft = item.status == "draft"
@@ -633,6 +650,9 @@ def item_rule_errors(loaded: SetFile, indexes: Collection[int]) -> list[Finding]
     for k, item in zip(loaded.item_index, loaded.items, strict=True):
         if k in indexes:
             checker._item(k, item, categories)
+    for k, stub in zip(loaded.sealed_index, loaded.sealed, strict=True):
+        if k in indexes:
+            checker._stub_category(k, stub, categories)
     return checker._located()
 
 
