@@ -474,6 +474,7 @@ def check_counts(data: dict[str, Any], case: Case, rows: list[dict[str, Any]]) -
     assert data["counts"] == {
         "active": len(active),
         "scored": len(scored),
+        "trials": len({row["trial"] for row in rows if not row.get("missing")}),
         "answerable": answerable,
         "unanswerable": len(active) - answerable,
         "missing": sum(1 for row in rows if row.get("missing")),
@@ -688,7 +689,7 @@ def check_terminal(out: str, data: dict[str, Any]) -> None:
     check_notes(out, data)
     assert terminal_tables(out) == wanted_tables(data)
     counts = data["counts"]
-    assert f": {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), run " in out
+    assert f": {counts['scored']} item(s) scored, {counts['trials']} trial(s), run " in out
     misses = data["answer_misses"]
     lines = out.splitlines()
     if not misses:
@@ -722,7 +723,7 @@ def check_markdown(out: str, data: dict[str, Any]) -> None:
     check_notes(out, data)
     assert markdown_tables(out) == wanted_tables(data)
     counts = data["counts"]
-    assert f", {counts['scored']} item(s) scored, {data['run']['trials']} trial(s); " in out
+    assert f", {counts['scored']} item(s) scored, {counts['trials']} trial(s); " in out
     misses = data["answer_misses"]
     if not misses:
         assert "**No answer misses.**" in out

@@ -72,7 +72,8 @@ def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-un
         "retrieved": ["guide.md#returns"],
     }  # fmt: skip (a3 is held out: what it expects is not shown)
     assert report["counts"] == {
-        "active": 7, "scored": 5, "unanswerable": 2, "missing": 0, "stale": 0, "sealed": 0,
+        "active": 7, "scored": 5, "trials": 1, "unanswerable": 2, "missing": 0, "stale": 0,
+        "sealed": 0,
         "ignored_lines": {"draft": 1, "retired": 1, "unanswerable": 1}, "invalid_lines": 0,
         "unresolved_chunks": 0, "unknown_citations": 0,
     }  # fmt: skip

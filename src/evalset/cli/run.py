@@ -612,11 +612,11 @@ def _print_tables(data: dict[str, Any]) -> None:
 
 
 def _print_scores(data: dict[str, Any]) -> None:
-    from evalset.score.markdown import notes, retrieval_miss_lines, title
+    from evalset.score.markdown import notes, retrieval_miss_lines, scored_trials, title
 
     counts = data["counts"]
     echo(
-        f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} trial(s), "
+        f"{title(data)}: {counts['scored']} item(s) scored, {scored_trials(data)} trial(s), "
         f"run {data['run']['path']}",
         bold=True,
     )

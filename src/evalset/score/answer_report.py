@@ -345,6 +345,7 @@ def build_report(
     counts: dict[str, Any] = {
         "active": sum(1 for i in loaded.items if i.status == "active") + len(loaded.sealed),
         "scored": len(item_ids),
+        "trials": len({r.trial for r in rows if not r.missing}),  # of the scored lines
         "answerable": sum(1 for i in item_of if i.answerable),
         "unanswerable": sum(1 for i in item_of if not i.answerable),
         "missing": sum(1 for r in rows if r.missing),

@@ -19,6 +19,7 @@ from evalset.score.markdown import (
     more_misses,
     retrieval_miss_lines,
     retrieval_miss_table,
+    scored_trials,
     split_details,
     stale_and_missing,
     title,
@@ -159,7 +160,7 @@ def text_lines(data: dict[str, Any]) -> list[tuple[str, str | None]]:
     counts = data["counts"]
     out: list[tuple[str, str | None]] = [
         (
-            f"{title(data)}: {counts['scored']} item(s) scored, {data['run']['trials']} "
+            f"{title(data)}: {counts['scored']} item(s) scored, {scored_trials(data)} "
             f"trial(s), run {data['run']['path']}",
             "bold",
         ),
@@ -197,7 +198,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"### Answers: {title(data)}",
         "",
         f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
-        f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
+        f"{data['counts']['scored']} item(s) scored, {scored_trials(data)} trial(s); set "
         f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
         "",
         f"**Judge:** {md_code(data['judge']['name'])}. {_capital(agreement_line(data, md_text))}.",

@@ -18,7 +18,14 @@ from typing import Any
 
 from evalset.display import html_text
 from evalset.score import answer_text, markdown
-from evalset.score.markdown import cell, columns, miss_cells, scored_splits, title
+from evalset.score.markdown import (
+    cell,
+    columns,
+    miss_cells,
+    scored_splits,
+    scored_trials,
+    title,
+)
 
 CHART_HEIGHT = 160
 """Pixels from 0 to 1 on a chart's axis."""
@@ -150,7 +157,7 @@ def page(data: dict[str, Any]) -> str:
         f"<h1>{html_text(heading)}</h1>",
         f'<p class="meta">Run <code>{html_text(data["run"]["path"])}</code> '
         f"({html_text(data['run']['sha256'])}), {data['counts']['scored']} item(s) scored, "
-        f"{data['run']['trials']} trial(s); {html_text(data['tool'])}.</p>",
+        f"{scored_trials(data)} trial(s); {html_text(data['tool'])}.</p>",
     ]
     if answers:
         judged = [answer_text.judge_line(data), answer_text.agreement_line(data)]

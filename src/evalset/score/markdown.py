@@ -74,6 +74,12 @@ def metric_rows(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) 
     ]
 
 
+def scored_trials(data: dict[str, Any]) -> int:
+    """How many trial numbers the scored lines of a report's run carry (a report written
+    before it counted them: every trial number of the run's lines)."""
+    return int(data["counts"].get("trials", data["run"]["trials"]))
+
+
 def title(data: dict[str, Any]) -> str:
     pin = data["evalset"]
     version = pin.get("version") or "unreleased"
@@ -273,7 +279,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"### Retrieval: {title(data)}",
         "",
         f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
-        f"{data['counts']['scored']} item(s) scored, {data['run']['trials']} trial(s); set "
+        f"{data['counts']['scored']} item(s) scored, {scored_trials(data)} trial(s); set "
         f"fingerprint `{pin.get('fingerprint', '')[:19]}…`, {data['tool']}.",
         "",
     ]

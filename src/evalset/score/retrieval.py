@@ -472,6 +472,7 @@ def _score(
         "counts": {
             "active": sum(1 for i in loaded.items if i.status == "active") + len(loaded.sealed),
             "scored": len(item_ids),
+            "trials": len({line.trial for line in lines}),  # of the scored lines
             "unanswerable": sum(
                 1 for i in loaded.items if i.status == "active" and not i.answerable
             ),
