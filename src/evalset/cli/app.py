@@ -11,6 +11,7 @@ import typer
 
 from evalset.cli import answers, corpus, holdout, inspect, score, setup, versions
 from evalset.cli.output import broken_pipe, echo, emit_json
+from evalset.cli.params import NOT_TEXT, utf8_text
 from evalset.cli.run import version as print_version
 from evalset.cli.streams import OutputLost, discard_output
 
@@ -165,6 +166,8 @@ def _guarded(format_help: Any) -> Any:
 
 
 def _tidy_param(param: Any) -> None:
+    if param.type_descriptor.annotation in (str, list[str]) and param.name not in NOT_TEXT:
+        param.process_value = _text_checked(param, param.process_value)
     if getattr(param, "is_flag", False):
         param.metavar = ""
         return
@@ -179,6 +182,20 @@ def _tidy_param(param: Any) -> None:
     # the usage line, whatever the metavar says
     param.display_type_rich = lambda ctx: None
     param._usage_display_name = lambda: usage
+
+
+def _text_checked(param: Any, process_value: Any) -> Any:
+    """``process_value`` refusing a value that is not UTF-8 text (``params.utf8_text``),
+    before typer converts it or a callback sees it."""
+
+    def process(ctx: Any, value: Any) -> Any:
+        option = max(param.opts, key=len) if param.param_type_name == "option" else param.metavar
+        for text in [value] if isinstance(value, str) else value or ():
+            if isinstance(text, str):
+                utf8_text(text, option)
+        return process_value(ctx, value)
+
+    return process
 
 
 def reflow(text: str) -> str:

@@ -1,7 +1,7 @@
 """Checks of option values shared by the commands: a number must be a finite one within its
 range, and the error says which range (typer's own bounds let NaN through or name the wrong
-bound: ``nan`` for a ratio was "should be less than or equal to 1"); an output path must
-replace nothing the command reads or the workspace keeps."""
+bound: ``nan`` for a ratio was "should be less than or equal to 1"); a text must be UTF-8
+text; an output path must replace nothing the command reads or the workspace keeps."""
 
 from __future__ import annotations
 
@@ -25,6 +25,34 @@ def output_format(fmt: str, as_json: bool) -> None:
             "--format md prints a comment and --json a JSON document; give one of them",
             param_hint="--format",
         )
+
+
+NOT_TEXT = frozenset(
+    {"name", "set_ref", "set_name", "sets", "targets", "source", "folder", "corpus", "path",
+     "judge", "rev", "old", "new"}
+)  # fmt: skip
+"""The parameters of type ``str`` that are not text but names the system keeps as bytes, in
+which a byte that is not UTF-8 is legitimate: paths (a set by name or path, the folder of
+``-C``, ``--corpus``, a judge's program) and git revisions (git takes any byte in a branch's
+name). Every other ``str`` parameter is text the command writes or compares
+(``utf8_text``). Named by the parameter's name in the command's function."""
+
+
+def utf8_text(value: str, option: str) -> None:
+    """Refuse ``value``, the text given for ``option``, when it holds a byte that is not
+    UTF-8: Python's decoding of the command line keeps such a byte as a lone surrogate
+    (U+DC80 to U+DCFF), which no file can hold as text, so it would fail at the write
+    (``retire --reason``) or make the set file unreadable (``new --question``)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        from evalset.errors import EvalsetError
+
+        code = ord(value[exc.start])
+        shown = f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise EvalsetError(
+            f"{option} holds a byte that is not UTF-8 text ({shown}); write it as UTF-8."
+        ) from None
 
 
 def number_in(low: float, high: float | None = None) -> Callable[[float | None], float | None]:

@@ -11,7 +11,10 @@ from evalset.cli.output import echo, emit_json
 
 
 def init(
-    name: str = typer.Option(None, "--name", help="Name of the first set (default: folder name)."),
+    # not `name`, which is a set by name or path elsewhere, a path (params.NOT_TEXT)
+    first_set: str = typer.Option(
+        None, "--name", metavar="NAME", help="Name of the first set (default: folder name)."
+    ),
     path: Path = typer.Argument(Path("."), help="Folder to scaffold (inside a git repository)."),
     git_hooks: bool = typer.Option(
         False,
@@ -35,7 +38,7 @@ def init(
     """
     from evalset.scaffold import init_workspace
 
-    result = init_workspace(path, name, git_hooks_only=git_hooks, corpus=corpus)
+    result = init_workspace(path, first_set, git_hooks_only=git_hooks, corpus=corpus)
     if as_json:
         emit_json(
             {

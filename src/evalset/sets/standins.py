@@ -35,9 +35,19 @@ would become what it stands for)."""
 
 
 def refuse_reserved(text: str, what: str) -> None:
-    """Refuse ``text`` (``what`` says what it is) when it holds a ``RESERVED`` character."""
+    """Refuse ``text`` (``what`` says what it is) when it holds a ``RESERVED`` character, or
+    a lone surrogate, which no file holds as text: Python's stand-in for a byte that is not
+    UTF-8 in a command line or a file name (written, it failed the write, or made the set
+    file unreadable and was blamed on it)."""
     if text.isascii():
         return
+    lone = next((c for c in text if 0xD800 <= ord(c) <= 0xDFFF), None)
+    if lone is not None:
+        byte = f" (the byte \\x{ord(lone) - 0xDC00:02x})" if 0xDC80 <= ord(lone) <= 0xDCFF else ""
+        raise EditRefused(
+            f"{what} holds U+{ord(lone):04X}, a lone surrogate{byte}, which is not text a set "
+            "file can hold; write it as UTF-8. The file is unchanged."
+        )
     found = next((c for c in text if ord(c) in RESERVED), None)
     if found is not None:
         raise EditRefused(
