@@ -12,6 +12,7 @@ import contextlib
 import difflib
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -305,6 +306,17 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax.") from None
+    except ValueError:  # the other failure of the reader: an integer too long to read
+        limit = sys.get_int_max_str_digits()
+        found = re.search(f"[0-9_]{{{limit + 1},}}", text)
+        if found is None:
+            raise
+        line = text.count("\n", 0, found.start()) + 1
+        col = found.start() - text.rfind("\n", 0, found.start())
+        raise ConfigError(
+            f"{path}:{line}:{col}: is a number too long to read (more than {limit:,} digits); "
+            "write a shorter number."
+        ) from None
 
 
 def _table_of(path: Path) -> dict[str, Any] | None:

@@ -737,11 +737,48 @@ def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+class NumberTooLong(json.JSONDecodeError):
+    """JSON holding an integer of more digits than Python turns into a number
+    (``sys.get_int_max_str_digits``): valid JSON, but not JSON that can be read."""
+
+    def __init__(self, doc: str, pos: int) -> None:
+        limit = sys.get_int_max_str_digits()
+        super().__init__(
+            f"a number too long, of more than {limit:,} digits; write it in quotes, as text",
+            doc,
+            pos,
+        )
+
+
+_JSON_INTEGER = re.compile(r'"(?:[^"\\]|\\.)*"|-?(\d+)(?![\d.eE])')
+"""A JSON string (skipped), or an integer: its digits."""
+
+
+def long_number_at(text: str) -> int | None:
+    """Where in ``text`` (JSON) the first integer too long for Python to read starts (the
+    JSON reader fails on it with a ValueError that says where it is not); None when there
+    is none."""
+    limit = sys.get_int_max_str_digits()
+    if limit:
+        for found in _JSON_INTEGER.finditer(text):
+            if found.group(1) is not None and len(found.group(1)) > limit:
+                return found.start()
+    return None
+
+
+def not_json(exc: json.JSONDecodeError, said: str | None = None) -> str:
+    """What a reader says of a text ``exc`` was raised for: not valid JSON, or valid JSON
+    it cannot read (``NumberTooLong``); why, as ``said`` (``exc.msg`` redacted, say)."""
+    kind = "JSON that can be read" if isinstance(exc, NumberTooLong) else "valid JSON"
+    return f"is not {kind} ({exc.msg if said is None else said})"
+
+
 def json_loads(text: str | bytes, unique_keys: bool = False) -> Any:
     """``json.loads`` that fails as for any malformed JSON (``json.JSONDecodeError``) on
-    values nested too deeply to read, instead of exhausting the interpreter's recursion, and
-    on a lone surrogate escape (``"\\ud83d"`` without its pair): JSON can write one, but the
-    string it makes is not text, and could be neither printed nor written as UTF-8.
+    values nested too deeply to read, instead of exhausting the interpreter's recursion, on
+    an integer too long to read (``NumberTooLong``), and on a lone surrogate escape
+    (``"\\ud83d"`` without its pair): JSON can write one, but the string it makes is not
+    text, and could be neither printed nor written as UTF-8.
     ``unique_keys`` (a user's JSON): an object giving a key twice fails too."""
     try:
         value = json.loads(text, object_pairs_hook=unique_object if unique_keys else None)
@@ -751,6 +788,14 @@ def json_loads(text: str | bytes, unique_keys: bool = False) -> Any:
     except RepeatedKey as exc:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError(exc.message, doc, exc.at(doc)) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # the one other failure of the reader: an integer too long
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        at = long_number_at(doc)
+        if at is None:
+            raise
+        raise NumberTooLong(doc, at) from None
     marks = ("\\ud", "\\uD") if isinstance(text, str) else (b"\\ud", b"\\uD")
     escaped = marks[0] in text or marks[1] in text  # type: ignore[operator]  # a surrogate
     if escaped and not_text(value):  # one without its pair

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import seeded
+from evalset.fsio import long_number_at
 
 # --- run files (runfile.read_run) -------------------------------------------------------------
 
@@ -123,7 +124,14 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
         except json.JSONDecodeError as exc:
             invalid.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
             continue
-        except (ValueError, RecursionError):
+        except ValueError:  # an integer too long to read, named with its column
+            at = long_number_at(line)
+            assert at is not None
+            invalid.append((n, f"is not JSON that can be read (column {at + 1}: a number "
+                            "too long, of more than 4,300 digits; write it in quotes, as "
+                            "text)"))  # fmt: skip
+            continue
+        except RecursionError:
             invalid.append((n, "is not JSON that can be read (too deeply nested, or a number "
                             "too long)"))  # fmt: skip
             continue

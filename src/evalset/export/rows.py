@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from evalset.fsio import json_loads, json_text_lines
+from evalset.fsio import json_loads, json_text_lines, not_json
 
 
 class RowError(ValueError):
@@ -27,7 +27,7 @@ def json_lines(text: str) -> Iterator[tuple[int, Any]]:
         try:
             yield number, json_loads(line, unique_keys=True)
         except json.JSONDecodeError as exc:
-            raise RowError(number, f"is not valid JSON ({exc.msg})", exc.colno) from None
+            raise RowError(number, not_json(exc), exc.colno) from None
 
 
 SPLITS = ("tuning", "holdout")

@@ -27,7 +27,15 @@ from pydantic import ValidationError
 
 from evalset.config import PromoteConfig
 from evalset.errors import EvalsetError
-from evalset.fsio import RepeatedKey, json_loads, json_text_lines, unique_object
+from evalset.fsio import (
+    NumberTooLong,
+    RepeatedKey,
+    json_loads,
+    json_text_lines,
+    long_number_at,
+    not_json,
+    unique_object,
+)
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import PatternTooSlow, Redactor, redact
 from evalset.sets.messages import error_text
@@ -169,8 +177,8 @@ def read_records(
         try:
             records.append((number, json_loads(line, unique_keys=True)))
         except json.JSONDecodeError as exc:
-            problem = redact(exc.msg, redactor)
-            bad.append(Invalid(number, f"is not valid JSON ({problem})", exc.colno))
+            problem = not_json(exc, redact(exc.msg, redactor))
+            bad.append(Invalid(number, problem, exc.colno))
     return records, bad
 
 
@@ -197,6 +205,13 @@ def _json_array(text: str, source: str, redactor: Redactor) -> list[tuple[int, A
                 raise json.JSONDecodeError("values nested too deeply to read", text, pos) from None
             except RepeatedKey as exc:
                 raise json.JSONDecodeError(exc.message, text, pos + exc.at(text[pos:])) from None
+            except json.JSONDecodeError:
+                raise
+            except ValueError:  # an integer too long to read
+                at = long_number_at(text[pos:])
+                if at is None:
+                    raise
+                raise NumberTooLong(text, pos + at) from None
             records.append((text.count("\n", 0, pos) + 1, value))
             pos = _skip(text, end)
             if pos < len(text) and text[pos] == ",":
@@ -212,8 +227,9 @@ def _json_array(text: str, source: str, redactor: Redactor) -> list[tuple[int, A
             raise json.JSONDecodeError("Extra data after the array", text, rest)
     except json.JSONDecodeError as exc:
         raise PromoteRefused(
-            f"{source}:{exc.lineno}:{exc.colno}: is not valid JSON "
-            f"({redact(exc.msg, redactor)}); fix the file, nothing was promoted."
+            f"{source}:{exc.lineno}:{exc.colno}: "
+            f"{not_json(exc, redact(exc.msg, redactor))}; fix the file, "
+            "nothing was promoted."
         ) from None
     return records
 

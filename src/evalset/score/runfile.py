@@ -32,10 +32,12 @@ from typing import Any, cast
 from evalset.corpus.names import nfc
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.fsio import (
+    NumberTooLong,
     RepeatedKey,
     TextError,
     decode_text,
     finite_number,
+    long_number_at,
     not_text,
     read_input,
     unique_object,
@@ -310,7 +312,13 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
             except json.JSONDecodeError as exc:
                 broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
                 continue
-            except (ValueError, RecursionError):  # numbers too long, nesting too deep
+            except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
+                at = long_number_at(line) if isinstance(exc, ValueError) else None
+                if at is not None:
+                    long = NumberTooLong(line, at)
+                    broken.append((n, f"is not JSON that can be read (column {long.colno}: "
+                                   f"{long.msg})"))  # fmt: skip
+                    continue
                 broken.append((n, "is not JSON that can be read (too deeply nested, or a "
                                "number too long)"))  # fmt: skip
                 continue

@@ -253,6 +253,8 @@ def _relevance(text: bytes, path: Path, line: int) -> int:
     0."""
     found = _LEADING_INTEGER.match(text)
     if found is not None:
+        if len(found.group().lstrip(b"+-").lstrip(b"0")) > 19:  # beyond a C long (and past
+            return -LONG if text.startswith(b"-") else LONG - 1  # what int() may read)
         return max(-LONG, min(LONG - 1, int(found.group())))
     try:
         value = float(text)

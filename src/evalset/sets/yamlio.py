@@ -9,6 +9,7 @@ message needs (see ``locate.py``).
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -265,7 +266,56 @@ def parse_yaml(text: str, path: Path) -> Any:
     if found is _MISSING:
         found = _parse(text, path)
     _refuse_tags(text, path)
+    _refuse_long_numbers(text, path, found)
     return found
+
+
+def _long_numbers(data: Any, limit: int) -> int:
+    """How many integers in ``data`` have more than ``limit`` digits."""
+    count, stack = 0, [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif type(value) is int and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
+            count += 1
+    return count
+
+
+def _refuse_long_numbers(text: str, path: Path, data: Any) -> None:
+    """Refuse, at its place, an integer of more digits than Python turns into text
+    (``sys.get_int_max_str_digits``): yaml-rs reads one, but every message that names the
+    value (``expected text, got a number (…)``) failed on it. A file with no run of digits
+    that long (in hexadecimal, ``0x…``, the fewest) costs one search of its text; one with
+    such a number, a parse per run of digits until the number's is found."""
+    limit = sys.get_int_max_str_digits()
+    if not limit:
+        return
+    runs = list(re.finditer(f"[0-9a-fA-F]{{{limit * 4 // 5},}}", text))
+    if not runs:
+        return
+    count = _long_numbers(data, limit)
+    if not count:
+        return
+    where = str(path)
+    for run in runs:  # the run whose number it is: read as 0, there is one fewer
+        try:
+            probe = f"{text[: run.start()]}0{text[run.end() :]}"
+            probed = _in_big_stack(lambda probe=probe: _loads(probe))
+        except yaml_rs.YAMLDecodeError:
+            continue
+        if _long_numbers(probed, limit) < count:
+            start = run.start() - (2 if text[run.start() - 2 : run.start()] in ("0x", "0o") else 0)
+            start -= 1 if text[start - 1 : start] in ("-", "+") else 0
+            where = "{}:{}:{}".format(path, *line_col(text, start))
+            break
+    raise SetFileError(
+        f"{where}: is a number too long to read (more than {limit:,} digits); quote it if it "
+        "is meant as text, or write a shorter number."
+    )
 
 
 def _tag_starts(text: str) -> list[int]:

@@ -258,7 +258,7 @@ def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
     reads it (its shape and digest): check-pin never vouches for an edited report."""
-    from evalset.fsio import TextError, json_loads, read_user_text
+    from evalset.fsio import NumberTooLong, TextError, json_loads, not_json, read_user_text
     from evalset.versions.reportfile import check_report, is_report
 
     try:
@@ -266,6 +266,10 @@ def read_pin(report: Path) -> dict[str, Any]:
         data = json_loads(text)
     except TextError as exc:
         raise PinError(str(exc)) from None
+    except NumberTooLong as exc:
+        raise PinError(
+            f"{report}:{exc.lineno}:{exc.colno}: {not_json(exc)}; fix the report."
+        ) from None
     except ValueError as exc:
         raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
     if is_report(data):  # a report evalset wrote: its scores must be as written, as for gate

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
-from evalset.fsio import TextError, decode_text, json_loads, read_input
+from evalset.fsio import TextError, decode_text, json_loads, not_json, read_input
 
 FORMAT = 1
 """Version of the report's layout."""
@@ -62,8 +62,8 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
         data = json_loads(text)
     except json.JSONDecodeError as exc:
         raise ReportError(
-            f"{path}:{exc.lineno}:{exc.colno}: is not valid JSON ({exc.msg}); give a report "
-            "written by `evalset score`."
+            f"{path}:{exc.lineno}:{exc.colno}: {not_json(exc)}; give a report written by "
+            "`evalset score`."
         ) from None
     except (ValueError, RecursionError):  # numbers too long, nesting too deep
         raise ReportError(
