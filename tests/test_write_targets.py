@@ -45,6 +45,17 @@ TARGETS = {
         "folder, or remove the link.",
     ),
     "deep under a dangling symlink": ("gone/a/out.json", "because gone is a symlink to"),
+    # a link to a link to nothing: the first exists (as a link), so creating it would fail
+    "under a chain of dangling symlinks": (
+        "chain/out.json",
+        "because chain is a symlink to hop, a symlink to nowhere/deeper, which does not "
+        "exist; create nowhere/deeper, or remove the link.",
+    ),
+    "under a loop of symlinks": (
+        "loop/out.json",
+        "because loop is a symlink to back, a symlink to loop, a loop of links that leads to "
+        "no folder; point one of the links at a folder, or remove the link.",
+    ),
 }
 
 
@@ -55,6 +66,10 @@ def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  #
 ) -> None:
     (example / "notes.txt").write_text("a file\n")
     (example / "gone").symlink_to("nowhere/at-all")
+    (example / "chain").symlink_to("hop")
+    (example / "hop").symlink_to("nowhere/deeper")
+    (example / "loop").symlink_to("back")
+    (example / "back").symlink_to("loop")
     path, message = TARGETS[target]
     before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
     result = cli(example, *WRITERS[writer], path)

@@ -18,6 +18,7 @@ import secrets
 import stat
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -51,17 +52,68 @@ def _file_above(path: Path) -> Path | None:
     return None
 
 
-def dangling_folder(path: Path) -> tuple[Path, str] | None:
+@dataclass(frozen=True)
+class Dangling:
+    """A folder of a path that is a symlink leading to nothing: to a path that does not
+    exist, through as many links as there are, or round a loop of links. No folder can be
+    made through it, nor anything under it."""
+
+    link: Path
+    """The folder that is the first link."""
+    targets: tuple[str, ...]
+    """Where each link of the chain points, as it says (``ls -l`` shows it)."""
+    missing: str | None
+    """The path that does not exist, where the last link points (from the current folder);
+    None when the links make a loop."""
+
+    @property
+    def points(self) -> str:
+        """``a symlink to l2, a symlink to /gone, which does not exist``."""
+        chain = ", a ".join(f"symlink to {to}" for to in self.targets)
+        if self.missing is None:
+            return f"a {chain}, a loop of links that leads to no folder"
+        return f"a {chain}, which does not exist"
+
+    @property
+    def fix(self) -> str:
+        if self.missing is None:
+            return "point one of the links at a folder, or remove the link"
+        made = "that folder" if len(self.targets) == 1 else self.missing
+        return f"create {made}, or remove the link"
+
+
+def dangling_folder(path: Path) -> Dangling | None:
     """The nearest folder of ``path`` that is a symlink to nothing (where it points does
-    not exist, so no folder can be made there, and none under it), and where it points;
-    None when there is none."""
+    not exist, so no folder can be made there, and none under it), with the chain of links
+    it leads through to the path that is missing (or round a loop); None when there is
+    none. A link to a link that does not exist is followed: the last one is what is missing,
+    and `mkdir` of the first would fail, as the name is taken."""
     for folder in path.parents:
         if os.path.islink(folder) and not os.path.exists(folder):
-            try:
-                return folder, os.readlink(folder)
-            except OSError:
-                continue
+            found = _chain(folder)
+            if found is not None:
+                return found
     return None
+
+
+def _chain(link: Path) -> Dangling | None:
+    targets: list[str] = []
+    here = str(link)
+    seen = {os.path.realpath(here)}
+    for _ in range(40):  # as many links as the system follows
+        try:
+            to = os.readlink(here)
+        except OSError:
+            return None
+        targets.append(to)
+        here = os.path.normpath(os.path.join(os.path.dirname(here), to))
+        if not os.path.islink(here):
+            return Dangling(link, tuple(targets), here)
+        again = os.path.join(os.path.realpath(os.path.dirname(here)), os.path.basename(here))
+        if again in seen:
+            break
+        seen.add(again)
+    return Dangling(link, tuple(targets), None)
 
 
 def _write_error(path: Path, exc: OSError) -> WriteFailed:
@@ -70,12 +122,12 @@ def _write_error(path: Path, exc: OSError) -> WriteFailed:
         return WriteFailed(f"{path}: is a folder; name a file to write instead.")
     if exc.errno == errno.ENAMETOOLONG:
         return WriteFailed(f"{path}: {TOO_LONG}")
-    dangling = dangling_folder(path) if exc.errno in (errno.EEXIST, errno.ENOENT) else None
+    refused = (errno.EEXIST, errno.ENOENT, errno.ELOOP)
+    dangling = dangling_folder(path) if exc.errno in refused else None
     if dangling is not None:
-        link, to = dangling
         return WriteFailed(
-            f"{path}: cannot be written because {link} is a symlink to {to}, which does not "
-            "exist; create that folder, or remove the link."
+            f"{path}: cannot be written because {dangling.link} is {dangling.points}; "
+            f"{dangling.fix}."
         )
     blocking = _file_above(path) if exc.errno in (errno.ENOTDIR, errno.EEXIST) else None
     if blocking is not None:

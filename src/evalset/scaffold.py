@@ -381,12 +381,11 @@ def _check_writable(targets: list[Path]) -> None:
             )
         dangling = dangling_folder(target)
         if dangling is not None:
-            link, to = dangling
+            link = dangling.link
             shown = display_path(link.parent) / link.name  # the link, not where it points
             raise EvalsetError(
-                f"{shown}: is a symlink to {to}, which does not exist, where `evalset init` "
-                f"makes a folder for {shown / target.relative_to(link)}; create that folder, "
-                f"or remove the link, {again}."
+                f"{shown}: is {dangling.points}, where `evalset init` makes a folder for "
+                f"{shown / target.relative_to(link)}; {dangling.fix}, {again}."
             )
         folder = target.parent
         while not folder.exists() and not folder.is_symlink():

@@ -100,36 +100,79 @@ def test_schema_write_refuses_a_file_in_the_schemas_folders_place(  # type: igno
 DANGLING = {
     "schema --write": (
         ["schema", "--write"],
-        "evalset: schemas/evalset.schema.json: cannot be written because schemas is a symlink "
-        "to {to}, which does not exist; create that folder, or remove the link.\n",
+        "evalset: schemas/evalset.schema.json: cannot be written because schemas is {points}; "
+        "{fix}.\n",
     ),
     "init": (
         ["init"],
-        "evalset: schemas: is a symlink to {to}, which does not exist, where `evalset init` "
-        "makes a folder for schemas/evalset.schema.json; create that folder, or remove the "
-        "link, then run `evalset init` again (it wrote nothing).\n",
+        "evalset: schemas: is {points}, where `evalset init` makes a folder for "
+        "schemas/evalset.schema.json; {fix}, then run `evalset init` again (it wrote "
+        "nothing).\n",
+    ),
+}
+# the links from `schemas` on (link, where it points), what the message says of them, and
+# the fix it gives
+LINKS = {
+    "to a folder not there": (
+        [("schemas", "/nonexistent/dir")],
+        "a symlink to /nonexistent/dir, which does not exist",
+        "create that folder, or remove the link",
+    ),
+    "to a relative folder not there": (
+        [("schemas", "elsewhere/schemas")],
+        "a symlink to elsewhere/schemas, which does not exist",
+        "create that folder, or remove the link",
+    ),
+    # `mkdir hop`, the fix the message gave, fails: hop exists, as a link to nothing
+    "to a link to a folder not there": (
+        [("schemas", "hop"), ("hop", "/nonexistent/deeper")],
+        "a symlink to hop, a symlink to /nonexistent/deeper, which does not exist",
+        "create /nonexistent/deeper, or remove the link",
+    ),
+    "through three links": (
+        [("schemas", "a"), ("a", "b"), ("b", "elsewhere/c")],
+        "a symlink to a, a symlink to b, a symlink to elsewhere/c, which does not exist",
+        "create elsewhere/c, or remove the link",
+    ),
+    "round a loop": (
+        [("schemas", "back"), ("back", "schemas")],
+        "a symlink to back, a symlink to schemas, a loop of links that leads to no folder",
+        "point one of the links at a folder, or remove the link",
+    ),
+    "to itself": (
+        [("schemas", "schemas")],
+        "a symlink to schemas, a loop of links that leads to no folder",
+        "point one of the links at a folder, or remove the link",
     ),
 }
 
 
-@pytest.mark.parametrize("to", ["/nonexistent/dir", "elsewhere/schemas"])
+@pytest.mark.parametrize("links", LINKS)
 @pytest.mark.parametrize("command", DANGLING)
 def test_a_schemas_folder_that_is_a_dangling_link_is_named_with_where_it_points(  # type: ignore[no-untyped-def]
-    git_repo: Path, cli, command: str, to: str
+    git_repo: Path, cli, command: str, links: str
 ) -> None:
-    """The folder cannot be made where the link points (its own folder is missing too),
-    nor in the link's place: one sentence naming the link, where it points, and the fix."""
+    """The folder cannot be made where the links lead (its own folder is missing too, or
+    they make a loop), nor in the link's place: one sentence naming the link, where it
+    points (through each link on the way), and the fix."""
     if command != "init":
         assert cli(git_repo, "init").code == 0
         (git_repo / "evalset.toml").unlink()  # (init again is refused once it has run)
         shutil.rmtree(git_repo / "schemas")
-    (git_repo / "schemas").symlink_to(to)
+    chain, points, fix = LINKS[links]
+    for link, to in chain:
+        (git_repo / link).symlink_to(to)
     if command != "init":
         (git_repo / "evalset.toml").write_text("")
     args, message = DANGLING[command]
     result = cli(git_repo, *args)
-    assert (result.code, result.out, result.err) == (2, "", message.format(to=to))
-    assert os.readlink(git_repo / "schemas") == to and not (git_repo / "schemas").exists()
+    assert (result.code, result.out, result.err) == (
+        2,
+        "",
+        message.format(points=points, fix=fix),
+    )
+    assert [os.readlink(git_repo / link) for link, _ in chain] == [to for _, to in chain]
+    assert not (git_repo / "schemas").exists()
 
 
 @pytest.mark.parametrize("content", [b"\xe9", b"\xff\xfe{\x00", b"", b"{}\n"])
