@@ -472,9 +472,8 @@ NO_NUMBER = (
     "number is read back with); give it as text. The file is unchanged."
 )
 SURROGATE = (
-    "the value to write holds U+DCFF, a lone surrogate, which is no text (a byte that is not "
-    "UTF-8, read from a command line or a file); write it as UTF-8 text. The file is "
-    "unchanged."
+    "the value to write holds U+DCFF, a lone surrogate (the byte \\xff), which is not text a "
+    "set file can hold; write it as UTF-8. The file is unchanged."
 )
 NEW = {"id": "q-900", "question": "Why?", "status": "draft"}
 

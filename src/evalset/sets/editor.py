@@ -87,8 +87,6 @@ def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...
     where = f"{owner}: {field_path(at)}" if at else owner
     if isinstance(value, str):
         refuse_reserved(value, f"{where}: the value to write" if at else "the value to write")
-        if not value.isascii():
-            _refuse_surrogates(value, where)
     elif type(value) is int and value.bit_length() > _LONGEST_INT:
         raise EditRefused(
             f"{where}: a whole number of about {value.bit_length() * 0.30103:.0f} digits cannot "
@@ -112,18 +110,6 @@ def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...
 _LONGEST_INT = 14_000
 """Bits of the longest whole number an edit writes: below the 4,300 digits (about 14,284
 bits) Python reads and prints a number with."""
-
-
-def _refuse_surrogates(value: str, where: str) -> None:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        found = value[exc.start]
-        raise EditRefused(
-            f"{where}: the value to write holds U+{ord(found):04X}, a lone surrogate, which is "
-            "no text (a byte that is not UTF-8, read from a command line or a file); write "
-            "it as UTF-8 text. The file is unchanged."
-        ) from None
 
 
 def _shown(value: Any) -> str:
