@@ -14,7 +14,8 @@ import pytest
 from evalset.errors import EditRefused, SetFileError
 from evalset.holdout.seal import seal_set
 from evalset.sets.citations import Citation
-from evalset.sets.editor import DELETE, edit_set, set_lock
+from evalset.sets.editor import DELETE, edit_set
+from evalset.sets.lock import set_lock
 from evalset.sets.model import KeyPoint
 from evalset.sets.setfile import load_set
 

@@ -152,7 +152,7 @@ def stale(
     fixed: dict[str, dict[str, str]] = {}
     alike: dict[str, dict[str, list[str]]] = {}  # an unverified item's, not in the report
     if fix_moved:
-        from evalset.sets.editor import refuse_unplain
+        from evalset.sets.lock import refuse_unplain
         from evalset.sets.setfile import load_set
 
         for path in paths:  # every set editable, before any is read (a FIFO's read waits)

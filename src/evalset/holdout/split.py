@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EditRefused, EvalsetError
-from evalset.sets.editor import SetEditor, edit_set, refuse_unplain
+from evalset.sets.editor import SetEditor, edit_set
+from evalset.sets.lock import refuse_unplain
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 

@@ -35,7 +35,8 @@ from evalset.fsio import TextError, create_new, make_folders, read_user_text
 from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
-from evalset.sets.editor import edit_set, refuse_unplain, set_lock
+from evalset.sets.editor import edit_set
+from evalset.sets.lock import refuse_unplain, set_lock
 from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
 from evalset.sets.resolve import resolves_by_content, unresolved

@@ -683,7 +683,8 @@ def promote(
     """Promote the failure records of ``text`` (read from ``source``) into the set file
     ``target``; see the module docstring."""
     from evalset.holdout.seal import seal_arrivals
-    from evalset.sets.editor import edit_set, refuse_unplain
+    from evalset.sets.editor import edit_set
+    from evalset.sets.lock import refuse_unplain
     from evalset.sets.setfile import load_set
 
     if id_from not in ("question", "trace"):

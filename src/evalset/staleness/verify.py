@@ -15,7 +15,8 @@ from evalset.corpus.names import nfc
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
-from evalset.sets.editor import DELETE, edit_set, refuse_unplain
+from evalset.sets.editor import DELETE, edit_set
+from evalset.sets.lock import refuse_unplain
 from evalset.sets.model import Item, item_citations
 from evalset.sets.resolve import last_held, lookup, unresolved
 from evalset.sets.setfile import load_set

@@ -22,8 +22,9 @@ from evalset.corpus.manifest import SHORT, SnapshotStore
 from evalset.errors import EvalsetError
 from evalset.git import PIN_LINE, Git, GitError, Tag, Version, tag_name
 from evalset.gitcmd import FETCH_HISTORY, GitUnusable
-from evalset.sets.editor import SetEditor, SetLock, edit_set, set_lock
+from evalset.sets.editor import SetEditor, edit_set
 from evalset.sets.fingerprint import set_fingerprint
+from evalset.sets.lock import SetLock, set_lock
 from evalset.sets.setfile import SetFile, parse_set
 from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
