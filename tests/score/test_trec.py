@@ -180,6 +180,10 @@ CASES = {
                                 ("minus-infinity", "-Infinity", "not a finite number"),
                                 ("nan", "nan", "not a number"),
                                 ("hex", "0x1p3", "not a number"))},
+    # clipped: before, all 5,000 digits were quoted
+    "score-5000-digits": ("1 0 a 1\n", f"1 Q0 a 1 {'9' * 5000} x\n", "{r}:1: score '"
+                          f"{'9' * 23}… is not a finite number; the fifth column of a run "
+                          "line is the score (higher is retrieved first)."),
     "relevance": ("1 0 a yes\n", "1 Q0 a 1 1 x\n", "{q}:1: relevance 'yes' is not a number; the "
                   "fourth column of a qrels line is the judgement (0 not relevant, 1 or more "
                   "relevant)."),

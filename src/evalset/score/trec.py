@@ -306,7 +306,7 @@ def read_run(path: Path) -> Run:
         what = "not a finite number" if _number(texts[at].strip(b"+-")) == math.inf else (
             "not a number")  # fmt: skip
         raise TrecFileError(
-            f"{path}:{columns.numbers[at]}: score {texts[at].decode()!r} is {what}; the "
+            f"{path}:{columns.numbers[at]}: score {_shown(texts[at])} is {what}; the "
             "fifth column of a run line is the score (higher is retrieved first)."
         )
     query_names, queries = _codes(columns.column(0), grouped=True)
@@ -530,6 +530,6 @@ def score_trec(qrels_path: Path, run_path: Path, cutoffs: Sequence[int] = CUTOFF
 
 
 def _shown(name: bytes) -> str:
-    """A query id as a message shows it, a long one clipped."""
+    """A query id (or a score) as a message shows it, a long one clipped."""
     text = repr(name.decode())
     return text if len(text) <= 40 else f"{text[:24]}…"
