@@ -275,9 +275,10 @@ def _checked(judge: Judge, request: Request, outcome: object) -> Result:
 
 def _counted(judge: Judge, request: Request, outcome: Outcome | None) -> Result:
     """``outcome``, when its cost and tokens can be added up: each None or a number (tokens
-    a whole one), not negative, not NaN. A negative count would lower the judge's totals,
-    and a NaN would make them no number at all: the judge is broken, as a command judge
-    printing them is. A count beyond a float fails its claim (``Judging._count``)."""
+    a whole one), not negative, not NaN. A negative count (finite or not) would lower the
+    judge's totals, and a NaN would make them no number at all: the judge is broken, as a
+    command judge printing them is. A count beyond a float fails its claim
+    (``Judging._count``)."""
     if outcome is None:
         return None
     cost, tokens = outcome.cost, outcome.tokens
@@ -299,17 +300,15 @@ def _counted(judge: Judge, request: Request, outcome: Outcome | None) -> Result:
 
 def _uncountable(value: object, whole: bool) -> bool:
     """Whether a cost (``whole``: a token count) is neither None nor a number from 0 (a
-    count too large for a float is left to ``Judging._count``, which fails its claim)."""
+    positive count too large for a float is left to ``Judging._count``, which fails its
+    claim)."""
     if value is None:
         return False
     if type(value) is bool or not isinstance(value, int if whole else (int, float)):
         return True
     if isinstance(value, float) and math.isnan(value):
         return True
-    try:
-        return value < 0 and math.isfinite(float(value))
-    except OverflowError:  # an int beyond a float
-        return False
+    return value < 0  # however large: any negative count lowers the totals
 
 
 def _raised(judge: Judge, exc: Exception) -> JudgeBroken:
