@@ -142,3 +142,23 @@ def test_a_relevance_too_long_in_qrels_is_read_as_trec_eval_reads_it(tmp_path: P
     qrels = tmp_path / "qrels"
     qrels.write_text(f"q 0 a.md {LONG}\nq 0 b.md -{LONG}\nq 0 c.md 1\n")
     assert list(read_qrels(qrels).levels) == [C_LONG - 1, -C_LONG, 1]
+
+
+def test_the_scan_for_long_digit_runs_finds_what_a_regular_expression_finds() -> None:
+    """The scan looks at every length-th character only (a regular expression went over a
+    run of digits again from each of its positions: seconds for a file of long digit
+    strings); it finds the same runs."""
+    import random
+    import re
+
+    from evalset.sets.yamlio import _long_runs
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        length = rng.randint(1, 40)
+        text = "".join(
+            rng.choice("0123456789") if rng.random() < 0.7 else rng.choice("ab -\n")
+            for _ in range(rng.randint(0, 400))
+        )
+        expected = [m.span() for m in re.finditer(f"[0-9]{{{length},}}", text)]
+        assert _long_runs(text, length) == expected, (text, length)
