@@ -469,8 +469,8 @@ HUGE = 10**5000
 """A whole number past the 4,300 digits Python reads and prints: written, it could not be
 read back (before, every edit function raised a bare ValueError naming nothing)."""
 NO_NUMBER = (
-    "a whole number of about 5000 digits cannot be written (more than the 4,300 digits a "
-    "number is read back with); give it as text. The file is unchanged."
+    "a whole number of more than 4,300 digits cannot be written (it would not be read back); "
+    "give it as text. The file is unchanged."
 )
 SURROGATE = (
     "the value to write holds U+DCFF, a lone surrogate (the byte \\xff), which is not text a "
@@ -518,6 +518,27 @@ def test_a_value_a_set_file_cannot_hold_is_refused_naming_its_field(
     with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
         call(editor)
     assert str(caught.value) == f"{path}: {where}: {why}"
+    assert path.read_bytes() == before
+
+
+def test_a_number_of_4300_digits_is_written_and_a_key_that_is_no_text_refused(
+    example: Path,
+) -> None:
+    """Before, 4,216 to 4,300 digits were refused as "more than 4,300 digits": such a number
+    is written and read back, and the schema says what is wrong with it (an answer is
+    text)."""
+    path = example_set(example)
+    before = path.read_bytes()
+    longest = int("7" * 4300)  # as many digits as Python reads back
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.update_item("q-001", {"answer": longest})
+    assert "item q-001: answer: error: expected text, got a number (7777" in str(caught.value)
+    assert path.read_bytes() == before
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.update_item("q-001", {"origin": {(1, 2): "x"}})  # before: a bare TypeError
+    assert "item q-001: origin.(1, 2): error: keys should be strings, got tuple" in str(
+        caught.value
+    )
     assert path.read_bytes() == before
 
 

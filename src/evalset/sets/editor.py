@@ -81,15 +81,19 @@ def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...
     if isinstance(value, (list, tuple)):
         return [_plain(v, owner, (*at, i)) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {_plain(k, owner, at): _plain(v, owner, (*at, str(k))) for k, v in value.items()}
+        return {
+            # a key that is no text is left as it is, for the schema to refuse by its place
+            (_plain(k, owner, at) if isinstance(k, str) else k): _plain(v, owner, (*at, str(k)))
+            for k, v in value.items()
+        }
     where = f"{owner}: {field_path(at)}" if at else owner
     if isinstance(value, str):
         refuse_reserved(value, f"{where}: the value to write" if at else "the value to write")
-    elif type(value) is int and value.bit_length() > _LONGEST_INT:
+    elif type(value) is int and _too_long(value):
         raise EditRefused(
-            f"{where}: a whole number of about {value.bit_length() * 0.30103:.0f} digits cannot "
-            "be written (more than the 4,300 digits a number is read back with); give it as "
-            "text. The file is unchanged."
+            f"{where}: a whole number of more than {sys.get_int_max_str_digits():,} digits "
+            "cannot be written (it would not be read back); give it as text. The file is "
+            "unchanged."
         )
     elif type(value) not in _SCALARS and value is not DELETE and not _settable(value):
         why = (
@@ -105,9 +109,10 @@ def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...
     return value
 
 
-_LONGEST_INT = 14_000
-"""Bits of the longest whole number an edit writes: below the 4,300 digits (about 14,284
-bits) Python reads and prints a number with."""
+def _too_long(value: int) -> bool:
+    """Whether ``value`` has more digits than Python turns into text and reads back."""
+    limit = sys.get_int_max_str_digits()
+    return bool(limit) and value.bit_length() > 3 * limit and abs(value) >= 10**limit
 
 
 def _shown(value: Any) -> str:
@@ -1160,8 +1165,10 @@ def _refuse_new_leaks(before: SetFile, after: SetFile, editor: SetEditor) -> Non
         items.pop(k, None)  # a written item that is no plain item now (sealed) has no question
     items.update(zip(after.item_index, after.items, strict=True))
     ids = {items[k].id for k in written if k in items}
-    found = _leaks(after, [items[k] for k in sorted(items)], ids)
-    found -= _leaks(before, before.items, ids)
+    words: dict[str, list[str]] = {}  # each question normalised once for both sides
+    found = _leaks([items[k] for k in sorted(items)], ids, words)
+    if found:
+        found -= _leaks(before.items, ids, words)
     if found:
         first, second = min(found)
         raise EditRefused(
@@ -1172,15 +1179,17 @@ def _refuse_new_leaks(before: SetFile, after: SetFile, editor: SetEditor) -> Non
         )
 
 
-def _leaks(loaded: SetFile, items: list[Item], ids: set[str]) -> set[tuple[str, str]]:
+def _leaks(items: list[Item], ids: set[str], words: dict[str, list[str]]) -> set[tuple[str, str]]:
     """(first, second) ids of near-duplicate questions on the two sides of the split, one
-    of them among ``ids``, as `validate` pairs them (in the file's order)."""
+    of them among ``ids``, as `validate` pairs them (in the file's order); ``words``: the
+    questions normalised so far."""
     from evalset.sets.model import PLACEHOLDER
     from evalset.sets.neardup import near_duplicates_of
 
     live = [i for i in items if i.status != "retired" and i.question != PLACEHOLDER]
     chosen = [n for n, item in enumerate(live) if item.id in ids]
-    pairs = near_duplicates_of([item.question for item in live], chosen) if chosen else []
+    questions = [item.question for item in live]
+    pairs = near_duplicates_of(questions, chosen, words) if chosen else []
     return {
         (live[a].id, live[b].id)
         for a, b in pairs
@@ -1198,7 +1207,8 @@ def _refuse_unrecorded_moves(before: SetFile, after: SetFile, flipped: set[int])
     set's last release (or last commit); putting back the flag it had there is no move."""
     from evalset.sets.validate import holdout_baseline, unrecorded_moves
 
-    found = holdout_baseline(before.path, after.name, after)
+    found = holdout_baseline(before.path, before.name, before)  # HEAD's text is often
+    # the file's before the edit: then it is not parsed again
     if found is None:
         return
     baseline, label = found

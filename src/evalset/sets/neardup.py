@@ -197,20 +197,22 @@ FEW_AGAINST_MANY = 2_000_000
 blocking) and keeps those it was asked for, rather than compare its few one by one."""
 
 
-def near_duplicates_of(questions: Sequence[str], of: Collection[int]) -> list[tuple[int, int]]:
+def near_duplicates_of(
+    questions: Sequence[str], of: Collection[int], words: dict[str, list[str]] | None = None
+) -> list[tuple[int, int]]:
     """Index pairs (i < j) of near-duplicate questions at least one of which is at an index
     in ``of``: each of those compared with every other question (an edit's few against a
-    set's many), by the rule of ``near_duplicate_pairs``."""
+    set's many), by the rule of ``near_duplicate_pairs``. ``words``: each question's
+    normalised words, kept across calls (the same questions before and after an edit)."""
     chosen = set(of)
     if len(chosen) * len(questions) > FEW_AGAINST_MANY:
         return [p for p in near_duplicate_pairs(questions) if p[0] in chosen or p[1] in chosen]
     from rapidfuzz.distance import OSA
 
+    known = {} if words is None else words
+    split = [known.get(q) or known.setdefault(q, normalise(q).split()) for q in questions]
     vocabulary: dict[str, int] = {}
-    token_ids = [
-        [vocabulary.setdefault(word, len(vocabulary)) for word in normalise(q).split()]
-        for q in questions
-    ]
+    token_ids = [[vocabulary.setdefault(word, len(vocabulary)) for word in ws] for ws in split]
     found = set()
     for a in chosen:
         first = token_ids[a]
