@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalset.sets import neardup
-from evalset.sets.neardup import allowed_distance, near_duplicate_pairs, normalise
+from evalset.sets.neardup import (
+    allowed_distance,
+    near_duplicate_pairs,
+    near_duplicates_of,
+    normalise,
+)
 
 
 def test_normalise_ignores_case_punctuation_and_spacing() -> None:
@@ -173,3 +179,38 @@ def test_normalise_keeps_words_whole() -> None:
     # seven words, one apart: near duplicates (before: ten fragments, not paired)
     seven = ["मेरा ऑर्डर अभी तक क्यों नहीं आया", "मेरा पार्सल अभी तक क्यों नहीं आया"]
     assert near_duplicate_pairs(seven) == [(0, 1)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_pairs_of_a_few_questions_are_those_the_set_wide_search_finds(seed: int) -> None:
+    """What an edit checks (its few questions against the set's many, in C) is what
+    `validate` finds for them: planted near duplicates of up to three edits, questions too
+    short to pair, an empty one."""
+    rng = random.Random(seed)
+    words = [f"w{n}" for n in range(60)]
+    base = [" ".join(rng.choices(words, k=rng.randint(3, 14))) for _ in range(300)]
+    asked = base + [_edited(rng.choice(base), rng, words) for _ in range(400)]
+    asked += ["", "a b", "where is my order", "where is my refund"]
+    pairs = near_duplicate_pairs(asked)
+    assert len(pairs) > 100
+    for _ in range(30):
+        of = set(rng.sample(range(len(asked)), rng.randint(1, 40)))
+        assert near_duplicates_of(asked, of) == [p for p in pairs if of & set(p)]
+
+
+def _edited(question: str, rng: random.Random, words: list[str]) -> str:
+    """``question`` with up to three word edits: a word substituted, deleted, inserted, or
+    two neighbours swapped."""
+    out = question.split()
+    for _ in range(rng.randint(0, 3)):
+        at = rng.randrange(len(out)) if out else 0
+        kind = rng.choice(["sub", "del", "ins", "swap"])
+        if kind == "sub" and out:
+            out[at] = rng.choice(words)
+        elif kind == "del" and len(out) > 1:
+            del out[at]
+        elif kind == "swap" and at + 1 < len(out):
+            out[at], out[at + 1] = out[at + 1], out[at]
+        else:
+            out.insert(at, rng.choice(words))
+    return " ".join(out)

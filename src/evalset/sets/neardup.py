@@ -210,22 +210,25 @@ def near_duplicates_of(
     from rapidfuzz.distance import OSA
 
     known = {} if words is None else words
-    split = [known.get(q) or known.setdefault(q, normalise(q).split()) for q in questions]
-    vocabulary: dict[str, int] = {}
-    token_ids = [[vocabulary.setdefault(word, len(vocabulary)) for word in ws] for ws in split]
+    tokens = [known.get(q) or known.setdefault(q, normalise(q).split()) for q in questions]
+    rows = sorted(a for a in chosen if tokens[a])
+    if not rows:
+        return []
+    import numpy as np
+    from rapidfuzz import process
+
+    # every distance at once, in C, cut at the largest allowed; each pair then at its own
+    most = allowed_distance(MAX_WORDS_FOR_TWO_DELETIONS)
+    near = process.cdist(
+        [tokens[a] for a in rows], tokens, scorer=OSA.distance, score_cutoff=most
+    )
     found = set()
-    for a in chosen:
-        first = token_ids[a]
-        if not first:
+    for r, b in zip(*np.nonzero(near <= most), strict=True):
+        a, second = rows[r], tokens[b]
+        if b == a or not second:
             continue
-        for b, second in enumerate(token_ids):
-            if b == a or not second:
-                continue
-            limit = allowed_distance(max(len(first), len(second)))
-            if abs(len(first) - len(second)) > limit:
-                continue
-            if OSA.distance(first, second, score_cutoff=limit) <= limit:
-                found.add((min(a, b), max(a, b)))
+        if near[r, b] <= allowed_distance(max(len(tokens[a]), len(second))):
+            found.add((min(a, int(b)), max(a, int(b))))
     return sorted(found)
 
 
