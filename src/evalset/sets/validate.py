@@ -340,14 +340,17 @@ class _Checker:
     def _stub_category(self, k: int, stub: SealedItem, categories: dict[str, str] | None) -> None:
         """A sealed item's category, which it shows without the key, is one the header
         declares (with the key, the item is checked as any item is)."""
-        if stub.status == "retired" or stub.category is None or categories is None:
-            return
-        if stub.category not in categories:
+        if stub.status != "retired" and stub.category is not None and categories is not None:
+            self._declared(k, stub.category, categories)
+
+    def _declared(self, k: int, category: str, categories: dict[str, str]) -> None:
+        """The category of the item at ``k`` is one the header declares."""
+        if category not in categories:
             self.add(
                 "error",
                 ("items", k, "category"),
-                f"category {stub.category!r} is not declared in the set's categories",
-                _did_you_mean(stub.category, categories)
+                f"category {category!r} is not declared in the set's categories",
+                _did_you_mean(category, categories)
                 or "declare it under `categories:` in the header",
                 "category",
             )
@@ -365,15 +368,8 @@ class _Checker:
                     f"add `category:` with one of {sorted(categories or {})}",
                     "category",
                 )
-        elif categories is not None and item.category not in categories:
-            self.add(
-                "error",
-                ("items", k, "category"),
-                f"category {item.category!r} is not declared in the set's categories",
-                _did_you_mean(item.category, categories)
-                or "declare it under `categories:` in the header",
-                "category",
-            )
+        elif categories is not None:
+            self._declared(k, item.category, categories)
         if item.answerable:
             missing = [
                 label
