@@ -219,9 +219,7 @@ def near_duplicates_of(
 
     # every distance at once, in C, cut at the largest allowed; each pair then at its own
     most = allowed_distance(MAX_WORDS_FOR_TWO_DELETIONS)
-    near = process.cdist(
-        [tokens[a] for a in rows], tokens, scorer=OSA.distance, score_cutoff=most
-    )
+    near = process.cdist([tokens[a] for a in rows], tokens, scorer=OSA.distance, score_cutoff=most)
     found = set()
     for r, b in zip(*np.nonzero(near <= most), strict=True):
         a, second = rows[r], tokens[b]
