@@ -2,7 +2,8 @@
 fields as the user wrote it, through every command that edits an item: the YAML library
 rewrites a whole item (a plain question folded over lines put on one, a list indented
 deeper than the file's others moved back), so the fields it did not change are written as
-they were. A flow-style item (``- {id: …}``) keeps its line, a comment after its brace."""
+they were, and a `-` on a line of its own stays there. A flow-style item (``- {id: …}``)
+keeps its line, a comment after its brace, and the text of each value it did not change."""
 
 from __future__ import annotations
 
@@ -108,6 +109,23 @@ LAYOUTS = {
     + """\
     answer: thirty days                                                             # legal
 """,
+    "a dash on a line of its own": """\
+  -
+    id: q-2
+    question: "How long is the \\u0072eturn window?"
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points: [{text: 30 days, sources: [d.md]}]
+""",
+    "a dash on a line of its own, a comment after it, CRLF": """\
+  -   # imported\r
+    id: q-2\r
+    question: How long is\r
+      the return window?\r
+    category: direct-lookup\r
+    expected_sources: [d.md]\r
+    key_points: [{text: 30 days, sources: [d.md]}]\r
+""",
     "CRLF line breaks and a folded question": """\
   - id: q-2\r
     question: How long is\r
@@ -128,6 +146,46 @@ FLOW_LAYOUTS = {
     "a flow-style item with a comment and a comment line after it": FLOW
     + "  # imported\n  # from the old sheet\n",
 }
+
+
+ESCAPED_FLOW = {
+    "escapes in a double-quoted question": (
+        '  - {id: q-2, question: "How long is the \\u0072eturn\\twindow?", category: '
+        "direct-lookup, expected_sources: [d.md], key_points: [{text: 30 days, sources: "
+        "[d.md]}]}\n"
+    ),
+    "a single-quoted question and escapes in a nested value": (
+        "  - {id: q-2, question: 'How long is the ''return'' window?', category: "
+        'direct-lookup, expected_sources: ["d\\x2emd"], key_points: [{text: "30\\x20days", '
+        "sources: [d.md]}]}  # imported\n"
+    ),
+    "over two lines": (
+        '  - {id: q-2, question: "How long is the \\u0072eturn window?",\n'
+        "     category: direct-lookup, expected_sources: [d.md], key_points: [{text: 30 days, "
+        "sources: [d.md]}]}\n"
+    ),
+}
+"""Flow-style items whose values the YAML library would write otherwise than they are."""
+
+
+@pytest.mark.parametrize("command", ["retire", "verify", "split"])
+@pytest.mark.parametrize("item", ESCAPED_FLOW.values(), ids=ESCAPED_FLOW.keys())
+def test_an_edit_of_a_flow_style_item_keeps_the_values_it_did_not_change(  # type: ignore[no-untyped-def]
+    cli, repo: Path, item: str, command: str
+) -> None:
+    path = repo / "sets" / "s.yaml"
+    path.write_text(HEADER + OTHER + item, "utf-8")
+    before = path.read_text("utf-8")
+    before_item = _item(before.encode())
+    result = cli(repo, *_edits()[command][0])
+    assert result.code == 0, result.err
+    after = path.read_text("utf-8")
+    quoted = r"""(?:question|expected_sources|text): ("[^"]*"|'.*?'(?=,)|\[[^]]*\])"""
+    for value in re.findall(quoted, item):
+        assert value in after, value  # written as it was
+    after_item = _item(after.encode())
+    assert {"retire": "status", "verify": "verified", "split": "holdout"}[command] in after_item
+    assert {k: v for k, v in after_item.items() if k in before_item} == before_item
 
 
 @pytest.fixture

@@ -25,10 +25,12 @@ from evalset.errors import EditRefused, SetFileError
 from evalset.fsio import atomic_write
 from evalset.sets.findings import Finding, field_path
 from evalset.sets.locate import (
+    flow_values,
     is_filler,
     item_columns,
     item_fields,
     line_break,
+    lone_dash,
     shorten_long_comments,
     split_lines,
 )
@@ -725,6 +727,31 @@ class SetEditor:
 def _keep_untouched(
     old: str, new: str, unedited: Callable[[], str], put_back: Callable[[str], str]
 ) -> tuple[str, str | None]:
+    """``new`` with the fields the edit did not change as ``old`` has them
+    (``_keep_fields``), and an item whose ``-`` stood on a line of its own still so: the
+    library writes the first key after the ``-``."""
+    lone = lone_dash(old)
+    if lone is None:
+        return _keep_fields(old, new, unedited, put_back)
+    at, dash = lone
+    lines = split_lines(old)
+    joined = [*lines[:at], " " * dash + "- " + lines[at + 1][dash + 2 :], *lines[at + 2 :]]
+    kept, meant = _keep_fields("".join(joined), new, unedited, put_back)
+    out = split_lines(kept)
+    first = next((i for i, line in enumerate(out) if not is_filler(line)), None)
+    if first is None or not out[first].startswith(" " * dash + "- "):
+        return kept, meant
+    rest = out[first][dash + 2 :]
+    if rest[:1] in (" ", "\t", "{", "[", "#"):
+        return kept, meant
+    parted = [*out[:first], lines[at], " " * (dash + 2) + rest, *out[first + 1 :]]
+    text = "".join(parted)
+    return (text, meant) if _read_item(put_back(text)) == meant else (kept, meant)
+
+
+def _keep_fields(
+    old: str, new: str, unedited: Callable[[], str], put_back: Callable[[str], str]
+) -> tuple[str, str | None]:
     """``new`` (an item as the YAML library writes it after an edit, LF-broken) with each
     field the edit did not change written as it was in ``old`` (the item's text before,
     LF-broken): the library rewrites the layout of a whole item (a plain question folded
@@ -743,7 +770,8 @@ def _keep_untouched(
     meant = _read_entry(put_back(new))
     old_fields, new_fields = item_fields(old), item_fields(new)
     if old_fields is None or new_fields is None or old_fields[1][0] != new_fields[1][0]:
-        return new, _exactly_or_none(meant)
+        flow = _flow_kept(old, new, unedited, put_back, meant)
+        return flow if flow is not None else (new, _exactly_or_none(meant))
     was = dict(old_fields)
     if all(was.get(name, text) == text for name, text in new_fields):
         return new, _exactly_or_none(meant)  # nothing the library wrote otherwise
@@ -757,6 +785,34 @@ def _keep_untouched(
     if was_at is None or now_at is None or was_at[1:] != now_at[1:]:
         return new, expected  # the fields would not line up under one another
     kept = "".join(was[name] if name in unchanged else text for name, text in new_fields)
+    if kept == new or _read_item(put_back(kept)) != expected:
+        return new, expected
+    return kept, expected
+
+
+def _flow_kept(
+    old: str, new: str, unedited: Callable[[], str], put_back: Callable[[str], str], meant: Any
+) -> tuple[str, str | None] | None:
+    """``_keep_fields`` for an item written as a flow mapping (``- {id: q-1, …}``): each
+    value the edit did not change written as it was (the library undoes a quoted text's
+    escapes); None when either text is not one."""
+    was, now = flow_values(old), flow_values(new)
+    if was is None or now is None:
+        return None
+    written = unedited()
+    before = flow_values(written)
+    if before is None:
+        return None
+    unchanged = {
+        key
+        for key, (start, end) in now.items()
+        if key in was and key in before and written[slice(*before[key])] == new[start:end]
+    }
+    expected = _exactly_or_none(_with_values_of(meant, _read_entry(old), unchanged))
+    kept = new
+    for key, (start, end) in sorted(now.items(), key=lambda kv: kv[1], reverse=True):
+        if key in unchanged:
+            kept = kept[:start] + old[slice(*was[key])] + kept[end:]
     if kept == new or _read_item(put_back(kept)) != expected:
         return new, expected
     return kept, expected

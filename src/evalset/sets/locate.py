@@ -126,6 +126,135 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
     return out if len(set(names)) == len(names) else None
 
 
+_LONE_DASH = re.compile(r"-[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)")
+"""An item's ``-`` on a line of its own, a comment after it at most."""
+
+
+def lone_dash(piece: str) -> tuple[int, int] | None:
+    """Where an item's ``-`` stands on a line of its own (a comment after it at most) with
+    its first key on the next line, two columns deeper: the line's index and the dash's
+    column; None for any other layout."""
+    lines = split_lines(piece)
+    at = next((i for i, line in enumerate(lines) if not is_filler(line)), None)
+    if at is None or at + 1 >= len(lines):
+        return None
+    body = lines[at].lstrip(" ")
+    dash = len(lines[at]) - len(body)
+    if not _LONE_DASH.fullmatch(body):
+        return None
+    key = lines[at + 1]
+    column = len(key) - len(key.lstrip(" "))
+    if column != dash + 2 or is_filler(key) or key.lstrip(" ").startswith(("-", "#")):
+        return None
+    return at, dash
+
+
+_FLOW_PLAIN_END = re.compile(r"[,{}\[\]]|:(?=[\s,{}\[\]])|\s#")
+"""Where a plain scalar inside a flow mapping ends: at a flow indicator, at a ``:`` that
+ends a key, or where a comment starts."""
+
+
+def flow_values(piece: str) -> dict[str, tuple[int, int]] | None:
+    """The top-level keys of an item written as a flow mapping (``- {id: q-1, …}``), each
+    with where its value's text starts and ends in ``piece``; None for any other layout, a
+    key that is not plain text, a key given twice, or text the scan does not follow (the
+    caller then leaves the item as the YAML library writes it)."""
+    lines = split_lines(piece)
+    at = next((i for i, line in enumerate(lines) if not is_filler(line)), None)
+    if at is None:
+        return None
+    offset = sum(len(line) for line in lines[:at])
+    body = lines[at].lstrip(" ")
+    if not body.startswith(_DASH) or not body[1:].lstrip(" \t").startswith("{"):
+        return None
+    pos = offset + len(lines[at]) - len(body) + 1
+    pos += len(body[1:]) - len(body[1:].lstrip(" \t")) + 1
+    found: dict[str, tuple[int, int]] = {}
+    while True:
+        pos = _flow_gap(piece, pos)
+        if pos >= len(piece) or piece[pos] in "\"'{[":
+            return None  # only plain keys: the set's own field names
+        if piece[pos] == "}":
+            break
+        end = _FLOW_PLAIN_END.search(piece, pos)
+        if end is None or piece[end.start()] != ":":
+            return None
+        key = piece[pos : end.start()].strip()
+        if not key or key in found:
+            return None
+        start = _flow_gap(piece, end.end(), comments=False)
+        stop = _flow_value_end(piece, start)
+        if stop is None:
+            return None
+        found[key] = (start, stop)
+        pos = _flow_gap(piece, stop)
+        if pos < len(piece) and piece[pos] == ",":
+            pos += 1
+        elif pos >= len(piece) or piece[pos] != "}":
+            return None
+    return found
+
+
+def _flow_gap(text: str, pos: int, comments: bool = True) -> int:
+    """The first position from ``pos`` that is not white space (or, with ``comments``, a
+    comment running to its line's end)."""
+    while pos < len(text):
+        if text[pos] in " \t\r\n":
+            pos += 1
+        elif comments and text[pos] == "#":
+            brk = text.find("\n", pos)
+            pos = len(text) if brk < 0 else brk + 1
+        else:
+            break
+    return pos
+
+
+def _flow_value_end(text: str, pos: int) -> int | None:
+    """Where the value starting at ``pos`` inside a flow mapping ends (quoted, nested or
+    plain); None where the scan does not follow it."""
+    if pos >= len(text):
+        return None
+    first = text[pos]
+    if first == '"':
+        k = pos + 1
+        while k < len(text) and text[k] != '"':
+            k += 2 if text[k] == "\\" else 1
+        return k + 1 if k < len(text) else None
+    if first == "'":
+        k = pos + 1
+        while True:
+            k = text.find("'", k)
+            if k < 0:
+                return None
+            if text[k + 1 : k + 2] != "'":
+                return k + 1
+            k += 2
+    if first in "{[":
+        depth, k = 0, pos
+        while k < len(text):
+            c = text[k]
+            if c in "\"'":
+                after = _flow_value_end(text, k)
+                if after is None:
+                    return None
+                k = after
+                continue
+            if c == "#" and text[k - 1] in " \t\r\n":
+                return None  # a comment inside: left to the library
+            depth += c in "{["
+            depth -= c in "}]"
+            k += 1
+            if depth == 0:
+                return k
+        return None
+    if first in ",}":
+        return pos  # an empty value
+    end = _FLOW_PLAIN_END.search(text, pos)
+    if end is None:
+        return None
+    return pos + len(text[pos : end.start()].rstrip())
+
+
 _SCALAR_START = re.compile(r"[|>](?:[1-9][+-]?|[+-][1-9]?)?[ \t]*(?:#[^\r\n]*)?\r?\n?")
 """A block scalar's indicator (``|``, ``>-``, ``|2+``) ending its line, a comment after it."""
 _AFTER_KEY = re.compile(r"""(?:[^'"#:\s][^#:]*|'[^']*'|"[^"]*")[ \t]*:[ \t]+""")
