@@ -51,6 +51,17 @@ TARGETS = {
         "because chain is a symlink to hop, a symlink to nowhere/deeper, which does not "
         "exist; create nowhere/deeper, or remove the link.",
     ),
+    # a link to a path under a dangling link: what is missing is under where that one leads
+    "under a link into a dangling symlink": (
+        "nest/out.json",
+        "because nest is a symlink to gone/sub, a symlink to nowhere/at-all, which does not "
+        "exist; create nowhere/at-all/sub, or remove the link.",
+    ),
+    "under a loop of symlinks through a folder": (
+        "round/out.json",
+        "because round is a symlink to over/there, a symlink to round, a loop of links that "
+        "leads to no folder; point one of the links at a folder, or remove the link.",
+    ),
     "under a loop of symlinks": (
         "loop/out.json",
         "because loop is a symlink to back, a symlink to loop, a loop of links that leads to "
@@ -70,6 +81,9 @@ def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  #
     (example / "hop").symlink_to("nowhere/deeper")
     (example / "loop").symlink_to("back")
     (example / "back").symlink_to("loop")
+    (example / "nest").symlink_to("gone/sub")
+    (example / "round").symlink_to("over/there")
+    (example / "over").symlink_to("round")
     path, message = TARGETS[target]
     before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
     result = cli(example, *WRITERS[writer], path)

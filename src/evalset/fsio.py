@@ -96,10 +96,25 @@ def dangling_folder(path: Path) -> Dangling | None:
     return None
 
 
-def _chain(link: Path) -> Dangling | None:
+def _dangling_above(path: str, passed: set[str]) -> Dangling | None:
+    """The nearest folder of ``path`` that is a symlink to nothing, with its chain (see
+    ``dangling_folder``); None when there is none. ``passed``: the links the chains
+    followed so far went through (one of them again is a loop)."""
+    for folder in Path(path).parents:
+        if os.path.islink(folder) and not os.path.exists(folder):
+            return _chain(folder, passed)
+    return None
+
+
+def _chain(link: Path, passed: set[str] | None = None) -> Dangling | None:
     targets: list[str] = []
     here = str(link)
     seen = {os.path.realpath(here)}
+    if passed is None:
+        passed = set()
+    elif os.path.abspath(here) in passed:
+        return Dangling(link, (), None)  # back at a link already passed: a loop
+    passed.add(os.path.abspath(here))
     for _ in range(40):  # as many links as the system follows
         try:
             to = os.readlink(here)
@@ -108,9 +123,17 @@ def _chain(link: Path) -> Dangling | None:
         targets.append(to)
         here = os.path.normpath(os.path.join(os.path.dirname(here), to))
         if not os.path.islink(here):
-            return Dangling(link, tuple(targets), here)
+            # where it points may lie under another link to nothing: that chain is
+            # followed too, and what is missing is under where it leads
+            inner = _dangling_above(here, passed)
+            if inner is None:
+                return Dangling(link, tuple(targets), here)
+            missing = inner.missing
+            if missing is not None and inner.targets:
+                missing = os.path.join(missing, os.path.relpath(here, inner.link))
+            return Dangling(link, (*targets, *inner.targets), missing)
         again = os.path.join(os.path.realpath(os.path.dirname(here)), os.path.basename(here))
-        if again in seen:
+        if again in seen or os.path.abspath(here) in passed:
             break
         seen.add(again)
     return Dangling(link, tuple(targets), None)
