@@ -81,6 +81,52 @@ def test_a_number_too_long_in_a_set_file_is_located(  # type: ignore[no-untyped-
     assert _files(example) == before
 
 
+# every way YAML (as yaml-rs reads it) writes an integer too long: each is found where it starts
+FORMS = {
+    "digits parted by an underscore": f"{'1' * (LIMIT - 300)}_{'0' * 400}",
+    "an underscore every hundred digits": "_".join(["1" + "0" * 99] * (LIMIT // 100 + 1)),
+    "hexadecimal after an underscore": f"0x_{'f' * (LIMIT * 5 // 6)}",
+    "hexadecimal parted by an underscore": f"0x{'f' * (LIMIT * 2 // 3)}_{'f' * 1000}",
+    "upper-case hexadecimal": f"0X{'F' * (LIMIT * 5 // 6)}",
+    "octal": f"0o{'7' * (LIMIT * 9 // 8)}",
+    "upper-case octal": f"0O{'7' * (LIMIT * 9 // 8)}",
+    "binary": f"0b{'1' * (LIMIT * 7 // 2)}",
+    "signed hexadecimal": f"-0x{'f' * (LIMIT * 5 // 6)}",
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_number_too_long_is_located_however_it_is_written(  # type: ignore[no-untyped-def]
+    cli, example: Path, form: str
+) -> None:
+    path = example / SET
+    text = path.read_text("utf-8")
+    path.write_text(text.replace(QUESTION, f"    question: {FORMS[form]}\n"), "utf-8")
+    at = text[: text.index(QUESTION)].count("\n") + 1
+    result = cli(example, "validate", SET)
+    assert (result.code, result.out) == (2, ""), result.err[:300]
+    assert result.err == f"evalset: {SET}:{at}:15: {SET_SAYS}\n"
+
+
+@pytest.mark.parametrize(
+    "number",
+    [f"0x{'f' * (LIMIT * 5 // 6)}", f"0o{'7' * (LIMIT * 9 // 8)}", f"0b{'1' * (LIMIT * 7 // 2)}",
+     f"0x{'f' * (LIMIT * 2 // 3)}_{'f' * 1000}", f"{'1' * LIMIT}_{'0' * 9}"],
+    ids=["hexadecimal", "octal", "binary", "hexadecimal, an underscore", "decimal, an underscore"],
+)  # fmt: skip
+def test_a_number_too_long_in_the_configuration_is_located_in_any_base(  # type: ignore[no-untyped-def]
+    cli, example: Path, number: str
+) -> None:
+    with (example / "evalset.toml").open("a", encoding="utf-8") as file:
+        file.write(f"[validate]\nmin_per_category = {number}\n")
+    result = cli(example, "validate")
+    assert (result.code, result.out) == (2, ""), result.err[:300]
+    assert result.err == (
+        "evalset: evalset.toml:7:20: is a number too long to read (more than 4,300 digits); "
+        "write a shorter number.\n"
+    )
+
+
 ROWS = {
     "promote JSONL": (("promote", "in.jsonl", "--set", "acme-support"),
                       '{"question": "Why?", "answer": NUMBER}\n',
@@ -144,21 +190,21 @@ def test_a_relevance_too_long_in_qrels_is_read_as_trec_eval_reads_it(tmp_path: P
     assert list(read_qrels(qrels).levels) == [C_LONG - 1, -C_LONG, 1]
 
 
-def test_the_scan_for_long_digit_runs_finds_what_a_regular_expression_finds() -> None:
+def test_the_scan_for_long_runs_finds_what_a_regular_expression_finds() -> None:
     """The scan looks at every length-th character only (a regular expression went over a
     run of digits again from each of its positions: seconds for a file of long digit
-    strings); it finds the same runs."""
+    strings); it finds the same runs of what a number's text is made of."""
     import random
     import re
 
-    from evalset.sets.yamlio import _long_runs
+    from evalset.fsio import number_runs
 
     rng = random.Random(7)
     for _ in range(2000):
         length = rng.randint(1, 40)
         text = "".join(
-            rng.choice("0123456789") if rng.random() < 0.7 else rng.choice("ab -\n")
+            rng.choice("0123456789") if rng.random() < 0.7 else rng.choice("abxO_ -\ngz:")
             for _ in range(rng.randint(0, 400))
         )
-        expected = [m.span() for m in re.finditer(f"[0-9]{{{length},}}", text)]
-        assert _long_runs(text, length) == expected, (text, length)
+        expected = [m.span() for m in re.finditer(f"[0-9a-fA-FoOxX_]{{{length},}}", text)]
+        assert number_runs(text, length) == expected, (text, length)

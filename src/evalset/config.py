@@ -16,12 +16,12 @@ import sys
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Required
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NoReturn, Required
 
 from typing_extensions import TypedDict
 
 from evalset.errors import ConfigError, EvalsetError, NoWorkspace
-from evalset.fsio import TextError, decode_text
+from evalset.fsio import TextError, decode_text, long_integers, long_number_place
 
 if TYPE_CHECKING:  # the constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
@@ -295,28 +295,44 @@ class Workspace:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = path.read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:  # UTF-16 (Windows' "Unicode"), a Latin-1 byte, a NUL: named as for any text file
-        text = decode_text(data, path, "TOML file").removeprefix("\ufeff")  # an editor's mark
+        text = decode_text(raw, path, "TOML file").removeprefix("\ufeff")  # an editor's mark
     except TextError as exc:
         raise ConfigError(str(exc)) from None
+    limit = sys.get_int_max_str_digits()
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix the syntax.") from None
-    except ValueError:  # the other failure of the reader: an integer too long to read
-        limit = sys.get_int_max_str_digits()
+    except ValueError:  # the other failure of the reader: a decimal integer too long to read
         found = re.search(f"[0-9_]{{{limit + 1},}}", text)
         if found is None:
             raise
-        line = text.count("\n", 0, found.start()) + 1
-        col = found.start() - text.rfind("\n", 0, found.start())
-        raise ConfigError(
-            f"{path}:{line}:{col}: is a number too long to read (more than {limit:,} digits); "
-            "write a shorter number."
-        ) from None
+        _refuse_long_number(path, text, found.start())
+    # the reader takes any number of hexadecimal, octal or binary digits, which no message
+    # could then print
+    count = long_integers(data, limit) if limit else 0
+    if count:
+        refused = (tomllib.TOMLDecodeError, ValueError)
+        _refuse_long_number(
+            path, text, long_number_place(text, limit, count, tomllib.loads, refused)
+        )
+    return data
+
+
+def _refuse_long_number(path: Path, text: str, at: int | None) -> NoReturn:
+    """Refuse a configuration holding an integer too long to read or print, at ``at``."""
+    where = str(path)
+    if at is not None:
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        where += f":{line}:{column}"
+    raise ConfigError(
+        f"{where}: is a number too long to read (more than {sys.get_int_max_str_digits():,} "
+        "digits); write a shorter number."
+    )
 
 
 def _table_of(path: Path) -> dict[str, Any] | None:

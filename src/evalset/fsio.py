@@ -825,6 +825,78 @@ class NumberTooLong(json.JSONDecodeError):
         )
 
 
+def long_integers(data: Any, limit: int) -> int:
+    """How many integers in ``data`` (parsed YAML, TOML or JSON) have more than ``limit``
+    digits."""
+    count, stack = 0, [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif type(value) is int and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
+            count += 1
+    return count
+
+
+_NUMBER_CHARS = frozenset("0123456789abcdefABCDEFoOxX_")
+"""What an integer's text is made of, in YAML and TOML: digits of every base, its prefix
+(``0x``, ``0o``, ``0b``) and the ``_`` that may part its digits."""
+_NUMBER_RUN = re.compile("[0-9a-fA-FoOxX_]*")
+
+
+def number_runs(text: str, length: int) -> list[tuple[int, int]]:
+    """(start, end) of each run of at least ``length`` characters an integer's text is made
+    of (``_NUMBER_CHARS``), in linear time: such a run holds one of every ``length``-th
+    positions, so only those are looked at, and a run is measured from the one it holds. (A
+    regular expression looks at every position, 50 ms for a 5 MB set, and goes over a
+    shorter run again from each of its positions: seconds for a file of long digit
+    strings.)"""
+    runs = []
+    at, end, size = length - 1, -1, len(text)
+    chars, run = _NUMBER_CHARS, _NUMBER_RUN
+    while at < size:
+        if at >= end and text[at] in chars:
+            before = text[max(0, at - length) : at][::-1]  # the run starts after the last
+            start = at - _span(run, before, 0)  # sample, so no further back
+            end = at + _span(run, text, at)
+            if end - start >= length:
+                runs.append((start, end))
+        at += length
+    return runs
+
+
+def _span(pattern: re.Pattern[str], text: str, at: int) -> int:
+    found = pattern.match(text, at)
+    assert found is not None  # (it matches nothing, at least)
+    return found.end() - at
+
+
+def long_number_place(
+    text: str,
+    limit: int,
+    count: int,
+    parse: Callable[[str], Any],
+    refused: tuple[type[Exception], ...],
+) -> int | None:
+    """Where in ``text`` the first of the ``count`` integers of more than ``limit`` digits
+    its parse holds starts (its sign included); None when it cannot be told. Each run of
+    ``number_runs`` long enough to be one is tried in turn: read as 0 by ``parse``, the text
+    holds one fewer when the run was one. The fewest characters such a number has are in
+    hexadecimal: four fifths of its decimal digits. ``refused``: what ``parse`` raises for
+    a text it cannot read."""
+    for begin, end in number_runs(text, limit * 4 // 5):
+        try:
+            probed = parse(f"{text[:begin]}0{text[end:]}")
+        except refused:  # read as 0, the text is no longer valid: not this run
+            continue
+        if long_integers(probed, limit) < count:
+            return begin - (1 if begin and text[begin - 1] in "+-" else 0)
+    return None
+
+
 _JSON_INTEGER = re.compile(r'"(?:[^"\\]|\\.)*"|-?(\d+)(?![\d.eE])')
 """A JSON string (skipped), or an integer: its digits."""
 

@@ -16,7 +16,13 @@ from typing import Any, TypeVar
 import yaml_rs
 
 from evalset.errors import SetFileError
-from evalset.fsio import conflict_line, memory_left
+from evalset.fsio import (
+    conflict_line,
+    long_integers,
+    long_number_place,
+    memory_left,
+    number_runs,
+)
 
 MAX_ALIAS_EVENTS = 100_000
 """Aliases may replay at most this many parse events: a 'billion laughs' file fails fast."""
@@ -270,83 +276,29 @@ def parse_yaml(text: str, path: Path) -> Any:
     return found
 
 
-def _long_numbers(data: Any, limit: int) -> int:
-    """How many integers in ``data`` have more than ``limit`` digits."""
-    count, stack = 0, [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif type(value) is int and value.bit_length() > 3 * limit and abs(value) >= 10**limit:
-            count += 1
-    return count
-
-
 def _refuse_long_numbers(text: str, path: Path, data: Any) -> None:
     """Refuse, at its place, an integer of more digits than Python turns into text
     (``sys.get_int_max_str_digits``): yaml-rs reads one, but every message that names the
-    value (``expected text, got a number (…)``) failed on it. A file with no run of digits
-    that long (in hexadecimal, ``0x…``, the fewest) costs one search of its text; one with
-    such a number, a parse per run of digits until the number's is found."""
+    value (``expected text, got a number (…)``) failed on it. A file with no run of
+    characters that long that a number is made of (``number_runs``) costs one look at every
+    few thousandth character; one with such a number, a parse per run until the number's is
+    found."""
     limit = sys.get_int_max_str_digits()
-    if not limit:
+    if not limit or not number_runs(text, limit * 4 // 5):
         return
-    runs = _long_runs(text, limit)  # decimal (and octal: more digits still)
-    if "0x" in text or "0X" in text:  # hexadecimal: the fewest digits, after their prefix
-        runs += [m.span(1) for m in re.finditer(f"0[xX]([0-9a-fA-F]{{{limit * 4 // 5},}})", text)]
-    if not runs:
-        return
-    count = _long_numbers(data, limit)
+    count = long_integers(data, limit)
     if not count:
         return
-    where = str(path)
-    for begin, end in sorted(runs):  # the run whose number it is: read as 0, there is one fewer
-        try:
-            probe = f"{text[:begin]}0{text[end:]}"
-            probed = _in_big_stack(lambda probe=probe: _loads(probe))
-        except yaml_rs.YAMLDecodeError:
-            continue
-        if _long_numbers(probed, limit) < count:
-            start = begin - (2 if text[begin - 2 : begin] in ("0x", "0o") else 0)
-            start -= 1 if text[start - 1 : start] in ("-", "+") else 0
-            where = "{}:{}:{}".format(path, *line_col(text, start))
-            break
+
+    def parse(probe: str) -> Any:
+        return _in_big_stack(lambda: _loads(probe))
+
+    at = long_number_place(text, limit, count, parse, (yaml_rs.YAMLDecodeError,))
+    where = str(path) if at is None else "{}:{}:{}".format(path, *line_col(text, at))
     raise SetFileError(
         f"{where}: is a number too long to read (more than {limit:,} digits); quote it if it "
         "is meant as text, or write a shorter number."
     )
-
-
-_DIGIT_RUN = re.compile("[0-9]*")
-
-
-def _digits(text: str, at: int) -> int:
-    """How many decimal digits ``text`` holds from ``at`` on, one after another."""
-    found = _DIGIT_RUN.match(text, at)
-    assert found is not None  # (it matches nothing, at least)
-    return found.end() - at
-
-
-def _long_runs(text: str, length: int) -> list[tuple[int, int]]:
-    """(start, end) of each run of at least ``length`` decimal digits in ``text``, in linear
-    time: such a run holds one of every ``length``-th positions, so only those are looked
-    at, and a run is measured from the one it holds. (A regular expression looks at every
-    position, 50 ms for a 5 MB set, and goes over a shorter run again from each of its
-    positions: seconds for a file of long digit strings.)"""
-    runs = []
-    at, end, size = length - 1, -1, len(text)
-    while at < size:
-        if at >= end and "0" <= text[at] <= "9":
-            before = text[max(0, at - length) : at][::-1]  # the run starts after the last
-            start = at - _digits(before, 0)  # sample, so no further back
-            end = at + _digits(text, at)
-            if end - start >= length:
-                runs.append((start, end))
-        at += length
-    return runs
 
 
 def _tag_starts(text: str) -> list[int]:
