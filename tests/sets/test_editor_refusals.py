@@ -506,9 +506,21 @@ NEW = {"id": "q-900", "question": "Why?", "status": "draft"}
          "{'a'} cannot be written in a set file (a set file holds no set); give it as text, a "
          "number, true or false, a date, or a list or mapping of these. The file is "
          "unchanged."),
+        # keys that are no text are checked as values too (and then refused by the schema)
+        (lambda e: e.update_item("q-001", {"origin": {HUGE: 1}}), "item 'q-001': origin",
+         NO_NUMBER),
+        (lambda e: e.update_item("q-001", {"origin": {"redactions": {(HUGE,): 1}}}),
+         "item 'q-001': origin.redactions[0]", NO_NUMBER),
+        (lambda e: e.update_item("q-001", {"origin": {("\udcff",): 1}}),
+         "item 'q-001': origin[0]", SURROGATE),
+        (lambda e: e.update_item("q-001", {"origin": {b"EMAIL": 1}}), "item 'q-001': origin",
+         "b'EMAIL' cannot be written in a set file (a set file holds no bytes); give it as "
+         "text, a number, true or false, a date, or a list or mapping of these. The file is "
+         "unchanged."),
     ],
     ids=["update-huge", "append-huge", "append-huge-id", "header-huge", "replace-huge",
-         "update-surrogate", "append-surrogate", "header-surrogate", "bytes", "set"],
+         "update-surrogate", "append-surrogate", "header-surrogate", "bytes", "set",
+         "key-huge", "tuple-key-huge", "tuple-key-surrogate", "key-bytes"],
 )  # fmt: skip
 def test_a_value_a_set_file_cannot_hold_is_refused_naming_its_field(
     example: Path, call: Any, where: str, why: str

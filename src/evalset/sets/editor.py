@@ -83,11 +83,14 @@ def _plain(value: Any, owner: str = "a value to write", at: tuple[str | int, ...
     if isinstance(value, (list, tuple)):
         return [_plain(v, owner, (*at, i)) for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {
-            # a key that is no text is left as it is, for the schema to refuse by its place
-            (_plain(k, owner, at) if isinstance(k, str) else k): _plain(v, owner, (*at, str(k)))
-            for k, v in value.items()
-        }
+        plain = {}
+        for k, v in value.items():
+            if isinstance(k, str):
+                k = _plain(k, owner, at)
+            else:  # checked as a value, but kept as it is (a tuple is no list): the schema
+                _plain(k, owner, at)  # refuses a key that is no text by its place
+            plain[k] = _plain(v, owner, (*at, str(k)))
+        return plain
     where = f"{owner}: {field_path(at)}" if at else owner
     if isinstance(value, str):
         refuse_reserved(value, f"{where}: the value to write" if at else "the value to write")

@@ -283,9 +283,9 @@ def _counted(judge: Judge, request: Request, outcome: Outcome | None) -> Result:
         return None
     cost, tokens = outcome.cost, outcome.tokens
     wrong = (
-        f"cost {cost!r}"
+        f"cost {_said(cost)}"
         if _uncountable(cost, whole=False)
-        else f"tokens {tokens!r}"
+        else f"tokens {_said(tokens)}"
         if _uncountable(tokens, whole=True)
         else None
     )
@@ -293,9 +293,23 @@ def _counted(judge: Judge, request: Request, outcome: Outcome | None) -> Result:
         return outcome
     raise JudgeBroken(
         f"judge {judge.name} answered a request for {request.op} with a "
-        f"{type(outcome).__name__} whose {wrong} cannot be added up; a cost is None or a "
-        "number from 0, tokens None or a whole number from 0."
+        f"{type(outcome).__name__} whose {wrong} cannot be added up; a cost is None or an "
+        "int or float from 0, tokens None or an int from 0."
     )
+
+
+def _said(value: object) -> str:
+    """A count a judge gave, as a sentence shows it: a number as ``_shown`` does (one of
+    thousands of digits would fill the sentence, or fail to print at all), anything else
+    as ``reprlib`` shortens it."""
+    if type(value) in (int, float):
+        return _shown(value)  # type: ignore[arg-type]
+    import reprlib
+
+    try:
+        return reprlib.repr(value)
+    except Exception:  # a plug-in's object whose repr fails: its type says enough
+        return f"of type {type(value).__name__}"
 
 
 def _uncountable(value: object, whole: bool) -> bool:
