@@ -746,3 +746,71 @@ def test_a_leak_the_file_had_does_not_block_other_edits(example: Path) -> None:
         editor.update_item("q-001", {"tags": ["kept"]})
         editor.update_item("q-002", {"question": "Can I cancel an order after paying for it?"})
     assert {i.id: i.tags for i in load_set(path).items}["q-001"] == ["kept"]
+
+
+# An item the schema refused was left out of the checks between items, so an edit that made
+# it valid was not checked against them: a leak, or a move without its record, that had been
+# hidden was written, and `validate` then called the set invalid.
+HIDDEN = {
+    "a leak": (
+        "How long do I have to return a damaged item?",
+        "How long is the legal guarantee on products, please?",
+        "would be near duplicates while one of them is holdout and the other tuning",
+    ),
+    "a move without its record": (
+        "    holdout: false\n    verified: 301688de6b37\n    tags: [returns]\n",
+        "    holdout: true\n    verified: 301688de6b37\n    tags: [returns]\n",
+        "item 'q-001' would move from tuning to holdout since HEAD without a recorded move",
+    ),
+}
+
+
+@pytest.mark.parametrize("hidden", HIDDEN)
+def test_an_edit_that_makes_an_item_valid_is_checked_between_items(
+    example: Path, hidden: str
+) -> None:
+    old, new, said = HIDDEN[hidden]
+    path = example_set(example)
+    text = path.read_text()
+    # q-001 made invalid (an empty tag), and then given what validate cannot see in it
+    text = text.replace("    tags: [returns]\n", '    tags: [returns, ""]\n', 1)
+    old = old.replace("tags: [returns]", 'tags: [returns, ""]')
+    new = new.replace("tags: [returns]", 'tags: [returns, ""]')
+    assert text.count(old) >= 1
+    path.write_text(text.replace(old, new, 1))
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as caught, edit_set(path) as editor:
+        editor.update_item("q-001", {"tags": ["returns"]})
+    assert said in str(caught.value)
+    assert path.read_bytes() == before
+
+
+def test_an_edit_leaves_alone_a_leak_validate_does_not_look_for(tmp_path: Path) -> None:
+    """More questions alike than validate compares one by one are said to be so (a
+    warning), and the leaks among them not looked for: an edit refuses none of them either."""
+    from evalset.sets.neardup import MAX_BUCKET
+    from evalset.sets.validate import validate
+
+    items = "".join(
+        f"  - id: q-{i:04d}\n    question: how much does widget w{i:04d} cost to ship abroad\n"
+        "    category: c\n    answerable: false\n    holdout: false\n"
+        for i in range(MAX_BUCKET + 1)
+    )
+    path = tmp_path / "s.yaml"
+    path.write_text(f"evalset: 1\nname: s\ncategories:\n  c: x\nitems:\n{items}")
+    question = "how much does widget zzz cost to ship abroad"
+    with edit_set(path) as editor:
+        editor.append_items(
+            [
+                {
+                    "id": "q-new",
+                    "question": question,
+                    "category": "c",
+                    "answerable": False,
+                    "holdout": True,
+                }
+            ]
+        )
+    findings = validate([path]).findings
+    assert not [f for f in findings if f.severity == "error"]
+    assert any("too many to compare one by one" in f.message for f in findings)

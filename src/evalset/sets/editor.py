@@ -1182,14 +1182,18 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = F
             f"{before.path}: the edit was refused because it would duplicate an item id; "
             "the file is unchanged."
         )
-    flipped = {
+    # an item the edit makes valid is seen by validate's checks between items for the
+    # first time: what they find of it is new
+    valid_before, valid_after = set(before.item_index), set(after.item_index)
+    revealed = {k for k in editor.touched if k not in valid_before and k in valid_after}
+    flipped = revealed | {
         k
         for k in editor.touched
         if k < len(old_items) and _holdout_of(old_items[k]) != _holdout_of(new_items[k])
     }
     if flipped:
         _refuse_unrecorded_moves(before, after, flipped)
-    if _may_leak(old_items, new_items, editor):
+    if revealed or _may_leak(old_items, new_items, editor):
         _refuse_new_leaks(before, after, editor)
 
 
@@ -1243,12 +1247,16 @@ def _leaks(items: list[Item], ids: set[str], words: dict[str, list[str]]) -> set
     of them among ``ids``, as `validate` pairs them (in the file's order); ``words``: the
     questions normalised so far."""
     from evalset.sets.model import PLACEHOLDER
-    from evalset.sets.neardup import near_duplicates_of
+    from evalset.sets.neardup import PAIRWISE_BELOW, near_duplicate_pairs, near_duplicates_of
 
     live = [i for i in items if i.status != "retired" and i.question != PLACEHOLDER]
     chosen = [n for n, item in enumerate(live) if item.id in ids]
     questions = [item.question for item in live]
     pairs = near_duplicates_of(questions, chosen, words) if chosen else []
+    if pairs and len(questions) >= PAIRWISE_BELOW:
+        # validate's search leaves a group too crowded to compare one by one to a warning:
+        # a pair it does not find is no error of it
+        pairs = sorted(set(pairs) & set(near_duplicate_pairs(questions)))
     return {
         (live[a].id, live[b].id)
         for a, b in pairs
