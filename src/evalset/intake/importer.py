@@ -36,11 +36,13 @@ from evalset.holdout.seal import Arrivals, seal_arrivals
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
+from evalset.sets.findings import field_path
 from evalset.sets.lock import refuse_unplain, set_lock
 from evalset.sets.messages import error_text
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
+from evalset.sets.validate import row_errors
 
 READERS = {
     "jsonl": "evalset.export.jsonl",
@@ -259,6 +261,7 @@ def import_rows(
     if dry_run:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, loaded, snapshots, fmt)
+        _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
@@ -272,6 +275,7 @@ def import_rows(
     with set_lock(target) as held:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, loaded, snapshots, fmt)
+        _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         result.created = loaded is None
         header = None
@@ -311,6 +315,34 @@ def _plan(
     return result, items
 
 
+def _row_lines(candidates: list[tuple[int, Item]]) -> dict[str, int]:
+    """The line of the row each item to add comes from (the first row of an id is the one
+    added)."""
+    lines: dict[str, int] = {}
+    for number, candidate in candidates:
+        lines.setdefault(candidate.id, number)
+    return lines
+
+
+def _refuse_invalid(
+    source: Path, candidates: list[tuple[int, Item]], items: list[Item], loaded: SetFile | None
+) -> None:
+    """Refuse the import when an item to add breaks a rule `validate` holds items to (a
+    category the set does not declare, key points on an unanswerable item, a must_not_say
+    that is also a key point): the row is named, in the dry run as in the run. A set the
+    import creates declares the categories its rows use."""
+    categories = loaded.header.categories if loaded is not None and loaded.header else None
+    lines = _row_lines(candidates)
+    for item in items:
+        for at, problem, fix in row_errors(item, categories):
+            where = f"{field_path(at)}: " if at else ""
+            hint = f" ({fix})" if fix else ""
+            raise ImportRefused(
+                f"{source}:{lines[item.id]}: {where}{problem}{hint}; fix the row, nothing was "
+                "imported."
+            )
+
+
 def _refuse_unresolved(
     source: Path, candidates: list[tuple[int, Item]], items: list[Item], store: SnapshotStore | None
 ) -> None:
@@ -320,9 +352,7 @@ def _refuse_unresolved(
     ``reference_context_ids`` are often ids of chunks, which no snapshot has."""
     if store is None:
         return
-    lines: dict[str, int] = {}
-    for number, candidate in candidates:  # the first row of an id is the one added
-        lines.setdefault(candidate.id, number)
+    lines = _row_lines(candidates)
     newest: list[Snapshot | None] = []
     for item in items:
         if item.status == "retired":

@@ -18,7 +18,7 @@ from evalset.sets.findings import Finding, Severity
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import now_at, resolves_by_content, unresolved
-from evalset.sets.setfile import SetFile, load_set, parse_set_text, set_text_at
+from evalset.sets.setfile import SetFile, load_set, parse_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
 
 
@@ -650,6 +650,21 @@ def item_rule_errors(loaded: SetFile, indexes: Collection[int]) -> list[Finding]
         if k in indexes:
             checker._stub_category(k, stub, categories)
     return checker._located()
+
+
+def row_errors(
+    item: Item, categories: dict[str, str] | None
+) -> list[tuple[tuple[str | int, ...], str, str | None]]:
+    """The errors the item rules find in an item no file holds yet (a row to import), for a
+    set declaring ``categories`` (None: any): each as its field's path within the item, the
+    problem and its fix."""
+    checker = _Checker(parse_set(_NO_ITEMS, Path("row")), ValidateConfig(), errors_only=True)
+    checker._item(0, item, categories)
+    return [(loc[2:], message, hint) for _, loc, message, hint, _ in checker.found]
+
+
+_NO_ITEMS = "evalset: 1\nname: row\nitems: []\n"
+"""The set ``row_errors`` checks an item as part of: its rules read nothing else of it."""
 
 
 def header_rule_errors(loaded: SetFile) -> list[Finding]:
