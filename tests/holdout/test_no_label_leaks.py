@@ -340,3 +340,39 @@ def test_what_stands_in_for_hidden_labels(  # type: ignore[no-untyped-def]
     )
     assert done.code == 1 and "agreement with people: not measured, the judge decided none of" \
         in done.out, done.err  # fmt: skip
+
+
+def test_a_holdout_label_that_is_a_number_or_true_false_is_not_quoted(  # type: ignore[no-untyped-def]
+    cli, example: Path
+) -> None:
+    """Before, `expected text, got a number (72)` quoted a holdout item's answer: a number is
+    a common answer. Text, numbers and true/false alike are named by their kind only; a
+    tuning item's stay readable."""
+    path = example / "sets" / "acme-support.yaml"
+    text = path.read_text("utf-8")
+    text = text.replace(
+        "    answer: two years\n    holdout: true\n", "    answer: 72413\n    holdout: true\n", 1
+    )  # q-004, holdout
+    text = text.replace("      - the guarantee lasts one year\n", "      - 48517\n", 1)
+    text = text.replace(
+        "      - text: Every product has a two-year legal guarantee of conformity from delivery\n",
+        "      - text: true\n",
+        1,
+    )
+    text = text.replace("    answer: 30 days\n", "    answer: 30713\n", 1)  # q-001, tuning
+    path.write_text(text, "utf-8")
+    for args in (
+        ("validate",),
+        ("validate", "--json"),
+        ("export", "acme-support", "--format", "jsonl"),
+    ):
+        done = cli(example, *args)
+        said = done.out + done.err
+        assert done.code in (1, 2) and "72413" not in said and "48517" not in said, said
+        assert "true/false (true)" not in said
+    said = cli(example, "validate").out
+    hidden = "(a holdout item: not shown)"
+    assert f"item q-004: answer: error: expected text, got a number {hidden}" in said
+    assert f"item q-004: must_not_say[0]: error: expected text, got a number {hidden}" in said
+    assert f"item q-004: key_points[0].text: error: expected text, got true/false {hidden}" in said
+    assert "item q-001: answer: error: expected text, got a number (30713)" in said

@@ -18,13 +18,14 @@ expected_sources and key points' sources, are named as `evalset stale` names the
 
 
 def describe(value: Any, hidden: bool = False) -> str:
-    """A value as a message names it; ``hidden``: text is named as text only."""
+    """A value as a message names it; ``hidden``: text, a number or true/false is named
+    by its kind only (a holdout item's answer may well be a number: ``answer: 72``)."""
     if isinstance(value, str) and hidden:
         return f"text {HIDDEN}"
     if isinstance(value, bool):
-        return f"true/false ({str(value).lower()})"
+        return f"true/false {HIDDEN if hidden else f'({str(value).lower()})'}"
     if isinstance(value, (int, float)):
-        return f"a number ({value})"
+        return f"a number {HIDDEN if hidden else f'({value})'}"
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
         return f"text ({shown!r})"
