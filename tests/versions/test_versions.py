@@ -906,6 +906,23 @@ def test_check_pin_refuses_a_pin_altered_anywhere(released: Path, cli, altered: 
     assert len(result.err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("how", ["as floats", "as true/false"])
+def test_check_pin_refuses_counts_written_as_other_numbers(released: Path, cli, how: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, `"total": 4.0` and `"holdout": true` passed: Python holds them equal to 4
+    and 1. JSON does not."""
+    pin = json.loads(cli(released, "pin", "docs").out)
+    counts = pin["items"]
+    if how == "as floats":
+        altered = {**counts, "total": float(counts["total"])}
+    else:
+        altered = {**counts, "holdout": bool(counts["holdout"])}
+    assert altered == counts  # equal to Python, though not the same JSON
+    report = released / "report.json"
+    report.write_text(json.dumps({"evalset": {**pin, "items": altered}}))
+    result = cli(released, "check-pin", str(report))
+    assert result.code == 1 and "report's item counts " in result.err, result.err
+
+
 def test_check_pin_accepts_the_full_snapshot_id_and_any_tool(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """Ids are taken by any unique prefix; the full one was refused as another snapshot."""
     pin = json.loads(cli(released, "pin", "docs").out)

@@ -3,6 +3,7 @@ corpus snapshot it ran on, and checking a report's pin against the release tags.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -486,7 +487,7 @@ def _altered_fields(found: dict[str, Any], ours: dict[str, Any], base: str) -> l
             ("items_digest", "items digest"),
             ("categories", "categories"),
         )
-        if key in found and found[key] != ours[key]
+        if key in found and not _same_json(found[key], ours[key])
     ]
     extra = sorted(str(k) for k in found if k not in PIN_KEYS)
     if extra:
@@ -495,6 +496,12 @@ def _altered_fields(found: dict[str, Any], ours: dict[str, Any], base: str) -> l
             "was altered"
         )
     return problems
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two values read from JSON are the same JSON: ``true`` is no 1, ``4.0`` no 4
+    (Python's ``==`` holds both equal)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def _same_snapshot(ws: Workspace, reported: Any, recorded: dict[str, Any]) -> bool:
