@@ -106,3 +106,28 @@ def test_a_sealed_item_citing_changed_text_is_never_reported_clean(  # type: ign
     assert stale.code == 1
     assert [i["id"] for i in json.loads(stale.out)["items"]] == ["q-2"]
     assert cli(corpus_repo, "validate").code == 0
+
+
+def test_a_sealed_item_whose_verified_was_written_by_hand_is_not_checked(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, sealed: Path
+) -> None:
+    """Before, editing a sealed item's visible `verified:` to the newest snapshot made it
+    fresh without the key (stale exit 0, status 0 stale), though what it cites changed;
+    `validate` already called the edit an error. Its `verified` vouches for no check."""
+    from conftest import commit_all
+
+    commit_all(corpus_repo, "sealed")
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    assert cli(corpus_repo, "snapshot").code == 0
+    commit_all(corpus_repo, "corpus changed")
+    path = corpus_repo / "sets" / "docs.yaml"
+    text = path.read_text()
+    (old,) = {line.split()[-1] for line in text.splitlines() if "verified:" in line}
+    (newest,) = [p.stem[:12] for p in (corpus_repo / "snapshots").glob("*.json")
+                 if not p.stem.startswith(old)]  # fmt: skip
+    path.write_text(text.replace(f"verified: {old}", f"verified: {newest}"))  # q-2 by hand
+    stale = cli(corpus_repo, "stale", "--json")
+    assert stale.code == 1, stale.out
+    assert json.loads(stale.out)["unchecked_sealed"] == {"docs": ["q-2"]}
+    status = json.loads(cli(corpus_repo, "status", "--json").out)["sets"][0]
+    assert status["unchecked_sealed_items"] == ["q-2"]

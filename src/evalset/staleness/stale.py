@@ -30,7 +30,7 @@ from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
 from evalset.errors import EvalsetError
 from evalset.sets.citations import Citation
-from evalset.sets.model import Item, item_citations
+from evalset.sets.model import Item, SealedItem, item_citations
 from evalset.sets.resolve import lookup, relabelled_from
 from evalset.sets.setfile import SetFile
 from evalset.staleness.textdiff import PartChange, diff_text, subsection_changes
@@ -166,6 +166,26 @@ def modes_differ(old: Snapshot, new: Snapshot) -> str:
         "setting changed), so they cannot be compared: check the item against the text as "
         "it is now, then `evalset verify` it"
     )
+
+
+def _verified_by_hand(loaded: SetFile, stubs: list[SealedItem]) -> set[str]:
+    """The ids of ``stubs`` (sealed items) whose visible ``verified`` changed since the
+    holdout baseline while their sealed content did not: written by hand, it vouches for no
+    check (`validate` calls it an error)."""
+    from evalset.sets.validate import holdout_baseline
+
+    found = holdout_baseline(loaded.path, loaded.name, loaded)
+    if found is None:
+        return set()
+    baseline = found[0]
+    before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
+    return {
+        stub.id
+        for stub in stubs
+        if (old := before.get(stub.id)) is not None
+        and old.sealed.age == stub.sealed.age
+        and old.verified != stub.verified
+    }
 
 
 def never_compared(store: SnapshotStore, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
@@ -595,8 +615,9 @@ class StaleChecker:
         """The active sealed items the key did not open whose staleness is unknown: those
         not verified against the newest snapshot (what they cite is sealed). A sealed item
         whose visible ``verified`` is the newest snapshot is fresh without the key: nothing
-        changed since it was checked."""
-        unchecked = []
+        changed since it was checked; unless that ``verified`` was written by hand (changed
+        since the baseline while its sealed content was not, as `validate` finds it)."""
+        unchecked, fresh = set(), []
         for stub in loaded.sealed:
             if stub.status != "active":
                 continue
@@ -605,8 +626,12 @@ class StaleChecker:
             except EvalsetError:
                 ident = None
             if ident != self.newest.id:
-                unchecked.append(stub.id)
-        return unchecked
+                unchecked.add(stub.id)
+            else:
+                fresh.append(stub)
+        if fresh:
+            unchecked |= _verified_by_hand(loaded, fresh)
+        return [stub.id for stub in loaded.sealed if stub.id in unchecked]
 
     def _read_texts(self, pending: list[_Changed]) -> None:
         """The old and new texts of changed citations, with every version git may have to
