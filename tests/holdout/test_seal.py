@@ -435,12 +435,17 @@ def test_a_sealed_item_keeps_no_comment(  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "quoted",
     ["Which secret holdout question is this one?", "which SECRET holdout  question is this one?",
-     "Which secret\u00a0holdout question\tis this one?"],
+     "Which secret\u00a0holdout question\tis this one?",
+     # before, these were sealed with the question left readable: its words were matched
+     # with their punctuation
+     "Which secret holdout question is this one", "Which secret holdout question is this one ?",
+     "which secret holdout question, is this one!", "Which secret-holdout question is this one"],
 )  # fmt: skip
 def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, quoted: str
 ) -> None:
-    """As written, or in other capitals and spacing: either way the comment tells it."""
+    """As written, or in other capitals, spacing and punctuation: either way the comment
+    tells it."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
     text = SMALL_HEADER.replace(
         "categories:", f"# to do: reword '{quoted}'\ncategories:"
@@ -450,8 +455,37 @@ def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[n
     assert result.code == 2
     assert result.err.strip() == (
         f"evalset: {path.name}:3: the text of a holdout item would stay readable there after "
-        "sealing (a comment?); remove it and seal again. Nothing was sealed."
+        "sealing (a comment, or a plain item's text?); remove it and seal again. Nothing was "
+        "sealed."
     )
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["    answer: Which secret holdout question is this one?\n",
+     "    must_not_say: [which secret holdout question is this one]\n",
+     "    origin: {kind: manual, note: 'asked with: Which secret holdout question is this one?'}\n",
+     "    tags: [Which-secret-holdout-question-is-this-one]\n"],
+    ids=["answer", "must_not_say", "origin note", "tag"],
+)  # fmt: skip
+def test_seal_refuses_a_plain_item_quoting_a_holdout_question(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, extra: str
+) -> None:
+    """Before, a holdout text a plain item held itself was left readable, so a tuning item
+    quoting the holdout question kept it in view. A question is refused wherever it stands;
+    other texts two items share (a key point) are not."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    tuning = small_item("q-1", "Which tuning question comes first here?", False)
+    text = (
+        SMALL_HEADER
+        + tuning.replace("    holdout: false\n", "    holdout: false\n" + extra)
+        + small_item("q-2", "Which secret holdout question is this one?", True)
+    )
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2, result.err
+    assert "the text of a holdout item would stay readable there after sealing" in result.err
     assert path.read_text() == text
 
 
