@@ -575,7 +575,11 @@ def test_import_says_written_only_when_it_wrote(cli, tmp_path: Path, empty_set: 
         ),
         ("jsonl", '{"question": "ok?"}\n[1, 2]\n', "bad.txt:2: the row is not a JSON object"),
         ("jsonl", '{"question": "ok?"}\n{"id": "x"}\n', "bad.txt:2: the row has no question"),
-        ("jsonl", '{"question": "ok?", "colour": "red"}\n', "bad.txt:1: colour: Extra inputs"),
+        (
+            "jsonl",
+            '{"question": "ok?", "colour": "red"}\n',
+            "bad.txt:1: the row has the key 'colour', which import does not read",
+        ),
         ("ragas", '{"reference": "x"}\n', "bad.txt:1: the row has no user_input text"),
         ("langsmith", '{"outputs": {}}\n', "bad.txt:1: the row has no inputs object"),
         ("csv", "id,text\nq-1,hello\n", "bad.txt:1: the row (the header) has no 'question' column"),

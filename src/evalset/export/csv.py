@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
 import re
@@ -11,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from evalset.export.rows import RowError
+from evalset.export.rows import RowError, unread
 from evalset.export.view import Unwritable, View, origin_of, split_of
 from evalset.fsio import json_loads
 from evalset.sets.model import Item
@@ -240,11 +239,9 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
         if header.count(column) > 1:  # which of them is meant cannot be told
             raise RowError(number, f"(the header) names the column {column!r} twice; keep one")
     unknown = next((c for c in header if c.strip() and c not in COLUMNS), None)
-    if unknown is not None:  # a misspelt label column must not be dropped without a word
-        close = difflib.get_close_matches(unknown.strip().lower(), COLUMNS, n=1)
-        hint = f"did you mean {close[0]!r}?" if close else "rename it, or remove the column"
-        raise RowError(number, f"(the header) has the column {unknown!r}, which import does "
-                       f"not read ({hint})")  # fmt: skip
+    if unknown is not None:
+        problem = unread("column", unknown, COLUMNS, "rename it, or remove the column")
+        raise RowError(number, f"(the header) {problem}")
     return [(line, _item(cells, header, found, line)) for line, cells in rows]
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from evalset.fsio import json_loads, json_text_lines, not_json
@@ -74,3 +75,16 @@ def listed(mapping: dict[str, Any], key: str, line: int, where: str = "") -> lis
         raise RowError(line, f"has {name} {shown(value)}, not a list; write a JSON list such as "
                        '["a", "b"]')  # fmt: skip
     return value
+
+
+def unread(
+    kind: str, name: str, known: Iterable[str], otherwise: str, where: str = "", cutoff: float = 0.6
+) -> str:
+    """``has the {kind} 'name' in {where}, which import does not read (did you mean 'x'?)``: a
+    column or key of a row that no reader takes, with the one of ``known`` it most likely
+    misspells (in any case and spacing: a spreadsheet writes ``Answer`` and ``must_not_say ``),
+    else ``otherwise``. Read as nothing, a misspelt label would be dropped without a word."""
+    close = difflib.get_close_matches(name.strip().lower(), list(known), n=1, cutoff=cutoff)
+    hint = f"did you mean {close[0]!r}?" if close else otherwise
+    inside = f" in {where}" if where else ""
+    return f"has the {kind} {name!r}{inside}, which import does not read ({hint})"

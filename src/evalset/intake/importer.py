@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.export.rows import RowError
+from evalset.export.rows import RowError, unread
 from evalset.export.view import View
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
 from evalset.holdout.seal import Arrivals, seal_arrivals
@@ -38,7 +38,7 @@ from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
 from evalset.sets.findings import field_path
 from evalset.sets.lock import refuse_unplain, set_lock
-from evalset.sets.messages import error_text
+from evalset.sets.messages import error_loc, error_text, fields_of
 from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
@@ -152,6 +152,30 @@ def _pin_categories(pin: Any, where: str, categories: dict[str, str]) -> None:
             categories.setdefault(name, meaning)
 
 
+ROW_KEYS = ("split", "evalset")
+"""The keys of a row that a reader takes before it becomes an item (JSONL's ``split`` and
+pin): not item fields, but what a misspelt key may have meant."""
+
+
+def _invalid(exc: ValidationError, fmt: str) -> str:
+    """What is wrong with a row the item model refused. A key no reader takes is named first,
+    as the CSV import names a column it does not read, with a did-you-mean: it is most likely
+    a misspelt label (``answr``, a key point's ``source``), which must not be dropped."""
+    errors = exc.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = error_loc(first)
+    if first["type"] == "extra_forbidden":
+        *path, name = loc
+        known = fields_of(loc, is_item=True) + (list(ROW_KEYS) if not path else [])
+        # a key may itself be personal data (a record pasted in whole): shown redacted
+        inside = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
+        where = inside.lstrip(".")
+        problem = unread("key", redact(str(name)), known, "rename it, or remove the key", where)
+        return f"the row {problem}; fix it ({fmt} format) and import again (nothing was imported)."
+    where = redact(".".join(str(step) for step in loc)) or "row"
+    return f"{where}: {error_text(first)}; fix the row, nothing was imported."
+
+
 def _origin(row: dict[str, Any], today: dt.date) -> Any:
     """The origin of an imported item: the one the row carries, as evalset's own exports
     write it (its kind and traces kept, so a production item stays one and a trace is never
@@ -245,13 +269,7 @@ def import_rows(
         try:
             item = _candidate(row, today)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "row"
-            where = redact(where)  # a key may itself be personal data
-            raise ImportRefused(
-                f"{source}:{number}: {where}: {error_text(first)}; fix the row, nothing was "
-                "imported."
-            ) from None
+            raise ImportRefused(f"{source}:{number}: {_invalid(exc, fmt)}") from None
         candidates.append((number, item))
     if create:
         problem = set_name_problem(target.stem)

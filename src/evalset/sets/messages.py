@@ -9,9 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalset.sets.model import HIDDEN, Item, KeyPoint, Origin, SetHeader
+from evalset.sets.model import HIDDEN, HoldoutMove, Item, KeyPoint, Origin, SetHeader
 
-_MODELS: dict[str, type[BaseModel]] = {"item": Item, "key_points": KeyPoint, "origin": Origin}
+_MODELS: dict[str, type[BaseModel]] = {
+    "item": Item,
+    "key_points": KeyPoint,
+    "origin": Origin,
+    "holdout_moves": HoldoutMove,
+}
 LABELS = frozenset({"question", "key_points", "must_not_say", "answer", "origin"})
 """An item's fields whose text a message about a holdout item does not quote (citations, in
 expected_sources and key points' sources, are named as `evalset stale` names them)."""
@@ -36,7 +41,7 @@ def describe(value: Any, hidden: bool = False) -> str:
     return "nothing (null)" if value is None else type(value).__name__
 
 
-def _fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
+def fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
     """The field names allowed at ``loc`` (for did-you-mean on unknown fields)."""
     model: type[BaseModel] = Item if is_item else SetHeader
     for step in loc[:-1]:
@@ -70,7 +75,7 @@ def schema_message(
     hidden = held and bool(loc) and loc[0] in LABELS
     if kind == "extra_forbidden":
         name = str(loc[-1])
-        fields = _fields_of(loc, is_item)
+        fields = fields_of(loc, is_item)
         if name in fields:  # a field of items, on a sealed item (which shows only its counts')
             return f"field {name!r} is not one a sealed item shows", (
                 "it belongs in the sealed content: `evalset unseal` with the key, then seal again"
