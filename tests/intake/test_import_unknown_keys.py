@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from evalset.sets.setfile import load_set
+
 QUESTION = "How long is the standard return window at Acme?"
 
 
@@ -48,3 +50,97 @@ def test_a_jsonl_key_import_does_not_read_is_refused_with_a_did_you_mean(  # typ
                         f"not read ({hint}); fix it (jsonl format) and import again (nothing "
                         "was imported).\n")  # fmt: skip
     assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+def example(labels: dict[str, Any] | None = None, key: str = "reference_outputs",
+            metadata: dict[str, Any] | None = None, **fields: Any) -> str:  # fmt: skip
+    found = {"inputs": {"question": QUESTION}, key: labels or {}, "metadata": metadata or {}}
+    return json.dumps({**found, **fields}) + "\n"
+
+
+POINT = {"text": "Most items can be returned within 14 days", "sources": ["r.md"]}
+
+# LangSmith examples whose labels were dropped without a word, exit 0: (the example, the
+# sentence). Every key of the reference outputs and of a key point is evalset's; metadata and
+# the example hold LangSmith's and the user's own keys too, so there only a near miss of a
+# key import reads is refused.
+LANGSMITH_KEYS = {
+    "must_not_say": (example({"key_points": [POINT], "must_not_sya": ["7 days"]}),
+                     "has the key 'must_not_sya' in reference_outputs, which import does not "
+                     "read (did you mean 'must_not_say'?)"),
+    "answer": (example({"answr": "14 days"}, key="outputs"), "has the key 'answr' in outputs, "
+               "which import does not read (did you mean 'answer'?)"),
+    "capitalised": (example({"Expected_Sources": ["r.md"]}), "has the key 'Expected_Sources' in "
+                    "reference_outputs, which import does not read (did you mean "
+                    "'expected_sources'?)"),
+    "another-tool's": (example({"ground_truth": "14 days"}), "has the key 'ground_truth' in "
+                       "reference_outputs, which import does not read (rename it, or remove "
+                       "the key)"),
+    "key-point": (example({"key_points": [POINT, {"text": "Refunds take 5 days", "source": []}]}),
+                  "has the key 'source' in reference_outputs.key_points[1], which import does "
+                  "not read (did you mean 'sources'?)"),
+    "category": (example(metadata={"evalset_id": "ls-2", "catgory": "direct-lookup"}),
+                 "has the key 'catgory' in metadata, which import does not read (did you mean "
+                 "'category'?)"),
+    "tags": (example(metadata={"tag": ["returns"]}), "has the key 'tag' in metadata, which "
+             "import does not read (did you mean 'tags'?)"),
+    "example": (example(reference_output={"answer": "14 days"}), "has the key "
+                "'reference_output', which import does not read (did you mean "
+                "'reference_outputs'?)"),
+    "answer-and-output": (example({"answer": "14 days", "output": "7 days"}, key="outputs"),
+                          "has both outputs.answer and outputs.output; keep one of them "
+                          "(import reads output as the answer)"),
+    "output-not-a-text": (example({"output": {"content": "14 days"}}, key="outputs"),
+                          'has outputs.output {"content": "14 days"}, not a text'),
+    "outputs-twice": (example({"answer": "14 days"}, outputs={"answer": "7 days"}),
+                      "has both reference_outputs and outputs; keep one of them"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("content", "problem"), LANGSMITH_KEYS.values(),
+                         ids=LANGSMITH_KEYS.keys())  # fmt: skip
+def test_a_langsmith_key_import_does_not_read_is_refused_with_a_did_you_mean(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, content: str, problem: str
+) -> None:
+    good = json.dumps({"inputs": {"question": "Do you ship to Iceland?"}})
+    (corpus_repo / "rows.jsonl").write_text(good + "\n" + content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.jsonl:2: the row {problem}; fix it (langsmith format) "
+                        "and import again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+# (the example, the labels of the item it becomes)
+LANGSMITH_READ = {
+    # LangSmith's default output key, as a dataset made from runs holds the reference answer
+    "output": (example({"output": "Paris"}, key="outputs"),
+               {"key_points": [{"text": "Paris", "sources": []}], "answer": None}),
+    "output-unanswerable": (example({"output": "no", "answerable": False}),
+                            {"key_points": [], "answer": "no", "answerable": False}),
+    "output-with-key-points": (example({"key_points": [POINT], "output": "14 days"}),
+                               {"key_points": [POINT], "answer": "14 days"}),
+    # metadata and example keys of LangSmith's and the user's own are passed over
+    "other-metadata": (example({"key_points": [POINT]}, metadata={
+                           "ls_provider": "openai", "revision_id": "abc", "source": "support",
+                           "categories": "returns", "category": "direct-lookup"}),
+                       {"key_points": [POINT], "category": "direct-lookup"}),
+    "langsmith's-own": (example({"output": "Paris"}, key="outputs", id="6a1c", dataset_id="d-1",
+                                created_at="2025-01-01T00:00:00", source_run_id=None,
+                                attachments={}),
+                        {"key_points": [{"text": "Paris", "sources": []}]}),
+    "outputs-twice-alike": (example({"output": "Paris"}, outputs={"output": "Paris"}),
+                            {"key_points": [{"text": "Paris", "sources": []}]}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("content", "labels"), LANGSMITH_READ.values(), ids=LANGSMITH_READ.keys())
+def test_langsmith_keys_import_reads_or_passes_over(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, content: str, labels: dict[str, Any]
+) -> None:
+    (corpus_repo / "rows.jsonl").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
+    found = item.model_dump(mode="json")
+    assert {key: found[key] for key in labels} == labels

@@ -240,7 +240,7 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             raise RowError(number, f"(the header) names the column {column!r} twice; keep one")
     unknown = next((c for c in header if c.strip() and c not in COLUMNS), None)
     if unknown is not None:
-        problem = unread("column", unknown, COLUMNS, "rename it, or remove the column")
+        problem = unread("column", unknown, COLUMNS, otherwise="rename it, or remove the column")
         raise RowError(number, f"(the header) {problem}")
     return [(line, _item(cells, header, found, line)) for line, cells in rows]
 

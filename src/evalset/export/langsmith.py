@@ -9,7 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.rows import RowError, agreed, holdout_of, json_lines, listed, shown
+from evalset.export.rows import (
+    NEAR,
+    RowError,
+    agreed,
+    holdout_of,
+    json_lines,
+    listed,
+    misspelt,
+    shown,
+    unread,
+)
 from evalset.export.view import View, origin_of, split_of
 
 
@@ -40,6 +50,31 @@ def write(view: View) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+OUTPUTS = ("key_points", "expected_sources", "must_not_say", "answerable", "answer", "output")
+"""The reference outputs read: those ``write`` writes, and ``output``, the key LangSmith
+gives a run's output (a dataset made from runs holds the reference answer there), read as
+the answer. Any other is refused: a misspelt ``must_not_sya`` would be dropped."""
+KEY_POINT = ("text", "sources")
+EXAMPLE = ("inputs", "reference_outputs", "outputs", "metadata", "split")
+"""The keys of an example read; LangSmith's own others (``id``, ``dataset_id``,
+``created_at``, ``attachments``, …) are passed over, but not a near miss of these."""
+METADATA = ("evalset_id", "category", "verified", "tags", "origin", "evalset", "split",
+            "dataset_split")  # fmt: skip
+"""The metadata read. Metadata is any data a user or LangSmith attaches (``ls_provider``,
+``revision_id``), passed over; a near miss of one of these is refused."""
+
+
+def _unread(
+    mapping: dict[str, Any], known: tuple[str, ...], line: int, where: str = "", near: bool = False
+) -> None:
+    """Refuse a key of ``mapping`` not among ``known`` (``near``: only a near miss of one,
+    where other keys are allowed) rather than drop what it holds."""
+    for key in mapping:
+        if key in known or (near and misspelt(key, known, NEAR) is None):
+            continue
+        raise RowError(line, unread("key", key, known, where))
+
+
 def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]]:
     """Key points as this module writes them (objects with sources), or as plain texts."""
     found = []
@@ -47,6 +82,7 @@ def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]
         if isinstance(point, str):
             found.append({"text": point})
         elif isinstance(point, dict) and isinstance(point.get("text"), str):
+            _unread(point, KEY_POINT, line, f"{where}.key_points[{k}]")
             sources = point.get("sources")
             found.append({"text": point["text"], **({"sources": sources} if sources else {})})
         else:
@@ -57,10 +93,9 @@ def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]
 
 def _labels(outputs: dict[str, Any], item: dict[str, Any], line: int, where: str) -> None:
     """Take the reference outputs over into ``item``; one of the wrong shape is refused."""
+    _unread(outputs, OUTPUTS, line, where)
     points = _key_points(listed(outputs, "key_points", line, where), line, where)
-    answer = outputs.get("answer")
-    if answer is not None and not isinstance(answer, str):
-        raise RowError(line, f"has {where}.answer {shown(answer)}, not a text")
+    answer = _answer(outputs, line, where)
     answerable = outputs.get("answerable")
     if answerable is not None and not isinstance(answerable, bool):
         raise RowError(line, f"has {where}.answerable {shown(answerable)}; write true or false "
@@ -79,9 +114,23 @@ def _labels(outputs: dict[str, Any], item: dict[str, Any], line: int, where: str
         item["answerable"] = False
 
 
+def _answer(outputs: dict[str, Any], line: int, where: str) -> str | None:
+    """The reference answer: ``answer``, or ``output`` (LangSmith's key for a run's output);
+    a row with both is refused, as which is meant cannot be told."""
+    if outputs.get("answer") is not None and outputs.get("output") is not None:
+        raise RowError(line, f"has both {where}.answer and {where}.output; keep one of them "
+                       "(import reads output as the answer)")  # fmt: skip
+    key = "answer" if outputs.get("answer") is not None else "output"
+    answer = outputs.get(key)
+    if answer is not None and not isinstance(answer, str):
+        raise RowError(line, f"has {where}.{key} {shown(answer)}, not a text")
+    return answer
+
+
 def _metadata(metadata: dict[str, Any], item: dict[str, Any], line: int) -> None:
     """Take the metadata this module writes over into ``item``; a text or a list of texts
-    of another type is refused rather than dropped."""
+    of another type is refused rather than dropped, as is a near miss of a key it reads."""
+    _unread(metadata, METADATA, line, "metadata", near=True)
     for key, target in (("evalset_id", "id"), ("category", "category"), ("verified", "verified")):
         value = metadata.get(key)
         if value is not None and not isinstance(value, str):
@@ -155,7 +204,8 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Examples as item mappings: the question is ``inputs.question`` (or the only text
     input); reference outputs (``reference_outputs``, or ``outputs`` as the API and older
     SDKs name them) and metadata (``metadata.tags`` included) in the shape this module
-    writes are taken over."""
+    writes are taken over. A reference output or key point key this module does not read is
+    refused, as is a key of the example or its metadata that misspells one it reads."""
     rows = []
     for number, example in json_lines(text):
         inputs = example.get("inputs") if isinstance(example, dict) else None
@@ -167,6 +217,10 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             if len(texts) != 1:
                 raise RowError(number, "has no inputs.question text")
             question = texts[0]
+        _unread(example, EXAMPLE, number, near=True)
+        both = example.get("reference_outputs"), example.get("outputs")
+        if all(both) and both[0] != both[1]:  # which holds the labels cannot be told
+            raise RowError(number, "has both reference_outputs and outputs; keep one of them")
         outputs = example.get("reference_outputs") or example.get("outputs") or {}
         metadata = example.get("metadata") or {}
         if not isinstance(outputs, dict) or not isinstance(metadata, dict):

@@ -77,14 +77,32 @@ def listed(mapping: dict[str, Any], key: str, line: int, where: str = "") -> lis
     return value
 
 
+NEAR = 0.85
+"""How alike a key must be to one a reader takes to be taken for a misspelling of it where
+other keys are allowed (LangSmith's metadata): a letter more, less or swapped (``catgory``,
+``tag``), or another case; not ``categories`` or ``source``."""
+
+
+def misspelt(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The one of ``known`` that ``name`` most likely misspells, in any case and spacing (a
+    spreadsheet writes ``Answer`` and ``must_not_say ``), or None."""
+    close = difflib.get_close_matches(name.strip().lower(), list(known), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
 def unread(
-    kind: str, name: str, known: Iterable[str], otherwise: str, where: str = "", cutoff: float = 0.6
+    kind: str,
+    name: str,
+    known: Iterable[str],
+    where: str = "",
+    otherwise: str = "rename it, or remove the key",
+    cutoff: float = 0.6,
 ) -> str:
     """``has the {kind} 'name' in {where}, which import does not read (did you mean 'x'?)``: a
     column or key of a row that no reader takes, with the one of ``known`` it most likely
-    misspells (in any case and spacing: a spreadsheet writes ``Answer`` and ``must_not_say ``),
-    else ``otherwise``. Read as nothing, a misspelt label would be dropped without a word."""
-    close = difflib.get_close_matches(name.strip().lower(), list(known), n=1, cutoff=cutoff)
-    hint = f"did you mean {close[0]!r}?" if close else otherwise
+    misspells, else ``otherwise``. Read as nothing, a misspelt label would be dropped without
+    a word."""
+    close = misspelt(name, known, cutoff)
+    hint = f"did you mean {close!r}?" if close else otherwise
     inside = f" in {where}" if where else ""
     return f"has the {kind} {name!r}{inside}, which import does not read ({hint})"

@@ -170,7 +170,7 @@ def _invalid(exc: ValidationError, fmt: str) -> str:
         # a key may itself be personal data (a record pasted in whole): shown redacted
         inside = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
         where = inside.lstrip(".")
-        problem = unread("key", redact(str(name)), known, "rename it, or remove the key", where)
+        problem = unread("key", redact(str(name)), known, where)
         return f"the row {problem}; fix it ({fmt} format) and import again (nothing was imported)."
     where = redact(".".join(str(step) for step in loc)) or "row"
     return f"{where}: {error_text(first)}; fix the row, nothing was imported."
