@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from evalset.sets.setfile import load_set
+
 QUESTION = "How long do I have to return a damaged kettle?"
 GOOD_LINE = {"inputs": {"question": "Do you ship to Iceland?"}}
 
@@ -19,6 +21,13 @@ GOOD_LINE = {"inputs": {"question": "Do you ship to Iceland?"}}
 def example(outputs: dict[str, Any] | None = None, key: str = "outputs", **metadata: Any) -> str:
     found = {"inputs": {"question": QUESTION}, key: outputs or {}, "metadata": metadata}
     return json.dumps(found) + "\n"
+
+
+CONTEXT = "Our warehouse ships to all EU countries within five working days."
+
+
+def asked(**inputs: Any) -> str:
+    return json.dumps({"inputs": inputs, "outputs": {"answer": "yes"}}) + "\n"
 
 
 def sample(**fields: Any) -> str:
@@ -47,6 +56,19 @@ REFUSED = [
     ("langsmith", example(tags="returns"),
      'has metadata.tags "returns", not a list; write a JSON list such as ["a", "b"]'),
     ("langsmith", example(category=7), "has metadata.category 7, not a text"),
+    # a question of another shape: the other text input (a context, a chat history) was
+    # taken for the question instead
+    ("langsmith", asked(question={"text": "Do you ship to Norway?"}, context=CONTEXT),
+     'has inputs.question {"text": "Do you ship to Norway?"}, not a text; write the question '
+     "as one text"),
+    ("langsmith", asked(question=None, chat_history=CONTEXT),
+     "has inputs.question null, not a text; write the question as one text"),
+    ("langsmith", asked(question=["Do you ship", "to Norway?"], context=CONTEXT),
+     'has inputs.question ["Do you ship", "to Norway?"], not a text; write the question as one '
+     "text"),
+    ("langsmith", asked(question=7), "has inputs.question 7, not a text; write the question as "
+     "one text"),
+    ("langsmith", asked(query="Do you ship?", context=CONTEXT), "has no inputs.question text"),
     ("ragas", sample(answerable="false"),
      'has answerable "false"; write true or false (not in quotes), or leave it out'),
     ("ragas", sample(reference_context_ids="returns.md"),
@@ -144,3 +166,12 @@ def test_a_csv_column_with_no_name_may_only_be_empty(cli, corpus_repo: Path) -> 
     assert done.code == 2 and "rows.csv:2: the row has a value in a column with no name" in (
         done.err
     )
+
+
+def test_a_langsmith_example_without_a_question_key_asks_its_only_text_input(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path
+) -> None:
+    (corpus_repo / "rows.jsonl").write_text(asked(query=QUESTION, top_k=3), "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    assert done.code == 0, done.err
+    assert [i.question for i in load_set(corpus_repo / "sets" / "s.yaml").items] == [QUESTION]

@@ -201,11 +201,12 @@ def _holdout(example: dict[str, Any], metadata: dict[str, Any], line: int) -> bo
 
 
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
-    """Examples as item mappings: the question is ``inputs.question`` (or the only text
-    input); reference outputs (``reference_outputs``, or ``outputs`` as the API and older
-    SDKs name them) and metadata (``metadata.tags`` included) in the shape this module
-    writes are taken over. A reference output or key point key this module does not read is
-    refused, as is a key of the example or its metadata that misspells one it reads."""
+    """Examples as item mappings: the question is ``inputs.question`` (or, when there is no
+    such key, the only text input); reference outputs (``reference_outputs``, or ``outputs``
+    as the API and older SDKs name them) and metadata (``metadata.tags`` included) in the
+    shape this module writes are taken over. A reference output or key point key this module
+    does not read is refused, as is a key of the example or its metadata that misspells one
+    it reads."""
     rows = []
     for number, example in json_lines(text):
         inputs = example.get("inputs") if isinstance(example, dict) else None
@@ -213,7 +214,11 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             raise RowError(number, "has no inputs object")
         question = inputs.get("question")
         texts = [v for v in inputs.values() if isinstance(v, str)]
-        if not isinstance(question, str):
+        if "question" in inputs and not isinstance(question, str):
+            # not the only text input instead: that is the context or the chat history
+            raise RowError(number, f"has inputs.question {shown(question)}, not a text; write "
+                           "the question as one text")  # fmt: skip
+        if question is None:
             if len(texts) != 1:
                 raise RowError(number, "has no inputs.question text")
             question = texts[0]
