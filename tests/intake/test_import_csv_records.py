@@ -64,3 +64,29 @@ def test_quotes_written_as_the_format_says_are_read_as_text(cli, corpus_repo: Pa
     assert done.code == 0, done.err
     questions = [i.question for i in load_set(corpus_repo / "sets" / "legacy.yaml").items]
     assert questions == ['Can I return a "damaged"\nkettle, or not?', 'Is "free" shipping free?']
+
+
+# A file whose question holds more of another separator than the header holds of its own:
+# (the separator line, the separator, the question). With bare CR line ends (Excel's "CSV
+# (Macintosh)") the separator was counted over the whole file, so the question's won.
+SEPARATED = {
+    "comma": ("", ",", "What; colour; are; the; vans; today?"),
+    "semicolon": ("", ";", "What, colour, are, the, vans, today?"),
+    "tab": ("", "\t", "What; colour; are; the; vans; today?"),
+    "sep-line": ("sep=;", ";", "What, colour, are, the, vans, today?"),
+}
+LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
+
+
+@pytest.mark.parametrize("end", LINE_ENDS.values(), ids=LINE_ENDS.keys())
+@pytest.mark.parametrize(("first", "sep", "question"), SEPARATED.values(), ids=SEPARATED.keys())
+def test_the_separator_is_the_header_lines_whatever_the_line_end(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, first: str, sep: str, question: str, end: str
+) -> None:
+    lines = [sep.join(["id", "question", "category"]), sep.join(["m-1", f'"{question}"', "lookup"])]
+    content = end.join([first, *lines] if first else lines) + end
+    (corpus_repo / "old.csv").write_bytes(content.encode())
+    done = cli(corpus_repo, "import", "old.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "legacy.yaml").items
+    assert (item.id, item.question, item.category) == ("m-1", question, "lookup")

@@ -123,6 +123,9 @@ def _list(row: dict[str, str], key: str, line: int) -> list[Any]:
     return parsed
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""The line ends of a CSV file: ``csv`` reads each."""
+
 SEPARATORS = (",", ";", "\t")
 """The field separators of CSV files as spreadsheets save them: a comma; a semicolon, which
 Excel writes in most European locales (where the comma is the decimal mark); a tab."""
@@ -150,8 +153,9 @@ def sheet(text: str) -> Sheet:
     separator; else it is the one of ``SEPARATORS`` the header line holds most of (a comma
     when it holds none)."""
     source = io.StringIO(text, newline="")
-    header = text[: text.find("\n")] if "\n" in text else text
-    header = header.rstrip("\r")
+    # the first line whatever its end: a file saved with bare CRs (Excel's "CSV (Macintosh)")
+    # has no \n, and its cells were counted for the header's separators
+    header = _LINE_BREAK.split(text, maxsplit=1)[0]
     if len(header) == 5 and header[:4].lower() == "sep=" and header[4] in SEPARATORS:
         source.readline()
         return Sheet(source, header[4], 1)
@@ -200,9 +204,6 @@ def _open_quote(text: str, delimiter: str) -> int | None:
     if not text.endswith(written):
         return None
     return len(_LINE_BREAK.findall(text, 0, len(text) - len(written))) + 1
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _check_cells(cells: list[str], header: list[str], found: Sheet, line: int) -> None:
