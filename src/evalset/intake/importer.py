@@ -56,10 +56,14 @@ class ImportRefused(EvalsetError):
     """A row of the file to import is unusable; nothing was written."""
 
 
+def _normalised(question: str) -> str:
+    """A question with case and spacing ignored: what ``question_id`` hashes."""
+    return " ".join(question.lower().split())
+
+
 def question_id(question: str) -> str:
     """``q-`` and 8 hex digits of a hash of the question (case and spacing ignored)."""
-    key = " ".join(question.lower().split())
-    return "q-" + hashlib.sha256(key.encode()).hexdigest()[:8]
+    return "q-" + hashlib.sha256(_normalised(question).encode()).hexdigest()[:8]
 
 
 @dataclass
@@ -191,11 +195,16 @@ def _origin(row: dict[str, Any], today: dt.date) -> Any:
     return origin
 
 
+def _named(row: dict[str, Any]) -> bool:
+    """Whether a row has an id of its own (a valid one), which the item keeps."""
+    ident = row.get("id")
+    return isinstance(ident, str) and re.fullmatch(ID_PATTERN, ident) is not None
+
+
 def _candidate(row: dict[str, Any], today: dt.date) -> Item:
     """The item a row becomes: its id (else one from its question), a draft unless it has
     every label an active item needs, and its origin."""
-    ident = row.get("id")
-    if not isinstance(ident, str) or not re.fullmatch(ID_PATTERN, ident):
+    if not _named(row):
         row["id"] = question_id(row["question"])
     if not _complete(row):
         row["status"] = "draft"
@@ -260,12 +269,15 @@ def import_rows(
     except csv.Error as exc:
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
     candidates: list[tuple[int, Item]] = []
+    unnamed: set[int] = set()  # the lines of rows with no id of their own
     categories: dict[str, str] = {}
     today = dt.date.today()
     for number, row in rows:
         if not isinstance(row, dict) or not isinstance(row.get("question"), str):
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
+        if not _named(row):
+            unnamed.add(number)
         try:
             item = _candidate(row, today)
         except ValidationError as exc:
@@ -278,7 +290,7 @@ def import_rows(
     refuse_unplain(target)
     if dry_run:
         loaded = None if create and not target.exists() else load_set(target)
-        result, items = _plan(candidates, loaded, snapshots, fmt)
+        result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         if items and loaded is not None:
@@ -292,7 +304,7 @@ def import_rows(
     # that would create the set finds one that another run created meanwhile.
     with set_lock(target) as held:
         loaded = None if create and not target.exists() else load_set(target)
-        result, items = _plan(candidates, loaded, snapshots, fmt)
+        result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         result.created = loaded is None
@@ -313,6 +325,7 @@ def import_rows(
 
 def _plan(
     candidates: list[tuple[int, Item]],
+    unnamed: set[int],
     loaded: SetFile | None,
     snapshots: SnapshotStore | None,
     fmt: str,
@@ -321,7 +334,7 @@ def _plan(
     entries = loaded.entries if loaded is not None else []
     existing = {entry.id: entry for entry in entries}
     result = ImportResult()
-    items = _decide(candidates, existing, result, fmt)
+    items = _decide(candidates, unnamed, existing, result, fmt)
     for item in items:
         if item.verified and snapshots is not None and not _known(snapshots, item.verified):
             result.unverified.append(item.id)
@@ -404,6 +417,7 @@ def _known(store: SnapshotStore, ref: str) -> bool:
 
 def _decide(
     candidates: list[tuple[int, Item]],
+    unnamed: set[int],
     existing: dict[str, Item | SealedItem],
     result: ImportResult,
     fmt: str,
@@ -411,7 +425,10 @@ def _decide(
     """Which rows are added: not a row whose id the set has (skipped when it is the same
     item as the format shows it, a conflict when its content differs), nor one whose
     question is a near duplicate of an item's or of an earlier row's (the rule `validate`
-    and `promote` use)."""
+    and `promote` use). A row of ``unnamed`` (line numbers of rows with no id of their own)
+    whose question is, in any case and spacing, that of the item of its id is such a near
+    duplicate, not a conflict, whatever else it holds: its id is the hash of that question,
+    and it has none to rename."""
     from evalset.sets.neardup import near_duplicate_pairs
 
     live = [e for e in existing.values() if isinstance(e, Item) and e.status != "retired"]
@@ -439,15 +456,20 @@ def _decide(
                     f"line {number}: the set has {item.id} sealed, so its content cannot be "
                     "compared without the key; set EVALSET_AGE_IDENTITY, or rename the row"
                 )
-            elif differs := _differences(
-                item, _as_format_shows(earlier, fmt) if same is not None else earlier
+            elif not (
+                differs := _differences(
+                    item, _as_format_shows(earlier, fmt) if same is not None else earlier
+                )
             ):
+                result.skipped[item.id] = f"{where} has this item already"
+            elif number in unnamed and _normalised(earlier.question) == _normalised(item.question):
+                # the question asked again (another case or spacing, other labels), no id
+                result.skipped[item.id] = f"line {number}: near duplicate of {item.id}'s question"
+            else:
                 result.conflicts[item.id] = (
                     f"line {number}: {where} has {item.id} with other content "
                     f"({', '.join(differs)}); rename one of them or edit the set's item"
                 )
-            else:
-                result.skipped[item.id] = f"{where} has this item already"
             continue
         match = next((owner[a] for a in partners.get(k, []) if a in owner), None)
         if match is not None:
