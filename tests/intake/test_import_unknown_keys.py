@@ -123,7 +123,8 @@ LANGSMITH_READ = {
     # metadata and example keys of LangSmith's and the user's own are passed over
     "other-metadata": (example({"key_points": [POINT]}, metadata={
                            "ls_provider": "openai", "revision_id": "abc", "source": "support",
-                           "categories": "returns", "category": "direct-lookup"}),
+                           "categories": "returns", "category": "direct-lookup",
+                           "original": "ticket 7", "tags_v2": ["x"]}),
                        {"key_points": [POINT], "category": "direct-lookup"}),
     "langsmith's-own": (example({"output": "Paris"}, key="outputs", id="6a1c", dataset_id="d-1",
                                 created_at="2025-01-01T00:00:00", source_run_id=None,

@@ -68,10 +68,15 @@ def _unread(
     mapping: dict[str, Any], known: tuple[str, ...], line: int, where: str = "", near: bool = False
 ) -> None:
     """Refuse a key of ``mapping`` not among ``known`` (``near``: only a near miss of one,
-    where other keys are allowed) rather than drop what it holds."""
+    where other keys are allowed; a key that runs on past one, such as ``original`` or
+    ``category_v2``, is a key of its own) rather than drop what it holds."""
     for key in mapping:
-        if key in known or (near and misspelt(key, known, NEAR) is None):
+        if key in known:
             continue
+        if near:
+            close = misspelt(key, known, NEAR)
+            if close is None or key.strip().lower().startswith(close):
+                continue
         raise RowError(line, unread("key", key, known, where))
 
 
