@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from conftest import seeded
 from evalset.config import ValidateConfig
-from evalset.sets.setfile import SetFile, parse_set
-from evalset.sets.validate import check_set
+from evalset.sets.setfile import parse_set
+from evalset.sets.validate import Baseline, check_set
 
 QUESTIONS = [
     "How long do I have to return a damaged item?",
@@ -78,10 +78,12 @@ def set_texts(draw: st.DrawFn) -> str:
     return text.replace("\n", "\r\n") if draw(st.integers(0, 4)) == 0 else text
 
 
-def _baseline(text: str) -> tuple[SetFile, str]:
+def _baseline(text: str) -> Baseline:
     """The set as committed before its holdout flags were flipped by hand."""
     flipped = text.replace("holdout: true", "holdout: x").replace("holdout: false", "holdout: true")
-    return parse_set(flipped.replace("holdout: x", "holdout: false"), Path("rules.yaml")), "HEAD"
+    return Baseline(
+        parse_set(flipped.replace("holdout: x", "holdout: false"), Path("rules.yaml")), "HEAD"
+    )
 
 
 # --- check_set(..., errors_only=True) ------------------------------------------------------

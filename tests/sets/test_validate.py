@@ -200,11 +200,11 @@ def test_a_set_unchanged_since_its_commit_is_its_own_holdout_baseline(corpus_rep
     commit_all(corpus_repo, "set")
     loaded = load_set(path)
     found = holdout_baseline(path, "docs", loaded)
-    assert found is not None and found[0] is loaded and found[1] == "HEAD"
+    assert found is not None and found.set is loaded and found.label == "HEAD"
     path.write_text(path.read_text().replace("holdout: true", "holdout: false"))
     edited = load_set(path)
     found = holdout_baseline(path, "docs", edited)
-    assert found is not None and found[0] is not edited and found[0].items[0].holdout is True
+    assert found is not None and found.set is not edited and found.set.items[0].holdout is True
     flips = [f for f in check_set(edited, baseline=found) if f.rule == "holdout-move"]
     assert [f.message for f in flips] == ["moved from holdout to tuning since HEAD without a "
                                           "recorded move"]  # fmt: skip

@@ -244,8 +244,9 @@ def test_holdout_moves_are_flagged(released: Path, cli) -> None:  # type: ignore
     with edit_set(path) as editor:
         editor.update_item("q-1", {"holdout": False})
     commit_all(released, "assign q-1 to tuning")
-    with edit_set(path) as editor:
-        editor.update_item("q-1", {"holdout": True})
+    # committed to tuning since the release, q-1 moves only as a recorded move
+    moved = cli(released, "split", "docs", "--move", "q-1", "--to", "holdout", "--force")
+    assert moved.code == 0, moved.err
     result = cli(released, "diff", "docs", "HEAD", "WORKTREE", "--json")
     assert json.loads(result.out)["holdout_moves"] == [
         {"id": "q-1", "from": "tuning", "to": "holdout"}

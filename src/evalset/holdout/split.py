@@ -231,25 +231,25 @@ def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
         return
     if baseline is None:
         return
-    moved = [(item, old) for _, item, old in unrecorded_moves(loaded, baseline[0])]
-    lost = [(item, old) for item, old in moved if item.holdout is None]
+    moved = [(item, old, label) for _, item, old, label in unrecorded_moves(loaded, baseline)]
+    lost = [(item, old, label) for item, old, label in moved if item.holdout is None]
     if lost:
-        item, old = lost[0]
+        item, old, label = lost[0]
         more = f" (and {len(lost) - 1} more item(s))" if len(lost) > 1 else ""
         was = "true" if old.holdout else "false"
         raise EditRefused(
             f"{path}: item {item.id}{more} lost its holdout assignment (holdout: {was}) since "
-            f"{baseline[1]}, and a split would assign it afresh, perhaps to the other side; "
+            f"{label}, and a split would assign it afresh, perhaps to the other side; "
             f"put back `holdout: {was}` (`evalset validate {loaded.name}` lists them), then "
             "split again."
         )
     if moved:
-        item, old = moved[0]
+        item, old, label = moved[0]
         more = f" (and {len(moved) - 1} more item(s))" if len(moved) > 1 else ""
         was, now = ("holdout", "tuning") if old.holdout else ("tuning", "holdout")
         raise EditRefused(
             f"{path}: item {item.id}{more} was moved from {was} to {now} by hand since "
-            f"{baseline[1]}, without a recorded move, and a split would balance the other "
+            f"{label}, without a recorded move, and a split would balance the other "
             f"items around it; put back `holdout: {str(bool(old.holdout)).lower()}` (to move "
             f"it, then run `evalset split {loaded.name} --move {item.id} --to {now} --force`, "
             "which records the move), then split again."

@@ -1271,16 +1271,16 @@ def _holdout_of(entry: Any) -> Any:
 def _refuse_unrecorded_moves(before: SetFile, after: SetFile, flipped: set[int]) -> None:
     """Refuse an edit that moves an item between tuning and holdout (or takes its
     assignment away) without recording the move, as `validate` would find it against the
-    set's last release (or last commit); putting back the flag it had there is no move."""
+    set's last release (or last commit; for an item added since the release, its last
+    commit); putting back the flag it had there is no move."""
     from evalset.sets.validate import holdout_baseline, unrecorded_moves
 
-    found = holdout_baseline(before.path, before.name, before)  # HEAD's text is often
+    baseline = holdout_baseline(before.path, before.name, before)  # HEAD's text is often
     # the file's before the edit: then it is not parsed again
-    if found is None:
+    if baseline is None:
         return
-    baseline, label = found
-    already = {k for k, _, _ in unrecorded_moves(before, baseline)}
-    for k, item, old in unrecorded_moves(after, baseline):
+    already = {k for k, _, _, _ in unrecorded_moves(before, baseline)}
+    for k, item, old, label in unrecorded_moves(after, baseline):
         if k not in flipped or k in already:
             continue
         if item.holdout is None:

@@ -6,8 +6,9 @@ import difflib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalset.config import ValidateConfig, Workspace
 from evalset.corpus.current import workspace_store
@@ -20,6 +21,9 @@ from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import now_at, resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set, parse_set, parse_set_text, set_text_at
 from evalset.workspace import display_path
+
+if TYPE_CHECKING:
+    from evalset.git import Git
 
 
 @dataclass
@@ -84,24 +88,67 @@ def lacking_pronoun(lacking: list[str]) -> str:
     return "it" if len(lacking) == 1 and lacking[0].startswith("a ") else "them"
 
 
-def unrecorded_moves(current: SetFile, baseline: SetFile) -> list[tuple[int, Item, Item]]:
-    """Items whose holdout flag flipped since ``baseline`` without a recorded move, or was
-    taken away (`split` would then assign the item afresh, perhaps to the other side):
-    (position in the file, the item now, the item then)."""
-    before = {item.id: item for item in baseline.items}
+@dataclass
+class Baseline:
+    """The committed states a set's holdout sides are compared with (``holdout_baseline``):
+    its last release (before any release: its last commit) and, for the items added since
+    that release, its last commit (HEAD), read only when such an item is compared."""
+
+    set: SetFile
+    label: str
+    """``release X.Y.Z`` or ``HEAD``."""
+    later: Callable[[], tuple[SetFile, str] | None] | None = field(default=None, repr=False)
+    """Reads HEAD's state, when ``set`` is a release that HEAD has moved on from."""
+
+    @cached_property
+    def head(self) -> tuple[SetFile, str] | None:
+        """HEAD's state and label, when it is not ``set``'s (None when it is, or unknown)."""
+        return self.later() if self.later is not None else None
+
+    def sides(self, current: SetFile) -> dict[str, tuple[Item | SealedItem, str]]:
+        """Per item id, the committed item the side of ``current``'s item of that id is
+        compared with, and the state's label: the release's for the items it gives a side;
+        for the others, HEAD's (an item added since the release was committed with its side:
+        taking that away or flipping it is a move too). HEAD is read only when ``current``
+        has such an item."""
+        found = _sided(self.set, self.label)
+        if any(e.id not in found for e in current.entries) and self.head is not None:
+            then, label = self.head
+            found = {**_sided(then, label), **found}
+        return found
+
+
+def _sided(loaded: SetFile, label: str) -> dict[str, tuple[Item | SealedItem, str]]:
+    """The items of ``loaded`` that have a side (sealed ones show theirs), by id."""
+    return {e.id: (e, label) for e in loaded.entries if e.holdout is not None}
+
+
+def unrecorded_moves(
+    current: SetFile, baseline: Baseline
+) -> list[tuple[int, Item, Item | SealedItem, str]]:
+    """Items whose holdout flag flipped since ``baseline`` (``Baseline.sides``: the last
+    release, or HEAD for an item added since) without a recorded move, or was taken away
+    (`split` would then assign the item afresh, perhaps to the other side): (position in the
+    file, the item now, the item then, the label of then)."""
+    before = baseline.sides(current)
     found = []
     for k, item in zip(current.item_index, current.items, strict=True):
-        old = before.get(item.id)
+        old, label = before.get(item.id, (None, ""))
         if old is None or old.holdout is None:
             continue
         if item.holdout is None:
-            found.append((k, item, old))
+            found.append((k, item, old, label))
             continue
         if old.holdout == item.holdout:
             continue
-        recorded = item.holdout_moves[len(old.holdout_moves) :]
+        # a sealed item shows no moves: then the last one recorded must be this move
+        recorded = (
+            item.holdout_moves[len(old.holdout_moves) :]
+            if isinstance(old, Item)
+            else item.holdout_moves[-1:]
+        )
         if not any(m.to == side(item.holdout) for m in recorded):
-            found.append((k, item, old))
+            found.append((k, item, old, label))
     return found
 
 
@@ -113,7 +160,7 @@ class _Checker:
         loaded: SetFile,
         config: ValidateConfig,
         store: SnapshotStore | None = None,
-        baseline: tuple[SetFile, str] | None = None,
+        baseline: Baseline | None = None,
         errors_only: bool = False,
         sealed_before: Collection[str] | None = None,
         by_file: bool = False,
@@ -225,8 +272,7 @@ class _Checker:
     def _holdout_flips(self) -> None:
         """A holdout flag flipped by hand since the baseline, with no recorded move."""
         assert self.baseline is not None
-        baseline, label = self.baseline
-        for k, item, old in unrecorded_moves(self.loaded, baseline):
+        for k, item, old, label in unrecorded_moves(self.loaded, self.baseline):
             if item.holdout is None:
                 was = "true" if old.holdout else "false"
                 self.add(
@@ -257,7 +303,7 @@ class _Checker:
         from evalset.sets.sealed import VISIBLE
 
         assert self.baseline is not None
-        baseline, label = self.baseline
+        baseline, label = self.baseline.set, self.baseline.label
         before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
         for k, stub in zip(self.loaded.sealed_index, self.loaded.sealed, strict=True):
             old = before.get(stub.id)
@@ -617,15 +663,15 @@ def check_set(
     loaded: SetFile,
     config: ValidateConfig | None = None,
     store: SnapshotStore | None = None,
-    baseline: tuple[SetFile, str] | None = None,
+    baseline: Baseline | None = None,
     errors_only: bool = False,
     sealed_before: Collection[str] | None = None,
     by_file: bool = False,
 ) -> list[Finding]:
     """All findings for one loaded set file, in file order. With a snapshot store, citations
     are resolved in the snapshots the items were verified against; with a ``baseline``
-    (``(set file, label)``, see ``holdout_baseline``), holdout flags flipped since it
-    without a recorded move are errors. ``errors_only``: the errors alone (all a command
+    (see ``holdout_baseline``), holdout flags flipped since it without a recorded move are
+    errors. ``errors_only``: the errors alone (all a command
     that refuses an invalid set needs), warnings are not even located in the file. With
     ``sealed_before`` (see ``sealed_at_head``), holdout items in plain text in a set whose
     holdout is sealed are errors: a commit would leak them. ``by_file``: the set lies in a
@@ -743,9 +789,7 @@ def check_in_place(
     return check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
 
 
-def sealed_at_head(
-    loaded: SetFile, baseline: tuple[SetFile, str] | None = None
-) -> list[str] | None:
+def sealed_at_head(loaded: SetFile, baseline: Baseline | None = None) -> list[str] | None:
     """The ids of the items sealed in the set's committed version (HEAD), which its holdout
     items in plain text are checked against (``check_set``'s ``sealed_before``); None when
     it holds none in plain text, or when there is nothing to compare with (outside git, a
@@ -760,22 +804,21 @@ def sealed_at_head(
         return None
     if loaded.sealed or loaded.opened:
         return []
-    if baseline is not None and baseline[1] == "HEAD":
-        then = baseline[0]
+    if baseline is not None and baseline.label == "HEAD":
+        then = baseline.set
         return [stub.id for stub in [*then.sealed, *then.opened.values()]]
     seals = committed_seals(loaded.path, loaded.text)
     return None if seals is None else list(seals)
 
 
-def holdout_baseline(
-    path: Path, name: str, current: SetFile | None = None
-) -> tuple[SetFile, str] | None:
+def holdout_baseline(path: Path, name: str, current: SetFile | None = None) -> Baseline | None:
     """The state a set's holdout flags are compared with: its last release on this branch
     (the one its header names, which the release commit wrote: a release made on another
     branch, merged here or not, is not this branch's), or before any release its last
-    commit. None outside git, or for a file git does not have yet. When that state is the
-    text of ``current`` (the set as loaded, unchanged since), it is ``current`` itself
-    rather than a second parse of the same text."""
+    commit; with, for a release that HEAD has moved on from, HEAD's state for the items
+    added since (read when one is compared). None outside git, or for a file git does not
+    have yet. When a state is the text of ``current`` (the set as loaded, unchanged since),
+    it is ``current`` itself rather than a second parse of the same text."""
     from evalset.git import Git, release_named
     from evalset.gitcmd import GitUnusable
 
@@ -787,16 +830,38 @@ def holdout_baseline(
         git.require_release_tag(path, name, version, tags)
         ours = release_named(tags, version)
         rev, label = (ours.commit, f"release {ours.version}") if ours else ("HEAD", "HEAD")
-        text = set_text_at(git, rev, path, name)  # where it was then, renamed since or not
-        if text is None:
+        found = _state_at(git, rev, path, name, label, current)
+        if found is None:
             return None
-        if current is not None and text.removeprefix("\ufeff") == current.text:
-            return current, label
-        return parse_set_text(text, path, label), label
+        if ours is None or git.commit_of("HEAD") == ours.commit:
+            return Baseline(*found)
+
+        def later() -> tuple[SetFile, str] | None:
+            try:
+                return _state_at(git, "HEAD", path, name, "HEAD", current)
+            except GitUnusable:
+                raise
+            except EvalsetError:
+                return None
+
+        return Baseline(*found, later)
     except GitUnusable:  # not "outside git": the comparison is needed, and impossible here
         raise
     except EvalsetError:
         return None
+
+
+def _state_at(
+    git: Git, rev: str, path: Path, name: str, label: str, current: SetFile | None
+) -> tuple[SetFile, str] | None:
+    """The set as ``rev`` of ``git`` holds it, named ``label`` (``current`` when its text is
+    the same); None when ``rev`` does not hold it."""
+    text = set_text_at(git, rev, path, name)  # where it was then, renamed since or not
+    if text is None:
+        return None
+    if current is not None and text.removeprefix("\ufeff") == current.text:
+        return current, label
+    return parse_set_text(text, path, label), label
 
 
 def _context(path: Path, seen: Contexts) -> tuple[ValidateConfig, SnapshotStore | None, bool]:

@@ -14,7 +14,7 @@ import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalset.config import Workspace, require_own
 from evalset.corpus.current import workspace_store
@@ -30,6 +30,9 @@ from evalset.versions.diff import SetDiff, diff_sets
 from evalset.versions.history import SetAt, SetHistory
 from evalset.versions.pin import pin_of, recorded_format
 from evalset.workspace import display_path
+
+if TYPE_CHECKING:
+    from evalset.sets.validate import Baseline
 
 
 class ReleaseRefused(EvalsetError):
@@ -231,14 +234,14 @@ def _refuse_unless_releasable(
 
 
 def _refuse_a_holdout_unsealed_since(
-    path: Path, loaded: SetFile, baseline: tuple[SetFile, str] | None
+    path: Path, loaded: SetFile, baseline: Baseline | None
 ) -> None:
     """A set whose holdout was sealed at its last release and is in plain text now: the
     release would publish the holdout questions that one kept from the people tuning prompts
     (`validate` catches it before a commit; a commit made without it is caught here)."""
-    if baseline is None or baseline[0] is loaded or baseline[1] == "HEAD":
+    if baseline is None or baseline.set is loaded or baseline.label == "HEAD":
         return
-    then, label = baseline
+    then, label = baseline.set, baseline.label
     if not (then.sealed or then.opened):
         return  # a holdout never sealed at that release
     plain = [
