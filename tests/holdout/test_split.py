@@ -518,3 +518,24 @@ def test_split_refuses_a_set_whose_errors_change_what_it_counts(docs: Path, cli,
         done = cli(docs.parents[1], "split", "docs", *dry)
         assert done.code == 2 and "that change what it counts (first: " in done.err, done.err
         assert docs.read_bytes() == before
+
+
+@pytest.mark.parametrize("ratio", ["0", "0.5", "1"])
+def test_a_near_duplicate_of_a_retired_tuning_item_stays_in_tuning(  # type: ignore[no-untyped-def]
+    docs: Path, cli, ratio: str
+) -> None:
+    """Before, retired items were left out of "near duplicates go to one side together": a
+    new copy of a retired tuning question (seen by the people tuning prompts) could land in
+    the holdout, and `validate` said nothing."""
+    root = docs.parents[1]
+    assert cli(root, "split", "docs").code == 0
+    seen = next(k for k, v in holdout_flags(docs).items() if v is False)
+    assert cli(root, "retire", "docs", seen, "--reason", "duplicate").code == 0
+    commit_all(root, "split, one retired")
+    n = int(seen.split("-")[1])
+    with docs.open("a") as out:
+        out.write(item_text(n, "lookup").replace(f"id: {seen}", "id: copy"))
+    result = cli(root, "split", "docs", "--ratio", ratio)
+    assert result.code == 0, result.err
+    assert holdout_flags(docs)["copy"] is False
+    assert cli(root, "validate", "docs").code == 0

@@ -466,3 +466,66 @@ def test_ids_that_differ_only_in_case_are_a_warning() -> None:
         "rules.yaml:21:5: item q-003: id: error: id 'q-003' is used by another item (first used "
         "at line 14) (give this item a new id)",
     ]
+
+
+SEEN = "How long do I have to return a damaged item?"
+RETIRED_PAIRS = {
+    # (retired item's side, the other's side, the other retired too): the findings
+    "retired-tuning-then-holdout": ("false", "true", False, ["leak"]),
+    "holdout-then-retired-tuning": ("false", "true", False, ["leak"]),
+    "retired-holdout-live-tuning": ("true", "false", False, []),
+    "retired-tuning-live-tuning": ("false", "false", False, []),
+    "retired-tuning-retired-holdout": ("false", "true", True, []),
+    "retired-unassigned-live-holdout": (None, "true", False, []),
+}
+
+
+@pytest.mark.parametrize(
+    ("retired", "other", "both", "wanted"), RETIRED_PAIRS.values(), ids=RETIRED_PAIRS.keys()
+)
+def test_a_retired_tuning_item_still_counts_as_seen_for_leakage(  # type: ignore[no-untyped-def]
+    request, retired: str | None, other: str, both: bool, wanted: list[str]
+) -> None:
+    """Before, retired items were left out of the leakage check: a holdout question that
+    repeats a retired tuning one (seen by the people tuning prompts while it was active) was
+    clean, and the leak's hint offered retiring the tuning copy as its fix. The editor's
+    check agrees: appending such a holdout item is refused."""
+    from evalset.errors import EditRefused
+    from evalset.sets.editor import edit_set
+
+    sides = {"holdout": retired} if retired is not None else {}
+    gone = item("q-1", SEEN, bare="1", status="retired", **sides)
+    extra = {"status": "retired"} if both else {}
+    live = item("q-2", SEEN.replace("How long", "how long"), holdout=other, **extra)
+    first_holdout = request.node.callspec.id.startswith("holdout-then")
+    text = HEADER + (live.replace("q-2", "q-1") + gone.replace("q-1", "q-2")
+                     if first_holdout else gone + live)  # fmt: skip
+    held, seen = ("q-1", "q-2") if first_holdout else ("q-2", "q-1")
+    found = findings(text)
+    if wanted:
+        assert (
+            len(found) == 1
+            and f"item {held}: question: error: near duplicate of item " in (found[0])
+        )
+        assert (
+            f"{seen!r}, a retired tuning item, which the people tuning prompts have seen"
+            in (found[0])
+        )
+        assert f"`evalset split rules --move {held} --to tuning --force`" in found[0]
+        assert "retire one of them" not in found[0]
+    else:
+        assert found == []
+    # the editor refuses to append what validate finds a leak, and only that
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rules.yaml"
+        path.write_text(HEADER + gone)
+        appended = parse_set(HEADER + live, Path("x.yaml")).items
+        if wanted and not first_holdout:
+            refused = pytest.raises(EditRefused, match="holdout question would leak")
+            with refused, edit_set(path) as editor:
+                editor.append_items(appended)
+        elif not first_holdout:
+            with edit_set(path) as editor:
+                editor.append_items(appended)

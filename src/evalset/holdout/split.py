@@ -135,10 +135,13 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
     are left unassigned, in ``plan.leaking``."""
     from evalset.sets.neardup import near_duplicate_pairs
 
-    live = [  # (a draft of `evalset new` has no question yet: only the placeholder)
+    live = [  # (a draft of `evalset new` has no question yet: only the placeholder; a
+        # retired tuning item was seen by the people tuning prompts: its side still holds)
         i
         for i in items
-        if i.status != "retired" and isinstance(i, Item) and i.question != PLACEHOLDER
+        if (i.status != "retired" or i.holdout is False)
+        and isinstance(i, Item)
+        and i.question != PLACEHOLDER
     ]
     crowded: list[list[int]] = []
     pairs = near_duplicate_pairs([i.question for i in live], crowded)
@@ -374,9 +377,10 @@ def _leak_partner(loaded: SetFile, item: Item, wanted: bool) -> Item | None:
     other's."""
     from evalset.sets.neardup import near_duplicate_pairs
 
-    others = [
+    others = [  # a retired tuning item was seen by the people tuning prompts
         i for i in loaded.items
-        if i.id != item.id and i.status != "retired" and i.holdout is (not wanted)
+        if i.id != item.id and i.holdout is (not wanted)
+        and (i.status != "retired" or not wanted)
     ]  # fmt: skip
     pairs = near_duplicate_pairs([item.question, *(i.question for i in others)])
     return next((others[b - 1] for a, b in pairs if a == 0), None)

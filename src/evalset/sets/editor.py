@@ -1249,7 +1249,9 @@ def _leaks(items: list[Item], ids: set[str], words: dict[str, list[str]]) -> set
     from evalset.sets.model import PLACEHOLDER
     from evalset.sets.neardup import PAIRWISE_BELOW, near_duplicate_pairs, near_duplicates_of
 
-    live = [i for i in items if i.status != "retired" and i.question != PLACEHOLDER]
+    # a retired tuning item was seen by the people tuning prompts: it still counts
+    live = [i for i in items if i.question != PLACEHOLDER
+            and (i.status != "retired" or i.holdout is False)]  # fmt: skip
     chosen = [n for n, item in enumerate(live) if item.id in ids]
     questions = [item.question for item in live]
     pairs = near_duplicates_of(questions, chosen, words) if chosen else []
@@ -1261,6 +1263,7 @@ def _leaks(items: list[Item], ids: set[str], words: dict[str, list[str]]) -> set
         (live[a].id, live[b].id)
         for a, b in pairs
         if {live[a].holdout, live[b].holdout} == {True, False}
+        and all(i.status != "retired" for i in (live[a], live[b]) if i.holdout)
     }
 
 

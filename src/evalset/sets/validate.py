@@ -596,12 +596,29 @@ class _Checker:
         )
 
     def _near_duplicates(self, pairs: list[tuple[int, Item]]) -> None:
-        # a draft `evalset new` wrote has no question yet, only the placeholder
-        live = [(k, item) for k, item in pairs
-                if item.status != "retired" and item.question != PLACEHOLDER]  # fmt: skip
+        # a draft `evalset new` wrote has no question yet, only the placeholder; a retired
+        # tuning item was seen by the people tuning prompts: it still counts for leakage
+        live = [(k, item) for k, item in pairs if item.question != PLACEHOLDER
+                and (item.status != "retired" or item.holdout is False)]  # fmt: skip
         crowded: list[list[int]] = []
         for a, b in near_duplicate_pairs([item.question for _, item in live], crowded):
-            first, (kb, second) = live[a][1], live[b]
+            (ka, first), (kb, second) = live[a], live[b]
+            retired = [i for i in (first, second) if i.status == "retired"]
+            if retired:  # only a live holdout question leaks into it
+                held = second if first in retired else first
+                if len(retired) == 2 or not held.holdout:
+                    continue
+                other = first if held is second else second
+                self.add(
+                    "error",
+                    ("items", kb if held is second else ka, "question"),
+                    f"near duplicate of item {other.id!r}, a retired tuning item, which the "
+                    "people tuning prompts have seen: the holdout question has leaked",
+                    f"reword this question, or retire it, or move it to tuning (`evalset split "
+                    f"{self.loaded.name} --move {held.id} --to tuning --force`)",
+                    "leakage",
+                )
+                continue
             leak = {first.holdout, second.holdout} == {True, False}
             if leak:
                 self.add(
