@@ -177,7 +177,7 @@ def _verified_by_hand(loaded: SetFile, stubs: list[SealedItem]) -> set[str]:
     found = holdout_baseline(loaded.path, loaded.name, loaded)
     if found is None:
         return set()
-    baseline = found[0]
+    baseline = found.set
     before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
     return {
         stub.id
