@@ -6,6 +6,7 @@ import csv
 import datetime as dt
 import io
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -941,3 +942,74 @@ def test_references_keep_the_key_points_punctuation(cli, example: Path) -> None:
     golden = next(g for g in json.loads(deepeval.out)
                   if g["additional_metadata"]["evalset_id"] == item.id)  # fmt: skip
     assert golden["expected_output"] == expected
+
+
+ESCAPED = {"tab": "\t", "CR": "\r", "SOH": "\x01", "NEL": "\x85", "LS": "\u2028",
+           "BOM": "\ufeff"}  # fmt: skip
+"""Characters a double-quoted YAML text holds escaped: ``\\t``, ``\\r``, ``\\x01``, ``\\N``,
+``\\L``, ``\\uFEFF``."""
+FOLDS = (*range(4055, 4095), *range(8145, 8190))
+"""Where in a text an escape falls near the 4096th column (a value's key, indentation and
+prefix, ``States that:``, come before it), and near the 8192nd, where a writer folding at
+4096 folded again."""
+LONGER = {4060: 5_000, 4070: 6_000, 4080: 7_000, 4090: 9_000, 8160: 10_000}
+"""The lengths of some of the texts (the others end soon after the escape)."""
+
+
+def long_texts(char: str) -> list[str]:
+    """Texts of 4,000 to 10,000 characters with ``char`` at each place of ``FOLDS``, after
+    words, and for one text in four after a run without spaces (the writer cannot fold
+    before it). Before, where the writer folded right after the escape it wrote a bare line
+    break, which every reader takes for a space."""
+    texts = []
+    for at in FOLDS:
+        run = "w" * at if at % 4 == 0 else ("word " * at)[:at]
+        size = LONGER.get(at, at + 20)
+        texts.append(f"{run}{char}returns and more{' words' * 1000}"[:size])
+    return texts
+
+
+FIELDS = ("key point", "must_not_say", "answer")
+
+
+def long_text_tests(texts: list[str]) -> str:
+    """A promptfoo tests file with each of ``texts`` as an item's question (and so in its
+    description) and, in turn, its key point, must_not_say or answer."""
+    from evalset.export.promptfoo import write
+    from evalset.export.view import View
+
+    items = []
+    for n, text in enumerate(texts):
+        other = [text if FIELDS[n % 3] == field else field for field in FIELDS]
+        items.append(Item(id=f"q-{n}", question=text, category="c",
+                          key_points=[{"text": other[0]}], must_not_say=[other[1]],
+                          answer=other[2]))  # fmt: skip
+    return write(View("mine", "all", items, {"fingerprint": "sha256:x"}, lambda *_: None))
+
+
+def changed_texts(texts: list[str], tests: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """Where the tests of ``long_text_tests`` as read back do not hold ``texts``: the text's
+    index and the field."""
+    changed = []
+    for n, (text, test) in enumerate(zip(texts, tests, strict=True)):
+        value = test["assert"][n % 3]["value"]
+        field = value.removeprefix("States that: ").removeprefix("Does not state that: ")
+        got = {"question": test["vars"]["question"], FIELDS[n % 3]: field,
+               "description": test["description"].removeprefix(f"q-{n}: ")}  # fmt: skip
+        changed += [(n, where) for where, found in got.items() if found != text]
+    return changed
+
+
+def test_long_texts_cover_the_lengths() -> None:
+    assert {len(t) // 1000 for t in long_texts("\t")} == set(range(4, 11))
+
+
+@pytest.mark.parametrize("char", ESCAPED.values(), ids=list(ESCAPED))
+def test_a_long_text_with_an_escape_where_a_line_would_fold_reads_back_as_it_is(
+    char: str,
+) -> None:
+    texts = long_texts(char)
+    written = long_text_tests(texts)
+    assert changed_texts(texts, YAML(typ="safe", pure=True).load(written)) == []
+    lines = written.splitlines()[1:]  # no value folded over lines: each starts with its key
+    assert all(re.match(r" *(- )?[a-z_]+:", line) for line in lines)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_export import export_file
+from test_export import ESCAPED, changed_texts, export_file, long_text_tests, long_texts
 
 from conftest import ROOT
 from evalset.export.view import DECLINES
@@ -529,3 +529,27 @@ def test_promptfoo_gets_text_that_looks_like_a_file_or_package_as_it_is(  # type
     }
     assert checks["icontains"] is True  # checked against the text, not the file's content
     assert not (tmp_path / "ran.txt").exists()
+
+
+JS_YAML_LOAD = """
+const path = require('path'), fs = require('fs');
+const found = require.resolve('js-yaml', {paths: [path.dirname(fs.realpathSync(process.argv[1]))]});
+process.stdout.write(JSON.stringify(require(found).load(fs.readFileSync(process.argv[2], 'utf8'))));
+"""
+"""Read a YAML file with the js-yaml that promptfoo (its program named first) loads."""
+
+
+@pytest.mark.parametrize("char", ESCAPED.values(), ids=list(ESCAPED))
+def test_promptfoo_reads_long_texts_with_escapes_as_they_are(tmp_path: Path, char: str) -> None:
+    """Before, a long text with an escape where the writer folded the line reached promptfoo
+    with a space added (``days\\t returns``): in the question its provider was sent, and in
+    the rubrics and the answer it checked."""
+    program = _promptfoo()
+    texts = long_texts(char)
+    tests = tmp_path / "tests.yaml"
+    tests.write_text(long_text_tests(texts), encoding="utf-8")
+    done = subprocess.run(
+        ["node", "-e", JS_YAML_LOAD, program, str(tests)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert changed_texts(texts, json.loads(done.stdout)) == []

@@ -102,3 +102,24 @@ def test_a_category_no_pin_describes_is_declared_to_be_described(cli, corpus_rep
     loaded = load_set(corpus_repo / "sets" / "s.yaml")
     assert loaded.header is not None
     assert loaded.header.categories == {"shipping": "imported; say what this kind of question is"}
+
+
+@pytest.mark.parametrize("char", ["\t", "\r", "\x01", "\x85", "\u2028", "\ufeff"],
+                         ids=["tab", "CR", "SOH", "NEL", "LS", "BOM"])  # fmt: skip
+def test_a_long_meaning_with_an_escape_where_a_line_would_fold_reads_back(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, char: str
+) -> None:
+    """Meanings of 4,000 to 10,000 characters with an escaped character at each place
+    around the 4096th column, after words and after a run without spaces. Before, the header
+    was written folded at 4096 columns, and a fold right after the escape read back as a
+    space."""
+    meanings = {}
+    for at in range(4060, 4100):
+        run = "w" * at if at % 4 == 0 else ("word " * at)[:at]
+        meanings[f"c{at}"] = f"{run}{char}more{' words' * 1000}"[: at + 20 + (at % 7) * 1000]
+    row = {"question": QUESTION, "category": "c4060", "evalset": {"categories": meanings}}
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 0, done.err
+    loaded = load_set(corpus_repo / "sets" / "s.yaml")
+    assert loaded.header is not None and loaded.header.categories == meanings

@@ -1,6 +1,7 @@
 """Long comment lines: ruamel.yaml builds a comment one character at a time, so positions
 and edits hand it regions whose long comments are taken out (and, for edits, put back).
-Finding positions and edited files must be exactly what they are with short comments."""
+Finding positions and edited files must be exactly what they are with short comments.
+Long values: an edit writes each on one line, however long, and it reads back as it was."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ruamel.yaml import YAML
 from evalset.sets import locate
 from evalset.sets.editor import edit_set
 from evalset.sets.locate import LONG_LINE, shorten_long_comments
+from evalset.sets.setfile import load_set
 from evalset.sets.validate import validate
 
 LONG = "x" * 200_000
@@ -102,6 +104,30 @@ def test_a_long_line_in_a_block_scalar_or_a_quoted_one_is_left_as_content(tmp_pa
     after = path.read_text(encoding="utf-8")
     assert question in after and "# " + "z" * 2_000 + "\n" in after
     assert after.replace("    tags:\n      - t\n", "") == text
+
+
+ESCAPED = {"tab": "\t", "SOH": "\x01", "LS": "\u2028"}
+"""Characters a double-quoted YAML text holds escaped: ``\\t``, ``\\x01``, ``\\L`` (a line
+break to the writer)."""
+
+
+@pytest.mark.parametrize("char", ESCAPED.values(), ids=list(ESCAPED))
+def test_a_value_longer_than_any_line_width_is_written_on_one_line(
+    tmp_path: Path, char: str
+) -> None:
+    """A tag (its length has no limit) written escaped over more than a million columns.
+    Before, the editor folded a line at 2**20 columns, and a fold right after an escape
+    (here, after each character) was written as a bare line break, read back as a space."""
+    tag = char * 600_000 + " and more"
+    path = tmp_path / "set.yaml"
+    path.write_text(HEAD + ITEM.format(i=1), encoding="utf-8")
+    with edit_set(path) as editor:
+        editor.update_item("q-1", {"tags": [tag]})
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(HEAD + ITEM.format(i=1) + "    tags:\n      - ")
+    assert after.count("\n") == (HEAD + ITEM.format(i=1)).count("\n") + 2  # the tag: one line
+    (item,) = load_set(path).items
+    assert item.tags == [tag]
 
 
 def test_shorten_keeps_every_line_and_column_before_a_comment() -> None:

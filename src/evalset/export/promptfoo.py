@@ -66,7 +66,7 @@ def _asserts(item: Any) -> list[dict[str, Any]]:
 def write(view: View) -> str:
     from ruamel.yaml import YAML
 
-    from evalset.sets.yamlio import writes_breaks_escaped
+    from evalset.sets.yamlio import NEVER_FOLD, writes_breaks_escaped
 
     tests = []
     for item in view.items:
@@ -79,7 +79,7 @@ def write(view: View) -> str:
         tests.append(test)
     yaml = writes_breaks_escaped(YAML(typ="safe", pure=True))
     yaml.default_flow_style = False
-    yaml.width = 4096
+    yaml.width = NEVER_FOLD  # one line per value, read back as it is
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     yaml.representer.ignore_aliases = lambda data: True
     out = io.StringIO()

@@ -43,6 +43,7 @@ from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import row_errors
+from evalset.sets.yamlio import NEVER_FOLD
 
 READERS = {
     "jsonl": "evalset.export.jsonl",
@@ -134,7 +135,7 @@ def new_set_text(name: str, source: Path, categories: dict[str, str | None]) -> 
         "items": [],
     }
     yaml = YAML(typ="rt", pure=True)
-    yaml.width = 4096  # one line per value, as a person would write it
+    yaml.width = NEVER_FOLD  # one line per value, as a person would write it
     out = io.StringIO()
     yaml.dump(header, out)
     return "# yaml-language-server: $schema=../schemas/evalset.schema.json\n" + out.getvalue()

@@ -439,6 +439,14 @@ follows is indented, and the reader keeps that indentation as part of the text (
 mis-decoded "…", became a space)."""
 
 
+NEVER_FOLD = sys.maxsize
+"""The line width every ruamel.yaml dump of ours is given, so that it never folds a value.
+Past its width the emitter folds a double-quoted text, and where the fold falls right after
+an escape (``\\t``, ``\\r``, a control character, NEL, LS or PS) it writes a bare line break
+without the ``\\`` that would keep it out of the value: every reader takes it for a space. A
+width of 4096 put a space into one long text of a promptfoo export in thirty."""
+
+
 _Yaml = TypeVar("_Yaml")
 
 

@@ -76,9 +76,11 @@ def yaml_flow(value: Any) -> str:
 
     from ruamel.yaml import YAML
 
+    from evalset.sets.yamlio import NEVER_FOLD
+
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = True
-    yaml.width = 1_000_000
+    yaml.width = NEVER_FOLD
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     out = io.StringIO()
     yaml.dump(value, out)
