@@ -1013,3 +1013,53 @@ def test_a_long_text_with_an_escape_where_a_line_would_fold_reads_back_as_it_is(
     assert changed_texts(texts, YAML(typ="safe", pure=True).load(written)) == []
     lines = written.splitlines()[1:]  # no value folded over lines: each starts with its key
     assert all(re.match(r" *(- )?[a-z_]+:", line) for line in lines)
+
+
+OUTER = {
+    "block scalar": "|\n      30 days\n",
+    "block scalar keeping breaks": "|+\n      30 days\n\n",
+    "spaces": "'  30 days '",
+    "tab and CRLF": '"\\t30 days\\r\\n"',
+    "no-break spaces": '"\\u00a030 days\\u3000"',
+    "line separator": '"30 days\\u2028"',
+}
+"""A short answer ``30 days`` written with white space around it, as the set file holds it."""
+
+
+@pytest.mark.parametrize("written", OUTER.values(), ids=list(OUTER))
+def test_a_short_answer_is_checked_without_the_white_space_around_it(  # type: ignore[no-untyped-def]
+    cli, example: Path, written: str
+) -> None:
+    """promptfoo's ``icontains`` and OpenAI Evals' ``ideal`` (``Match``, ``Includes``) compare
+    the answer literally: they get it without the white space around it, which the exact judge
+    ignores too, so the two agree. Before, ``answer: |`` gave ``icontains "30 days\\n"``,
+    which failed an answer the judge accepted. The formats that carry the item for a round
+    trip (JSONL, CSV, LangSmith) keep the answer as the set holds it."""
+    from evalset.score.normalise import contains
+
+    path = example / "sets" / "acme-support.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    answer: 30 days\n", f"    answer: {written}\n", 1), "utf-8")
+    answer = active(path)["q-001"].answer
+    assert answer is not None and answer != "30 days" and answer.strip() == "30 days"
+    said = "You can return it within 30 days of delivery."
+    assert contains(said, answer)  # what `evalset score answers --judge exact` checks
+
+    def export(fmt: str) -> str:
+        done = cli(example, "export", "acme-support", "--format", fmt, "--allow-stale")
+        assert done.code == 0, done.err
+        out: str = done.out
+        return out
+
+    tests = YAML(typ="safe", pure=True).load(export("promptfoo"))
+    (test,) = [t for t in tests if t["metadata"]["evalset_id"] == "q-001"]
+    (icontains,) = [a["value"] for a in test["assert"] if a["type"] == "icontains"]
+    assert icontains == "30 days" and icontains.lower() in said.lower()
+    samples = [json.loads(line) for line in export("openai").split("\n") if line]
+    (sample,) = [s for s in samples if s["metadata"]["evalset_id"] == "q-001"]
+    assert sample["ideal"] == "30 days" and said.rfind(sample["ideal"]) != -1
+    carried = [json.loads(line) for line in export("langsmith").split("\n") if line]
+    (example_row,) = [e for e in carried if e["metadata"]["evalset_id"] == "q-001"]
+    assert example_row["reference_outputs"]["answer"] == answer
+    rows = [json.loads(line) for line in export("jsonl").split("\n") if line]
+    assert next(r for r in rows if r["id"] == "q-001")["answer"] == answer

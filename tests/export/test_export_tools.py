@@ -531,6 +531,31 @@ def test_promptfoo_gets_text_that_looks_like_a_file_or_package_as_it_is(  # type
     assert not (tmp_path / "ran.txt").exists()
 
 
+def test_promptfoo_checks_a_short_answer_without_the_white_space_around_it(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path
+) -> None:
+    """An answer written as a block scalar (``answer: |``) ends with a line break. Before,
+    promptfoo checked ``icontains "30 days\\n"`` and failed an answer that holds the short
+    answer, which evalset's exact judge accepts."""
+    from evalset.sets.editor import edit_set
+
+    program = _promptfoo()
+    path = example / "sets" / "acme-support.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    answer: 30 days\n", "    answer: |\n      30 days\n", 1))
+    with edit_set(path) as editor:  # the provider echoes the question: it holds the answer
+        editor.update_item("q-001", {"question": "Is it 30 days for a damaged item?"})
+    tests = tmp_path / "tests.yaml"
+    done = cli(example, "export", "acme-support", "--format", "promptfoo", "--allow-stale",
+               "-o", str(tests))  # fmt: skip
+    assert done.code == 0, done.err
+    result, _ = _echo_one(program, tmp_path, tests, "q-001")
+    checks = {
+        c["assertion"]["type"]: c["pass"] for c in result["gradingResult"]["componentResults"]
+    }
+    assert checks["icontains"] is True
+
+
 JS_YAML_LOAD = """
 const path = require('path'), fs = require('fs');
 const found = require.resolve('js-yaml', {paths: [path.dirname(fs.realpathSync(process.argv[1]))]});

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evalset.export.view import View
+from evalset.export.view import View, short_answer
 from evalset.sets.model import Item
 
 
@@ -46,8 +46,9 @@ def write(view: View) -> str:
             "input": [{"role": "user", "content": item.question}],
             "criteria": criteria(item),
         }
-        if item.answer:
-            sample["ideal"] = item.answer
+        answer = short_answer(item)
+        if answer:
+            sample["ideal"] = answer
         sample["metadata"] = view.metadata(item)
         lines.append(json.dumps(sample, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)

@@ -12,7 +12,7 @@ import io
 import re
 from typing import Any
 
-from evalset.export.view import View
+from evalset.export.view import View, short_answer
 
 _MARKS = ("{{", "{%", "{#", "}}", "%}", "#}")
 """What opens or closes a Nunjucks tag, which promptfoo renders in each test's vars and
@@ -58,8 +58,9 @@ def _asserts(item: Any) -> list[dict[str, Any]]:
         checks.append({"type": "llm-rubric", "value": f"States that: {literal(point.text)}"})
     for wrong in item.must_not_say:
         checks.append({"type": "llm-rubric", "value": f"Does not state that: {literal(wrong)}"})
-    if item.answer:
-        checks.append({"type": "icontains", "value": literal(item.answer)})
+    answer = short_answer(item)
+    if answer:
+        checks.append({"type": "icontains", "value": literal(answer)})
     return checks
 
 

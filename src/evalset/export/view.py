@@ -174,15 +174,24 @@ DECLINES = (
 """The reference of an unanswerable item, for tools that score every row against one."""
 
 
+def short_answer(item: Item) -> str | None:
+    """An item's short answer as a tool compares it literally (promptfoo's ``icontains``,
+    OpenAI Evals' ``Match`` and ``Includes``, Ragas' ``StringPresence``): without the white
+    space around it, which the ``exact`` judge ignores too. An answer written as a block
+    scalar (``answer: |``) keeps its final line break, and ``icontains "14 days\\n"`` failed
+    answers the judge accepted."""
+    return None if item.answer is None else item.answer.strip()
+
+
 def reference_answer(item: Item) -> str | None:
     """The reference a reference-based metric compares with: the key points as sentences
-    (every fact a correct answer must state), the short answer when there are none, and
-    ``DECLINES`` for an item the corpus cannot answer."""
+    (every fact a correct answer must state), the short answer when there are none
+    (``short_answer``), and ``DECLINES`` for an item the corpus cannot answer."""
     if not item.answerable:
         return DECLINES
     if item.key_points:
         return " ".join(sentence(p.text) for p in item.key_points)
-    return item.answer
+    return short_answer(item)
 
 
 _ENDS = ".!?\u2026\u203c\u203d\u2047\u2048\u2049\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965"
