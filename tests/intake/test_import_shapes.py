@@ -175,3 +175,38 @@ def test_a_langsmith_example_without_a_question_key_asks_its_only_text_input(  #
     done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
     assert done.code == 0, done.err
     assert [i.question for i in load_set(corpus_repo / "sets" / "s.yaml").items] == [QUESTION]
+
+
+STATES_NOTHING = "holds only white space, which states nothing; write the text or remove it"
+BLANK_LABELS = [
+    ("jsonl", json.dumps({"question": QUESTION, "answer": " "}), "answer"),
+    ("jsonl", json.dumps({"question": QUESTION, "key_points": [{"text": "\u3000"}]}),
+     "key_points.0.text"),
+    ("jsonl", json.dumps({"question": QUESTION, "must_not_say": ["x", "\u2028"]}),
+     "must_not_say.1"),
+    ("csv", f'question,must_not_say\n{QUESTION},"[""\\t""]"', "must_not_say.0"),
+    ("csv", f"question,answer\n{QUESTION},\" \"", "answer"),
+    ("csv", f'question,key_points\n{QUESTION},"[""\\n""]"', "key_points.0.text"),
+    ("langsmith", example({"answer": "\n"}), "key_points.0.text"),  # another tool's reference
+    ("langsmith", example({"key_points": ["x", " "]}, key="reference_outputs"),
+     "key_points.1.text"),
+    ("langsmith", example({"key_points": ["x"], "must_not_say": ["\x85"]}), "must_not_say.0"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "rows", "field"), BLANK_LABELS)
+def test_a_label_of_white_space_only_is_refused(  # type: ignore[no-untyped-def]
+    cli, example: Path, fmt: str, rows: str, field: str
+) -> None:
+    """Before, such a label came in (an item with it active), and every export checked
+    answers against nothing: a Ragas reference ".", promptfoo's `icontains " "`."""
+    (example / "rows.txt").write_text(rows.rstrip("\n") + "\n", "utf-8")
+    path = example / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    done = cli(example, "import", "rows.txt", "--set", "acme-support", "--format", fmt)
+    line = 2 if fmt == "csv" else 1
+    assert (done.code, done.err) == (2, (
+        f"evalset: rows.txt:{line}: {field}: {STATES_NOTHING}; fix the row, nothing was "
+        "imported.\n"
+    )), done.out  # fmt: skip
+    assert path.read_bytes() == before

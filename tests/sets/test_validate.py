@@ -296,6 +296,59 @@ def test_a_question_of_white_space_only_is_an_error(blank: str) -> None:
     assert any("holds only white space" in f.message for f in loaded.schema_findings)
 
 
+BLANKS = {"spaces": " ", "line break": "\n", "tab and ideographic space": "\t \u3000",
+          "NEL": "\x85", "line separator": "\u2028"}  # fmt: skip
+"""Texts of white space only, as Python's ``str.split`` (and so every rule) takes them."""
+STATES_NOTHING = "holds only white space, which states nothing; write the text or remove it"
+LABELS = {
+    "key point": ("      - text: The fact q-1 asks about\n", "      - text: {}\n",
+                  "11:9", "key_points[0].text"),
+    "must_not_say": ("", "    must_not_say: [x, {}]\n", "13:23", "must_not_say[1]"),
+    "answer": ("", "    answer: {}\n", "13:5", "answer"),
+}  # fmt: skip
+"""Where each label is written in ``set_item("q-1", "a.md")`` (replacing the text, or after
+it), and the place and field path of its finding."""
+
+
+def with_label(label: str, value: str) -> str:
+    """A set whose item q-1 has ``label`` written as ``value`` (YAML text)."""
+    old, new, _, _ = LABELS[label]
+    item = set_item("q-1", "a.md")
+    item = item.replace(old, new.format(value)) if old else item + new.format(value)
+    return SET_HEADER + item
+
+
+@pytest.mark.parametrize("blank", BLANKS.values(), ids=list(BLANKS))
+@pytest.mark.parametrize("label", LABELS)
+def test_a_label_of_white_space_only_is_an_error(label: str, blank: str) -> None:
+    """Before, a key point, must_not_say entry or short answer of white space only was
+    valid, and exported as a check every answer passes (``icontains " "``)."""
+    loaded = parse_set(with_label(label, json.dumps(blank)), Path("sets/docs.yaml"))
+    _, _, place, field = LABELS[label]
+    assert [str(f) for f in loaded.schema_findings] == [
+        f"sets/docs.yaml:{place}: item q-1: {field}: error: {STATES_NOTHING}"
+    ]
+
+
+def test_labels_with_text_around_white_space_are_valid() -> None:
+    for label in LABELS:
+        loaded = parse_set(with_label(label, json.dumps(" 30\tdays\n")), Path("sets/docs.yaml"))
+        assert loaded.schema_findings == []
+
+
+def test_a_label_of_white_space_only_is_refused_by_an_edit(example: Path) -> None:
+    from evalset.errors import EditRefused
+    from evalset.sets.editor import edit_set
+
+    path = example / EXAMPLE_SET.relative_to(EXAMPLE_SET.parents[1])
+    before = path.read_bytes()
+    point = {"text": "\n", "sources": ["policies/returns.md"]}
+    for fields in ({"answer": " "}, {"must_not_say": ["\t"]}, {"key_points": [point]}):
+        with pytest.raises(EditRefused, match=STATES_NOTHING), edit_set(path) as editor:
+            editor.update_item("q-001", fields)
+        assert path.read_bytes() == before
+
+
 def test_a_set_is_validated_once_and_may_not_have_a_twin(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """Before, `validate docs sets/docs.yaml` printed each finding twice ("in 2 file(s)"),
     and a copy sets/docs.yml, which no name reaches, passed and shared the set's tags."""

@@ -97,11 +97,27 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
+def _stated(label: str) -> str:
+    """A label of white space only (a key point, a ``must_not_say`` entry, a short answer)
+    states nothing: every answer contains it, so each tool checking it passed any answer
+    (``icontains " "``), and a reference of it was an empty sentence."""
+    if not label.split():
+        raise ValueError(
+            "holds only white space, which states nothing; write the text or remove it"
+        )
+    return label
+
+
+Label = Annotated[Text, AfterValidator(_stated)]
+"""A key point's text, a ``must_not_say`` entry or a short answer: text, not white space
+only (as the question, ``_asked``)."""
+
+
 class KeyPoint(_Model):
     """One fact a correct answer must state."""
 
-    text: Text
-    """The fact, in one sentence."""
+    text: Label
+    """The fact, in one sentence (not white space only)."""
     sources: list[Citation] = Field(default_factory=list)
     """Where the corpus states it: `doc` or `doc#section`."""
 
@@ -169,10 +185,10 @@ class Item(_Model):
     """The sections a good retriever should return for this question."""
     key_points: list[KeyPoint] = Field(default_factory=list)
     """The facts a correct answer must contain, each with the citations that state it."""
-    must_not_say: list[Text] = Field(default_factory=list)
-    """Statements a correct answer must not make (known wrong answers)."""
-    answer: Text | None = None
-    """Optional short extractive answer, for exact-match scoring."""
+    must_not_say: list[Label] = Field(default_factory=list)
+    """Statements a correct answer must not make (known wrong answers; not white space only)."""
+    answer: Label | None = None
+    """Optional short extractive answer, for exact-match scoring (not white space only)."""
     holdout: StrictBool | None = None
     """True: held out from prompt tuning. Unset: not assigned yet (`evalset split` assigns it)."""
     holdout_moves: list[HoldoutMove] = Field(default_factory=list)
