@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import itertools
 import json
 import re
 import shutil
@@ -1063,3 +1064,31 @@ def test_a_short_answer_is_checked_without_the_white_space_around_it(  # type: i
     assert example_row["reference_outputs"]["answer"] == answer
     rows = [json.loads(line) for line in export("jsonl").split("\n") if line]
     assert next(r for r in rows if r["id"] == "q-001")["answer"] == answer
+
+
+def test_the_readme_reads_a_ragas_export_with_its_ids_as_written(  # type: ignore[no-untyped-def]
+    cli, example: Path, tmp_path: Path
+) -> None:
+    """The README's way to read a Ragas export for joining per item. Before, it said
+    `pandas.read_json(path, lines=True)`, which reads the ids `001`, `002` as 1 and 2, and a
+    category `10` as 10: they joined with no item of the set."""
+    pandas = pytest.importorskip("pandas")
+    said = re.search(r"`(pandas\.read_json\(path, lines=True[^`]*\))`", ROOT.joinpath(
+        "README.md").read_text(encoding="utf-8"))  # fmt: skip
+    assert said, "the README no longer says how to read a Ragas export with pandas"
+    path = example / "sets" / "acme-support.yaml"
+    numbers = itertools.count(1)  # ids and categories of digits only, as a spreadsheet has
+    text = re.sub(r"(?m)^  - id: .*$", lambda _: f"  - id: '{next(numbers):03d}'",
+                  path.read_text(encoding="utf-8"))  # fmt: skip
+    for n, category in enumerate(EXAMPLE.raw["categories"], 10):
+        text = re.sub(rf"\b{category}\b", f"'{n}'", text)
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "tuning.jsonl"
+    done = cli(example, "export", "acme-support", "--format", "ragas", "--allow-stale",
+               "-o", str(out))  # fmt: skip
+    assert done.code == 0, done.err
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
+    assert {"001", "002"} <= {row["evalset_id"] for row in written}
+    table = eval(said.group(1), {"pandas": pandas, "path": out})  # the README's own words
+    for key in ("evalset_id", "category"):
+        assert table[key].tolist() == [row[key] for row in written]

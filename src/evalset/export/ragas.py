@@ -8,7 +8,8 @@ Fields are those of ``ragas.SingleTurnSample``: ``user_input`` (the question), `
 ``evalset_id``, ``category``, ``split`` and ``answerable`` for joining per-item results, and
 ``verified``, the snapshot the item's labels and contexts are of (a file has no pin, which
 names the stale items an export with ``--allow-stale`` holds)
-(Ragas keeps the rows in file order; ``pandas.read_json(..., lines=True)`` keeps the keys).
+(Ragas keeps the rows in file order; ``pandas.read_json(..., lines=True, dtype=False)`` keeps
+the keys as they are: without ``dtype=False`` an id ``001`` is read as the number 1).
 An unanswerable item's reference says that a correct response declines (``DECLINES``), and
 its contexts are empty lists: answer metrics score it, context metrics have nothing to
 recall.
