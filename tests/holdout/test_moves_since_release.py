@@ -139,3 +139,38 @@ def test_an_item_sealed_at_head_written_plain_into_tuning_is_a_move(  # type: ig
     assert "item q-9: holdout: error: moved from holdout to tuning since HEAD" in result.out
     sealed = cli(root, "seal", "docs")
     assert sealed.code == 2 and "moved from holdout to tuning since HEAD" in sealed.err
+
+
+# A holdout item written again under another id in tuning (the old one deleted or retired)
+# passed validate and release: no move check sees a new id. q-1 is holdout at 0.1.0.
+AGAIN = {
+    "deleted, the same question": (
+        "How long is the window for sending back a parcel?", "delete", True),
+    "retired, asked otherwise": (
+        "How long is the window for sending back a parcel, please?", "retire", True),
+    "deleted, another question": (
+        "Is gift wrapping offered for parcels sent abroad?", "delete", False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("again", AGAIN)
+def test_a_holdout_question_written_again_in_tuning_is_a_leak(  # type: ignore[no-untyped-def]
+    cli, since: Path, again: str
+) -> None:
+    question, how, leaked = AGAIN[again]
+    head, *items = since.read_text().split("  - id: ")
+    (first,) = [k for k, item in enumerate(items) if item.startswith("q-1\n")]
+    if how == "delete":
+        del items[first]
+    else:
+        items[first] = items[first].replace("\n", "\n    status: retired\n", 1)
+    since.write_text("  - id: ".join([head, *items]) + entry("q-20", question, False))
+    assert cli(since.parent.parent, "verify", "docs", "q-20").code == 0
+    done = cli(since.parent.parent, "validate", "docs")
+    said = (
+        "item q-20: question: error: near duplicate of item 'q-1', which was holdout at "
+        "release 0.1.0 and is no longer: the holdout question has leaked into tuning"
+    )
+    assert (said in done.out) == leaked, done.out
+    assert "window for sending" not in done.out  # the holdout question is not quoted
+    assert (done.code == 1) == leaked

@@ -221,6 +221,7 @@ class _Checker:
         if self.baseline is not None:
             self._holdout_flips()
             self._sealed_hand_edits()
+            self._holdout_gone_to_tuning(pairs)
         if self.sealed_before is not None:
             self._plain_holdout(pairs)
         if loaded.sealed:
@@ -294,6 +295,51 @@ class _Checker:
                 f"item, undo it and run `evalset split {self.loaded.name} --move {item.id} "
                 f"--to {side} --force`, which moves it and records the move",
                 "holdout-move",
+            )
+
+    def _holdout_gone_to_tuning(self, pairs: list[tuple[int, Item]]) -> None:
+        """A tuning question that near-duplicates one the baseline held out and the set no
+        longer holds out (the item deleted, or retired): the holdout item written again
+        under another id in tuning, which no move check sees. A tuning item that asked the
+        same at the baseline is left alone: deleting or retiring the holdout copy is how
+        such a leak is mended. Questions sealed at the baseline are not readable, and not
+        compared."""
+        from evalset.sets.neardup import near_duplicates_of
+
+        assert self.baseline is not None
+        baseline, label = self.baseline.set, self.baseline.label
+        held = {item.id for _, item in pairs if item.holdout and item.status != "retired"}
+        held |= {stub.id for stub in self.loaded.sealed}
+        gone = [
+            item
+            for item in baseline.items
+            if item.holdout and item.status != "retired" and item.id not in held
+            and item.question != PLACEHOLDER
+        ]  # fmt: skip
+        if not gone:
+            return
+        asked = {item.id: item.question for item in baseline.items}
+        tuning = [
+            (k, item)
+            for k, item in pairs
+            if item.holdout is False and item.status != "retired"
+            and asked.get(item.id) != item.question
+        ]  # fmt: skip
+        if not tuning:
+            return
+        questions = [item.question for item in gone] + [item.question for _, item in tuning]
+        for a, b in near_duplicates_of(questions, range(len(gone))):
+            if a >= len(gone) or b < len(gone):
+                continue  # two gone, or two tuning: not this rule's
+            old, (k, item) = gone[a], tuning[b - len(gone)]
+            self.add(
+                "error",
+                ("items", k, "question"),
+                f"near duplicate of item {old.id!r}, which was holdout at {label} and is "
+                "no longer: the holdout question has leaked into tuning",
+                f"reword it, or put it back in the holdout with `evalset split "
+                f"{self.loaded.name} --move {item.id} --to holdout --force`",
+                "leakage",
             )
 
     def _sealed_hand_edits(self) -> None:
