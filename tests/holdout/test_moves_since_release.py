@@ -174,3 +174,18 @@ def test_a_holdout_question_written_again_in_tuning_is_a_leak(  # type: ignore[n
     assert (said in done.out) == leaked, done.out
     assert "window for sending" not in done.out  # the holdout question is not quoted
     assert (done.code == 1) == leaked
+
+
+def test_an_item_moved_to_tuning_with_its_record_is_no_copy_of_itself(  # type: ignore[no-untyped-def]
+    cli, since: Path
+) -> None:
+    """Before, q-1 moved to tuning as the README shows (`split --move --force`), then
+    reworded, was called a leak of itself, and so was a new tuning item asking it."""
+    repo = since.parent.parent
+    assert cli(repo, "split", "docs", "--move", "q-1", "--to", "tuning", "--force").code == 0
+    text = since.read_text().replace("sending back a parcel?", "sending back a parcel, please?", 1)
+    since.write_text(text + entry("q-20", "How long is the window for sending back a parcel?",
+                                  False))  # fmt: skip
+    assert cli(repo, "verify", "docs", "q-20").code == 0
+    done = cli(repo, "validate", "docs")
+    assert "which was holdout at" not in done.out, done.out

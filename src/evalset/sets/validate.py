@@ -308,12 +308,13 @@ class _Checker:
 
         assert self.baseline is not None
         baseline, label = self.baseline.set, self.baseline.label
-        held = {item.id for _, item in pairs if item.holdout and item.status != "retired"}
-        held |= {stub.id for stub in self.loaded.sealed}
+        # an item still here is no copy of itself: a recorded move to tuning, and a flip
+        # by hand, are the move checks' to judge
+        here = {e.id for e in self.loaded.entries if e.status != "retired"}
         gone = [
             item
             for item in baseline.items
-            if item.holdout and item.status != "retired" and item.id not in held
+            if item.holdout and item.status != "retired" and item.id not in here
             and item.question != PLACEHOLDER
         ]  # fmt: skip
         if not gone:
