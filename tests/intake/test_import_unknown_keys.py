@@ -84,6 +84,12 @@ LANGSMITH_KEYS = {
                  "'category'?)"),
     "tags": (example(metadata={"tag": ["returns"]}), "has the key 'tag' in metadata, which "
              "import does not read (did you mean 'tags'?)"),
+    # another case, or a plural: before, passed over once a key that ran on past one was
+    # taken for the user's own (a "Split": "holdout" arrived with no side)
+    **{f"metadata {key}": (example(metadata={key: "holdout"}), f"has the key '{key}' in "
+                           f"metadata, which import does not read (did you mean '{meant}'?)")
+       for key, meant in (("Category", "category"), ("Split", "split"), ("Tags", "tags"),
+                          ("origins", "origin"), ("evalset_ids", "evalset_id"))},
     "example": (example(reference_output={"answer": "14 days"}), "has the key "
                 "'reference_output', which import does not read (did you mean "
                 "'reference_outputs'?)"),

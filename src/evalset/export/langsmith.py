@@ -68,16 +68,22 @@ def _unread(
     mapping: dict[str, Any], known: tuple[str, ...], line: int, where: str = "", near: bool = False
 ) -> None:
     """Refuse a key of ``mapping`` not among ``known`` (``near``: only a near miss of one,
-    where other keys are allowed; a key that runs on past one, such as ``original`` or
-    ``category_v2``, is a key of its own) rather than drop what it holds."""
+    where other keys are allowed) rather than drop what it holds."""
     for key in mapping:
-        if key in known:
+        if key in known or (near and not _near_miss(key, known)):
             continue
-        if near:
-            close = misspelt(key, known, NEAR)
-            if close is None or key.strip().lower().startswith(close):
-                continue
         raise RowError(line, unread("key", key, known, where))
+
+
+def _near_miss(key: str, known: tuple[str, ...]) -> bool:
+    """Whether ``key`` misspells one of ``known``: a letter more, less or swapped, another
+    case, a plural (``catgory``, ``Category``, ``Tags``, ``evalset_ids``); not a key that runs
+    on past one by a word of its own (``original``, ``category_v2``), which is the user's."""
+    close = misspelt(key, known, NEAR)
+    if close is None:
+        return False
+    rest = key.strip().lower().removeprefix(close)
+    return rest == key.strip().lower() or rest in ("", "s", "es")
 
 
 def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]]:
