@@ -171,7 +171,9 @@ def _parse_set(text: str, path: Path, only: Collection[int] | None) -> SetFile:
             loaded.items.append(validate_item(entry))
             loaded.item_index.append(k)
         except ValidationError as exc:
-            held = isinstance(entry, dict) and entry.get("holdout") is True
+            # held out, or meant to be by a flag the schema refuses (`holdout: yes`): a
+            # finding must not quote its labels either way
+            held = isinstance(entry, dict) and entry.get("holdout", False) not in (False, None)
             for err in exc.errors():
                 text_, hint = schema_message(err, is_item=True, held=held)
                 loc = ("items", k, *error_loc(err))
