@@ -980,3 +980,28 @@ def test_seal_finds_a_question_quoted_in_a_script_without_spaces(  # type: ignor
     assert result.code == 2, result.err
     assert "the text of a holdout item would stay readable there" in result.err
     assert path.read_text() == text
+
+
+def test_seal_leaves_to_validate_a_question_another_question_holds(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tuning question may hold a short holdout question's words ("How do I return an
+    item?" in "How do I return an item I bought as a gift?"): whether the two are too alike
+    is validate's near-duplicate rule, which finds them apart. Before, seal refused, and so
+    blocked the key holder's unseal-edit-seal loop; the same words in a note still leak."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    text = (
+        SMALL_HEADER
+        + small_item("q-1", "How do I return an item I bought as a gift for my sister?", False)
+        + small_item("q-2", "How do I return an item?", True)
+    )
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 0, result.err
+    noted = text.replace(
+        "    holdout: false\n", "    holdout: false\n    origin: {kind: manual, note: "
+        "'how do I return an item'}\n", 1,
+    )  # fmt: skip
+    path.write_text(noted)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2 and "would stay readable there" in result.err, result.err

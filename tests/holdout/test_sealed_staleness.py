@@ -131,3 +131,36 @@ def test_a_sealed_item_whose_verified_was_written_by_hand_is_not_checked(  # typ
     assert json.loads(stale.out)["unchecked_sealed"] == {"docs": ["q-2"]}
     status = json.loads(cli(corpus_repo, "status", "--json").out)["sets"][0]
     assert status["unchecked_sealed_items"] == ["q-2"]
+
+
+def test_a_hand_edit_of_verified_after_the_key_holder_verified_since_the_release(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, sealed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key holder re-verified q-2 after the release (new sealed content, committed), and
+    its visible `verified:` was then edited by hand: compared with the release alone, whose
+    sealed content differs, the edit went unseen and the item counted as fresh. The content
+    is as HEAD holds it, and HEAD shows another `verified`."""
+    from conftest import GIT_ENV, commit_all
+
+    for name, value in GIT_ENV.items():  # the release commits and tags in-process
+        monkeypatch.setenv(name, value)
+    commit_all(corpus_repo, "sealed")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(sealed))
+    assert cli(corpus_repo, "release", "docs", "--bump", "minor").code == 0
+    write_files(corpus_repo, {"corpus/returns.md": V2})
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert cli(corpus_repo, "verify", "docs", "q-1", "q-2").code == 0  # the key holder
+    commit_all(corpus_repo, "verified again")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+    before = {p.stem[:12] for p in (corpus_repo / "snapshots").glob("*.json")}
+    write_files(corpus_repo, {"corpus/returns.md": V2.replace("14", "7")})
+    assert cli(corpus_repo, "snapshot").code == 0
+    commit_all(corpus_repo, "the corpus changed again")
+    (newest,) = {p.stem[:12] for p in (corpus_repo / "snapshots").glob("*.json")} - before
+    path = corpus_repo / "sets" / "docs.yaml"
+    text = path.read_text()
+    (was,) = {line.split()[-1] for line in text.splitlines() if "verified:" in line}
+    path.write_text(text.replace(f"verified: {was}", f"verified: {newest}"))  # by hand
+    stale = cli(corpus_repo, "stale", "--json")
+    assert stale.code == 1, stale.out
+    assert json.loads(stale.out)["unchecked_sealed"] == {"docs": ["q-2"]}

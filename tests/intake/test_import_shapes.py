@@ -187,7 +187,6 @@ BLANK_LABELS = [
     ("csv", f'question,must_not_say\n{QUESTION},"[""\\t""]"', "must_not_say.0"),
     ("csv", f"question,answer\n{QUESTION},\" \"", "answer"),
     ("csv", f'question,key_points\n{QUESTION},"[""\\n""]"', "key_points.0.text"),
-    ("langsmith", example({"answer": "\n"}), "key_points.0.text"),  # another tool's reference
     ("langsmith", example({"key_points": ["x", " "]}, key="reference_outputs"),
      "key_points.1.text"),
     ("langsmith", example({"key_points": ["x"], "must_not_say": ["\x85"]}), "must_not_say.0"),
@@ -210,3 +209,19 @@ def test_a_label_of_white_space_only_is_refused(  # type: ignore[no-untyped-def]
         "imported.\n"
     )), done.out  # fmt: skip
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("key", ["output", "answer"])
+def test_a_langsmith_reference_of_white_space_only_is_no_reference(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, key: str
+) -> None:
+    """A run that returned nothing (``"output": ""``) gives no reference answer: the example
+    comes in as a draft to fill in. Read as a key point, it was refused naming
+    ``key_points.0.text``, a field the row does not have."""
+    row = {"inputs": {"question": QUESTION}, "outputs": {key: " "},
+           "metadata": {"category": "out-of-scope"}}  # fmt: skip
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "langsmith")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
+    assert (item.status, item.key_points, item.answer) == ("draft", [], None)

@@ -127,7 +127,8 @@ def _labels(outputs: dict[str, Any], item: dict[str, Any], line: int, where: str
 
 def _answer(outputs: dict[str, Any], line: int, where: str) -> str | None:
     """The reference answer: ``answer``, or ``output`` (LangSmith's key for a run's output);
-    a row with both is refused, as which is meant cannot be told."""
+    a row with both is refused, as which is meant cannot be told. One of white space only
+    (a run that returned nothing) states nothing: the row has no reference answer."""
     if outputs.get("answer") is not None and outputs.get("output") is not None:
         raise RowError(line, f"has both {where}.answer and {where}.output; keep one of them "
                        "(import reads output as the answer)")  # fmt: skip
@@ -135,7 +136,7 @@ def _answer(outputs: dict[str, Any], line: int, where: str) -> str | None:
     answer = outputs.get(key)
     if answer is not None and not isinstance(answer, str):
         raise RowError(line, f"has {where}.{key} {shown(answer)}, not a text")
-    return answer
+    return answer if answer is None or answer.split() else None
 
 
 def _metadata(metadata: dict[str, Any], item: dict[str, Any], line: int) -> None:

@@ -8,6 +8,7 @@ atomically.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -259,20 +260,41 @@ def _refuse_leaks(path: Path, text: str, secrets: list[str], questions: list[str
     find = _word_search(text)
     visible = " \n " + " \n ".join(_loose(s) for s in _strings(plain)) + " \n "
     asked = {_loose(q) for q in questions}
+    # where the plain items' own questions stand: a holdout question whose words one of
+    # them holds (the first words of a longer question) is validate's to judge, as near
+    # duplicates; anywhere else, it leaks
+    asking = sorted(
+        span
+        for entry in plain
+        if isinstance(entry.get("question"), str)
+        for span in find(entry["question"])
+    )
+    longest = max((end - start for start, end in asking), default=0)
     for secret in secrets:
-        at = find(secret)
-        if at is None:
-            continue
+        spans = find(secret)
         loose = _loose(secret)
-        held = loose in visible if _UNSPACED.search(loose) else f" {loose} " in visible
-        if loose not in asked and held:
+        if loose in asked:
+            spans = [s for s in spans if not _within(s, asking, longest)]
+        elif spans and (loose in visible if _UNSPACED.search(loose) else f" {loose} " in visible):
             continue  # a text a plain item holds itself
-        line, _ = line_col(text, at)
+        if not spans:
+            continue
+        line, _ = line_col(text, spans[0][0])
         raise SealError(
             f"{path}:{line}: the text of a holdout item would stay readable there after "
             "sealing (a comment, or a plain item's text?); remove it and seal again. Nothing "
             "was sealed."
         )
+
+
+def _within(span: tuple[int, int], spans: list[tuple[int, int]], longest: int) -> bool:
+    """Whether ``span`` lies inside one of ``spans`` (sorted, none longer than ``longest``)."""
+    k = bisect.bisect_right(spans, (span[0], span[1] + longest))
+    while k > 0 and spans[k - 1][0] >= span[1] - longest:
+        k -= 1
+        if spans[k][0] <= span[0] and span[1] <= spans[k][1]:
+            return True
+    return False
 
 
 _WORD = re.compile(r"\w+(?:[/#.]\w+)*")
@@ -286,30 +308,31 @@ _UNSPACED = re.compile(
 Chinese characters): a text in one is looked for within the words around it."""
 
 
-def _word_search(text: str) -> Callable[[str], int | None]:
+def _word_search(text: str) -> Callable[[str], list[tuple[int, int]]]:
     """A search of ``text`` for a secret's words, one after another with anything but words
-    between them (case aside): where the first match starts, or None. Each secret is looked
-    for where its rarest word stands (a file of thousands of items holds thousands of
-    secrets: a regular expression for each, over the whole file, took minutes)."""
+    between them (case aside): where each match starts and ends, in order. Each secret is
+    looked for where its rarest word stands (a file of thousands of items holds thousands
+    of secrets: a regular expression for each, over the whole file, took minutes)."""
     found = list(_WORD.finditer(text))
     words = [m[0].casefold() for m in found]
     places: dict[str, list[int]] = {}
     for i, word in enumerate(words):
         places.setdefault(word, []).append(i)
 
-    def search(secret: str) -> int | None:
+    def search(secret: str) -> list[tuple[int, int]]:
         wanted = _WORD.findall(secret.casefold())
         if not wanted:
-            return None
+            return []
         if _UNSPACED.search(secret):  # no word breaks to look it up by: searched as text
             pattern = r"\W*".join(map(re.escape, wanted))
-            within = re.search(pattern, text, re.IGNORECASE)
-            return within.start() if within is not None else None
+            return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
         j = min(range(len(wanted)), key=lambda k: len(places.get(wanted[k], ())))
-        for i in places.get(wanted[j], ()):
-            if i >= j and words[i - j : i - j + len(wanted)] == wanted:
-                return found[i - j].start()
-        return None
+        n = len(wanted)
+        return [
+            (found[i - j].start(), found[i - j + n - 1].end())
+            for i in places.get(wanted[j], ())
+            if i >= j and words[i - j : i - j + n] == wanted
+        ]
 
     return search
 

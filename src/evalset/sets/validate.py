@@ -105,6 +105,17 @@ class Baseline:
         """HEAD's state and label, when it is not ``set``'s (None when it is, or unknown)."""
         return self.later() if self.later is not None else None
 
+    def sealed_as_committed(self) -> list[tuple[dict[str, SealedItem], str]]:
+        """Per committed state (the release, then HEAD when it moved on), its sealed items by
+        id, and its label: a sealed item whose content is as one of them holds must show
+        what that state shows (re-sealed since the release by the key holder, it is as at
+        HEAD)."""
+        states = [(self.set, self.label), *([self.head] if self.head is not None else [])]
+        return [
+            ({stub.id: stub for stub in [*state.sealed, *state.opened.values()]}, label)
+            for state, label in states
+        ]
+
     def sides(self, current: SetFile) -> dict[str, tuple[Item | SealedItem, str]]:
         """Per item id, the committed item the side of ``current``'s item of that id is
         compared with, and the state's label: the release's for the items it gives a side;
@@ -350,11 +361,16 @@ class _Checker:
         from evalset.sets.sealed import VISIBLE
 
         assert self.baseline is not None
-        baseline, label = self.baseline.set, self.baseline.label
-        before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
+        if not self.loaded.sealed:
+            return
+        states = self.baseline.sealed_as_committed()
         for k, stub in zip(self.loaded.sealed_index, self.loaded.sealed, strict=True):
-            old = before.get(stub.id)
-            if old is None or old.sealed.age != stub.sealed.age:
+            old, label = next(
+                ((s[stub.id], label) for s, label in states
+                 if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
+                (None, ""),
+            )  # fmt: skip
+            if old is None:
                 continue
             now, then = stub.model_dump(mode="json"), old.model_dump(mode="json")
             for name in (f for f in VISIBLE if now.get(f) != then.get(f)):

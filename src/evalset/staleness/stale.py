@@ -169,23 +169,29 @@ def modes_differ(old: Snapshot, new: Snapshot) -> str:
 
 
 def _verified_by_hand(loaded: SetFile, stubs: list[SealedItem]) -> set[str]:
-    """The ids of ``stubs`` (sealed items) whose visible ``verified`` changed since the
-    holdout baseline while their sealed content did not: written by hand, it vouches for no
-    check (`validate` calls it an error)."""
+    """The ids of ``stubs`` (sealed items) whose visible ``verified`` differs from what the
+    committed state holding their sealed content shows (the release, or HEAD for content
+    sealed since): written by hand, it vouches for no check (`validate` calls it an
+    error)."""
     from evalset.sets.validate import holdout_baseline
 
     found = holdout_baseline(loaded.path, loaded.name, loaded)
     if found is None:
         return set()
-    baseline = found.set
-    before = {stub.id: stub for stub in [*baseline.sealed, *baseline.opened.values()]}
+    states = [before for before, _ in found.sealed_as_committed()]
     return {
         stub.id
         for stub in stubs
-        if (old := before.get(stub.id)) is not None
-        and old.sealed.age == stub.sealed.age
-        and old.verified != stub.verified
+        if (old := _as_committed(stub, states)) is not None and old.verified != stub.verified
     }
+
+
+def _as_committed(stub: SealedItem, states: list[dict[str, SealedItem]]) -> SealedItem | None:
+    """The committed sealed item (the release's, else HEAD's) whose content ``stub`` has."""
+    return next(
+        (s[stub.id] for s in states if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
+        None,
+    )
 
 
 def never_compared(store: SnapshotStore, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
