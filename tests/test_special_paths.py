@@ -469,7 +469,7 @@ READERS: dict[str, tuple[list[str], str]] = {
         "rows.jsonl",
     ),
     "import csv": (
-        ["import", "{}", "--set", "acme-support", "--format", "csv", "--dry-run", "--json"],
+        ["import", "{}", "--set", "legacy", "--format", "csv", "--dry-run", "--json"],
         str(EXAMPLES / "imports" / "old-set.csv"),
     ),
     "import ragas": (
