@@ -105,16 +105,25 @@ class Baseline:
         """HEAD's state and label, when it is not ``set``'s (None when it is, or unknown)."""
         return self.later() if self.later is not None else None
 
-    def sealed_as_committed(self) -> list[tuple[dict[str, SealedItem], str]]:
+    @cached_property
+    def _sealed(self) -> list[tuple[dict[str, SealedItem], str]]:
         """Per committed state (the release, then HEAD when it moved on), its sealed items by
-        id, and its label: a sealed item whose content is as one of them holds must show
-        what that state shows (re-sealed since the release by the key holder, it is as at
-        HEAD)."""
+        id, and its label."""
         states = [(self.set, self.label), *([self.head] if self.head is not None else [])]
         return [
             ({stub.id: stub for stub in [*state.sealed, *state.opened.values()]}, label)
             for state, label in states
         ]
+
+    def sealed_as_committed(self, stub: SealedItem) -> tuple[SealedItem, str] | None:
+        """The committed sealed item whose content ``stub`` has, and its state's label (the
+        release's, else HEAD's: re-sealed since the release by the key holder, it is as at
+        HEAD); what ``stub`` shows must be what that one shows. None when none has it."""
+        return next(
+            ((s[stub.id], label) for s, label in self._sealed
+             if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
+            None,
+        )  # fmt: skip
 
     def sides(self, current: SetFile) -> dict[str, tuple[Item | SealedItem, str]]:
         """Per item id, the committed item the side of ``current``'s item of that id is
@@ -363,15 +372,11 @@ class _Checker:
         assert self.baseline is not None
         if not self.loaded.sealed:
             return
-        states = self.baseline.sealed_as_committed()
         for k, stub in zip(self.loaded.sealed_index, self.loaded.sealed, strict=True):
-            old, label = next(
-                ((s[stub.id], label) for s, label in states
-                 if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
-                (None, ""),
-            )  # fmt: skip
-            if old is None:
+            found = self.baseline.sealed_as_committed(stub)
+            if found is None:
                 continue
+            old, label = found
             now, then = stub.model_dump(mode="json"), old.model_dump(mode="json")
             for name in (f for f in VISIBLE if now.get(f) != then.get(f)):
                 self.add(

@@ -178,20 +178,11 @@ def _verified_by_hand(loaded: SetFile, stubs: list[SealedItem]) -> set[str]:
     found = holdout_baseline(loaded.path, loaded.name, loaded)
     if found is None:
         return set()
-    states = [before for before, _ in found.sealed_as_committed()]
     return {
         stub.id
         for stub in stubs
-        if (old := _as_committed(stub, states)) is not None and old.verified != stub.verified
+        if (old := found.sealed_as_committed(stub)) is not None and old[0].verified != stub.verified
     }
-
-
-def _as_committed(stub: SealedItem, states: list[dict[str, SealedItem]]) -> SealedItem | None:
-    """The committed sealed item (the release's, else HEAD's) whose content ``stub`` has."""
-    return next(
-        (s[stub.id] for s in states if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
-        None,
-    )
 
 
 def never_compared(store: SnapshotStore, loaded: SetFile) -> tuple[list[ItemStatus], list[str]]:
