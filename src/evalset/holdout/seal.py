@@ -242,10 +242,12 @@ def _texts_of(item: Any) -> list[str]:
 
 def _refuse_leaks(path: Path, text: str, secrets: list[str], questions: list[str]) -> None:
     """Refuse a sealed file in which a holdout item stays plain, or a sealed item's text can
-    still be read: anywhere, for its question (a tuning item quoting it in a note or an
-    answer leaks it as a comment does); outside the texts the plain items hold themselves,
-    for its other texts (a key point two items share). Texts are compared by their words:
-    case, spacing and punctuation aside (a comment quoting a question without its ``?``)."""
+    still be read: anywhere but inside a plain item's own question, for its question (a
+    tuning item quoting it in a note or an answer leaks it as a comment does; how alike two
+    questions are is validate's near-duplicate rule); outside the texts the plain items hold
+    themselves, for its other texts (a key point two items share). Texts are compared by
+    their words: case, spacing and punctuation aside (a comment quoting a question without
+    its ``?``)."""
     from evalset.sets.setfile import parse_set
     from evalset.sets.yamlio import line_col
 
