@@ -64,21 +64,18 @@ def read_entry(raw: str | bytes) -> Any:
         entry = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return json_loads(raw)
-    if type(entry) is dict and entry.keys() <= ENTRY_KEYS:
-        sections = entry.get("sections")
-        if (
-            type(sections) is dict
-            and type(entry.get("hash")) in _EXACT
-            and type(entry.get("text")) in _EXACT
-            and all(
-                type(s) is dict
-                and s.keys() <= SECTION_KEYS
-                and _EXACT.issuperset(map(type, s.values()))
-                for s in sections.values()
-            )
-        ):
-            return entry
-    return json_loads(raw)
+    if type(entry) is not dict or not entry.keys() <= ENTRY_KEYS:
+        return json_loads(raw)
+    sections = entry.get("sections")
+    if type(sections) is not dict or not _EXACT.issuperset(
+        (type(entry.get("hash")), type(entry.get("text")))
+    ):
+        return json_loads(raw)
+    exact, keys = _EXACT.issuperset, SECTION_KEYS
+    for s in sections.values():
+        if type(s) is not dict or not s.keys() <= keys or not exact(map(type, s.values())):
+            return json_loads(raw)
+    return entry
 
 
 class LazyDocuments(Mapping[str, Document]):
