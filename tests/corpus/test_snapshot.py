@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -426,8 +427,22 @@ def _state(repo: Path) -> Path:
         (lambda t: t.replace('{"hash": "', '{"hash": "0', 1), "does not match its hash"),
         (lambda t: t.replace('{"hash"', '{"hash" ,, garbage', 1), "is damaged"),
         (lambda t: t.replace('{"hash"', "[" * 5000, 1), "is damaged"),
+        # a section's level that is no whole number (the id does not cover levels): taken,
+        # it stopped scoring with an internal error, or changed what lies inside what
+        *[
+            (lambda t, v=value: re.sub(r'"level": \d+', f'"level": {v}', t, count=1), "is damaged")
+            for value in ('"3"', "null", "NaN", "1e400", "2.0", "true", "-1", "[2]")
+        ],
     ],
-    ids=["truncated", "cut-at-a-line", "edited-text", "edited-hash", "bad-line", "deep-line"],
+    ids=[
+        "truncated",
+        "cut-at-a-line",
+        "edited-text",
+        "edited-hash",
+        "bad-line",
+        "deep-line",
+        *(f"level-{k}" for k in range(8)),
+    ],
 )
 def test_a_damaged_manifest_is_named_then_written_again_by_snapshot(  # type: ignore[no-untyped-def]
     corpus_repo: Path, cli, damage, why: str

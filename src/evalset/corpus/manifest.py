@@ -405,6 +405,9 @@ def _well_formed(entry: Any) -> bool:
             return False
         if "text" in section and not isinstance(section["text"], str):
             return False
+        level = section.get("level", 0)
+        if type(level) is not int or level < 0:  # "3", null, NaN, 1e400, true
+            return False
     return True
 
 

@@ -137,6 +137,10 @@ class LazyDocuments(Mapping[str, Document]):
                 entry = read_entry(raw)
                 if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
                     raise ValueError("not a document entry")
+                for section in entry["sections"].values():
+                    level = section.get("level", 0) if type(section) is dict else None
+                    if type(level) is not int or level < 0:  # "3", null, NaN, true, a list
+                        raise ValueError("a section that is no object with a whole level")
             except ValueError:
                 raise DamagedLine(
                     f"{self.source or 'a snapshot manifest'}: the line of document {doc!r} is "
