@@ -200,8 +200,14 @@ def corpus_since(store: SnapshotStore, ref: str | None) -> str | None:
 
 def corpus_not_here(store: SnapshotStore) -> str | None:
     """Why the working tree's corpus is not (wholly) here, with the fix, when it is kept
-    elsewhere (not pulled, not checked out) or could not be read; else None."""
+    elsewhere (not pulled, not checked out), is not here at all (deleted, moved away) or
+    could not be read; else None."""
     choice = store.newest_choice()
+    if choice is not None and choice.corpus_missing:
+        return (
+            "the corpus folder is not here; bring it back (or set `corpus` in evalset.toml "
+            "to where it is), then score again"
+        )
     if choice is None or not choice.corpus_away:
         return None
     if choice.fix is not None:
