@@ -113,7 +113,9 @@ cache: every command prints through this module, few write a comment.)"""
 _MD_ENTITIES = {"<": "&lt;", "&": "&amp;"}
 
 
-def _md_clip(text: str) -> str:
+def clip(text: str) -> str:
+    """A value as a table of a comment or a page shows it: cut at ``MD_LONGEST`` characters
+    (the report keeps it whole)."""
     return text if len(text) <= MD_LONGEST else text[:MD_LONGEST] + "…"
 
 
@@ -121,7 +123,7 @@ def md_text(text: str) -> str:
     """``text`` as plain text in a comment (a paragraph, or with ``md_row`` a table cell):
     markdown's punctuation backslash-escaped where it would mean something, ``<`` and ``&``
     as entities, mentions and issue links as code."""
-    shown = printable(_md_clip(text))
+    shown = printable(clip(text))
     out, start = [], 0
     for found in re.finditer(_REFERENCE, shown):
         out += [re.sub(_MD_SYNTAX, _md_escape, shown[start : found.start()]), f"`{found[0]}`"]
@@ -140,7 +142,7 @@ def _md_escape(found: re.Match[str]) -> str:
 def md_code(text: str) -> str:
     """``text`` as inline code in a comment: between enough backticks that none inside ends
     it, with a space inside them where CommonMark would otherwise take one of the text's."""
-    shown = printable(_md_clip(text))
+    shown = printable(clip(text))
     if not shown:
         return ""
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
@@ -155,7 +157,7 @@ def md_html(text: str) -> str:
     read: HTML-escaped, mentions and issue links as ``<code>``."""
     from html import escape
 
-    shown = escape(printable(_md_clip(text)), quote=False)
+    shown = escape(printable(clip(text)), quote=False)
     return re.sub(_REFERENCE, lambda found: f"<code>{found[0]}</code>", shown)
 
 

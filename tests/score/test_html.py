@@ -158,3 +158,48 @@ def test_a_long_unbroken_answer_wraps_inside_the_page(tmp_path: Path, cli, brows
     page.set_viewport_size({"width": 1280, "height": 800})
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 1280  # no sideways scrolling
+
+
+def test_long_names_and_values_keep_the_page_readable(score_ws: Path, cli, browser) -> None:  # type: ignore[no-untyped-def]
+    """Category names that share their first characters get labels that differ; one very
+    long retrieved value is cut, as the comment cuts it, and does not squeeze the other
+    columns of the misses to a letter each; the pin shown is the pin, less its item
+    fingerprints, never a placeholder in their place."""
+    first, second = "paraphrased-" + "x" * 150, "paraphrased-" + "x" * 149 + "Q"
+    set_file = score_ws / "sets" / "docs.yaml"
+    text = set_file.read_text().replace("lookup", first).replace("multi", second)
+    set_file.write_text(text)
+    run = [dict(line) for line in RUN]
+    run[2] = {"id": "a3", "retrieved": ["a" * 10_000]}  # a3 misses: its row is in the table
+    write_run(score_ws / "run.jsonl", run)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "-o", "reports/score.json",
+               "--html", "reports/score.html")  # fmt: skip
+    assert done.code == 0, done.err
+    report = json.loads((score_ws / "reports" / "score.json").read_text())
+    page = _open(browser, score_ws / "reports" / "score.html")
+    page.set_viewport_size({"width": 1300, "height": 900})
+    assert _check_charts(page, report) == len(report["definitions"]) * 3
+    figure = page.locator("figure").first
+    labels = figure.locator("text.label").evaluate_all(
+        "texts => texts.map(t => t.lastChild.textContent)"  # after the tooltip's <title>
+    )
+    assert len(labels) == 3 and len(set(labels)) == 3, labels
+
+    row = page.locator("table.misses tbody tr").first
+    assert row.inner_text().startswith("a3")
+    cells = row.locator("td")
+    lines = cells.evaluate_all(  # the lines each cell's text takes
+        "cells => cells.map(c => { const r = document.createRange(); r.selectNodeContents(c);"
+        " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size })"
+    )
+    assert lines[0] == 1 and lines[2] == 1, lines  # item, split
+    for k in range(3):  # item, category, split: no column squeezed to a letter or two
+        assert cells.nth(k).bounding_box()["width"] >= 60
+    retrieved = cells.last.inner_text()
+    assert retrieved.startswith("a" * 1000 + "…") and len(retrieved) < 1100
+    assert page.locator("table.misses").bounding_box()["height"] < 900
+    assert "a" * 10_000 in json.dumps(report["misses"])  # the report keeps it whole
+
+    shown = json.loads(page.locator("pre.pin").inner_text())
+    assert "item_fingerprints" not in shown
+    assert shown == {k: v for k, v in report["evalset"].items() if k != "item_fingerprints"}

@@ -16,7 +16,7 @@ import json
 from html import escape
 from typing import Any
 
-from evalset.display import html_text
+from evalset.display import clip, html_text
 from evalset.score import answer_text, markdown
 from evalset.score.markdown import (
     cell,
@@ -43,7 +43,9 @@ h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8p
 table { border-collapse: collapse; margin: 8px 0; }
 th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
-th { background: #f6f8fa; }
+th { background: #f6f8fa; white-space: nowrap; }
+table.misses td:nth-child(-n+3), table.answer-misses td:nth-child(-n+3) {
+  min-width: 10ch; max-width: 32ch; }
 code, pre { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
 .charts { display: flex; flex-wrap: wrap; gap: 18px; }
@@ -60,6 +62,29 @@ figcaption { font-weight: 600; }
 
 def _y(value: float) -> float:
     return TOP + CHART_HEIGHT * (1 - min(max(value, 0.0), 1.0))
+
+
+LABEL = 14
+"""Longest label under a bar, in characters (the name is in its tooltip and the table)."""
+
+
+def bar_labels(names: list[str]) -> list[str]:
+    """The label under each bar: the name, cut to ``LABEL`` characters; names that cut to
+    the same label keep their ends too (``paraphrased-…-long``), and, should those still be
+    alike, are numbered in the order of the bars, so that no two bars read the same."""
+    cut = [n if len(n) <= LABEL else n[: LABEL - 1] + "…" for n in names]
+    alike = {c for c in cut if cut.count(c) > 1}
+    if not alike:
+        return cut
+    half = (LABEL - 1) // 2
+    cut = [n[:half] + "…" + n[-half:] if c in alike else c for n, c in zip(names, cut, strict=True)]
+    alike = {c for c in cut if cut.count(c) > 1}
+    seen: dict[str, int] = {}
+    for k, c in enumerate(cut):
+        if c in alike:
+            seen[c] = seen.get(c, 0) + 1
+            cut[k] = f"{c[: LABEL - 3]}…{seen[c]}"
+    return cut
 
 
 def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
@@ -79,6 +104,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     parts.append(
         f'<line class="axis" x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + CHART_HEIGHT}"/>'
     )
+    labels = bar_labels([name for name, _ in tables])
     for k, (name, table) in enumerate(tables):
         x = LEFT + GAP + k * (BAR + GAP)
         entry = table.get(metric) or {}
@@ -109,10 +135,9 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
                     f'<line class="interval-cap" x1="{mid - 6}" x2="{mid + 6}" y1="{y:.2f}" '
                     f'y2="{y:.2f}" stroke="#1f2328" stroke-width="1.5"/>'
                 )
-        label = name if len(name) <= 14 else name[:13] + "…"
         parts.append(
             f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
-            f'text-anchor="middle">{html_text(label)}</text>'
+            f'text-anchor="middle"><title>{html_text(name)}</title>{html_text(labels[k])}</text>'
         )
         if value is not None:
             parts.append(
@@ -124,9 +149,11 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
+    """A table; each value cut as the comment cuts it (one long citation would otherwise
+    squeeze every other column to a letter or two)."""
     head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{html_text(clip(c))}</td>" for c in row) + "</tr>" for row in rows
     )
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
@@ -145,8 +172,6 @@ def page(data: dict[str, Any]) -> str:
     answers = kind != "retrieval"
     heading = f"{HEADINGS.get(kind, kind)}: {title(data)}"
     shown_pin = {key: value for key, value in pin.items() if key != "item_fingerprints"}
-    if "item_fingerprints" in pin:
-        shown_pin["item_fingerprints"] = f"{len(pin['item_fingerprints'])} item fingerprints"
     tables = columns(data)
     out = [
         "<!DOCTYPE html>",
@@ -201,6 +226,12 @@ def page(data: dict[str, Any]) -> str:
     out.append(
         f'<pre class="pin">{escape(json.dumps(shown_pin, indent=2, ensure_ascii=False))}</pre>'
     )
+    if "item_fingerprints" in pin:  # not shown here: a list as long as the set
+        out.append(
+            f'<p class="meta">Without its item_fingerprints ({len(pin["item_fingerprints"])}): '
+            "the JSON report holds the whole pin, which <code>evalset check-pin REPORT</code> "
+            "checks.</p>"
+        )
     if "matching" in data["settings"]:
         out.append(f'<p class="meta">Matching: {html_text(data["settings"]["matching"])}</p>')
     out.append("</body></html>")
