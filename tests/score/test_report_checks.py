@@ -111,6 +111,8 @@ def _drop(report: dict[str, Any], path: tuple[Any, ...]) -> None:
 
 MISSING = object()
 """In MALFORMED: the key removed."""
+REPEAT = object()
+"""In MALFORMED: the first row, again (a gate would average both in)."""
 
 # what the readers of a report use, each given a value of another kind (its digest made to
 # match): the shape check names it, rather than a reader failing on it (a category that is a
@@ -135,6 +137,9 @@ MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "first rank text": (("items", 0, "first_rank"), "1",
                         "items[0].first_rank is text, not whole number or null"),
     "row a list": (("items", 0), [], "items[0] is not an item row with metrics from 0 to 1"),
+    "a row repeated": (("items", 1), REPEAT, "items[1] repeats item "),
+    "a row repeated, other metrics": (("items", 2), {"metrics": {"mrr": 1.0}},
+                                      "items[2] repeats item "),
     "kind a list": (("report", "kind"), ["retrieval"], "report.kind is a list, not text"),
     "format a boolean": (("report", "format"), True, "its report format True is none evalset"),
     "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),
@@ -169,6 +174,10 @@ def test_a_report_of_the_wrong_shape_is_refused_by_every_reader(  # type: ignore
     report["items"][0]["category"] = "lookup"  # a row with every key, as the first
     if value is MISSING:
         _drop(report, path)
+    elif value is REPEAT:
+        _set(report, path, dict(report["items"][0]))
+    elif isinstance(value, dict) and "metrics" in value and path[0] == "items":
+        _set(report, path, {**report["items"][0], **value})
     else:
         _set(report, path, value)
     report.pop("digest")

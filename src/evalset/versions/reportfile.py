@@ -197,6 +197,7 @@ def _definitions_problem(definitions: dict[str, Any]) -> str | None:
 
 
 def _rows_problem(rows: list[Any]) -> str | None:
+    first: dict[tuple[str, int], int] = {}
     for k, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metrics"), dict):
             return f"items[{k}] is not an item row with metrics from 0 to 1"
@@ -208,4 +209,11 @@ def _rows_problem(rows: list[Any]) -> str | None:
         if not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values()):
             # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
             return f"items[{k}] is not an item row with metrics from 0 to 1"
+        key = (row["id"], row["trial"])
+        if key in first:  # a gate would average both rows in: the item would count twice
+            return (
+                f"items[{k}] repeats item {key[0]!r} trial {key[1]} of items[{first[key]}]; a "
+                "report has one row per item and trial"
+            )
+        first[key] = k
     return None
