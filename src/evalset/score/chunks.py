@@ -12,9 +12,28 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
 2. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
-   from the snapshot), the most specific section that holds at least ``OVERLAP`` (80%) of
-   the chunk's word trigrams (lower-case words; single words for chunks under three words),
-   else the document when it does.
+   from the snapshot), the chunk is compared by its words: lower-case runs of letters and
+   digits, where each character of a script written without spaces between words (Chinese,
+   Japanese, Thai, Lao, Khmer, Myanmar) is a word of its own, so that a passage whose lines
+   were joined without a space (as such text is joined) compares as the snapshot's text,
+   which keeps the line break as a space. A chunk of three words or more is compared by its
+   word trigrams: it stands for the sections holding the largest share of them, when that
+   share is at least ``OVERLAP`` (80%); of those, the most specific, as in the exact step (a
+   section holding another of them does not count: a subsection beats its parent at the
+   same share), and all of them when they are unrelated (the same passage under two
+   headings, or under a repeated heading: ``questions`` and ``questions-1``). The whole
+   document when it holds a larger share than any section (a chunk across top-level
+   sections, or before the first heading). A section holding a smaller share does not
+   count, however short: a chunk all of whose trigrams are in Returns does not stand for a
+   shorter Summary that holds 84% of them.
+
+   A chunk of one or two words is compared by those words, in that order, as whole words
+   (its only run of words; 80% of one is all of it): ``Ship worldwide!`` stands for the
+   section that says "we ship worldwide", ``faq`` for the section headed FAQ. Two words say
+   little about where they come from: such a chunk resolves only when the most specific
+   sections holding them are one section, or sections alike in heading and text (a heading
+   repeated with its text); words that several unrelated sections hold (a common word) are
+   listed unresolved rather than taken to stand for all of those sections.
 
 What does not resolve (unknown document, too little overlap, a source that cannot be read)
 is listed in the report with the reason, and scored as matching nothing: never guessed.
@@ -24,6 +43,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
@@ -36,9 +56,17 @@ from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
 
 OVERLAP = 0.8
-"""Share of a chunk's word trigrams a section must hold for the chunk to resolve to it when
-its text is not found exactly."""
+"""Share of a chunk's word trigrams a section must hold, at least, for the chunk to resolve to
+it when its text is not found exactly (the sections holding the largest share win)."""
+_SPACELESS = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
+    "\u3005-\u3007\u3040-\u312f\u3190-\u31ff"  # kana, bopomofo, 々〆〇
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"  # Han
+)
+"""Scripts written without spaces between words, whose characters count as words."""
 _WORD = re.compile(r"\w+")
+_SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
+_HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
 
 
 @dataclass(frozen=True)
@@ -55,11 +83,24 @@ class Resolution:
         return bool(self.citations)
 
 
-def _trigrams(text: str) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    if len(words) < 3:
-        return {(w,) for w in words}
-    return set(zip(words, words[1:], words[2:], strict=False))
+def _words(text: str, spaceless: bool | None = None) -> list[str]:
+    """The lower-case words of ``text``; each character of a script written without spaces
+    between words (Chinese, Japanese, Thai, ...) is a word of its own. ``spaceless`` says
+    whether ``text`` may hold such characters, when the caller knows (else it is looked at:
+    the two ways read any other text alike, the common one faster)."""
+    text = text.lower()
+    if spaceless is None:
+        spaceless = _HAS_SPACELESS.search(text) is not None
+    return (_SPACELESS_WORD if spaceless else _WORD).findall(text)
+
+
+def _grams(words: list[str], n: int) -> set[tuple[str, ...]]:
+    """The runs of ``n`` consecutive words."""
+    if n == 3:
+        return set(zip(words, words[1:], words[2:], strict=False))
+    if n == 2:
+        return set(pairwise(words))
+    return {(w,) for w in words}
 
 
 class Resolver:
@@ -69,7 +110,7 @@ class Resolver:
         self.outlines = outlines
         self._memo: dict[tuple[str, str], Resolution] = {}
         self._sources: dict[str, str | None] = {}
-        self._grams: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+        self._grams: dict[tuple[str, int], dict[str, set[tuple[str, ...]]]] = {}
         self.unread: set[str] = set()
         """Documents of the snapshot whose text could not be found (not stored, and not in
         the working tree or git as the snapshot saw it): what their chunks stand for is not
@@ -135,28 +176,42 @@ class Resolver:
             return ""
 
     def _overlap(self, view: DocumentView, text: str) -> Resolution:
-        wanted = _trigrams(text)
-        if not wanted:
+        words = _words(text)
+        if not words:
             return Resolution((), "unresolved: the chunk has no words")
-        grams = self._grams.get(view.doc)
+        n = min(len(words), 3)
+        wanted = _grams(words, n)
+        grams = self._grams.get((view.doc, n))
         if grams is None:
-            grams = self._grams[view.doc] = {p.id: _trigrams(p.key) for p in view.by_size}
-            grams[""] = _trigrams(view.text)
-        best = 0.0
-        for part in view.by_size:
-            share = len(wanted & grams[part.id]) / len(wanted)
-            best = max(best, share)
-            if share >= OVERLAP:
-                return Resolution((Citation(view.doc, part.id),), "overlap")
-        share = len(wanted & grams[""]) / len(wanted)
-        if share >= OVERLAP:
+            spaceless = _HAS_SPACELESS.search(view.text) is not None  # for all its sections
+            grams = {p.id: _grams(_words(p.key, spaceless), n) for p in view.by_size}
+            grams[""] = _grams(_words(view.text, spaceless), n)
+            self._grams[view.doc, n] = grams
+        held = [(part, len(wanted & grams[part.id])) for part in view.by_size]
+        most = max((count for _, count in held), default=0)
+        whole = len(wanted & grams[""])
+        if max(most, whole) / len(wanted) < OVERLAP:
+            if n < 3:
+                why = "its word" if len(words) == 1 else "its words, one after the other"
+                return Resolution(
+                    (), f"unresolved: not found in {view.doc}, and no section holds {why}"
+                )
+            return Resolution(
+                (),
+                f"unresolved: not found in {view.doc}, and no section holds {OVERLAP:.0%} of "
+                f"its word trigrams (best {max(most, whole) / len(wanted):.0%})",
+            )
+        if whole > most:  # across top-level sections (or before the first heading)
             return Resolution((Citation(view.doc),), "overlap")
-        best = max(best, share)
-        return Resolution(
-            (),
-            f"unresolved: not found in {view.doc}, and no section holds {OVERLAP:.0%} of its "
-            f"word trigrams (best {best:.0%})",
-        )
+        minimal = _minimal(view, [part for part, count in held if count == most])
+        if n < 3 and len({part.key for part in minimal}) > 1:
+            which = "its word is" if len(words) == 1 else "its words are"
+            return Resolution(
+                (),
+                f"unresolved: not found in {view.doc}, and {which} in {len(minimal)} unrelated "
+                "sections: too few words to tell which",
+            )
+        return Resolution(tuple(Citation(view.doc, p.id) for p in minimal), "overlap")
 
     def source(self, doc: str) -> str | None:
         """The document's source text as the snapshot saw it (working tree, else git at the
@@ -199,12 +254,17 @@ def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
     holding = [p for p in view.by_size if text in p.key]
     if not holding:
         return (Citation(view.doc),)
-    # shortest first: a holding section is not minimal when a shorter one lies inside it
+    return tuple(Citation(view.doc, p.id) for p in _minimal(view, holding))
+
+
+def _minimal(view: DocumentView, holding: list[Part]) -> list[Part]:
+    """The sections of ``holding`` (shortest first, and not empty) that hold none of the
+    others: a section is not minimal when a shorter one of them lies inside it."""
     minimal = [holding[0]]
     for p in holding[1:]:
         if not any(_inside(view, q, p) for q in minimal):
             minimal.append(p)
-    return tuple(Citation(view.doc, p.id) for p in minimal)
+    return minimal
 
 
 def _inside(view: DocumentView, inner: Part, outer: Part) -> bool:

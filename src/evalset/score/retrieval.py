@@ -625,8 +625,8 @@ def _settings(options: Options) -> dict[str, Any]:
         ),
         "chunks": {
             "overlap": OVERLAP,
-            "rule": "the most specific section holding the chunk's text, else holding "
-            f"{OVERLAP:.0%} of its word trigrams",
+            "rule": "the most specific section holding the chunk's text, else those "
+            f"holding the largest share, at least {OVERLAP:.0%}, of its word trigrams",
         },
     }
 
