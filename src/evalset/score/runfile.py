@@ -347,7 +347,9 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
     except TextError as exc:
         raise RunFileError(str(exc)) from None
     parsed, invalid = _parse_lines(path, text)
-    ascii_file = text.isascii()
+    # names in NFC, as snapshots hold them: none to change where every name is ASCII, which
+    # a file of ASCII text holds unless it writes other characters as \u escapes
+    ascii_file = text.isascii() and "\\u" not in text
     texts = _plain_texts(parsed)
     if texts is not None and not ascii_file:
         texts = set(map(nfc, texts))
