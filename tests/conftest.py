@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -117,11 +118,14 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  #
         monkeypatch.chdir(cwd)
         monkeypatch.setattr(sys, "argv", ["evalset", *args])
         capsys.readouterr()
-        try:
+        handler = signal.getsignal(signal.SIGINT)  # a command interrupted ignores a second
+        try:  # Ctrl-C: the test session must not
             main()
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            signal.signal(signal.SIGINT, handler)
         captured = capsys.readouterr()
         return Result(code, captured.out, captured.err)
 
