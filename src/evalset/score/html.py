@@ -70,7 +70,7 @@ LABEL = 14
 
 def bar_labels(names: list[str]) -> list[str]:
     """The label under each bar: the name, cut to ``LABEL`` characters; names that cut to
-    the same label keep their ends too (``paraphrased-…-long``), and, should those still be
+    the same label keep their ends too (``paraph…lookup``), and, should those still be
     alike, are numbered in the order of the bars, so that no two bars read the same."""
     cut = [n if len(n) <= LABEL else n[: LABEL - 1] + "…" for n in names]
     alike = {c for c in cut if cut.count(c) > 1}
