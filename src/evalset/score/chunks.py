@@ -30,7 +30,7 @@ from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import Snapshot
 from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
-from evalset.corpus.revision import git_blobs, git_name
+from evalset.corpus.revision import git_file, working_file
 from evalset.corpus.sections import normalise
 from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
@@ -160,7 +160,8 @@ class Resolver:
 
     def source(self, doc: str) -> str | None:
         """The document's source text as the snapshot saw it (working tree, else git at the
-        snapshot's commit), when it hashes to what the snapshot recorded."""
+        snapshot's commit, each under its name in either Unicode form), when it hashes to
+        what the snapshot recorded."""
         if doc in self._sources:
             return self._sources[doc]
         found = self._sources[doc] = self._source(doc)
@@ -175,19 +176,18 @@ class Resolver:
             return None
         if root is None:
             return None
-        candidates: list[bytes] = []
-        path = root / snap.corpus / doc
-        if path.is_file():
-            candidates.append(path.read_bytes())
+        candidates: list[tuple[str, bytes]] = []
+        data = working_file(root, snap.corpus, doc)
+        if data is not None:
+            candidates.append((doc, data))
         if snap.commit:
-            name = git_name(snap.commit, snap.corpus, doc)
-            blob = git_blobs(root, [name]).get(name)
-            if blob is not None:
-                candidates.append(blob)
-        for data in candidates:
-            parsed = parse_document(doc, data, snap.hash_mode, False)
+            held = git_file(root, snap.corpus, snap.commit, doc)
+            if held is not None:
+                candidates.append(held)
+        for name, data in candidates:
+            parsed = parse_document(name, data, snap.hash_mode, False)
             if parsed.entry is not None and parsed.entry["hash"] == entry["hash"]:
-                return decode(doc, data)[0] or ""
+                return decode(name, data)[0] or ""
         return None
 
 
