@@ -1,6 +1,8 @@
 """Spans are read from the document's source as the snapshot saw it: the working-tree file or
 the file at the snapshot's commit, each found under its name in either Unicode form, and
-taken only when it hashes as the snapshot recorded."""
+taken only when it hashes as the snapshot recorded. The snapshot does not record the bytes
+it read, so where both hash alike and read other text at the span, the span is listed
+unresolved with the reason, never guessed."""
 
 from __future__ import annotations
 
@@ -75,6 +77,94 @@ def _same_as_cited(cli: Any, repo: Path, ident: str, span: Any, cited: str) -> N
     assert as_span["unresolved"] == []
     assert [r["metrics"] for r in as_span["items"]] == [r["metrics"] for r in as_cited["items"]]
     assert as_span["overall"] == as_cited["overall"]
+
+
+def _shorter_link(repo: Path) -> None:
+    """A link target edited in the working tree: the rendered text, and so the snapshot's
+    hash, unchanged; every offset after it moved."""
+    (repo / "corpus" / "a.md").write_text(DOC.replace(LONG, "https://acme.example.com/t"))
+
+
+def _crlf(repo: Path) -> None:
+    """Line ends as `core.autocrlf` checks them out: one more character per line."""
+    (repo / "corpus" / "a.md").write_bytes(DOC.replace("\n", "\r\n").encode())
+
+
+def _reworded(repo: Path) -> None:
+    """Wording changed in the working tree: it no longer hashes as the snapshot recorded,
+    so the file at the snapshot's commit is read."""
+    (repo / "corpus" / "a.md").write_text(DOC.replace("Write to", "Call"))
+
+
+def _removed(repo: Path) -> None:
+    (repo / "corpus" / "a.md").unlink()
+
+
+def _committed_link(repo: Path) -> None:
+    """The shorter link committed after the snapshot: its commit still holds the long one."""
+    _shorter_link(repo)
+    commit_all(repo, "a shorter link")
+
+
+EDITS = {
+    "none": lambda repo: None,
+    "a shorter link": _shorter_link,
+    "a shorter link, committed": _committed_link,
+    "CRLF line ends": _crlf,
+    "reworded": _reworded,
+    "removed": _removed,
+}
+
+# (edit of the working tree after the snapshot, item, the span's text in the snapshot's
+# source, the citation the span scores as; None: the sources disagree at the span, so it is
+# listed unresolved)
+CASES = [
+    ("none", "a1", "Orders ship within two", "a.md#shipping"),
+    ("none", "a2", "Write to the support", "a.md#contact"),
+    # the sources agree before the edited link, and disagree after it
+    ("a shorter link", "a1", "Orders ship within two", "a.md#shipping"),
+    ("a shorter link", "a2", "Write to the support", None),
+    ("a shorter link, committed", "a1", "Orders ship within two", "a.md#shipping"),
+    ("a shorter link, committed", "a2", "Write to the support", None),
+    # the first line agrees, every later one moved
+    ("CRLF line ends", "a1", "# Help", "a.md"),
+    ("CRLF line ends", "a1", "Orders ship within two", None),
+    ("reworded", "a2", "Write to the support", "a.md#contact"),
+    ("removed", "a2", "Write to the support", "a.md#contact"),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "ident", "text", "cited"), CASES, ids=[f"{c[0]}: {c[2]}" for c in CASES]
+)
+def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, edit: str, ident: str, text: str, cited: str | None
+) -> None:
+    """Before, the working-tree file was read whenever it hashed as the snapshot recorded:
+    after a link target edit (which `status` does not call a change), the span over
+    Contact read Returns' text and scored as a miss, with exit 0 and nothing said."""
+    repo, snapshot = _workspace(tmp_path / "repo", {"a.md": DOC})
+    EDITS[edit](repo)
+    span = _span(DOC, text)
+    if cited is not None:
+        _same_as_cited(cli, repo, ident, span, cited)
+        return
+    data = _score(cli, repo, [{"id": ident, "retrieved": [span]}])
+    [entry] = data["unresolved"]
+    assert entry["chunk"] == span and entry["rank"] == 1
+    assert snapshot.commit is not None
+    assert entry["reason"] == (
+        "the source of a.md differs between the working-tree file and the file at the "
+        f"snapshot's commit {snapshot.commit[:12]} in bytes that snapshot {snapshot.short} "
+        "does not record (its hash leaves out markup such as link targets, line breaks and "
+        "line ends), and the span's offsets read other text in each, so it is not guessed; "
+        "restore the file from that commit, or commit it and take a new snapshot, so that "
+        "the two agree, or give the chunk as text"
+    )
+    [row] = [r for r in data["items"] if r["id"] == ident]
+    assert row["first_rank"] is None
+    # given as text, the same chunk resolves
+    _same_as_cited(cli, repo, ident, {"doc": "a.md", "text": text}, ITEMS[ident][2][0])
 
 
 GEBUEHREN = "# Gebühren\n\n## Karte\n\nDie Kartengebühr beträgt fünf Euro.\n\n## Bar\n\nBar.\n"

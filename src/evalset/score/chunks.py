@@ -16,8 +16,14 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    the chunk's word trigrams (lower-case words; single words for chunks under three words),
    else the document when it does.
 
-What does not resolve (unknown document, too little overlap, a source that cannot be read)
-is listed in the report with the reason, and scored as matching nothing: never guessed.
+A span is the text at its offsets in the document's source as the snapshot saw it
+(``Resolver.sources``): the working-tree file or the file at the snapshot's commit, when it
+hashes as the snapshot recorded. Where both do but read other text at the span (they differ
+in bytes the hash leaves out, which the snapshot does not record), the span is unresolved.
+
+What does not resolve (unknown document, too little overlap, a source that cannot be read,
+sources that disagree at a span) is listed in the report with the reason, and scored as
+matching nothing: never guessed.
 """
 
 from __future__ import annotations
@@ -68,7 +74,7 @@ class Resolver:
     def __init__(self, outlines: Outlines) -> None:
         self.outlines = outlines
         self._memo: dict[tuple[str, str], Resolution] = {}
-        self._sources: dict[str, str | None] = {}
+        self._sources: dict[str, dict[str, str]] = {}
         self._grams: dict[str, dict[str, set[tuple[str, ...]]]] = {}
         self.unread: set[str] = set()
         """Documents of the snapshot whose text could not be found (not stored, and not in
@@ -87,20 +93,38 @@ class Resolver:
                 found = self._memo[key] = self._text(chunk.doc, chunk.text)
             return found
         assert chunk.start is not None and chunk.end is not None
-        source = self.source(chunk.doc)
-        if source is None:
+        sources = self.sources(chunk.doc)
+        if not sources:
             self._unread(chunk.doc)
             why = self.outlines.unreadable.get(chunk.doc) or (
                 f"the source of {chunk.doc} as snapshot "
                 f"{self.snapshot.short if self.snapshot else '-'} saw it could not be read"
             )
             return Resolution((), f"unresolved: {why}")
-        if chunk.end > len(source):
+        start, end = chunk.start, chunk.end
+        read = {text[start:end] if end <= len(text) else None for text in sources.values()}
+        if len(read) > 1:
+            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
+        text = read.pop()
+        if text is None:
             return Resolution(
-                (), f"unresolved: the span ends at {chunk.end}, past the document's end "
-                f"({len(source)} characters)"
+                (), f"unresolved: the span ends at {end}, past the document's end "
+                f"({len(next(iter(sources.values())))} characters)"
             )  # fmt: skip
-        return self.resolve(Chunk(chunk.doc, text=source[chunk.start : chunk.end]))
+        return self.resolve(Chunk(chunk.doc, text=text))
+
+    def _differ(self, doc: str, sources: dict[str, str]) -> str:
+        """Why a span of a document whose sources disagree at the span is not resolved."""
+        snap = self.snapshot
+        assert snap is not None
+        left_out = "markup such as link targets, " if snap.hash_mode == "rendered" else ""
+        return (
+            f"the source of {doc} differs between {' and '.join(sources)} in bytes that "
+            f"snapshot {snap.short} does not record (its hash leaves out {left_out}line "
+            "breaks and line ends), and the span's offsets read other text in each, so it "
+            "is not guessed; restore the file from that commit, or commit it and take a new "
+            "snapshot, so that the two agree, or give the chunk as text"
+        )
 
     def _text(self, doc: str, raw: str) -> Resolution:
         view = self.outlines.view(doc)
@@ -158,37 +182,43 @@ class Resolver:
             f"word trigrams (best {best:.0%})",
         )
 
-    def source(self, doc: str) -> str | None:
-        """The document's source text as the snapshot saw it (working tree, else git at the
-        snapshot's commit, each under its name in either Unicode form), when it hashes to
-        what the snapshot recorded."""
-        if doc in self._sources:
-            return self._sources[doc]
-        found = self._sources[doc] = self._source(doc)
+    def sources(self, doc: str) -> dict[str, str]:
+        """The document's source texts that may be what the snapshot read, by where they
+        were found (the working-tree file, the file at the snapshot's commit in git, each
+        under its name in either Unicode form): those that hash as the snapshot recorded,
+        one per distinct text. Empty when none does. More than one when the two differ in
+        bytes the snapshot's hash leaves out (in the default rendered mode: link targets,
+        line breaks, line ends), which offsets count."""
+        found = self._sources.get(doc)
+        if found is None:
+            found = self._sources[doc] = self._source(doc)
         return found
 
-    def _source(self, doc: str) -> str | None:
+    def _source(self, doc: str) -> dict[str, str]:
         snap, root = self.snapshot, self.outlines.root
         entry = snap.documents.get(doc) if snap is not None else None
         if snap is None or entry is None:
             if snap is not None:
                 self.outlines.unreadable[doc] = f"it is not in snapshot {snap.short}"
-            return None
+            return {}
         if root is None:
-            return None
-        candidates: list[tuple[str, bytes]] = []
+            return {}
+        candidates: dict[str, tuple[str, bytes]] = {}
         data = working_file(root, snap.corpus, doc)
         if data is not None:
-            candidates.append((doc, data))
+            candidates["the working-tree file"] = (doc, data)
         if snap.commit:
             held = git_file(root, snap.corpus, snap.commit, doc)
-            if held is not None:
-                candidates.append(held)
-        for name, data in candidates:
+            if held is not None and held[1] != data:
+                candidates[f"the file at the snapshot's commit {snap.commit[:12]}"] = held
+        found: dict[str, str] = {}
+        for where, (name, data) in candidates.items():
             parsed = parse_document(name, data, snap.hash_mode, False)
             if parsed.entry is not None and parsed.entry["hash"] == entry["hash"]:
-                return decode(name, data)[0] or ""
-        return None
+                text = decode(name, data)[0] or ""
+                if text not in found.values():
+                    found[where] = text
+        return found
 
 
 def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
