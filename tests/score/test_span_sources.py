@@ -187,3 +187,98 @@ def test_a_span_finds_a_document_whose_file_name_is_decomposed(  # type: ignore[
     _same_as_cited(cli, repo, "a1", span, f"{NFC}#karte")
     data = _score(cli, repo, [{"id": "a1", "retrieved": [span]}])
     assert data["items"][0]["first_rank"] == 1
+
+
+CUT = """\
+---
+owner: legal-team
+---
+
+Lies das zuerst: über Gebühren, Rückgabe und Versand. 返品について。
+
+# Help
+
+## Returns
+
+Items bought on **sale** (im Schlußverkauf) can be returned within *fourteen days*, and
+[gift cards](https://acme.example.com/gift-cards) cannot. Ask
+<a href="https://acme.example.com/support">support</a> for a label.
+
+### Damaged
+
+Send a [photo](https://acme.example.com/photos/damage) of the damage to the support team.
+
+## Shipping
+
+Orders ship within two working days from the
+[warehouse](https://acme.example.com/warehouse).
+"""
+CUT_ITEMS = {
+    "a1": ("lookup", False, ["a.md#returns"]),
+    "a2": ("lookup", False, ["a.md#damaged"]),
+    "a3": ("lookup", False, ["a.md#shipping"]),
+    "a4": ("lookup", False, ["a.md"]),
+}
+
+
+def _cut(start: str, length: int) -> tuple[int, int]:
+    at = CUT.index(start)
+    return at, at + length
+
+
+# (how the chunk is given, its start and length in CUT, the citation it scores as), for a
+# chunk cut inside markup, as a fixed-size chunker of the source cuts; the characters
+# before them that UTF-8 writes in several bytes keep the parser's offsets (bytes) from
+# being taken for the span's (characters)
+CUTS = [
+    ("span", _cut("Items bought", 120), "a.md#returns"),  # inside a link's target
+    ("text", _cut("Items bought", 120), "a.md#returns"),
+    ("span", _cut("[gift cards](https", 40), "a.md#returns"),  # mostly a link's target
+    ("span", _cut("cannot. Ask\n<a href", 28), "a.md#returns"),  # inside an HTML tag
+    ("text", _cut("cannot. Ask\n<a href", 28), "a.md#returns"),
+    ("span", _cut("Send a [photo](https", 30), "a.md#damaged"),  # the subsection alone
+    ("span", _cut("for a label.\n\n### Damaged", 60), "a.md#returns"),  # and its parent
+    ("span", _cut("owner: legal", 45), "a.md"),  # front matter and text before any heading
+    ("text", _cut("owner: legal", 45), "a.md"),
+    ("span", _cut("the support team.\n\n## Shipping", 100), "a.md#help"),
+    ("span", _cut("from the\n[warehouse](https", 40), "a.md#shipping"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "cited"), CUTS, ids=[f"{c[0]}: {CUT[c[1][0] : c[1][1]]!r}" for c in CUTS]
+)
+@pytest.mark.parametrize("ident", ["a1", "a2"])
+def test_a_chunk_cut_inside_markup_stands_for_the_section_whose_source_holds_it(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, kind: str, where: tuple[int, int], cited: str, ident: str
+) -> None:
+    """Before, such a chunk was unresolved: its text, with a half link or tag, is not found
+    in the snapshot's text even rendered, and the link's words sink its trigram share below
+    80% (52 of 106 windows of 60 to 120 characters over one section were)."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": CUT}, CUT_ITEMS)
+    start, end = where
+    chunk = (
+        {"doc": "a.md", "start": start, "end": end}
+        if kind == "span"
+        else {"doc": "a.md", "text": CUT[start:end]}
+    )
+    _same_as_cited(cli, repo, ident, chunk, cited)
+
+
+def test_a_span_is_matched_by_its_text_where_the_headings_are_not_the_snapshots(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    """A heading's level changed in the working tree: the document's hash (its rendered
+    text) is unchanged, but its sections are not the snapshot's, so where a span lies in
+    that source says nothing of the snapshot's sections; the span is matched by its text,
+    which a half link keeps from being found."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": CUT}, CUT_ITEMS)
+    (repo / "corpus" / "a.md").write_text(CUT.replace("### Damaged", "#### Damaged"))
+    start, end = _cut("[gift cards](https", 40)
+    data = _score(
+        cli, repo, [{"id": "a1", "retrieved": [{"doc": "a.md", "start": start, "end": end}]}]
+    )
+    [entry] = data["unresolved"]
+    assert entry["reason"].startswith(
+        "not found in a.md, and no section holds 80% of its word trigrams (best "
+    )

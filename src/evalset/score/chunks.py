@@ -11,10 +11,16 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
-2. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
+2. **position**: for a span of a markdown document not found so (cut inside a link, a tag
+   or front matter), where it lies in the source: the most specific section whose source
+   range (from its heading to the next heading of the same or a higher level) holds it,
+   else the document. Only where the source's sections are exactly the snapshot's (ids,
+   titles, levels and text hashes), headings matched to them in order.
+3. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
    from the snapshot), the most specific section that holds at least ``OVERLAP`` (80%) of
    the chunk's word trigrams (lower-case words; single words for chunks under three words),
-   else the document when it does.
+   else the document when it does. A chunk given as text that does not resolve so either,
+   but occurs verbatim exactly once in the source, is placed by its position (step 2).
 
 A span is the text at its offsets in the document's source as the snapshot saw it
 (``Resolver.sources``): the working-tree file or the file at the snapshot's commit, when it
@@ -29,11 +35,12 @@ matching nothing: never guessed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
-from evalset.corpus.manifest import Snapshot
+from evalset.corpus.manifest import Snapshot, hash_text
 from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_file, working_file
@@ -45,6 +52,8 @@ OVERLAP = 0.8
 """Share of a chunk's word trigrams a section must hold for the chunk to resolve to it when
 its text is not found exactly."""
 _WORD = re.compile(r"\w+")
+_FOUND = frozenset(("exact", "rendered", "position"))
+"""How a chunk's text resolved without a guess: a span's position is not looked at then."""
 
 
 @dataclass(frozen=True)
@@ -53,8 +62,8 @@ class Resolution:
 
     citations: tuple[Citation, ...]
     how: str
-    """``exact``, ``rendered`` (found once its markup was removed), ``overlap``, or the reason
-    it did not resolve."""
+    """``exact``, ``rendered`` (found once its markup was removed), ``position`` (placed by
+    where it lies in the source), ``overlap``, or the reason it did not resolve."""
 
     @property
     def resolved(self) -> bool:
@@ -76,6 +85,7 @@ class Resolver:
         self._memo: dict[tuple[str, str], Resolution] = {}
         self._sources: dict[str, dict[str, str]] = {}
         self._grams: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+        self._outline: dict[tuple[str, str], list[tuple[int, int, str]] | None] = {}
         self.unread: set[str] = set()
         """Documents of the snapshot whose text could not be found (not stored, and not in
         the working tree or git as the snapshot saw it): what their chunks stand for is not
@@ -111,7 +121,11 @@ class Resolver:
                 (), f"unresolved: the span ends at {end}, past the document's end "
                 f"({len(next(iter(sources.values())))} characters)"
             )  # fmt: skip
-        return self.resolve(Chunk(chunk.doc, text=text))
+        found = self.resolve(Chunk(chunk.doc, text=text))
+        if found.how in _FOUND or not text.strip():
+            return found  # (found by its text, as a text chunk; else where it lies wins)
+        placed = self._placed(chunk.doc, sources, lambda _: (start, end))
+        return found if placed is None else Resolution(placed, "position")
 
     def _differ(self, doc: str, sources: dict[str, str]) -> str:
         """Why a span of a document whose sources disagree at the span is not resolved."""
@@ -140,7 +154,76 @@ class Resolver:
             found = _containing(view, rendered)
             if found is not None:
                 return Resolution(found, "rendered")
-        return self._overlap(view, rendered or text)
+        overlap = self._overlap(view, rendered or text)
+        if overlap.resolved:
+            return overlap
+        # (only now: reading the source costs a git call per document)
+        placed = self._placed(doc, self.sources(doc), lambda source: _once(source, raw))
+        return overlap if placed is None else Resolution(placed, "position")
+
+    def _placed(
+        self,
+        doc: str,
+        sources: dict[str, str],
+        where: Callable[[str], tuple[int, int] | None],
+    ) -> tuple[Citation, ...] | None:
+        """What a chunk stands for by where it lies in the document's source (``where``
+        finds it in one source text): the most specific section whose source range holds
+        it, or the document when none does. None when a source cannot be so read (not
+        markdown, or its sections are not exactly the snapshot's), when the chunk is not
+        found in one, or when the sources place it differently."""
+        placed: set[tuple[Citation, ...]] = set()
+        for name, text in sources.items():
+            at = where(text)
+            ranges = self._ranges(doc, name, text) if at is not None else None
+            if at is None or ranges is None:
+                return None
+            inner = max(
+                ((s, ident) for s, e, ident in ranges if s <= at[0] and at[1] <= e), default=None
+            )
+            placed.add((Citation(doc, inner[1]),) if inner else (Citation(doc),))
+        return placed.pop() if len(placed) == 1 else None
+
+    def _ranges(self, doc: str, name: str, text: str) -> list[tuple[int, int, str]] | None:
+        """Where each section of the document lies in one of its source texts (``name``:
+        where it was found), as character ranges from its heading to the next heading of
+        the same or a higher level: for markdown whose sections (ids, titles, levels and
+        text) are exactly those the snapshot recorded, headings matched to them in order;
+        else None."""
+        key = (doc, name)
+        if key in self._outline:
+            return self._outline[key]
+        found = self._outline[key] = self._read_ranges(doc, text)
+        return found
+
+    def _read_ranges(self, doc: str, text: str) -> list[tuple[int, int, str]] | None:
+        from evalset.corpus import markdown  # (only for a chunk not found exactly)
+
+        snap = self.snapshot
+        entry = snap.documents.get(doc) if snap is not None else None
+        if snap is None or entry is None or sectioner_for(doc) is not markdown.sections:
+            return None
+        try:
+            parsed = markdown.sections(text, snap.hash_mode).sections
+        except Exception:  # (as the snapshot read it, it sectioned)
+            return None
+        recorded = entry["sections"]
+        if parsed.keys() != recorded.keys():
+            return None
+        for ident, section in parsed.items():
+            want = recorded[ident]
+            if (want.get("title"), want.get("level"), want.get("hash")) != (
+                section.title, section.level, hash_text(section.text)
+            ):  # fmt: skip
+                return None
+        named = list(parsed.items())
+        found: list[tuple[int, int, str]] = []
+        for start, end, level, title in markdown.heading_ranges(text):
+            if len(found) < len(named):
+                ident, section = named[len(found)]
+                if section.title == title and section.level == level:
+                    found.append((start, end, ident))
+        return found if len(found) == len(named) else None
 
     def _unread(self, doc: str) -> None:
         snap = self.snapshot
@@ -219,6 +302,14 @@ class Resolver:
                 if text not in found.values():
                     found[where] = text
         return found
+
+
+def _once(source: str, raw: str) -> tuple[int, int] | None:
+    """Where ``raw`` occurs in ``source``, when it occurs exactly once."""
+    at = source.find(raw)
+    if at < 0 or source.find(raw, at + 1) >= 0:
+        return None
+    return at, at + len(raw)
 
 
 def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
