@@ -288,3 +288,56 @@ def test_a_span_is_matched_by_its_text_where_the_headings_are_not_the_snapshots(
     assert entry["reason"].startswith(
         "not found in a.md, and no section holds 80% of its word trigrams (best "
     )
+
+
+ODD = """\
+# Help
+
+## Returns
+
+Return [policy](https://acme.example.com/policy-of-returns) applies.
+
+### ???
+
+Odd [heading](https://acme.example.com/odd-heading-target) here.
+
+## Returns
+
+Second [returns](https://acme.example.com/second-returns-section) text.
+
+Setext title
+------------
+
+Setext [body](https://acme.example.com/setext-body-text-here) here.
+"""
+
+
+@pytest.mark.parametrize(
+    ("cut", "section"),
+    [
+        ("Return [policy](https://acme", "returns"),
+        # a heading without an anchor (no letter to make one of) is no section of its own:
+        # its text is its parent's
+        ("Odd [heading](https://acme", "returns"),
+        ("Second [returns](https://acme", "returns-1"),  # a repeated heading: the second
+        ("Setext [body](https://acme", "setext-title"),
+    ],
+)
+def test_headings_are_matched_to_the_snapshots_sections_in_order(
+    tmp_path: Path, cut: str, section: str
+) -> None:
+    from evalset.config import find_workspace
+    from evalset.corpus.manifest import SnapshotStore
+    from evalset.corpus.outline import Outlines
+    from evalset.score.chunks import Resolver
+    from evalset.score.runfile import Chunk
+
+    repo, _ = _workspace(
+        tmp_path / "repo", {"a.md": ODD}, {"a1": ("lookup", False, ["a.md#returns"])}
+    )
+    ws = find_workspace(repo)
+    resolver = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root))
+    start = ODD.index(cut)
+    for chunk in (Chunk("a.md", start=start, end=start + len(cut)), Chunk("a.md", text=cut)):
+        found = resolver.resolve(chunk)
+        assert (found.how, [str(c) for c in found.citations]) == ("position", [f"a.md#{section}"])
