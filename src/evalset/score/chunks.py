@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
@@ -287,7 +288,7 @@ class Resolver:
         if root is None:
             return {}
         candidates: dict[str, tuple[str, bytes]] = {}
-        data = working_file(root, snap.corpus, doc)
+        data = _read(root / snap.corpus / doc) or working_file(root, snap.corpus, doc)
         if data is not None:
             candidates["the working-tree file"] = (doc, data)
         if snap.commit:
@@ -302,6 +303,16 @@ class Resolver:
                 if text not in found.values():
                     found[where] = text
         return found
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of a file at the path the document's id names, if one is there: what the
+    snapshot's hash then checks (``working_file`` finds it by the walk's rules, its name in
+    another Unicode form too, at the cost of resolving the corpus folder's real path)."""
+    try:
+        return path.read_bytes() if path.is_file() else None  # (never a FIFO: it would wait)
+    except OSError:
+        return None
 
 
 def _once(source: str, raw: str) -> tuple[int, int] | None:
