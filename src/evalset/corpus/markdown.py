@@ -211,3 +211,34 @@ def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(data)
         headed.append((title, level, anchor, normalise(data[end:stop].decode("utf-8", "replace"))))
     return Sections(normalise(text), document_sections("", headed)[1])
+
+
+def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
+    """Per heading, in the order of the document: where its section's source starts and
+    ends (character offsets into ``text``: from the heading to the next heading of the same
+    or a higher level, else the end), its level and its rendered title, as ``sections``
+    reads them."""
+    ranged: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_OPTIONS)
+    starts = [
+        span["start"]
+        for event, span in ranged
+        if isinstance(event, dict) and "Start" in event and _name(event["Start"]) == "Heading"
+    ]  # (offsets in the UTF-8 bytes of the text)
+    if not text.isascii():
+        data, at, chars = text.encode(), 0, 0
+        for k, start in enumerate(starts):
+            chars += len(data[at:start].decode("utf-8", "replace"))
+            starts[k], at = chars, start
+    headings = _headings(text)[1]
+    if len(headings) != len(starts):  # (one event stream: never)
+        return []
+    ends = [len(text)] * len(starts)
+    open_: list[int] = []  # the headings whose section runs on, levels increasing
+    for k, (_, level, _, _) in enumerate(headings):
+        while open_ and headings[open_[-1]][1] >= level:
+            ends[open_.pop()] = starts[k]
+        open_.append(k)
+    return [
+        (start, end, level, title)
+        for (title, level, _, _), start, end in zip(headings, starts, ends, strict=True)
+    ]

@@ -259,6 +259,38 @@ def _name_in_tree(repo: Path, commit: str, corpus_rel: str, doc: str) -> str | N
     return same_name(doc, listed.split("\0"))
 
 
+def working_file(repo: Path, corpus_rel: str, doc: str) -> bytes | None:
+    """The bytes of document ``doc`` in the working tree, found as the walk finds it (its
+    name on disk in either Unicode form, ``corpus_file``); None when it is not there."""
+    path = corpus_file(repo / corpus_rel, doc)
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def git_file(
+    repo: Path,
+    corpus_rel: str,
+    commit: str,
+    doc: str,
+    blobs: Mapping[str, bytes] | None = None,
+) -> tuple[str, bytes] | None:
+    """The name under which git holds document ``doc`` at ``commit`` (its id, or the id in
+    another Unicode form) and its bytes (from ``blobs`` when they were read together before,
+    see ``git_blobs``); None when git does not hold it there."""
+    name = git_name(commit, corpus_rel, doc)
+    shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
+    if shown is None and not doc.isascii():  # committed under its name in another form
+        other = _name_in_tree(repo, commit, corpus_rel, doc)
+        if other is not None and other != doc:
+            doc, name = other, git_name(commit, corpus_rel, other)
+            shown = git_blobs(repo, [name]).get(name)
+    return None if shown is None else (doc, shown)
+
+
 def document_versions(
     repo: Path,
     corpus_rel: str,
@@ -274,27 +306,16 @@ def document_versions(
     corpus). Lazy: DVC is imported only if nothing before it was wanted. ``uncached``: where
     the document is named when DVC tracks it at ``commit`` but its cache lacks that
     version, so that a caller can say so rather than guess why no text was found."""
-    path = corpus_file(repo / corpus_rel, doc)
-    data = None
-    if path is not None:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = None
+    data = working_file(repo, corpus_rel, doc)
     if data is not None:
         entry = parse_document(doc, data, mode, True).entry
         if entry is not None:
             yield entry
     if not commit:
         return
-    name = git_name(commit, corpus_rel, doc)
-    shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
-    if shown is None and not doc.isascii():  # committed under its name in another form
-        doc = _name_in_tree(repo, commit, corpus_rel, doc) or doc
-        name = git_name(commit, corpus_rel, doc)
-        shown = git_blobs(repo, [name]).get(name)
-    if shown is not None:
-        entry = parse_document(doc, shown, mode, True).entry
+    held = git_file(repo, corpus_rel, commit, doc, blobs)
+    if held is not None:
+        entry = parse_document(held[0], held[1], mode, True).entry
         if entry is not None:
             yield entry
         return

@@ -11,7 +11,12 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
-2. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
+2. **position**: for a span of a markdown document not found so (cut inside a link, a tag
+   or front matter), where it lies in the source: the most specific section whose source
+   range (from its heading to the next heading of the same or a higher level) holds it,
+   else the document. Only where the source's sections are exactly the snapshot's (ids,
+   titles, levels and text hashes), headings matched to them in order.
+3. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
    from the snapshot), the chunk is compared by its words: lower-case runs of letters and
    digits, where each character of a script written without spaces between words (Chinese,
    Japanese, Thai, Lao, Khmer, Myanmar) is a word of its own, so that a passage whose lines
@@ -35,22 +40,33 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    repeated with its text); words that several unrelated sections hold (a common word) are
    listed unresolved rather than taken to stand for all of those sections.
 
-What does not resolve (unknown document, too little overlap, a source that cannot be read)
-is listed in the report with the reason, and scored as matching nothing: never guessed.
+   A chunk given as text that does not resolve so either, but occurs verbatim exactly
+   once in the source, is placed by its position (step 2).
+
+A span is the text at its offsets in the document's source as the snapshot saw it
+(``Resolver.sources``): the working-tree file or the file at the snapshot's commit, when it
+hashes as the snapshot recorded. Where both do but read other text at the span (they differ
+in bytes the hash leaves out, which the snapshot does not record), the span is unresolved.
+
+What does not resolve (unknown document, too little overlap, a source that cannot be read,
+sources that disagree at a span) is listed in the report with the reason, and scored as
+matching nothing: never guessed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
-from evalset.corpus.manifest import Snapshot
+from evalset.corpus.manifest import Snapshot, hash_text
 from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
-from evalset.corpus.revision import git_blobs, git_name
+from evalset.corpus.revision import git_file, working_file
 from evalset.corpus.sections import normalise
 from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
@@ -67,6 +83,8 @@ _SPACELESS = (
 _WORD = re.compile(r"\w+")
 _SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_FOUND = frozenset(("exact", "rendered", "position"))
+"""How a chunk's text resolved without a guess: a span's position is not looked at then."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +93,8 @@ class Resolution:
 
     citations: tuple[Citation, ...]
     how: str
-    """``exact``, ``rendered`` (found once its markup was removed), ``overlap``, or the reason
-    it did not resolve."""
+    """``exact``, ``rendered`` (found once its markup was removed), ``position`` (placed by
+    where it lies in the source), ``overlap``, or the reason it did not resolve."""
 
     @property
     def resolved(self) -> bool:
@@ -109,8 +127,9 @@ class Resolver:
     def __init__(self, outlines: Outlines) -> None:
         self.outlines = outlines
         self._memo: dict[tuple[str, str], Resolution] = {}
-        self._sources: dict[str, str | None] = {}
+        self._sources: dict[str, dict[str, str]] = {}
         self._grams: dict[tuple[str, int], dict[str, set[tuple[str, ...]]]] = {}
+        self._outline: dict[tuple[str, str], list[tuple[int, int, str]] | None] = {}
         self.unread: set[str] = set()
         """Documents of the snapshot whose text could not be found (not stored, and not in
         the working tree or git as the snapshot saw it): what their chunks stand for is not
@@ -128,20 +147,42 @@ class Resolver:
                 found = self._memo[key] = self._text(chunk.doc, chunk.text)
             return found
         assert chunk.start is not None and chunk.end is not None
-        source = self.source(chunk.doc)
-        if source is None:
+        sources = self.sources(chunk.doc)
+        if not sources:
             self._unread(chunk.doc)
             why = self.outlines.unreadable.get(chunk.doc) or (
                 f"the source of {chunk.doc} as snapshot "
                 f"{self.snapshot.short if self.snapshot else '-'} saw it could not be read"
             )
             return Resolution((), f"unresolved: {why}")
-        if chunk.end > len(source):
+        start, end = chunk.start, chunk.end
+        read = {text[start:end] if end <= len(text) else None for text in sources.values()}
+        if len(read) > 1:
+            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
+        text = read.pop()
+        if text is None:
             return Resolution(
-                (), f"unresolved: the span ends at {chunk.end}, past the document's end "
-                f"({len(source)} characters)"
+                (), f"unresolved: the span ends at {end}, past the document's end "
+                f"({len(next(iter(sources.values())))} characters)"
             )  # fmt: skip
-        return self.resolve(Chunk(chunk.doc, text=source[chunk.start : chunk.end]))
+        found = self.resolve(Chunk(chunk.doc, text=text))
+        if found.how in _FOUND or not text.strip():
+            return found  # (found by its text, as a text chunk; else where it lies wins)
+        placed = self._placed(chunk.doc, sources, lambda _: (start, end))
+        return found if placed is None else Resolution(placed, "position")
+
+    def _differ(self, doc: str, sources: dict[str, str]) -> str:
+        """Why a span of a document whose sources disagree at the span is not resolved."""
+        snap = self.snapshot
+        assert snap is not None
+        left_out = "markup such as link targets, " if snap.hash_mode == "rendered" else ""
+        return (
+            f"the source of {doc} differs between {' and '.join(sources)} in bytes that "
+            f"snapshot {snap.short} does not record (its hash leaves out {left_out}line "
+            "breaks and line ends), and the span's offsets read other text in each, so it "
+            "is not guessed; restore the file from that commit, or commit it and take a new "
+            "snapshot, so that the two agree, or give the chunk as text"
+        )
 
     def _text(self, doc: str, raw: str) -> Resolution:
         view = self.outlines.view(doc)
@@ -157,7 +198,76 @@ class Resolver:
             found = _containing(view, rendered)
             if found is not None:
                 return Resolution(found, "rendered")
-        return self._overlap(view, rendered or text)
+        overlap = self._overlap(view, rendered or text)
+        if overlap.resolved:
+            return overlap
+        # (only now: reading the source costs a git call per document)
+        placed = self._placed(doc, self.sources(doc), lambda source: _once(source, raw))
+        return overlap if placed is None else Resolution(placed, "position")
+
+    def _placed(
+        self,
+        doc: str,
+        sources: dict[str, str],
+        where: Callable[[str], tuple[int, int] | None],
+    ) -> tuple[Citation, ...] | None:
+        """What a chunk stands for by where it lies in the document's source (``where``
+        finds it in one source text): the most specific section whose source range holds
+        it, or the document when none does. None when a source cannot be so read (not
+        markdown, or its sections are not exactly the snapshot's), when the chunk is not
+        found in one, or when the sources place it differently."""
+        placed: set[tuple[Citation, ...]] = set()
+        for name, text in sources.items():
+            at = where(text)
+            ranges = self._ranges(doc, name, text) if at is not None else None
+            if at is None or ranges is None:
+                return None
+            inner = max(
+                ((s, ident) for s, e, ident in ranges if s <= at[0] and at[1] <= e), default=None
+            )
+            placed.add((Citation(doc, inner[1]),) if inner else (Citation(doc),))
+        return placed.pop() if len(placed) == 1 else None
+
+    def _ranges(self, doc: str, name: str, text: str) -> list[tuple[int, int, str]] | None:
+        """Where each section of the document lies in one of its source texts (``name``:
+        where it was found), as character ranges from its heading to the next heading of
+        the same or a higher level: for markdown whose sections (ids, titles, levels and
+        text) are exactly those the snapshot recorded, headings matched to them in order;
+        else None."""
+        key = (doc, name)
+        if key in self._outline:
+            return self._outline[key]
+        found = self._outline[key] = self._read_ranges(doc, text)
+        return found
+
+    def _read_ranges(self, doc: str, text: str) -> list[tuple[int, int, str]] | None:
+        from evalset.corpus import markdown  # (only for a chunk not found exactly)
+
+        snap = self.snapshot
+        entry = snap.documents.get(doc) if snap is not None else None
+        if snap is None or entry is None or sectioner_for(doc) is not markdown.sections:
+            return None
+        try:
+            parsed = markdown.sections(text, snap.hash_mode).sections
+        except Exception:  # (as the snapshot read it, it sectioned)
+            return None
+        recorded = entry["sections"]
+        if parsed.keys() != recorded.keys():
+            return None
+        for ident, section in parsed.items():
+            want = recorded[ident]
+            if (want.get("title"), want.get("level"), want.get("hash")) != (
+                section.title, section.level, hash_text(section.text)
+            ):  # fmt: skip
+                return None
+        named = list(parsed.items())
+        found: list[tuple[int, int, str]] = []
+        for start, end, level, title in markdown.heading_ranges(text):
+            if len(found) < len(named):
+                ident, section = named[len(found)]
+                if section.title == title and section.level == level:
+                    found.append((start, end, ident))
+        return found if len(found) == len(named) else None
 
     def _unread(self, doc: str) -> None:
         snap = self.snapshot
@@ -213,37 +323,61 @@ class Resolver:
             )
         return Resolution(tuple(Citation(view.doc, p.id) for p in minimal), "overlap")
 
-    def source(self, doc: str) -> str | None:
-        """The document's source text as the snapshot saw it (working tree, else git at the
-        snapshot's commit), when it hashes to what the snapshot recorded."""
-        if doc in self._sources:
-            return self._sources[doc]
-        found = self._sources[doc] = self._source(doc)
+    def sources(self, doc: str) -> dict[str, str]:
+        """The document's source texts that may be what the snapshot read, by where they
+        were found (the working-tree file, the file at the snapshot's commit in git, each
+        under its name in either Unicode form): those that hash as the snapshot recorded,
+        one per distinct text. Empty when none does. More than one when the two differ in
+        bytes the snapshot's hash leaves out (in the default rendered mode: link targets,
+        line breaks, line ends), which offsets count."""
+        found = self._sources.get(doc)
+        if found is None:
+            found = self._sources[doc] = self._source(doc)
         return found
 
-    def _source(self, doc: str) -> str | None:
+    def _source(self, doc: str) -> dict[str, str]:
         snap, root = self.snapshot, self.outlines.root
         entry = snap.documents.get(doc) if snap is not None else None
         if snap is None or entry is None:
             if snap is not None:
                 self.outlines.unreadable[doc] = f"it is not in snapshot {snap.short}"
-            return None
+            return {}
         if root is None:
-            return None
-        candidates: list[bytes] = []
-        path = root / snap.corpus / doc
-        if path.is_file():
-            candidates.append(path.read_bytes())
+            return {}
+        candidates: dict[str, tuple[str, bytes]] = {}
+        data = _read(root / snap.corpus / doc) or working_file(root, snap.corpus, doc)
+        if data is not None:
+            candidates["the working-tree file"] = (doc, data)
         if snap.commit:
-            name = git_name(snap.commit, snap.corpus, doc)
-            blob = git_blobs(root, [name]).get(name)
-            if blob is not None:
-                candidates.append(blob)
-        for data in candidates:
-            parsed = parse_document(doc, data, snap.hash_mode, False)
+            held = git_file(root, snap.corpus, snap.commit, doc)
+            if held is not None and held[1] != data:
+                candidates[f"the file at the snapshot's commit {snap.commit[:12]}"] = held
+        found: dict[str, str] = {}
+        for where, (name, data) in candidates.items():
+            parsed = parse_document(name, data, snap.hash_mode, False)
             if parsed.entry is not None and parsed.entry["hash"] == entry["hash"]:
-                return decode(doc, data)[0] or ""
+                text = decode(name, data)[0] or ""
+                if text not in found.values():
+                    found[where] = text
+        return found
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of a file at the path the document's id names, if one is there: what the
+    snapshot's hash then checks (``working_file`` finds it by the walk's rules, its name in
+    another Unicode form too, at the cost of resolving the corpus folder's real path)."""
+    try:
+        return path.read_bytes() if path.is_file() else None  # (never a FIFO: it would wait)
+    except OSError:
         return None
+
+
+def _once(source: str, raw: str) -> tuple[int, int] | None:
+    """Where ``raw`` occurs in ``source``, when it occurs exactly once."""
+    at = source.find(raw)
+    if at < 0 or source.find(raw, at + 1) >= 0:
+        return None
+    return at, at + len(raw)
 
 
 def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:

@@ -1,0 +1,343 @@
+"""Spans are read from the document's source as the snapshot saw it: the working-tree file or
+the file at the snapshot's commit, each found under its name in either Unicode form, and
+taken only when it hashes as the snapshot recorded. The snapshot does not record the bytes
+it read, so where both hash alike and read other text at the span, the span is listed
+unresolved with the reason, never guessed. A span (or a source chunk) of markdown cut
+inside markup stands for the section whose source range holds it. Each is scored through
+`evalset score retrieval` against the same run given as citations."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scoring_ws import set_text, write_run
+
+from conftest import commit_all, make_git_repo, write_files
+from evalset.corpus.snapshot import TakeResult, take_snapshot
+
+LONG = "https://acme.example.com/terms/" + "x" * 80
+DOC = f"""\
+# Help
+
+## Shipping
+
+Orders ship within two working days.
+
+## Returns
+
+Returns within fourteen days. Read [our terms]({LONG}) first.
+
+## Contact
+
+Write to the support address.
+"""
+ITEMS = {
+    "a1": ("lookup", False, ["a.md#shipping"]),
+    "a2": ("lookup", False, ["a.md#contact"]),
+    "a3": ("lookup", False, ["a.md#help"]),
+    "a4": ("lookup", False, ["a.md"]),
+}
+
+
+def _workspace(
+    root: Path, files: dict[str, str | bytes], items: Any = ITEMS
+) -> tuple[Path, TakeResult]:
+    """A git repository whose corpus is committed, then snapshotted at that commit; the set
+    (verified against the snapshot) is committed after."""
+    repo = make_git_repo(root)
+    write_files(
+        repo,
+        {"evalset.toml": "[validate]\nmin_per_category = 0\n", ".gitignore": "/.evalset/\n"},
+    )
+    write_files(repo, {f"corpus/{name}": data for name, data in files.items()})
+    commit_all(repo, "corpus")
+    snapshot = take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset")
+    assert snapshot.commit
+    write_files(repo, {"sets/docs.yaml": set_text(snapshot.short, items)})
+    commit_all(repo, "set")
+    return repo, snapshot
+
+
+def _score(cli: Any, repo: Path, run: list[dict[str, Any]]) -> dict[str, Any]:
+    write_run(repo / "run.jsonl", run)
+    done = cli(repo, "score", "retrieval", "docs", "run.jsonl", "--json", "--allow-stale")
+    assert done.code == 0, done.err
+    data: dict[str, Any] = json.loads(done.out)
+    return data
+
+
+def _span(source: str, text: str, doc: str = "a.md") -> dict[str, Any]:
+    start = source.index(text)
+    return {"doc": doc, "start": start, "end": start + len(text)}
+
+
+def _same_as_cited(cli: Any, repo: Path, items: Any, chunk: Any, cited: str) -> None:
+    """Retrieved for every item of the set (which expect sections at every depth, and the
+    whole document), the chunk scores exactly as the citation does."""
+    as_chunk = _score(cli, repo, [{"id": ident, "retrieved": [chunk]} for ident in items])
+    as_cited = _score(cli, repo, [{"id": ident, "retrieved": [cited]} for ident in items])
+    assert as_chunk["unresolved"] == []
+    assert [r["metrics"] for r in as_chunk["items"]] == [r["metrics"] for r in as_cited["items"]]
+    assert as_chunk["overall"] == as_cited["overall"]
+
+
+def _shorter_link(repo: Path) -> None:
+    """A link target edited in the working tree: the rendered text, and so the snapshot's
+    hash, unchanged; every offset after it moved."""
+    (repo / "corpus" / "a.md").write_text(DOC.replace(LONG, "https://acme.example.com/t"))
+
+
+def _crlf(repo: Path) -> None:
+    """Line ends as `core.autocrlf` checks them out: one more character per line."""
+    (repo / "corpus" / "a.md").write_bytes(DOC.replace("\n", "\r\n").encode())
+
+
+def _reworded(repo: Path) -> None:
+    """Wording changed in the working tree: it no longer hashes as the snapshot recorded,
+    so the file at the snapshot's commit is read."""
+    (repo / "corpus" / "a.md").write_text(DOC.replace("Write to", "Call"))
+
+
+def _removed(repo: Path) -> None:
+    (repo / "corpus" / "a.md").unlink()
+
+
+def _committed_link(repo: Path) -> None:
+    """The shorter link committed after the snapshot: its commit still holds the long one."""
+    _shorter_link(repo)
+    commit_all(repo, "a shorter link")
+
+
+EDITS = {
+    "none": lambda repo: None,
+    "a shorter link": _shorter_link,
+    "a shorter link, committed": _committed_link,
+    "CRLF line ends": _crlf,
+    "reworded": _reworded,
+    "removed": _removed,
+}
+
+# (edit of the working tree after the snapshot, the span's text in the snapshot's source,
+# the section it lies in, whether the span resolves: False where the working-tree file and
+# the file at the snapshot's commit both hash as recorded and read other text at the span)
+CASES = [
+    ("none", "Orders ship within two", "a.md#shipping", True),
+    ("none", "Write to the support", "a.md#contact", True),
+    # the sources agree before the edited link, and disagree after it
+    ("a shorter link", "Orders ship within two", "a.md#shipping", True),
+    ("a shorter link", "Write to the support", "a.md#contact", False),
+    ("a shorter link, committed", "Orders ship within two", "a.md#shipping", True),
+    ("a shorter link, committed", "Write to the support", "a.md#contact", False),
+    # the first line agrees, every later one moved
+    ("CRLF line ends", "# Help", "a.md#help", True),
+    ("CRLF line ends", "Orders ship within two", "a.md#shipping", False),
+    # one source alone hashes as recorded, or is there at all: the commit's
+    ("reworded", "Write to the support", "a.md#contact", True),
+    ("removed", "Write to the support", "a.md#contact", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "text", "cited", "resolves"), CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES]
+)
+def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, edit: str, text: str, cited: str, resolves: bool
+) -> None:
+    """Before, the working-tree file was read whenever it hashed as the snapshot recorded:
+    after a link target edit (which `status` does not call a change), the span over
+    Contact read Returns' text and scored as a miss, with exit 0 and nothing said."""
+    repo, snapshot = _workspace(tmp_path / "repo", {"a.md": DOC})
+    EDITS[edit](repo)
+    span = _span(DOC, text)
+    if resolves:
+        _same_as_cited(cli, repo, ITEMS, span, cited)
+        return
+    data = _score(cli, repo, [{"id": "a1", "retrieved": [span]}])
+    [entry] = data["unresolved"]
+    assert entry["chunk"] == span and entry["rank"] == 1
+    assert snapshot.commit is not None
+    assert entry["reason"] == (
+        "the source of a.md differs between the working-tree file and the file at the "
+        f"snapshot's commit {snapshot.commit[:12]} in bytes that snapshot {snapshot.short} "
+        "does not record (its hash leaves out markup such as link targets, line breaks and "
+        "line ends), and the span's offsets read other text in each, so it is not guessed; "
+        "restore the file from that commit, or commit it and take a new snapshot, so that "
+        "the two agree, or give the chunk as text"
+    )
+    assert data["items"][0]["first_rank"] is None
+    # given as text, the same chunk resolves
+    _same_as_cited(cli, repo, ITEMS, {"doc": "a.md", "text": text}, cited)
+
+
+GEBUEHREN = "# Gebühren\n\n## Karte\n\nDie Kartengebühr beträgt fünf Euro.\n\n## Bar\n\nBar.\n"
+NFC, NFD = "gebühren.md", unicodedata.normalize("NFD", "gebühren.md")
+
+
+@pytest.mark.parametrize("removed", [False, True], ids=["working tree", "git"])
+@pytest.mark.parametrize("named", [NFC, NFD], ids=["run names NFC", "run names NFD"])
+def test_a_span_finds_a_document_whose_file_name_is_decomposed(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, removed: bool, named: str
+) -> None:
+    """The file is named in NFD on disk and in git (as macOS stored names); its id is NFC.
+    Before, every span of it was unresolved ("the source of gebühren.md as snapshot … saw
+    it could not be read"), while its citations and text chunks resolved."""
+    items = {"a1": ("lookup", False, [f"{NFC}#karte"])}
+    repo, _ = _workspace(tmp_path / "repo", {NFD: GEBUEHREN}, items)
+    if removed:  # read from git, at the snapshot's commit
+        (repo / "corpus" / NFD).unlink()
+    span = _span(GEBUEHREN, "Die Kartengebühr beträgt", named)
+    _same_as_cited(cli, repo, items, span, f"{NFC}#karte")
+    data = _score(cli, repo, [{"id": "a1", "retrieved": [span]}])
+    assert data["items"][0]["first_rank"] == 1
+
+
+CUT = """\
+---
+owner: legal-team
+---
+
+Lies das zuerst: über Gebühren, Rückgabe und Versand. 返品について。
+
+# Help
+
+## Returns
+
+Items bought on **sale** (im Schlußverkauf) can be returned within *fourteen days*, and
+[gift cards](https://acme.example.com/gift-cards) cannot. Ask
+<a href="https://acme.example.com/support">support</a> for a label.
+
+### Damaged
+
+Send a [photo](https://acme.example.com/photos/damage) of the damage to the support team.
+
+## Shipping
+
+Orders ship within two working days from the
+[warehouse](https://acme.example.com/warehouse).
+"""
+CUT_ITEMS = {
+    "a1": ("lookup", False, ["a.md#returns"]),
+    "a2": ("lookup", False, ["a.md#damaged"]),
+    "a3": ("lookup", False, ["a.md#shipping"]),
+    "a4": ("lookup", False, ["a.md"]),
+    "m1": ("lookup", False, ["a.md#help"]),
+}
+
+
+def _cut(start: str, length: int) -> tuple[int, int]:
+    at = CUT.index(start)
+    return at, at + length
+
+
+# (how the chunk is given, its start and length in CUT, the citation it scores as), for a
+# chunk cut inside markup, as a fixed-size chunker of the source cuts; the characters
+# before them that UTF-8 writes in several bytes keep the parser's offsets (bytes) from
+# being taken for the span's (characters)
+CUTS = [
+    ("span", _cut("Items bought", 120), "a.md#returns"),  # inside a link's target
+    ("text", _cut("Items bought", 120), "a.md#returns"),
+    ("span", _cut("[gift cards](https", 40), "a.md#returns"),  # mostly a link's target
+    ("span", _cut("cannot. Ask\n<a href", 28), "a.md#returns"),  # inside an HTML tag
+    ("text", _cut("cannot. Ask\n<a href", 28), "a.md#returns"),
+    ("span", _cut("Send a [photo](https", 30), "a.md#damaged"),  # the subsection alone
+    ("span", _cut("for a label.\n\n### Damaged", 60), "a.md#returns"),  # and its parent
+    ("span", _cut("owner: legal", 45), "a.md"),  # front matter and text before any heading
+    ("text", _cut("owner: legal", 45), "a.md"),
+    ("span", _cut("the support team.\n\n## Shipping", 100), "a.md#help"),
+    ("span", _cut("from the\n[warehouse](https", 40), "a.md#shipping"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "cited"), CUTS, ids=[f"{c[0]}: {CUT[c[1][0] : c[1][1]]!r}" for c in CUTS]
+)
+def test_a_chunk_cut_inside_markup_stands_for_the_section_whose_source_holds_it(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, kind: str, where: tuple[int, int], cited: str
+) -> None:
+    """Before, such a chunk was unresolved: its text, with a half link or tag, is not found
+    in the snapshot's text even rendered, and the link's words sink its trigram share below
+    80% (52 of 106 windows of 60 to 120 characters over one section were)."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": CUT}, CUT_ITEMS)
+    start, end = where
+    chunk = (
+        {"doc": "a.md", "start": start, "end": end}
+        if kind == "span"
+        else {"doc": "a.md", "text": CUT[start:end]}
+    )
+    _same_as_cited(cli, repo, CUT_ITEMS, chunk, cited)
+
+
+def test_a_span_is_matched_by_its_text_where_the_headings_are_not_the_snapshots(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path
+) -> None:
+    """A heading's level changed in the working tree: the document's hash (its rendered
+    text) is unchanged, but its sections are not the snapshot's, so where a span lies in
+    that source says nothing of the snapshot's sections; the span is matched by its text,
+    which a half link keeps from being found."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": CUT}, CUT_ITEMS)
+    (repo / "corpus" / "a.md").write_text(CUT.replace("### Damaged", "#### Damaged"))
+    start, end = _cut("[gift cards](https", 40)
+    data = _score(
+        cli, repo, [{"id": "a1", "retrieved": [{"doc": "a.md", "start": start, "end": end}]}]
+    )
+    [entry] = data["unresolved"]
+    assert entry["reason"].startswith(
+        "not found in a.md, and no section holds 80% of its word trigrams (best "
+    )
+
+
+ODD = """\
+# Help
+
+## Returns
+
+Return [policy](https://acme.example.com/policy-of-returns) applies.
+
+### ???
+
+Odd [heading](https://acme.example.com/odd-heading-target) here.
+
+## Returns
+
+Second [returns](https://acme.example.com/second-returns-section) text.
+
+Setext title
+------------
+
+Setext [body](https://acme.example.com/setext-body-text-here) here.
+"""
+
+
+@pytest.mark.parametrize(
+    ("cut", "section"),
+    [
+        ("Return [policy](https://acme", "returns"),
+        # a heading without an anchor (no letter to make one of) is no section of its own:
+        # its text is its parent's
+        ("Odd [heading](https://acme", "returns"),
+        ("Second [returns](https://acme", "returns-1"),  # a repeated heading: the second
+        ("Setext [body](https://acme", "setext-title"),
+    ],
+)
+def test_headings_are_matched_to_the_snapshots_sections_in_order(
+    tmp_path: Path, cut: str, section: str
+) -> None:
+    from evalset.config import find_workspace
+    from evalset.corpus.manifest import SnapshotStore
+    from evalset.corpus.outline import Outlines
+    from evalset.score.chunks import Resolver
+    from evalset.score.runfile import Chunk
+
+    repo, _ = _workspace(
+        tmp_path / "repo", {"a.md": ODD}, {"a1": ("lookup", False, ["a.md#returns"])}
+    )
+    ws = find_workspace(repo)
+    resolver = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root))
+    start = ODD.index(cut)
+    for chunk in (Chunk("a.md", start=start, end=start + len(cut)), Chunk("a.md", text=cut)):
+        found = resolver.resolve(chunk)
+        assert (found.how, [str(c) for c in found.citations]) == ("position", [f"a.md#{section}"])
