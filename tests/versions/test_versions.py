@@ -858,7 +858,8 @@ def test_check_pin_bad_reports(released: Path, cli) -> None:  # type: ignore[no-
     report = released / "report.json"
     report.write_text("{not json")
     result = cli(released, "check-pin", str(report))
-    assert result.code == 2 and "report.json:1:2: is not valid JSON (Expecting property name" in result.err
+    assert result.code == 2
+    assert "report.json:1:2: is not valid JSON (Expecting property name" in result.err
     report.write_text(json.dumps({"score": 1}))
     result = cli(released, "check-pin", str(report))
     assert result.code == 2 and 'has no pin (no top-level "evalset" object)' in result.err
