@@ -60,21 +60,51 @@ def read_entry(raw: str | bytes) -> Any:
     whose values are text and integers (no float, which such an integer would have become);
     any other line (of an earlier format, a plug-in's, damaged) is read by ``json_loads``,
     whose failure says what is wrong."""
+    entry = _read_fast(raw)
+    return entry if entry is not None else json_loads(raw)
+
+
+def read_document(raw: str | bytes) -> Document:
+    """``read_entry`` of a line that must be a document's entry: an object whose sections
+    are objects, each level (where given) a whole number from 0; a ValueError for any other
+    (a level of "3", null or NaN would stop scoring, or change what lies inside what)."""
+    entry = _read_fast(raw)  # (what it keeps is of that shape already)
+    if entry is not None:
+        return entry
+    entry = json_loads(raw)
+    if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
+        raise ValueError("not a document entry")
+    for section in entry["sections"].values():
+        level = section.get("level", 0) if type(section) is dict else None
+        if type(level) is not int or level < 0:
+            raise ValueError("a section that is no object with a whole level")
+    return entry
+
+
+def _read_fast(raw: str | bytes) -> Document | None:
+    """The line as orjson reads it, when that is what ``json_loads`` reads and a document's
+    entry with whole levels from 0 (see ``read_entry``); else None."""
     try:
         entry = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return json_loads(raw)
+        return None
     if type(entry) is not dict or not entry.keys() <= ENTRY_KEYS:
-        return json_loads(raw)
+        return None
     sections = entry.get("sections")
     if type(sections) is not dict or not _EXACT.issuperset(
         (type(entry.get("hash")), type(entry.get("text")))
     ):
-        return json_loads(raw)
+        return None
     exact, keys = _EXACT.issuperset, SECTION_KEYS
     for s in sections.values():
-        if type(s) is not dict or not s.keys() <= keys or not exact(map(type, s.values())):
-            return json_loads(raw)
+        if (
+            type(s) is not dict
+            or not s.keys() <= keys
+            or not exact(map(type, s.values()))
+            or type(level := s.get("level", 0)) is not int
+            or level < 0
+        ):
+            return None
     return entry
 
 
@@ -134,13 +164,7 @@ class LazyDocuments(Mapping[str, Document]):
                 raise KeyError(doc)
             raw = self._text[self._bounds[2 * i] : self._bounds[2 * i + 1]]
             try:
-                entry = read_entry(raw)
-                if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
-                    raise ValueError("not a document entry")
-                for section in entry["sections"].values():
-                    level = section.get("level", 0) if type(section) is dict else None
-                    if type(level) is not int or level < 0:  # "3", null, NaN, true, a list
-                        raise ValueError("a section that is no object with a whole level")
+                entry = read_document(raw)
             except ValueError:
                 raise DamagedLine(
                     f"{self.source or 'a snapshot manifest'}: the line of document {doc!r} is "
