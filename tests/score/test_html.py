@@ -17,7 +17,7 @@ from answers_ws import ANSWERS, make_answers_ws
 from answers_ws import write_run as write_answers
 from scoring_ws import RUN, score_ws, write_run
 
-from evalset.score.html import CHART_HEIGHT
+from evalset.score.html import CHART_HEIGHT, LABEL, bar_labels
 
 __all__ = ["score_ws"]
 
@@ -203,3 +203,20 @@ def test_long_names_and_values_keep_the_page_readable(score_ws: Path, cli, brows
     shown = json.loads(page.locator("pre.pin").inner_text())
     assert "item_fingerprints" not in shown
     assert shown == {k: v for k, v in report["evalset"].items() if k != "item_fingerprints"}
+
+
+@pytest.mark.parametrize(
+    ("names", "labels"),
+    [
+        (["overall", "lookup"], ["overall", "lookup"]),
+        (["overall", "direct-lookup-of-policies"], ["overall", "direct-lookup…"]),
+        (["overall", "paraphrased-" + "x" * 40, "paraphrased-" + "x" * 39 + "Q"],
+         ["overall", "paraph…xxxxxx", "paraph…xxxxxQ"]),
+        (["overall", "overall"], ["overall #1", "overall #2"]),  # a category so named
+        (["a" * 20, "a" * 20 + "b", "a" * 19 + "c" + "a" * 20],
+         ["aaaaaa…aaa… #1", "aaaaaa…aaaaab", "aaaaaa…aaa… #2"]),
+    ],
+)  # fmt: skip
+def test_bar_labels_are_short_and_never_alike(names: list[str], labels: list[str]) -> None:
+    assert bar_labels(names) == labels
+    assert all(len(label) <= LABEL for label in labels)

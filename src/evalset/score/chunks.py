@@ -157,18 +157,29 @@ class Resolver:
             return Resolution((), f"unresolved: {why}")
         start, end = chunk.start, chunk.end
         read = {text[start:end] if end <= len(text) else None for text in sources.values()}
-        if len(read) > 1:
-            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
-        text = read.pop()
-        if text is None:
+        if read == {None}:
             return Resolution(
                 (), f"unresolved: the span ends at {end}, past the document's end "
                 f"({len(next(iter(sources.values())))} characters)"
             )  # fmt: skip
-        found = self.resolve(Chunk(chunk.doc, text=text))
+        if len(read) > 1:  # the sources read other text there: resolved only where every
+            readings = {  # reading resolves, and to the same sections
+                self._span(chunk.doc, {n: t}, start, end) if end <= len(t) else None
+                for n, t in sources.items()
+            }
+            only = readings.pop() if len(readings) == 1 else None
+            if only is not None and only.resolved:
+                return only
+            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
+        return self._span(chunk.doc, sources, start, end)
+
+    def _span(self, doc: str, sources: dict[str, str], start: int, end: int) -> Resolution:
+        """A span of ``sources``, which read the same text there."""
+        text = next(iter(sources.values()))[start:end]
+        found = self.resolve(Chunk(doc, text=text))
         if found.how in _FOUND or not text.strip():
             return found  # (found by its text, as a text chunk; else where it lies wins)
-        placed = self._placed(chunk.doc, sources, lambda _: (start, end))
+        placed = self._placed(doc, sources, lambda _: (start, end))
         return found if placed is None else Resolution(placed, "position")
 
     def _differ(self, doc: str, sources: dict[str, str]) -> str:
@@ -179,9 +190,10 @@ class Resolver:
         return (
             f"the source of {doc} differs between {' and '.join(sources)} in bytes that "
             f"snapshot {snap.short} does not record (its hash leaves out {left_out}line "
-            "breaks and line ends), and the span's offsets read other text in each, so it "
-            "is not guessed; restore the file from that commit, or commit it and take a new "
-            "snapshot, so that the two agree, or give the chunk as text"
+            "breaks and line ends), and the span's offsets read other text in each, which "
+            "stands for other sections, so it is not guessed; restore the file from that "
+            "commit, or commit it and take a new snapshot, so that the two agree, or give "
+            "the chunk as text"
         )
 
     def _text(self, doc: str, raw: str) -> Resolution:
@@ -218,7 +230,7 @@ class Resolver:
         found in one, or when the sources place it differently."""
         placed: set[tuple[Citation, ...]] = set()
         for name, text in sources.items():
-            at = where(text)
+            at = _trimmed(text, where(text))
             ranges = self._ranges(doc, name, text) if at is not None else None
             if at is None or ranges is None:
                 return None
@@ -329,7 +341,9 @@ class Resolver:
         under its name in either Unicode form): those that hash as the snapshot recorded,
         one per distinct text. Empty when none does. More than one when the two differ in
         bytes the snapshot's hash leaves out (in the default rendered mode: link targets,
-        line breaks, line ends), which offsets count."""
+        line breaks, line ends), which offsets count; but a working-tree file that is the
+        commit's with CRLF line ends (as git checks it out with ``core.autocrlf``) is the
+        one source of a snapshot taken of the working tree."""
         found = self._sources.get(doc)
         if found is None:
             found = self._sources[doc] = self._source(doc)
@@ -359,6 +373,11 @@ class Resolver:
                 text = decode(name, data)[0] or ""
                 if text not in found.values():
                     found[where] = text
+        texts = list(found.values())
+        if snap.rev is None and len(texts) == 2 and texts[0].replace("\r\n", "\n") == texts[1]:
+            # the checkout's own line ends (core.autocrlf) of the commit's file: a snapshot of
+            # the working tree read them, as a retriever indexing the checkout does
+            return {"the working-tree file": texts[0]}
         return found
 
 
@@ -370,6 +389,21 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes() if path.is_file() else None  # (never a FIFO: it would wait)
     except OSError:
         return None
+
+
+def _trimmed(text: str, at: tuple[int, int] | None) -> tuple[int, int] | None:
+    """``at`` (a range of ``text``) without the white space at its ends: the blank lines
+    before a heading lie in the range of the section before it, and a chunk starting with
+    them is no part of that section (the exact step ignores them too). None when nothing
+    is left."""
+    if at is None:
+        return None
+    start, end = at
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
 
 
 def _once(source: str, raw: str) -> tuple[int, int] | None:

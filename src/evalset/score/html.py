@@ -71,19 +71,24 @@ LABEL = 14
 def bar_labels(names: list[str]) -> list[str]:
     """The label under each bar: the name, cut to ``LABEL`` characters; names that cut to
     the same label keep their ends too (``paraph…lookup``), and, should those still be
-    alike, are numbered in the order of the bars, so that no two bars read the same."""
+    alike, are numbered in the order of the bars (``overall #2``), so that no two bars
+    read the same."""
     cut = [n if len(n) <= LABEL else n[: LABEL - 1] + "…" for n in names]
     alike = {c for c in cut if cut.count(c) > 1}
     if not alike:
         return cut
     half = (LABEL - 1) // 2
-    cut = [n[:half] + "…" + n[-half:] if c in alike else c for n, c in zip(names, cut, strict=True)]
+    cut = [
+        n[:half] + "…" + n[-half:] if c in alike and len(n) > LABEL else c
+        for n, c in zip(names, cut, strict=True)
+    ]
     alike = {c for c in cut if cut.count(c) > 1}
     seen: dict[str, int] = {}
     for k, c in enumerate(cut):
-        if c in alike:
+        if c in alike:  # (a category may be called "overall")
             seen[c] = seen.get(c, 0) + 1
-            cut[k] = f"{c[: LABEL - 3]}…{seen[c]}"
+            mark = f" #{seen[c]}"
+            cut[k] = (c if len(c) + len(mark) <= LABEL else c[: LABEL - len(mark) - 1] + "…") + mark
     return cut
 
 
