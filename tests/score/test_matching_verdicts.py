@@ -165,8 +165,9 @@ def test_a_section_that_may_lie_inside_an_expected_one_needs_the_documents_text(
         "expects, cannot be told: snapshot "
     )
     assert "stores no text" in result.err
-    assert result.err.endswith(
-        "score where the corpus that snapshot was taken of is checked out.\n"
+    assert result.err.endswith(  # the corpus is not here: bring it back (a corpus that is
+        "; the corpus folder is not here; bring it back (or set `corpus` in evalset.toml to "
+        "where it is), then score again.\n"  # here but not the snapshot's: score where it is)
     )
 
 

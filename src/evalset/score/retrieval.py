@@ -379,11 +379,11 @@ def _refuse_unknown_outline(
                     and outlines.level(doc, section) > outlines.level(doc, source.section)
                     and (unsure is None or section in unsure)
                 ):
-                    if unsure is None:
-                        why = not_here() or (
-                            f"{why}; score where the corpus that snapshot was taken of is "
-                            "checked out"
+                    if unsure is None:  # why the text is not here, then the fix
+                        fix = not_here() or (
+                            "score where the corpus that snapshot was taken of is checked out"
                         )
+                        why = f"{why}; {fix}"
                     raise TextUnreadable(
                         f"{run.path}:{line.line}: whether {entry} lies inside {source}, which "
                         f"item {s.item.id} expects, cannot be told: {why}."
