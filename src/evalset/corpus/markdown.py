@@ -45,7 +45,9 @@ def _name(tag: Any) -> str:
     return tag if isinstance(tag, str) else next(iter(tag))
 
 
-def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]]]]:
+def _headings(
+    text: str, events: Iterable[Any] | None = None
+) -> tuple[list[str], list[tuple[str, int, str, list[str]]]]:
     """The rendered pieces before the first heading, and per heading its title, level,
     explicit anchor (``{#id}``, else '') and the pieces up to the next heading. The pieces
     are HTML as the renderer writes it (text escaped, raw HTML as written, a space where a
@@ -56,8 +58,10 @@ def _headings(text: str) -> tuple[list[str], list[tuple[str, int, str, list[str]
     body = preamble
     title: list[str] | None = None
     level, anchor, metadata, image = 0, "", False, 0
-    events: Iterable[Any] = pyromark.events(text, options=_OPTIONS)
-    for event in events:
+    stream: Iterable[Any] = (  # the text's events, unless read already
+        events if events is not None else pyromark.events(text, options=_OPTIONS)
+    )
+    for event in stream:
         out = body if title is None else title
         if isinstance(event, str):  # SoftBreak, HardBreak, Rule
             out.append(" ")
@@ -218,7 +222,7 @@ def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
     ends (character offsets into ``text``: from the heading to the next heading of the same
     or a higher level, else the end), its level and its rendered title, as ``sections``
     reads them."""
-    ranged: Iterable[tuple[Any, Any]] = pyromark.events_with_range(text, options=_OPTIONS)
+    ranged: list[tuple[Any, Any]] = list(pyromark.events_with_range(text, options=_OPTIONS))
     starts = [
         span["start"]
         for event, span in ranged
@@ -229,7 +233,7 @@ def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
         for k, start in enumerate(starts):
             chars += len(data[at:start].decode("utf-8", "replace"))
             starts[k], at = chars, start
-    headings = _headings(text)[1]
+    headings = _headings(text, (event for event, _ in ranged))[1]  # one parse for both
     if len(headings) != len(starts):  # (one event stream: never)
         return []
     ends = [len(text)] * len(starts)
