@@ -32,6 +32,7 @@ from evalset.corpus.table import (
     indexed,
     save_index,
     split_lines,
+    whole_level,
 )
 from evalset.errors import EvalsetError
 from evalset.fsio import conflict_line, json_loads
@@ -405,8 +406,7 @@ def _well_formed(entry: Any) -> bool:
             return False
         if "text" in section and not isinstance(section["text"], str):
             return False
-        level = section.get("level", 0)
-        if type(level) is not int or level < 0:  # "3", null, NaN, 1e400, true
+        if not whole_level(section):
             return False
     return True
 

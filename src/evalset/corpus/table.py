@@ -74,11 +74,16 @@ def read_document(raw: str | bytes) -> Document:
     entry = json_loads(raw)
     if not isinstance(entry, dict) or not isinstance(entry.get("sections"), dict):
         raise ValueError("not a document entry")
-    for section in entry["sections"].values():
-        level = section.get("level", 0) if type(section) is dict else None
-        if type(level) is not int or level < 0:
-            raise ValueError("a section that is no object with a whole level")
+    if not all(type(s) is dict and whole_level(s) for s in entry["sections"].values()):
+        raise ValueError("a section that is no object with a whole level")
     return entry
+
+
+def whole_level(section: dict[str, Any]) -> bool:
+    """Whether a section's level, where given, is a whole number from 0 (a level of "3",
+    null, NaN or true is a damaged line)."""
+    level = section.get("level", 0)
+    return type(level) is int and level >= 0
 
 
 def _read_fast(raw: str | bytes) -> Document | None:
