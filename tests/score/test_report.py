@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring_ws import GUIDE, ITEMS, RUN, score_ws, set_text, write_run
@@ -324,3 +326,40 @@ def test_citations_the_snapshot_does_not_have_are_listed_and_score_as_misses(  #
     write_run(score_ws / "run.jsonl", RUN)  # a run of known citations says nothing of them
     clean = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
     assert clean["unknown_citations"] == [] and clean["counts"]["unknown_citations"] == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "flags", "unknown"),
+    [
+        ([], [], ["gone.md", "guide.md#nowhere"]),  # every line scored
+        # a line that is not scored (a draft's, a retired item's, an unanswerable one's)
+        # says nothing of what it retrieved
+        ([{"id": "d1", "retrieved": ["draft.md#gone"]}], [], ["gone.md", "guide.md#nowhere"]),
+        ([{"id": "r1", "retrieved": ["refuse.md"]}], [], ["gone.md", "guide.md#nowhere"]),
+        # nor does a line left out as invalid
+        (
+            [{"id": "a1", "retrieved": ["left-out.md"]}, {"id": "zz", "retrieved": ["z.md"]}],
+            ["--skip-invalid"],
+            ["gone.md", "guide.md#nowhere"],
+        ),
+        # a second trial's line is scored: what it retrieved counts
+        (
+            [{"id": "a1", "trial": 1, "retrieved": ["other.md#x"]}],
+            [],
+            ["gone.md", "guide.md#nowhere", "other.md#x"],
+        ),
+    ],
+)
+def test_unknown_citations_are_those_of_the_scored_lines(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, extra: list[dict[str, Any]], flags: list[str], unknown: list[str]
+) -> None:
+    scored = {"a1", "a2", "a3", "m1", "m2"}
+    run = [dict(line) for line in RUN if line["id"] in scored]
+    run[0] = {**run[0], "retrieved": ["guide.md#nowhere", "gone.md", "faq.md#hours"]}
+    run[1] = {**run[1], "retrieved": ["gone.md", "guide.md#shipping"]}
+    write_run(score_ws / "run.jsonl", run + extra)
+    done = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json", *flags)
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
+    assert report["unknown_citations"] == unknown
+    assert report["counts"]["unknown_citations"] == len(unknown)

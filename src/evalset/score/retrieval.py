@@ -425,7 +425,8 @@ def _score(
     missing = [item.id for item in items if item.id not in answered]
     scored += [_Scored(by_id[ident], 0, None) for ident in missing]
     scored.sort(key=_row_order)  # (id, trial) pairs are unique: runs come mostly in order
-    unknown = unknown_citations(lines, snap)
+    every = run.citations if not run.invalid and len(lines) == len(run.lines) else None
+    unknown = unknown_citations(lines, snap, every)
     never = frozenset(unknown)  # they score as misses, never as what they may have meant
     for s in scored:
         t = targets.get(s.item.id)
@@ -515,18 +516,22 @@ def _score(
     return Report(data, rows)
 
 
-def unknown_citations(lines: Sequence[RunLine], snap: Snapshot | None) -> list[str]:
+def unknown_citations(
+    lines: Sequence[RunLine], snap: Snapshot | None, texts: set[str] | None = None
+) -> list[str]:
     """The distinct citations the lines retrieved that name no document, or no section of
     its document, in ``snap``: a run whose retriever indexed another version of the corpus
-    (they score as misses, never as what they may have meant)."""
+    (they score as misses, never as what they may have meant). ``texts``: those citations,
+    when already known (``RunFile.citations``, when the lines are all of the file's)."""
     if snap is None:
         return []
-    texts: set[str] = set()
-    for line in lines:
-        if line.plain and line.retrieved:
-            texts.update(line.retrieved)  # type: ignore[arg-type]
-        elif line.retrieved:
-            texts.update(e for e in line.retrieved if type(e) is str)
+    if texts is None:
+        texts = set()
+        for line in lines:
+            if line.plain and line.retrieved:
+                texts.update(line.retrieved)  # type: ignore[arg-type]
+            elif line.retrieved:
+                texts.update(e for e in line.retrieved if type(e) is str)
     by_doc: dict[str, list[str]] = {}
     for text in texts:
         by_doc.setdefault(text.partition("#")[0], []).append(text)

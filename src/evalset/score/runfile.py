@@ -110,6 +110,10 @@ class RunFile:
     lines: list[RunLine]
     invalid: list[tuple[int, str]] = field(default_factory=list)
     """(line, problem) of each line left out."""
+    citations: set[str] | None = None
+    """Every distinct entry its lines retrieved, in NFC, when every entry of the file is
+    text (the usual run); None otherwise. It counts the entries of lines later left out:
+    it is every valid line's only while ``invalid`` is empty."""
 
     @property
     def trials(self) -> int:
@@ -406,7 +410,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
         left_out = {n for n, _ in beyond}
         lines = [line for line in lines if line.line not in left_out]
     invalid.sort()
-    run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid)
+    run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid, texts)
     if not defer:
         refuse_lines(run, [], skip_invalid)
     elif not lines and not invalid:
