@@ -397,3 +397,42 @@ def test_an_answers_run_with_no_line_to_score_is_refused(score_ws: Path, cli, ca
     # one line of an active item, unanswerable included, is enough
     write_run(score_ws / "run.jsonl", [{"id": i, "answer": "I cannot say."} for i in [*ids, "r1"]])
     assert cli(score_ws, *args).code in (0, 1)
+
+
+SET_UNREADABLE = {
+    "not YAML": lambda text: text.replace("items:\n", "items:\n  - [\n", 1),
+    "not a mapping": lambda text: "- just\n- a list\n",
+    "a key twice": lambda text: text.replace("name: docs\n", "name: docs\nname: again\n", 1),
+    "not text": lambda text: text.replace("items:", "items:\x00", 1),
+}
+RUN_BROKEN = {
+    "not JSON": ["run.jsonl"],
+    "missing": ["nope.jsonl"],
+    "a folder": ["runs"],
+    "an unknown snapshot": ["run.jsonl", "--snapshot", "0000000"],
+}
+
+
+@pytest.mark.parametrize("fork", [True, False])
+@pytest.mark.parametrize("breakage", list(SET_UNREADABLE))
+def test_a_set_that_cannot_be_read_is_said_before_any_problem_of_the_run(  # type: ignore[no-untyped-def]
+    fork: bool, breakage: str, score_ws: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A set that cannot be read is refused with its own sentence, as when the run is fine,
+    whatever is wrong with the run, with or without a helper; nothing is written."""
+    from test_aside import children
+
+    before = children()
+    monkeypatch.setattr("evalset.aside.can_fork", lambda: fork)
+    path = score_ws / "sets" / "docs.yaml"
+    path.write_text(SET_UNREADABLE[breakage](path.read_text()), encoding="utf-8")
+    write_run(score_ws / "run.jsonl", RUN)
+    alone = cli(score_ws, "score", "retrieval", "sets/docs.yaml", "run.jsonl", "-o", "out.json")
+    assert alone.code == 2 and alone.err.startswith("evalset: sets/docs.yaml"), alone.err
+    (score_ws / "run.jsonl").write_text("not json\n")
+    (score_ws / "runs").mkdir()
+    for name, args in RUN_BROKEN.items():
+        done = cli(score_ws, "score", "retrieval", "sets/docs.yaml", *args, "-o", "out.json")
+        assert (done.code, done.err) == (alone.code, alone.err), name
+    assert not (score_ws / "out.json").exists()
+    assert children() == before
