@@ -298,6 +298,9 @@ def move(
             from evalset.sets.sealed import refused_sealed
 
             raise refused_sealed(path, item_id)
+        invalid = loaded.not_valid(item_id)
+        if invalid is not None:
+            raise EditRefused(f"{invalid}, then move it again. Nothing was moved.")
         raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
     wanted = to == "holdout"
     if item.holdout is wanted:

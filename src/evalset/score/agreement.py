@@ -181,6 +181,9 @@ def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
         ident, answer, claim, label = (row[where[c]] for c in COLUMNS)
         ident = ident.strip()
         if ident not in ids:
+            invalid = loaded.not_valid(ident)
+            if invalid is not None:
+                raise LabelsError(f"{invalid}, then run agreement again ({path}:{line} labels it).")
             close = difflib.get_close_matches(ident, sorted(ids), n=1)
             hint = f"did you mean {close[0]!r}?" if close else "check the id"
             raise LabelsError(

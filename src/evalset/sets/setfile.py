@@ -73,10 +73,40 @@ class SetFile:
             None,
         )
 
+    def not_valid(self, ident: str) -> str | None:
+        """Why a command cannot take item ``ident``, when the file has an item of that id
+        (written as text or not, ``id: 12``) that the schema refuses: it is not among
+        ``items``, yet saying the file has no such item would send the user looking for a
+        typo. ``file:line:col: item 'x' is not valid: <its first problem, as `evalset
+        validate` words it>; fix it (...)``, for the command to end with what then; None
+        when the file has no such invalid item."""
+        if ident not in self.written_ids:
+            return None
+        found = self.schema_error(ident)
+        if found is None:
+            return None
+        where = str(self.path)
+        if found.line is not None:
+            where += f":{found.line}:{found.col or 1}"
+        problem = f"{found.field}: {found.message}" if found.field else found.message
+        if found.hint:
+            problem += f" ({found.hint})"
+        return (
+            f"{where}: item {ident!r} is not valid: {problem}; fix it (`evalset validate "
+            f"{self.name}` lists the problems)"
+        )
+
     @property
     def raw_items(self) -> list[Any]:
         items = self.raw.get("items")
         return items if isinstance(items, list) else []
+
+    @property
+    def written_ids(self) -> set[str]:
+        """The id of every item in the file, valid, sealed or refused by the schema, as text
+        (``id: 12`` is ``'12'``)."""
+        ids = (e.get("id") for e in self.raw_items if isinstance(e, dict))
+        return {str(i) for i in ids if i is not None}
 
     @property
     def sealed_forms(self) -> dict[int, SealedItem]:

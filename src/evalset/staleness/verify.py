@@ -85,17 +85,14 @@ def verify(
     else:
         if not ids:
             raise EvalsetError("name the items to verify, or pass --all to adopt the whole set.")
-        missing = [i for i in ids if i not in by_id]
-        broken = next((b for i in missing if (b := loaded.schema_error(i))), None)
-        if broken is not None:
-            raise EvalsetError(
-                f"{broken}; an item that fails the schema cannot be verified: fix it, then "
-                "verify again."
-            )
-        if missing:
-            close = difflib.get_close_matches(missing[0], list(by_id), n=1)
+        missing = next((i for i in ids if i not in by_id), None)
+        if missing is not None:
+            invalid = loaded.not_valid(missing)
+            if invalid is not None:
+                raise EvalsetError(f"{invalid}, then verify again. Nothing was verified.")
+            close = difflib.get_close_matches(missing, list(by_id), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise EvalsetError(f"{path}: has no item {missing[0]!r}{hint}.")
+            raise EvalsetError(f"{path}: has no item {missing!r}{hint}.")
         targets = [by_id[i] for i in ids]
     for item in targets:
         lacking = draft_lacks(item)
@@ -274,7 +271,8 @@ def _header_snapshot(text: str) -> str | None:
 
 def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
     """The names of the workspace's sets that have an item ``item_id`` (for a hint when an
-    item id was given where a set name belongs)."""
+    item id was given where a set name belongs), valid or not: verify names the problem of
+    one the schema refuses once the set is named."""
     from evalset.workspace import set_paths
 
     found = []
@@ -283,7 +281,7 @@ def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
             loaded = load_set(path)
         except EvalsetError:
             continue
-        if any(entry.id == item_id for entry in loaded.entries):
+        if item_id in loaded.written_ids:
             found.append(loaded.name)
     return found
 

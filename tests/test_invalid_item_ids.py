@@ -1,0 +1,156 @@
+"""A command given the id of an item the schema refuses says the item is not valid, with
+its first problem, where it is and the fix: not that the file has no such item, which sends
+the user looking for a typo. Exit 2, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ONE_ITEM_HEADER, commit_all
+from evalset.errors import EditRefused
+from evalset.holdout.split import move
+
+ITEMS = """\
+  - id: q-1
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points:
+      - text: 30 days
+        sources: [d.md]
+  - id: q-2
+    question: Who pays for the return shipping?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points:
+      - text: the customer
+        sources: [d.md]
+"""
+"""Two items of a set `s`: q-1 on lines 6 to 12, q-2 on lines 13 to 19."""
+
+# kind: (the text of q-2 it replaces, with what, the id to name it by, where `evalset
+# validate` places its first problem, and that problem as it words it)
+KINDS = {
+    "wrong type": (
+        "  - id: q-2\n    question: Who pays for the return shipping?\n    category: direct-lookup",
+        "  - id: q-2\n    question: Who pays for the return shipping?\n    category: 3",
+        "q-2",
+        "15:5",
+        "category: expected text, got a number (3) (quote it if it is meant as text)",
+    ),
+    "unknown key": (
+        "    expected_sources: [d.md]\n    key_points:\n      - text: the customer",
+        "    expected_source: [d.md]\n    key_points:\n      - text: the customer",
+        "q-2",
+        "16:5",
+        "expected_source: unknown field 'expected_source' (did you mean 'expected_sources'?)",
+    ),
+    "bad citation": (
+        "    expected_sources: [d.md]\n    key_points:\n      - text: the customer",
+        '    expected_sources: ["d.md#"]\n    key_points:\n      - text: the customer',
+        "q-2",
+        "16:24",
+        "expected_sources[0]: citation 'd.md#' ends with '#': name a section or drop the '#'",
+    ),
+    "id not text": (
+        "  - id: q-2\n",
+        "  - id: 12\n",
+        "12",
+        "13:5",
+        "id: expected text, got a number (12) (quote it if it is meant as text)",
+    ),
+}
+
+# command: (its arguments, with ID for the item's id, and how its refusal ends)
+COMMANDS = {
+    "split --move": (
+        ("split", "s", "--move", "ID", "--to", "holdout"),
+        "then move it again. Nothing was moved.",
+    ),
+    "verify": (("verify", "s", "ID"), "then verify again. Nothing was verified."),
+    "agreement": (
+        ("agreement", "labels.csv", "--judge", "exact", "--set", "s"),
+        "then run agreement again (labels.csv:2 labels it).",
+    ),
+}
+
+
+def invalid_set(root: Path, kind: str) -> tuple[Path, str]:
+    """sets/s.yaml with q-2 made invalid in the way of ``kind``, committed; and q-2's id."""
+    old, new, ident, _, _ = KINDS[kind]
+    assert ITEMS.count(old) == 1
+    path = root / "sets" / "s.yaml"
+    path.write_text(ONE_ITEM_HEADER + ITEMS.replace(old, new), encoding="utf-8")
+    (root / "labels.csv").write_text(f"id,answer,claim,label\n{ident},who pays,who pays,yes\n")
+    commit_all(root, f"a set with an item of {kind}")
+    return path, ident
+
+
+def not_valid(kind: str, then: str, file: str = "sets/s.yaml") -> str:
+    """The sentence refusing q-2 made invalid in the way of ``kind``."""
+    _, _, ident, where, problem = KINDS[kind]
+    return (
+        f"{file}:{where}: item {ident!r} is not valid: {problem}; fix it (`evalset validate "
+        f"s` lists the problems), {then}"
+    )
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_command_given_an_invalid_items_id_says_it_is_not_valid(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli, command: str, kind: str
+) -> None:
+    """Before, `split --move` and `agreement` said the file has no such item (or the labels
+    that it is not in the set), and `verify` gave the finding without saying what it means."""
+    path, ident = invalid_set(one_doc_repo, kind)
+    before = path.read_bytes()
+    args, then = COMMANDS[command]
+    result = cli(one_doc_repo, *(ident if a == "ID" else a for a in args))
+    assert (result.code, result.err) == (2, f"evalset: {not_valid(kind, then)}\n")
+    assert path.read_bytes() == before
+
+
+def test_the_sentence_is_the_same_through_the_library(one_doc_repo: Path) -> None:
+    path, ident = invalid_set(one_doc_repo, "wrong type")
+    before = path.read_bytes()
+    with pytest.raises(EditRefused) as refused:
+        move(path, ident, "holdout", force=False)
+    then = "then move it again. Nothing was moved."
+    assert str(refused.value) == not_valid("wrong type", then, str(path))
+    assert path.read_bytes() == before
+
+
+def test_an_id_two_invalid_items_share_names_the_first(one_doc_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Both are invalid (an unknown key, a number for a category): the first is named; once
+    both are fixed, the edit is refused for the id used twice, as it is today."""
+    path, _ = invalid_set(one_doc_repo, "wrong type")
+    path.write_text(path.read_text().replace("  - id: q-1\n", "  - id: q-2\n    colour: red\n"))
+    commit_all(one_doc_repo, "two invalid items of one id")
+    before = path.read_bytes()
+    result = cli(one_doc_repo, "split", "s", "--move", "q-2", "--to", "holdout")
+    assert result.code == 2
+    assert result.err.startswith("evalset: sets/s.yaml:7:5: item 'q-2' is not valid: colour: ")
+    assert path.read_bytes() == before
+    path.write_text(
+        before.decode().replace("    colour: red\n", "").replace(": 3\n", ": direct-lookup\n")
+    )
+    fixed = path.read_bytes()
+    result = cli(one_doc_repo, "split", "s", "--move", "q-2", "--to", "holdout")
+    assert result.code == 2
+    assert "the id 'q-2' is used by more than one item (line 6 and line 13)" in result.err
+    assert path.read_bytes() == fixed
+
+
+def test_an_item_whose_id_is_valid_but_the_set_not_named_is_still_found(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli
+) -> None:
+    """`evalset verify q-2` (the set left out) points at the set that has q-2, even while q-2
+    is invalid; before, an invalid item was not found there either."""
+    invalid_set(one_doc_repo, "unknown key")
+    result = cli(one_doc_repo, "verify", "q-2")
+    assert result.code == 2
+    assert "'q-2' is an item of s: name the set first, as in `evalset verify s q-2`." in (
+        result.err
+    )
