@@ -11,6 +11,7 @@ import pytest
 from conftest import ONE_ITEM_HEADER, commit_all
 from evalset.errors import EditRefused
 from evalset.holdout.split import move
+from evalset.sets.editor import edit_set
 
 ITEMS = """\
   - id: q-1
@@ -119,6 +120,23 @@ def test_the_sentence_is_the_same_through_the_library(one_doc_repo: Path) -> Non
         move(path, ident, "holdout", force=False)
     then = "then move it again. Nothing was moved."
     assert str(refused.value) == not_valid("wrong type", then, str(path))
+    assert path.read_bytes() == before
+
+
+def test_an_id_not_written_as_text_is_named_by_retire_and_the_editor(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli
+) -> None:
+    """`id: 12` is the id 12 to whoever types it; before, retire and every edit by id said
+    the file has no item '12'."""
+    path, ident = invalid_set(one_doc_repo, "id not text")
+    before = path.read_bytes()
+    result = cli(one_doc_repo, "retire", "s", ident, "--reason", "gone")
+    then = "then retire it again; nothing was retired."
+    assert (result.code, result.err) == (2, f"evalset: {not_valid('id not text', then)}\n")
+    with pytest.raises(EditRefused) as refused, edit_set(path) as editor:
+        editor.update_item(ident, {"category": "direct-lookup"})
+    then = "then run the command again. The file is unchanged."
+    assert str(refused.value) == not_valid("id not text", then, str(path))
     assert path.read_bytes() == before
 
 

@@ -224,6 +224,9 @@ class SetEditor:
             if isinstance(entry, dict) and entry.get("id") == item_id
         ]
         if not found:
+            invalid = self.current.not_valid(item_id)  # its id not written as text: `id: 12`
+            if invalid is not None:
+                raise EditRefused(f"{invalid}, then run the command again. The file is unchanged.")
             raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
         if len(found) > 1:
             lines = [self.current.position(("items", k))[0] for k in found]

@@ -90,6 +90,9 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
         }
         for ident in ids:
             if ident not in statuses:
+                invalid = editor.current.not_valid(ident)  # its id not written as text
+                if invalid is not None:
+                    raise EditRefused(f"{invalid}, then retire it again; nothing was retired.")
                 close = difflib.get_close_matches(ident, [str(i) for i in statuses], n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise EditRefused(f"{path}: has no item {ident!r}{hint}; nothing was retired.")
