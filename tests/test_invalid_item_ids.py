@@ -172,3 +172,64 @@ def test_an_item_whose_id_is_valid_but_the_set_not_named_is_still_found(  # type
     assert "'q-2' is an item of s: name the set first, as in `evalset verify s q-2`." in (
         result.err
     )
+
+
+SEALED = """\
+  - id: q-1
+    question: How long is the return window?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points:
+      - text: 30 days
+        sources: [d.md]
+    holdout: true
+  - id: q-2
+    question: Who pays for the return shipping?
+    category: direct-lookup
+    expected_sources: [d.md]
+    key_points:
+      - text: the customer
+        sources: [d.md]
+    holdout: true
+"""
+
+
+@pytest.mark.parametrize("with_key", [False, True], ids=["without the key", "with the key"])
+def test_a_sealed_item_the_schema_refuses_is_not_valid_to_every_command(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path,
+    cli,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    with_key: bool,
+) -> None:
+    """A sealed entry that fails the schema is neither opened by the key nor kept sealed:
+    before, `retire` wrote `status: retired` on it, with or without the key (a valid sealed
+    item needs the key, and is sealed again), and `split --move` said there was no such item."""
+    path = one_doc_repo / "sets" / "s.yaml"
+    path.write_text(ONE_ITEM_HEADER + SEALED, encoding="utf-8")
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(one_doc_repo, "seal", "s", "--recipient", key[1]).code == 0
+    text = path.read_text()
+    at = text.index("  - id: q-2\n    category: direct-lookup\n")
+    text = text[:at] + text[at:].replace("category: direct-lookup", "category: 3", 1)
+    path.write_text(text)
+    commit_all(one_doc_repo, "a sealed item with a number for a category")
+    line = text[:at].count("\n") + 2
+    if with_key:
+        monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    before = path.read_bytes()
+    problem = (
+        f"evalset: sets/s.yaml:{line}:5: item 'q-2' is not valid: category: expected text, "
+        "got a number (3) (quote it if it is meant as text); fix it (`evalset validate s` "
+        "lists the problems), "
+    )
+    for args, then in [
+        (("split", "s", "--move", "q-2", "--to", "tuning", "--force"),
+         "then move it again. Nothing was moved."),
+        (("verify", "s", "q-2"), "then verify again. Nothing was verified."),
+        (("retire", "s", "q-2", "--reason", "gone"),
+         "then run the command again. The file is unchanged."),
+    ]:  # fmt: skip
+        result = cli(one_doc_repo, *args)
+        assert (result.code, result.err) == (2, problem + then + "\n"), args
+        assert path.read_bytes() == before

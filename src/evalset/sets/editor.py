@@ -211,11 +211,26 @@ class SetEditor:
 
     def _refuse_sealed(self, k: int) -> None:
         """Refuse to change the item at file position ``k`` while it is sealed to another
-        key than the one at hand (or none is): its content cannot be read, nor sealed again."""
-        if k in self.current.sealed_index:
+        key than the one at hand (or none is): its content cannot be read, nor sealed again.
+        So is a sealed entry the schema refuses, with or without the key: it is not opened,
+        and written to as it is, its visible fields would part from its sealed content."""
+        current = self.current
+        if k in current.sealed_index:
             from evalset.sets.sealed import refused_sealed
 
-            raise refused_sealed(self.current.path, self.current.raw_items[k]["id"])
+            raise refused_sealed(current.path, current.raw_items[k]["id"])
+        entry = current.raw_items[k]
+        if isinstance(entry, dict) and "sealed" in entry and k not in current.opened:
+            ident = entry.get("id")
+            invalid = current.not_valid(str(ident)) if ident is not None else None
+            if invalid is None:  # no id to name it by (an edit by position)
+                line, col = current.position(("items", k))
+                where = f"{current.path}:{line}:{col}" if line else str(current.path)
+                invalid = (
+                    f"{where}: sealed item #{k + 1} is not valid; fix it (`evalset validate "
+                    f"{current.name}` lists the problems)"
+                )
+            raise EditRefused(f"{invalid}, then run the command again. The file is unchanged.")
 
     def _position_of(self, item_id: str) -> int:
         found = [
