@@ -4,7 +4,10 @@ the new, never a mix (and never a stray temporary file where git would see it).
 A path the user names may be no regular file: a device (``/dev/null``), a FIFO, an open
 descriptor (``/dev/stdout``, ``/dev/fd/N`` of a shell's process substitution). Such a
 target is written to directly, as ``cp`` and ``tee`` do, never replaced; such an input is
-read once, so a stream reads as the same bytes in a file do (``read_input``)."""
+read once, so a stream reads as the same bytes in a file do (``read_input``). A file evalset
+finds by itself (a manifest in the snapshots folder, a cache) is read only when it is a
+regular file or a symlink to one, and anything else is refused without waiting
+(``open_found``): no one meant it as a stream."""
 
 from __future__ import annotations
 
@@ -69,9 +72,13 @@ class Dangling:
     @property
     def points(self) -> str:
         """``a symlink to l2, a symlink to /gone, which does not exist``."""
+        return self.leading_to("folder")
+
+    def leading_to(self, what: str) -> str:
+        """``points``, for a link that should lead to ``what`` (a folder, a file)."""
         chain = ", a ".join(f"symlink to {to}" for to in self.targets)
         if self.missing is None:
-            return f"a {chain}, a loop of links that leads to no folder"
+            return f"a {chain}, a loop of links that leads to no {what}"
         return f"a {chain}, which does not exist"
 
     @property
@@ -747,6 +754,101 @@ def read_user_text(path: Path, what: str = "file") -> str:
     except OSError as exc:
         raise TextError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
     return decode_text(data, path, what).removeprefix("\ufeff")
+
+
+class NotAFile(OSError):
+    """A path evalset finds by itself (a manifest in the snapshots folder, a cache in
+    ``.evalset/``, a set's accepted run) that is there but is no regular file, nor a symlink
+    that leads to one. Unlike a path the user names, it is never read as a stream: opening
+    a FIFO waits for a writer that never comes, and a device, a socket or a folder holds no
+    file evalset wrote."""
+
+    def __init__(self, path: Path, kind: str, dangling: bool = False) -> None:
+        super().__init__(errno.EINVAL, f"is {kind}, not a file", str(path))
+        self.path = path
+        self.kind = kind
+        """What it is, as a message says it (``a named pipe``, see ``not_a_file``)."""
+        self.dangling = dangling
+        """Whether it is a symlink that leads to nothing (the file it names may be made)."""
+
+    def sentence(self, what: str, fix: str = "remove it", shown: object = None) -> str:
+        """``PATH: is a named pipe, not a snapshot manifest; remove it.``, the path as
+        ``shown`` when given; for a symlink to nothing, restoring what it points to is a
+        fix too."""
+        path = self.path if shown is None else shown
+        if self.dangling:
+            return (
+                f"{path}: is {self.kind}, so no {what} is there; {fix}, or restore the file it "
+                "points to."
+            )
+        return f"{path}: is {self.kind}, not a {what}; {fix}."
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((kind for test, kind in _KINDS if test(mode)), "no regular file")
+
+
+def not_a_file(path: Path) -> NotAFile | None:
+    """Why ``path``, found by evalset itself, is not a file it may read or replace: it is a
+    folder, a named pipe, a socket, a device, a symlink to one of them, or a symlink that
+    leads to nothing (``NotAFile.dangling``); None for a regular file, a symlink to one,
+    and a path where nothing is (or that cannot be looked at: said where it is read).
+    Only ``stat`` is asked: nothing is opened."""
+    try:
+        found = os.stat(path)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ELOOP) or not os.path.islink(path):
+            return None
+        chain = _chain(Path(path))
+        if chain is None:  # the link went away meanwhile
+            return None
+        return NotAFile(path, chain.leading_to("file"), dangling=True)
+    if stat.S_ISREG(found.st_mode):
+        return None
+    kind = _kind(found.st_mode)
+    if os.path.islink(path):
+        with contextlib.suppress(OSError):
+            kind = f"a symlink to {os.readlink(path)}, which is {kind}"
+    return NotAFile(path, kind)
+
+
+def open_found(path: Path) -> int:
+    """A descriptor open for reading on ``path``, a file evalset found by itself (listed in
+    its folder, or at the place evalset keeps it), which must be a regular file or a
+    symlink to one: ``NotAFile`` otherwise (an OSError), raised without waiting. Such a
+    path is looked at before it is opened, so that a device is never opened at all; and it
+    is opened without waiting, so that a FIFO put in its place meanwhile is refused too."""
+    refused = not_a_file(path)
+    if refused is not None:
+        raise refused
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotAFile(path, _kind(mode))
+        if os.name == "posix":
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_found(path: Path) -> bytes:
+    """The bytes of a file evalset found by itself (``open_found``: ``NotAFile`` when it is
+    no regular file, OSError as ``open`` raises otherwise)."""
+    with os.fdopen(open_found(path), "rb") as f:
+        return f.read()
 
 
 _LONE_SURROGATE = re.compile(

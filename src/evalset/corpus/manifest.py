@@ -35,7 +35,7 @@ from evalset.corpus.table import (
     whole_level,
 )
 from evalset.errors import EvalsetError
-from evalset.fsio import conflict_line, json_loads
+from evalset.fsio import NotAFile, conflict_line, json_loads, open_found, read_found
 
 FORMAT = 2
 """Version of the manifest layout and its hashes (1: BLAKE2b-128, 2: XXH3-128)."""
@@ -246,11 +246,19 @@ def _check_about(path: Path, about: Any) -> dict[str, Any]:
     return about
 
 
+def not_a_manifest(refused: NotAFile) -> SnapshotError:
+    """A name in the snapshots folder that is no file (a FIFO, a folder, a socket, a link
+    to nothing): refused, never opened, so that no command waits on it."""
+    return SnapshotError(refused.sentence("snapshot manifest"))
+
+
 def read_about(path: Path) -> dict[str, Any]:
     """The header of a manifest, reading only its first line."""
     try:
-        with path.open(encoding="utf-8") as f:
+        with open(open_found(path), encoding="utf-8") as f:
             first = f.readline()
+    except NotAFile as exc:
+        raise not_a_manifest(exc) from None
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
     except UnicodeDecodeError:
@@ -275,7 +283,9 @@ def read_snapshot(path: Path, verify: bool = True, index_dir: Path | None = None
         if found is not None:
             return _snapshot(path, *found)
     try:
-        data = path.read_bytes()
+        data = read_found(path)
+    except NotAFile as exc:
+        raise not_a_manifest(exc) from None
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:

@@ -66,7 +66,7 @@ from evalset.corpus.tracked import NotPulled, missing_here, not_pulled
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write, sweep_temps
+from evalset.fsio import atomic_write, not_a_file, sweep_temps
 
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
@@ -412,6 +412,17 @@ class TakeResult:
         return read_snapshot(self.path, verify=False)
 
 
+def _refuse_in_place(target: Path) -> None:
+    """Refuse a manifest's place that holds what is no file (a FIFO, a socket, a device, a
+    folder, or a symlink to one of them): writing it again, as for a damaged manifest,
+    would write into the FIFO or device, waiting for a reader, rather than replace it. A
+    symlink to nothing is written through, as every file evalset writes is."""
+    refused = not_a_file(target)
+    if refused is not None and not refused.dangling:
+        fix = "remove it, then take the snapshot again (its manifest goes there)"
+        raise SnapshotError(refused.sentence("snapshot manifest", fix))
+
+
 def _kept_about(target: Path, ident: str) -> dict[str, Any] | None:
     """The header of a damaged manifest when its first line still reads and names the same
     content: writing it again keeps when and where that content was first recorded."""
@@ -472,6 +483,8 @@ def take_snapshot(
         tree = read_working_tree(root / corpus_rel, state_dir, mode, store_text)
         ident = tree.id
         target = snapshots_dir / f"{ident}.json"
+        if write:
+            _refuse_in_place(target)
         damaged = _damage(target, state_dir) if write and target.exists() else None
         if write and target.exists() and damaged is None and store_text is not None:
             # the id does not depend on the text: the manifest of this content is written
@@ -530,6 +543,8 @@ def take_snapshot(
         sections = sum(len(d["sections"]) for d in entries.values())
         target = snapshots_dir / f"{ident}.json"
         about = Snapshot(ident, created, corpus_rel, commit, rev, mode).about()
+        if write:
+            _refuse_in_place(target)
         if write and target.exists():
             damaged = _damage(target, state_dir)
             if damaged is None and store_text is not None:

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from evalset.errors import EvalsetError
-from evalset.fsio import json_loads, replace_cache
+from evalset.fsio import json_loads, open_found, read_found, replace_cache
 
 
 class DamagedLine(EvalsetError):
@@ -303,7 +303,7 @@ def indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments]
         if not isinstance(about, dict):
             return None
         if index.get("names") is None:  # checked, but its table is read from the file
-            text = path.read_bytes().decode("utf-8")
+            text = read_found(path).decode("utf-8")
             split = split_lines(text)
             if split is None:
                 return None
@@ -330,7 +330,7 @@ def _plausible(bounds: array[int], size: int) -> bool:
 def mapped(path: Path) -> bytes | mmap.mmap:
     """The file's bytes, mapped read-only where the system allows a mapped file to be
     replaced (POSIX); read otherwise, and when it is empty."""
-    with path.open("rb") as f:
+    with open(open_found(path), "rb") as f:
         if os.name == "posix" and os.fstat(f.fileno()).st_size:
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         return f.read()
