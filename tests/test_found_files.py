@@ -1,8 +1,11 @@
-"""Names in the snapshots folder that are not files: a named pipe (FIFO), a folder, a
-socket, a symlink to nothing, a symlink to a named pipe and (run as root) a character
-device. Every command that reads the snapshots refuses such a name in one sentence (what it
-is, and to remove it), exit 2, and writes nothing; ``snapshot`` passes over it, as over a
-damaged manifest, unless it stands where the new manifest goes.
+"""Names that evalset finds by itself, rather than by a path the user gives, and that are not
+files: a named pipe (FIFO), a folder, a socket, a symlink to nothing, a symlink to a named
+pipe and (run as root) a character device, in each place evalset lists or keeps files:
+
+- ``snapshots/*.json``: every command that reads the snapshots refuses the name in one
+  sentence (what it is, and to remove it), exit 2, and writes nothing; ``snapshot`` passes
+  over it, as over a damaged manifest, unless it stands where the new manifest goes.
+- the caches in ``.evalset/``: a named pipe there means "no cache", as anything else does.
 
 Opening a named pipe waits for a writer that never comes, so every command runs in a
 process of its own under a timeout: a command that waits fails its case rather than
@@ -200,3 +203,28 @@ def test_snapshot_refuses_a_name_that_is_no_file_where_its_manifest_goes(
     made = KINDS[kind](entry, ws)
     fix = "remove it, then take the snapshot again (its manifest goes there)"
     _refused(ws, ["snapshot"], _refusal(f"snapshots/{NEWEST}.json", made, "snapshot manifest", fix))
+
+
+# -- .evalset/ ----------------------------------------------------------------------------
+
+CACHES = [
+    "snapshot-listing.marshal",
+    "snapshot-index.marshal",
+    f"manifests/{NEWEST}.marshal",
+]
+
+
+@pytest.mark.parametrize("command", ["status", "snapshot"])
+@pytest.mark.parametrize("cache", CACHES)
+@pytest.mark.parametrize("kind", ["named pipe", "symlink to a named pipe"])
+def test_a_cache_that_is_a_named_pipe_means_no_cache(
+    ws: Path, tmp_path: Path, kind: str, cache: str, command: str
+) -> None:
+    pristine = Path(shutil.copytree(ws, tmp_path / "pristine", symlinks=True))
+    (pristine / ".evalset" / cache).unlink()
+    expected = _evalset(pristine, command)
+    path = ws / ".evalset" / cache
+    path.unlink()
+    KINDS[kind](path, ws)
+    done = _evalset(ws, command)
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected.stdout, expected.stderr)

@@ -23,7 +23,7 @@ from evalset.corpus.manifest import (
 from evalset.corpus.table import LazyDocuments, find_sorted, strictly_sorted
 from evalset.corpus.walk import Listing
 from evalset.errors import EvalsetError
-from evalset.fsio import replace_cache
+from evalset.fsio import read_found, replace_cache
 
 QUICK = "snapshot-listing.marshal"
 
@@ -247,10 +247,11 @@ class StatCache:
     @staticmethod
     def quick(state_dir: Path) -> dict[str, Any]:
         """The last scan's folder listings and result (marshal: loads in a millisecond); {}
-        when the file is missing or holds anything but what ``save_quick`` writes: a cache
-        file is never trusted further than its shape."""
+        when the file is missing, is no file (a FIFO, which would wait) or holds anything
+        but what ``save_quick`` writes: a cache file is never trusted further than its
+        shape."""
         try:
-            blob = (state_dir / QUICK).read_bytes()
+            blob = read_found(state_dir / QUICK)
             with bulk():
                 data = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError, MemoryError):
@@ -263,7 +264,7 @@ class StatCache:
     def index(self) -> tuple[str | None, Rows]:
         """The cached state's id and rows (none when the cache is of other settings)."""
         try:
-            blob = self.index_path.read_bytes()
+            blob = read_found(self.index_path)
             cached = marshal.loads(blob)
         except (OSError, EOFError, ValueError, TypeError, MemoryError):
             return None, Rows()

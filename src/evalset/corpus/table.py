@@ -287,13 +287,14 @@ def indexed(path: Path, index_dir: Path) -> tuple[dict[str, Any], LazyDocuments]
     """The header and table of a manifest that was checked before (its id recomputed from
     its content) and has not changed since (same size, mtime and inode), from its index in
     ``index_dir``; None when there is no such index, or it is not what this module writes
-    (a cache is never trusted further than that). Through the index, the manifest is
+    (a cache is never trusted further than that, nor read when it is no file: a FIFO
+    would wait). Through the index, the manifest is
     neither decoded nor scanned: it is mapped into memory (read, where that is not
     possible), and only the lines asked for are touched. A manifest whose table the index
     does not hold (not ASCII) is read as bytes and scanned."""
     try:
         st = path.stat()
-        data = (index_dir / f"{path.stem}.marshal").read_bytes()
+        data = read_found(index_dir / f"{path.stem}.marshal")
         index = marshal.loads(data)
         if not isinstance(index, dict) or index.get("file") != (
             st.st_size, st.st_mtime_ns, st.st_ino
