@@ -5,6 +5,7 @@ pipe and (run as root) a character device, in each place evalset lists or keeps 
 - ``snapshots/*.json``: every command that reads the snapshots refuses the name in one
   sentence (what it is, and to remove it), exit 2, and writes nothing; ``snapshot`` passes
   over it, as over a damaged manifest, unless it stands where the new manifest goes.
+- ``sets/*.yaml``: the commands that go over every set refuse it, as an unreadable set.
 - the caches in ``.evalset/``: a named pipe there means "no cache", as anything else does.
 
 Opening a named pipe waits for a writer that never comes, so every command runs in a
@@ -203,6 +204,31 @@ def test_snapshot_refuses_a_name_that_is_no_file_where_its_manifest_goes(
     made = KINDS[kind](entry, ws)
     fix = "remove it, then take the snapshot again (its manifest goes there)"
     _refused(ws, ["snapshot"], _refusal(f"snapshots/{NEWEST}.json", made, "snapshot manifest", fix))
+
+
+# -- sets/ --------------------------------------------------------------------------------
+
+EVERY_SET = {
+    "status": ["status"],
+    "validate": ["validate"],
+    "stale": ["stale"],
+    "agreement": [
+        "agreement", "examples/labels/acme-support.csv", "--judge",
+        "command:examples/judges/keywords.py",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", EVERY_SET)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_set_name_that_is_no_file_is_refused_by_a_command_over_every_set(
+    ws: Path, kind: str, command: str
+) -> None:
+    """Passed over, it would let `validate` pass having checked none of the set a symlink
+    names, and `agreement` take the other set for the only one."""
+    made = KINDS[kind](ws / "sets" / "zz.yaml", ws)
+    fix = "remove it, or move it out of sets"
+    _refused(ws, EVERY_SET[command], _refusal("sets/zz.yaml", made, "set file", fix))
 
 
 # -- .evalset/ ----------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 from evalset.config import Workspace, find_workspace, find_workspace_or_none
-from evalset.errors import NoSetsFolder, UnknownSet
+from evalset.errors import NoSetsFolder, SetFileError, UnknownSet
+from evalset.fsio import not_a_file
 
 SET_SUFFIXES = (".yaml", ".yml")
 
@@ -41,12 +42,22 @@ def sets_folder(workspace: Workspace) -> Path:
     )
 
 
-def set_paths(workspace: Workspace) -> list[Path]:
+def set_paths(workspace: Workspace, strict: bool = True) -> list[Path]:
     """Every set file of the workspace, sorted by name (``NoSetsFolder`` when its sets
-    folder is missing)."""
+    folder is missing). A set file's name there that is no file (a FIFO, a socket, a
+    device, a folder, a symlink to one of them or to nothing) is refused, as a set file
+    that cannot be read is: a command over every set would otherwise pass over it without
+    a word (the set a symlink named, not restored), and reading a FIFO would wait for a
+    writer. ``strict=False`` passes over it (for a hint, which must not fail)."""
     folder = sets_folder(workspace)
-    found = (p for p in folder.iterdir() if p.suffix in SET_SUFFIXES and p.is_file())
-    return sorted(display_path(p) for p in found)
+    listed = [p for p in folder.iterdir() if p.suffix in SET_SUFFIXES]
+    for path in sorted(listed) if strict else ():
+        refused = not_a_file(path)
+        if refused is not None:
+            shown = display_path(folder)
+            fix = f"remove it, or move it out of {shown}"
+            raise SetFileError(refused.sentence("set file", fix, shown / path.name))
+    return sorted(display_path(p) for p in listed if p.is_file())
 
 
 def unique_paths(paths: list[Path]) -> list[Path]:
@@ -112,7 +123,7 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
             "run evalset in the workspace's folder (or give it with -C DIR), or give the set "
             "file's path."
         )
-    names = [p.stem for p in set_paths(workspace)]
+    names = [p.stem for p in set_paths(workspace, strict=False)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
     raise UnknownSet(

@@ -276,7 +276,7 @@ def sets_with_item(workspace: Workspace, item_id: str) -> list[str]:
     from evalset.workspace import set_paths
 
     found = []
-    for path in set_paths(workspace):
+    for path in set_paths(workspace, strict=False):
         try:
             loaded = load_set(path)
         except EvalsetError:
