@@ -6,6 +6,7 @@ pipe and (run as root) a character device, in each place evalset lists or keeps 
   sentence (what it is, and to remove it), exit 2, and writes nothing; ``snapshot`` passes
   over it, as over a damaged manifest, unless it stands where the new manifest goes.
 - ``sets/*.yaml``: the commands that go over every set refuse it, as an unreadable set.
+- ``reports/accepted/SET.json``: ``gate`` and ``accept`` refuse it.
 - the caches in ``.evalset/``: a named pipe there means "no cache", as anything else does.
 
 Opening a named pipe waits for a writer that never comes, so every command runs in a
@@ -229,6 +230,29 @@ def test_a_set_name_that_is_no_file_is_refused_by_a_command_over_every_set(
     made = KINDS[kind](ws / "sets" / "zz.yaml", ws)
     fix = "remove it, or move it out of sets"
     _refused(ws, EVERY_SET[command], _refusal("sets/zz.yaml", made, "set file", fix))
+
+
+# -- reports/accepted/ --------------------------------------------------------------------
+
+ACCEPTED = "reports/accepted/acme-support.json"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gate_refuses_an_accepted_run_that_is_no_file(ws: Path, kind: str) -> None:
+    (ws / ACCEPTED).unlink()
+    made = KINDS[kind](ws / ACCEPTED, ws)
+    fix = "remove it, then accept a run with `evalset accept REPORT.json`"
+    _refused(ws, ["gate", "cur.json"], _refusal(ACCEPTED, made, "report", fix))
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "dangling symlink"])
+def test_accept_refuses_an_accepted_run_that_is_no_file(ws: Path, kind: str) -> None:
+    """As a path the user names, a named pipe or a device there would be written into (the
+    named pipe waiting for a reader). A symlink to nothing is written through."""
+    (ws / ACCEPTED).unlink()
+    made = KINDS[kind](ws / ACCEPTED, ws)
+    fix = "remove it, then accept the report again"
+    _refused(ws, ["accept", "base.json"], _refusal(ACCEPTED, made, "report", fix))
 
 
 # -- .evalset/ ----------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from evalset.config import ACCEPTED, Workspace
 from evalset.corpus.revision import run_git
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write
+from evalset.fsio import WriteFailed, atomic_write, not_a_file
 from evalset.git import Version
 from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
 from evalset.score.report import ReportError, read_report
@@ -537,6 +537,10 @@ def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> 
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ReportError(f"{current_path}: its pin names no set; give a report of a set.")
     path = accepted_path(ws, name)
+    refused = not_a_file(path)
+    if refused is not None:  # a FIFO would wait for a writer, and no one meant it
+        fix = "remove it, then accept a run with `evalset accept REPORT.json`"
+        raise GateRefused(refused.sentence("report", fix))
     if not path.is_file():
         raise GateRefused(
             f"{current_path}: set {name} has no accepted run yet ({path.relative_to(ws.root)} "
@@ -568,6 +572,10 @@ def accept(ws: Workspace, report_path: Path) -> Accepted:
     except PinError as exc:
         raise ReportError(str(exc)) from None
     target = accepted_path(ws, name)
+    refused = not_a_file(target)
+    if refused is not None and not refused.dangling:
+        # as a path the user names, a FIFO or a device would be written into, not replaced
+        raise WriteFailed(refused.sentence("report", "remove it, then accept the report again"))
     replaced = target.is_file()
     atomic_write(target, text.encode(), parents=True)
     ignored = run_git(ws.root, "check-ignore", "-q", str(target.relative_to(ws.root))) is not None
