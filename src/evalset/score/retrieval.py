@@ -52,6 +52,7 @@ from evalset.score.runfile import (
     read_run,
     refuse_lines,
     refuse_nothing_to_score,
+    retrieved_texts,
     unknown_item,
 )
 from evalset.sets.model import Item, labels_shown, side
@@ -526,12 +527,7 @@ def unknown_citations(
     if snap is None:
         return []
     if texts is None:
-        texts = set()
-        for line in lines:
-            if line.plain and line.retrieved:
-                texts.update(line.retrieved)  # type: ignore[arg-type]
-            elif line.retrieved:
-                texts.update(e for e in line.retrieved if type(e) is str)
+        texts = retrieved_texts(lines)
     by_doc: dict[str, list[str]] = {}
     for text in texts:
         by_doc.setdefault(text.partition("#")[0], []).append(text)

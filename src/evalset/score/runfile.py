@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from json.scanner import make_scanner
@@ -197,17 +198,24 @@ def _plain_texts(parsed: list[tuple[int, Any]]) -> set[str] | None:
     return found if set(map(type, found)) <= _STR else None
 
 
+def retrieved_texts(lines: Sequence[RunLine]) -> set[str]:
+    """The distinct entries the lines retrieved as text (citations, or what is meant as
+    them), without their chunks."""
+    texts: set[str] = set()
+    for line in lines:
+        if line.plain and line.retrieved:
+            texts.update(line.retrieved)  # type: ignore[arg-type]
+        elif line.retrieved:
+            texts.update(e for e in line.retrieved if type(e) is str)
+    return texts
+
+
 def _bad_citations(lines: list[RunLine], texts: set[str] | None) -> list[tuple[int, str]]:
     """(line, problem) of the lines with a retrieved text that is not a citation; each
     distinct text is parsed once (a run repeats the same sections many times). ``texts``:
     every retrieved text of the file, when known (``_plain_texts``)."""
     if texts is None:
-        texts = set()
-        for line in lines:
-            if line.plain and line.retrieved:
-                texts.update(line.retrieved)  # type: ignore[arg-type]
-            elif line.retrieved:
-                texts.update(e for e in line.retrieved if type(e) is str)
+        texts = retrieved_texts(lines)
     bad = {}
     for text in texts:
         try:
