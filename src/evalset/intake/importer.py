@@ -20,6 +20,7 @@ import datetime as dt
 import hashlib
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -335,7 +336,8 @@ def _plan(
     entries = loaded.entries if loaded is not None else []
     existing = {entry.id: entry for entry in entries}
     result = ImportResult()
-    items = _decide(candidates, unnamed, existing, result, fmt)
+    refused = loaded.not_valid if loaded is not None else _nothing_refused
+    items = _decide(candidates, unnamed, existing, result, fmt, refused)
     for item in items:
         if item.verified and snapshots is not None and not _known(snapshots, item.verified):
             result.unverified.append(item.id)
@@ -345,6 +347,11 @@ def _plan(
     result.added = [item.id for item in items]
     result.drafts = [item.id for item in items if item.status == "draft"]
     return result, items
+
+
+def _nothing_refused(ident: str) -> str | None:
+    """A set to create holds no item, refused or not."""
+    return None
 
 
 def _row_lines(candidates: list[tuple[int, Item]]) -> dict[str, int]:
@@ -422,9 +429,11 @@ def _decide(
     existing: dict[str, Item | SealedItem],
     result: ImportResult,
     fmt: str,
+    refused: Callable[[str], str | None],
 ) -> list[Item]:
     """Which rows are added: not a row whose id the set has (skipped when it is the same
-    item as the format shows it, a conflict when its content differs), nor one whose
+    item as the format shows it, a conflict when its content differs, or when the set's
+    item is one the schema refuses, which ``refused`` says why of), nor one whose
     question is a near duplicate of an item's or of an earlier row's (the rule `validate`
     and `promote` use). A row of ``unnamed`` (line numbers of rows with no id of their own)
     whose question is, in any case and spacing, that of the item of its id is such a near
@@ -471,6 +480,10 @@ def _decide(
                     f"line {number}: {where} has {item.id} with other content "
                     f"({', '.join(differs)}); rename one of them or edit the set's item"
                 )
+            continue
+        invalid = refused(item.id)
+        if invalid is not None:  # its content cannot be compared: the item must be fixed
+            result.conflicts[item.id] = f"line {number}: {invalid}, then import again"
             continue
         match = next((owner[a] for a in partners.get(k, []) if a in owner), None)
         if match is not None:

@@ -18,7 +18,7 @@ import difflib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -530,11 +530,14 @@ def decide(
     candidates: Sequence[Candidate],
     id_from: str,
     ratio: float,
+    refused: Callable[[str], str | None],
     dry_run: bool = False,
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
-    as it is now); the drafts get their holdout assignment by the split rule. ``dry_run``:
-    the reasons say what would be done."""
+    as it is now); the drafts get their holdout assignment by the split rule. A draft whose
+    id is that of an item the schema refuses (``refused`` says why, as ``SetFile.not_valid``)
+    refuses the run: whether the record is that item cannot be told until it is fixed.
+    ``dry_run``: the reasons say what would be done."""
     from evalset.holdout.split import plan_split
     from evalset.sets.neardup import near_duplicate_pairs
 
@@ -594,6 +597,12 @@ def decide(
                 by_trace[trace] = ident
             result.skipped.append(Skipped(line, trace, ident, why))
             continue
+        invalid = refused(ident)
+        if invalid is not None:
+            raise PromoteRefused(
+                f"{invalid}, then promote again (the record of line {line} would be item "
+                f"{ident!r}; nothing was promoted)."
+            )
         ids.add(ident)
         if trace is not None:
             by_trace[trace] = ident
@@ -700,14 +709,17 @@ def promote(
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
-        decision = decide(loaded.entries, candidates, id_from, ratio, dry_run=True)
+        decision = decide(
+            loaded.entries, candidates, id_from, ratio, loaded.not_valid, dry_run=True
+        )
         if decision.result.invalid and not skip_invalid:  # as the run itself refuses
             raise _refusal(source, decision.result.invalid)
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result
     with edit_set(target) as editor:
-        decision = decide(editor.current.entries, candidates, id_from, ratio)
+        current = editor.current
+        decision = decide(current.entries, candidates, id_from, ratio, current.not_valid)
         if decision.result.invalid and not skip_invalid:
             raise _refusal(source, decision.result.invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)

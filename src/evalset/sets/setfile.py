@@ -80,10 +80,8 @@ class SetFile:
         typo. ``file:line:col: item 'x' is not valid: <its first problem, as `evalset
         validate` words it>; fix it (...)``, for the command to end with what then; None
         when the file has no such invalid item."""
-        if ident not in self.written_ids:
-            return None
-        found = self.schema_error(ident)
-        if found is None:
+        found = self.schema_error(ident)  # first: most files have no schema error at all
+        if found is None or ident not in self.written_ids:
             return None
         where = str(self.path)
         if found.line is not None:
