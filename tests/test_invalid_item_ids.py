@@ -163,6 +163,45 @@ def test_a_promoted_record_of_an_invalid_items_id_is_refused_saying_why(  # type
     assert path.read_bytes() == before
 
 
+# command: (its arguments, with ID for the id typed, and its refusal with HINT for the hint)
+TYPO_COMMANDS = {
+    "verify": (("verify", "s", "ID"), "evalset: sets/s.yaml: has no item 'q-22'HINT."),
+    "split --move": (
+        ("split", "s", "--move", "ID", "--to", "holdout"),
+        "evalset: sets/s.yaml: has no item 'q-22'HINT; check the id.",
+    ),
+    "retire": (
+        ("retire", "s", "ID", "--reason", "gone"),
+        "evalset: sets/s.yaml: has no item 'q-22'HINT; nothing was retired.",
+    ),
+    "agreement": (
+        ("agreement", "typo.csv", "--judge", "exact", "--set", "s"),
+        "evalset: typo.csv:2: item 'q-22' is not in set s (HINT); label only the set's items.",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", list(TYPO_COMMANDS))
+def test_a_typo_of_an_invalid_items_id_is_pointed_at_it(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli, command: str
+) -> None:
+    """ "Did you mean" looks at every id the file holds: before, `verify` and `agreement`
+    suggested valid items alone, and `split --move` and the editor suggested nothing. The
+    id suggested is then said to be not valid, with the fix."""
+    path, _ = invalid_set(one_doc_repo, "wrong type")
+    (one_doc_repo / "typo.csv").write_text("id,answer,claim,label\nq-22,who pays,who pays,yes\n")
+    before = path.read_bytes()
+    args, refusal = TYPO_COMMANDS[command]
+    result = cli(one_doc_repo, *("q-22" if a == "ID" else a for a in args))
+    hint = "did you mean 'q-2'?"
+    expected = refusal.replace("(HINT)", f"({hint})").replace("HINT", f" ({hint})")
+    assert (result.code, result.err) == (2, expected + "\n")
+    assert path.read_bytes() == before
+    with pytest.raises(EditRefused) as refused, edit_set(path) as editor:
+        editor.update_item("q-22", {"category": "direct-lookup"})
+    assert str(refused.value) == f"{path}: has no item 'q-22' ({hint}); check the id."
+
+
 def test_the_sentence_is_the_same_through_the_library(one_doc_repo: Path) -> None:
     path, ident = invalid_set(one_doc_repo, "wrong type")
     before = path.read_bytes()

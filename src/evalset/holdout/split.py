@@ -301,7 +301,8 @@ def move(
         invalid = loaded.not_valid(item_id)
         if invalid is not None:
             raise EditRefused(f"{invalid}, then move it again. Nothing was moved.")
-        raise EditRefused(f"{path}: has no item {item_id!r}; check the id.")
+        hint = loaded.did_you_mean(item_id)
+        raise EditRefused(f"{path}: has no item {item_id!r}{hint}; check the id.")
     wanted = to == "holdout"
     if item.holdout is wanted:
         return Move(changed=False)

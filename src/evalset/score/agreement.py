@@ -16,7 +16,6 @@ and the same verdict (p_e = 1).
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import math
 from collections.abc import Sequence
@@ -184,8 +183,8 @@ def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
             invalid = loaded.not_valid(ident)
             if invalid is not None:
                 raise LabelsError(f"{invalid}, then run agreement again ({path}:{line} labels it).")
-            close = difflib.get_close_matches(ident, sorted(ids), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "check the id"
+            close = loaded.nearest_id(ident)
+            hint = f"did you mean {close!r}?" if close is not None else "check the id"
             raise LabelsError(
                 f"{path}:{line}: item {ident!r} is not in set {loaded.name} ({hint}); "
                 "label only the set's items."

@@ -242,7 +242,8 @@ class SetEditor:
             invalid = self.current.not_valid(item_id)  # its id not written as text: `id: 12`
             if invalid is not None:
                 raise EditRefused(f"{invalid}, then run the command again. The file is unchanged.")
-            raise EditRefused(f"{self.current.path}: has no item {item_id!r}; check the id.")
+            hint = self.current.did_you_mean(item_id)
+            raise EditRefused(f"{self.current.path}: has no item {item_id!r}{hint}; check the id.")
         if len(found) > 1:
             lines = [self.current.position(("items", k))[0] for k in found]
             where = " and ".join(f"line {n}" for n in lines if n) or f"{len(found)} places"

@@ -4,7 +4,6 @@ that writes the labels for them."""
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 import unicodedata
 from collections import Counter
@@ -93,8 +92,7 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
                 invalid = editor.current.not_valid(ident)  # its id not written as text
                 if invalid is not None:
                     raise EditRefused(f"{invalid}, then retire it again; nothing was retired.")
-                close = difflib.get_close_matches(ident, [str(i) for i in statuses], n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                hint = editor.current.did_you_mean(ident)
                 raise EditRefused(f"{path}: has no item {ident!r}{hint}; nothing was retired.")
             if statuses[ident] == "retired":
                 result.already.append(ident)

@@ -9,6 +9,7 @@ file atomically.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Collection
@@ -93,6 +94,18 @@ class SetFile:
             f"{where}: item {ident!r} is not valid: {problem}; fix it (`evalset validate "
             f"{self.name}` lists the problems)"
         )
+
+    def nearest_id(self, ident: str) -> str | None:
+        """The id written in the file closest to ``ident``, an id no item has, for a
+        command's "did you mean": of any item (one the schema refuses is then said to be not
+        valid, a sealed one to be sealed); None when none is close."""
+        close = difflib.get_close_matches(ident, sorted(self.written_ids), n=1)
+        return close[0] if close else None
+
+    def did_you_mean(self, ident: str) -> str:
+        """`` (did you mean 'q-12'?)`` (``nearest_id``), or nothing."""
+        close = self.nearest_id(ident)
+        return f" (did you mean {close!r}?)" if close is not None else ""
 
     @property
     def raw_items(self) -> list[Any]:

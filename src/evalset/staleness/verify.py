@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,8 +89,7 @@ def verify(
             invalid = loaded.not_valid(missing)
             if invalid is not None:
                 raise EvalsetError(f"{invalid}, then verify again. Nothing was verified.")
-            close = difflib.get_close_matches(missing, list(by_id), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = loaded.did_you_mean(missing)
             raise EvalsetError(f"{path}: has no item {missing!r}{hint}.")
         targets = [by_id[i] for i in ids]
     for item in targets:
