@@ -170,6 +170,10 @@ class SetEditor:
         self._appended: list[dict[str, Any]] = []
         self._header_changes: dict[str, Any] = {}
         self._replaced: dict[int, dict[str, Any]] = {}
+        self._replaced_texts: dict[int, str] = {}
+        """Item position -> its replacement as written, once rendered: sealing renders the
+        file to check it before the edit ends and renders it, and writing a sealed entry's
+        armored text is most of the time either takes."""
         self._long_comments: dict[str, str] = {}
         """Placeholder -> the long comment it stands for while ruamel.yaml has a region."""
         self._stand_ins: StandIns | None = None
@@ -334,6 +338,7 @@ class SetEditor:
         when the edit ends; a sealed item needs the key."""
         self._refuse_sealed(k)
         self._replaced[k] = dict(entry)
+        self._replaced_texts.pop(k, None)
 
     def restore_at(self, k: int, text: str) -> None:
         """Write ``text`` (an item's text as ``source_of`` gave it when it was sealed) in
@@ -478,7 +483,10 @@ class SetEditor:
                 # A whole new entry (sealing): nothing of the old one may remain, not even
                 # the comments around it.
                 start, end = self._bare_bounds(k)
-                text = _entries(yaml, {"items": [self._replaced[k]]})
+                text = self._replaced_texts.get(k)
+                if text is None:  # the file's layout, and so ``yaml``, is the same each time
+                    text = _entries(yaml, {"items": [self._replaced[k]]})
+                    self._replaced_texts[k] = text
             elif k in self._restored:
                 replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
                 continue
