@@ -13,6 +13,15 @@ __all__ = ["score_ws"]
 
 GOOD = '{"id": "a1", "retrieved": ["guide.md#returns"]}\n'
 FIX = "; fix the line, or leave invalid lines out with --skip-invalid."
+ONE = "; fix it: no other line can be scored."
+"""The end of the refusal of a file whose one line is invalid: leaving it out leaves nothing."""
+MANY = (
+    "; fix them: no line can be scored, so leaving them out (--skip-invalid) would leave nothing."
+)
+NOT_JSON = (
+    '; no line is JSON: a run file holds one JSON object per line, like {"id": "q-001", '
+    '"retrieved": ["policies/returns.md#damaged-items"]}.'
+)
 LONG = "x" * 24 + "… (100,000 characters, longer than any item's id)"
 TRIAL = '"trial" must be a whole number from 0 to 2,147,483,647, not'
 
@@ -25,11 +34,11 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     "a-json-array": (
         '[{"id": "a1", "retrieved": []}]\n',
         'run.jsonl:1: is a JSON list, not an object; each line is one object like {"id": '
-        '"q-001", "retrieved": ["doc.md#section"]}' + FIX,
+        '"q-001", "retrieved": ["doc.md#section"]}' + ONE,
     ),
     "two-objects-on-a-line": (
         GOOD.strip() + " " + GOOD,
-        "run.jsonl:1: is not JSON (column 49: Extra data)" + FIX,
+        "run.jsonl:1: is not JSON (column 49: Extra data)" + NOT_JSON,
     ),
     # a record broken over two lines beside two records on one line: joined, they would
     # still make as many values as lines, each taken for the wrong line
@@ -38,7 +47,7 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         '"guide.md#returns"]}\n'
         '{"id": "a1", "trial": 1, "retrieved": []}, {"id": "a1", "trial": 2, "retrieved": []}\n',
         "run.jsonl:1: is not JSON (column 46: Expecting ',' delimiter) (2 more invalid "
-        "line(s))" + FIX,
+        "line(s))" + NOT_JSON,
     ),
     "white-space-around-lines": (
         "  " + GOOD.strip() + " \r\n\t \n" + '{"id": "a1", "trial": -1, "retrieved": []}\n',
@@ -50,7 +59,7 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "no-break-space-after-a-line": (  # white space to Python, not to JSON
         GOOD.strip() + "\u00a0\n",
-        "run.jsonl:1: is not JSON (column 48: Extra data)" + FIX,
+        "run.jsonl:1: is not JSON (column 48: Extra data)" + NOT_JSON,
     ),
     "unknown-item": (
         GOOD + '{"id": "a11", "retrieved": []}\n',
@@ -63,41 +72,41 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "misspelt-key": (
         '{"id": "a1", "retreived": ["guide.md#returns"]}\n',
-        "run.jsonl:1: has an unknown key 'retreived' (did you mean 'retrieved'?)" + FIX,
+        "run.jsonl:1: has an unknown key 'retreived' (did you mean 'retrieved'?)" + ONE,
     ),
     "no-retrieved": (
         '{"id": "a1", "answer": "14 days"}\n',
         'run.jsonl:1: item a1 has no "retrieved" list; give what the retriever returned, best '
-        "first; fix the line, or leave invalid lines out with --skip-invalid.",
+        "first" + ONE,
     ),
     "bad-citation": (
         '{"id": "a1", "retrieved": ["/etc/passwd"]}\n',
         "run.jsonl:1: item a1: retrieved[0] is not a citation (citation '/etc/passwd' is not a "
-        "path relative to the corpus root (no leading '/', no empty, '.' or '..' parts))" + FIX,
+        "path relative to the corpus root (no leading '/', no empty, '.' or '..' parts))" + ONE,
     ),
     "citation-after-a-space": (
         '{"id": "a1", "retrieved": ["guide.md#returns", " guide.md#returns"]}\n',
         "run.jsonl:1: item a1: retrieved[1] is not a citation (citation ' guide.md#returns' "
-        "starts with white space: remove it)" + FIX,
+        "starts with white space: remove it)" + ONE,
     ),
     "bad-span": (
         '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 9, "end": 3}]}\n',
         'run.jsonl:1: item a1: retrieved[0] needs "text", or "start" and "end" as character '
-        "offsets with 0 <= start < end" + FIX,
+        "offsets with 0 <= start < end" + ONE,
     ),
     "chunk-of-a-section": (
         '{"id": "a1", "retrieved": [{"doc": "guide.md#returns", "text": "x"}]}\n',
         "run.jsonl:1: item a1: retrieved[0] names 'guide.md#returns' as \"doc\"; give the "
-        'document alone (no "#section")' + FIX,
+        'document alone (no "#section")' + ONE,
     ),
     "negative-trial": (
         '{"id": "a1", "trial": -1, "retrieved": []}\n',
-        f"run.jsonl:1: item a1: {TRIAL} -1" + FIX,
+        f"run.jsonl:1: item a1: {TRIAL} -1" + ONE,
     ),
     "trial-beyond-32-bits": (  # an internal error before (numpy's int64 overflowed)
         '{"id": "a1", "trial": 100000000000000000000, "retrieved": []}\n',
         'run.jsonl:1: item a1: "trial" must be a whole number from 0 to 2,147,483,647, not '
-        "100000000000000000000" + FIX,
+        "100000000000000000000" + ONE,
     ),
     "costs-beyond-a-number": (  # each finite, their total Infinity in the report before
         '{"id": "a1", "retrieved": [], "cost": 1e308}\n'
@@ -115,16 +124,16 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     "cost-beyond-a-float": (  # an internal error before (the int overflowed a float)
         '{"id": "a1", "retrieved": [], "cost": 1' + "0" * 400 + "}\n",
         'run.jsonl:1: item a1: "cost" must be a number from 0, not 100000000000000000000000… '
-        "(a number too large)" + FIX,
+        "(a number too large)" + ONE,
     ),
     "latency-beyond-a-float": (
         '{"id": "a1", "retrieved": [], "latency_ms": -1' + "0" * 400 + "}\n",
         'run.jsonl:1: item a1: "latency_ms" must be a number from 0, not -10000000000000000000000… '
-        "(a number too large)" + FIX,
+        "(a number too large)" + ONE,
     ),
     "latency-text": (
         '{"id": "a1", "retrieved": [], "latency_ms": "fast"}\n',
-        "run.jsonl:1: item a1: \"latency_ms\" must be a number from 0, not 'fast'" + FIX,
+        "run.jsonl:1: item a1: \"latency_ms\" must be a number from 0, not 'fast'" + ONE,
     ),
     "empty": (
         "\n\n",
@@ -161,29 +170,70 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     # 100,000-character id made a 100,000-character sentence)
     "unknown-item-of-100000-characters": (
         json.dumps({"id": "x" * 100_000, "retrieved": []}) + "\n",
-        f"run.jsonl:1: item {LONG} is not in set docs (check the id)" + FIX,
+        f"run.jsonl:1: item {LONG} is not in set docs (check the id)" + ONE,
     ),
     "unknown-item-as-long-as-an-id-may-be": (
         json.dumps({"id": "x" * 200, "retrieved": []}) + "\n",
-        f"run.jsonl:1: item {'x' * 200} is not in set docs (check the id)" + FIX,
+        f"run.jsonl:1: item {'x' * 200} is not in set docs (check the id)" + ONE,
     ),
     "long-id-with-a-bad-trial": (
         json.dumps({"id": "x" * 100_000, "trial": -1, "retrieved": []}) + "\n",
-        f"run.jsonl:1: item {LONG}: {TRIAL} -1" + FIX,
+        f"run.jsonl:1: item {LONG}: {TRIAL} -1" + ONE,
     ),
     "long-id-with-a-bad-retrieved": (
         json.dumps({"id": "x" * 100_000, "retrieved": "a.md"}) + "\n",
-        f'run.jsonl:1: item {LONG}: "retrieved" must be a list, not a text' + FIX,
+        f'run.jsonl:1: item {LONG}: "retrieved" must be a list, not a text' + ONE,
     ),
     "long-id-with-a-bad-citation": (
         json.dumps({"id": "x" * 100_000, "retrieved": ["#x"]}) + "\n",
         f"run.jsonl:1: item {LONG}: retrieved[0] is not a citation (citation '#x' has "
-        "no document before '#')" + FIX,
+        "no document before '#')" + ONE,
     ),
     "long-id-repeated": (
         2 * (json.dumps({"id": "x" * 100_000, "retrieved": []}) + "\n"),
         f"run.jsonl:1: item {LONG} is not in set docs (check the id) (1 more invalid line(s))"
-        + FIX,
+        + MANY,
+    ),
+    # a file no line of which is a run line: leaving lines out cannot help, and a file of
+    # another shape is named as such (before, every one ended "or leave invalid lines out
+    # with --skip-invalid")
+    "a-trec-run": (
+        "1 Q0 guide.md 1 1.5 bm25\n1 Q0 faq.md 2 1.0 bm25\n",
+        "run.jsonl:1: is not JSON (column 3: Extra data) (1 more invalid line(s)); this looks "
+        "like a TREC run (query, Q0, document, rank, score, tag): score it in TREC mode, "
+        "`evalset score retrieval --qrels QRELS --run run.jsonl`.",
+    ),
+    "trec-qrels": (
+        "1 0 guide.md 1\n",
+        "run.jsonl:1: is not JSON (column 3: Extra data); this looks like TREC qrels (query, 0, "
+        "document, relevance): give them with --qrels, and the run with --run.",
+    ),
+    "a-csv-file": (
+        "id,retrieved\na1,guide.md#returns\n",
+        "run.jsonl:1: is not JSON (column 1: Expecting value) (1 more invalid line(s))" + NOT_JSON,
+    ),
+    "every-line-of-another-tools-keys": (
+        '{"question_id": "a1", "docs": ["guide.md#returns"]}\n'
+        '{"question_id": "a2", "docs": ["guide.md#returns"]}\n',
+        "run.jsonl:1: has an unknown key 'question_id' (did you mean 'id'?) (1 more invalid "
+        "line(s))" + MANY,
+    ),
+    "retrieved-under-another-name": (
+        GOOD + '{"id": "a2", "documents": ["guide.md#returns"]}\n',
+        "run.jsonl:2: has an unknown key 'documents' (did you mean 'retrieved'?)" + FIX,
+    ),
+    "the-answer-under-another-name": (
+        GOOD + '{"id": "a2", "retrieved": [], "response": "14 days"}\n',
+        "run.jsonl:2: has an unknown key 'response' (did you mean 'answer'?)" + FIX,
+    ),
+    "contexts-as-ragas-names-them": (
+        GOOD + '{"id": "a2", "retrieved": [], "retrieved_contexts": ["x"]}\n',
+        "run.jsonl:2: has an unknown key 'retrieved_contexts' (did you mean 'contexts'?)" + FIX,
+    ),
+    "a-key-like-none": (
+        GOOD + '{"id": "a2", "retrieved": [], "colour": "red"}\n',
+        "run.jsonl:2: has an unknown key 'colour' (a line's keys are id, retrieved, trial, "
+        'latency_ms, cost, answer, contexts; put extra data under "metadata")' + FIX,
     ),
     "several-bad-lines": (
         "x\n" + GOOD + "y\n",
@@ -208,6 +258,22 @@ def test_a_bad_run_file_is_one_located_sentence(name: str, score_ws: Path, cli) 
     assert not (score_ws / "out.html").exists()
     as_json = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json")
     assert json.loads(as_json.out) == {"error": message, "exit_code": 2}
+
+
+@pytest.mark.parametrize(
+    "name", ["a-trec-run", "a-csv-file", "every-line-of-another-tools-keys", "misspelt-key"]
+)
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+def test_skip_invalid_of_a_file_with_no_valid_line_says_the_same(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, name: str, command: list[str]
+) -> None:
+    """Leaving every line out leaves nothing to score: the refusal is the one without the
+    flag. Before, it said only that the file "holds no valid run line", with no line and no
+    word of what the file looks like."""
+    content, message = CASES[name]
+    (score_ws / "run.jsonl").write_text(str(content), encoding="utf-8")
+    done = cli(score_ws, "score", *command, "docs", "run.jsonl", "--skip-invalid")
+    assert (done.code, done.err) == (2, f"evalset: {message}\n")
 
 
 def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]

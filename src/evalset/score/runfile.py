@@ -48,6 +48,17 @@ from evalset.sets.model import MAX_ID
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
+_RETRIEVED_ALIASES = ("docs", "documents", "doc_ids", "document_ids", "results", "hits",
+                      "retrieved_docs", "retrieved_documents", "retrieved_ids",
+                      "citations")  # fmt: skip
+MEANT = {
+    **dict.fromkeys(("question_id", "qid", "query_id", "item_id", "example_id"), "id"),
+    **dict.fromkeys(_RETRIEVED_ALIASES, "retrieved"),
+    **dict.fromkeys(("response", "output", "prediction", "generated_answer"), "answer"),
+    "retrieved_contexts": "contexts",
+}
+"""Keys other tools and home-made runs give what a run line's key holds, by that key: a
+line holding one is told to rename it, not to put it under "metadata", which would drop it."""
 CHUNK_KEYS = ("doc", "text", "start", "end", "metadata")
 _CHUNK_KEYS = frozenset(CHUNK_KEYS)
 _STR = frozenset([str])
@@ -115,6 +126,9 @@ class RunFile:
     """Every distinct entry its lines retrieved, in NFC, when every entry of the file is
     text (the usual run); None otherwise. It counts the entries of lines later left out:
     it is every valid line's only while ``invalid`` is empty."""
+    shape: str | None = None
+    """What the file looks like when no line of it is a run line (``_shape``): said with
+    the refusal, since fixing lines one by one, or leaving them out, cannot help."""
 
     @property
     def trials(self) -> int:
@@ -131,8 +145,14 @@ def _problem(obj: Any, plain: bool) -> str | None:
         )
     if not obj.keys() <= _KEYS:
         unknown = next(key for key in obj if key not in _KEYS)
-        close = difflib.get_close_matches(str(unknown), KEYS, n=1)
-        hint = f"did you mean {close[0]!r}?" if close else 'put extra data under "metadata"'
+        close = (
+            [MEANT[unknown]] if unknown in MEANT else difflib.get_close_matches(unknown, KEYS, n=1)
+        )
+        hint = (
+            f"did you mean {close[0]!r}?"
+            if close
+            else f'a line\'s keys are {", ".join(KEYS[:-1])}; put extra data under "metadata"'
+        )
         return f"has an unknown key {unknown!r} ({hint})"
     ident = obj.get("id")
     if type(ident) is not str or not ident:
@@ -419,6 +439,8 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
         lines = [line for line in lines if line.line not in left_out]
     invalid.sort()
     run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid, texts)
+    if invalid and not lines:
+        run.shape = _shape(text, invalid)
     if not defer:
         refuse_lines(run, [], skip_invalid)
     elif not lines and not invalid:
@@ -455,7 +477,7 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
 def _no_lines(run: RunFile) -> None:
     raise RunFileError(
         f"{run.path}: holds no {'valid ' if run.invalid else ''}run line; write one JSON object "
-        'per line, like {"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}.'
+        f"per line, like {_EXAMPLE}."
     )
 
 
@@ -483,16 +505,50 @@ def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bo
         run.invalid = sorted(run.invalid + problems)
         refused = {n for n, _ in problems}
         run.lines = [line for line in run.lines if line.line not in refused]
-    if run.invalid and not skip_invalid:
+    if run.invalid and (not skip_invalid or not run.lines):
         n, problem = run.invalid[0]
         count = len(run.invalid)
         more = f" ({count - 1} more invalid line(s))" if count > 1 else ""
-        raise RunFileError(
-            f"{run.path}:{n}: {problem}{more}; fix the line, or leave invalid lines out with "
-            "--skip-invalid."
-        )
+        fix = "fix the line, or leave invalid lines out with --skip-invalid"
+        if not run.lines:  # leaving them out would leave nothing
+            fix = SHAPES.get(run.shape or "", NONE_LEFT[count > 1]).replace("FILE", str(run.path))
+        raise RunFileError(f"{run.path}:{n}: {problem}{more}; {fix}.")
     if not run.lines:
         _no_lines(run)
+
+
+_EXAMPLE = '{"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}'
+SHAPES = {
+    "trec-run": "this looks like a TREC run (query, Q0, document, rank, score, tag): score it "
+    "in TREC mode, `evalset score retrieval --qrels QRELS --run FILE`",
+    "trec-qrels": "this looks like TREC qrels (query, 0, document, relevance): give them with "
+    "--qrels, and the run with --run",
+    "not-json": f"no line is JSON: a run file holds one JSON object per line, like {_EXAMPLE}",
+}
+"""What a file no line of which is a run line looks like (``_shape``), and what to do."""
+NONE_LEFT = (
+    "fix it: no other line can be scored",
+    "fix them: no line can be scored, so leaving them out (--skip-invalid) would leave nothing",
+)
+"""What to do when every line is invalid, for one invalid line and for several."""
+
+
+def _shape(text: str, invalid: list[tuple[int, str]]) -> str | None:
+    """What a file none of whose lines is a run line looks like: TREC's run or qrels
+    columns on its first line, or no JSON on any line; None when it is lines of JSON."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    columns = first.split()
+    if len(columns) in (4, 6) and columns[3].lstrip("-").isdigit():
+        if len(columns) == 4:
+            return "trec-qrels"
+        try:
+            float(columns[4])
+            return "trec-run"
+        except ValueError:
+            pass
+    if all(problem.startswith("is not JSON") for _, problem in invalid):
+        return "not-json"
+    return None
 
 
 def refuse_nothing_to_score(run: RunFile, which: str, set_name: str, ignored: Counter[str]) -> None:
