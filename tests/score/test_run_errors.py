@@ -276,6 +276,32 @@ def test_skip_invalid_of_a_file_with_no_valid_line_says_the_same(  # type: ignor
     assert (done.code, done.err) == (2, f"evalset: {message}\n")
 
 
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+@pytest.mark.parametrize(
+    ("second", "order"),
+    [
+        ("docs", "docs run.jsonl"),
+        ("sets/docs.yaml", "sets/docs.yaml run.jsonl"),
+        ("other.jsonl", "SET RUN"),
+        ("docs.yml", "docs.yml run.jsonl"),
+    ],
+)
+def test_a_run_file_given_where_the_set_goes_is_named_as_such(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, command: list[str], second: str, order: str
+) -> None:
+    """The two arguments swapped: before, the run file was read as a set and refused as
+    YAML whose syntax is wrong ("fix the syntax there"), though nothing was wrong with it."""
+    (score_ws / "run.jsonl").write_text(GOOD)
+    done = cli(score_ws, "score", *command, "run.jsonl", second, "-o", "out.json")
+    assert (done.code, done.err) == (
+        2,
+        "evalset: run.jsonl: is a run file (JSON Lines), given where the set goes; give the "
+        "set first (its name or its .yaml file), then the run file: `evalset score "
+        f"{command[0]} {order}`.\n",
+    )
+    assert not (score_ws / "out.json").exists()
+
+
 def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
     lines = [json.dumps(line) for line in RUN]
     lines[1] = "not json"

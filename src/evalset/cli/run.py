@@ -508,17 +508,50 @@ def _print_coverage(report: Coverage) -> None:
         echo(f"  every one of the {len(report.corpus)} corpus documents is cited")
 
 
-def _prefetched_set(set_ref: str) -> tuple[Workspace, Path]:
+def _prefetched_set(set_ref: str, run: Path, command: str) -> tuple[Workspace, Path]:
     """The workspace and the set's path, the set file being read and parsed in a thread
     meanwhile: the imports a scoring command needs next take as long as parsing a large
-    set, and yaml-rs parses without holding the interpreter."""
+    set, and yaml-rs parses without holding the interpreter. A run file given where the set
+    goes is refused first (``_refuse_run_as_set``)."""
     from evalset.sets.yamlio import prefetch
     from evalset.workspace import resolve_set, workspace_for
 
+    _refuse_run_as_set(set_ref, run, command)
     ws = workspace_for(set_ref)
     set_path = resolve_set(ws, set_ref)
     prefetch(set_path)
     return ws, set_path
+
+
+RUN_SUFFIXES = (".jsonl", ".ndjson")
+"""What a run file's name ends with, and a set file's never does."""
+
+
+def _refuse_run_as_set(set_ref: str, run: Path, command: str) -> None:
+    """Refuse a run file given where the set goes (the two arguments of `evalset score
+    COMMAND` swapped, most likely): read as YAML, it would be refused for its syntax,
+    sending the user to fix a file that is fine. When ``run`` is a set, the command in the
+    right order is shown."""
+    import contextlib
+    import shlex
+    from pathlib import Path
+
+    from evalset.errors import EvalsetError, NoSetsFolder
+    from evalset.workspace import SET_SUFFIXES, set_file_named, workspace_of
+
+    if Path(set_ref).suffix.lower() not in RUN_SUFFIXES:
+        return
+    given = str(run)
+    is_set = Path(given).suffix.lower() in SET_SUFFIXES
+    ws = workspace_of(set_ref)
+    if not is_set and "/" not in given and ws is not None:
+        with contextlib.suppress(NoSetsFolder):
+            is_set = set_file_named(ws, given) is not None
+    order = shlex.join([given, set_ref]) if is_set else "SET RUN"
+    raise EvalsetError(
+        f"{set_ref}: is a run file (JSON Lines), given where the set goes; give the set first "
+        f"(its name or its .yaml file), then the run file: `evalset score {command} {order}`."
+    )
 
 
 def score_set(
@@ -539,7 +572,7 @@ def score_set(
     from evalset.bulk import bulk
 
     with bulk():  # its imports, the set, the run, the report: a million objects, no cycle
-        ws, set_path = _prefetched_set(set_ref)
+        ws, set_path = _prefetched_set(set_ref, run, "retrieval")
         refuse_overwriting_inputs(ws, output, html, ("set file", set_path), ("run file", run))
         from evalset.score.markdown import markdown
         from evalset.score.metrics import DEFAULT_K
@@ -648,7 +681,7 @@ def score_answers(
     from evalset.bulk import bulk
 
     with bulk():  # the set, the run, the judge's decisions, the report: no cycle
-        ws, set_path = _prefetched_set(set_ref)
+        ws, set_path = _prefetched_set(set_ref, run, "answers")
         from evalset.score.answer_text import markdown, notes, ppi_line, text_lines
         from evalset.score.answers import AnswerOptions
         from evalset.score.answers import score_answers as score
