@@ -255,6 +255,18 @@ def test_the_holdout_is_exported_only_when_named(cli, tmp_path: Path) -> None:  
     check_ids([json.loads(line)["id"] for line in everything.splitlines()], TUNING | HOLDOUT)
 
 
+@pytest.mark.parametrize("split", ["tuning", "holdout", "all"])
+def test_the_summary_line_names_the_split_exported(cli, tmp_path: Path, split: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, the whole set's export said "wrote 40 all item(s)"."""
+    out = tmp_path / "out.jsonl"
+    result = cli(ROOT, "export", "acme-support", "--allow-stale", "--format", "jsonl",
+                 "--split", split, "-o", str(out))  # fmt: skip
+    assert result.code == 0, result.err
+    rows = len(out.read_text().splitlines())
+    which = "" if split == "all" else f"{split} "
+    assert result.out == f"wrote {rows} {which}item(s) as jsonl to {out}\n"
+
+
 def test_bad_export_arguments(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     result = cli(ROOT, "export", "acme-support", "--format", "parquet")
     assert result.code == 2 and "'parquet' is not an export format; use one of" in result.err

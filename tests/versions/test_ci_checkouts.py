@@ -1054,7 +1054,7 @@ def test_a_revision_snapshot_and_old_text_in_a_subfolder_workspace(tmp_path: Pat
     assert stale.code == 1
     assert "      Return within 14 [-days.-] {+days of delivery.+}\n" in stale.out, stale.out
     again = must(ws, "snapshot", "--rev", first)
-    assert again.out.startswith(f"snapshot {old}: 1 documents, 4 sections (1 file(s) read); ")
+    assert again.out.startswith(f"snapshot {old}: 1 document, 4 sections (1 file(s) read); ")
     commit(repo, "the snapshots, and the set")
     # A shallow clone lacks the commit the old text is at: same verdict, and it says why
     # there is no diff (not that the corpus had uncommitted changes then).

@@ -233,7 +233,8 @@ def export(
             }
         )
     elif output is not None:
-        echo(f"wrote {result.rows} {split_name} item(s) as {fmt} to {output}")
+        which = "" if split_name == "all" else f"{split_name} "  # every split's
+        echo(f"wrote {result.rows} {which}item(s) as {fmt} to {output}")
     for note in notes:
         echo(f"note: {note}", fg="yellow", err=True)
 

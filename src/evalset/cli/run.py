@@ -87,7 +87,8 @@ def snapshot(rev: str | None, as_json: bool) -> None:
             f"its section text (store_text = {str(result.text_rewritten).lower()}) to"
         )
     echo(
-        f"snapshot {result.short}: {result.documents} documents, {result.sections} sections "
+        f"snapshot {result.short}: {result.documents} document{'s' * (result.documents != 1)}, "
+        f"{result.sections} section{'s' * (result.sections != 1)} "
         f"({result.reread} file(s) read); {state} {path}"
     )
     if newest is not None and not result.is_newest:
