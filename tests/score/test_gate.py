@@ -11,6 +11,7 @@ from scoring_ws import ITEMS, RUN, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
 from evalset.corpus.snapshot import take_snapshot
+from evalset.score.gate import GateRefused, gate
 from evalset.score.report import DIGEST_MARK, digest_of, read_report
 
 __all__ = ["score_ws"]
@@ -331,4 +332,23 @@ def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type:
         done = cli(score_ws, "gate", str(base), str(base), "--margin", margin, "--json")
         assert done.code == 2, margin
         assert "Invalid value for '--margin': give a finite number of 0 or more" in done.err
-    assert cli(score_ws, "gate", str(base), str(base), "--margin", "1e300").code == 0
+    for margin in ("0.999", "1", "1.0"):  # 1: every drop passes, as it says
+        assert cli(score_ws, "gate", str(base), str(base), "--margin", margin).code == 0
+
+
+@pytest.mark.parametrize("margin", ["1.0000001", "1.5", "3", "30", "1e300"])
+def test_a_margin_above_one_is_refused(score_ws: Path, cli, margin: str) -> None:  # type: ignore[no-untyped-def]
+    """Scores are shares from 0 to 1, so no drop is larger than 1: `--margin 3`, meant as
+    three points, passed every regression without a word."""
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")  # multi falls from 1/2 to 0
+    done = cli(score_ws, "gate", str(base), str(current), "--margin", margin)
+    assert done.code == 2, done.out
+    assert done.out == ""
+    assert done.err.strip() == (
+        f"evalset: Invalid value for '--margin': give a number from 0 to 1, not "
+        f"{float(margin):.15g}: scores are shares from 0 to 1, so a margin above 1 lets every "
+        "drop pass (0.03 is three points); see `evalset gate --help`."
+    )
+    with pytest.raises(GateRefused, match=r"^the margin .*: give a number from 0 to 1, not "):
+        gate(*(read_report(p)[0] for p in (base, current)), base, current, float(margin))

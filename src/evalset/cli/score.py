@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, table
-from evalset.cli.params import number_in, output_format
+from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
@@ -148,6 +148,15 @@ def _print_trec(result: TrecResult) -> None:
         emit_document(f"{name:<22}\tall\t{shown}\n")  # tabs, as trec_eval writes them
 
 
+def _margin(value: float) -> float:
+    from evalset.score.gate import margin_problem
+
+    problem = margin_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{problem}.")
+    return value
+
+
 def gate(
     first: Path = typer.Argument(
         ..., metavar="BASELINE", help="The baseline report (or, alone, the current report)."
@@ -161,8 +170,8 @@ def gate(
     margin: float = typer.Option(
         0.03,
         "--margin",
-        callback=number_in(0),
-        help="The largest drop allowed in any category (0 or more).",
+        callback=_margin,
+        help="The largest drop allowed in any category (from 0 to 1: scores are shares).",
     ),
     metric: list[str] = typer.Option(
         None,
