@@ -352,3 +352,35 @@ def test_a_margin_above_one_is_refused(score_ws: Path, cli, margin: str) -> None
     )
     with pytest.raises(GateRefused, match=r"^the margin .*: give a number from 0 to 1, not "):
         gate(*(read_report(p)[0] for p in (base, current)), base, current, float(margin))
+
+
+# m1 misses hit@1 in one trial of 400: multi falls from 0.5 to 0.49875, a drop of 0.00125
+@pytest.mark.parametrize("margin", ["0", "0.0005", "0.001", "0.0012", "0.00124", "0.03"])
+def test_a_regression_is_shown_beyond_its_margin(score_ws: Path, cli, margin: str) -> None:  # type: ignore[no-untyped-def]
+    """Values were shown to three decimals whatever the margin: a drop of 0.00125 beyond a
+    margin of 0.0012 read `0.500 -> 0.499 (difference -0.001 […]), a drop beyond the margin
+    0.0012`. Each regression now shows as many decimals as it takes to be seen beyond it."""
+    import re
+
+    trials = 400
+    base = _score(score_ws, cli, [{**x, "trial": k} for x in RUN for k in range(trials)], "b")
+    worse = [
+        {**x, "trial": k, **({"retrieved": []} if (x["id"], k) == ("m1", 0) else {})}
+        for x in RUN
+        for k in range(trials)
+    ]
+    current = _score(score_ws, cli, worse, "c")
+    done = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1", "--margin", margin)
+    regressions = re.findall(
+        r"REGRESSION multi hit@1: ([\d.]+) -> ([\d.]+) \(difference ([-+\d.]+) \[", done.out
+    )
+    if float(margin) >= 0.00125:
+        assert done.code == 0 and regressions == [], done.out
+        assert "multi           hit@1   0.500     0.499    -0.001 [" in done.out  # three decimals
+        return
+    assert done.code == 1, done.out
+    ((shown_base, shown_current, shown_difference),) = regressions
+    assert float(shown_base) - float(shown_current) > float(margin), done.out
+    assert -float(shown_difference) > float(margin), done.out
+    row = next(line for line in done.out.splitlines() if line.startswith("multi "))
+    assert f"{shown_base}  " in row and f"{shown_difference} [" in row  # the table agrees

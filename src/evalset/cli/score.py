@@ -233,7 +233,19 @@ def gate(
         raise typer.Exit(1)
 
 
+def _decimals(result: GateResult) -> int:
+    """Decimals enough for each regression's difference to be seen beyond the margin: three,
+    unless a small margin needs more (a drop of 0.00125 past a margin of 0.0012 read
+    `difference -0.001`, and was said to be beyond it)."""
+    for places in range(3, 16):
+        shown = (abs(round(c.difference.value or 0.0, places)) for c in result.regressions)
+        if all(value > result.margin for value in shown):
+            return places
+    return 16  # beyond a double's digits: the margin's epsilon is 1e-12
+
+
 def _print_gate(result: GateResult) -> None:
+    places = _decimals(result)
     left = result.left_out
     unscored = f", {len(left['unscored'])} scored in one report only" if left["unscored"] else ""
     echo(
@@ -246,8 +258,8 @@ def _print_gate(result: GateResult) -> None:
         echo(f"note: {note}", fg="yellow")
     for c in result.regressions:
         echo(
-            f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
-            f"(difference {_difference(c.difference)}), a "
+            f"REGRESSION {c.category} {c.metric}: {c.baseline:.{places}f} -> "
+            f"{c.current:.{places}f} (difference {_difference(c.difference, places)}), a "
             f"{'rise' if c.better == 'lower' else 'drop'} beyond the margin {result.margin:g}",
             fg="red",
         )
@@ -255,16 +267,16 @@ def _print_gate(result: GateResult) -> None:
         (
             c.category,
             c.metric,
-            f"{c.baseline:.3f}",
-            f"{c.current:.3f}",
-            _difference(c.difference),
+            f"{c.baseline:.{places}f}",
+            f"{c.current:.{places}f}",
+            _difference(c.difference, places),
             "REGRESSION" if c.regression else "",
         )
         for c in result.comparisons
     ]
     rows += [
-        ("(all compared)", c.metric, f"{c.baseline:.3f}", f"{c.current:.3f}",
-         _difference(c.difference), "")
+        ("(all compared)", c.metric, f"{c.baseline:.{places}f}", f"{c.current:.{places}f}",
+         _difference(c.difference, places), "")
         for c in result.overall
     ]  # fmt: skip
     table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
@@ -280,8 +292,8 @@ def _print_gate(result: GateResult) -> None:
         )
 
 
-def _difference(d: Any) -> str:
-    return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
+def _difference(d: Any, places: int = 3) -> str:
+    return f"{d.value:+.{places}f} [{d.low:+.{places}f}, {d.high:+.{places}f}]"
 
 
 def accept(
