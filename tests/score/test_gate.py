@@ -384,3 +384,22 @@ def test_a_regression_is_shown_beyond_its_margin(score_ws: Path, cli, margin: st
     assert -float(shown_difference) > float(margin), done.out
     row = next(line for line in done.out.splitlines() if line.startswith("multi "))
     assert f"{shown_base}  " in row and f"{shown_difference} [" in row  # the table agrees
+
+
+@pytest.mark.parametrize("names", [[""], [","], [" , "], ["", ""], [" "]])
+def test_a_metric_option_naming_no_metric_is_refused(score_ws: Path, cli, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """`--metric "$METRICS"` with the variable unset gated every metric both reports define,
+    the default the README warns fails small categories by chance, without a word."""
+    base = _score(score_ws, cli, RUN, "base")
+    args = [a for name in names for a in ("--metric", name)]
+    done = cli(score_ws, "gate", str(base), str(base), *args)
+    assert done.code == 2, done.out
+    assert done.out == ""
+    assert done.err.strip() == (
+        "evalset: Invalid value for '--metric': names no metric; name the metrics to gate on "
+        "(hit@5,recall@10), or leave --metric out to gate on every metric both reports "
+        "define; see `evalset gate --help`."
+    )
+    # a name among empty ones is what was meant
+    done = cli(score_ws, "gate", str(base), str(base), "--metric", ",hit@1,", "--json")
+    assert done.code == 0 and {c["metric"] for c in json.loads(done.out)["overall"]} == {"hit@1"}

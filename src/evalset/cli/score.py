@@ -157,6 +157,18 @@ def _margin(value: float) -> float:
     return value
 
 
+def _metric_names(given: list[str] | None) -> list[str]:
+    """The names --metric gives, repeated or comma-separated; refused when it was given but
+    names none (`--metric "$METRICS"` with the variable unset would gate every metric)."""
+    names = [m.strip() for item in given or [] for m in item.split(",") if m.strip()]
+    if given and not names:
+        raise typer.BadParameter(
+            "names no metric; name the metrics to gate on (hit@5,recall@10), or leave "
+            "--metric out to gate on every metric both reports define."
+        )
+    return names
+
+
 def gate(
     first: Path = typer.Argument(
         ..., metavar="BASELINE", help="The baseline report (or, alone, the current report)."
@@ -177,6 +189,7 @@ def gate(
         None,
         "--metric",
         metavar="M",
+        callback=_metric_names,
         help="Gate on these metrics (repeat it, or comma-separate; default: all both share).",
     ),
     allow_snapshot_change: bool = typer.Option(
@@ -214,14 +227,13 @@ def gate(
         baseline_path, current_path = first, second
         current = load_checked(ws, current_path)
     baseline = load_checked(ws, baseline_path)
-    wanted = [m.strip() for item in metric or [] for m in item.split(",") if m.strip()]
     result = run(
         baseline,
         current,
         baseline_path,
         current_path,
         margin,
-        wanted,
+        metric,
         allow_snapshot_change,
         allow_judge_change=allow_judge_change,
     )
