@@ -403,3 +403,39 @@ def test_a_metric_option_naming_no_metric_is_refused(score_ws: Path, cli, names:
     # a name among empty ones is what was meant
     done = cli(score_ws, "gate", str(base), str(base), "--metric", ",hit@1,", "--json")
     assert done.code == 0 and {c["metric"] for c in json.loads(done.out)["overall"]} == {"hit@1"}
+
+
+# a key given twice in one object, the digest made to match: (replaced, by, key, located):
+# located, the line of the second key is named (the file writes the key no third time)
+REPEATED_KEYS = {
+    "an item's metric": ('"hit@1": 0.0', '"hit@1": 0.0, "hit@1": 1.0', "hit@1", False),
+    "the report's items": ('\n  "items": [', '\n  "items": [],\n  "items": [', "items", False),
+    "the report's counts": ('\n  "counts": {', '\n  "counts": {},\n  "counts": {', "counts",
+                            True),
+    "the pin's set": ('"set": "docs",', '"set": "docs",\n    "set": "docs",', "set", True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(REPEATED_KEYS))
+def test_a_report_giving_a_key_twice_is_refused(score_ws: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    """JSON readers differ on a key given twice (Python's keeps the last, others the first):
+    the gate read one score and a reviewer's tool another. evalset never writes one."""
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    old, new, key, located = REPEATED_KEYS[case]
+    _tamper(current, old, new, redigest=True)
+    where = ""
+    if located:
+        lines = current.read_text().splitlines()
+        row = [k for k, line in enumerate(lines, 1) if line.lstrip().startswith(f'"{key}"')][1]
+        where = f":{row}:{lines[row - 1].index(chr(34)) + 1}"
+    expected = (
+        f"evalset: reports/current.json{where}: gives the key '{key}' twice in one object "
+        "(JSON readers differ on which they keep); give a report written by `evalset score`."
+    )
+    for args in (("accept", str(current)), ("gate", str(base), str(current)),
+                 ("check-pin", str(current))):  # fmt: skip
+        done = cli(score_ws, *args)
+        assert done.code == 2, (args, done.out)
+        assert done.err.strip() == expected, args
+    assert not (score_ws / "reports" / "accepted").exists()
