@@ -439,3 +439,24 @@ def test_a_report_giving_a_key_twice_is_refused(score_ws: Path, cli, case: str) 
         assert done.code == 2, (args, done.out)
         assert done.err.strip() == expected, args
     assert not (score_ws / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink to a file"])
+def test_a_gate_whose_accepted_folder_is_a_file_says_so(score_ws: Path, cli, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """With reports/accepted a file, the gate said the set had no accepted run yet and to
+    accept one, which `evalset accept` then refused: reports/accepted is a file."""
+    current = _score(score_ws, cli, CURRENT, "current")
+    (score_ws / "notes.txt").write_text("not a folder\n")
+    accepted = score_ws / "reports" / "accepted"
+    if kind == "file":
+        accepted.write_text("not a folder\n")
+    else:
+        accepted.symlink_to(score_ws / "notes.txt")
+    done = cli(score_ws, "gate", str(current))
+    assert done.code == 2, done.out
+    assert done.err.strip() == (
+        "evalset: reports/current.json: set docs has no accepted run: reports/accepted, where "
+        "accepted runs are kept, is a file, not a folder; move it away, then accept a run with "
+        "`evalset accept REPORT.json`."
+    )
+    assert accepted.read_text() == "not a folder\n"

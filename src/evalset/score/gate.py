@@ -561,6 +561,13 @@ def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> 
     if refused is not None:  # a FIFO would wait for a writer, and no one meant it
         fix = "remove it, then accept a run with `evalset accept REPORT.json`"
         raise GateRefused(refused.sentence("report", fix))
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():  # `evalset accept` would be refused too
+        raise GateRefused(
+            f"{current_path}: set {name} has no accepted run: {folder.relative_to(ws.root)}, "
+            "where accepted runs are kept, is a file, not a folder; move it away, then accept "
+            "a run with `evalset accept REPORT.json`."
+        )
     if not path.is_file():
         raise GateRefused(
             f"{current_path}: set {name} has no accepted run yet ({path.relative_to(ws.root)} "
