@@ -460,3 +460,30 @@ def test_a_gate_whose_accepted_folder_is_a_file_says_so(score_ws: Path, cli, kin
         "`evalset accept REPORT.json`."
     )
     assert accepted.read_text() == "not a folder\n"
+
+
+def test_two_reports_are_gated_outside_a_workspace(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """CI that downloads two reports as artifacts gates them where it put them: the gate of
+    two reports of no release needs no workspace (the library never asked for one), but the
+    command refused with "no evalset workspace here". One naming a release still needs the
+    workspace, to check its pin against the tags, and says so."""
+    outside = score_ws.parent / "artifacts"
+    outside.mkdir()
+    for name, run in (("base", RUN), ("current", CURRENT)):
+        (outside / f"{name}.json").write_bytes(_score(score_ws, cli, run, name).read_bytes())
+    done = cli(outside, "gate", "base.json", "current.json", "--metric", "hit@1")
+    assert done.code == 1, done.err
+    assert "REGRESSION multi hit@1: 0.500 -> 0.000 (difference -0.500 [" in done.out
+    both = cli(score_ws, "gate", "reports/base.json", "reports/current.json", "--metric", "hit@1")
+    assert both.out.replace("reports/", "") == done.out
+    alone = cli(outside, "gate", "current.json")  # the accepted run is the workspace's
+    assert alone.code == 2 and "no evalset workspace here" in alone.err
+    assert cli(score_ws, "release", "docs", "--bump", "minor", "--exclude-drafts").code == 0
+    released = _score(score_ws, cli, RUN, "released")
+    (outside / "released.json").write_bytes(released.read_bytes())
+    done = cli(outside, "gate", "released.json", "current.json")
+    assert done.code == 2
+    assert done.err.strip() == (
+        "evalset: released.json: names release 0.1.0, which can be checked only inside the "
+        "set's workspace; run the command there."
+    )
