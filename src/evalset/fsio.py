@@ -901,6 +901,17 @@ class RepeatedKey(ValueError):
         return max(doc.find(written, first + 1) if first >= 0 else -1, 0)
 
 
+class RepeatedKeyError(json.JSONDecodeError):
+    """``json_loads``'s refusal of an object that gives a key twice, at the key's second
+    occurrence in the text: ``certain`` when the text writes the key exactly twice, so that
+    this is where the object repeats it (a report writes ``"hit@1"`` in every item row)."""
+
+    def __init__(self, repeated: RepeatedKey, doc: str) -> None:
+        super().__init__(repeated.message, doc, repeated.at(doc))
+        self.key = repeated.key
+        self.certain = doc.count(json.dumps(repeated.key, ensure_ascii=False)) == 2
+
+
 def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object as a dict, refusing (``RepeatedKey``) one that gives a key twice, where
     ``json`` would keep the last value without a word (a hit, a trial, an answer lost)."""
@@ -1036,7 +1047,7 @@ def json_loads(text: str | bytes, unique_keys: bool = False) -> Any:
         raise json.JSONDecodeError("values nested too deeply to read", doc, 0) from None
     except RepeatedKey as exc:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
-        raise json.JSONDecodeError(exc.message, doc, exc.at(doc)) from None
+        raise RepeatedKeyError(exc, doc) from None
     except json.JSONDecodeError:
         raise
     except ValueError:  # the one other failure of the reader: an integer too long

@@ -11,6 +11,7 @@ from scoring_ws import ITEMS, RUN, score_ws, set_text, write_run
 
 from conftest import commit_all, write_files
 from evalset.corpus.snapshot import take_snapshot
+from evalset.score.gate import GateRefused, gate
 from evalset.score.report import DIGEST_MARK, digest_of, read_report
 
 __all__ = ["score_ws"]
@@ -331,4 +332,158 @@ def test_a_margin_must_be_a_finite_number(score_ws: Path, cli) -> None:  # type:
         done = cli(score_ws, "gate", str(base), str(base), "--margin", margin, "--json")
         assert done.code == 2, margin
         assert "Invalid value for '--margin': give a finite number of 0 or more" in done.err
-    assert cli(score_ws, "gate", str(base), str(base), "--margin", "1e300").code == 0
+    for margin in ("0.999", "1", "1.0"):  # 1: every drop passes, as it says
+        assert cli(score_ws, "gate", str(base), str(base), "--margin", margin).code == 0
+
+
+@pytest.mark.parametrize("margin", ["1.0000001", "1.5", "3", "30", "1e300"])
+def test_a_margin_above_one_is_refused(score_ws: Path, cli, margin: str) -> None:  # type: ignore[no-untyped-def]
+    """Scores are shares from 0 to 1, so no drop is larger than 1: `--margin 3`, meant as
+    three points, passed every regression without a word."""
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")  # multi falls from 1/2 to 0
+    done = cli(score_ws, "gate", str(base), str(current), "--margin", margin)
+    assert done.code == 2, done.out
+    assert done.out == ""
+    assert done.err.strip() == (
+        f"evalset: Invalid value for '--margin': give a number from 0 to 1, not "
+        f"{float(margin):.15g}: scores are shares from 0 to 1, so a margin above 1 lets every "
+        "drop pass (0.03 is three points); see `evalset gate --help`."
+    )
+    with pytest.raises(GateRefused, match=r"^the margin .*: give a number from 0 to 1, not "):
+        gate(*(read_report(p)[0] for p in (base, current)), base, current, float(margin))
+
+
+# m1 misses hit@1 in one trial of 400: multi falls from 0.5 to 0.49875, a drop of 0.00125
+@pytest.mark.parametrize("margin", ["0", "0.0005", "0.001", "0.0012", "0.00124", "0.03"])
+def test_a_regression_is_shown_beyond_its_margin(score_ws: Path, cli, margin: str) -> None:  # type: ignore[no-untyped-def]
+    """Values were shown to three decimals whatever the margin: a drop of 0.00125 beyond a
+    margin of 0.0012 read `0.500 -> 0.499 (difference -0.001 […]), a drop beyond the margin
+    0.0012`. Each regression now shows as many decimals as it takes to be seen beyond it."""
+    import re
+
+    trials = 400
+    base = _score(score_ws, cli, [{**x, "trial": k} for x in RUN for k in range(trials)], "b")
+    worse = [
+        {**x, "trial": k, **({"retrieved": []} if (x["id"], k) == ("m1", 0) else {})}
+        for x in RUN
+        for k in range(trials)
+    ]
+    current = _score(score_ws, cli, worse, "c")
+    done = cli(score_ws, "gate", str(base), str(current), "--metric", "hit@1", "--margin", margin)
+    regressions = re.findall(
+        r"REGRESSION multi hit@1: ([\d.]+) -> ([\d.]+) \(difference ([-+\d.]+) \[", done.out
+    )
+    if float(margin) >= 0.00125:
+        assert done.code == 0 and regressions == [], done.out
+        assert "multi           hit@1   0.500     0.499    -0.001 [" in done.out  # three decimals
+        return
+    assert done.code == 1, done.out
+    ((shown_base, shown_current, shown_difference),) = regressions
+    assert float(shown_base) - float(shown_current) > float(margin), done.out
+    assert -float(shown_difference) > float(margin), done.out
+    row = next(line for line in done.out.splitlines() if line.startswith("multi "))
+    assert f"{shown_base}  " in row and f"{shown_difference} [" in row  # the table agrees
+
+
+@pytest.mark.parametrize("names", [[""], [","], [" , "], ["", ""], [" "]])
+def test_a_metric_option_naming_no_metric_is_refused(score_ws: Path, cli, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """`--metric "$METRICS"` with the variable unset gated every metric both reports define,
+    the default the README warns fails small categories by chance, without a word."""
+    base = _score(score_ws, cli, RUN, "base")
+    args = [a for name in names for a in ("--metric", name)]
+    done = cli(score_ws, "gate", str(base), str(base), *args)
+    assert done.code == 2, done.out
+    assert done.out == ""
+    assert done.err.strip() == (
+        "evalset: Invalid value for '--metric': names no metric; name the metrics to gate on "
+        "(hit@5,recall@10), or leave --metric out to gate on every metric both reports "
+        "define; see `evalset gate --help`."
+    )
+    # a name among empty ones is what was meant
+    done = cli(score_ws, "gate", str(base), str(base), "--metric", ",hit@1,", "--json")
+    assert done.code == 0 and {c["metric"] for c in json.loads(done.out)["overall"]} == {"hit@1"}
+
+
+# a key given twice in one object, the digest made to match: (replaced, by, key, located):
+# located, the line of the second key is named (the file writes the key no third time)
+REPEATED_KEYS = {
+    "an item's metric": ('"hit@1": 0.0', '"hit@1": 0.0, "hit@1": 1.0', "hit@1", False),
+    "the report's items": ('\n  "items": [', '\n  "items": [],\n  "items": [', "items", False),
+    "the report's counts": ('\n  "counts": {', '\n  "counts": {},\n  "counts": {', "counts",
+                            True),
+    "the pin's set": ('"set": "docs",', '"set": "docs",\n    "set": "docs",', "set", True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(REPEATED_KEYS))
+def test_a_report_giving_a_key_twice_is_refused(score_ws: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    """JSON readers differ on a key given twice (Python's keeps the last, others the first):
+    the gate read one score and a reviewer's tool another. evalset never writes one."""
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, CURRENT, "current")
+    old, new, key, located = REPEATED_KEYS[case]
+    _tamper(current, old, new, redigest=True)
+    where = ""
+    if located:
+        lines = current.read_text().splitlines()
+        row = [k for k, line in enumerate(lines, 1) if line.lstrip().startswith(f'"{key}"')][1]
+        where = f":{row}:{lines[row - 1].index(chr(34)) + 1}"
+    expected = (
+        f"evalset: reports/current.json{where}: gives the key '{key}' twice in one object "
+        "(JSON readers differ on which they keep); give a report written by `evalset score`."
+    )
+    for args in (("accept", str(current)), ("gate", str(base), str(current)),
+                 ("check-pin", str(current))):  # fmt: skip
+        done = cli(score_ws, *args)
+        assert done.code == 2, (args, done.out)
+        assert done.err.strip() == expected, args
+    assert not (score_ws / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink to a file"])
+def test_a_gate_whose_accepted_folder_is_a_file_says_so(score_ws: Path, cli, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """With reports/accepted a file, the gate said the set had no accepted run yet and to
+    accept one, which `evalset accept` then refused: reports/accepted is a file."""
+    current = _score(score_ws, cli, CURRENT, "current")
+    (score_ws / "notes.txt").write_text("not a folder\n")
+    accepted = score_ws / "reports" / "accepted"
+    if kind == "file":
+        accepted.write_text("not a folder\n")
+    else:
+        accepted.symlink_to(score_ws / "notes.txt")
+    done = cli(score_ws, "gate", str(current))
+    assert done.code == 2, done.out
+    assert done.err.strip() == (
+        "evalset: reports/current.json: set docs has no accepted run: reports/accepted, where "
+        "accepted runs are kept, is a file, not a folder; move it away, then accept a run with "
+        "`evalset accept REPORT.json`."
+    )
+    assert accepted.read_text() == "not a folder\n"
+
+
+def test_two_reports_are_gated_outside_a_workspace(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """CI that downloads two reports as artifacts gates them where it put them: the gate of
+    two reports of no release needs no workspace (the library never asked for one), but the
+    command refused with "no evalset workspace here". One naming a release still needs the
+    workspace, to check its pin against the tags, and says so."""
+    outside = score_ws.parent / "artifacts"
+    outside.mkdir()
+    for name, run in (("base", RUN), ("current", CURRENT)):
+        (outside / f"{name}.json").write_bytes(_score(score_ws, cli, run, name).read_bytes())
+    done = cli(outside, "gate", "base.json", "current.json", "--metric", "hit@1")
+    assert done.code == 1, done.err
+    assert "REGRESSION multi hit@1: 0.500 -> 0.000 (difference -0.500 [" in done.out
+    both = cli(score_ws, "gate", "reports/base.json", "reports/current.json", "--metric", "hit@1")
+    assert both.out.replace("reports/", "") == done.out
+    alone = cli(outside, "gate", "current.json")  # the accepted run is the workspace's
+    assert alone.code == 2 and "no evalset workspace here" in alone.err
+    assert cli(score_ws, "release", "docs", "--bump", "minor", "--exclude-drafts").code == 0
+    released = _score(score_ws, cli, RUN, "released")
+    (outside / "released.json").write_bytes(released.read_bytes())
+    done = cli(outside, "gate", "released.json", "current.json")
+    assert done.code == 2
+    assert done.err.strip() == (
+        "evalset: released.json: names release 0.1.0, which can be checked only inside the "
+        "set's workspace; run the command there."
+    )

@@ -528,16 +528,25 @@ def test_the_gate_finds_what_the_reference_finds(
         check_result(result.to_json(), want, margin, resamples, seed)
 
 
+def decimals(found: dict[str, Any]) -> int:
+    """How many decimals the terminal shows: three, or as many as it takes for each
+    regression's difference to read beyond the margin."""
+    drops = [abs(x["difference"]) for x in found["comparisons"] if x["regression"]]
+    return next((p for p in range(3, 16) if all(round(d, p) > found["margin"] for d in drops)), 16)
+
+
 def regression_lines(found: dict[str, Any], margin: str) -> list[str]:
     """The lines naming each regression, from the --json document's numbers."""
     out = []
+    p = decimals(found)
     for x in found["comparisons"]:
         if x["regression"]:
             way = "rise" if x.get("better") == "lower" else "drop"
             out.append(
-                f"REGRESSION {x['category']} {x['metric']}: {x['baseline']:.3f} -> "
-                f"{x['current']:.3f} (difference {x['difference']:+.3f} [{x['low']:+.3f}, "
-                f"{x['high']:+.3f}]), a {way} beyond the margin {float(margin):g}"
+                f"REGRESSION {x['category']} {x['metric']}: {x['baseline']:.{p}f} -> "
+                f"{x['current']:.{p}f} (difference {x['difference']:+.{p}f} "
+                f"[{x['low']:+.{p}f}, {x['high']:+.{p}f}]), a {way} beyond the margin "
+                f"{float(margin):g}"
             )
     return out
 
@@ -545,11 +554,12 @@ def regression_lines(found: dict[str, Any], margin: str) -> list[str]:
 def table_rows(found: dict[str, Any]) -> list[list[str]]:
     """The table's rows, cells as the terminal shows them, from the --json document."""
     rows = []
+    p = decimals(found)
     for x in found["comparisons"] + found["overall"]:
         category = "(all compared)" if x["category"] is None else x["category"]
-        difference = f"{x['difference']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
-        cells = [category, x["metric"], f"{x['baseline']:.3f}", f"{x['current']:.3f}", difference]
-        rows.append(cells + (["REGRESSION"] if x["regression"] else []))
+        difference = f"{x['difference']:+.{p}f} [{x['low']:+.{p}f}, {x['high']:+.{p}f}]"
+        cells = [category, x["metric"], f"{x['baseline']:.{p}f}", f"{x['current']:.{p}f}"]
+        rows.append([*cells, difference] + (["REGRESSION"] if x["regression"] else []))
     return rows
 
 

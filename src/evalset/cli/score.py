@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, table
-from evalset.cli.params import number_in, output_format
+from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
@@ -148,6 +148,27 @@ def _print_trec(result: TrecResult) -> None:
         emit_document(f"{name:<22}\tall\t{shown}\n")  # tabs, as trec_eval writes them
 
 
+def _margin(value: float) -> float:
+    from evalset.score.gate import margin_problem
+
+    problem = margin_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{problem}.")
+    return value
+
+
+def _metric_names(given: list[str] | None) -> list[str]:
+    """The names --metric gives, repeated or comma-separated; refused when it was given but
+    names none (`--metric "$METRICS"` with the variable unset would gate every metric)."""
+    names = [m.strip() for item in given or [] for m in item.split(",") if m.strip()]
+    if given and not names:
+        raise typer.BadParameter(
+            "names no metric; name the metrics to gate on (hit@5,recall@10), or leave "
+            "--metric out to gate on every metric both reports define."
+        )
+    return names
+
+
 def gate(
     first: Path = typer.Argument(
         ..., metavar="BASELINE", help="The baseline report (or, alone, the current report)."
@@ -161,13 +182,14 @@ def gate(
     margin: float = typer.Option(
         0.03,
         "--margin",
-        callback=number_in(0),
-        help="The largest drop allowed in any category (0 or more).",
+        callback=_margin,
+        help="The largest drop allowed in any category (from 0 to 1: scores are shares).",
     ),
     metric: list[str] = typer.Option(
         None,
         "--metric",
         metavar="M",
+        callback=_metric_names,
         help="Gate on these metrics (repeat it, or comma-separate; default: all both share).",
     ),
     allow_snapshot_change: bool = typer.Option(
@@ -194,25 +216,25 @@ def gate(
     """
     from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
-    from evalset.workspace import workspace_for
+    from evalset.workspace import workspace_for, workspace_of
 
-    ws = workspace_for(first)
     if second is None:
+        ws = workspace_for(first)  # the accepted run is kept in the workspace
         current_path = first
         current = load_checked(ws, current_path)
         baseline_path = baseline_for(ws, current, current_path)
-    else:
+    else:  # two reports need no workspace, unless one names a release (its pin is checked)
+        ws = workspace_of(first) or workspace_of(second)
         baseline_path, current_path = first, second
         current = load_checked(ws, current_path)
     baseline = load_checked(ws, baseline_path)
-    wanted = [m.strip() for item in metric or [] for m in item.split(",") if m.strip()]
     result = run(
         baseline,
         current,
         baseline_path,
         current_path,
         margin,
-        wanted,
+        metric,
         allow_snapshot_change,
         allow_judge_change=allow_judge_change,
     )
@@ -224,7 +246,19 @@ def gate(
         raise typer.Exit(1)
 
 
+def _decimals(result: GateResult) -> int:
+    """Decimals enough for each regression's difference to be seen beyond the margin: three,
+    unless a small margin needs more (a drop of 0.00125 past a margin of 0.0012 read
+    `difference -0.001`, and was said to be beyond it)."""
+    for places in range(3, 16):
+        shown = (abs(round(c.difference.value or 0.0, places)) for c in result.regressions)
+        if all(value > result.margin for value in shown):
+            return places
+    return 16  # beyond a double's digits: the margin's epsilon is 1e-12
+
+
 def _print_gate(result: GateResult) -> None:
+    places = _decimals(result)
     left = result.left_out
     unscored = f", {len(left['unscored'])} scored in one report only" if left["unscored"] else ""
     echo(
@@ -237,8 +271,8 @@ def _print_gate(result: GateResult) -> None:
         echo(f"note: {note}", fg="yellow")
     for c in result.regressions:
         echo(
-            f"REGRESSION {c.category} {c.metric}: {c.baseline:.3f} -> {c.current:.3f} "
-            f"(difference {_difference(c.difference)}), a "
+            f"REGRESSION {c.category} {c.metric}: {c.baseline:.{places}f} -> "
+            f"{c.current:.{places}f} (difference {_difference(c.difference, places)}), a "
             f"{'rise' if c.better == 'lower' else 'drop'} beyond the margin {result.margin:g}",
             fg="red",
         )
@@ -246,16 +280,16 @@ def _print_gate(result: GateResult) -> None:
         (
             c.category,
             c.metric,
-            f"{c.baseline:.3f}",
-            f"{c.current:.3f}",
-            _difference(c.difference),
+            f"{c.baseline:.{places}f}",
+            f"{c.current:.{places}f}",
+            _difference(c.difference, places),
             "REGRESSION" if c.regression else "",
         )
         for c in result.comparisons
     ]
     rows += [
-        ("(all compared)", c.metric, f"{c.baseline:.3f}", f"{c.current:.3f}",
-         _difference(c.difference), "")
+        ("(all compared)", c.metric, f"{c.baseline:.{places}f}", f"{c.current:.{places}f}",
+         _difference(c.difference, places), "")
         for c in result.overall
     ]  # fmt: skip
     table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
@@ -271,8 +305,8 @@ def _print_gate(result: GateResult) -> None:
         )
 
 
-def _difference(d: Any) -> str:
-    return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
+def _difference(d: Any, places: int = 3) -> str:
+    return f"{d.value:+.{places}f} [{d.low:+.{places}f}, {d.high:+.{places}f}]"
 
 
 def accept(

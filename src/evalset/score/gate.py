@@ -31,6 +31,7 @@ compares with it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,7 +57,23 @@ there."""
 
 
 class GateRefused(EvalsetError):
-    """Two reports that cannot be compared (different sets, snapshots or definitions)."""
+    """Two reports that cannot be compared (different sets, snapshots or definitions), or a
+    margin no gate can use."""
+
+
+def margin_problem(margin: float) -> str | None:
+    """Why ``margin`` cannot be a gate's margin (a clause to end a sentence with), or None.
+    Scores are shares from 0 to 1, so no category drops by more than 1: a margin above it
+    (``3``, meant as three points) passed every regression without a word. A margin of 1
+    is kept: it says as much (every drop passes) and means nothing else."""
+    if not math.isfinite(margin) or margin < 0:
+        return f"give a finite number of 0 or more, not {margin:g}"
+    if margin > 1:
+        return (
+            f"give a number from 0 to 1, not {margin:.15g}: scores are shares from 0 to 1, so a "
+            "margin above 1 lets every drop pass (0.03 is three points)"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -280,6 +297,9 @@ def gate(
     allow_judge_change: bool = False,
 ) -> GateResult:
     """Compare two checked reports (see the module docstring)."""
+    problem = margin_problem(margin)
+    if problem is not None:
+        raise GateRefused(f"the margin {margin:.15g}: {problem}.")
     b_pin, c_pin = baseline["evalset"], current["evalset"]
     if b_pin.get("set") != c_pin.get("set"):
         raise GateRefused(
@@ -541,6 +561,13 @@ def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> 
     if refused is not None:  # a FIFO would wait for a writer, and no one meant it
         fix = "remove it, then accept a run with `evalset accept REPORT.json`"
         raise GateRefused(refused.sentence("report", fix))
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():  # `evalset accept` would be refused too
+        raise GateRefused(
+            f"{current_path}: set {name} has no accepted run: {folder.relative_to(ws.root)}, "
+            "where accepted runs are kept, is a file, not a folder; move it away, then accept "
+            "a run with `evalset accept REPORT.json`."
+        )
     if not path.is_file():
         raise GateRefused(
             f"{current_path}: set {name} has no accepted run yet ({path.relative_to(ws.root)} "

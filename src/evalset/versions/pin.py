@@ -259,14 +259,16 @@ def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
     reads it (its shape and digest): check-pin never vouches for an edited report."""
-    from evalset.fsio import TextError, json_loads, not_json, read_user_text
-    from evalset.versions.reportfile import check_report, is_report
+    from evalset.fsio import RepeatedKeyError, TextError, json_loads, not_json, read_user_text
+    from evalset.versions.reportfile import check_report, is_report, repeated_key
 
     try:
         text = read_user_text(report, "report")
-        data = json_loads(text)
+        data = json_loads(text, unique_keys=True)
     except TextError as exc:
         raise PinError(str(exc)) from None
+    except RepeatedKeyError as exc:  # as gate and accept say it
+        raise PinError(repeated_key(report, text, exc)) from None
     except json.JSONDecodeError as exc:  # where, then what: as gate and accept say it
         raise PinError(
             f"{report}:{exc.lineno}:{exc.colno}: {not_json(exc)}; fix the report."

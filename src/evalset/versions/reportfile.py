@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from evalset.errors import EvalsetError
-from evalset.fsio import TextError, decode_text, json_loads, not_json, read_input
+from evalset.fsio import (
+    RepeatedKeyError,
+    TextError,
+    decode_text,
+    json_loads,
+    not_json,
+    read_input,
+)
 
 FORMAT = 1
 """Version of the report's layout."""
@@ -59,7 +66,9 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     except TextError as exc:
         raise ReportError(str(exc)) from None
     try:
-        data = json_loads(text)
+        data = json_loads(text, unique_keys=True)
+    except RepeatedKeyError as exc:
+        raise ReportError(repeated_key(path, text, exc)) from None
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"{path}:{exc.lineno}:{exc.colno}: {not_json(exc)}; give a report written by "
@@ -72,6 +81,23 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
         ) from None
     check_report(path, text, data)
     return data, text
+
+
+def repeated_key(path: Path, text: str, exc: RepeatedKeyError) -> str:
+    """The sentence refusing a report (``text``) that gives a key twice in one object: JSON
+    readers differ on which one they keep (Python's the last, others the first), so the gate
+    would read one score and a reviewer's tool another. evalset never writes one. A report
+    edited since it was written (a key added after its digest) is refused as edited, as it
+    was before keys were checked: ``check_report`` raises. The line is named when the text
+    writes the key no third time (an item's metric is in every row)."""
+    data = json_loads(text)  # the error's path only: a report read twice costs nothing else
+    if is_report(data):
+        check_report(path, text, data)
+    where = f":{exc.lineno}:{exc.colno}" if exc.certain else ""
+    return (
+        f"{path}{where}: gives the key {exc.key!r} twice in one object (JSON readers differ "
+        "on which they keep); give a report written by `evalset score`."
+    )
 
 
 def check_report(path: Path, text: str, data: Any) -> None:
