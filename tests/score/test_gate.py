@@ -127,6 +127,20 @@ def test_reports_with_other_definitions_are_refused_unless_allowed(score_ws: Pat
     assert missing.code == 2 and "has no metric 'recall@7' (it has hit@1," in missing.err
 
 
+def test_a_definition_that_leaves_the_default_out_is_compared_with_it(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli
+) -> None:
+    """A definition says "better" only when lower is better; before, the refusal read
+    "better: None vs 'lower'"."""
+    base = _score(score_ws, cli, RUN, "base")
+    current = _score(score_ws, cli, RUN, "current")
+    section = '"granularity": "section"\n    },'
+    _tamper(current, section, section.replace("\n    }", ',\n      "better": "lower"\n    }'), True)
+    refused = cli(score_ws, "gate", str(base), str(current))
+    assert refused.code == 2, refused.err
+    assert "baseline reports/base.json (better: 'higher' vs 'lower')" in (refused.err)
+
+
 def test_accept_records_the_run_the_gate_compares_with(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
     base = _score(score_ws, cli, RUN, "base")
     current = _score(score_ws, cli, CURRENT, "current")
@@ -190,7 +204,9 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
     (score_ws / "pin.json").write_text(cli(score_ws, "pin", "docs").out)
     (score_ws / "broken.json").write_text('{"evalset": ')
     (score_ws / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (score_ws / "empty.json").write_text(" \n")
     for name, expected in (
+        ("empty.json", "empty.json: is empty; give a report written by `evalset score`."),
         ("pin.json", 'pin.json: is not an evalset report (it has no "report" format); give a '
          "report written by `evalset score`."),
         ("broken.json", "broken.json:1:13: is not valid JSON (Expecting value); give a report "
@@ -201,6 +217,12 @@ def test_edited_and_foreign_reports_are_refused(score_ws: Path, cli) -> None:  #
     ):  # fmt: skip
         done = cli(score_ws, "gate", str(base), name)
         assert done.code == 2 and done.err.strip() == f"evalset: {expected}"
+    for command in (["accept"], ["check-pin"]):  # the same sentence (before: "Expecting value")
+        done = cli(score_ws, *command, "empty.json")
+        assert (done.code, done.err.strip()) == (
+            2,
+            "evalset: empty.json: is empty; give a report written by `evalset score`.",
+        )
     assert not (score_ws / "reports" / "accepted").exists()
 
 

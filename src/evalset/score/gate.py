@@ -539,11 +539,13 @@ def _judges(
 def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str) -> str:
     a, b = baseline["definitions"][metric], current["definitions"][metric]
     preferred = ["granularity", "kind", "family"]  # say the setting, not the text it changes
-    keys = [k for k in dict.fromkeys([*preferred, *a, *b]) if a.get(k) != b.get(k)]
+    unsaid = {"better": "higher"}  # what a definition leaves out when it is the default
+    keys = [k for k in dict.fromkeys([*preferred, *a, *b])
+            if a.get(k, unsaid.get(k)) != b.get(k, unsaid.get(k))]  # fmt: skip
     key = keys[0] if keys else "definition"
     if key == "definition":
         return "its definition changed"
-    return f"{key}: {a.get(key)!r} vs {b.get(key)!r}"
+    return f"{key}: {a.get(key, unsaid.get(key))!r} vs {b.get(key, unsaid.get(key))!r}"
 
 
 def accepted_path(ws: Workspace, set_name: str) -> Path:

@@ -264,6 +264,8 @@ def read_pin(report: Path) -> dict[str, Any]:
 
     try:
         text = read_user_text(report, "report")
+        if not text.strip():  # as gate and accept say it
+            raise PinError(f"{report}: is empty; give a report written by `evalset score`.")
         data = json_loads(text, unique_keys=True)
     except TextError as exc:
         raise PinError(str(exc)) from None

@@ -65,6 +65,8 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
         text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
     except TextError as exc:
         raise ReportError(str(exc)) from None
+    if not text.strip():  # "1:1: Expecting value" would send the reader looking for a typo
+        raise ReportError(f"{path}: is empty; give a report written by `evalset score`.")
     try:
         data = json_loads(text, unique_keys=True)
     except RepeatedKeyError as exc:
