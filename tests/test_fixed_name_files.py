@@ -121,6 +121,15 @@ def test_status_refuses_a_gitattributes_that_is_no_file(ws: Path, kind: str) -> 
 # -- evalset.toml, the schemas, a set by its name, a release begun -----------------------
 
 
+@pytest.mark.parametrize("kind", EVERY)
+@pytest.mark.parametrize("argv", [["status"], ["validate"], ["init"]], ids=" ".join)
+def test_a_configuration_that_is_no_file_is_refused(ws: Path, kind: str, argv: list[str]) -> None:
+    """Not passed over as "no workspace here", nor a workspace of another folder above."""
+    (ws / "evalset.toml").unlink()
+    made = KINDS[kind](ws / "evalset.toml", ws)
+    _refused(ws, argv, _refusal("evalset.toml", made, "configuration file", "remove it"))
+
+
 @pytest.mark.parametrize("kind", ["named pipe", "folder", "symlink to a named pipe"])
 def test_release_refuses_a_record_of_a_release_that_is_no_file(ws: Path, kind: str) -> None:
     """Read as none, the release would then write its record into it (a named pipe waiting
