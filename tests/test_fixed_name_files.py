@@ -130,6 +130,16 @@ def test_a_configuration_that_is_no_file_is_refused(ws: Path, kind: str, argv: l
     _refused(ws, argv, _refusal("evalset.toml", made, "configuration file", "remove it"))
 
 
+@pytest.mark.parametrize("kind", REFUSED)
+def test_schema_write_refuses_a_schema_that_is_no_file(ws: Path, kind: str) -> None:
+    """Read, a named pipe would wait for a writer; written, for a reader."""
+    (ws / "schemas").mkdir()
+    name = "schemas/evalset.schema.json"
+    made = KINDS[kind](ws / name, ws)
+    fix = "remove it, then run `evalset schema --write` again (it wrote nothing)"
+    _refused(ws, ["schema", "--write"], _refusal(name, made, "schema file", fix))
+
+
 @pytest.mark.parametrize("kind", ["named pipe", "folder", "symlink to a named pipe"])
 def test_release_refuses_a_record_of_a_release_that_is_no_file(ws: Path, kind: str) -> None:
     """Read as none, the release would then write its record into it (a named pipe waiting
