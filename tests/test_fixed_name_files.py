@@ -140,6 +140,18 @@ def test_schema_write_refuses_a_schema_that_is_no_file(ws: Path, kind: str) -> N
     _refused(ws, ["schema", "--write"], _refusal(name, made, "schema file", fix))
 
 
+@pytest.mark.parametrize("kind", EVERY)
+@pytest.mark.parametrize("argv", [["validate", "acme-support"], ["pin", "acme-support"]], ids=str)
+def test_a_set_named_by_its_name_that_is_no_file_is_refused(
+    ws: Path, kind: str, argv: list[str]
+) -> None:
+    """As over every set (``tests/test_found_files.py``), not "no set named acme-support"."""
+    (ws / "sets" / "acme-support.yaml").unlink()
+    made = KINDS[kind](ws / "sets" / "acme-support.yaml", ws)
+    fix = "remove it, or move it out of sets"
+    _refused(ws, argv, _refusal("sets/acme-support.yaml", made, "set file", fix))
+
+
 @pytest.mark.parametrize("kind", ["named pipe", "folder", "symlink to a named pipe"])
 def test_release_refuses_a_record_of_a_release_that_is_no_file(ws: Path, kind: str) -> None:
     """Read as none, the release would then write its record into it (a named pipe waiting
