@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, commit_all, make_git_repo
-from test_found_files import KINDS, RUN, _evalset, _refusal
+from test_found_files import ENV, KINDS, RUN, TIMEOUT, _evalset, _refusal
 
 REFUSED = ("named pipe", "symlink to a named pipe")
 """The kinds refused where the others (a folder, a symlink to nothing) were already said
@@ -187,6 +189,21 @@ from evalset.cli import command
 sys.argv = ["evalset", "gate", "cur.json"]
 command()
 """
+
+
+def test_gate_never_waits_on_an_accepted_run_made_a_named_pipe_after_it_was_looked_at(
+    ws: Path,
+) -> None:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", SWAPPED],
+            cwd=ws, env=ENV, capture_output=True, text=True, timeout=TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"gate still ran after {TIMEOUT} s: it waits")
+    fix = "remove it, then accept a run with `evalset accept REPORT.json`"
+    expected = _refusal(ACCEPTED, ("a named pipe", False), "report", fix)
+    assert (done.returncode, done.stderr) == (2, expected)
 
 
 # -- a judge's prompt files, named by the configuration ----------------------------------

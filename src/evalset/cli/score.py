@@ -192,19 +192,19 @@ def gate(
 
     Example: evalset gate reports/score.json --margin 0.03
     """
-    from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
+    from evalset.score.gate import load_accepted, load_checked
     from evalset.workspace import workspace_for
 
     ws = workspace_for(first)
     if second is None:
         current_path = first
         current = load_checked(ws, current_path)
-        baseline_path = baseline_for(ws, current, current_path)
+        baseline_path, baseline = load_accepted(ws, current, current_path)
     else:
         baseline_path, current_path = first, second
         current = load_checked(ws, current_path)
-    baseline = load_checked(ws, baseline_path)
+        baseline = load_checked(ws, baseline_path)
     wanted = [m.strip() for item in metric or [] for m in item.split(",") if m.strip()]
     result = run(
         baseline,

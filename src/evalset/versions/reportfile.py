@@ -54,12 +54,17 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
         raise ReportError(f"{path}: is a folder; give the path of a report file.") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
+    return parse_report(path, data)
+
+
+def parse_report(path: Path, data: bytes) -> tuple[dict[str, Any], str]:
+    """``read_report`` of the bytes ``data``, read from ``path`` already."""
     try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
         text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
     except TextError as exc:
         raise ReportError(str(exc)) from None
     try:
-        data = json_loads(text)
+        report = json_loads(text)
     except json.JSONDecodeError as exc:
         raise ReportError(
             f"{path}:{exc.lineno}:{exc.colno}: {not_json(exc)}; give a report written by "
@@ -70,8 +75,8 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
             f"{path}: is not JSON that can be read (too deeply nested, or a number too long); "
             "give a report written by `evalset score`."
         ) from None
-    check_report(path, text, data)
-    return data, text
+    check_report(path, text, report)
+    return report, text
 
 
 def check_report(path: Path, text: str, data: Any) -> None:
