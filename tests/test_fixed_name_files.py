@@ -221,4 +221,23 @@ except JudgeBroken as exc:
 """
 
 
+@pytest.mark.parametrize("kind", EVERY)
+def test_a_prompt_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> None:
+    """Not waited on, and not replaced by the shipped prompt without a word. (Through the
+    library: the openai judge reads its prompts once the openai package is imported.)"""
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "refuses.txt").write_text("Does {text} refuse?\n")
+    made = KINDS[kind](tmp_path / "prompts" / "entails.txt", tmp_path)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", PROMPTS],
+            cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"load_prompts still ran after {TIMEOUT} s: it waits")
+    fix = "remove it to use the shipped prompt, or put the prompt there as a file"
+    expected = _refusal("prompts/entails.txt", made, "prompt file", fix)
+    assert (done.returncode, done.stderr) == (1, expected.removeprefix("evalset: "))
+
+
 # -- a .dvc file beside the documents: optional ------------------------------------------
