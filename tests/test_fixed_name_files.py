@@ -241,3 +241,15 @@ def test_a_prompt_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> 
 
 
 # -- a .dvc file beside the documents: optional ------------------------------------------
+
+
+def test_a_dvc_file_that_leads_to_a_named_pipe_is_none(ws: Path, tmp_path: Path) -> None:
+    """A ``.dvc`` file is read only to say what of the corpus DVC keeps elsewhere; one that
+    cannot be read says nothing, and a named pipe is not waited on either."""
+    pristine = Path(shutil.copytree(ws, tmp_path / "pristine", symlinks=True))
+    expected = _evalset(pristine, "snapshot")
+    assert expected.returncode == 0, expected.stderr
+    os.mkfifo(ws / "corpus" / "pipe")
+    (ws / "corpus" / "x.dvc").symlink_to("pipe")
+    done = _evalset(ws, "snapshot")
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected.stdout, expected.stderr)
