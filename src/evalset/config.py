@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NoReturn, R
 from typing_extensions import TypedDict
 
 from evalset.errors import ConfigError, EvalsetError, NoWorkspace
-from evalset.fsio import TextError, decode_text, long_integers, long_number_place
+from evalset.fsio import (
+    NotAFile,
+    TextError,
+    decode_text,
+    long_integers,
+    long_number_place,
+    not_a_file,
+    read_found,
+)
 
 if TYPE_CHECKING:  # the constraints matter only to the JSON Schema: evalset.schema
     from annotated_types import Ge, Interval
@@ -293,9 +301,15 @@ class Workspace:
         return self.root / STATE_DIR
 
 
+CONFIG_KIND = "configuration file"
+"""What a configuration file is, as a sentence refusing one that is no file says."""
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        raw = path.read_bytes()
+        raw = read_found(path)
+    except NotAFile as exc:  # made so since it was looked at: never waited for
+        raise ConfigError(exc.sentence(CONFIG_KIND)) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
     try:  # UTF-16 (Windows' "Unicode"), a Latin-1 byte, a NUL: named as for any text file
@@ -360,7 +374,7 @@ def _names_evalset(path: Path) -> bool:
     """Whether a file that cannot be read as TOML mentions evalset's table (so is meant to
     configure it, and its problem is to be told)."""
     try:
-        data = path.read_bytes()
+        data = read_found(path)
     except OSError:
         return True
     return any(name in data for name in _NAMES)
@@ -441,7 +455,10 @@ def workspace_at(folder: Path) -> Workspace | None:
     configures none."""
     for name in (CONFIG_FILE, PYPROJECT):
         candidate = folder / name
-        if candidate.is_file():
+        refused = not_a_file(candidate) if name == CONFIG_FILE else None
+        if refused is not None:  # evalset's own name: not passed over as no workspace
+            raise ConfigError(refused.sentence(CONFIG_KIND))
+        if candidate.is_file():  # (a pyproject.toml that is no file configures nothing)
             table = _table_of(candidate)
             if table is not None:
                 return Workspace(folder, parse_config(table, candidate), candidate)

@@ -19,13 +19,17 @@ from typing import Any
 
 from evalset import gitcmd
 from evalset.errors import EvalsetError
-from evalset.fsio import json_loads
+from evalset.fsio import NotAFile, json_loads, not_a_file, read_found
 from evalset.gitcmd import FETCH_HISTORY, FETCH_TAGS, GitUnusable
+from evalset.workspace import display_path
 
 PIN_LINE = "pin: "
 """The line of a release tag's message that holds its pin, as JSON."""
 
 TAG_PREFIX = "evalset"
+
+RELEASE_RECORD = "record of a release begun (evalset writes it there)"
+"""What the file ``Git._release_record`` names is, as a sentence refusing it says."""
 
 
 class NotARepository(EvalsetError):
@@ -34,6 +38,17 @@ class NotARepository(EvalsetError):
 
 class GitError(EvalsetError):
     """git could not answer a question about the history (bad revision, missing objects)."""
+
+
+class NoFileHere(GitUnusable):
+    """A file git or evalset keeps by a fixed name in the repository (``.gitattributes``,
+    the record of a release begun) is there but is no regular file: a named pipe would keep
+    git, and evalset, waiting for a writer, and a folder, a socket or a device holds no
+    file either wrote. Nothing can be told of the repository until it is removed."""
+
+    def __init__(self, refused: NotAFile, what: str) -> None:
+        shown = display_path(refused.path.parent) / refused.path.name  # the link, if one
+        super().__init__(refused.sentence(what, "remove it", shown))
 
 
 class TagsMissing(GitUnusable):
@@ -293,9 +308,15 @@ class Git:
         ``{"version", "fingerprint"}`` and, once committed, ``"commit"``; None when no
         release of it is pending."""
         record = self._release_record(set_name)
+        if record is None:
+            return None
         try:
-            found = json_loads(record.read_text("utf-8")) if record is not None else None
-        except (OSError, ValueError):
+            found = json_loads(read_found(record).decode("utf-8"))
+        except NotAFile as exc:  # a release would write into it: it is said, never passed
+            if exc.dangling:  # as a missing one (a release writes through the link)
+                return None
+            raise NoFileHere(exc, RELEASE_RECORD) from None
+        except (OSError, ValueError):  # (missing, or cut short: no release to finish)
             return None
         return found if isinstance(found, dict) else None
 
@@ -306,6 +327,9 @@ class Git:
         path = self._release_record(set_name)
         if path is None:
             return
+        refused = not_a_file(path)
+        if refused is not None and not refused.dangling:  # (a symlink to nothing: written)
+            raise NoFileHere(refused, RELEASE_RECORD)
         if record is None:
             path.unlink(missing_ok=True)
             return
@@ -412,7 +436,11 @@ def merge_driver_problem(root: Path, set_files: list[Path] | None = None) -> str
 
     attributes = root / ".gitattributes"
     try:
-        named = "merge=evalset" in attributes.read_text("utf-8", "replace")
+        named = b"merge=evalset" in read_found(attributes)
+    except NotAFile as exc:  # `git check-attr` would wait on a named pipe too
+        if not exc.dangling:  # (git reads a symlink to nothing as no file, as a missing one)
+            raise NoFileHere(exc, "file of git attributes") from None
+        named = False
     except OSError:
         named = False
     done = _run(root, "config", "--get", "merge.evalset.driver", check=False)

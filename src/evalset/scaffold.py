@@ -12,7 +12,15 @@ from pathlib import Path
 
 from evalset.config import CONFIG_FILE, STATE_DIR, Config, setting_problem, workspace_at
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write, check_target, create_new, dangling_folder, make_folders
+from evalset.fsio import (
+    atomic_write,
+    check_target,
+    create_new,
+    dangling_folder,
+    make_folders,
+    not_a_file,
+    read_found,
+)
 from evalset.git import MERGE_DRIVER, attribute_pattern
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered
@@ -118,18 +126,26 @@ class _Appended:
     data: bytes | None
 
 
-def _appended(path: Path, lines: list[str], dropped: list[str] | None = None) -> _Appended:
+def _appended(
+    path: Path, what: str, lines: list[str], dropped: list[str] | None = None
+) -> _Appended:
     """``path`` with the ``lines`` it lacks added at its end, and the ``dropped`` lines
     taken out. Its other bytes are kept as they are, whatever their encoding (git reads
     these files byte by byte). Refused, in one sentence, when it cannot be read or
-    written."""
+    written, or is no file (a named pipe, a socket, a device: ``what`` says what it should
+    hold)."""
     if path.is_dir():
         raise EvalsetError(
             f"{display_path(path)}: is a folder, where `evalset init` writes a file; move or "
             f"rename it, {_AGAIN}."
         )
+    refused = not_a_file(path)
+    if refused is not None and not refused.dangling:  # (a symlink to nothing is written through)
+        # git reads it too: a named pipe would keep git (and init) waiting for a writer
+        shown = display_path(path.parent) / path.name  # the link, not where it points
+        raise EvalsetError(refused.sentence(f"file of {what}", f"remove it, {_AGAIN}", shown))
     try:
-        existing = path.read_bytes() if path.exists() else b""
+        existing = read_found(path) if path.exists() else b""
     except OSError as exc:
         raise EvalsetError(
             f"{display_path(path)}: cannot be read ({exc.strerror}), so `evalset init` cannot "
@@ -165,7 +181,7 @@ def _attributes(root: Path, sets: str) -> _Appended:
     # The line evalset 0.1 wrote for a folder whose name needs escaping, which git cannot
     # read (it warns about it on every command): replaced by the one it can.
     unreadable = [] if prefix == folder else MERGE_ATTRIBUTES.format(sets=folder).splitlines()
-    return _appended(git_root / ".gitattributes", wanted, unreadable)
+    return _appended(git_root / ".gitattributes", "git attributes", wanted, unreadable)
 
 
 def _write_appended(appended: _Appended, result: InitResult) -> None:
@@ -337,7 +353,7 @@ def init_workspace(
     _check_writable([*files, *schemas])
     # Reports are generated, except the accepted runs the gate compares with (`evalset accept`).
     ignored = _appended(
-        root / ".gitignore", [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
+        root / ".gitignore", "ignore rules", [f"/{STATE_DIR}/", "/reports/*", "!/reports/accepted/"]
     )
     attributes = _attributes(root, sets)
     for path, text in files.items():

@@ -52,12 +52,17 @@ def set_paths(workspace: Workspace, strict: bool = True) -> list[Path]:
     folder = sets_folder(workspace)
     listed = [p for p in folder.iterdir() if p.suffix in SET_SUFFIXES]
     for path in sorted(listed) if strict else ():
-        refused = not_a_file(path)
-        if refused is not None:
-            shown = display_path(folder)
-            fix = f"remove it, or move it out of {shown}"
-            raise SetFileError(refused.sentence("set file", fix, shown / path.name))
+        _refuse_no_file(folder, path)
     return sorted(display_path(p) for p in listed if p.is_file())
+
+
+def _refuse_no_file(folder: Path, path: Path) -> None:
+    """Refuse ``path``, a set file's name in the sets ``folder``, when it is no file."""
+    refused = not_a_file(path)
+    if refused is not None:
+        shown = display_path(folder)
+        fix = f"remove it, or move it out of {shown}"
+        raise SetFileError(refused.sentence("set file", fix, shown / path.name))
 
 
 def unique_paths(paths: list[Path]) -> list[Path]:
@@ -90,10 +95,11 @@ def workspace_for(ref: str | Path | None = None) -> Workspace:
 def set_file_named(workspace: Workspace, name: str) -> Path | None:
     """The set file of that name in the workspace's sets folder, if there is one (a name too
     long to be a file's names none, rather than failing); ``NoSetsFolder`` when there is no
-    such folder."""
+    such folder, and ``SetFileError`` when the name there is no file (see ``set_paths``)."""
     folder = sets_folder(workspace)
     for suffix in SET_SUFFIXES:
         candidate = folder / f"{name}{suffix}"
+        _refuse_no_file(folder, candidate)  # the set of that name, not "no such set"
         if os.path.isfile(candidate):
             return candidate
     return None

@@ -214,20 +214,20 @@ def gate(
 
     Example: evalset gate reports/score.json --margin 0.03
     """
-    from evalset.score.gate import baseline_for, load_checked
     from evalset.score.gate import gate as run
+    from evalset.score.gate import load_accepted, load_checked
     from evalset.workspace import workspace_for, workspace_of
 
     if second is None:
         ws = workspace_for(first)  # the accepted run is kept in the workspace
         current_path = first
         current = load_checked(ws, current_path)
-        baseline_path = baseline_for(ws, current, current_path)
+        baseline_path, baseline = load_accepted(ws, current, current_path)
     else:  # two reports need no workspace, unless one names a release (its pin is checked)
         ws = workspace_of(first) or workspace_of(second)
         baseline_path, current_path = first, second
         current = load_checked(ws, current_path)
-    baseline = load_checked(ws, baseline_path)
+        baseline = load_checked(ws, baseline_path)
     result = run(
         baseline,
         current,

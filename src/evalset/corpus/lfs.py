@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalset import gitcmd
+from evalset.fsio import read_found
 
 if TYPE_CHECKING:
     from scmrepo.git.lfs.pointer import Pointer
@@ -75,9 +76,8 @@ def content(repo: Path, data: bytes) -> bytes:
         return data
     from scmrepo.git.lfs.storage import LFSStorage
 
-    try:
-        with open(LFSStorage(storage).oid_to_path(found.oid), "rb") as f:
-            held = f.read()
+    try:  # (a named pipe where the object goes is none: never waited on)
+        held = read_found(Path(LFSStorage(storage).oid_to_path(found.oid)))
     except OSError:
         return data
     return held if hashlib.sha256(held).hexdigest() == found.oid else data

@@ -21,6 +21,7 @@ from evalset.corpus.names import nfc, same_name, uncitable
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
 from evalset.corpus.walk import corpus_file
+from evalset.fsio import read_found
 
 
 def run_git(root: Path, *args: str) -> str | None:
@@ -265,8 +266,8 @@ def working_file(repo: Path, corpus_rel: str, doc: str) -> bytes | None:
     path = corpus_file(repo / corpus_rel, doc)
     if path is None:
         return None
-    try:
-        return path.read_bytes()
+    try:  # (``corpus_file`` found a regular file: one made a named pipe since is none)
+        return read_found(path)
     except OSError:
         return None
 

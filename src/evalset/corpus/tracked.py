@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalset.corpus.manifest import SnapshotError
 from evalset.corpus.stores import DVC_PULL, dvc_cache, store_of
+from evalset.fsio import read_found
 
 if TYPE_CHECKING:
     from evalset.corpus.walk import Listing
@@ -69,8 +70,8 @@ def _out_entries(dvc_file: Path) -> list[dict[str, Any]]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    try:
-        data: Any = YAML(typ="safe").load(dvc_file.read_text("utf-8"))
+    try:  # (a named pipe, found by its name, is no file: never waited on, as none)
+        data: Any = YAML(typ="safe").load(read_found(dvc_file).decode("utf-8"))
     except (OSError, UnicodeDecodeError, YAMLError, ValueError, RecursionError):
         return []  # (a date that does not exist, nesting too deep): no outputs read
     if not isinstance(data, dict):
@@ -160,7 +161,8 @@ def _sparse(corpus: Path, top: Path) -> Absent | None:
     git_dir = top / ".git"
     if git_dir.is_file():  # a linked worktree or a submodule: "gitdir: <its git folder>"
         try:
-            pointed = git_dir.read_text("utf-8").strip().removeprefix("gitdir:").strip()
+            pointed = read_found(git_dir).decode("utf-8").strip()  # (never waited on)
+            pointed = pointed.removeprefix("gitdir:").strip()
         except (OSError, UnicodeDecodeError):
             return None
         git_dir = (top / pointed).resolve()
@@ -326,7 +328,6 @@ def _cached(cache: str, digest: str) -> Any:
     if path is None:
         return None
     try:
-        with open(path, "rb") as handle:
-            return json.load(handle)
+        return json.loads(read_found(Path(path)))  # (a named pipe put there is not waited on)
     except (OSError, ValueError, RecursionError):
         return None

@@ -68,6 +68,7 @@ from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_file, working_file
 from evalset.corpus.sections import normalise
+from evalset.fsio import read_found
 from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
 
@@ -386,7 +387,7 @@ def _read(path: Path) -> bytes | None:
     snapshot's hash then checks (``working_file`` finds it by the walk's rules, its name in
     another Unicode form too, at the cost of resolving the corpus folder's real path)."""
     try:
-        return path.read_bytes() if path.is_file() else None  # (never a FIFO: it would wait)
+        return read_found(path)  # (never a FIFO, which would wait: read as none)
     except OSError:
         return None
 

@@ -44,11 +44,12 @@ from numpy.typing import NDArray
 from evalset.config import ACCEPTED, Workspace
 from evalset.corpus.revision import run_git
 from evalset.errors import EvalsetError
-from evalset.fsio import WriteFailed, atomic_write, not_a_file
+from evalset.fsio import NotAFile, WriteFailed, atomic_write, not_a_file, read_found
 from evalset.git import Version
 from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
 from evalset.score.report import ReportError, read_report
 from evalset.versions.pin import PinError, check_pin, recorded_format, set_named
+from evalset.versions.reportfile import parse_report
 
 MARGIN = 0.03
 _EPSILON = 1e-12
@@ -225,6 +226,25 @@ def load_checked_text(ws: Workspace | None, path: Path) -> tuple[dict[str, Any],
     return report, text
 
 
+def load_accepted(
+    ws: Workspace, current: dict[str, Any], current_path: Path
+) -> tuple[Path, dict[str, Any]]:
+    """The accepted run of the set the report ``current`` scores (``baseline_for``), and
+    that run, checked as ``load_checked`` checks it. It is a file evalset finds by itself,
+    not a path the user names: it is read only as a regular file (``read_found``), so that
+    a named pipe put there after it was looked at is refused rather than waited on."""
+    path = baseline_for(ws, current, current_path)
+    try:
+        data = read_found(path)
+    except NotAFile as exc:
+        raise GateRefused(exc.sentence("report", ACCEPT_FIX)) from None
+    except OSError as exc:  # (removed meanwhile, or unreadable)
+        raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
+    report, _ = parse_report(path, data)
+    _check_release_pin(ws, path, report)
+    return path, report
+
+
 def _check_release_pin(ws: Workspace | None, path: Path, report: dict[str, Any]) -> None:
     version = report["evalset"].get("version")
     if not isinstance(version, str) or Version.parse(version) is None:
@@ -234,7 +254,7 @@ def _check_release_pin(ws: Workspace | None, path: Path, report: dict[str, Any])
             f"{path}: names release {version}, which can be checked only inside the set's "
             "workspace; run the command there."
         )
-    check = check_pin(ws, path)
+    check = check_pin(ws, path, report)  # (not read again: see ``check_pin``)
     if not check.ok:
         raise ReportError(
             f"{path}: its pin fails `evalset check-pin` ({check.problems[0]}); it was not "
@@ -548,6 +568,10 @@ def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str
     return f"{key}: {a.get(key, unsaid.get(key))!r} vs {b.get(key, unsaid.get(key))!r}"
 
 
+ACCEPT_FIX = "remove it, then accept a run with `evalset accept REPORT.json`"
+"""The fix for an accepted run that is no file (a named pipe, a folder)."""
+
+
 def accepted_path(ws: Workspace, set_name: str) -> Path:
     """Where a set's accepted run is kept."""
     return ws.root / ACCEPTED / f"{set_name}.json"
@@ -561,8 +585,7 @@ def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> 
     path = accepted_path(ws, name)
     refused = not_a_file(path)
     if refused is not None:  # a FIFO would wait for a writer, and no one meant it
-        fix = "remove it, then accept a run with `evalset accept REPORT.json`"
-        raise GateRefused(refused.sentence("report", fix))
+        raise GateRefused(refused.sentence("report", ACCEPT_FIX))
     folder = path.parent
     if folder.exists() and not folder.is_dir():  # `evalset accept` would be refused too
         raise GateRefused(

@@ -89,17 +89,23 @@ def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
 def _current(path: Path) -> bytes | None:
     """The bytes of a schema file as it is (whatever their encoding: a file that is not the
     schema is replaced), None when there is none; EvalsetError, one sentence, when it is a
-    folder or cannot be read."""
+    folder, a named pipe, a socket or a device, or cannot be read."""
     from evalset.errors import EvalsetError
-    from evalset.fsio import dangling_folder
+    from evalset.fsio import dangling_folder, not_a_file, read_found
 
     if path.is_dir():
         raise EvalsetError(
             f"{path}: is a folder, where `evalset schema --write` writes a schema; move or "
             f"rename it, {AGAIN}."
         )
+    refused = not_a_file(path)
+    if refused is not None:
+        if refused.dangling:  # none there: the write goes through the link, as for any file
+            return None
+        # read, a named pipe would wait for a writer; written, for a reader
+        raise EvalsetError(refused.sentence("schema file", f"remove it, {AGAIN}"))
     try:
-        return path.read_bytes()
+        return read_found(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

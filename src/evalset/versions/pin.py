@@ -279,6 +279,12 @@ def read_pin(report: Path) -> dict[str, Any]:
         raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
     if is_report(data):  # a report evalset wrote: its scores must be as written, as for gate
         check_report(report, text, data)
+    return pin_in(report, data)
+
+
+def pin_in(report: Path, data: Any) -> dict[str, Any]:
+    """The pin of the parsed JSON ``data`` of ``report`` (see ``read_pin``, which checks a
+    report's digest first)."""
     found = data.get("evalset") if isinstance(data, dict) else None
     if found is None and isinstance(data, dict) and "fingerprint" in data:
         found = data
@@ -365,12 +371,15 @@ def _release_holding(history: SetHistory, found: dict[str, Any]) -> Tag | None:
     return None
 
 
-def check_pin(ws: Workspace, report: Path) -> PinCheck:
+def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -> PinCheck:
     """Check a report's pin against the release tags of the workspace's repository. The
     tag's content is fingerprinted in the format its tag recorded, and compared with the
-    report in the format the report's pin names (format 1 for pins of evalset 0.1)."""
+    report in the format the report's pin names (format 1 for pins of evalset 0.1).
+    ``read``: the report, read and checked already (``read_report``), so that it is not
+    read a second time (a stream gives its bytes once, and a file evalset found by itself
+    may have become a named pipe meanwhile)."""
 
-    found = read_pin(report)
+    found = read_pin(report) if read is None else pin_in(report, read)
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
     history = SetHistory(ws, set_named(ws, report, name))

@@ -61,6 +61,11 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
         raise ReportError(f"{path}: is a folder; give the path of a report file.") from None
     except OSError as exc:
         raise ReportError(f"{path}: cannot be read ({exc.strerror}).") from None
+    return parse_report(path, data)
+
+
+def parse_report(path: Path, data: bytes) -> tuple[dict[str, Any], str]:
+    """``read_report`` of the bytes ``data``, read from ``path`` already."""
     try:  # UTF-16, a NUL byte or bad UTF-8 named as for every other text file
         text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
     except TextError as exc:
@@ -68,7 +73,7 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
     if not text.strip():  # "1:1: Expecting value" would send the reader looking for a typo
         raise ReportError(f"{path}: is empty; give a report written by `evalset score`.")
     try:
-        data = json_loads(text, unique_keys=True)
+        report = json_loads(text, unique_keys=True)
     except RepeatedKeyError as exc:
         raise ReportError(repeated_key(path, text, exc)) from None
     except json.JSONDecodeError as exc:
@@ -81,8 +86,8 @@ def read_report(path: Path) -> tuple[dict[str, Any], str]:
             f"{path}: is not JSON that can be read (too deeply nested, or a number too long); "
             "give a report written by `evalset score`."
         ) from None
-    check_report(path, text, data)
-    return data, text
+    check_report(path, text, report)
+    return report, text
 
 
 def repeated_key(path: Path, text: str, exc: RepeatedKeyError) -> str:

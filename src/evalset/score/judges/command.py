@@ -43,7 +43,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from evalset.fsio import finite_number, json_loads
+from evalset.fsio import finite_number, json_loads, open_found, read_found
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 TIMEOUT = 60.0
@@ -108,7 +108,7 @@ def code_files(argv: list[str], root: Path) -> list[Path]:
 
 def _is_script(path: Path) -> bool:
     """Whether ``path`` starts as a script does (``#!``), not as a compiled program."""
-    with path.open("rb") as opened:
+    with open(open_found(path), "rb") as opened:  # (never waiting on a named pipe)
         return opened.read(2) == b"#!"
 
 
@@ -116,8 +116,8 @@ def _files_digest(argv: list[str], files: list[Path]) -> str:
     """A digest of the command and of the bytes of its ``files``."""
     digest = hashlib.sha256(json.dumps(argv).encode())
     for path in files:
-        with suppress(OSError):
-            digest.update(path.read_bytes())
+        with suppress(OSError):  # (a named pipe put there meanwhile is not waited on)
+            digest.update(read_found(path))
     return digest.hexdigest()[:16]
 
 

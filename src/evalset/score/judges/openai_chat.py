@@ -30,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evalset.fsio import finite_number
+from evalset.fsio import finite_number, not_a_file, read_found
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
 
 PROMPTS = ("entails", "refuses", "statements")
@@ -79,14 +79,22 @@ class OpenAISettings:
 
 
 def load_prompts(folder: Path | None) -> dict[str, str]:
-    """The prompts, the shipped ones replaced by the files of ``folder``."""
+    """The prompts, the shipped ones replaced by the files of ``folder``. A name there
+    that is no file (a named pipe, a folder, a symlink to nothing) is refused, in one
+    sentence, without waiting: the folder is named by the configuration, not a path given
+    as a stream, and the shipped prompt used instead would judge with another prompt
+    without a word."""
     found = {}
     shipped = resources.files("evalset.score.judges") / "prompts"
     for name in PROMPTS:
         own = folder / f"{name}.txt" if folder is not None else None
+        refused = not_a_file(own) if own is not None else None
+        if refused is not None:  # named by the configuration: never the shipped one instead
+            fix = "remove it to use the shipped prompt, or put the prompt there as a file"
+            raise JudgeBroken(refused.sentence("prompt file", fix))
         if own is not None and own.is_file():
             try:
-                found[name] = own.read_text(encoding="utf-8").removeprefix("\ufeff")
+                found[name] = read_found(own).decode("utf-8").removeprefix("\ufeff")
             except (OSError, UnicodeDecodeError) as exc:
                 raise JudgeBroken(f"{own}: cannot be read as a prompt ({exc}).") from None
             _check_fields(own, name, found[name])
