@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, commit_all, make_git_repo
-from test_found_files import ENV, KINDS, RUN, TIMEOUT, _evalset, _refusal
+from conftest import make_git_repo
+from test_found_files import ENV, KINDS, TIMEOUT, _evalset, _refusal, scored_example
 
 REFUSED = ("named pipe", "symlink to a named pipe")
 """The kinds refused where the others (a folder, a symlink to nothing) were already said
@@ -40,21 +40,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example workspace, committed, not yet given `evalset init`'s files, with a report
     of the hybrid run (``cur.json``) and the bm25 run's report accepted."""
     ws = make_git_repo(tmp_path_factory.mktemp("fixed") / "ws")
-    for folder in ("corpus", "sets", "snapshots", "examples"):
-        shutil.copytree(ROOT / folder, ws / folder)
-    (ws / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\nsnapshots = "snapshots"\n')
-    (ws / ".gitignore").write_text("/.evalset/\n")
-    commit_all(ws, "example")
-    for run, report in (
-        (RUN, "base.json"),
-        ("examples/runs/acme-support-hybrid.jsonl", "cur.json"),
-    ):
-        done = _evalset(
-            ws, "score", "retrieval", "acme-support", run, "--allow-stale", "-o", report
-        )
-        assert done.returncode == 0, done.stderr
-    assert _evalset(ws, "accept", "base.json").returncode == 0
-    commit_all(ws, "accepted")
+    scored_example(ws)
     return ws
 
 
@@ -191,16 +177,22 @@ command()
 """
 
 
+def _python(code: str, cwd: Path, what: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by Python in ``cwd``; the test fails when ``what`` still ran after
+    ``TIMEOUT`` seconds: it waits."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=cwd, env=ENV, capture_output=True, text=True, timeout=TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{what} still ran after {TIMEOUT} s: it waits")
+
+
 def test_gate_never_waits_on_an_accepted_run_made_a_named_pipe_after_it_was_looked_at(
     ws: Path,
 ) -> None:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", SWAPPED],
-            cwd=ws, env=ENV, capture_output=True, text=True, timeout=TIMEOUT,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"gate still ran after {TIMEOUT} s: it waits")
+    done = _python(SWAPPED, ws, "gate")
     fix = "remove it, then accept a run with `evalset accept REPORT.json`"
     expected = _refusal(ACCEPTED, ("a named pipe", False), "report", fix)
     assert (done.returncode, done.stderr) == (2, expected)
@@ -228,13 +220,7 @@ def test_a_prompt_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> 
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "refuses.txt").write_text("Does {text} refuse?\n")
     made = KINDS[kind](tmp_path / "prompts" / "entails.txt", tmp_path)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", PROMPTS],
-            cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=TIMEOUT,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"load_prompts still ran after {TIMEOUT} s: it waits")
+    done = _python(PROMPTS, tmp_path, "load_prompts")
     fix = "remove it to use the shipped prompt, or put the prompt there as a file"
     expected = _refusal("prompts/entails.txt", made, "prompt file", fix)
     assert (done.returncode, done.stderr) == (1, expected.removeprefix("evalset: "))

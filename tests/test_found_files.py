@@ -49,11 +49,9 @@ def _evalset(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
         pytest.fail(f"`evalset {' '.join(args)}` still ran after {TIMEOUT} s: it waits")
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example workspace, committed, with its caches in ``.evalset/``, a report of the
+def scored_example(ws: Path) -> None:
+    """The example workspace in the git repository ``ws``, committed, with a report of the
     hybrid run (``cur.json``) and the bm25 run's report accepted (``base.json``)."""
-    ws = make_git_repo(tmp_path_factory.mktemp("found") / "ws")
     for folder in ("corpus", "sets", "snapshots", "examples"):
         shutil.copytree(ROOT / folder, ws / folder)
     (ws / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\nsnapshots = "snapshots"\n')
@@ -69,6 +67,14 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert done.returncode == 0, done.stderr
     assert _evalset(ws, "accept", "base.json").returncode == 0
     commit_all(ws, "accepted")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example workspace, committed, with its caches in ``.evalset/``, a report of the
+    hybrid run (``cur.json``) and the bm25 run's report accepted (``base.json``)."""
+    ws = make_git_repo(tmp_path_factory.mktemp("found") / "ws")
+    scored_example(ws)
     assert _evalset(ws, "status").returncode == 0  # the caches
     assert (ws / ".evalset" / "manifests" / f"{NEWEST}.marshal").is_file()
     return ws
