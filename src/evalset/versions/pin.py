@@ -260,12 +260,12 @@ def read_pin(report: Path) -> dict[str, Any]:
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
     reads it (its shape and digest): check-pin never vouches for an edited report."""
     from evalset.fsio import RepeatedKeyError, TextError, json_loads, not_json, read_user_text
-    from evalset.versions.reportfile import check_report, is_report, repeated_key
+    from evalset.versions.reportfile import check_report, empty_report, is_report, repeated_key
 
     try:
         text = read_user_text(report, "report")
         if not text.strip():  # as gate and accept say it
-            raise PinError(f"{report}: is empty; give a report written by `evalset score`.")
+            raise PinError(empty_report(report))
         data = json_loads(text, unique_keys=True)
     except TextError as exc:
         raise PinError(str(exc)) from None

@@ -70,8 +70,8 @@ def parse_report(path: Path, data: bytes) -> tuple[dict[str, Any], str]:
         text = decode_text(data, path, "report").removeprefix("\ufeff")  # saved by an editor
     except TextError as exc:
         raise ReportError(str(exc)) from None
-    if not text.strip():  # "1:1: Expecting value" would send the reader looking for a typo
-        raise ReportError(f"{path}: is empty; give a report written by `evalset score`.")
+    if not text.strip():
+        raise ReportError(empty_report(path))
     try:
         report = json_loads(text, unique_keys=True)
     except RepeatedKeyError as exc:
@@ -88,6 +88,12 @@ def parse_report(path: Path, data: bytes) -> tuple[dict[str, Any], str]:
         ) from None
     check_report(path, text, report)
     return report, text
+
+
+def empty_report(path: Path) -> str:
+    """The sentence refusing an empty report file ("1:1: Expecting value", as JSON reads it,
+    would send the reader looking for a typo)."""
+    return f"{path}: is empty; give a report written by `evalset score`."
 
 
 def repeated_key(path: Path, text: str, exc: RepeatedKeyError) -> str:
