@@ -70,6 +70,26 @@ def test_cli_outside_a_workspace(tmp_path: Path, cli) -> None:  # type: ignore[n
 
 
 @pytest.mark.parametrize(
+    ("args", "example"),
+    [
+        (["stale", "acme-support"], "stale"),
+        (["score", "retrieval", "s", "run.jsonl"], "score retrieval"),
+        (["score", "answers", "s", "run.jsonl", "--judge", "exact"], "score answers"),
+        (["gate", "report.json"], "gate"),
+        (["verify", "s", "q-001"], "verify"),
+        (["status", "--json"], "status"),
+    ],
+)
+def test_outside_a_workspace_the_example_is_the_command_run(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli, args: list[str], example: str
+) -> None:
+    """The fix shows the command the user ran, given the workspace's folder, not another."""
+    result = cli(tmp_path, *args)
+    assert result.code == 2
+    assert f"as in `evalset -C path/to/workspace {example}`, or make this one" in result.err
+
+
+@pytest.mark.parametrize(
     ("toml", "message"),
     [
         ('[promote]\nregions = "US"\n', 'promote.regions must be a list of two-letter region '

@@ -396,12 +396,16 @@ def find_workspace(start: str | os.PathLike[str] | None = None) -> Workspace:
         raise NoWorkspace(
             f"no evalset workspace here ({here} and its parents have no evalset.toml or "
             f"[tool.evalset] in pyproject.toml), but the repository has one in {shown}: run "
-            f"evalset there, or give its folder, as in `evalset -C {below[0]} status`."
+            "evalset there, or give its folder, as in ",
+            str(below[0]),
+            ".",
         )
     raise NoWorkspace(
         f"no evalset workspace here ({here} and its parents have no evalset.toml "
         "or [tool.evalset] in pyproject.toml): run evalset in a workspace's folder or give "
-        "it, as in `evalset -C path/to/workspace status`, or make this one with `evalset init`."
+        "it, as in ",
+        "path/to/workspace",
+        ", or make this one with `evalset init`.",
     )
 
 

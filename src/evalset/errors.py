@@ -20,7 +20,19 @@ class CannotOpen(EvalsetError):
 
 
 class NoWorkspace(EvalsetError):
-    """No ``evalset.toml`` or ``[tool.evalset]`` was found in this folder or above."""
+    """No ``evalset.toml`` or ``[tool.evalset]`` was found in this folder or above.
+
+    The sentence ends with the command run again in a workspace's ``folder``
+    (`evalset -C FOLDER COMMAND`): ``command`` is ``status`` until the command line sets
+    it to the command that was run."""
+
+    def __init__(self, before: str, folder: str, after: str) -> None:
+        super().__init__(before, folder, after)
+        self.before, self.folder, self.after = before, folder, after
+        self.command = "status"
+
+    def __str__(self) -> str:
+        return f"{self.before}`evalset -C {self.folder} {self.command}`{self.after}"
 
 
 class ConfigError(EvalsetError):

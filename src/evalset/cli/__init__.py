@@ -30,6 +30,19 @@ _FLAGS = {
 _SCORE_FLAGS = ("--json", "--allow-stale", "--skip-invalid")
 
 
+GROUPS = ("score",)
+"""The commands whose first argument is a command of their own (`evalset score retrieval`)."""
+
+
+def command_run(argv: list[str]) -> str | None:
+    """The command ``argv`` runs, without its arguments and options (``score retrieval``,
+    ``stale``), when its words say one."""
+    words = [arg for arg in argv[:2] if not arg.startswith("-")]
+    if not words or words[0] != argv[0]:
+        return None
+    return " ".join(words[:2] if words[0] in GROUPS and len(words) == 2 else words[:1])
+
+
 def plain_form(argv: list[str]) -> Callable[[], None] | None:
     """The command body to run for ``argv`` when it is a plain form, else None."""
     if argv == ["--version"]:
@@ -290,7 +303,7 @@ def _main(end_early: bool) -> None:
     from evalset import interrupts
     from evalset.cli.output import as_typed
     from evalset.cli.streams import OutputLost, failed
-    from evalset.errors import EvalsetError
+    from evalset.errors import EvalsetError, NoWorkspace
     from evalset.fsio import forget_reads
 
     _short_lived()
@@ -317,6 +330,8 @@ def _main(end_early: bool) -> None:
     except OutputLost:
         raise
     except EvalsetError as exc:
+        if isinstance(exc, NoWorkspace):
+            exc.command = command_run(sys.argv[1:]) or exc.command
         _error(as_typed(str(exc)), exc.exit_code)
     except MemoryError:  # input larger than a memory limit allows, past the checks on size
         _error(
