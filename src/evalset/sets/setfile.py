@@ -32,6 +32,17 @@ if TYPE_CHECKING:
     from evalset.git import Git
 
 
+_SEPARATORS = re.compile(r"[-_.\s]+")
+_NUMBER = re.compile(r"\d+")
+
+
+def _id_shape(ident: str) -> str:
+    """An id as a person may misremember its form: in lower case, with one kind of
+    separator, and its numbers without leading zeros."""
+    unified = _SEPARATORS.sub("-", ident.casefold())
+    return _NUMBER.sub(lambda m: m.group().lstrip("0") or "0", unified)
+
+
 @dataclass
 class SetFile:
     """A loaded set file: its text, header, valid items and the schema findings."""
@@ -99,7 +110,13 @@ class SetFile:
         """The id written in the file closest to ``ident``, an id no item has, for a
         command's "did you mean": of any item (one the schema refuses is then said to be not
         valid, a sealed one to be sealed); None when none is close."""
-        close = difflib.get_close_matches(ident, sorted(self.written_ids), n=1)
+        written = sorted(self.written_ids)
+        same = [w for w in written if _id_shape(w) == _id_shape(ident)]
+        if same:  # q-1 for q-001, Q_001 for q-001
+            return same[0]
+        # Ids share their prefix and differ in a number, so difflib's usual cutoff (0.6)
+        # calls most of them close: q-039 for q-999.
+        close = difflib.get_close_matches(ident, written, n=1, cutoff=0.75)
         return close[0] if close else None
 
     def did_you_mean(self, ident: str) -> str:
