@@ -77,7 +77,6 @@ def _refused(ws: Path, argv: list[str], expected: str) -> None:
 
 # -- files `evalset init` adds its lines to ---------------------------------------------
 
-AGAIN = "remove it, then run `evalset init` again (it wrote nothing)"
 APPENDED = {
     "init, .gitignore": (".gitignore", ["init"], "file of ignore rules"),
     "init, .gitattributes": (".gitattributes", ["init"], "file of git attributes"),
@@ -94,7 +93,8 @@ def test_init_refuses_a_file_it_adds_lines_to_that_is_no_file(
     name, argv, what = APPENDED[case]
     (ws / name).unlink(missing_ok=True)
     made = KINDS[kind](ws / name, ws)
-    _refused(ws, argv, _refusal(name, made, what, AGAIN))
+    again = f"remove it, then run `evalset {' '.join(argv)}` again (it wrote nothing)"
+    _refused(ws, argv, _refusal(name, made, what, again))
 
 
 @pytest.mark.parametrize("kind", ["named pipe", "folder", "symlink to a named pipe"])

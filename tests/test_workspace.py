@@ -437,7 +437,10 @@ def test_init_git_hooks_with_gitattributes_a_folder_registers_nothing(  # type: 
     (git_repo / ".gitattributes").mkdir()
     result = cli(git_repo, "init", "--git-hooks")
     assert result.code == 2
-    assert result.err.startswith("evalset: .gitattributes: is a folder, where `evalset init`")
+    assert result.err.startswith(
+        "evalset: .gitattributes: is a folder, where `evalset init --git-hooks` writes a file; "
+        "move or rename it, then run `evalset init --git-hooks` again (it wrote nothing)."
+    )
     unset = subprocess.run(["git", "config", "--local", "merge.evalset.driver"], cwd=git_repo)
     assert unset.returncode == 1
 

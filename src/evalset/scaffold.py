@@ -113,7 +113,15 @@ def _git_root(start: Path) -> Path | None:
 MERGE_ATTRIBUTES = "{sets}/*.yaml merge=evalset\n{sets}/*.yml merge=evalset\n"
 
 
-_AGAIN = "then run `evalset init` again (it wrote nothing)"
+INIT, HOOKS = "evalset init", "evalset init --git-hooks"
+"""The two commands that write ``.gitattributes``, for saying which to run again."""
+
+
+def _again(command: str) -> str:
+    return f"then run `{command}` again (it wrote nothing)"
+
+
+_AGAIN = _again(INIT)
 
 
 @dataclass
@@ -127,29 +135,30 @@ class _Appended:
 
 
 def _appended(
-    path: Path, what: str, lines: list[str], dropped: list[str] | None = None
+    path: Path, what: str, lines: list[str], dropped: list[str] | None = None, command: str = INIT
 ) -> _Appended:
     """``path`` with the ``lines`` it lacks added at its end, and the ``dropped`` lines
     taken out. Its other bytes are kept as they are, whatever their encoding (git reads
     these files byte by byte). Refused, in one sentence, when it cannot be read or
     written, or is no file (a named pipe, a socket, a device: ``what`` says what it should
-    hold)."""
+    hold; ``command`` is the one to run again)."""
+    again = _again(command)
     if path.is_dir():
         raise EvalsetError(
-            f"{display_path(path)}: is a folder, where `evalset init` writes a file; move or "
-            f"rename it, {_AGAIN}."
+            f"{display_path(path)}: is a folder, where `{command}` writes a file; move or "
+            f"rename it, {again}."
         )
     refused = not_a_file(path)
     if refused is not None and not refused.dangling:  # (a symlink to nothing is written through)
         # git reads it too: a named pipe would keep git (and init) waiting for a writer
         shown = display_path(path.parent) / path.name  # the link, not where it points
-        raise EvalsetError(refused.sentence(f"file of {what}", f"remove it, {_AGAIN}", shown))
+        raise EvalsetError(refused.sentence(f"file of {what}", f"remove it, {again}", shown))
     try:
         existing = read_found(path) if path.exists() else b""
     except OSError as exc:
         raise EvalsetError(
-            f"{display_path(path)}: cannot be read ({exc.strerror}), so `evalset init` cannot "
-            f"add its lines to it; make it a readable file, {_AGAIN}."
+            f"{display_path(path)}: cannot be read ({exc.strerror}), so `{command}` cannot "
+            f"add its lines to it; make it a readable file, {again}."
         ) from None
     raw = existing.decode("utf-8", "surrogateescape").split("\n")
     have = [line.removesuffix("\r") for line in raw]  # a file saved with CRLF line ends
@@ -168,7 +177,7 @@ def _appended(
     return _Appended(path, path.exists(), existing + lead + added)
 
 
-def _attributes(root: Path, sets: str) -> _Appended:
+def _attributes(root: Path, sets: str, command: str = INIT) -> _Appended:
     """The ``.gitattributes`` of the repository around ``root``, routing the set files of
     the folder ``sets`` to the merge driver."""
     git_root = _git_root(root)
@@ -181,7 +190,7 @@ def _attributes(root: Path, sets: str) -> _Appended:
     # The line evalset 0.1 wrote for a folder whose name needs escaping, which git cannot
     # read (it warns about it on every command): replaced by the one it can.
     unreadable = [] if prefix == folder else MERGE_ATTRIBUTES.format(sets=folder).splitlines()
-    return _appended(git_root / ".gitattributes", "git attributes", wanted, unreadable)
+    return _appended(git_root / ".gitattributes", "git attributes", wanted, unreadable, command)
 
 
 def _write_appended(appended: _Appended, result: InitResult) -> None:
@@ -192,11 +201,11 @@ def _write_appended(appended: _Appended, result: InitResult) -> None:
     (result.updated if appended.existed else result.created).append(appended.path)
 
 
-def install_merge_driver(root: Path, sets: str, result: InitResult) -> None:
+def install_merge_driver(root: Path, sets: str, result: InitResult, command: str = INIT) -> None:
     """Register the set-file merge driver: ``.gitattributes`` lines (committed, so every clone
     routes set files to it) and ``merge.evalset.*`` in the repository's git config (local to
     each clone, so `evalset init --git-hooks` repeats it after cloning)."""
-    attributes = _attributes(root, sets)
+    attributes = _attributes(root, sets, command)
     _register_driver(root, result)
     _write_appended(attributes, result)
 
@@ -298,7 +307,7 @@ def init_workspace(
         from evalset.config import find_workspace
 
         workspace = find_workspace(root)
-        install_merge_driver(workspace.root, workspace.config.sets, result)
+        install_merge_driver(workspace.root, workspace.config.sets, result, HOOKS)
         return result
     # A configuration the folder has already is kept, and its folders are the ones written.
     configured = workspace_at(root)
