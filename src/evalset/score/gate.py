@@ -377,6 +377,12 @@ def gate(
     rows_b = np.array([b_index[i] for i in compared], dtype=np.int64)
     rows_c = np.array([c_index[i] for i in compared], dtype=np.int64)
     categories = [c_categories[c_index[i]] for i in compared]
+    unnamed = next((i for i, c in zip(compared, categories, strict=True) if c is None), None)
+    if unnamed is not None:  # a report ``load_checked`` did not read: it refuses a null one
+        raise GateRefused(
+            f"{current_path}: item {unnamed!r} has no category, so no category of the gate "
+            "would compare it; give a report written by `evalset score`."
+        )
     order = list(dict.fromkeys(list(current.get("categories", {})) + list(baseline["categories"])))
     others = sorted(c for c in set(categories) if c is not None and c not in order)
     for category in order + others:

@@ -178,7 +178,7 @@ _REPORT: Mapping[str, tuple[type, ...]] = {"kind": (str,)}
 _TOP: Mapping[str, tuple[type, ...]] = {"snapshot": _TEXT_OR_NULL}
 _PIN = {"set": (str,), "fingerprint": (str,), "version": _TEXT_OR_NULL,
         "fingerprint_format": (int,)}  # fmt: skip
-_ROW = {"id": (str,), "trial": (int,), "category": _TEXT_OR_NULL, "split": (str,),
+_ROW = {"id": (str,), "trial": (int,), "category": (str,), "split": (str,),
         "first_rank": (int, type(None)), "metrics": (dict,)}  # fmt: skip
 """Per key of an object a reader of reports uses, the kinds its value may have."""
 
@@ -240,6 +240,11 @@ def _rows_problem(rows: list[Any]) -> str | None:
     for k, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metrics"), dict):
             return f"items[{k}] is not an item row with metrics from 0 to 1"
+        if "category" in row and row["category"] is None:
+            # evalset scores active items only, and an active item has a category: a gate
+            # would compare this one in no category, only in its overall row, which never fails
+            named = f" (item {row['id']!r})" if isinstance(row.get("id"), str) else ""
+            return f"items[{k}].category is null{named}: every item evalset scores has a category"
         problem = _fields_problem(row, f"items[{k}]", _ROW, ("id", "trial", "category", "split"))
         if problem:
             return problem
