@@ -148,6 +148,11 @@ MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "a row repeated": (("items", 1), REPEAT, "items[1] repeats item "),
     "a row repeated, other metrics": (("items", 2), {"metrics": {"mrr": 1.0}},
                                       "items[2] repeats item "),
+    # the gate compares an item in the category of its first row: another trial's was
+    # passed over without a word (evalset writes an item's category in each of its rows)
+    "two categories of an item": (("items", 1), {"metrics": {}, "trial": 1, "category": "multi"},
+                                  "items[1] gives item 'a1' category 'multi', but items[0] "
+                                  "'lookup': an item has one category in every trial"),
     "kind a list": (("report", "kind"), ["retrieval"], "report.kind is a list, not text"),
     "format a boolean": (("report", "format"), True, "its report format True is none evalset"),
     "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),

@@ -237,6 +237,8 @@ def _definitions_problem(definitions: dict[str, Any]) -> str | None:
 
 def _rows_problem(rows: list[Any]) -> str | None:
     first: dict[tuple[str, int], int] = {}
+    category_of: dict[str, int] = {}
+    """Per item, its first row: the category the gate compares it in."""
     for k, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metrics"), dict):
             return f"items[{k}] is not an item row with metrics from 0 to 1"
@@ -253,6 +255,13 @@ def _rows_problem(rows: list[Any]) -> str | None:
         if not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values()):
             # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
             return f"items[{k}] is not an item row with metrics from 0 to 1"
+        at = category_of.setdefault(row["id"], k)
+        if rows[at]["category"] != row["category"]:
+            return (
+                f"items[{k}] gives item {row['id']!r} category {row['category']!r}, but "
+                f"items[{at}] {rows[at]['category']!r}: an item has one category in every "
+                "trial"
+            )
         key = (row["id"], row["trial"])
         if key in first:  # a gate would average both rows in: the item would count twice
             return (
