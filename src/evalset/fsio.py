@@ -392,8 +392,24 @@ def refuse_overwriting(
 
 def _inside(path: Path, folder: Path) -> bool:
     """Whether ``path`` (followed through its links, as a write would) lies in ``folder``."""
+    return os.path.realpath(path) != os.path.realpath(folder) and lies_in(path, folder)
+
+
+def first_link(path: Path, root: Path) -> Path | None:
+    """The first of ``path``'s folders below ``root``, or ``path`` itself, that is a symlink
+    (``path`` lying below ``root``); None when none is, so ``path`` lies where it says."""
+    here = Path(root)
+    for part in Path(path).relative_to(root).parts:
+        here = here / part
+        if os.path.islink(here):
+            return here
+    return None
+
+
+def lies_in(path: str | Path, folder: str | Path) -> bool:
+    """Whether ``path``, followed through its links, is ``folder`` or lies in it."""
     where, top = os.path.realpath(path), os.path.realpath(folder)
-    return where != top and where.startswith(top.rstrip(os.sep) + os.sep)
+    return where == top or where.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _same_file(a: Path, b: Path) -> bool:

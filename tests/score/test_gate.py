@@ -509,3 +509,21 @@ def test_two_reports_are_gated_outside_a_workspace(score_ws: Path, cli) -> None:
         "evalset: released.json: names release 0.1.0, which can be checked only inside the "
         "set's workspace; run the command there."
     )
+
+
+@pytest.mark.parametrize("item", ["a1", "m2"])
+def test_the_gate_refuses_a_compared_item_of_no_category(score_ws: Path, cli, item: str) -> None:  # type: ignore[no-untyped-def]
+    """Reports read by ``load_checked`` have none (it refuses a null category), but a report
+    given to ``gate`` otherwise had its item compared in no category, only in the overall row,
+    which never fails: the item was gated by nothing, and nothing said so."""
+    base = read_report(_score(score_ws, cli, RUN, "base"))[0]
+    current = read_report(_score(score_ws, cli, CURRENT, "current"))[0]
+    for row in current["items"]:
+        if row["id"] == item:
+            row["category"] = None
+    with pytest.raises(GateRefused) as refused:
+        gate(base, current, Path("base.json"), Path("current.json"), metrics=["hit@1"])
+    assert str(refused.value) == (
+        f"current.json: item {item!r} has no category, so no category of the gate would "
+        "compare it; give a report written by `evalset score`."
+    )

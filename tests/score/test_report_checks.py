@@ -119,11 +119,19 @@ REPEAT = object()
 # list crashed the gate with "unhashable type")
 MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "category a list": (("items", 0, "category"), ["lookup"],
-                        "items[0].category is a list, not text or null"),
+                        "items[0].category is a list, not text"),
     "category an object": (("items", 0, "category"), {"name": "lookup"},
-                           "items[0].category is an object, not text or null"),
+                           "items[0].category is an object, not text"),
     "category a number": (("items", 0, "category"), 7,
-                          "items[0].category is a number, not text or null"),
+                          "items[0].category is a number, not text"),
+    # every item evalset scores has a category: a gate compared this one in none, and only
+    # in the overall row, which never fails
+    "category null": (("items", 0, "category"), None,
+                      "items[0].category is null (item 'a1'): every item evalset scores has "
+                      "a category"),
+    "category null, a later row": (("items", 3, "category"), None,
+                                   "items[3].category is null (item 'm1'): every item "
+                                   "evalset scores has a category"),
     "no category": (("items", 0, "category"), MISSING, 'items[0] has no "category"'),
     "split a list": (("items", 0, "split"), ["tuning"], "items[0].split is a list, not text"),
     "trial text": (("items", 0, "trial"), "0", "items[0].trial is text, not whole number"),
@@ -140,6 +148,11 @@ MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "a row repeated": (("items", 1), REPEAT, "items[1] repeats item "),
     "a row repeated, other metrics": (("items", 2), {"metrics": {"mrr": 1.0}},
                                       "items[2] repeats item "),
+    # the gate compares an item in the category of its first row: another trial's was
+    # passed over without a word (evalset writes an item's category in each of its rows)
+    "two categories of an item": (("items", 1), {"metrics": {}, "trial": 1, "category": "multi"},
+                                  "items[1] gives item 'a1' category 'multi', but items[0] "
+                                  "'lookup': an item has one category in every trial"),
     "kind a list": (("report", "kind"), ["retrieval"], "report.kind is a list, not text"),
     "format a boolean": (("report", "format"), True, "its report format True is none evalset"),
     "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),

@@ -26,12 +26,14 @@ the metric needs), and when the current report lacks metrics the baseline define
 
 `evalset accept REPORT` records a report as the set's accepted run: a copy, byte for byte, at
 ``reports/accepted/<set>.json`` in the workspace, to commit; `evalset gate CURRENT` then
-compares with it.
+compares with it. A symlink on its way is followed only while it stays in the workspace
+(``elsewhere``): neither command writes or reads one outside it, or in git's own folder.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +46,15 @@ from numpy.typing import NDArray
 from evalset.config import ACCEPTED, Workspace
 from evalset.corpus.revision import run_git
 from evalset.errors import EvalsetError
-from evalset.fsio import NotAFile, WriteFailed, atomic_write, not_a_file, read_found
+from evalset.fsio import (
+    NotAFile,
+    WriteFailed,
+    atomic_write,
+    first_link,
+    lies_in,
+    not_a_file,
+    read_found,
+)
 from evalset.git import Version
 from evalset.score.intervals import RESAMPLES, SEED, Interval, paired_difference
 from evalset.score.report import ReportError, read_report
@@ -377,6 +387,12 @@ def gate(
     rows_b = np.array([b_index[i] for i in compared], dtype=np.int64)
     rows_c = np.array([c_index[i] for i in compared], dtype=np.int64)
     categories = [c_categories[c_index[i]] for i in compared]
+    unnamed = next((i for i, c in zip(compared, categories, strict=True) if c is None), None)
+    if unnamed is not None:  # a report ``load_checked`` did not read: it refuses a null one
+        raise GateRefused(
+            f"{current_path}: item {unnamed!r} has no category, so no category of the gate "
+            "would compare it; give a report written by `evalset score`."
+        )
     order = list(dict.fromkeys(list(current.get("categories", {})) + list(baseline["categories"])))
     others = sorted(c for c in set(categories) if c is not None and c not in order)
     for category in order + others:
@@ -568,7 +584,8 @@ def _what_differs(baseline: dict[str, Any], current: dict[str, Any], metric: str
     return f"{key}: {a.get(key, unsaid.get(key))!r} vs {b.get(key, unsaid.get(key))!r}"
 
 
-ACCEPT_FIX = "remove it, then accept a run with `evalset accept REPORT.json`"
+ACCEPT_ONE = "accept a run with `evalset accept REPORT.json`"
+ACCEPT_FIX = f"remove it, then {ACCEPT_ONE}"
 """The fix for an accepted run that is no file (a named pipe, a folder)."""
 
 
@@ -577,12 +594,53 @@ def accepted_path(ws: Workspace, set_name: str) -> Path:
     return ws.root / ACCEPTED / f"{set_name}.json"
 
 
+@dataclass(frozen=True)
+class Elsewhere:
+    """An accepted run that a symlink on its way (itself, ``reports/accepted`` or
+    ``reports``) takes out of the workspace, or into git's own folder."""
+
+    link: Path
+    """The first link."""
+    to: str
+    """Where it points, as it says (``ls -l`` shows it)."""
+    lands: str
+    """Where the accepted run lies, every link followed, and where that is."""
+
+    def sentence(self, set_name: str, done: str, fix: str) -> str:
+        """``done``: what the command would do there (``written to``, ``read from``)."""
+        return (
+            f"{self.link}: is a symlink to {self.to}, so the accepted run of {set_name} would "
+            f"be {done} {self.lands}; {fix}."
+        )
+
+
+def elsewhere(ws: Workspace, path: Path) -> Elsewhere | None:
+    """Whether the accepted run ``path`` lies, through a symlink, where no accepted run may:
+    outside the workspace, where git commits nothing (it does not follow links) and which is
+    not the workspace's to change (a link committed to ``~/.bashrc`` would have had it
+    replaced by a report), or in git's own folder (its config, its hooks). A link that stays
+    in the workspace is followed, as every file evalset writes is."""
+    link = first_link(path, ws.root)
+    if link is None:
+        return None
+    real = os.path.realpath(path)
+    if not lies_in(real, ws.root):
+        return Elsewhere(link, os.readlink(link), f"{real}, outside the workspace")
+    git_dir = run_git(ws.root, "rev-parse", "--absolute-git-dir")
+    if git_dir is not None and lies_in(real, git_dir):
+        return Elsewhere(link, os.readlink(link), f"{real}, in git's own folder")
+    return None
+
+
 def baseline_for(ws: Workspace, current: dict[str, Any], current_path: Path) -> Path:
     """The accepted run of the set a report scores."""
     name = current["evalset"].get("set")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", name):
         raise ReportError(f"{current_path}: its pin names no set; give a report of a set.")
     path = accepted_path(ws, name)
+    away = elsewhere(ws, path)
+    if away is not None:  # not the run the workspace commits
+        raise GateRefused(away.sentence(name, "read from", f"remove the link, then {ACCEPT_ONE}"))
     refused = not_a_file(path)
     if refused is not None:  # a FIFO would wait for a writer, and no one meant it
         raise GateRefused(refused.sentence("report", ACCEPT_FIX))
@@ -624,6 +682,15 @@ def accept(ws: Workspace, report_path: Path) -> Accepted:
     except PinError as exc:
         raise ReportError(str(exc)) from None
     target = accepted_path(ws, name)
+    away = elsewhere(ws, target)
+    if away is not None:
+        raise WriteFailed(
+            away.sentence(
+                name, "written to",
+                "remove the link (an accepted run is a file of the workspace, to commit), then "
+                "accept the report again",
+            )
+        )  # fmt: skip
     refused = not_a_file(target)
     if refused is not None and not refused.dangling:
         # as a path the user names, a FIFO or a device would be written into, not replaced

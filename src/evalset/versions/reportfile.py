@@ -178,7 +178,7 @@ _REPORT: Mapping[str, tuple[type, ...]] = {"kind": (str,)}
 _TOP: Mapping[str, tuple[type, ...]] = {"snapshot": _TEXT_OR_NULL}
 _PIN = {"set": (str,), "fingerprint": (str,), "version": _TEXT_OR_NULL,
         "fingerprint_format": (int,)}  # fmt: skip
-_ROW = {"id": (str,), "trial": (int,), "category": _TEXT_OR_NULL, "split": (str,),
+_ROW = {"id": (str,), "trial": (int,), "category": (str,), "split": (str,),
         "first_rank": (int, type(None)), "metrics": (dict,)}  # fmt: skip
 """Per key of an object a reader of reports uses, the kinds its value may have."""
 
@@ -237,9 +237,16 @@ def _definitions_problem(definitions: dict[str, Any]) -> str | None:
 
 def _rows_problem(rows: list[Any]) -> str | None:
     first: dict[tuple[str, int], int] = {}
+    category_of: dict[str, int] = {}
+    """Per item, its first row: the category the gate compares it in."""
     for k, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("metrics"), dict):
             return f"items[{k}] is not an item row with metrics from 0 to 1"
+        if "category" in row and row["category"] is None:
+            # evalset scores active items only, and an active item has a category: a gate
+            # would compare this one in no category, only in its overall row, which never fails
+            named = f" (item {row['id']!r})" if isinstance(row.get("id"), str) else ""
+            return f"items[{k}].category is null{named}: every item evalset scores has a category"
         problem = _fields_problem(row, f"items[{k}]", _ROW, ("id", "trial", "category", "split"))
         if problem:
             return problem
@@ -248,6 +255,13 @@ def _rows_problem(rows: list[Any]) -> str | None:
         if not all(type(v) in (int, float) and 0 <= v <= 1 for v in row["metrics"].values()):
             # every metric is a share or a mean of shares: NaN, infinity, 1e308 are none
             return f"items[{k}] is not an item row with metrics from 0 to 1"
+        at = category_of.setdefault(row["id"], k)
+        if rows[at]["category"] != row["category"]:
+            return (
+                f"items[{k}] gives item {row['id']!r} category {row['category']!r}, but "
+                f"items[{at}] {rows[at]['category']!r}: an item has one category in every "
+                "trial"
+            )
         key = (row["id"], row["trial"])
         if key in first:  # a gate would average both rows in: the item would count twice
             return (
