@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_git_repo
+from conftest import git, make_git_repo
 from test_found_files import ENV, KINDS, TIMEOUT, _evalset, _refusal, scored_example
 
 REFUSED = ("named pipe", "symlink to a named pipe")
@@ -95,6 +95,64 @@ def test_init_refuses_a_file_it_adds_lines_to_that_is_no_file(
     made = KINDS[kind](ws / name, ws)
     again = f"remove it, then run `evalset {' '.join(argv)}` again (it wrote nothing)"
     _refused(ws, argv, _refusal(name, made, what, again))
+
+
+# where a symlink in place of .gitignore or .gitattributes points: git (2.32 and later)
+# reads neither through a link, so lines written through one would count for nothing
+LINKED = {
+    "to a file outside": lambda ws: _outside(ws),
+    "to a file inside": lambda ws: _inside(ws),
+    "to nothing": lambda ws: "no-such-file",
+}
+
+
+def _outside(ws: Path) -> str:
+    target = ws.parent / "elsewhere.txt"
+    target.write_text("*.log\n", encoding="utf-8")
+    return str(target)
+
+
+def _inside(ws: Path) -> str:
+    (ws / "shared.txt").write_text("*.log\n", encoding="utf-8")
+    git(ws, "add", "shared.txt")
+    git(ws, "commit", "-qm", "shared")
+    return "shared.txt"
+
+
+@pytest.mark.parametrize("case", APPENDED)
+@pytest.mark.parametrize("link", LINKED)
+def test_init_refuses_a_file_it_adds_lines_to_that_is_a_symlink(
+    ws: Path, link: str, case: str
+) -> None:
+    """It used to write through the link (or keep it, its lines "there"), and `status` kept
+    telling the user to run the command again."""
+    name, argv, _ = APPENDED[case]
+    (ws / name).unlink(missing_ok=True)
+    target = LINKED[link](ws)
+    outside = Path(target).read_bytes() if link == "to a file outside" else None
+    (ws / name).symlink_to(target)
+    expected = (
+        f"evalset: {name}: is a symlink (to {target}), and git reads {name} only as a file of "
+        "the repository, never through a link; replace the link by a file holding the lines "
+        f"you want, then run `evalset {' '.join(argv)}` again (it wrote nothing).\n"
+    )
+    _refused(ws, argv, expected)
+    if outside is not None:
+        assert Path(target).read_bytes() == outside
+
+
+def test_status_says_a_gitattributes_symlink_is_not_read(ws: Path) -> None:
+    """The set files are not routed to the merge driver, and `init --git-hooks` cannot help
+    while the link is there."""
+    assert _evalset(ws, "init").returncode == 0
+    (ws / ".gitattributes").rename(ws / "attributes.txt")
+    (ws / ".gitattributes").symlink_to("attributes.txt")
+    done = _evalset(ws, "status")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "(.gitattributes is a symlink, which git does not read); replace the link by a file "
+        "holding its lines, then run `evalset init --git-hooks`"
+    ) in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("kind", ["named pipe", "folder", "symlink to a named pipe"])

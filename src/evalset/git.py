@@ -451,6 +451,12 @@ def merge_driver_problem(root: Path, set_files: list[Path] | None = None) -> str
     unrouted = _unrouted(root, set_files or [])
     if unrouted:
         more = f" and {len(unrouted) - 1} other set file(s)" if len(unrouted) > 1 else ""
+        if attributes.is_symlink():  # init would keep the link's lines, which git never reads
+            return (
+                f"git does not route {unrouted[0]}{more} to the set-file merge driver "
+                "(.gitattributes is a symlink, which git does not read); replace the link by "
+                f"a file holding its lines, then {fix}"
+            )
         return (
             f"git does not route {unrouted[0]}{more} to the set-file merge driver (no line of "
             f".gitattributes that git reads matches it); {fix}, which writes one"

@@ -149,10 +149,16 @@ def _appended(
             f"rename it, {again}."
         )
     refused = not_a_file(path)
-    if refused is not None and not refused.dangling:  # (a symlink to nothing is written through)
+    shown = display_path(path.parent) / path.name  # the link, not where it points
+    if refused is not None and not refused.dangling:
         # git reads it too: a named pipe would keep git (and init) waiting for a writer
-        shown = display_path(path.parent) / path.name  # the link, not where it points
         raise EvalsetError(refused.sentence(f"file of {what}", f"remove it, {again}", shown))
+    if path.is_symlink():  # lines written through it would go elsewhere, and count for nothing
+        raise EvalsetError(
+            f"{shown}: is a symlink (to {os.readlink(path)}), and git reads {path.name} only "
+            f"as a file of the repository, never through a link; replace the link by a file "
+            f"holding the lines you want, {again}."
+        )
     try:
         existing = read_found(path) if path.exists() else b""
     except OSError as exc:
