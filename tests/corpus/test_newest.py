@@ -7,8 +7,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from conftest import commit_all, git, set_item, write_files
+from evalset.config import find_workspace
+from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
+from evalset.corpus.newest import ParallelSnapshots
 
 V1 = "# Returns\n\n## Window\n\nYou may return items within 14 days.\n"
 V2 = "# Returns\n\n## Window\n\nYou may return items within 30 days.\n"
@@ -248,3 +253,98 @@ def test_a_snapshot_of_another_branchs_revision_recorded_here_stays_as_old_as_it
     choice = SnapshotStore(corpus_repo / "snapshots").newest_choice()
     assert choice is not None and choice.id == first
     assert SnapshotStore(corpus_repo / "snapshots").in_order() == [other, first]
+
+
+# -- two lines of history, each with a snapshot of its own, merged ----------------------
+
+RETURNS = "# Returns\n\n## Window\n\nReturns within {} days.\n"
+SHIPPING = "# Shipping\n\n## Cost\n\nFree over {} euros.\n"
+PARALLEL = "none of them is the newest; record the corpus as it is now with `evalset snapshot`"
+
+
+def _merged(cli, repo: Path, how: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """main with both documents snapshotted; branch s1 changes returns.md, s2 shipping.md,
+    each snapshotting the change (``how``), and both merged into main. Returns the ids of
+    the snapshots by name (base, s1, s2, and after: one of the merged corpus)."""
+    write_files(repo, {"corpus/returns.md": RETURNS.format(60),
+                       "corpus/shipping.md": SHIPPING.format(50)})  # fmt: skip
+    ids = {"base": _snapshot(cli, repo)["id"]}
+    items = set_item("q-1", "returns.md#window", verified=ids["base"][:12])
+    write_files(repo, {"sets/docs.yaml": SET + items + set_item("q-2", "shipping.md#cost")})
+    commit_all(repo, "base")
+    for branch, name, text in (("s1", "returns", RETURNS.format(45)),
+                               ("s2", "shipping", SHIPPING.format(40))):  # fmt: skip
+        git(repo, "checkout", "-q", "main")
+        git(repo, "checkout", "-q", "-b", branch)
+        write_files(repo, {f"corpus/{name}.md": text})
+        if how == "committed first":  # the snapshot taken at the branch's own commit
+            commit_all(repo, f"{branch}: the corpus")
+        if how != "one branch snapshots" or branch == "s1":
+            ids[branch] = _snapshot(cli, repo)["id"]
+        commit_all(repo, f"{branch}: snapshot")
+        if how == "one after the other":  # s2 starts from main with s1 merged
+            git(repo, "checkout", "-q", "main")
+            git(repo, "merge", "-q", "--no-edit", branch)
+    git(repo, "checkout", "-q", "main")
+    for branch in ("s1", "s2"):
+        git(repo, "merge", "-q", "--no-edit", branch)
+    if how == "snapshot after the merge":
+        ids["after"] = _snapshot(cli, repo)["id"]
+        commit_all(repo, "snapshot of the merge")
+    return ids
+
+
+# how the two lines went: the snapshot chosen as the newest once the corpus changed again
+# after the merge, or None where none can be (refused)
+HISTORIES = {
+    "snapshots at the same commit": None,
+    "committed first": None,
+    "snapshot after the merge": "after",
+    "one branch snapshots": "s1",
+    "one after the other": "s2",
+}
+
+
+@pytest.mark.parametrize("how", HISTORIES)
+def test_snapshots_of_two_merged_lines_are_no_newest_for_a_corpus_matching_neither(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, how: str
+) -> None:
+    """Ordered by their commits, one of two branches' snapshots was taken for the newest,
+    and `stale` then showed the other branch's change as stale, reversed."""
+    ids = _merged(cli, corpus_repo, how)
+    if how == "one branch snapshots":  # the corpus is s1's: s2 changed nothing
+        write_files(corpus_repo, {"corpus/shipping.md": SHIPPING.format(50)})
+    else:
+        write_files(corpus_repo, {"corpus/extra.md": "# Extra\n\nA change after the merge.\n"})
+    expected = HISTORIES[how]
+    store = workspace_store(find_workspace(corpus_repo))  # the corpus looked at, as commands do
+    if expected is not None:
+        choice = store.newest_choice()
+        assert choice is not None and choice.id == ids[expected]
+        stale = cli(corpus_repo, "stale")
+        assert stale.code == 1 and f"newest {ids[expected][:12]})" in stale.out  # q-1's change
+        return
+    with pytest.raises(ParallelSnapshots, match=PARALLEL):
+        store.newest_choice()
+    for argv in (["stale"], ["status"], ["pin", "docs"], ["validate"], ["stale", "--json"]):
+        result = cli(corpus_repo, *argv)
+        assert result.code == 2, argv
+        assert PARALLEL in result.err and ids["s1"][:12] in result.err
+        assert ids["s2"][:12] in result.err and "Traceback" not in result.err
+    taken = cli(corpus_repo, "snapshot")
+    assert taken.code == 0, taken.err
+    assert "what changed since is not listed" in taken.err
+    assert "shallow" not in taken.err
+    stale = cli(corpus_repo, "stale")  # against the corpus as it is now
+    assert stale.code == 1 and f"newest {taken.out.split()[1].rstrip(':')})" in stale.out
+
+
+def test_a_corpus_matching_one_of_two_merged_lines_snapshots_is_that_one(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """The corpus as it is now decides first: a merge that keeps one line's corpus (the
+    other's change undone) is that line's snapshot."""
+    ids = _merged(cli, corpus_repo, "snapshots at the same commit")
+    write_files(corpus_repo, {"corpus/shipping.md": SHIPPING.format(50)})
+    choice = workspace_store(find_workspace(corpus_repo)).newest_choice()
+    assert choice is not None and (choice.id, choice.rule) == (ids["s1"], "corpus")

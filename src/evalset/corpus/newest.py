@@ -247,7 +247,54 @@ def _merged_since(
 
 
 class HistoryMissing(gitcmd.GitUnusable):
-    """Which snapshot is the newest depends on history this shallow clone lacks."""
+    """Which snapshot is the newest depends on history this shallow clone lacks (or, for
+    ``ParallelSnapshots``, on which of two lines of history, which it does not tell)."""
+
+
+class ParallelSnapshots(HistoryMissing):
+    """The corpus matches none of the snapshots, and the latest of them were added on lines
+    of history merged since: each holds its own line's changes, and none the other's."""
+
+
+def _parallel(
+    repo: Path, head: str, best: str, abouts: Mapping[str, Mapping[str, Any]], current: Current
+) -> ParallelSnapshots | None:
+    """The refusal when ``best``, the snapshot of a working tree the history rule chose, was
+    added to the history of ``head`` beside another such snapshot rather than after it:
+    neither commit that added them holds the other (two branches, each with a snapshot of
+    its own, merged). Their commits and ``created`` still order them, but the corpus of the
+    merge is neither: comparing with either would call the other line's changes stale, in
+    reverse. None in the usual history, where the latest snapshots were added one after the
+    other (git is asked twice, only when the corpus matches no snapshot)."""
+    trees = {i for i, a in abouts.items() if a.get("rev") is None}
+    if best not in trees or len(trees) < 2 or (current.state == "unknown" and head != "HEAD"):
+        return None  # (a past commit's corpus, not looked at: chosen as it always was)
+    brought = _brought_by(repo, head, trees)
+    if best not in brought or len(set(brought.values())) < 2:
+        return None
+    done = gitcmd.run(repo, "merge-base", "--independent", *sorted(set(brought.values())))
+    tips = done.stdout.split() if done.returncode == 0 else []
+    if len(tips) < 2:
+        return None
+    latest = sorted((i for i, c in brought.items() if c in tips), key=lambda i: brought[i])
+    shown = ", ".join(f"{i[:12]} (added in {brought[i][:10]})" for i in latest[:4])
+    more = f" and {len(latest) - 4} more" if len(latest) > 4 else ""
+    if current.state == "changed":
+        why, fix = "the corpus matches none of the snapshots", "record the corpus as it is now"
+    elif current.state == "absent" and current.note:
+        why, fix = f"the corpus folder {current.note}", f"run {current.fix}, then record it"
+    elif current.state == "absent":
+        why, fix = "the corpus is not here to match", "bring the corpus here, then record it"
+    elif current.state == "unreadable":
+        why, fix = f"the corpus could not be read ({current.note})", "record it once it can be"
+    else:  # a store made without its workspace's corpus
+        why, fix = "the corpus is not looked at here", "record the corpus"
+    return ParallelSnapshots(
+        f"{repo}: {why}, and the latest snapshots were added on lines of history merged "
+        f"since ({shown}{more}): each has the changes of its own line and none of the "
+        f"other's, so none of them is the newest; {fix} with `evalset snapshot`, and commit "
+        "that."
+    )
 
 
 def _history_missing(repo: Path, current: Current, head: str) -> HistoryMissing | None:
@@ -322,6 +369,9 @@ def choose(
             merged = _merged_since(repo, head, latest, later) if later else None
             if merged is not None:
                 return Newest(merged[0], "commit", corpus, merged[1], current.note, current.fix)
+            parallel = _parallel(repo, head, best, abouts, current)
+            if parallel is not None:
+                raise parallel
             return Newest(best, "commit", corpus, latest, current.note, current.fix)
     best = max(abouts, key=lambda i: (created(i), i))
     return Newest(best, "created", corpus, None, current.note, current.fix)

@@ -58,7 +58,7 @@ from evalset.corpus.manifest import (
     read_snapshot,
     row_digest,
 )
-from evalset.corpus.newest import Current, HistoryMissing, Newest
+from evalset.corpus.newest import Current, HistoryMissing, Newest, ParallelSnapshots
 from evalset.corpus.reading import read_row
 from evalset.corpus.revision import read_revision, run_git
 from evalset.corpus.table import LazyDocuments, save_index
@@ -459,12 +459,11 @@ def take_snapshot(
     sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write
     sweep_temps(state_dir / "tmp")
     store = SnapshotStore(snapshots_dir, state_dir=state_dir)
+    unknown_before: HistoryMissing | None = None
     try:
         before = store.newest_choice(skip_damaged=True, with_corpus=False)
-    except HistoryMissing:  # the snapshot itself does not depend on it
-        before, unknown_before = None, True
-    else:
-        unknown_before = False
+    except HistoryMissing as exc:  # the snapshot itself does not depend on it
+        before, unknown_before = None, exc
     previous = before.id if before else None
     damaged: str | None = None
     changes: Changes | None = None
@@ -580,8 +579,8 @@ def take_snapshot(
         )
         try:
             newest = now.newest_choice()
-        except HistoryMissing:
-            newest, unknown_before = None, True
+        except HistoryMissing as exc:
+            newest, unknown_before = None, exc
     else:
         newest = before
     if target.exists() and _ignored(root, target):
@@ -592,7 +591,12 @@ def take_snapshot(
         )
     if previous is not None and previous != ident:
         warnings.extend(_other_mode(snapshots_dir, previous, ident, mode))
-    if unknown_before and written:
+    if isinstance(unknown_before, ParallelSnapshots) and written:
+        warnings.append(
+            "the snapshots before this one were added on lines of history merged since, none "
+            "of them with the changes of the others, so what changed since is not listed"
+        )
+    elif unknown_before is not None and written:
         warnings.append(
             "which snapshot came before this one is told by commits this shallow clone lacks, "
             f"so what changed since is not listed; {gitcmd.FETCH_HISTORY}"
