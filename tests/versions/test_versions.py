@@ -1706,3 +1706,63 @@ def test_verify_and_release_refuse_while_the_corpus_folder_is_not_here(  # type:
     assert "cannot release docs while the corpus folder corpus is not here" in release.err
     assert (path.read_bytes(), tag_names(released)) == before
     assert cli(released, "stale", "docs").code == 0  # reading goes on, on the commit's snapshot
+
+
+def _draft_released_then_activated(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """0.1.1 released with --exclude-drafts while d-1 was a draft (q-3 reworded), then d-1
+    finished, made active, verified and released as 0.1.2; d-2 is a draft in every version."""
+    path = released / "sets" / "docs.yaml"
+    draft = "  - id: d-1\n    question: A draft nobody finished?\n    status: draft\n"
+    other = "  - id: d-2\n    question: Another draft?\n    status: draft\n"
+    text = path.read_text().replace("Question q-3 about", "Question q-3, reworded, about")
+    path.write_text(text + draft + other)
+    commit_all(released, "drafts, and q-3 reworded")
+    assert cli(released, "release", "docs", "--bump", "patch", "--exclude-drafts").code == 0
+    path.write_text(path.read_text().replace(draft, set_item("d-1", GIFTS)))
+    assert cli(released, "verify", "docs", "d-1").code == 0
+    commit_all(released, "d-1 finished")
+    assert cli(released, "release", "docs", "--bump", "patch", "--exclude-drafts").code == 0
+
+
+# (old, new): what diff lists as added and changed, and the drafts it says it left out
+DIFFS = {
+    ("0.1.0", "0.1.1"): ([], ["q-3"], ["d-1", "d-2"]),
+    ("0.1.1", "0.1.2"): (["d-1"], [], ["d-2"]),
+    ("0.1.0", "0.1.2"): (["d-1"], ["q-3"], ["d-2"]),
+    ("0.1.2", "WORKTREE"): ([], [], ["d-2"]),
+    ("HEAD~3", "HEAD~1"): ([], ["d-1"], []),  # two revisions: drafts are items like any other
+}
+
+
+@pytest.mark.parametrize(("old", "new"), DIFFS)
+def test_diff_with_a_release_leaves_drafts_out_as_its_notes_do(  # type: ignore[no-untyped-def]
+    released: Path, cli, old: str, new: str
+) -> None:
+    """Before, `diff 0.1.0 0.1.1` listed the drafts 0.1.1 left out as added (the notes and
+    `log` said 1 changed), and `diff 0.1.1 0.1.2` called d-1, a draft made active, changed
+    where the notes said added."""
+    _draft_released_then_activated(released, cli)
+    added, changed, drafts = DIFFS[(old, new)]
+    result = cli(released, "diff", "docs", old, new, "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["added"] == added
+    assert [c["id"] for c in data["changed"]] == changed
+    assert data["drafts_left_out"] == drafts
+    text = cli(released, "diff", "docs", old, new).out
+    comment = cli(released, "diff", "docs", old, new, "--format", "md").out
+    if drafts:
+        assert f"(drafts left out, as a release holds none: {', '.join(drafts)})" in text
+        shown = ", ".join(f"`{d}`" for d in drafts)
+        assert f"(drafts left out, as a release holds none: {shown})" in comment
+    else:
+        assert "drafts left out" not in text + comment
+    if old != "HEAD~3":  # the log's summary of the later release agrees
+        log = {
+            r["version"]: r["summary"]
+            for r in json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+        }
+        if (old, new) == ("0.1.0", "0.1.1"):
+            assert log["0.1.1"] == "1 changed" and data["added"] == []
+        if (old, new) == ("0.1.1", "0.1.2"):
+            assert log["0.1.2"] == "1 added"

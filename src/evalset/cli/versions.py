@@ -13,6 +13,7 @@ from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     from evalset.config import Workspace
+    from evalset.sets.setfile import SetFile
     from evalset.versions.diff import SetDiff
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
@@ -149,9 +150,12 @@ def _print_diff(diff: SetDiff, colour: bool) -> None:
             echo(f"      {change}")
     for ident in diff.not_compared:
         echo(f"  ? {ident} ({NOT_COMPARED})", fg="red" if colour else None)
+    if diff.drafts_left_out:
+        echo(f"  ({DRAFTS_LEFT_OUT}: {', '.join(diff.drafts_left_out)})")
 
 
 NOT_COMPARED = "not compared: invalid; `evalset validate` says why"
+DRAFTS_LEFT_OUT = "drafts left out, as a release holds none"
 
 
 def _diff_md(diff: SetDiff) -> str:
@@ -178,7 +182,7 @@ def _diff_md(diff: SetDiff) -> str:
         out += [f"> … and {len(moves) - flagged} more holdout move(s): `evalset diff` lists "
                 "them all.", ""]  # fmt: skip
     if diff.empty:
-        return "\n".join(out) + "\n"
+        return "\n".join(out + _drafts_md(diff)) + "\n"
     out += ["| item | what | detail |", "|---|---|---|"]
     rows = []
     for label, ids in (("added", diff.added), ("removed", diff.removed), ("retired", diff.retired)):
@@ -194,7 +198,18 @@ def _diff_md(diff: SetDiff) -> str:
     out += rows[:shown]
     if shown < len(rows):
         out += md_left_out(f"{len(rows) - shown} more row(s) are", "evalset diff")
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _drafts_md(diff)) + "\n"
+
+
+def _drafts_md(diff: SetDiff) -> list[str]:
+    """The comment's line naming the drafts left out (the first 20), if any."""
+    from evalset.display import md_code
+
+    if not diff.drafts_left_out:
+        return []
+    drafts = ", ".join(md_code(ident) for ident in diff.drafts_left_out[:20])
+    rest = len(diff.drafts_left_out) - 20
+    return ["", f"({DRAFTS_LEFT_OUT}: {drafts}{f' and {rest} more' if rest > 0 else ''})"]
 
 
 def diff(
@@ -229,13 +244,34 @@ def diff(
     else:
         before = history.at(old)
     after = history.at(new)
-    result = diff_sets(before.loaded, after.loaded, before.label, after.label)
+    old_set, new_set, drafts = before.loaded, after.loaded, []
+    if before.tag is not None or after.tag is not None:
+        # a release holds no draft: both sides are compared as released content, as the
+        # release notes and `evalset log` compare them
+        from evalset.versions.release import released_content
+
+        # (one a draft before and an item now is added, not left out)
+        drafts = _drafts(new_set)
+        known = {i.id for i in new_set.items} | {s.id for s in new_set.sealed}
+        drafts += [ident for ident in _drafts(old_set) if ident not in known]
+        old_set, new_set = released_content(old_set), released_content(new_set)
+    result = diff_sets(old_set, new_set, before.label, after.label)
+    result.drafts_left_out = drafts
     if as_json:
         emit_json(result.to_json())
     elif fmt == "md":
         emit_document(_diff_md(result))
     else:
         _print_diff(result, sys.stdout.isatty())
+
+
+def _drafts(loaded: SetFile) -> list[str]:
+    """The ids of the drafts of a set, plain or sealed, in file order."""
+    found = [(k, i.id) for i, k in zip(loaded.items, loaded.item_index, strict=True)
+             if i.status == "draft"]  # fmt: skip
+    found += [(k, s.id) for s, k in zip(loaded.sealed, loaded.sealed_index, strict=True)
+              if s.status == "draft"]  # fmt: skip
+    return [ident for _, ident in sorted(found)]
 
 
 def _set_or_released(ws: Workspace | None, name: str) -> Path:

@@ -125,6 +125,9 @@ class SetDiff:
     """Items invalid on either side (failing the schema: a misspelt field; a sealed item
     whose visible side or status was edited by hand): neither removed nor changed, but not
     compared."""
+    drafts_left_out: list[str] = field(default_factory=list)
+    """Drafts on either side of a comparison with a release, which holds none: left out of
+    both sides, as the release notes and `evalset log` leave them out."""
 
     @property
     def empty(self) -> bool:
@@ -177,6 +180,7 @@ class SetDiff:
             "holdout_moves": [m.to_json() for m in self.holdout_moves],
             "header": [c.to_json() for c in self.header],
             "not_compared": self.not_compared,
+            "drafts_left_out": self.drafts_left_out,
         }
 
 
