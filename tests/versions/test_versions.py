@@ -1131,11 +1131,9 @@ def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignor
 def test_a_pin_of_release_content_that_names_no_release_says_to_merge_it(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
-    """The set file's header without its version (a branch made before the first release
-    was merged), its content that of release 0.1.0."""
-    path = released / "sets" / "docs.yaml"
-    text = path.read_text()
-    path.write_text(re.sub(r"\n(version|fingerprint): .*", "", text))
+    """The set file's header without its version (a branch made before the first release,
+    which it never merged), its content that of release 0.1.0."""
+    git(released, "checkout", "-q", "-b", "before", "HEAD~1")  # the release commit's parent
     pin = json.loads(cli(released, "pin", "docs").out)
     assert pin["version"] is None
     (released / "report.json").write_text(json.dumps({"evalset": pin}))
@@ -1144,6 +1142,56 @@ def test_a_pin_of_release_content_that_names_no_release_says_to_merge_it(  # typ
         "report.json: report was run on the content of release 0.1.0 of docs, but its set "
         "file names no release (version: null): the branch lacks the release commit; merge it "
         "(`git merge evalset/docs/v0.1.0`) and score the run again.\n"
+    )
+
+
+def test_a_pin_of_release_content_taken_before_the_release_says_to_score_on_it(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Pinned a commit before release 0.1.0, on a branch that holds the release: it said to
+    merge the release commit, which the branch has."""
+    pin = json.loads(cli(released, "pin", "docs", "--rev", "HEAD~1").out)
+    assert pin["version"] is None
+    (released / "report.json").write_text(json.dumps({"evalset": pin}))
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1 and checked.err == (
+        "report.json: report was run on the content of release 0.1.0 of docs before it was "
+        "released, so its pin names no release (version: null); score the run again on "
+        "release 0.1.0 (its tag), and its pin will name it.\n"
+    )
+
+
+def test_a_pin_of_modified_content_released_since_names_that_release(  # type: ignore[no-untyped-def]
+    released: Path, cli
+) -> None:
+    """Pinned as 0.1.0+modified, then released unchanged as 0.1.1: it said to "release this
+    content", which had been done."""
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    (released / "report.json").write_text(cli(released, "pin", "docs").out)
+    commit_all(released, "q-3 reworded")
+    assert cli(released, "release", "docs", "--bump", "patch").code == 0
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1 and checked.err == (
+        "report.json: report was run on 0.1.0+modified, content released since as 0.1.1 (the "
+        "same fingerprint), so its pin names no release; score the run again on release 0.1.1 "
+        "(its tag), and its pin will name it.\n"
+    )
+
+
+def test_a_pin_of_a_newer_corpus_says_how_to_name_it(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """The corpus changed where no item cites it, and was snapshotted: the pin names release
+    0.1.0 with the new snapshot, and check-pin refused it without a fix."""
+    write_files(released, {"corpus/other.md": "# Other\n\nUncited text.\n"})
+    assert cli(released, "snapshot").code == 0
+    commit_all(released, "an uncited document")
+    (released / "report.json").write_text(cli(released, "pin", "docs").out)
+    checked = cli(released, "check-pin", "report.json")
+    assert checked.code == 1
+    assert checked.err.endswith(
+        "; release the set against this corpus (`evalset release docs --bump patch`) and score "
+        "the run again on that release, or score it again in a checkout of release 0.1.0 (its "
+        "tag).\n"
     )
 
 

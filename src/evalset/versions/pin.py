@@ -388,6 +388,13 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
         return check
     if version is None:
         same = _release_holding(history, found)
+        if same is not None and history.git.holds(same.commit):  # run before its release
+            check.problems.append(
+                f"report was run on the content of release {same.version} of {name} before "
+                f"it was released, so its pin names no release (version: null); score the "
+                f"run again on release {same.version} (its tag), and its pin will name it"
+            )
+            return check
         if same is not None:  # released where the run's branch never merged the release
             check.problems.append(
                 f"report was run on the content of release {same.version} of {name}, but "
@@ -444,9 +451,19 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
     if differing:
         detail += f" ({', '.join(differing[:5])}{', …' if len(differing) > 5 else ''})"
     same = _release_holding(history, found) if suffix else None
+    later = None
     if same is not None and (same.version == base or history.git.holds(same.commit)):
+        that = Version.parse(same.version)
+        if that is not None and that > parsed:
+            later = same  # this content was released since, on this branch
         same = None  # this branch has that release (its content reverted to since): not unmerged
-    if same is not None:  # released where the branch never merged
+    if later is not None:
+        check.problems.append(
+            f"report was run on {version}, content released since as {later.version} (the "
+            f"same fingerprint), so its pin names no release; score the run again on release "
+            f"{later.version} (its tag), and its pin will name it"
+        )
+    elif same is not None:  # released where the branch never merged
         check.problems.append(
             f"report was run on {version}, the content of release {same.version}: the branch "
             f"lacks that release's commit, so its set file names release {base}; merge it "
@@ -470,7 +487,9 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
     if recorded is not None and not _same_snapshot(ws, found.get("snapshot"), recorded):
         check.problems.append(
             f"report names corpus snapshot {found.get('snapshot')}, but release {base} was "
-            f"made against {recorded.get('snapshot')}"
+            f"made against {recorded.get('snapshot')}; release the set against this corpus "
+            f"(`evalset release {name} --bump patch`) and score the run again on that "
+            f"release, or score it again in a checkout of release {base} (its tag)"
         )
     if not check.problems:
         ours = pin_of(released, None, fmt=fmt)
