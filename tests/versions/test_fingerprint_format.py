@@ -279,6 +279,6 @@ def test_re_verifying_against_a_new_snapshot_is_releasable(
     assert log[0]["fingerprint"] == log[1]["fingerprint"] == released["fingerprint"]
     assert log[0]["snapshot"] != log[1]["snapshot"]
     # checked again, labels untouched: said as such, not as a change of the item
-    assert log[1]["summary"] == "1 re-verified"
+    assert log[1]["summary"] == f"1 re-verified, new corpus snapshot {log[1]['snapshot']}"
     body = git(corpus_repo, "log", "-1", "--format=%b")
     assert "- re-verified: q-1" in body and "- changed q-1" not in body

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -1193,6 +1192,13 @@ def test_a_pin_of_a_newer_corpus_says_how_to_name_it(released: Path, cli) -> Non
         "the run again on that release, or score it again in a checkout of release 0.1.0 (its "
         "tag).\n"
     )
+    # as it says: the release's notes name the new corpus, where they said "no change"
+    newest = json.loads(cli(released, "status", "--json").out)["newest"]["snapshot"]
+    done = cli(released, "release", "docs", "--bump", "patch")
+    assert done.code == 0 and f"0.1.1 (new corpus snapshot {newest})" in done.out
+    log = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+    assert log[-1]["summary"] == f"new corpus snapshot {newest}"
+    assert f"Since 0.1.0: new corpus snapshot {newest}." in git(released, "log", "-1")
 
 
 def test_shallow_clone_says_history_is_missing(released: Path, tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -125,6 +125,9 @@ class SetDiff:
     """Items invalid on either side (failing the schema: a misspelt field; a sealed item
     whose visible side or status was edited by hand): neither removed nor changed, but not
     compared."""
+    snapshots: tuple[str | None, str | None] | None = None
+    """The corpus snapshot each side was released against, when both are releases: a
+    release whose items did not change may still be made against a newer corpus."""
     drafts_left_out: list[str] = field(default_factory=list)
     """Drafts on either side of a comparison with a release, which holds none: left out of
     both sides, as the release notes and `evalset log` leave them out."""
@@ -164,6 +167,8 @@ class SetDiff:
             parts.append(f"{len(self.holdout_moves)} moved between tuning and holdout")
         if self.header:
             parts.append("header changed")
+        if self.snapshots is not None and self.snapshots[1] not in (None, self.snapshots[0]):
+            parts.append(f"new corpus snapshot {self.snapshots[1]}")
         if self.not_compared:
             parts.append(f"{len(self.not_compared)} not compared (invalid)")
         return ", ".join(parts) or "no change"

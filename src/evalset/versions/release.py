@@ -361,6 +361,8 @@ def _release(
         if previous
         else None
     )  # fmt: skip
+    if changes is not None and ours is not None:
+        changes.snapshots = ((ours.pin or {}).get("snapshot"), snapshot)
     if interrupted:
         assert header.version is not None
         new_version = header.version
@@ -652,6 +654,7 @@ def release_log(ws: Workspace, path: Path) -> list[LogEntry]:
                 at.label,
                 tag.version,
             )
+            changes.snapshots = ((before.pin or {}).get("snapshot"), snapshot)
             summary = changes.summary()
             if before is not released[-1][0]:
                 summary += f" (since {before.version}, the release it came from)"
