@@ -1158,6 +1158,51 @@ def test_a_judges_long_words_are_shortened(qa: Path) -> None:
     assert "exited (status 5)" in str(broken.value) and len(str(broken.value)) < 1000
 
 
+ANSWERS_AS_TYPES_WRITE_THEM: list[tuple[str, dict[str, Any], Any]] = [
+    # an answer type that always has every field writes the ones it does not use empty
+    ("entails", {"verdict": True, "error": None}, Verdict(True)),
+    ("entails", {"verdict": False, "error": ""}, Verdict(False)),  # Go's zero value
+    ("entails", {"verdict": "yes", "reason": None, "error": None, "cost": None, "tokens": None},
+     Verdict(True)),
+    ("refuses", {"verdict": True, "reason": "says so", "error": None}, Verdict(True, "says so")),
+    ("statements", {"statements": ["A.", "B."], "error": None, "unsupported": None},
+     Statements(("A.", "B."))),
+    ("statements", {"statements": ["A."], "unsupported": False, "error": ""}, Statements(("A.",))),
+    # an error that is not text is quoted as the program wrote it; null without a verdict
+    # is a failure that gives no reason
+    ("entails", {"error": {"code": 429, "text": "slow down"}},
+     JudgeFailed('{"code": 429, "text": "slow down"}')),
+    ("entails", {"error": ["rate", "limited"]}, JudgeFailed('["rate", "limited"]')),
+    ("entails", {"error": None}, JudgeFailed("")),
+    ("statements", {"error": True}, JudgeFailed("true")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("op", "answer", "outcome"), ANSWERS_AS_TYPES_WRITE_THEM)
+def test_an_empty_error_beside_an_answer_is_no_error(
+    qa: Path, op: str, answer: dict[str, Any], outcome: Any
+) -> None:
+    """``{"verdict": true, "error": null}`` failed every claim (its error: "None")."""
+    (qa / "fixed.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({**json.loads(sys.argv[1]), 'id': json.loads(line)['id']}),"
+        " flush=True)\n",
+        encoding="utf-8",
+    )
+    judge = CommandJudge([sys.executable, "fixed.py", json.dumps(answer)], qa)
+    try:
+        if isinstance(outcome, JudgeFailed):
+            with pytest.raises(JudgeFailed) as failed:
+                judge.ask(Request(op, "a text", "a claim" if op == "entails" else ""))  # type: ignore[arg-type]
+            assert str(failed.value) == str(outcome)
+        else:
+            asked = judge.ask(Request(op, "a text", "a claim" if op == "entails" else ""))  # type: ignore[arg-type]
+            assert asked == outcome
+    finally:
+        judge.close()
+
+
 @pytest.mark.parametrize("attempt", range(3))
 def test_copies_that_die_while_others_answer_are_one_sentence(qa: Path, attempt: int) -> None:
     """With concurrency, closing the copies after one died raced with another's write to its
