@@ -431,3 +431,28 @@ def test_a_report_says_how_many_labelled_claims_its_agreement_rests_on(
         f"agreed, on {7 - undecided} of the 7 labelled claim(s) of labels.csv (the judge could "
         f"not decide {undecided})"
     ), said[1]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # judge and person both say no to every claim, or both yes
+        "k1,Returns are free.,We accept cards,no\nk3,We take cards.,Shipping is free,no\n",
+        "k1,Returns are free.,Returns are free,yes\nk3,We accept cards.,We accept cards,yes\n",
+        "k1,Returns are free.,Returns are free,yes\n",
+    ],
+)
+def test_an_undefined_kappa_fails_min_kappa_in_a_sentence_that_says_why(
+    qa: Path, cli, rows: str
+) -> None:  # type: ignore[no-untyped-def]
+    """'failed: kappa undefined (one verdict only) is below --min-kappa 0.6' before: no
+    number was below anything."""
+    (qa / "one-verdict.csv").write_text("id,answer,claim,label\n" + rows, encoding="utf-8")
+    done = cli(qa, "agreement", "one-verdict.csv", "--judge", "exact", "--set", "qa",
+               "--min-kappa", "0.6")  # fmt: skip
+    assert done.code == 1, done.err
+    assert done.out.splitlines()[-1] == (
+        "failed: kappa is undefined, since judge and person each gave one and the same verdict "
+        "only, so it cannot reach --min-kappa 0.6; label claims the answers assert and claims "
+        "they do not"
+    )
