@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -390,3 +391,68 @@ def test_labels_find_their_answers_as_a_person_reads_them(qa: Path, change: str)
         return {key: report.data["ppi"]["coverage"][key] for key in ("value", "labelled")}
 
     assert scored(RELABELLED[change](LABELS)) == scored(LABELS)
+
+
+@pytest.mark.parametrize(
+    ("failing", "undecided"),
+    [
+        ("unused", 1),  # k1's second key point
+        ("cards", 2),  # k3's and j1's
+        ("14 days", 1),  # k1's first key point
+    ],
+)
+@pytest.mark.parametrize("form", [(), ("--format", "md")])
+def test_a_report_says_how_many_labelled_claims_its_agreement_rests_on(
+    qa: Path, cli, failing: str, undecided: int, form: tuple[str, ...]
+) -> None:  # type: ignore[no-untyped-def]
+    """'kappa 0.46 …, on 5 labelled claim(s)' before, where the file holds 7 and the judge
+    could not decide 2: the claims left out of the figures were not said."""
+    write_run(qa / "run.jsonl", ANSWERS)
+    (qa / "choosy.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    r = json.loads(line)\n"
+        f"    if {failing!r} in r.get('claim', ''):\n"
+        "        print(json.dumps({'id': r['id'], 'error': 'no idea'}), flush=True)\n"
+        "    elif r['op'] == 'statements':\n"
+        "        print(json.dumps({'id': r['id'], 'unsupported': True}), flush=True)\n"
+        "    else:\n"
+        "        said = r.get('claim', 'know').lower() in r['text'].lower()\n"
+        "        print(json.dumps({'id': r['id'], 'verdict': said}), flush=True)\n",
+        encoding="utf-8",
+    )
+    judge = f"command:{sys.executable} choosy.py"
+    done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", judge, "--labels",
+               "labels.csv", *form)  # fmt: skip
+    assert done.code in (0, 1), done.err
+    said = re.search(r"agreement with people: (.*?)(\.$|$)", done.out, re.I | re.M)
+    assert said is not None, done.out
+    assert said[1].endswith(
+        f"agreed, on {7 - undecided} of the 7 labelled claim(s) of labels.csv (the judge could "
+        f"not decide {undecided})"
+    ), said[1]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # judge and person both say no to every claim, or both yes
+        "k1,Returns are free.,We accept cards,no\nk3,We take cards.,Shipping is free,no\n",
+        "k1,Returns are free.,Returns are free,yes\nk3,We accept cards.,We accept cards,yes\n",
+        "k1,Returns are free.,Returns are free,yes\n",
+    ],
+)
+def test_an_undefined_kappa_fails_min_kappa_in_a_sentence_that_says_why(
+    qa: Path, cli, rows: str
+) -> None:  # type: ignore[no-untyped-def]
+    """'failed: kappa undefined (one verdict only) is below --min-kappa 0.6' before: no
+    number was below anything."""
+    (qa / "one-verdict.csv").write_text("id,answer,claim,label\n" + rows, encoding="utf-8")
+    done = cli(qa, "agreement", "one-verdict.csv", "--judge", "exact", "--set", "qa",
+               "--min-kappa", "0.6")  # fmt: skip
+    assert done.code == 1, done.err
+    assert done.out.splitlines()[-1] == (
+        "failed: kappa is undefined, since judge and person each gave one and the same verdict "
+        "only, so it cannot reach --min-kappa 0.6; label claims the answers assert and claims "
+        "they do not"
+    )

@@ -132,15 +132,25 @@ def _leading_points(text: str) -> str:
     return "".join(out)
 
 
+def _sign_may_follow(c: str) -> bool:
+    """Whether a number's sign may follow ``c``: a space, an opening bracket or quote of any
+    script (Unicode categories Ps and Pi), an operator, a comma or a colon."""
+    opening = unicodedata.category(c) in ("Ps", "Pi")
+    return c.isspace() or opening or c in "([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
+
+
 def _signs(text: str) -> str:
     """Each hyphen-minus or minus sign as "-" where it is a number's sign (before a digit,
     at the start or after a space, an opening bracket or quote, an operator, a comma or a
-    colon), as a space elsewhere."""
+    colon; after an ASCII quote or backtick that stands where a sign may, as ``"-5"``), as a
+    space elsewhere."""
     out = []
     for k, c in enumerate(text):
         if c in "-\u2212":
             after = text[k - 1] if k else " "
-            opens = after.isspace() or after in "([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
+            opens = _sign_may_follow(after) or (
+                after in "\"'`" and _sign_may_follow(text[k - 2] if k > 1 else " ")
+            )
             sign = text[k + 1 : k + 2].isdecimal() and opens
             out.append("-" if sign else " ")
         else:
@@ -217,6 +227,8 @@ PIECES = [
     "\u00b3", "\u00bd", "\u2030", "\u2460", "\u2082", "\u0609", "\u2044",
     # signs and leading points, and the hyphens that are neither
     "-5", "\u22125", ".5", "-.5", ".5%", "-0", "2-3", "COVID-19", "No.5", "...5", "\u2212",
+    # quotes and brackets that open, close, or both
+    '"', "\u201e", "\u300c", "\u300d", "(", ")",
 ]  # fmt: skip
 
 
@@ -309,6 +321,11 @@ SAME = [
     ("5 \u00b0 10 \u00b0", ["5\u00b0-10\u00b0"]), ("555 123 4567", ["(555)-123-4567"]),
     ("5 10", ['5"-10"', "5'-10'", "5\u2019-10\u2019", "[5]-[10]"]), ("1 2", ["1)-2)"]),
     ("-5", ["[-5]", "{-5}", ":-5", ",-5", "\u201c-5\u201d", "\u00ab-5\u00bb"]),
+    # after an opening quote or bracket of any kind: ASCII quotes where a sign may stand
+    ("-5", ['"-5"', "'-5'", "`-5`", '("-5")', '["-5"]', ': "-5"', "\u201c'-5'\u201d",
+            "\u201e-5\u201c", "\u201a-5\u2018", "\u2039-5\u203a", "\u300c-5\u300d",
+            "\u300e-5\u300f", "\u27e8-5\u27e9", '"\u22125"', '"-5.0"']),
+    ("-0.5 %", ['"-.5%"', "'-0.5 %'"]),
     ("no 5", ["No.5", "no. 5"]),  # a point after a letter is no decimal point
     ("wait 5", ["wait...5", "wait\u20265"]),  # nor one after a point (an ellipsis)
 ]  # fmt: skip
@@ -418,7 +435,14 @@ SPELLINGS = {
                          ("The fee is 5%.", False), ("The fee is 0.05%.", False)]),
     "short": (".5%", [("The fee is 5%.", False), ("The fee is 0.5%.", True)]),
     "cold": ("-5 degrees", [("It holds -5 degrees.", True), ("It holds \u22125 degrees.", True),
-                            ("It holds 5 degrees.", False), ("It holds 2-5 degrees.", False)]),
+                            ("It holds 5 degrees.", False), ("It holds 2-5 degrees.", False),
+                            ('It holds "-5 degrees".', True), ("It holds '-5 degrees'.", True),
+                            ("It holds `-5` degrees.", True),
+                            ("Es sind \u201e-5 degrees\u201c.", True),
+                            ("It holds 5\"-5 degrees.", False)]),
+    "warm": ("5 degrees", [('It holds "-5 degrees".', False), ("It holds '-5 degrees'.", False),
+                           ("It holds \u300c-5 degrees\u300d.", False),
+                           ("It holds 5 degrees.", True), ('It holds "5 degrees".', True)]),
     "range": ("2 3", [("aged 2-3", True), ("aged 2 to 3", False)]),
     "people": ("100000", [("1,00,000 people", True), ("100,000 people", True),
                           ("1,00,00 people", False)]),

@@ -223,6 +223,60 @@ def test_an_openai_reply_is_a_verdict_only_when_it_says_a_bare_yes_or_no(
             judge.close()
 
 
+# a reply holding its JSON verdict among prose whose braces are no JSON, or two verdicts
+JSON_AMONG_PROSE = [
+    ('{"verdict": "no", "reason": "r"}\nNote: the claim {claim} is not stated.', False),
+    ('```json\n{"verdict": "yes"}\n```\nI checked {text} against it.', True),
+    ('Thinking {step 1}... then {"verdict": "yes", "reason": "r"}', True),
+    ('I read {"text"} and decided: {"verdict": "no"}', False),
+    ('{"verdict": "yes"} {"verdict": "true"}', True),  # the same verdict twice
+    ('{"verdict": "yes"}\n{"verdict": "no"}', "both yes and no"),
+    ('{"verdict": "no"} or {"verdict": true}', "both yes and no"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "verdict"), JSON_AMONG_PROSE)
+def test_an_openai_reply_s_json_verdict_is_read_whatever_braces_surround_it(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, reply: str, verdict: bool | str
+) -> None:
+    """The object was taken from the first brace to the last: prose with a brace of its own
+    after the verdict (a template echoed, ``{claim}``) made it no JSON, and the claim failed."""
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch)
+        server.reply = reply
+        try:
+            if isinstance(verdict, str):
+                with pytest.raises(JudgeFailed, match=verdict):
+                    judge.entails("a", "a")
+            else:
+                assert judge.entails("a", "a").value is verdict
+        finally:
+            judge.close()
+
+
+@pytest.mark.parametrize(
+    ("reply", "statements"),
+    [
+        ('{"statements": ["A.", "B."]}\nThat is all of {text}.', ("A.", "B.")),
+        ('Split {text}: ```{"statements": ["A."]}```', ("A.",)),
+        ('{"statements": ["A."]}\n{"statements": ["A."]}', ("A.",)),  # the same list twice
+    ],
+)
+def test_an_openai_reply_s_statements_are_read_whatever_braces_surround_them(
+    qa: Path, monkeypatch: pytest.MonkeyPatch, reply: str, statements: tuple[str, ...]
+) -> None:
+    with FakeServer() as server:
+        judge = _openai(qa, server, monkeypatch)
+        server.reply = reply
+        try:
+            assert judge.statements("A. B.").items == statements  # type: ignore[union-attr]
+            server.reply = '{"statements": ["A."]} {"statements": ["B."]}'  # lists that differ
+            with pytest.raises(JudgeFailed, match="not a list of statements"):
+                judge.statements("A. C.")
+        finally:
+            judge.close()
+
+
 def test_a_reply_that_is_no_verdict_is_listed_and_never_counted_as_no(
     qa: Path, monkeypatch: pytest.MonkeyPatch, cli
 ) -> None:  # type: ignore[no-untyped-def]
@@ -1156,6 +1210,51 @@ def test_a_judges_long_words_are_shortened(qa: Path) -> None:
     with pytest.raises(JudgeBroken) as broken:
         judge.entails("a", "a")
     assert "exited (status 5)" in str(broken.value) and len(str(broken.value)) < 1000
+
+
+ANSWERS_AS_TYPES_WRITE_THEM: list[tuple[str, dict[str, Any], Any]] = [
+    # an answer type that always has every field writes the ones it does not use empty
+    ("entails", {"verdict": True, "error": None}, Verdict(True)),
+    ("entails", {"verdict": False, "error": ""}, Verdict(False)),  # Go's zero value
+    ("entails", {"verdict": "yes", "reason": None, "error": None, "cost": None, "tokens": None},
+     Verdict(True)),
+    ("refuses", {"verdict": True, "reason": "says so", "error": None}, Verdict(True, "says so")),
+    ("statements", {"statements": ["A.", "B."], "error": None, "unsupported": None},
+     Statements(("A.", "B."))),
+    ("statements", {"statements": ["A."], "unsupported": False, "error": ""}, Statements(("A.",))),
+    # an error that is not text is quoted as the program wrote it; null without a verdict
+    # is a failure that gives no reason
+    ("entails", {"error": {"code": 429, "text": "slow down"}},
+     JudgeFailed('{"code": 429, "text": "slow down"}')),
+    ("entails", {"error": ["rate", "limited"]}, JudgeFailed('["rate", "limited"]')),
+    ("entails", {"error": None}, JudgeFailed("")),
+    ("statements", {"error": True}, JudgeFailed("true")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("op", "answer", "outcome"), ANSWERS_AS_TYPES_WRITE_THEM)
+def test_an_empty_error_beside_an_answer_is_no_error(
+    qa: Path, op: str, answer: dict[str, Any], outcome: Any
+) -> None:
+    """``{"verdict": true, "error": null}`` failed every claim (its error: "None")."""
+    (qa / "fixed.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({**json.loads(sys.argv[1]), 'id': json.loads(line)['id']}),"
+        " flush=True)\n",
+        encoding="utf-8",
+    )
+    judge = CommandJudge([sys.executable, "fixed.py", json.dumps(answer)], qa)
+    try:
+        if isinstance(outcome, JudgeFailed):
+            with pytest.raises(JudgeFailed) as failed:
+                judge.ask(Request(op, "a text", "a claim" if op == "entails" else ""))  # type: ignore[arg-type]
+            assert str(failed.value) == str(outcome)
+        else:
+            asked = judge.ask(Request(op, "a text", "a claim" if op == "entails" else ""))  # type: ignore[arg-type]
+            assert asked == outcome
+    finally:
+        judge.close()
 
 
 @pytest.mark.parametrize("attempt", range(3))

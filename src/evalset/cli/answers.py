@@ -199,6 +199,10 @@ def _print_agreement(result: Agreement) -> None:
     if result.min_kappa is not None and result.measured:
         if result.ok:
             echo(f"ok: kappa is at least {result.min_kappa:g}", fg="green")
+        elif o.kappa is None:  # no number to be below anything: say why there is none
+            echo("failed: kappa is undefined, since judge and person each gave one and the same "
+                 f"verdict only, so it cannot reach --min-kappa {result.min_kappa:g}; label "
+                 "claims the answers assert and claims they do not", fg="red")  # fmt: skip
         else:
             echo(f"failed: kappa {_kappa(o.kappa, o.low, o.high)} is below --min-kappa "
                  f"{result.min_kappa:g}", fg="red")  # fmt: skip

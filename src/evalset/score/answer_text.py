@@ -60,10 +60,15 @@ def agreement_line(data: dict[str, Any], shown: Callable[[str], str] = str) -> s
         if kappa is None
         else f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
     )
-    return (
-        f"agreement with people: kappa {value}, {found['agreement']:.0%} agreed, on "
-        f"{found['n']} labelled claim(s) of {shown(found['labels']['path'])}"
+    rows = found["labels"]["rows"]
+    # the claims the judge could not decide are not in the figures: say how few they rest on
+    undecided = (
+        f"{found['n']} of the {rows} labelled claim(s) of {shown(found['labels']['path'])} (the "
+        f"judge could not decide {rows - found['n']})"
+        if found["n"] < rows
+        else f"{found['n']} labelled claim(s) of {shown(found['labels']['path'])}"
     )
+    return f"agreement with people: kappa {value}, {found['agreement']:.0%} agreed, on {undecided}"
 
 
 def ppi_line(data: dict[str, Any]) -> str | None:

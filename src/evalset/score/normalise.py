@@ -24,9 +24,12 @@ The same number is the same token however its digits are written:
 - ``30.0`` is ``30`` and ``030`` is ``30`` (a version such as ``2.0.1`` is kept);
 - a point before a digit, after neither a letter, a digit nor another point, starts a
   fraction (``.5`` is ``0.5``, so ``.5%`` is ``0.5 %``, not ``5 %``);
-- a minus sign (``-`` or U+2212) before a digit, after neither a letter nor a digit, is the
-  number's sign (``-5`` is not ``5``; ``-0`` is ``0``); between digits or after a letter it
-  is a hyphen, as any other (``2-3`` is 2 and 3, ``COVID-19`` is ``covid`` and 19);
+- a minus sign (``-`` or U+2212) before a digit is the number's sign (``-5`` is not ``5``;
+  ``-0`` is ``0``) at the start or after a space, an opening bracket or quote of any script,
+  an operator, a comma or a colon; after an ASCII quote or backtick, where that quote
+  itself follows one of these (``"-5"``, `` `-5` ``); elsewhere, between digits or after a
+  letter, a closing mark or a unit, it is a hyphen, as any other (``2-3`` is 2 and 3,
+  ``COVID-19`` is ``covid`` and 19, ``5"-10"`` 5 and 10);
 - a fraction is its digits either side of a slash, whichever slash (``½`` is ``1/2``), and
   a proportion keeps its sign (``%``, ``‰``, ``‱``; the Arabic ones are these).
 
@@ -67,12 +70,25 @@ slashes too: ``½`` is ``1/2``) separate words. The ASCII hyphen-minus and the m
 are read by ``_MINUS``: either may be a number's sign."""
 _SIGN_AFTER = "\\s([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
 """What a number's sign may follow: a space, an opening bracket or quote, an operator, a
-comma or a colon (and the start of the text)."""
-_MINUS = re.compile(rf"(?<![^{_SIGN_AFTER}])[-\u2212](?=[0-9])|(?P<hyphen>[-\u2212])")
+comma or a colon (and the start of the text). The opening brackets and quotes of other
+scripts (Unicode categories Ps and Pi: ``„-5“``, ``「-5」``) and the ASCII quotes that open
+(``"-5"``) are told by ``_opens``."""
+_MINUS = re.compile(
+    rf"(?<![^{_SIGN_AFTER}])[-\u2212](?=[0-9])"
+    r"|(?P<other>[-\u2212](?=[0-9]))|(?P<hyphen>[-\u2212])"
+)
 """A minus sign that is a number's sign: before a digit, after what ``_SIGN_AFTER`` lists
-(``-5``, ``(-5)``, ``= -5``); otherwise (``hyphen``) a hyphen, which separates words as
-``_MARKS`` says: ``2-3``, ``30%-50%``, ``5°-10°`` and ``(555)-123`` are ranges or parts,
-``COVID-19`` a name and its number."""
+(``-5``, ``(-5)``, ``= -5``) or after an opening mark (``other``, as ``_opens`` tells it:
+``"-5"``); otherwise a hyphen, which separates words as ``_MARKS`` says: ``2-3``,
+``30%-50%``, ``5°-10°``, ``5"-10"`` and ``(555)-123`` are ranges or parts, ``COVID-19`` a
+name and its number."""
+_OPENING = ("Ps", "Pi")
+"""Unicode's opening brackets and initial quotes."""
+_QUOTES = "\"'`"
+"""The ASCII quotes (and the backtick of a code span): each opens and closes, so one opens
+only where a sign could stand itself (``"-5"``, `` `-5` ``); after a digit or a letter it
+closes, or is a unit (``5"-10"``: five to ten inches)."""
+_SIGN_AFTER_CHARS = frozenset(_SIGN_AFTER.replace("\\s", ""))
 _LEADING_POINT = re.compile(r"(?<![^\W_])(?<!\.)\.(?=[0-9])")
 """A decimal point with no digit before it (``.5``, ``-.5``, ``(.5%)``): not after a letter or
 a digit (``No.5`` is ``no 5``, ``3.5`` a number already) nor another point (an ellipsis:
@@ -164,7 +180,26 @@ def _number(token: str) -> str:
 
 
 def _minus(found: re.Match[str]) -> str:
-    return " " if found["hyphen"] else "-"
+    if found["hyphen"]:
+        return " "
+    if found["other"]:
+        return "-" if _opens(found.string, found.start() - 1) else " "
+    return "-"
+
+
+def _opens(text: str, at: int) -> bool:
+    """Whether ``text[at]``, just before a minus sign and a digit, opens what follows, so that
+    the minus is the number's sign: an opening bracket or quote of any script (``„``,
+    ``「``), or an ASCII quote that stands where a sign could (``"-5"``, ``("-5")``)."""
+    mark = text[at]  # (a minus at the start is a sign without asking)
+    if unicodedata.category(mark) in _OPENING:
+        return True
+    if mark not in _QUOTES:
+        return False
+    before = text[at - 1] if at > 0 else " "
+    return (
+        before.isspace() or before in _SIGN_AFTER_CHARS or unicodedata.category(before) in _OPENING
+    )
 
 
 @lru_cache(maxsize=65536)

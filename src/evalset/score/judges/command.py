@@ -16,10 +16,12 @@ answers each with one line, in order:
 
 ``verdict`` is true or false (``"yes"``/``"no"`` are read too); ``reason``, ``cost`` and
 ``tokens`` are optional. A request the program cannot decide is answered
-``{"id": 1, "error": "why"}``: that claim is reported on its item. A program that does not
-split statements answers ``{"id": 3, "unsupported": true}`` (faithfulness is then not
-scored). A program that exits, prints a line that is not such an answer, or does not answer
-within the timeout stops the scoring: one sentence, no report, exit status 2.
+``{"id": 1, "error": "why"}``: that claim is reported on its item (an ``error`` that is null
+or empty beside a verdict is no error: an answer type with every field writes it so). A
+program that does not split statements answers ``{"id": 3, "unsupported": true}``
+(faithfulness is then not scored). A program that exits, prints a line that is not such an
+answer, or does not answer within the timeout stops the scoring: one sentence, no report,
+exit status 2.
 
 Cached verdicts are tied to the command and to the bytes of the files it names (the
 script), so editing the script re-judges everything; the program that runs the script (an
@@ -355,6 +357,12 @@ class CommandJudge(Judge):
             self._next += 1
             ident = request["id"] = self._next
         answer = program.call(request)
+        if answer.get("error", "") in (None, "") and (
+            answer.get(wanted) is not None or answer.get("unsupported") is True
+        ):
+            # an answer type that always has the field writes it empty beside the answer
+            # ({"verdict": true, "error": null}, Go's ""): the answer stands
+            answer.pop("error", None)
         if wanted == "verdict" and "error" not in answer:
             value = answer.get("verdict")
             if isinstance(value, str) and value.strip().lower() in ("yes", "no"):
@@ -377,7 +385,7 @@ class CommandJudge(Judge):
     def _verdict(self, request: dict[str, Any]) -> Verdict:
         answer = self._call(request, "verdict")
         if "error" in answer:
-            raise JudgeFailed(_shortened(str(answer["error"])))
+            raise JudgeFailed(_error(answer))
         return Verdict(answer["verdict"], *_extras(answer))
 
     def entails(self, text: str, claim: str) -> Verdict:
@@ -394,7 +402,7 @@ class CommandJudge(Judge):
             self._splits = False
             return None
         if "error" in answer:
-            raise JudgeFailed(_shortened(str(answer["error"])))
+            raise JudgeFailed(_error(answer))
         found = answer["statements"]
         reason_cost = _extras(answer)
         return Statements(tuple(s for s in found if s.strip()), reason_cost[1], reason_cost[2])
@@ -415,6 +423,15 @@ class CommandJudge(Judge):
         deadline = time.monotonic() + STOP_WAIT
         for program in programs:
             program.stop(deadline)
+
+
+def _error(answer: dict[str, Any]) -> str:
+    """The error an answer gives, as a report quotes it: its text, or what else it wrote
+    there as JSON (``{"code": 429}``, not Python's repr of it)."""
+    error = answer["error"]
+    if error is None:  # (said without a verdict: a failure that gives no reason)
+        return ""
+    return _shortened(error if isinstance(error, str) else json.dumps(error, ensure_ascii=False))
 
 
 def _extras_problem(answer: dict[str, Any]) -> str | None:

@@ -66,10 +66,11 @@ class ExactJudge(Judge):
     """Normalised containment; honest only for short extractive facts."""
 
     name = "exact"
-    version = "4"
+    version = "5"
     """Raised when what counts as the same text changes (2: digit groups, scripts' digits;
     3: declining to share or disclose; 4: a number's sign and a point before its first
-    digit), so that a report says which rules its verdicts followed."""
+    digit; 5: a sign after an opening quote, ``"-5"``), so that a report says which rules its
+    verdicts followed."""
     cacheable = False
     description = (
         "normalised containment (case, punctuation, white space and number words ignored): "

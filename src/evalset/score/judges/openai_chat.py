@@ -6,7 +6,8 @@ Each request is one chat completion whose prompt is a file: ``entails.txt``,
 judge's settings overrides any of them (``{text}`` and ``{claim}`` are replaced; a file
 lacking a field its request fills, or holding a word in braces that is none, is refused).
 The model replies with a JSON object (``{"verdict": "yes", "reason": ...}`` or
-``{"statements": [...]}``); a reply that starts with a bare yes or no (``No.``, ``Yes, it
+``{"statements": [...]}``), read wherever it stands among prose and code fences (two that
+differ are no answer); a reply that starts with a bare yes or no (``No.``, ``Yes, it
 does``, not ``No doubt``) is read too. Requests run concurrently up to ``concurrency``; the
 SDK retries rate limits, timeouts and server errors with exponential backoff (``retries``
 times). Tokens come from the replies' usage, and cost from the prices
@@ -37,7 +38,9 @@ PROMPTS = ("entails", "refuses", "statements")
 FIELDS = {"entails": ("text", "claim"), "refuses": ("text",), "statements": ("text",)}
 """The fields each prompt is filled with (``fill``), all of which it must hold."""
 _SHOWN = {"text": "the text it judges", "claim": "the claim it checks"}
-_OBJECT = re.compile(r"\{.*\}", re.S)
+_OBJECTS_TRIED = 100
+"""The most ``{`` of one reply tried as the start of a JSON object (each try may read to the
+reply's end: a reply of braces alone would take time with the square of its length)."""
 _FIELD = re.compile(r"\{(text|claim)\}")
 _WORD_IN_BRACES = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """What a field looks like: one word in braces. Braces around anything else (the JSON the
@@ -135,23 +138,45 @@ def fill(template: str, **values: str) -> str:
     return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def read_verdict(reply: str) -> tuple[bool, str | None]:
-    """yes/no and the reason from a model's reply; JudgeFailed when it says neither."""
-    match = _OBJECT.search(reply)
-    if match:
+def _objects(reply: str, key: str) -> list[dict[str, Any]]:
+    """The JSON objects of a reply that hold ``key``, in order. A model wraps its object in
+    a code fence, or writes prose around it, and the prose may hold braces of its own (``I
+    checked {claim}``): each ``{`` that starts an object is read, and the rest is not."""
+    decoder = json.JSONDecoder()
+    found = []
+    at = reply.find("{")
+    for _ in range(_OBJECTS_TRIED):
+        if at == -1:
+            break
         try:
-            data = json.loads(match.group(0))
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            value = data.get("verdict")
-            reason = data.get("reason") if isinstance(data.get("reason"), str) else None
-            if isinstance(value, bool):
-                return value, reason
-            if isinstance(value, str) and value.strip().lower() in ("yes", "no", "true", "false"):
-                return value.strip().lower() in ("yes", "true"), reason
-            if "verdict" in data:  # a verdict given, and not yes or no: no word around it is
-                raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, neither yes nor no")
+            value, end = decoder.raw_decode(reply, at)
+        except (ValueError, RecursionError):  # no object starts there (or one nested deeper
+            # than Python reads)
+            at = reply.find("{", at + 1)
+            continue
+        if isinstance(value, dict) and key in value:
+            found.append(value)
+        at = reply.find("{", end)
+    return found
+
+
+def read_verdict(reply: str) -> tuple[bool, str | None]:
+    """yes/no and the reason from a model's reply; JudgeFailed when it says neither, or
+    gives two verdicts that differ."""
+    verdicts = []
+    for data in _objects(reply, "verdict"):
+        value = data["verdict"]
+        reason = data.get("reason") if isinstance(data.get("reason"), str) else None
+        if isinstance(value, str) and value.strip().lower() in ("yes", "no", "true", "false"):
+            value = value.strip().lower() in ("yes", "true")
+        if not isinstance(value, bool):  # a verdict given, and not yes or no: no word around
+            # it is
+            raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, neither yes nor no")
+        verdicts.append((value, reason))
+    if verdicts:
+        if len({value for value, _ in verdicts}) > 1:
+            raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, both yes and no")
+        return verdicts[0]
     word = _BARE_VERDICT.match(reply)
     if word:
         return word.group(1).lower() == "yes", None
@@ -160,14 +185,10 @@ def read_verdict(reply: str) -> tuple[bool, str | None]:
 
 
 def read_statements(reply: str) -> tuple[str, ...]:
-    match = _OBJECT.search(reply)
-    data: Any = None
-    if match:
-        try:
-            data = json.loads(match.group(0))
-        except ValueError:
-            data = None
-    found = data.get("statements") if isinstance(data, dict) else None
+    """The statements of a model's reply (its first object holding them); JudgeFailed when
+    it gives none, or two lists that differ."""
+    given = [data["statements"] for data in _objects(reply, "statements")]
+    found = given[0] if given and all(g == given[0] for g in given) else None
     if not isinstance(found, list) or not all(isinstance(s, str) for s in found):
         raise JudgeFailed(f"the model replied {reply.strip()[:80]!r}, not a list of statements")
     return tuple(s for s in found if s.strip())
