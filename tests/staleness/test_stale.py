@@ -1103,3 +1103,35 @@ def test_a_heading_repeated_above_a_cited_one_says_where_its_text_is(corpus_repo
     assert note.startswith(
         "the text it was verified against is now, unchanged, at p.md#exceptions-1"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [[], ["--no-fail"], ["--json"], ["--format", "md"], ["docs"]],
+    ids=lambda a: " ".join(a) or "plain",
+)
+def test_require_snapshot_fails_a_corpus_changed_without_its_snapshot(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, argv: list[str]
+) -> None:
+    """A CI check: `validate && stale` passed a pull request that changed the corpus and
+    committed no snapshot (the note said so, the exit status did not)."""
+    write_files(corpus_repo, {"corpus/policy.md": "# Policy\n\n## Returns\n\nWithin 14 days.\n"})
+    snapshot = json.loads(cli(corpus_repo, "snapshot", "--json").out)["id"][:12]
+    item = set_item("q-1", "policy.md#returns", verified=snapshot)
+    write_files(corpus_repo, {"sets/docs.yaml": SET_HEADER + item})
+    commit_all(corpus_repo, "a set and its corpus")
+    assert cli(corpus_repo, "stale", "--require-snapshot", *argv).code == 0
+    write_files(corpus_repo, {"corpus/other.md": "# Other\n\nNo item cites it.\n"})
+    commit_all(corpus_repo, "a document, and no snapshot of it")
+    assert cli(corpus_repo, "stale", *argv).code == 0  # the note alone, as before
+    result = cli(corpus_repo, "stale", "--require-snapshot", *argv)
+    assert result.code == 1
+    if "--json" in argv:
+        assert json.loads(result.out)["newest"]["corpus"] == "changed"
+    else:
+        assert (
+            f"failed (--require-snapshot): the corpus has changed since snapshot {snapshot}; "
+            "record it with `evalset snapshot` and commit the manifest"
+        ) in result.out
+    assert cli(corpus_repo, "snapshot").code == 0
+    assert cli(corpus_repo, "stale", "--require-snapshot", *argv).code == 0

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # not imported at run time: see ``command``
 _FLAGS = {
     "snapshot": ("--json",),
     "status": ("--json", "--coverage"),
-    "stale": ("--json", "--no-fail", "--fix-moved", "--skip-sealed"),
+    "stale": ("--json", "--no-fail", "--fix-moved", "--skip-sealed", "--require-snapshot"),
 }
 
 
@@ -81,8 +81,9 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
     if command == "status":
         return lambda: run.status("--coverage" in flags, as_json, names)
     return lambda: run.stale(
-        names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags, "--skip-sealed" in flags
-    )
+        names, as_json, fmt, "--fix-moved" in flags, "--no-fail" in flags,
+        "--skip-sealed" in flags, require_snapshot="--require-snapshot" in flags,
+    )  # fmt: skip
 
 
 def _plain_score(args: list[str]) -> Callable[[], None] | None:

@@ -56,6 +56,12 @@ def stale(
         help="Re-check each stale item's key points and must_not_say entries against the new "
         "text with this judge (as in `evalset score answers`).",
     ),
+    require_snapshot: bool = typer.Option(
+        False,
+        "--require-snapshot",
+        help="Exit 1 too when the corpus has changed since the newest snapshot (a change "
+        "committed without its snapshot), even with --no-fail: for CI.",
+    ),
 ) -> None:
     """List items whose citations changed since they were verified; exit 1 if any did.
 
@@ -71,7 +77,7 @@ def stale(
     output_format(fmt, as_json)
     from evalset.cli import run
 
-    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed, judge)
+    run.stale(sets or [], as_json, fmt, fix_moved, no_fail, skip_sealed, judge, require_snapshot)
 
 
 def verify(

@@ -139,10 +139,12 @@ def stale(
     no_fail: bool,
     skip_sealed: bool = False,
     judge: str | None = None,
+    require_snapshot: bool = False,
 ) -> None:
     """`evalset stale [SET...]`; ``fmt`` is text or md. Exits 1 when an item is stale, or a
-    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``. With
-    ``judge``, the claims of stale items are re-checked."""
+    sealed item could not be checked (unless ``skip_sealed``), unless ``no_fail``; and with
+    ``require_snapshot``, when the corpus has changed since the newest snapshot (whatever
+    ``no_fail`` says). With ``judge``, the claims of stale items are re-checked."""
     from evalset.corpus.current import workspace_store
     from evalset.staleness.stale import require_schema, stale_report
     from evalset.staleness.verify import fix_moved as fix
@@ -214,7 +216,14 @@ def stale(
         for name, ids in unchecked.items():
             line = f"{name}: {unchecked_message(ids, 'stale')}"
             echo(f"**{line}**" if fmt == "md" else line, fg="yellow")
-    if (report.items or (unchecked and not skip_sealed)) and not no_fail:
+    unrecorded = require_snapshot and report.newest is not None and report.newest.corpus_changed
+    if unrecorded and not as_json:
+        line = (
+            f"failed (--require-snapshot): the corpus has changed since snapshot "
+            f"{report.snapshot}; record it with `evalset snapshot` and commit the manifest"
+        )
+        echo(f"**{line}**" if fmt == "md" else line, fg="red")
+    if ((report.items or (unchecked and not skip_sealed)) and not no_fail) or unrecorded:
         raise SystemExit(1)
 
 
