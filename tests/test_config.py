@@ -89,6 +89,29 @@ def test_outside_a_workspace_the_example_is_the_command_run(  # type: ignore[no-
     assert f"as in `evalset -C path/to/workspace {example}`, or make this one" in result.err
 
 
+def test_outside_a_workspace_in_a_nested_repository_says_where_the_search_stopped(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli
+) -> None:
+    """It said the folder "and its parents" have no evalset.toml, when a parent above the
+    nested repository's top has one (the search stops there, as git's does)."""
+    (tmp_path / "evalset.toml").write_text("", "utf-8")
+    (tmp_path / ".git").mkdir()
+    lib = tmp_path / "vendor" / "lib"
+    (lib / ".git").mkdir(parents=True)
+    (lib / "src").mkdir()
+    top = cli(lib, "status")
+    assert top.code == 2 and f"({lib}, the top of a git repository, has no evalset.toml" in top.err
+    inside = cli(lib / "src", "status")
+    assert (
+        inside.code == 2
+        and (
+            f"({lib / 'src'} and its parents up to {lib}, the top of its git repository, have no "
+            "evalset.toml"
+        )
+        in inside.err
+    )
+
+
 @pytest.mark.parametrize(
     ("toml", "message"),
     [

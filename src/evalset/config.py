@@ -391,22 +391,36 @@ def find_workspace(start: str | os.PathLike[str] | None = None) -> Workspace:
         return found
     here = (Path(start) if start is not None else Path.cwd()).resolve()
     below = _workspaces_below(here.parent if here.is_file() else here)
+    searched = _searched(here.parent if here.is_file() else here)
     if below:
         shown = ", ".join(f"{b}/" for b in below[:3]) + (", …" if len(below) > 3 else "")
         raise NoWorkspace(
-            f"no evalset workspace here ({here} and its parents have no evalset.toml or "
-            f"[tool.evalset] in pyproject.toml), but the repository has one in {shown}: run "
-            "evalset there, or give its folder, as in ",
+            f"no evalset workspace here ({searched} no evalset.toml or [tool.evalset] in "
+            f"pyproject.toml), but the repository has one in {shown}: run evalset there, or "
+            "give its folder, as in ",
             str(below[0]),
             ".",
         )
     raise NoWorkspace(
-        f"no evalset workspace here ({here} and its parents have no evalset.toml "
-        "or [tool.evalset] in pyproject.toml): run evalset in a workspace's folder or give "
-        "it, as in ",
+        f"no evalset workspace here ({searched} no evalset.toml or [tool.evalset] in "
+        "pyproject.toml): run evalset in a workspace's folder or give it, as in ",
         "path/to/workspace",
         ", or make this one with `evalset init`.",
     )
+
+
+def _searched(here: Path) -> str:
+    """The folders ``find_workspace_or_none`` looked in, from ``here``, as the subject of
+    "have": up to the top of a git repository, where it stops (a workspace above it is
+    another repository's, as git looks no higher either)."""
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            if folder == here:
+                return f"{here}, the top of a git repository, has"
+            if folder.parent != folder:
+                return f"{here} and its parents up to {folder}, the top of its git repository, have"
+            break
+    return f"{here} and its parents have"
 
 
 def _workspaces_below(here: Path) -> list[str]:
