@@ -1456,7 +1456,7 @@ def test_check_pin_never_reads_a_path_from_the_report(released: Path, cli, name:
     assert result.code == 2
     assert result.err.strip() == (
         "evalset: report.json: the pin's \"set\" is not a set name (letters, digits, '.', "
-        "'_' and '-'); write the pin as `evalset pin NAME --json` prints it."
+        "'_' and '-'); write the pin as `evalset pin NAME` prints it."
     )
 
 

@@ -291,7 +291,7 @@ def pin_in(report: Path, data: Any) -> dict[str, Any]:
     if not isinstance(found, dict):
         raise PinError(
             f'{report}: has no pin (no top-level "evalset" object); put the output of '
-            '`evalset pin NAME --json` under "evalset" in the report.'
+            '`evalset pin NAME` under "evalset" in the report.'
         )
     for key in ("set", "fingerprint"):
         if not isinstance(found.get(key), str):
@@ -342,7 +342,7 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
     if set_name_problem(name) is not None:
         raise PinError(
             f"{report}: the pin's \"set\" is not a set name (letters, digits, '.', '_' "
-            "and '-'); write the pin as `evalset pin NAME --json` prints it."
+            "and '-'); write the pin as `evalset pin NAME` prints it."
         )
     try:
         found = set_file_named(ws, name)
@@ -352,7 +352,8 @@ def set_named(ws: Workspace, report: Path, name: str) -> Path:
     if found is not None:
         return found
     raise PinError(
-        f"{report}: names the set {name!r}, which {ws.sets_dir} does not hold; check the "
+        f"{report}: names the set {name!r}, which the sets folder {ws.sets_dir}/ does not "
+        "hold; check the "
         "report, or run check-pin in the workspace the report was made in."
     )
 
