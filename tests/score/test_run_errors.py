@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from scoring_ws import RUN, score_ws, write_run
 
+from evalset.score.runfile import EXAMPLES
+
 __all__ = ["score_ws"]
 
 GOOD = '{"id": "a1", "retrieved": ["guide.md#returns"]}\n'
@@ -133,7 +135,24 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "latency-text": (
         '{"id": "a1", "retrieved": [], "latency_ms": "fast"}\n',
-        "run.jsonl:1: item a1: \"latency_ms\" must be a number from 0, not 'fast'" + ONE,
+        'run.jsonl:1: item a1: "latency_ms" must be a number from 0, not "fast"' + ONE,
+    ),
+    # values as JSON writes them, not as Python does (True, 'fast', None)
+    "trial-true": (
+        '{"id": "a1", "trial": true, "retrieved": []}\n',
+        f"run.jsonl:1: item a1: {TRIAL} true" + ONE,
+    ),
+    "trial-text": (
+        '{"id": "a1", "trial": "1", "retrieved": []}\n',
+        f'run.jsonl:1: item a1: {TRIAL} "1"' + ONE,
+    ),
+    "trial-null": (
+        '{"id": "a1", "trial": null, "retrieved": []}\n',
+        f"run.jsonl:1: item a1: {TRIAL} null" + ONE,
+    ),
+    "cost-false": (
+        '{"id": "a1", "retrieved": [], "cost": false}\n',
+        'run.jsonl:1: item a1: "cost" must be a number from 0, not false' + ONE,
     ),
     "empty": (
         "\n\n",
@@ -271,9 +290,23 @@ def test_skip_invalid_of_a_file_with_no_valid_line_says_the_same(  # type: ignor
     flag. Before, it said only that the file "holds no valid run line", with no line and no
     word of what the file looks like."""
     content, message = CASES[name]
+    if command[0] == "answers":  # the example line is one of an answer run
+        message = message.replace(EXAMPLES["retrieval"], EXAMPLES["answers"])
     (score_ws / "run.jsonl").write_text(str(content), encoding="utf-8")
     done = cli(score_ws, "score", *command, "docs", "run.jsonl", "--skip-invalid")
     assert (done.code, done.err) == (2, f"evalset: {message}\n")
+
+
+@pytest.mark.parametrize("content", ["\n\n", "a1, guide.md#returns\n"], ids=["empty", "csv"])
+def test_an_answer_run_with_no_run_line_shows_a_line_of_an_answer_run(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, content: str
+) -> None:
+    """It showed a line of retrieval, which `score answers` then refused for its lack of an
+    answer."""
+    (score_ws / "run.jsonl").write_text(content, encoding="utf-8")
+    done = cli(score_ws, "score", "answers", "docs", "run.jsonl", "--judge", "exact")
+    assert done.code == 2
+    assert f"like {EXAMPLES['answers']}." in done.err and '"retrieved"' not in done.err
 
 
 @pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])

@@ -104,7 +104,7 @@ def _score(
     labels: tuple[list[Label], str] | None = None
     if options.labels is not None:
         labels = read_labels(options.labels, loaded)  # bad labels refused before judging
-    run = read_run(run_path, options.skip_invalid, defer=True)
+    run = read_run(run_path, options.skip_invalid, defer=True, kind="answers")
     rows, ignored = _rows(run, loaded, options.skip_invalid)
     if judging is None:
         from evalset.score.judges.cache import VerdictCache

@@ -126,6 +126,9 @@ class RunFile:
     """Every distinct entry its lines retrieved, in NFC, when every entry of the file is
     text (the usual run); None otherwise. It counts the entries of lines later left out:
     it is every valid line's only while ``invalid`` is empty."""
+    kind: str = "retrieval"
+    """What it is read for, ``retrieval`` or ``answers``: the example line its refusals show
+    (``EXAMPLES``)."""
     shape: str | None = None
     """What the file looks like when no line of it is a run line (``_shape``): said with
     the refusal, since fixing lines one by one, or leaving them out, cannot help."""
@@ -161,16 +164,12 @@ def _problem(obj: Any, plain: bool) -> str | None:
     if type(trial) is not int or trial < 0 or trial > TRIAL_LIMIT:
         return (
             f'item {_shown_id(ident)}: "trial" must be a whole number from 0 to '
-            f"{TRIAL_LIMIT:,}, not {trial!r}"
+            f"{TRIAL_LIMIT:,}, not {_as_written(trial)}"
         )
     for key in ("latency_ms", "cost"):
         value = obj.get(key)
         if value is not None and (not finite_number(value) or value < 0):
-            shown = (
-                repr(value)
-                if len(repr(value)) <= 40
-                else f"{repr(value)[:24]}… (a number too large)"
-            )
+            shown = _as_written(value)
             return f'item {_shown_id(ident)}: "{key}" must be a number from 0, not {shown}'
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
@@ -194,6 +193,15 @@ def _problem(obj: Any, plain: bool) -> str | None:
                     k, wrong = _first_bad_citation(retrieved[:k]) or (k, wrong)
                     return f"item {_shown_id(ident)}: retrieved[{k}] {wrong}"
     return None
+
+
+def _as_written(value: Any) -> str:
+    """A value of a line as JSON writes it (``true``, ``"fast"``, not Python's ``True`` and
+    ``'fast'``), cut after 24 characters when longer than 40."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= 40:
+        return text
+    return f"{text[:24]}…" + (" (a number too large)" if type(value) in (int, float) else "")
 
 
 def _first_bad_citation(entries: list[Any]) -> tuple[int, str] | None:
@@ -361,11 +369,14 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
     return parsed, broken
 
 
-def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> RunFile:
+def read_run(
+    path: Path, skip_invalid: bool = False, defer: bool = False, kind: str = "retrieval"
+) -> RunFile:
     """Read a run file; a bad line raises ``RunFileError`` naming it, unless
     ``skip_invalid``, which leaves it out and lists it. ``defer``: bad lines are only listed
     (``RunFile.invalid``), for a scorer that finds more (ids not in its set) and refuses them
-    all at once with ``refuse_lines``."""
+    all at once with ``refuse_lines``. ``kind``: what the run is read for (``retrieval`` or
+    ``answers``), which the example line of a refusal shows."""
     try:
         data = read_input(path)
     except FileNotFoundError:
@@ -439,6 +450,7 @@ def read_run(path: Path, skip_invalid: bool = False, defer: bool = False) -> Run
         lines = [line for line in lines if line.line not in left_out]
     invalid.sort()
     run = RunFile(path, "sha256:" + hashlib.sha256(data).hexdigest(), lines, invalid, texts)
+    run.kind = kind
     if invalid and not lines:
         run.shape = _shape(text, invalid)
     if not defer:
@@ -477,7 +489,7 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
 def _no_lines(run: RunFile) -> None:
     raise RunFileError(
         f"{run.path}: holds no {'valid ' if run.invalid else ''}run line; write one JSON object "
-        f"per line, like {_EXAMPLE}."
+        f"per line, like {EXAMPLES[run.kind]}."
     )
 
 
@@ -511,19 +523,24 @@ def refuse_lines(run: RunFile, problems: list[tuple[int, str]], skip_invalid: bo
         more = f" ({count - 1} more invalid line(s))" if count > 1 else ""
         fix = "fix the line, or leave invalid lines out with --skip-invalid"
         if not run.lines:  # leaving them out would leave nothing
-            fix = SHAPES.get(run.shape or "", NONE_LEFT[count > 1]).replace("FILE", str(run.path))
+            fix = SHAPES.get(run.shape or "", NONE_LEFT[count > 1])
+            fix = fix.replace("FILE", str(run.path)).replace("EXAMPLE", EXAMPLES[run.kind])
         raise RunFileError(f"{run.path}:{n}: {problem}{more}; {fix}.")
     if not run.lines:
         _no_lines(run)
 
 
-_EXAMPLE = '{"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}'
+EXAMPLES = {
+    "retrieval": '{"id": "q-001", "retrieved": ["policies/returns.md#damaged-items"]}',
+    "answers": '{"id": "q-001", "answer": "Damaged items can be returned within 30 days."}',
+}
+"""A run line of each kind, as refusals show it."""
 SHAPES = {
     "trec-run": "this looks like a TREC run (query, Q0, document, rank, score, tag): score it "
     "in TREC mode, `evalset score retrieval --qrels QRELS --run FILE`",
     "trec-qrels": "this looks like TREC qrels (query, 0, document, relevance): give them with "
     "--qrels, and the run with --run",
-    "not-json": f"no line is JSON: a run file holds one JSON object per line, like {_EXAMPLE}",
+    "not-json": "no line is JSON: a run file holds one JSON object per line, like EXAMPLE",
 }
 """What a file no line of which is a run line looks like (``_shape``), and what to do."""
 NONE_LEFT = (
