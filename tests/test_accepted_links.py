@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, make_git_repo
-from test_found_files import _evalset, scored_example
+from conftest import git
+from test_found_files import _evalset, copied, scored_template
 
 ACCEPTED = "reports/accepted/acme-support.json"
 PRECIOUS = "not a report: what a link led accept to replace\n"
@@ -28,14 +28,12 @@ PRECIOUS = "not a report: what a link led accept to replace\n"
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example workspace, committed, with a report of the hybrid run (``cur.json``) and
     the bm25 run's report accepted (``base.json``)."""
-    ws = make_git_repo(tmp_path_factory.mktemp("links") / "ws")
-    scored_example(ws)
-    return ws
+    return scored_template(tmp_path_factory, "links")
 
 
 @pytest.fixture
 def ws(template: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(template, tmp_path / "ws", symlinks=True))
+    return copied(template, tmp_path)
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, make_git_repo
-from test_found_files import ENV, KINDS, TIMEOUT, _evalset, _refusal, scored_example
+from conftest import git
+from test_found_files import ENV, KINDS, TIMEOUT, _evalset, _refusal, copied, scored_template
 
 REFUSED = ("named pipe", "symlink to a named pipe")
 """The kinds refused where the others (a folder, a symlink to nothing) were already said
@@ -39,14 +39,12 @@ ACCEPTED = "reports/accepted/acme-support.json"
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example workspace, committed, not yet given `evalset init`'s files, with a report
     of the hybrid run (``cur.json``) and the bm25 run's report accepted."""
-    ws = make_git_repo(tmp_path_factory.mktemp("fixed") / "ws")
-    scored_example(ws)
-    return ws
+    return scored_template(tmp_path_factory, "fixed")
 
 
 @pytest.fixture
 def ws(template: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(template, tmp_path / "ws", symlinks=True))
+    return copied(template, tmp_path)
 
 
 def _files(ws: Path) -> dict[str, object]:

@@ -49,6 +49,19 @@ def _evalset(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
         pytest.fail(f"`evalset {' '.join(args)}` still ran after {TIMEOUT} s: it waits")
 
 
+def scored_template(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A git repository holding ``scored_example``, made once per module (``name``: its
+    folder), for ``copied`` to give each test a copy of."""
+    ws = make_git_repo(factory.mktemp(name) / "ws")
+    scored_example(ws)
+    return ws
+
+
+def copied(template: Path, tmp_path: Path) -> Path:
+    """A copy of ``template`` for one test, its symlinks kept as links."""
+    return Path(shutil.copytree(template, tmp_path / "ws", symlinks=True))
+
+
 def scored_example(ws: Path) -> None:
     """The example workspace in the git repository ``ws``, committed, with a report of the
     hybrid run (``cur.json``) and the bm25 run's report accepted (``base.json``)."""

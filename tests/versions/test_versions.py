@@ -1127,37 +1127,40 @@ def test_release_on_a_detached_head(released: Path, cli) -> None:  # type: ignor
     assert cli(released, "check-pin", "report.json").code == 0
 
 
-def test_a_pin_of_release_content_that_names_no_release_says_to_merge_it(  # type: ignore[no-untyped-def]
-    released: Path, cli
-) -> None:
-    """The set file's header without its version (a branch made before the first release,
-    which it never merged), its content that of release 0.1.0."""
-    git(released, "checkout", "-q", "-b", "before", "HEAD~1")  # the release commit's parent
-    pin = json.loads(cli(released, "pin", "docs").out)
-    assert pin["version"] is None
-    (released / "report.json").write_text(json.dumps({"evalset": pin}))
-    checked = cli(released, "check-pin", "report.json")
-    assert checked.code == 1 and checked.err == (
-        "report.json: report was run on the content of release 0.1.0 of docs, but its set "
-        "file names no release (version: null): the branch lacks the release commit; merge it "
-        "(`git merge evalset/docs/v0.1.0`) and score the run again.\n"
-    )
-
-
-def test_a_pin_of_release_content_taken_before_the_release_says_to_score_on_it(  # type: ignore[no-untyped-def]
-    released: Path, cli
-) -> None:
-    """Pinned a commit before release 0.1.0, on a branch that holds the release: it said to
-    merge the release commit, which the branch has."""
-    pin = json.loads(cli(released, "pin", "docs", "--rev", "HEAD~1").out)
-    assert pin["version"] is None
-    (released / "report.json").write_text(json.dumps({"evalset": pin}))
-    checked = cli(released, "check-pin", "report.json")
-    assert checked.code == 1 and checked.err == (
+# where a pin of release 0.1.0's content that names no release was taken: how it is made,
+# and what check-pin says to do
+UNNAMED = {
+    # a branch made before the first release, which it never merged
+    "on a branch without the release": (
+        lambda repo, cli: git(repo, "checkout", "-q", "-b", "before", "HEAD~1") and None,
+        [],
+        "report.json: report was run on the content of release 0.1.0 of docs, but its set file "
+        "names no release (version: null): the branch lacks the release commit; merge it (`git "
+        "merge evalset/docs/v0.1.0`) and score the run again.\n",
+    ),
+    # a commit before the release, on a branch that holds it: it said to merge the release
+    # commit, which the branch has
+    "before the release, on its branch": (
+        lambda repo, cli: None,
+        ["--rev", "HEAD~1"],
         "report.json: report was run on the content of release 0.1.0 of docs before it was "
-        "released, so its pin names no release (version: null); score the run again on "
-        "release 0.1.0 (its tag), and its pin will name it.\n"
-    )
+        "released, so its pin names no release (version: null); score the run again on release "
+        "0.1.0 (its tag), and its pin will name it.\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("where", UNNAMED)
+def test_a_pin_of_release_content_that_names_no_release_says_what_to_do(  # type: ignore[no-untyped-def]
+    released: Path, cli, where: str
+) -> None:
+    made, args, expected = UNNAMED[where]
+    made(released, cli)
+    pin = json.loads(cli(released, "pin", "docs", *args).out)
+    assert pin["version"] is None
+    (released / "report.json").write_text(json.dumps({"evalset": pin}))
+    checked = cli(released, "check-pin", "report.json")
+    assert (checked.code, checked.err) == (1, expected)
 
 
 def test_a_pin_of_modified_content_released_since_names_that_release(  # type: ignore[no-untyped-def]
