@@ -296,6 +296,8 @@ def log(
 ) -> None:
     """List the releases of a set: version, date, items, snapshot and what changed.
 
+    The table lists the newest first; --json lists them oldest first.
+
     Example: evalset log acme-support
     """
     from evalset.versions.release import release_log
