@@ -935,6 +935,106 @@ def test_a_field_of_a_sealed_item_edited_by_hand_is_an_error_without_the_key(  #
     assert cli(example, "validate", NAME, "--skip-sealed").code == 0
 
 
+OTHER_KEY = str(x25519.Identity.generate().to_public())
+
+# what a hand edit of q-004's sealed entry changes: (the field as validate names it, the
+# edit of the entry's text, the value it then shows)
+SHOWN_EDITS = {
+    "id": ("id", lambda e: e.replace("  - id: q-004\n", "  - id: q-099\n"), "q-099"),
+    "fingerprint": (
+        "sealed.fingerprint",
+        lambda e: re.sub(r"fingerprint: sha256:(.)(.)", r"fingerprint: sha256:\2\1", e, count=1),
+        None,
+    ),
+    "recipients swapped": (
+        "sealed.recipients",
+        lambda e: re.sub(r"(?m)^(        - )age1\S+$", rf"\g<1>{OTHER_KEY}", e, count=1),
+        None,
+    ),
+    "a recipient added": (
+        "sealed.recipients",
+        lambda e: re.sub(
+            r"(?m)^(        - age1\S+\n)", rf"\g<1>        - {OTHER_KEY}\n", e, count=1
+        ),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("with_key", [False, True], ids=["without the key", "with the key"])
+@pytest.mark.parametrize("edit", SHOWN_EDITS)
+def test_what_a_sealed_entry_shows_beside_its_ciphertext_is_checked_too(  # type: ignore[no-untyped-def]
+    example: Path,
+    cli,
+    key: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    edit: str,
+    with_key: bool,
+) -> None:
+    """Its id, fingerprint and recipients were not compared with HEAD: a changed fingerprint
+    passed and pin printed a fingerprint no content has, and a recipient swapped for one's
+    own key made promote seal new holdout items to it."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = set_file(example)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    commit_all(example, "sealed")
+    text = path.read_text()
+    at = text.index("  - id: q-004\n")
+    end = text.index("-----END AGE ENCRYPTED FILE-----", at)
+    field, change, shown = SHOWN_EDITS[edit]
+    entry = change(text[at:end])
+    assert entry != text[at:end]
+    path.write_text(text[:at] + entry + text[end:])
+    if with_key:
+        monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    done = cli(example, "validate", NAME, "--skip-sealed")
+    if with_key and field != "sealed.recipients":  # opened, the content itself refuses it
+        assert done.code == 2 and "hand edit" in done.err
+    else:
+        assert done.code == 1, done.out
+        ident = shown if field == "id" else "q-004"
+        assert f"item {ident}: {field}: error: shows `{field}: " in done.out
+        assert "but its sealed content is as at HEAD" in done.out
+    path.write_text(text)
+    assert cli(example, "validate", NAME, "--skip-sealed").code == 0
+
+
+def test_seal_refuses_recipients_from_the_set_that_lock_out_the_key_at_hand(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recipients swapped by hand and committed: the key holder's next unseal, edit and
+    seal sealed every item to the swapped-in key, locking the key holder out."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = set_file(example)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    path.write_text(path.read_text().replace(key[1], OTHER_KEY))
+    commit_all(example, "every recipient swapped, committed past the checks")
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(example, "unseal", NAME).code == 0
+    text = path.read_text()
+    done = cli(example, "seal", NAME)
+    assert done.code == 2
+    assert "is not among them, so sealing to them would lock you out of what you seal" in done.err
+    assert path.read_text() == text
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0  # the keys meant, given
+
+
+def test_arrivals_are_sealed_to_the_keys_most_items_are_sealed_to(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A branch sealed an arrival to the keys of before a change of keys, and was merged
+    last: every later arrival was sealed to the old keys, those of the last item."""
+    from evalset.holdout.seal import recipients_of
+
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path = set_file(example)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    text = path.read_text()
+    last = text.rindex("        - " + key[1])
+    path.write_text(text[:last] + text[last:].replace(key[1], OTHER_KEY, 1))
+    assert recipients_of(load_set(path)) == [key[1]]  # 8 items to it, the last one to another
+
+
 def test_seal_takes_no_citation_for_a_quoted_question(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -158,11 +158,32 @@ def _recipients(current: SetFile, given: list[str]) -> tuple[list[str], str]:
         return given, "given"
     keys, source = sealed_to(current)
     if keys:
+        _refuse_locking_out(current, keys)
         return keys, source
     raise SealError(
         f"{current.path}: no recipient given, and {current.name} holds no sealed item, nor "
         "did it at its last commit (HEAD), to take them from; pass --recipient with an age "
         "public key. Nothing was sealed."
+    )
+
+
+def _refuse_locking_out(current: SetFile, keys: list[str]) -> None:
+    """Refuse to seal, with the key at hand, to keys taken from the set that the key is not
+    among: the recipients an item shows are written as text (a hand edit, or a branch, may
+    have put other ones there), and sealing to them would lock the key holder out of
+    everything sealed now, and give it to whoever holds those keys."""
+    from evalset.sets.sealed import identities, identity_path
+
+    found = identities()
+    publics = [str(i.to_public()) for i in found or [] if hasattr(i, "to_public")]
+    if not publics or len(publics) != len(found or []) or set(publics) & set(keys):
+        return  # no key, or one whose public key cannot be told (an SSH key): not judged
+    shown = ", ".join(k[:16] + "…" for k in keys)
+    raise SealError(
+        f"{current.path}: the holdout is sealed to {shown}, and the key in {identity_path()} "
+        f"({publics[0][:16]}…) is not among them, so sealing to them would lock you out of "
+        "what you seal; check who changed the recipients (`git log -p`), and pass --recipient "
+        "with the keys meant. Nothing was sealed."
     )
 
 
@@ -191,11 +212,13 @@ class Arrivals:
 
 
 def recipients_of(current: SetFile) -> list[str]:
-    """The recipients a holdout item arriving in the set is sealed to: those of the set's
-    last sealed item in file order (the most recently added, as items are appended; after a
-    change of keys, the new ones), or none when nothing in it is sealed."""
+    """The recipients a holdout item arriving in the set is sealed to: those most of its
+    sealed items are sealed to (``shared_recipients``), or none when nothing in it is
+    sealed."""
+    from evalset.sets.sealed import shared_recipients
+
     stubs = current.sealed_forms
-    return list(stubs[max(stubs)].sealed.recipients) if stubs else []
+    return shared_recipients([stubs[k].sealed.recipients for k in sorted(stubs)])
 
 
 def seal_arrivals(

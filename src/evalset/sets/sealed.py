@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -337,12 +338,13 @@ def committed_seals(path: Path, current: str | None = None) -> dict[str, list[st
 
 
 def holdout_recipients(stubs: Mapping[int, SealedItem], path: Path) -> tuple[list[str], str]:
-    """The recipients a set's holdout is sealed to, and where they come from: those of its
-    last sealed item in file order (``set``; ``stubs``: file index -> sealed form, see
-    ``SetFile.sealed_forms``), else those sealed at the last commit of ``path`` (``HEAD``:
-    unsealed since, for an edit), else none (``""``: a holdout that is not sealed)."""
+    """The recipients a set's holdout is sealed to, and where they come from: those most of
+    its sealed items share (``shared_recipients``; ``set``; ``stubs``: file index -> sealed
+    form, see ``SetFile.sealed_forms``), else those sealed at the last commit of ``path``
+    (``HEAD``: unsealed since, for an edit), else none (``""``: a holdout that is not
+    sealed)."""
     if stubs:
-        return list(stubs[max(stubs)].sealed.recipients), "set"
+        return shared_recipients([stubs[k].sealed.recipients for k in sorted(stubs)]), "set"
     keys = last_recipients(committed_seals(path) or {})
     for key in keys:  # a committed file is as untrusted as the working copy
         recipient(key)
@@ -351,9 +353,21 @@ def holdout_recipients(stubs: Mapping[int, SealedItem], path: Path) -> tuple[lis
 
 def last_recipients(seals: Mapping[str, list[str]]) -> list[str]:
     """The recipients a set's holdout is sealed to, from its sealed items (``id ->
-    recipients``, in file order): those of the last one (the most recently added, as items
-    are appended; after a change of keys, the new ones)."""
-    return list(seals[list(seals)[-1]]) if seals else []
+    recipients``, in file order): see ``shared_recipients``."""
+    return shared_recipients(list(seals.values()))
+
+
+def shared_recipients(each: Sequence[Sequence[str]]) -> list[str]:
+    """The recipients a set's holdout is sealed to, from those of each of its sealed items
+    in file order: the ones most of them are sealed to (a change of keys seals every item
+    again), of those the ones of the item added last. Not simply the last item's: a branch
+    that sealed an arrival to the keys of before a change merges it last, and a hand edit
+    of one item's list would redirect every item sealed after it."""
+    if not each:
+        return []
+    counts = Counter(tuple(keys) for keys in each)
+    most = max(counts.values())
+    return list(next(tuple(keys) for keys in reversed(each) if counts[tuple(keys)] == most))
 
 
 def sealed_message(count: int) -> str:

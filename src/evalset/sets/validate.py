@@ -108,22 +108,22 @@ class Baseline:
     @cached_property
     def _sealed(self) -> list[tuple[dict[str, SealedItem], str]]:
         """Per committed state (the release, then HEAD when it moved on), its sealed items by
-        id, and its label."""
+        their ciphertext, and its label."""
         states = [(self.set, self.label), *([self.head] if self.head is not None else [])]
         return [
-            ({stub.id: stub for stub in [*state.sealed, *state.opened.values()]}, label)
+            ({stub.sealed.age: stub for stub in [*state.sealed, *state.opened.values()]}, label)
             for state, label in states
         ]
 
     def sealed_as_committed(self, stub: SealedItem) -> tuple[SealedItem, str] | None:
-        """The committed sealed item whose content ``stub`` has, and its state's label (the
-        release's, else HEAD's: re-sealed since the release by the key holder, it is as at
-        HEAD); what ``stub`` shows must be what that one shows. None when none has it."""
+        """The committed sealed item whose content ``stub`` has (the same ciphertext, whatever
+        id it shows now), and its state's label (the release's, else HEAD's: re-sealed since
+        the release by the key holder, it is as at HEAD); what ``stub`` shows must be what
+        that one shows. None when none has it."""
         return next(
-            ((s[stub.id], label) for s, label in self._sealed
-             if stub.id in s and s[stub.id].sealed.age == stub.sealed.age),
+            ((s[stub.sealed.age], label) for s, label in self._sealed if stub.sealed.age in s),
             None,
-        )  # fmt: skip
+        )
 
     def sides(self, current: SetFile) -> dict[str, tuple[Item | SealedItem, str]]:
         """Per item id, the committed item the side of ``current``'s item of that id is
@@ -136,6 +136,21 @@ class Baseline:
             then, label = self.head
             found = {**_sided(then, label), **found}
         return found
+
+
+def _shown(stub: SealedItem) -> dict[str, Any]:
+    """What a sealed item shows beside its ciphertext, by name (``sealed.recipients``): none
+    of it can change while the ciphertext stays, since sealing again writes a new one. Who
+    it is sealed to counts most: sealing takes the keys to seal to from the set."""
+    from evalset.sets.sealed import VISIBLE
+
+    dumped = stub.model_dump(mode="json")
+    box = dumped["sealed"]
+    return {
+        **{name: dumped.get(name) for name in VISIBLE},
+        **{f"sealed.{name}": box.get(name) for name in ("fingerprint", "fingerprint_format",
+                                                         "recipients")},
+    }  # fmt: skip
 
 
 def _sided(loaded: SetFile, label: str) -> dict[str, tuple[Item | SealedItem, str]]:
@@ -367,26 +382,31 @@ class _Checker:
         """A field a sealed item shows (its category, status, ...) changed since the baseline
         while its sealed content did not: a hand edit the content does not follow, which
         only the key would otherwise catch (diff, status and pin go by the content)."""
-        from evalset.sets.sealed import VISIBLE
-
         assert self.baseline is not None
-        if not self.loaded.sealed:
+        forms = self.loaded.sealed_forms  # opened by the key or not: the same check
+        if not forms:
             return
-        for k, stub in zip(self.loaded.sealed_index, self.loaded.sealed, strict=True):
+        for k, stub in sorted(forms.items()):
             found = self.baseline.sealed_as_committed(stub)
             if found is None:
                 continue
             old, label = found
-            now, then = stub.model_dump(mode="json"), old.model_dump(mode="json")
-            for name in (f for f in VISIBLE if now.get(f) != then.get(f)):
+            now, then = _shown(stub), _shown(old)
+            for name in (f for f in now if now[f] != then[f]):
+                fix = (
+                    "undo the edit; to seal to other keys, `evalset unseal` with the key, then "
+                    "`evalset seal --recipient KEY`"
+                    if name == "sealed.recipients"
+                    else "undo the edit; to change it, `evalset unseal` with the key, edit, and "
+                    "seal again"
+                )
                 self.add(
                     "error",
-                    ("items", k, name),
-                    f"shows `{name}: {now.get(name)}`, but its sealed content is as at {label}, "
-                    f"where it showed `{name}: {then.get(name)}`: an edit by hand, which the "
+                    ("items", k, *name.split(".")),
+                    f"shows `{name}: {now[name]}`, but its sealed content is as at {label}, "
+                    f"where it showed `{name}: {then[name]}`: an edit by hand, which the "
                     "content does not follow",
-                    "undo the edit; to change it, `evalset unseal` with the key, edit, and "
-                    "seal again",
+                    fix,
                     "sealed-edit",
                 )
                 break
