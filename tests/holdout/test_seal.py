@@ -1035,6 +1035,36 @@ def test_arrivals_are_sealed_to_the_keys_most_items_are_sealed_to(  # type: igno
     assert recipients_of(load_set(path)) == [key[1]]  # 8 items to it, the last one to another
 
 
+# a holdout question, in a tuning item's note, written so that the file's text does not
+# spell it: YAML reads each back as the question
+ESCAPED = {
+    "an \\x escape": '"Which secret holdout question is th\\x69s one?"',
+    "a \\u escape": '"Which secret holdout question is th\\u0069s one?"',
+    "an escaped line break": '"Which secret holdout\\nquestion is this one?"',
+    "an escaped space": '"Which\\x20secret holdout question is this one?"',
+}
+
+
+@pytest.mark.parametrize("written", ESCAPED)
+def test_seal_refuses_a_holdout_question_quoted_with_escapes(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    """The check of the file's text found a plain copy, a folded one and one wrapped over
+    comment lines, but not one written with escapes: the question stayed readable."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    text = (
+        SMALL_HEADER
+        + small_item("q-1", "Which tuning question comes first here?", False,
+                     f"    origin: {{kind: manual, note: {ESCAPED[written]}}}\n")
+        + small_item("q-2", "Which secret holdout question is this one?", True)
+    )  # fmt: skip
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    assert result.code == 2
+    assert "plain item 'q-1' holds the question of a holdout item" in result.err
+    assert path.read_text() == text
+
+
 def test_seal_takes_no_citation_for_a_quoted_question(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -310,6 +310,27 @@ def _refuse_leaks(path: Path, text: str, secrets: list[str], questions: list[str
             "sealing (a comment, or a plain item's text?); remove it and seal again. Nothing "
             "was sealed."
         )
+    _refuse_quoted_questions(path, plain, asked)  # (as the values read: escapes undone)
+
+
+def _refuse_quoted_questions(path: Path, plain: list[dict[str, Any]], asked: set[str]) -> None:
+    """Refuse a plain item that holds a holdout question in a text other than its own
+    question, as its value reads (``_refuse_leaks`` looks at the file's text, which YAML's
+    escapes, ``"Rew\\x61rds"``, or a line break folded away can hide a question from)."""
+    for entry in plain:
+        told = " \n ".join(
+            _loose(s) for key, value in entry.items() if key != "question" for s in _strings(value)
+        )
+        told = f" {told} "
+        for question in asked:
+            if len(question) >= MIN_SECRET and (
+                question in told if _UNSPACED.search(question) else f" {question} " in told
+            ):
+                raise SealError(
+                    f"{path}: plain item {entry.get('id')!r} holds the question of a holdout "
+                    "item in one of its texts (written with escapes?), which would stay "
+                    "readable after sealing; remove it and seal again. Nothing was sealed."
+                )
 
 
 def _within(span: tuple[int, int], spans: list[tuple[int, int]], longest: int) -> bool:
