@@ -245,6 +245,50 @@ def test_a_seal_and_a_change_in_the_clear_are_a_conflict(  # type: ignore[no-unt
     ]
 
 
+# how each branch came to hold the same holdout sealed: both sealed it, or both added the
+# same item (as promote adds a record's draft) to a holdout sealed before they branched
+SEALED_ALIKE = {
+    "both sealed it": "seal",
+    "both added the same sealed item": "append",
+}
+
+
+@pytest.mark.parametrize("how", SEALED_ALIKE)
+def test_the_same_content_sealed_on_both_sides_merges(  # type: ignore[no-untyped-def]
+    branched: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Each sealing writes its own ciphertext, so the two sides differed in every sealed
+    item: a conflict per item that said to unseal and redo a change nobody made (or, for an
+    item added on both sides, to renumber one, which would make two of one record)."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    for ident in ("q-1", "q-2", "q-3"):
+        edit(branched, f"  - id: {ident}\n", f"  - id: {ident}\n    holdout: true\n")
+    if SEALED_ALIKE[how] == "append":
+        assert cli(branched, "seal", "docs", "-r", key[1]).code == 0
+    commit_all(branched, "a holdout")
+    git(branched, "branch", "-f", "other")
+    texts = {}
+    for branch in ("main", "other"):
+        git(branched, "checkout", "-q", branch)
+        if SEALED_ALIKE[how] == "seal":
+            assert cli(branched, "seal", "docs", "-r", key[1]).code == 0
+        else:
+            append(branched, set_item("q-4", "policy.md") + "    holdout: true\n")
+            assert cli(branched, "seal", "docs").code == 0  # q-4, to the holdout's keys
+        commit_all(branched, f"sealed on {branch}")
+        texts[branch] = (branched / SET).read_text()
+    assert texts["main"] != texts["other"]  # the ciphertexts differ
+    git(branched, "checkout", "-q", "main")
+    done = merge(branched, "other")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "conflict" not in done.stderr
+    assert (branched / SET).read_text() == texts["main"]  # ours kept: it opens as theirs
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    assert cli(branched, "validate", "docs").code == 0
+    opened = load_set(branched / SET)
+    assert {i.id for i in opened.items} >= {"q-1", "q-2", "q-3"}
+
+
 def test_an_item_moved_into_a_holdout_sealed_on_the_other_side_is_a_conflict(  # type: ignore[no-untyped-def]
     branched: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -171,6 +171,11 @@ class _Merge:
                 other = "our" if side == "their" else "their"
                 self._conflict(ident, [f"deleted on {other} side, changed on {side}s"])
             return
+        if o != t and _same_sealed(ours.items[ident], theirs.items[ident]):
+            # sealed on both sides, the same content to the same keys: each sealing writes
+            # its own ciphertext, and either side's opens as the other's
+            self.pieces[ident] = o
+            return
         if b is None:
             if o == t:
                 self.pieces[ident] = o
@@ -346,6 +351,19 @@ class _Merge:
 def _sealed(item: Any) -> Any:
     """An item's sealed content (None for a plain item)."""
     return item.get("sealed") if isinstance(item, dict) else None
+
+
+def _same_sealed(a: Any, b: Any) -> bool:
+    """Whether two items are both sealed, and alike in all but their ciphertext: the same
+    visible fields, the same content (its fingerprint) and the same recipients."""
+    sealed_a, sealed_b = _sealed(a), _sealed(b)
+    if not isinstance(sealed_a, dict) or not isinstance(sealed_b, dict):
+        return False
+
+    def shown(item: dict[str, Any], sealed: dict[str, Any]) -> dict[str, Any]:
+        return {**item, "sealed": {k: v for k, v in sealed.items() if k != "age"}}
+
+    return shown(a, sealed_a) == shown(b, sealed_b) and "fingerprint" in sealed_a
 
 
 def _without_id(item: Any) -> Any:
