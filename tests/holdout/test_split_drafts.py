@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evalset.holdout.split import plan_split
 from evalset.sets.model import Item
 from evalset.sets.setfile import parse_set
@@ -55,3 +57,26 @@ def test_validate_warns_when_only_a_draft_is_holdout() -> None:
     assert [f.message for f in findings if f.rule == "coverage"] == [
         "category 'lookup' has no active holdout item, so tuning on it cannot be checked"
     ]
+
+
+@pytest.mark.parametrize(
+    ("side", "hint"),
+    [
+        ("", "run `evalset split`, which gives its items without a side one"),
+        ("    holdout: false\n", "add items of this kind and run `evalset split` (it gives a "
+         "side only to items without one), or move an item the tuners have not seen with "
+         "`evalset split docs --move ID --to holdout --force --reason ...`"),
+    ],
+    ids=["items without a side", "every item in tuning"],
+)  # fmt: skip
+def test_no_holdout_in_a_category_is_told_a_fix_that_works(side: str, hint: str) -> None:
+    """Every item in tuning already, the hint said to run split (which gives a side only to
+    items without one, so did nothing) or to mark an item `holdout: true` by hand (an error:
+    a move without its record)."""
+    text = "evalset: 1\nname: docs\ncategories:\n  lookup: a fact\nitems:\n" + "".join(
+        f"  - id: a-{n}\n    question: Question a-{n}?\n    category: lookup\n"
+        f"    answerable: false\n{side}"
+        for n in range(5)
+    )
+    findings = [f for f in check_set(parse_set(text, Path("docs.yaml"))) if f.rule == "coverage"]
+    assert len(findings) == 1 and (findings[0].hint or "").startswith(hint)

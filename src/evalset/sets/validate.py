@@ -741,6 +741,7 @@ class _Checker:
         active = [item for item in items if item.status == "active"]
         per_category = Counter(item.category for item in active)
         holdout = Counter(item.category for item in active if item.holdout)
+        sideless = Counter(item.category for item in active if item.holdout is None)
         minimum = self.config.min_per_category
         for name in categories:
             if per_category[name] < minimum:
@@ -758,8 +759,12 @@ class _Checker:
                     ("categories", name),
                     f"category {name!r} has no active holdout item, so tuning on it cannot be "
                     "checked",
-                    "run `evalset split` or mark some of its active items `holdout: true` (a "
-                    "holdout draft counts once it is active)",
+                    "run `evalset split`, which gives its items without a side one"
+                    if sideless[name]
+                    else "add items of this kind and run `evalset split` (it gives a side only "
+                    "to items without one), or move an item the tuners have not seen with "
+                    f"`evalset split {self.loaded.name} --move ID --to holdout --force "
+                    "--reason ...` (a holdout draft counts once it is active)",
                     "coverage",
                 )
 
