@@ -760,3 +760,36 @@ def test_a_trace_holding_personal_data_is_refused_and_written_nowhere(  # type: 
         assert trace not in text + refused.out + refused.err + done.out + done.err
     for trace in KEPT_TRACES:
         assert f"trace: {trace}" in text or f"trace: '{trace}'" in text, trace
+
+
+# a record promoted with --id-from trace whose trace is an item's id: (that item, whether
+# it came from this trace) -> promote's exit status
+TRACE_IDS = {
+    "an item written by hand": ("q-001", False),
+    "a draft promoted from this trace": ("tr-42", True),
+}
+
+
+@pytest.mark.parametrize("case", TRACE_IDS)
+def test_a_trace_that_is_another_items_id_is_refused(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    """Before, the record was skipped as that item ("q-001 exists already"), its question
+    and answer dropped, and its trace added to the origin of an item about something else."""
+    ident, same = TRACE_IDS[case]
+    if same:  # promoted once already: promoting it again adds nothing, as before
+        first = {"question": "Can I pay with Klarna later?", "trace": ident}
+        (example / "first.jsonl").write_text(json.dumps(first) + "\n")
+        args = ["promote", "first.jsonl", "--set", "acme-support", "--id-from", "trace"]
+        assert cli(example, *args).code == 0
+    record = {"question": "Can I pay with Klarna later, please?", "trace": ident}
+    (example / "r.jsonl").write_text(json.dumps(record) + "\n")
+    before = (example / SET).read_bytes()
+    done = cli(example, "promote", "r.jsonl", "--set", "acme-support", "--id-from", "trace")
+    if same:
+        assert done.code == 0 and (example / SET).read_bytes() == before
+        return
+    assert done.code == 2
+    assert (
+        f"the record of line 1 takes the id {ident!r} from its trace (--id-from trace), and item "
+        f"{ident!r} is another, made from no such trace"
+    ) in done.err
+    assert (example / SET).read_bytes() == before

@@ -591,6 +591,15 @@ def decide(
             result.invalid.append(Invalid(line, problem))
             continue
         owner[k] = ident
+        if id_from == "trace" and ident in plain and trace not in _traces_of(plain[ident]):
+            # an id that says nothing of the question, which an item made from another
+            # record (or by hand) has
+            raise PromoteRefused(
+                f"the record of line {line} takes the id {ident!r} from its trace (--id-from "
+                f"trace), and item {ident!r} is another, made from no such trace; promote it "
+                "without --id-from trace (its id then comes from its question), or rename "
+                "that item. Nothing was promoted."
+            )
         if ident in ids:
             why = _same_id(ident, trace, plain, drafts, result, dry_run)
             if trace is not None:
