@@ -1065,6 +1065,30 @@ def test_seal_refuses_a_holdout_question_quoted_with_escapes(  # type: ignore[no
     assert path.read_text() == text
 
 
+def test_an_ssh_key_is_recorded_without_its_comment(  # type: ignore[no-untyped-def]
+    example: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SSH public key ends in a comment, often user@host or an e-mail address: written
+    into every sealed item's recipients, it went into git history with the set."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    public = (
+        Ed25519PrivateKey.generate()
+        .public_key()
+        .public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
+        .decode()
+    )
+    path = set_file(example)
+    done = cli(example, "seal", NAME, "-r", f"{public} jane.doe@example.com")
+    assert done.code == 0, done.err
+    text = path.read_text()
+    assert "jane.doe@example.com" not in text + done.out
+    assert f"        - {public}\n" in text
+    assert {tuple(s.sealed.recipients) for s in load_set(path).sealed} == {(public,)}
+
+
 def test_seal_takes_no_citation_for_a_quoted_question(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

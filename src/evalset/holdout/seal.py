@@ -18,7 +18,14 @@ from typing import Any
 from evalset.errors import EvalsetError
 from evalset.sets.editor import edit_set
 from evalset.sets.model import Item
-from evalset.sets.sealed import SealError, recipient, same_item, seal, sealed_message
+from evalset.sets.sealed import (
+    SealError,
+    bare_recipient,
+    recipient,
+    same_item,
+    seal,
+    sealed_message,
+)
 from evalset.sets.setfile import SetFile
 
 
@@ -41,8 +48,10 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
 
     Without ``recipients``, the items are sealed to those the set's holdout is sealed to:
     of its sealed items, or, when it holds none (after ``unseal_set``), of the items sealed
-    in its committed version (git's HEAD); the last such item's, as for items arriving in
-    the set (``recipients_of``). With neither, SealError asks for recipients.
+    in its committed version (git's HEAD); those most such items share, as for items
+    arriving in the set (``recipients_of``). With neither, SealError asks for recipients. An
+    SSH key given is recorded without its comment (``user@host``, an address), which would
+    go into git history with every item.
 
     A set with validation errors is refused, naming them: an item that fails the schema (or
     shares its id with another) could not be sealed, and would stay readable. The result is
@@ -50,7 +59,7 @@ def seal_set(path: Path, recipients: Sequence[str] | None = None) -> Sealing:
     text of a sealed item may remain readable anywhere in the file (in a comment, say)."""
     from evalset.sets.validate import check_in_place
 
-    given = list(dict.fromkeys(r.strip() for r in recipients or ()))
+    given = list(dict.fromkeys(bare_recipient(r) for r in recipients or ()))
     for key in given:  # every key checked before anything is written
         recipient(key)
     sealed: list[str] = []
@@ -89,7 +98,9 @@ def _refuse_rekeying(path: Path, current: SetFile, given: list[str]) -> None:
     """Keys given for a holdout sealed whole to others: seal leaves sealed items as they
     are, so nothing would be sealed to them, which the one who gave them must be told."""
     stubs = [*current.sealed, *current.opened.values()]
-    other = [stub.id for stub in stubs if set(stub.sealed.recipients) != set(given)]
+    other = [
+        stub.id for stub in stubs if set(map(bare_recipient, stub.sealed.recipients)) != set(given)
+    ]
     if not other:
         return
     ids = ", ".join(other[:5]) + (", …" if len(other) > 5 else "")

@@ -126,6 +126,13 @@ def recipient(text: str) -> Any:
         ) from None
 
 
+def bare_recipient(text: str) -> str:
+    """A public key as a set records it: an SSH key without the comment after it (``user@host``
+    or an address, personal data that every sealed item would carry into git history)."""
+    text = text.strip()
+    return " ".join(text.split()[:2]) if text.startswith("ssh-") else text
+
+
 def seal(item: Item, recipients: Iterable[str], text: str | None = None) -> dict[str, Any]:
     """The sealed form of ``item``: a mapping ready to be written in the set file. ``text``
     is the item's text in the set file (with the comments that go with it), sealed with it
