@@ -204,3 +204,33 @@ def test_a_nul_character_is_refused_by_the_csv_export_not_by_import(cli, workspa
                "--json")  # fmt: skip
     assert back.code == 0, back.err
     assert json.loads(back.out)["skipped"]["q-001"] == "the set has this item already"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "langsmith"])
+def test_a_sealed_sets_own_export_imported_back_without_the_key_is_there_already(  # type: ignore[no-untyped-def]
+    cli, workspace: Path, fmt: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The holdout exported, then sealed: without the key, each holdout row was a conflict
+    ("sealed, so its content cannot be compared without the key"), exit 1, though the
+    fingerprint a sealed item shows tells its content."""
+    from pyrage import x25519
+
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    out = tmp_path / f"holdout.{fmt}"
+    done = cli(workspace, "export", "acme-support", "--allow-stale", "--split", "holdout",
+               "--format", fmt, "-o", str(out))  # fmt: skip
+    assert done.code == 0, done.err
+    key = str(x25519.Identity.generate().to_public())
+    assert cli(workspace, "seal", "acme-support", "--recipient", key).code == 0
+    path = workspace / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    result = cli(workspace, "import", str(out), "--set", "acme-support", "--format", fmt,
+                 "--json")  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    report = json.loads(result.out)
+    assert (report["added"], report["conflicts"]) == ([], {})
+    assert len(report["skipped"]) == 9
+    assert set(report["skipped"].values()) == {
+        "the set has this item already (sealed, the same content by its fingerprint)"
+    }
+    assert path.read_bytes() == before

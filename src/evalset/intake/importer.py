@@ -58,6 +58,14 @@ class ImportRefused(EvalsetError):
     """A row of the file to import is unusable; nothing was written."""
 
 
+def _sealed_as(stub: SealedItem, item: Item) -> bool:
+    """Whether a sealed item's content is ``item``'s, by the fingerprint it shows (in the
+    format it was computed with): a set's own export imported back without the key."""
+    from evalset.sets.content import item_fingerprint
+
+    return item_fingerprint(item, stub.sealed.fingerprint_format) == stub.sealed.fingerprint
+
+
 def _normalised(question: str) -> str:
     """A question with case and spacing ignored: what ``question_id`` hashes."""
     return " ".join(question.lower().split())
@@ -461,7 +469,11 @@ def _decide(
         if same is not None or item.id in by_id:
             earlier = same if same is not None else by_id[item.id]
             where = "the set" if same is not None else "an earlier row"
-            if isinstance(earlier, SealedItem):
+            if isinstance(earlier, SealedItem) and _sealed_as(earlier, item):
+                result.skipped[item.id] = (
+                    f"{where} has this item already (sealed, the same content by its fingerprint)"
+                )
+            elif isinstance(earlier, SealedItem):
                 result.conflicts[item.id] = (
                     f"line {number}: the set has {item.id} sealed, so its content cannot be "
                     "compared without the key; set EVALSET_AGE_IDENTITY, or rename the row"
