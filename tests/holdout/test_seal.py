@@ -1089,6 +1089,28 @@ def test_an_ssh_key_is_recorded_without_its_comment(  # type: ignore[no-untyped-
     assert {tuple(s.sealed.recipients) for s in load_set(path).sealed} == {(public,)}
 
 
+@pytest.mark.parametrize("argv", [["validate"], ["unseal", NAME], ["status"]], ids=" ".join)
+def test_a_key_file_git_tracks_is_refused(  # type: ignore[no-untyped-def]
+    example: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """A key copied into the workspace and committed with the rest was used without a word:
+    whoever has the repository has every sealed item."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    copy = example / "holdout.key"
+    copy.write_bytes(key[0].read_bytes())
+    commit_all(example, "sealed, and the key by mistake")
+    before = set_file(example).read_bytes()
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(copy))
+    done = cli(example, *argv)
+    assert done.code == 2
+    assert "the key file named by EVALSET_AGE_IDENTITY is tracked by git" in done.err
+    assert "`git rm --cached holdout.key`" in done.err
+    assert set_file(example).read_bytes() == before
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))  # the same key, kept outside
+    assert cli(example, *argv).code in (0, 1)
+
+
 def test_seal_takes_no_citation_for_a_quoted_question(  # type: ignore[no-untyped-def]
     cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -70,8 +70,27 @@ def identities() -> list[Any] | None:
             f"point {IDENTITY_ENV} at an age key file, or unset it."
         ) from None
     found = _parse_identities(text, path)
+    _refuse_committed_key(path)
     _identities[cache_key] = found
     return found
+
+
+def _refuse_committed_key(path: Path) -> None:
+    """Refuse a key file that git tracks: whoever has the repository has the key, and with it
+    every sealed item (a key copied into the workspace and added with the rest, say)."""
+    from evalset import gitcmd
+
+    try:
+        done = gitcmd.run(path.parent, "ls-files", "--error-unmatch", "--", path.name)
+    except (OSError, gitcmd.GitUnusable):
+        return  # no git here, or a repository git refuses to read: nothing to tell by
+    if done.returncode == 0:
+        raise SealError(
+            f"{path}: the key file named by {IDENTITY_ENV} is tracked by git, so whoever has "
+            f"the repository can open every sealed item; remove it from git (`git rm --cached "
+            f"{path.name}`), make a new key and seal the holdout to it (the old one stays in "
+            "the history), and keep the key outside the repository."
+        )
 
 
 def _parse_identities(text: str, path: Path) -> list[Any]:
