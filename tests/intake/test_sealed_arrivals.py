@@ -103,3 +103,26 @@ def test_import_into_a_sealed_set_seals_its_holdout_rows(  # type: ignore[no-unt
     assert "sealed 1 holdout item(s) on arrival (q-7)" in result.out
     text = (corpus_repo / "sets" / "docs.yaml").read_text()
     assert QUESTION not in text and "restocking fee" in text
+
+
+@pytest.mark.parametrize("with_key", [False, True], ids=["without the key", "with the key"])
+def test_promote_without_the_key_leaves_tuning_drafts_unassigned(  # type: ignore[no-untyped-def]
+    cli,
+    corpus_repo: Path,
+    sealed: tuple[Path, str],
+    monkeypatch: pytest.MonkeyPatch,
+    with_key: bool,
+) -> None:
+    """Without the key, a draft the split rule put in tuning could repeat a sealed holdout
+    question (nothing could compare them), and, once active, go to the tuners with the
+    tuning export; `split` leaves such items without a side, and promote now does too."""
+    config = corpus_repo / "evalset.toml"
+    config.write_text(config.read_text().replace("ratio = 0.9", "ratio = 0.01"))  # tuning
+    record = {"question": QUESTION, "trace": "tr-1", "category": "direct-lookup"}
+    write_files(corpus_repo, {"failures.jsonl": json.dumps(record) + "\n"})
+    if with_key:
+        monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(sealed[0]))
+    result = cli(corpus_repo, "promote", "failures.jsonl", "--set", "docs", "--json")
+    assert result.code == 0, result.err
+    added = json.loads(result.out)["added"]
+    assert [a["holdout"] for a in added] == [False if with_key else None]

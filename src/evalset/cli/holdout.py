@@ -432,10 +432,16 @@ def _print_sealing(
             "(EVALSET_AGE_IDENTITY)"
         )
     if unchecked:
+        left = (
+            ", and the drafts the split rule would put in tuning are left unassigned (one might "
+            "repeat a sealed question): `evalset split` with the key gives them a side"
+            if what == "records"
+            else ""
+        )
         echo(
             f"note: {unchecked} sealed item(s) could not be compared with the {what} without "
             "the key (a duplicate of one of them may have gone unnoticed); `evalset validate` with "
-            "EVALSET_AGE_IDENTITY set checks them",
+            f"EVALSET_AGE_IDENTITY set checks them{left}",
             fg="yellow",
             err=True,
         )

@@ -619,6 +619,11 @@ def decide(
         result.added.append(Added(line, ident, None, candidate.redactions))
     plan = plan_split([*entries, *(Item.model_validate(d) for d in drafts.values())], ratio)
     sides = {**dict.fromkeys(plan.holdout, True), **dict.fromkeys(plan.tuning, False)}
+    if any(isinstance(e, SealedItem) for e in entries):
+        # without the key, a draft's question cannot be compared with the sealed holdout's:
+        # one in tuning could repeat one of them, for the tuners to see; as `split` does,
+        # it is left without a side (`split` with the key gives it one)
+        sides = {ident: True for ident, held in sides.items() if held}
     for added in result.added:
         added.holdout = sides.get(added.id)
         if added.holdout is not None:
