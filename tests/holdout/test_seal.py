@@ -792,7 +792,14 @@ def test_what_goes_into_a_sealed_holdout_unseals_as_it_would_be_written_plain(  
     assert moved and moved <= sealed_now  # something went into the holdout sealed
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
     assert cli(example, "unseal", NAME).code == 0
-    assert path.read_text() == set_file(plain).read_text()
+    expected = set_file(plain).read_text()
+    if command == "promote":  # without the key, the drafts for tuning are left unassigned
+        unassigned = re.findall(r"(?m)^  (q-[0-9a-f]{8})  line \d+  unassigned$", done.out)
+        assert unassigned
+        for ident in unassigned:
+            expected = re.sub(rf"(?m)(^  - id: {ident}\n(?:    .*\n)*?)    holdout: false\n",
+                              r"\1", expected)  # fmt: skip
+    assert path.read_text() == expected
 
 
 def test_a_sealed_item_flipped_to_tuning_by_hand_is_told_how_to_move_it(  # type: ignore[no-untyped-def]
