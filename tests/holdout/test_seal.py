@@ -906,6 +906,14 @@ def _sealed_stubs(text: str, path: Path) -> list[Any]:
             os.environ["EVALSET_AGE_IDENTITY"] = saved
 
 
+def sealed_and_committed(example: Path, cli, key: tuple[Path, str]) -> tuple[Path, str]:  # type: ignore[no-untyped-def]
+    """The example's holdout sealed to ``key`` and committed: the set file and its text."""
+    path = set_file(example)
+    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
+    commit_all(example, "sealed")
+    return path, path.read_text()
+
+
 @pytest.mark.parametrize(("field", "value"), [("category", "paraphrased"), ("status", "retired"),
                                               ("verified", "abcdefabcdef")])  # fmt: skip
 def test_a_field_of_a_sealed_item_edited_by_hand_is_an_error_without_the_key(  # type: ignore[no-untyped-def]
@@ -921,10 +929,7 @@ def test_a_field_of_a_sealed_item_edited_by_hand_is_an_error_without_the_key(  #
     The sealed content is the same as at HEAD, so the edit is plain to see, and the tuners'
     pre-commit check (`validate --skip-sealed`) refuses it."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    path = set_file(example)
-    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
-    commit_all(example, "sealed")
-    text = path.read_text()
+    path, text = sealed_and_committed(example, cli, key)
     at = text.index("  - id: q-004\n")
     end = text.index("    sealed:\n", at)
     shown = text[at:end]
@@ -982,10 +987,7 @@ def test_what_a_sealed_entry_shows_beside_its_ciphertext_is_checked_too(  # type
     passed and pin printed a fingerprint no content has, and a recipient swapped for one's
     own key made promote seal new holdout items to it."""
     monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    path = set_file(example)
-    assert cli(example, "seal", NAME, "-r", key[1]).code == 0
-    commit_all(example, "sealed")
-    text = path.read_text()
+    path, text = sealed_and_committed(example, cli, key)
     at = text.index("  - id: q-004\n")
     end = text.index("-----END AGE ENCRYPTED FILE-----", at)
     field, change, shown = SHOWN_EDITS[edit]
