@@ -163,8 +163,10 @@ def test_coverage_warnings() -> None:
     text = HEADER + item("q-1", "How long for damaged items?", holdout="false")
     assert findings(text, minimum=1) == [
         "rules.yaml:4:3: categories.direct-lookup: warning: category 'direct-lookup' has no "
-        "active holdout item, so tuning on it cannot be checked (run `evalset split` or mark "
-        "some of its active items `holdout: true` (a holdout draft counts once it is active))",
+        "active holdout item, so tuning on it cannot be checked (add items of this kind and "
+        "run `evalset split` (it gives a side only to items without one), or move an item the "
+        "tuners have not seen with `evalset split rules --move ID --to holdout --force "
+        "--reason ...` (a holdout draft counts once it is active))",
         "rules.yaml:5:3: categories.out-of-scope: warning: category 'out-of-scope' has 0 active "
         "item(s), fewer than the 1 wanted (add items of this kind)",
     ]
