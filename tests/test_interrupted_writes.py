@@ -187,6 +187,9 @@ def _example(root: Path) -> Path:
     from pyrage import x25519
 
     identity = x25519.Identity.generate()
+    # the key beside the set, as a key holder's clone may have it, but kept out of git (a
+    # key file git tracks is refused)
+    (repo / ".git" / "info" / "exclude").write_text("/key.txt\n")
     (repo / "key.txt").write_text(f"# public key: {identity.to_public()}\n{identity}\n")
     (repo / "key.pub").write_text(f"{identity.to_public()}\n")
     (repo / "failures.jsonl").write_text(_records("f", 60, trace=True))
