@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NoReturn, Required
@@ -410,17 +411,13 @@ def find_workspace(start: str | os.PathLike[str] | None = None) -> Workspace:
 
 
 def _searched(here: Path) -> str:
-    """The folders ``find_workspace_or_none`` looked in, from ``here``, as the subject of
-    "have": up to the top of a git repository, where it stops (a workspace above it is
-    another repository's, as git looks no higher either)."""
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            if folder == here:
-                return f"{here}, the top of a git repository, has"
-            if folder.parent != folder:
-                return f"{here} and its parents up to {folder}, the top of its git repository, have"
-            break
-    return f"{here} and its parents have"
+    """The folders ``_looked_in`` gives, from ``here``, as the subject of "have"."""
+    top = list(_looked_in(here))[-1]
+    if not (top / ".git").exists():
+        return f"{here} and its parents have"
+    if top == here:
+        return f"{here}, the top of a git repository, has"
+    return f"{here} and its parents up to {top}, the top of its git repository, have"
 
 
 def _workspaces_below(here: Path) -> list[str]:
@@ -441,15 +438,21 @@ def _workspaces_below(here: Path) -> list[str]:
 def find_workspace_or_none(start: str | os.PathLike[str] | None = None) -> Workspace | None:
     """The workspace around ``start``, or None for a set file that lies outside any."""
     here = (Path(start) if start is not None else Path.cwd()).resolve()
-    if here.is_file():
-        here = here.parent
-    for folder in (here, *here.parents):
+    for folder in _looked_in(here.parent if here.is_file() else here):
         found = workspace_at(folder)
         if found is not None:
             return found
-        if (folder / ".git").exists():  # the top of a repository: as git, look no higher
-            return None  # (a repository nested in another workspace's folder is its own)
     return None
+
+
+def _looked_in(here: Path) -> Iterator[Path]:
+    """The folders a workspace is looked for in: ``here`` and its parents, up to the top of
+    a git repository (as git, no higher: a repository nested in another workspace's folder
+    is its own)."""
+    for folder in (here, *here.parents):
+        yield folder
+        if (folder / ".git").exists():
+            return
 
 
 def require_own(ws: Workspace, path: str | os.PathLike[str], command: str) -> None:

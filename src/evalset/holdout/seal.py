@@ -226,10 +226,9 @@ def recipients_of(current: SetFile) -> list[str]:
     """The recipients a holdout item arriving in the set is sealed to: those most of its
     sealed items are sealed to (``shared_recipients``), or none when nothing in it is
     sealed."""
-    from evalset.sets.sealed import shared_recipients
+    from evalset.sets.sealed import forms_recipients
 
-    stubs = current.sealed_forms
-    return shared_recipients([stubs[k].sealed.recipients for k in sorted(stubs)])
+    return forms_recipients(current.sealed_forms)
 
 
 def seal_arrivals(

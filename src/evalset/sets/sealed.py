@@ -370,7 +370,7 @@ def holdout_recipients(stubs: Mapping[int, SealedItem], path: Path) -> tuple[lis
     (``HEAD``: unsealed since, for an edit), else none (``""``: a holdout that is not
     sealed)."""
     if stubs:
-        return shared_recipients([stubs[k].sealed.recipients for k in sorted(stubs)]), "set"
+        return forms_recipients(stubs), "set"
     keys = last_recipients(committed_seals(path) or {})
     for key in keys:  # a committed file is as untrusted as the working copy
         recipient(key)
@@ -381,6 +381,12 @@ def last_recipients(seals: Mapping[str, list[str]]) -> list[str]:
     """The recipients a set's holdout is sealed to, from its sealed items (``id ->
     recipients``, in file order): see ``shared_recipients``."""
     return shared_recipients(list(seals.values()))
+
+
+def forms_recipients(stubs: Mapping[int, SealedItem]) -> list[str]:
+    """The recipients a set's holdout is sealed to, from its sealed forms (file index ->
+    sealed form, see ``SetFile.sealed_forms``): see ``shared_recipients``."""
+    return shared_recipients([stubs[k].sealed.recipients for k in sorted(stubs)])
 
 
 def shared_recipients(each: Sequence[Sequence[str]]) -> list[str]:
