@@ -100,9 +100,9 @@ def test_a_label_of_the_wrong_shape_is_refused(  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     ("fmt", "row", "problem"),
     [
-        ("langsmith", example(tags=["returns", 7]), "tags.1: "),
-        ("langsmith", example({"must_not_say": ["14 days", None]}), "must_not_say.1: "),
-        ("ragas", sample(reference_context_ids=["returns.md", 5]), "expected_sources.1: "),
+        ("langsmith", example(tags=["returns", 7]), "tags[1]: "),
+        ("langsmith", example({"must_not_say": ["14 days", None]}), "must_not_say[1]: "),
+        ("ragas", sample(reference_context_ids=["returns.md", 5]), "expected_sources[1]: "),
     ],
 )
 def test_a_list_with_an_entry_of_the_wrong_type_is_refused(  # type: ignore[no-untyped-def]
@@ -181,15 +181,15 @@ STATES_NOTHING = "holds only white space, which states nothing; write the text o
 BLANK_LABELS = [
     ("jsonl", json.dumps({"question": QUESTION, "answer": " "}), "answer"),
     ("jsonl", json.dumps({"question": QUESTION, "key_points": [{"text": "\u3000"}]}),
-     "key_points.0.text"),
+     "key_points[0].text"),
     ("jsonl", json.dumps({"question": QUESTION, "must_not_say": ["x", "\u2028"]}),
-     "must_not_say.1"),
-    ("csv", f'question,must_not_say\n{QUESTION},"[""\\t""]"', "must_not_say.0"),
+     "must_not_say[1]"),
+    ("csv", f'question,must_not_say\n{QUESTION},"[""\\t""]"', "must_not_say[0]"),
     ("csv", f"question,answer\n{QUESTION},\" \"", "answer"),
-    ("csv", f'question,key_points\n{QUESTION},"[""\\n""]"', "key_points.0.text"),
+    ("csv", f'question,key_points\n{QUESTION},"[""\\n""]"', "key_points[0].text"),
     ("langsmith", example({"key_points": ["x", " "]}, key="reference_outputs"),
-     "key_points.1.text"),
-    ("langsmith", example({"key_points": ["x"], "must_not_say": ["\x85"]}), "must_not_say.0"),
+     "key_points[1].text"),
+    ("langsmith", example({"key_points": ["x"], "must_not_say": ["\x85"]}), "must_not_say[0]"),
 ]  # fmt: skip
 
 
@@ -217,7 +217,7 @@ def test_a_langsmith_reference_of_white_space_only_is_no_reference(  # type: ign
 ) -> None:
     """A run that returned nothing (``"output": ""``) gives no reference answer: the example
     comes in as a draft to fill in. Read as a key point, it was refused naming
-    ``key_points.0.text``, a field the row does not have."""
+    ``key_points[0].text``, a field the row does not have."""
     row = {"inputs": {"question": QUESTION}, "outputs": {key: " "},
            "metadata": {"category": "out-of-scope"}}  # fmt: skip
     (corpus_repo / "rows.jsonl").write_text(json.dumps(row) + "\n", "utf-8")

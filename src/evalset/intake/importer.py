@@ -182,11 +182,10 @@ def _invalid(exc: ValidationError, fmt: str) -> str:
         *path, name = loc
         known = fields_of(loc, is_item=True) + (list(ROW_KEYS) if not path else [])
         # a key may itself be personal data (a record pasted in whole): shown redacted
-        inside = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
-        where = inside.lstrip(".")
+        where = field_path(tuple(path))
         problem = unread("key", redact(str(name)), known, where)
         return f"the row {problem}; fix it ({fmt} format) and import again (nothing was imported)."
-    where = redact(".".join(str(step) for step in loc)) or "row"
+    where = redact(field_path(loc)) or "row"  # as `validate` names it: key_points[0].text
     return f"{where}: {error_text(first)}; fix the row, nothing was imported."
 
 

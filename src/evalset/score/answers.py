@@ -7,9 +7,10 @@ for refusal); an item the run left out is scored as answering nothing (an empty 
 asserts nothing and declines nothing) and listed. A line of an active item without an
 ``answer`` is an error: that run was not an answers run.
 
-The judge decides each claim (``evalset.score.judges``); an answer that is empty is
-decided without it. When every line of an answerable item also has ``retrieved``, the
-report holds the retrieval metrics too, scored as `evalset score retrieval` scores them.
+The judge decides each claim (``evalset.score.judges``); an answer that is empty (or white
+space and invisible characters only: ``states_nothing``) is decided without it. When every
+line of an answerable item also has ``retrieved``, the report holds the retrieval metrics
+too, scored as `evalset score retrieval` scores them.
 With a label file (``labels``), the report records the judge's agreement with people on
 it, and the prediction-powered (PPI) estimate of coverage beside the judge's own.
 """
@@ -49,7 +50,7 @@ from evalset.score.runfile import (
     refuse_nothing_to_score,
     unknown_item,
 )
-from evalset.sets.model import Item, hidden_judge_error, labels_shown
+from evalset.sets.model import Item, hidden_judge_error, labels_shown, states_nothing
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import ItemStatus
 
@@ -202,7 +203,7 @@ def _judge(rows: list[Row], judging: Judging) -> None:
     first: list[Request] = []
     hidden: list[Request] = []  # a holdout item's: a broken judge's output may quote them
     for row in rows:
-        if not row.answer.strip():
+        if states_nothing(row.answer):
             continue
         start = len(first)
         if row.item.answerable:
@@ -246,7 +247,7 @@ def _decided(row: Row, results: dict[Request, Result], splits: bool) -> Judged:
     judged = Judged(item.answerable, injection=_is_injection(item))
     if item.answer is not None:
         judged.exact = contains(answer, item.answer)
-    empty = not answer.strip()
+    empty = states_nothing(answer)
     errors = judged.errors
     # a Request is a named tuple: a plain tuple of the same fields finds it, without the
     # named tuple's constructor (tens of thousands of look-ups)

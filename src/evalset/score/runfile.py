@@ -44,7 +44,7 @@ from evalset.fsio import (
     unique_object,
 )
 from evalset.sets.citations import Citation
-from evalset.sets.model import MAX_ID
+from evalset.sets.model import MAX_ID, states_nothing
 
 KEYS = ("id", "retrieved", "trial", "latency_ms", "cost", "answer", "contexts", "metadata")
 _KEYS = frozenset(KEYS)
@@ -290,7 +290,7 @@ def _entry_problem(entry: Any) -> str | None:
         return f'has a "doc" that is not a document id ({exc})'
     text, start, end = entry.get("text"), entry.get("start"), entry.get("end")
     if text is not None:
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str) or states_nothing(text):
             return 'has a "text" that is not (non-empty) text'
         if start is not None or end is not None:
             return 'gives both "text" and "start"/"end"; give one of them'

@@ -9,7 +9,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evalset.sets.model import HIDDEN, HoldoutMove, Item, KeyPoint, Origin, SetHeader
+from evalset.sets.model import (
+    HIDDEN,
+    HoldoutMove,
+    Item,
+    KeyPoint,
+    Origin,
+    SetHeader,
+    not_a_date,
+)
 
 _MODELS: dict[str, type[BaseModel]] = {
     "item": Item,
@@ -58,10 +66,20 @@ def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
 
 def error_text(err: Mapping[str, Any]) -> str:
     """pydantic's message for an error, a validator's own sentence without the ``Value
-    error, `` pydantic puts before it."""
+    error, `` pydantic puts before it, and a date refused in one sentence with the fix."""
     if err["type"] == "value_error" and (err.get("ctx") or {}).get("error") is not None:
         return str(err["ctx"]["error"])
+    if err["type"] in DATE_ERRORS:
+        return f"{not_a_date(err.get('input'))}; {DATE_FIX}"
     return str(err["msg"])
+
+
+DATE_ERRORS = frozenset(
+    ("date_type", "date_parsing", "date_from_datetime_parsing", "date_from_datetime_inexact")
+)
+"""pydantic's errors for a value that is not a date, whose own messages ("Input should be a
+valid date or datetime, input is too short") name neither the form a date takes nor the fix."""
+DATE_FIX = "write it as YYYY-MM-DD"
 
 
 def schema_message(
@@ -137,6 +155,8 @@ def schema_message(
         return f"{describe(value, hidden)} is not allowed; {choices} {expected}", None
     if kind == "value_error":
         return error_text(err), None
+    if kind in DATE_ERRORS:
+        return (f"{describe(value, True)} is not a date" if hidden else not_a_date(value)), DATE_FIX
     if kind == "too_short":
         return "must not be empty", None
     return f"{err['msg'].rstrip('.').lower()}, got {describe(value, hidden)}", None

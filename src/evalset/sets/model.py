@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import json
 import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,10 +25,10 @@ from evalset.sets.citations import Citation
 FORMAT_VERSION = 1
 ID_PATTERN = r"^[A-Za-z0-9._-]+$"
 MAX_TEXT = 20_000
+"""Longest question, key point or answer accepted, in characters."""
 PLACEHOLDER = "TODO: the question, as a user would ask it"
 """The question `evalset new` writes when none is given; a draft that still has it lacks a
 question."""
-"""Longest question, key point or answer accepted, in characters."""
 
 
 def _exactly(*allowed: object) -> BeforeValidator:
@@ -97,13 +98,32 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
+def states_nothing(text: str) -> bool:
+    """Whether ``text`` shows nothing: white space and invisible format characters only (a
+    zero-width space, a word joiner, a byte-order mark, a direction mark: Unicode category
+    Cf), which look like an empty text wherever it is shown."""
+    if text.isascii():
+        return not text.split()
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
+
+
+def _blank(text: str) -> str:
+    """What a text that states nothing holds, naming its first invisible character."""
+    hidden = next((c for c in text if not c.isspace()), None)
+    if hidden is None:
+        return "white space"
+    name = unicodedata.name(hidden, "a format character")
+    return f"white space and invisible characters (U+{ord(hidden):04X} {name})"
+
+
 def _stated(label: str) -> str:
     """A label of white space only (a key point, a ``must_not_say`` entry, a short answer)
     states nothing: every answer contains it, so each tool checking it passed any answer
-    (``icontains " "``), and a reference of it was an empty sentence."""
-    if not label.split():
+    (``icontains " "``), and a reference of it was an empty sentence. Invisible characters
+    (``states_nothing``) are no more than white space."""
+    if states_nothing(label):
         raise ValueError(
-            "holds only white space, which states nothing; write the text or remove it"
+            f"holds only {_blank(label)}, which states nothing; write the text or remove it"
         )
     return label
 
@@ -162,10 +182,11 @@ class HoldoutMove(_Model):
 
 
 def _asked(question: str) -> str:
-    """A question of white space only (``"   "``, ``"\\n"``) asks nothing, as an empty one
-    does; its draft would get the id of the empty question, shared by every other."""
-    if not question.split():
-        raise ValueError("holds only white space; give the question the user asked")
+    """A question of white space only (``"   "``, ``"\\n"``, or invisible characters: see
+    ``states_nothing``) asks nothing, as an empty one does; its draft would get the id of
+    the empty question, shared by every other."""
+    if states_nothing(question):
+        raise ValueError(f"holds only {_blank(question)}; give the question the user asked")
     return question
 
 
@@ -265,10 +286,14 @@ def _day(value: Any) -> Any:
     elif isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}\.[0-9]+", value):
         value = float(value)  # in quotes or not, as the README says
     if isinstance(value, bool) or not isinstance(value, (str, int, float, dt.date)):
-        shown = json.dumps(value) if isinstance(value, (bool, list, dict)) else repr(value)
         raise ValueError(
-            f"{shown} is not a date; write YYYY-MM-DD, or the time in seconds or milliseconds "
+            f"{not_a_date(value)}; write YYYY-MM-DD, or the time in seconds or milliseconds "
             "since 1970"
+        )
+    if isinstance(value, str) and not _is_day(value):
+        raise ValueError(
+            f"{not_a_date(value)}; write YYYY-MM-DD, an ISO timestamp (2026-11-30T14:02:11Z), "
+            "or the time in seconds or milliseconds since 1970"
         )
     if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value
@@ -287,6 +312,33 @@ def _day(value: Any) -> Any:
             )
         return day
     return value
+
+
+def not_a_date(value: Any) -> str:
+    """Why ``value`` is not a date: a date in the right form names the part out of range
+    (``month must be in 1..12``), a date with a time of day is said to be one."""
+    if isinstance(value, dt.datetime):
+        return f"{value.isoformat(sep=' ')} is a date and time, not a date"
+    shown = json.dumps(value) if isinstance(value, (bool, list, dict)) else repr(value)
+    if isinstance(value, str) and re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]", value):
+        return f"{shown} is a date and time, not a date"
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError as exc:
+            return f"{shown} is not a date: {exc}"
+    return f"{shown} is not a date"
+
+
+def _is_day(text: str) -> bool:
+    """Whether ``text`` is a day of the calendar written as YYYY-MM-DD."""
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        return False
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _early(value: float, day: dt.date) -> str:
