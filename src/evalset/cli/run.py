@@ -273,11 +273,14 @@ def _anchor(citation: str, parent: str) -> str:
 
 
 def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
-    """What a person needs to re-check a stale citation: the word diff (per subsection for a
-    section that has some), or the deleted text, what cites it, and its best candidate."""
+    """What a person needs to re-check a stale citation: its heading's word diff when the
+    heading was reworded, the word diff of its text (per subsection for a section that has
+    some), or the deleted text, what cites it, and its best candidate."""
     from evalset.sets.model import HIDDEN
 
     lines: list[list[Part]] = []
+    if c.heading is not None:
+        lines.append([("heading: ", None), *_diff_parts(*c.heading)])
     if c.status == "changed" and c.parts:
         for part in c.parts:
             where = _anchor(part.section, c.citation)

@@ -2,10 +2,10 @@
 
 | status | meaning |
 |---|---|
-| ok | same citation, same text |
-| changed | the citation still exists, its text changed |
-| moved | gone, but a section with the identical text exists elsewhere (``new``) |
-| deleted | gone, and its text exists nowhere; ``candidates`` are the most similar sections |
+| ok | same citation, same text, same heading |
+| changed | the citation still exists, its text (or only its heading's words) changed |
+| moved | gone, but a section that did not hold its text then now does (``new``) |
+| deleted | gone, its text nowhere but where it was (``candidates``: the most alike) |
 | unresolved | the citation never existed in the verified snapshot |
 | unknown | the verified snapshot is not in ``snapshots/``, or hashed in another ``hash`` mode |
 
@@ -58,6 +58,10 @@ class CitationStatus:
     whose verified text is unchanged elsewhere (``candidates``), that."""
     tied: bool = False
     """moved: to more than one place alike (``new`` is the first by name): a guess."""
+    heading: tuple[str, str] | None = None
+    """changed or moved: the section's heading as verified and now, when its words differ
+    (a section's text leaves its own heading out: "Staff hired before 2020" becoming "...
+    after 2020" over the same text changes what the text says)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -79,6 +83,8 @@ class CitationStatus:
                     "new_text": self.candidate_text,
                     "diff": diff_text(self.old_text, self.candidate_text),
                 }
+        if self.heading is not None:
+            data["heading"] = {"was": self.heading[0], "now": self.heading[1]}
         if self.note:
             data["note"] = self.note
         return data
@@ -286,6 +292,27 @@ def _move_order(match: str, doc: str, old: Snapshot, digest: str) -> tuple[bool,
     return entry is not None and entry["hash"] == digest, not match.startswith(doc + "#")
 
 
+def _heading(then: dict[str, Any], now: dict[str, Any] | None) -> tuple[str, str] | None:
+    """A section's heading as verified and now, when both are known and their words differ
+    (white space aside); None otherwise, and for a whole document."""
+    was, is_now = then.get("title"), (now or {}).get("title")
+    if not isinstance(was, str) or not isinstance(is_now, str):
+        return None
+    return None if was.split() == is_now.split() else (was, is_now)
+
+
+def _held(then: dict[str, Any] | None, now: dict[str, Any], text: str | None) -> bool:
+    """Whether a section of the newest snapshot (``now``; ``then``: the same section as an
+    item was verified) held a deleted section's words already then: its text is unchanged,
+    or held that text (the section the deleted one lay in)."""
+    if then is None:
+        return False
+    if then["hash"] == now["hash"]:
+        return True
+    held = then.get("text")
+    return bool(text) and held is not None and f" {text} " in f" {held} "
+
+
 _Changed = tuple[CitationStatus, Citation, Citation, Snapshot, Any, Any]
 """A changed citation waiting for its texts: status, what it was in the old snapshot (itself,
 or the citation it relabels), the citation, the old snapshot, its old and new entry."""
@@ -326,8 +353,11 @@ class StaleChecker:
                 return CitationStatus(text, "unresolved", note=f"not in snapshot {old.short}")
             was, before = found
         if after is not None:
-            if after["hash"] == before["hash"]:
+            heading = _heading(before, after) if was == citation else None
+            if after["hash"] == before["hash"] and heading is None:
                 return CitationStatus(text, "ok")
+            if after["hash"] == before["hash"]:  # its heading alone was reworded
+                return CitationStatus(text, "changed", heading=heading)
             kept = self._kept_at(citation, old, before)
             status = CitationStatus(text, "changed", candidates=kept)
             if status.candidates:  # a heading repeated above renumbers the ones below it
@@ -349,13 +379,24 @@ class StaleChecker:
                 before["hash"], not section
             )
             matches = _where_it_moved(moved, citation.doc, old, before["hash"])
-            if matches:
-                order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
+            order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
+            if matches and not order[0][0]:
+                now = lookup(self.newest, Citation.parse(matches[0]))
                 return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
-                                      tied=len(order) == 2 and order[0] == order[1])  # fmt: skip
+                                      tied=len(order) == 2 and order[0] == order[1],
+                                      heading=_heading(before, now))  # fmt: skip
+            already = matches  # each held that text already: boilerplate, not where it went
+        else:
+            already = []
         status = CitationStatus(text, "deleted")
         status.candidates = self._similar(citation, old, before)
         self._deleted_texts(status, was, old, before)
+        if already:
+            status.note = (
+                f"its text is also at {' and '.join(already[:3])}, which held it already when "
+                "the item was verified: the same words under another heading, not where this "
+                "section went"
+            )
         return status
 
     def _kept_at(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
@@ -507,7 +548,12 @@ class StaleChecker:
 
     def _similar(self, citation: Citation, old: Snapshot, before: dict[str, Any]) -> list[str]:
         """The sections of the newest snapshot most like a deleted one: in its document, or
-        where that document went (renamed, and edited too)."""
+        where that document went (renamed, and edited too). Those whose text is at least half
+        the same come first, most alike first; then new sections whose heading is like its
+        heading (renamed and rewritten: "Sabbatical for interns" became "Interns: sabbatical
+        rules"); last, sections that held its words already when it was verified (one that
+        kept its text, or the section holding it and its neighbours): they are not where
+        it went."""
         if citation.section is None or before["hash"] == EMPTY:
             return []  # empty sections are like nothing, so they never match
         doc = (
@@ -518,12 +564,16 @@ class StaleChecker:
         entry = self.newest.documents.get(doc) if doc is not None else None
         if doc is None or entry is None:
             return []
+        was = old.documents.get(citation.doc)  # its document as verified, under its old name
+        then = was["sections"] if was is not None else {}
         citation = Citation(doc, citation.section)
         old_text = before.get("text")
+        title = before.get("title", "").casefold()
         scored = []
         for sid, section in entry["sections"].items():
             if section["hash"] == EMPTY:
                 continue
+            kept = _held(then.get(sid), section, old_text)
             size = 0
             if old_text is not None and section.get("text") is not None:
                 if old_text and f" {old_text} " in f" {section['text']} ":
@@ -538,9 +588,15 @@ class StaleChecker:
                 score = difflib.SequenceMatcher(
                     None, before.get("title", ""), section.get("title", "")
                 ).ratio()
-            if score >= 0.5:
-                scored.append((-score, size, f"{citation.doc}#{sid}"))
-        return [c for _, _, c in sorted(scored)[:MAX_CANDIDATES]]
+            if score >= 0.5:  # a section that kept its text is not where this one went
+                scored.append((kept, -score, size, f"{citation.doc}#{sid}"))
+            elif sid not in then and title:  # a new section under a heading like its own:
+                named = difflib.SequenceMatcher(  # renamed, and rewritten
+                    None, title, section.get("title", "").casefold()
+                ).ratio()
+                if named >= 0.5:
+                    scored.append((False, -named / 2, 0, f"{citation.doc}#{sid}"))
+        return [c for *_, c in sorted(scored)[:MAX_CANDIDATES]]
 
     def _renamed(self, doc: str, old: Snapshot) -> str | None:
         """The document of the newest snapshot that ``doc`` of ``old`` became, renamed and
