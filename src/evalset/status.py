@@ -12,7 +12,7 @@ from typing import Any
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
-from evalset.corpus.newest import Newest
+from evalset.corpus.newest import Newest, ParallelSnapshots
 from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem, release_named
 from evalset.gitcmd import GitUnusable
@@ -258,10 +258,14 @@ class Overview:
     merge_driver: str | None = None
     """Why set files would not be merged by item id in this clone (``merge_driver_problem``),
     or None."""
+    undecided: str | None = None
+    """Why no snapshot is the newest, when none can be (snapshots taken on lines of history
+    merged since, neither holding the other's changes): staleness is then not computed."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "newest": self.newest.to_json() if self.newest else None,
+            "newest_problem": self.undecided,
             "merge_driver": {"ok": self.merge_driver is None, "problem": self.merge_driver},
             "sets": [s.to_json() for s in self.sets],
         }
@@ -273,7 +277,11 @@ def workspace_overview(
     """Every set's status (``set_status``), or that of the sets at ``paths``, against the
     newest snapshot."""
     store = workspace_store(workspace)
-    choice = store.newest_choice()
+    undecided: str | None = None
+    try:
+        choice = store.newest_choice()
+    except ParallelSnapshots as exc:  # a finding of the overview, not input it cannot read
+        choice, undecided = None, str(exc)
     newest = store.get(choice.id) if choice else None
     checker = StaleChecker(store, newest) if newest else None
     driver: str | None = None
@@ -291,14 +299,28 @@ def workspace_overview(
         tags = None  # not a git repository: nothing is released
     corpus = corpus_documents(workspace, newest) if with_coverage else None
     # The sets folder's files checked with the store made above, not a second one.
+    # (citations unchecked when no snapshot is the newest: there is nothing to check them in)
     contexts: Contexts = {
-        workspace.sets_dir.resolve(): (workspace.config.validate, store, True),
+        workspace.sets_dir.resolve(): (
+            workspace.config.validate,
+            store if undecided is None else None,
+            True,
+        ),
     }
     sets = [
-        set_status(path, workspace, checker, tags, with_coverage, corpus, contexts, store)
+        set_status(
+            path,
+            workspace,
+            checker,
+            tags,
+            with_coverage,
+            corpus,
+            contexts,
+            store if undecided is None else None,
+        )
         for path in files
     ]
-    return Overview(sets, choice, driver)
+    return Overview(sets, choice, driver, undecided)
 
 
 def workspace_status(workspace: Workspace, with_coverage: bool = False) -> list[SetStatus]:

@@ -326,11 +326,20 @@ def test_snapshots_of_two_merged_lines_are_no_newest_for_a_corpus_matching_neith
         return
     with pytest.raises(ParallelSnapshots, match=PARALLEL):
         store.newest_choice()
-    for argv in (["stale"], ["status"], ["pin", "docs"], ["validate"], ["stale", "--json"]):
+    for argv in (["stale"], ["pin", "docs"], ["validate"], ["stale", "--json"]):
         result = cli(corpus_repo, *argv)
         assert result.code == 2, argv
         assert PARALLEL in result.err and ids["s1"][:12] in result.err
         assert ids["s2"][:12] in result.err and "Traceback" not in result.err
+    # status informs, exit 0 (before, it refused, exit 2, against its help): the finding
+    # first, with the fix, and staleness not checked
+    shown = cli(corpus_repo, "status")
+    assert (shown.code, shown.err) == (0, "")
+    assert shown.out.startswith("newest snapshot: none; ") and PARALLEL in shown.out
+    assert "stale: not checked (no snapshot is the newest: see above)" in shown.out
+    overview = json.loads(cli(corpus_repo, "status", "--json").out)
+    assert overview["newest"] is None and PARALLEL in overview["newest_problem"]
+    assert overview["sets"][0]["stale"] is None
     taken = cli(corpus_repo, "snapshot")
     assert taken.code == 0, taken.err
     assert "what changed since is not listed" in taken.err

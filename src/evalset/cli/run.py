@@ -440,6 +440,8 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         echo(f"no sets in {workspace.sets_dir}: `evalset init` writes a first one.")
     if overview.newest is not None:
         echo(f"newest snapshot: {overview.newest.short} ({overview.newest.reason})")
+    elif overview.undecided is not None:
+        echo(f"newest snapshot: none; {overview.undecided}", fg="yellow")
     for k, s in enumerate(statuses):
         if k:
             echo("")  # between sets, not after the last
@@ -449,7 +451,11 @@ def status(coverage: bool, as_json: bool, sets: list[str] | None = None) -> None
         ]
         table(["category", "tuning", "holdout", "unassigned"], rows, title=f"{s.name} ({s.path})")
         if s.stale is None:
-            stale = "not checked (no snapshots yet)"
+            stale = "not checked (" + (
+                "no snapshot is the newest: see above)"
+                if overview.undecided
+                else "no snapshots yet)"
+            )
         elif s.snapshot is None:  # verified items, and not one snapshot here
             shown = f" ({', '.join(s.stale_ids[:5])}{', …' if len(s.stale_ids) > 5 else ''})"
             stale = (
