@@ -208,10 +208,25 @@ def usage_sentence(exc: Exception) -> str:
     """A click usage error as one sentence, as ``--json`` reports it: click's message, which
     names the option and the problem, then where the options are listed."""
     ctx = getattr(exc, "ctx", None)
-    path = getattr(ctx, "command_path", None) or "evalset"
+    path = getattr(ctx, "command_path", None) or _command_path(sys.argv[1:])
     text = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
     # a group called without its command prints its help, and the error has no message
     return f"{text or 'no command given'}; see `{path} --help`."
+
+
+def _command_path(argv: list[str]) -> str:
+    """The command ``argv`` runs (``evalset stale``), as a usage error names it when click
+    made no context for it yet: an option's value missing (``stale --format``) is found
+    while the command line is parsed. ``evalset`` when its words name no command."""
+    from evalset.cli import command_run
+
+    named = command_run(argv)
+    found: Any = command()
+    for word in (named or "").split():
+        found = getattr(found, "commands", {}).get(word)
+        if found is None:
+            return "evalset"
+    return f"evalset {named}" if named else "evalset"
 
 
 def run_app() -> int:
