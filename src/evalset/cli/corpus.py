@@ -66,11 +66,13 @@ def stale(
     """List items whose citations changed since they were verified; exit 1 if any did.
 
     Each citation is ok, changed (with a word diff), moved (text now elsewhere), deleted
-    (with similar sections), or unresolved. Sealed holdout items that the key does not
-    open and that were verified against an older snapshot cannot be compared: they are
-    listed, and the exit status is 1 unless --skip-sealed. With --judge, each stale item's
-    key points are checked against the new text (still supported or no longer) and its
-    must_not_say entries too (now asserted or not); nothing is marked verified.
+    (with similar sections), unresolved (not in the snapshot the item was verified against),
+    or unknown (that snapshot is not here, or hashed in another mode). Sealed holdout items
+    that the key does not open and that were verified against an older snapshot cannot be
+    compared: they are listed, and the exit status is 1 unless --skip-sealed. With --judge,
+    each stale item's key points are checked against the new text (still supported or no
+    longer) and its must_not_say entries too (now asserted or not); nothing is marked
+    verified.
 
     Example: evalset stale acme-support --fix-moved
     """

@@ -105,8 +105,11 @@ def snapshot(rev: str | None, as_json: bool) -> None:
     for doc in changes.removed:
         echo(f"  - {doc}", fg="red")
     for doc, parts in changes.changed.items():
-        detail = ", ".join(f"{len(v)} {k}" for k, v in parts.items() if v) or "text"
-        echo(f"  ~ {doc} (sections: {detail})", fg="yellow")
+        detail = ", ".join(f"{len(v)} {k}" for k, v in parts.items() if v)
+        # no section differs: what changed is text in no section (before the first
+        # heading, or a document without headings)
+        echo(f"  ~ {doc} ({f'sections: {detail}' if detail else 'its text outside sections'})",
+             fg="yellow")  # fmt: skip
         for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
             for section in parts[kind]:
                 echo(f"      {mark} #{section}")

@@ -580,7 +580,9 @@ def compare(old: Snapshot, new: Snapshot) -> Changes:
             "changed": sorted(
                 s
                 for s in set(a) & set(b)
-                if a[s]["hash"] != b[s]["hash"] or a[s].get("level") != b[s].get("level")
+                if a[s]["hash"] != b[s]["hash"]
+                or a[s].get("level") != b[s].get("level")
+                or str(a[s].get("title")).split() != str(b[s].get("title")).split()
             ),
         }
         if any(entry.values()) or before["hash"] != after["hash"]:

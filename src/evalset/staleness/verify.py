@@ -83,7 +83,10 @@ def verify(
         targets = [item for item in loaded.items if item.status == "active"]
     else:
         if not ids:
-            raise EvalsetError("name the items to verify, or pass --all to adopt the whole set.")
+            raise EvalsetError(
+                f"name the items you re-checked (`evalset verify {loaded.name} ITEM...`), or "
+                "pass --all to verify every active item."
+            )
         missing = next((i for i in ids if i not in by_id), None)
         if missing is not None:
             invalid = loaded.not_valid(missing)
