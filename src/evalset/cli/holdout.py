@@ -349,7 +349,9 @@ def promote(
 ) -> None:
     """Turn wrong production answers into draft items, with personal data redacted.
 
-    Each record's question, answer, note and retrieved entries are redacted first. A record
+    Each record's question, answer, note and retrieved entries are redacted first: email
+    addresses, phone numbers, card numbers, IBANs, IP addresses and the patterns of
+    [promote.patterns] (names, postal addresses and national id numbers need a pattern). A record
     whose trace was promoted before, or whose question is a near duplicate of an item's, adds
     its trace to that item instead. One invalid record and nothing is written (unless
     --skip-invalid).
