@@ -527,3 +527,44 @@ def test_the_gate_refuses_a_compared_item_of_no_category(score_ws: Path, cli, it
         f"current.json: item {item!r} has no category, so no category of the gate would "
         "compare it; give a report written by `evalset score`."
     )
+
+
+LOOKUP = {"a1": "guide.md#returns", "a2": "guide.md#shipping", "a3": "faq.md#hours"}
+FILLER = ["notes.txt", "guide.md#payments", "faq.md#contact", "faq.md"]
+"""Entries that none of the lookup items is credited for."""
+
+SAME_SCORES_ELSEWHERE = {
+    # the first credited rank of a1, a2, a3 in the baseline, then in the current run: the
+    # same reciprocal ranks, given to other items
+    "a miss, a first, a third": ((None, 1, 3), (1, 3, None)),
+    "a miss, a first, a fifth": ((None, 1, 5), (1, 5, None)),
+    "a first, a second, a third": ((1, 2, 3), (3, 1, 2)),
+    "a first, a second, a fifth": ((1, 2, 5), (5, 1, 2)),
+    "a first, a third, a fourth": ((1, 3, 4), (4, 1, 3)),
+}
+"""Each summed as differences in numpy's order, the means differed by 1.9e-17 (the gate
+printed ``-0.000``, or wrote 1.85e-17 for a difference of nothing)."""
+
+
+def _ranked(ranks: tuple[int | None, ...]) -> list[dict[str, Any]]:
+    lines = [line for line in RUN if line["id"] not in LOOKUP]
+    for (ident, source), rank in zip(LOOKUP.items(), ranks, strict=True):
+        found = [*FILLER[: rank - 1], source] if rank is not None else FILLER[:2]
+        lines.append({"id": ident, "retrieved": found})
+    return lines
+
+
+@pytest.mark.parametrize("name", list(SAME_SCORES_ELSEWHERE))
+def test_equal_means_differ_by_nothing(score_ws: Path, cli, name: str) -> None:  # type: ignore[no-untyped-def]
+    before, after = SAME_SCORES_ELSEWHERE[name]
+    base = _score(score_ws, cli, _ranked(before), "base")
+    current = _score(score_ws, cli, _ranked(after), "current")
+    done = cli(score_ws, "gate", str(base), str(current), "--metric", "mrr", "--json")
+    assert done.code == 0, done.out
+    result = json.loads(done.out)
+    lookup = next(x for x in result["comparisons"] if x["category"] == "lookup")
+    assert (lookup["baseline"], lookup["difference"]) == (lookup["current"], 0.0)
+    assert result["overall"][0]["difference"] == 0.0
+    text = cli(score_ws, "gate", str(base), str(current), "--metric", "mrr").out
+    assert "-0.000 [" not in text
+    assert "+0.000 [" in next(line for line in text.splitlines() if line.startswith("lookup"))

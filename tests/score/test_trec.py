@@ -6,31 +6,38 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import pytrec_eval
 
-from evalset.score.trec import TrecFileError, default_measures, score_trec
+from evalset.score.trec import CUTOFFS, TrecFileError, default_measures, score_trec
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 MEASURES = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
             "recip_rank", "P", "recall", "ndcg_cut"}  # fmt: skip
+CUT = {"P", "recall", "ndcg_cut"}
+"""The measures computed at cutoffs."""
 
 
-def _reference(qrels_path: Path, run_path: Path) -> tuple[dict, dict]:  # type: ignore[type-arg]
+def _reference(
+    qrels_path: Path, run_path: Path, cutoffs: Sequence[int] = CUTOFFS
+) -> tuple[dict, dict]:  # type: ignore[type-arg]
     """pytrec_eval over the same files, read as trec_eval reads them."""
     qrels: dict[str, dict[str, int]] = {}
-    for line in qrels_path.read_text().splitlines():
+    for line in qrels_path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             q, _, d, rel = line.split()
             qrels.setdefault(q, {})[d] = int(rel)
     run: dict[str, dict[str, float]] = {}
-    for line in run_path.read_text().splitlines():
+    for line in run_path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             q, _, d, _, score, *_ = line.split()
             run.setdefault(q, {})[d] = float(score)
-    per_query = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    at = ",".join(map(str, cutoffs))
+    measures = {m if m not in CUT else f"{m}.{at}" for m in MEASURES}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     overall = {
         m: pytrec_eval.compute_aggregated_measure(m, [v[m] for v in per_query.values()])
         for m in next(iter(per_query.values()))
@@ -38,9 +45,9 @@ def _reference(qrels_path: Path, run_path: Path) -> tuple[dict, dict]:  # type: 
     return per_query, overall
 
 
-def _assert_equal(qrels: Path, run: Path) -> int:
-    mine = score_trec(qrels, run)
-    per_query, overall = _reference(qrels, run)
+def _assert_equal(qrels: Path, run: Path, cutoffs: Sequence[int] = CUTOFFS) -> int:
+    mine = score_trec(qrels, run, cutoffs)
+    per_query, overall = _reference(qrels, run, cutoffs)
     assert set(mine.per_query) == set(per_query)
     compared = 0
     for q, values in per_query.items():
@@ -59,7 +66,7 @@ def _assert_equal(qrels: Path, run: Path) -> int:
                 total += per_query[q][m]
             mean = total / len(per_query)
             assert mine.all[m] == (math.exp(mean) if m == "gm_map" else mean), m
-    assert set(mine.all) == set(default_measures())
+    assert set(mine.all) == set(default_measures(cutoffs))
     return compared
 
 
@@ -115,6 +122,101 @@ def test_rankings_of_very_different_lengths_give_trec_evals_values(tmp_path: Pat
     (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
     (tmp_path / "run").write_text("\n".join(run) + "\n")
     assert _assert_equal(tmp_path / "qrels", tmp_path / "run") > 300 * 30
+
+
+Lines = tuple[list[str], list[str]]
+
+
+def _graded(rng: random.Random) -> Lines:
+    """Judgements from -2 to 37 (ndcg_cut's gain is the level), ties among the scores."""
+    qrels, run = [], []
+    for q in range(40):
+        judged = rng.sample(range(60), rng.randint(1, 40))
+        levels = [rng.choice([-2, -1, 0, 1, 1, 2, 3, 5, 10, 37]) for _ in judged]
+        levels[0] = max(levels[0], 0)  # a query judged only below 0 trec_eval cannot score
+        qrels += [f"q{q} 0 d{d} {level}" for d, level in zip(judged, levels, strict=True)]
+        scores = [rng.choice([1.0, 0.5, rng.random()]) for _ in range(60)]
+        run += [f"q{q} Q0 d{d} 0 {scores[d]} r" for d in rng.sample(range(60), rng.randint(1, 60))]
+    return qrels, run
+
+
+def _scores(rng: random.Random) -> Lines:
+    """Scores in exponent form, negative, tiny and huge (beyond single precision: ties)."""
+    forms = [
+        lambda x: f"{x:e}", lambda x: f"{-x:.3E}", lambda x: f"{x * 1e30:.6e}", lambda x: "-0",
+        lambda x: f"{x * 1e-40:e}", lambda x: f"{x * 1e39:e}", lambda x: f"{x:.2f}",
+        lambda x: f"+{x!r}", lambda x: f"{int(x * 1e12)}",
+    ]  # fmt: skip
+    qrels, run = [], []
+    for q in range(40):
+        qrels += [f"q{q} 0 d{d} {rng.choice([0, 1, 2])}" for d in rng.sample(range(50), 20)]
+        run += [f"q{q} Q0 d{d} 1 {rng.choice(forms)(rng.random())} r"
+                for d in rng.sample(range(50), rng.randint(1, 50))]  # fmt: skip
+    return qrels, run
+
+
+def _names(rng: random.Random) -> Lines:
+    """Document ids of punctuation, control bytes other than white space and other scripts,
+    ordered by their bytes when their scores tie."""
+    letters = "a\x01\x7f_-.:/~!@$%^&*()[]{}|;'\",<>?=+`\u00e9\u4e2d\U0001f600"
+    names = sorted(
+        {"".join(rng.choice(letters) for _ in range(rng.randint(1, 6))) for _ in range(80)}
+    )
+    qrels, run = [], []
+    for q in range(30):
+        qrels += [f"q{q} 0 {d} {rng.choice([0, 1, 2])}" for d in rng.sample(names, 25)]
+        run += [f"q{q} Q0 {d} 1 {rng.choice([0.5, 0.25, 1])} r"
+                for d in rng.sample(names, rng.randint(1, 60))]  # fmt: skip
+    return qrels, run
+
+
+def _lengths(rng: random.Random) -> Lines:
+    """Rankings of one document up to past the last cutoff, and a query judging more
+    documents than it retrieves."""
+    qrels, run = [], []
+    for q in range(30):
+        length = rng.choice([1, 2, 4, 999, 1000, 1001, 1500])
+        qrels += [f"q{q} 0 d{d} {rng.choice([0, 1, 1, 2])}" for d in rng.sample(range(2000), 60)]
+        run += [f"q{q} Q0 d{d} {k} {1 - k / 4000} r" for k, d in enumerate(rng.sample(range(2000),
+                length))]  # fmt: skip
+    return qrels, run
+
+
+def _overlap(rng: random.Random) -> Lines:
+    """Queries in the run only, in the qrels only, and judged without a relevant document;
+    ids that differ only in case or leading zeros."""
+    ids = ["1", "01", "001", "Q1", "q1", "q-1", "10", "2"]
+    qrels, run = [], []
+    for q in ids:
+        if rng.random() < 0.8:
+            level = rng.choice([[0], [0, 1], [1, 2, 0]])
+            qrels += [f"{q} 0 d{d} {rng.choice(level)}" for d in rng.sample(range(30), 10)]
+        if rng.random() < 0.8:
+            run += [f"{q} Q0 d{d} 1 {rng.random():.3f} r" for d in rng.sample(range(30), 12)]
+    qrels.append("1 0 shared 1")  # one query in both files, whatever was drawn
+    run.append("1 Q0 shared 1 0.5 r")
+    return qrels, run
+
+
+HOSTILE: dict[str, Callable[[random.Random], Lines]] = {
+    "graded": _graded,
+    "scores": _scores,
+    "names": _names,
+    "lengths": _lengths,
+    "overlap": _overlap,
+}
+
+
+@pytest.mark.parametrize("cutoffs", [CUTOFFS, (1, 2, 3, 7, 1001, 5000)], ids=["default", "other"])
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("family", list(HOSTILE))
+def test_hostile_files_give_trec_evals_values(
+    tmp_path: Path, family: str, seed: int, cutoffs: Sequence[int]
+) -> None:
+    qrels, run = HOSTILE[family](random.Random(seed))
+    (tmp_path / "q").write_text("\n".join(qrels) + "\n", encoding="utf-8")
+    (tmp_path / "r").write_text("\n".join(run) + "\n", encoding="utf-8")
+    assert _assert_equal(tmp_path / "q", tmp_path / "r", cutoffs) > 100
 
 
 def test_ties_are_broken_by_document_id_in_reverse_order(tmp_path: Path) -> None:
