@@ -93,7 +93,9 @@ CASES = {
 def _report(repo: Path, case: str, store_text: bool) -> dict:  # type: ignore[type-arg]
     before, after, citation, _ = CASES[case]
     write_files(repo, before)
-    old = take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=store_text)
+    old = take_snapshot(
+        repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=store_text
+    )
     items = verified_items(set_item("q", citation), old.short)
     (repo / "sets" / "docs.yaml").write_text(SET_HEADER + items)
     for path in before:
@@ -139,8 +141,10 @@ def test_a_reworded_heading_is_shown_as_a_word_diff(corpus_repo: Path, cli) -> N
     _report(corpus_repo, "a heading reworded over the same text (HTML id kept)", True)
     done = cli(corpus_repo, "stale")
     assert done.code == 1, done.err
-    assert "  changed    it.html#mfa\n      heading: Multi-factor: [-all staff-] {+contractors " \
+    assert (
+        "  changed    it.html#mfa\n      heading: Multi-factor: [-all staff-] {+contractors "
         "only+}\n" in done.out
+    )
     data = json.loads(cli(corpus_repo, "stale", "--json").out)
     (entry,) = data["items"][0]["citations"]
     assert entry["heading"] == {"was": "Multi-factor: all staff",
