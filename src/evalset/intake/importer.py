@@ -40,7 +40,15 @@ from evalset.sets.editor import edit_set
 from evalset.sets.findings import field_path
 from evalset.sets.lock import refuse_unplain, set_lock
 from evalset.sets.messages import error_loc, error_text, fields_of
-from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
+from evalset.sets.model import (
+    ID_PATTERN,
+    PLACEHOLDER,
+    Item,
+    SealedItem,
+    item_citations,
+    set_name_problem,
+    side,
+)
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import row_errors
@@ -302,6 +310,7 @@ def import_rows(
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
+        _refuse_side_leaks(source, candidates, items, loaded)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
         result.created = loaded is None
@@ -316,6 +325,7 @@ def import_rows(
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
+        _refuse_side_leaks(source, candidates, items, loaded)
         result.created = loaded is None
         header = None
         if loaded is None:
@@ -416,6 +426,55 @@ def _refuse_unresolved(
                 f"{source}:{lines[item.id]}: {why}; cite a document or section it has, or leave "
                 "the citation out (nothing was imported)."
             )
+
+
+def _refuse_side_leaks(
+    source: Path, candidates: list[tuple[int, Item]], items: list[Item], loaded: SetFile | None
+) -> None:
+    """Refuse the import when a row with a side asks what an item of the other side that
+    the set no longer uses asked: a retired one, or a holdout item of its last release
+    deleted since (a near duplicate of an item in use is skipped instead). Their sides
+    still hold, as `split` and `validate` judge them: no one tuning prompts has seen such a
+    holdout question, and a tuning one has been seen."""
+    from evalset.sets.neardup import near_duplicates_of
+    from evalset.sets.validate import released_holdout_of
+
+    sided = [item for item in items if item.holdout is not None and item.status != "retired"]
+    if loaded is None or not sided:
+        return
+    used = [
+        item
+        for item in loaded.items
+        if item.status == "retired" and item.holdout is not None and item.question != PLACEHOLDER
+    ]
+    used += released_holdout_of(loaded)
+    questions = [item.question for item in used] + [item.question for item in sided]
+    lines = _row_lines(candidates)
+    leaks = [
+        (lines[sided[b - len(used)].id], used[a])
+        for a, b in near_duplicates_of(questions, range(len(used)))
+        if a < len(used) <= b and used[a].holdout is not sided[b - len(used)].holdout
+    ]
+    if not leaks:
+        return
+    line, old = min(leaks, key=lambda leak: leak[0])
+    if old.holdout:
+        why = (
+            f"item {old.id!r}'s, a holdout question the set no longer uses (retired, or "
+            "deleted since its last release) and no one tuning prompts has seen: in tuning "
+            "the row would leak it"
+        )
+    else:
+        why = (
+            f"item {old.id!r}'s, a retired tuning question the people tuning prompts have "
+            "seen: in the holdout the row would measure nothing"
+        )
+    other = side(old.holdout)
+    raise ImportRefused(
+        f"{source}:{line}: the row is for {side(not old.holdout)}, but its question is a near "
+        f"duplicate of {why}; give the row the split {other}, or none for `evalset split` to "
+        "choose, and import again (nothing was imported)."
+    )
 
 
 def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:

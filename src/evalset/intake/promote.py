@@ -532,12 +532,13 @@ def decide(
     ratio: float,
     refused: Callable[[str], str | None],
     dry_run: bool = False,
+    released: Sequence[Item] = (),
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
     as it is now); the drafts get their holdout assignment by the split rule. A draft whose
     id is that of an item the schema refuses (``refused`` says why, as ``SetFile.not_valid``)
     refuses the run: whether the record is that item cannot be told until it is fixed.
-    ``dry_run``: the reasons say what would be done."""
+    ``dry_run``: the reasons say what would be done. ``released``: as for ``plan_split``."""
     from evalset.holdout.split import plan_split
     from evalset.sets.neardup import near_duplicate_pairs
 
@@ -617,7 +618,8 @@ def decide(
             by_trace[trace] = ident
         drafts[ident] = _draft(candidate, ident)
         result.added.append(Added(line, ident, None, candidate.redactions))
-    plan = plan_split([*entries, *(Item.model_validate(d) for d in drafts.values())], ratio)
+    new = [Item.model_validate(d) for d in drafts.values()]
+    plan = plan_split([*entries, *new], ratio, released)
     sides = {**dict.fromkeys(plan.holdout, True), **dict.fromkeys(plan.tuning, False)}
     if any(isinstance(e, SealedItem) for e in entries):
         # without the key, a draft's question cannot be compared with the sealed holdout's:
@@ -709,6 +711,7 @@ def promote(
     from evalset.sets.editor import edit_set
     from evalset.sets.lock import refuse_unplain
     from evalset.sets.setfile import load_set
+    from evalset.sets.validate import released_holdout_of
 
     if id_from not in ("question", "trace"):
         raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")
@@ -723,8 +726,9 @@ def promote(
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
+        released = released_holdout_of(loaded)
         decision = decide(
-            loaded.entries, candidates, id_from, ratio, loaded.not_valid, dry_run=True
+            loaded.entries, candidates, id_from, ratio, loaded.not_valid, True, released
         )
         if decision.result.invalid and not skip_invalid:  # as the run itself refuses
             raise _refusal(source, decision.result.invalid)
@@ -733,7 +737,10 @@ def promote(
         return decision.result
     with edit_set(target) as editor:
         current = editor.current
-        decision = decide(current.entries, candidates, id_from, ratio, current.not_valid)
+        released = released_holdout_of(current)
+        decision = decide(
+            current.entries, candidates, id_from, ratio, current.not_valid, False, released
+        )
         if decision.result.invalid and not skip_invalid:
             raise _refusal(source, decision.result.invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)

@@ -187,6 +187,33 @@ def unrecorded_moves(
     return found
 
 
+def released_holdout(loaded: SetFile, baseline: Baseline | None) -> list[Item]:
+    """The holdout items of ``baseline`` (the set's last release, else its last commit)
+    that ``loaded`` no longer holds: their questions stay held out, as those of the retired
+    holdout items it holds do, and in tuning a near duplicate of one would leak it (see
+    ``_holdout_gone_to_tuning``). Questions sealed at the baseline cannot be read."""
+    if baseline is None:
+        return []
+    ids = {entry.id for entry in loaded.entries}
+    return [
+        item
+        for item in baseline.set.items
+        if item.holdout and item.id not in ids and item.question != PLACEHOLDER
+    ]
+
+
+def released_holdout_of(loaded: SetFile) -> list[Item]:
+    """``released_holdout`` against the set's ``holdout_baseline``: none outside git, nor in a
+    clone without its release tags (where `validate` says what to fetch)."""
+    from evalset.gitcmd import GitUnusable
+
+    try:
+        baseline = holdout_baseline(loaded.path, loaded.name, loaded)
+    except GitUnusable:
+        return []
+    return released_holdout(loaded, baseline)
+
+
 class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
@@ -346,12 +373,11 @@ class _Checker:
         # an item still here is no copy of itself: a recorded move to tuning, and a flip
         # by hand, are the move checks' to judge
         here = {e.id for e in self.loaded.entries if e.status != "retired"}
-        gone = [
+        gone = [  # retired at the baseline or since: no tuner has seen its question
             item
             for item in baseline.items
-            if item.holdout and item.status != "retired" and item.id not in here
-            and item.question != PLACEHOLDER
-        ]  # fmt: skip
+            if item.holdout and item.id not in here and item.question != PLACEHOLDER
+        ]
         if not gone:
             return
         asked = {item.id: item.question for item in baseline.items}
@@ -368,11 +394,16 @@ class _Checker:
             if a >= len(gone) or b < len(gone):
                 continue  # two gone, or two tuning: not this rule's
             old, (k, item) = gone[a], tuning[b - len(gone)]
+            was = (
+                f"a holdout item retired at {label}"
+                if old.status == "retired"
+                else f"which was holdout at {label} and is no longer"
+            )
             self.add(
                 "error",
                 ("items", k, "question"),
-                f"near duplicate of item {old.id!r}, which was holdout at {label} and is "
-                "no longer: the holdout question has leaked into tuning",
+                f"near duplicate of item {old.id!r}, {was}: the holdout question has leaked "
+                "into tuning",
                 f"reword it, or put it back in the holdout with `evalset split "
                 f"{self.loaded.name} --move {item.id} --to holdout --force`",
                 "leakage",
