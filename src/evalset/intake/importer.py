@@ -33,7 +33,7 @@ from evalset.errors import EvalsetError
 from evalset.export.rows import RowError, unread
 from evalset.export.view import View
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
-from evalset.holdout.seal import Arrivals, seal_arrivals
+from evalset.holdout.seal import Arrivals, seal_arrivals, sealed_to
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
@@ -311,6 +311,7 @@ def import_rows(
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         _refuse_side_leaks(source, candidates, items, loaded)
+        _refuse_sealed_copies(source, candidates, items, loaded, target)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
         result.created = loaded is None
@@ -326,6 +327,7 @@ def import_rows(
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         _refuse_side_leaks(source, candidates, items, loaded)
+        _refuse_sealed_copies(source, candidates, items, loaded, target)
         result.created = loaded is None
         header = None
         if loaded is None:
@@ -475,6 +477,44 @@ def _refuse_side_leaks(
         f"duplicate of {why}; give the row the split {other}, or none for `evalset split` to "
         "choose, and import again (nothing was imported)."
     )
+
+
+def _refuse_sealed_copies(
+    source: Path,
+    candidates: list[tuple[int, Item]],
+    items: list[Item],
+    loaded: SetFile | None,
+    target: Path,
+) -> None:
+    """Refuse the import when a row copies an item that another set file beside ``target``
+    holds sealed (its content, by the fingerprint the sealed item shows; with the key, its
+    question) and ``target`` would hold it in plain text: an export of a sealed holdout,
+    imported back into a set that is not sealed, would write that holdout in the clear for
+    a commit to put into git history. A holdout row arriving in a set whose holdout is
+    sealed is sealed on arrival, and goes in."""
+    from evalset.sets.copies import SealedBeside, copies_of_sealed
+
+    if not items or not target.parent.is_dir():
+        return
+    sealed = SealedBeside().others(target)
+    sealing = loaded is not None and bool(sealed_to(loaded)[0])
+    lines = _row_lines(candidates)
+    for n, other, by_content in copies_of_sealed(items, sealed):
+        item = items[n]
+        if sealing and item.holdout:
+            continue
+        what = (
+            f"the row is item {other.id!r} of {other.set}, which is sealed there (the same "
+            "content, by the fingerprint it shows)"
+            if by_content
+            else f"the row's question is a near duplicate of that of item {other.id!r} of "
+            f"{other.set}, which is sealed there"
+        )
+        raise ImportRefused(
+            f"{source}:{lines[item.id]}: {what}: {target} would hold it in plain text, for a "
+            "commit to write the sealed holdout into git history; leave the row out, or "
+            "import it into a set whose holdout is sealed (nothing was imported)."
+        )
 
 
 def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:

@@ -886,14 +886,22 @@ def validate(
         raise TypeError(
             f"validate() takes a list of set files, not one path: validate([{str(paths)!r}])"
         )
+    from evalset.sets.copies import SealedBeside, sealed_copy_findings
+
     report = Report()
     contexts: Contexts = {}
+    beside = SealedBeside()
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
         report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
-            report.findings.extend(check_in_place(loaded, contexts, leaks=True))
+            findings = check_in_place(loaded, contexts, leaks=True)
+            if _context(loaded.path, contexts)[2]:  # in a workspace's sets folder
+                beside.add(loaded)
+                findings += sealed_copy_findings(loaded, beside.others(loaded.path))
+                findings.sort(key=lambda f: (f.line or 0, f.col or 0))
+            report.findings.extend(findings)
         else:
             report.findings.extend(check_set(loaded, config, store))
     return report
