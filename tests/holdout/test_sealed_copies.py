@@ -144,3 +144,35 @@ def test_validate_finds_a_plain_copy_of_another_sets_sealed_items(  # type: igno
         "keep it there: `evalset seal copy --recipient KEY`)" in human.out
     ) == (copied.get(FIRST.id) == "content")
     assert FIRST.question not in human.out
+
+
+# Where a holdout export is written: (-o, a .gitignore rule, whether the note is given).
+WRITTEN = {
+    "the clone's root": ("holdout.jsonl", None, True),
+    "a folder of the clone": ("exports/holdout.jsonl", None, True),
+    "a file git ignores": ("holdout.jsonl", "/holdout.jsonl\n", False),
+    "a folder git ignores": ("exports/holdout.jsonl", "/exports/\n", False),
+    "outside the repository": ("../holdout.jsonl", None, False),
+}
+
+
+@pytest.mark.parametrize("where", WRITTEN)
+def test_a_sealed_holdout_exported_where_git_would_commit_it_is_said(  # type: ignore[no-untyped-def]
+    cli, sealed: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    out, rule, told = WRITTEN[where]
+    if rule is not None:
+        with (sealed / ".gitignore").open("a") as ignore:
+            ignore.write(rule)
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    args = ["export", NAME, "--split", "holdout", "--format", "jsonl", "--allow-stale", "-o", out]
+    done = cli(sealed, *args)
+    assert done.code == 0, done.err
+    note = (
+        f"note: {out} holds {len(HOLDOUT)} sealed holdout item(s) of {NAME} in plain text, in "
+        "the git work tree, and git does not ignore it: delete it after use, or write it "
+        "outside the repository, so that no commit takes it\n"
+    )
+    assert (note in done.err) == told, done.err
+    report = json.loads(cli(sealed, *args, "--json").out)
+    assert report["sealed_in_work_tree"] == ([i.id for i in HOLDOUT] if told else [])
