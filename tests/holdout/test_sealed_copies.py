@@ -176,3 +176,49 @@ def test_a_sealed_holdout_exported_where_git_would_commit_it_is_said(  # type: i
     assert (note in done.err) == told, done.err
     report = json.loads(cli(sealed, *args, "--json").out)
     assert report["sealed_in_work_tree"] == ([i.id for i in HOLDOUT] if told else [])
+
+
+# A sealed question as a production record or a hand-written item may ask it again.
+ASKED = {
+    "as it is": FIRST.question,
+    "in other case and punctuation": FIRST.question.upper().rstrip("?") + " !",
+    "one word more": f"Please, {FIRST.question}",
+}
+
+
+@pytest.mark.parametrize("asked", ASKED)
+def test_promote_refuses_a_record_asking_a_sealed_question_into_another_set(  # type: ignore[no-untyped-def]
+    cli, sealed: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, asked: str
+) -> None:
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    records = [{"question": "Is there a shop in Lisbon?", "trace": "t-1"},
+               {"question": ASKED[asked], "trace": "t-2"}]  # fmt: skip
+    (sealed / "failures.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    before = {p.name: p.read_bytes() for p in (sealed / "sets").iterdir()}
+    for dry in ([], ["--dry-run"]):
+        done = cli(sealed, "promote", "failures.jsonl", "--set", "tuners", *dry)
+        assert done.code == 2, done.out
+        assert done.err == (
+            f"evalset: failures.jsonl:2: the record asks what item {FIRST.id!r} of {NAME} asks "
+            f"(a near duplicate), and {NAME} holds that item sealed: here the question would "
+            f"stand in plain text; promote the record into {NAME}, where it is that item's "
+            "duplicate. Nothing was promoted: fix the records, or pass --skip-invalid to "
+            "promote the valid ones.\n"
+        )
+        assert {p.name: p.read_bytes() for p in (sealed / "sets").iterdir()} == before
+    done = cli(sealed, "promote", "failures.jsonl", "--set", "tuners", "--skip-invalid", "--json")
+    assert done.code == 0, done.err
+    assert [a["line"] for a in json.loads(done.out)["added"]] == [1]
+
+
+@pytest.mark.parametrize("asked", ASKED)
+def test_validate_finds_a_sealed_question_written_with_new(  # type: ignore[no-untyped-def]
+    cli, sealed: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, asked: str
+) -> None:
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(key[0]))
+    done = cli(sealed, "new", "tuners", "--question", ASKED[asked], "--json")
+    assert done.code == 0, done.err
+    ident = json.loads(done.out)["id"]
+    report = json.loads(cli(sealed, "validate", "sets/tuners.yaml", "--json").out)
+    found = [(f["item"], f["field"]) for f in report["findings"] if f["rule"] == "sealed-copy"]
+    assert found == [(ident, "question")]

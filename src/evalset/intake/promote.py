@@ -722,7 +722,8 @@ def promote(
     categories = loaded.header.categories if loaded.header else None
     records, unreadable = read_records(text, source, redactor)
     candidates, invalid = prepare(records, mapping, redactor, categories)
-    invalid = sorted([*unreadable, *invalid], key=_by_line)
+    candidates, copying = _sealed_elsewhere(candidates, target)
+    invalid = sorted([*unreadable, *invalid, *copying], key=_by_line)
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
@@ -751,6 +752,32 @@ def promote(
         decision.result.written = bool(arrivals.entries or decision.result.traces_appended)
     decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
     return decision.result
+
+
+def _sealed_elsewhere(
+    candidates: list[Candidate], target: Path
+) -> tuple[list[Candidate], list[Invalid]]:
+    """The candidates that may go into ``target``, and the records refused because their
+    question is a near duplicate of one another set beside it holds sealed (readable with
+    the key only): in ``target`` it would stand in plain text, or in tuning, and in that
+    set the record is a duplicate of the item, where its trace belongs."""
+    from evalset.sets.copies import SealedBeside, near_sealed_questions
+
+    if not candidates or not target.parent.is_dir():
+        return candidates, []
+    near = near_sealed_questions(
+        [c.record.question for c in candidates], SealedBeside().others(target)
+    )
+    refused = [
+        Invalid(
+            candidates[n].line,
+            f"asks what item {other.id!r} of {other.set} asks (a near duplicate), and "
+            f"{other.set} holds that item sealed: here the question would stand in plain "
+            f"text; promote the record into {other.set}, where it is that item's duplicate",
+        )
+        for n, other in sorted(near.items())
+    ]
+    return [c for n, c in enumerate(candidates) if n not in near], refused
 
 
 def _note_sealing(result: PromoteResult, arrivals: Arrivals) -> None:

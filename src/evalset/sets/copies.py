@@ -93,8 +93,6 @@ def copies_of_sealed(
     """For the ``items`` that copy a sealed item: (their index in ``items``, the sealed
     item, whether the copy is by its content fingerprint; else by a near-duplicate
     question, which only an opened sealed item shows)."""
-    from evalset.sets.neardup import near_duplicates_of
-
     if not sealed or not items:
         return []
     by_print = {(s.fingerprint_format, s.fingerprint): s for s in sealed}
@@ -106,14 +104,29 @@ def copies_of_sealed(
             if match is not None:
                 found[n] = (match, True)
                 break
-    readable = [s for s in sealed if s.question is not None]
     asking = [n for n, item in enumerate(items) if n not in found and item.question != PLACEHOLDER]
-    if readable and asking:
-        questions = [str(s.question) for s in readable] + [items[n].question for n in asking]
-        for a, b in near_duplicates_of(questions, range(len(readable))):
-            if a < len(readable) <= b:
-                found.setdefault(asking[b - len(readable)], (readable[a], False))
+    near = near_sealed_questions([items[n].question for n in asking], sealed)
+    for m, other in near.items():
+        found[asking[m]] = (other, False)
     return [(n, s, by_content) for n, (s, by_content) in sorted(found.items())]
+
+
+def near_sealed_questions(
+    questions: list[str], sealed: list[SealedElsewhere]
+) -> dict[int, SealedElsewhere]:
+    """Index in ``questions`` -> the sealed item whose question it is a near duplicate of
+    (the rule of `validate`), among those the key opened."""
+    from evalset.sets.neardup import near_duplicates_of
+
+    readable = [s for s in sealed if s.question is not None]
+    found: dict[int, SealedElsewhere] = {}
+    if not readable or not questions:
+        return found
+    texts = [str(s.question) for s in readable] + questions
+    for a, b in near_duplicates_of(texts, range(len(readable))):
+        if a < len(readable) <= b:
+            found.setdefault(b - len(readable), readable[a])
+    return found
 
 
 def sealed_copy_findings(loaded: SetFile, others: list[SealedElsewhere]) -> list[Finding]:
