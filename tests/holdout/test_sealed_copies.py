@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, commit_all
+from evalset.sets.findings import Finding
 from evalset.sets.setfile import load_set
 
 NAME = "acme-support"
@@ -144,6 +145,16 @@ def test_validate_finds_a_plain_copy_of_another_sets_sealed_items(  # type: igno
         "keep it there: `evalset seal copy --recipient KEY`)" in human.out
     ) == (copied.get(FIRST.id) == "content")
     assert FIRST.question not in human.out
+    status = json.loads(cli(sealed, "status", "--json").out)  # counts what the gate would
+    (copy,) = [s for s in status["sets"] if s["name"] == "copy"]
+    errors = sum(f.severity == "error" for f in _findings(sealed))
+    assert copy["errors"] == errors >= len(copied)
+
+
+def _findings(repo: Path) -> list[Finding]:
+    from evalset.sets.validate import validate
+
+    return validate([repo / "sets" / "copy.yaml"]).findings
 
 
 # Where a holdout export is written: (-o, a .gitignore rule, whether the note is given).

@@ -24,6 +24,7 @@ from evalset.workspace import display_path
 
 if TYPE_CHECKING:
     from evalset.git import Git
+    from evalset.sets.copies import SealedBeside
 
 
 @dataclass
@@ -886,7 +887,7 @@ def validate(
         raise TypeError(
             f"validate() takes a list of set files, not one path: validate([{str(paths)!r}])"
         )
-    from evalset.sets.copies import SealedBeside, sealed_copy_findings
+    from evalset.sets.copies import SealedBeside
 
     report = Report()
     contexts: Contexts = {}
@@ -896,12 +897,7 @@ def validate(
         report.files.append(loaded.path)
         report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
-            findings = check_in_place(loaded, contexts, leaks=True)
-            if _context(loaded.path, contexts)[2]:  # in a workspace's sets folder
-                beside.add(loaded)
-                findings += sealed_copy_findings(loaded, beside.others(loaded.path))
-                findings.sort(key=lambda f: (f.line or 0, f.col or 0))
-            report.findings.extend(findings)
+            report.findings.extend(check_in_place(loaded, contexts, leaks=True, beside=beside))
         else:
             report.findings.extend(check_set(loaded, config, store))
     return report
@@ -924,18 +920,29 @@ def check_in_place(
     contexts: Contexts | None = None,
     errors_only: bool = False,
     leaks: bool = False,
+    beside: SealedBeside | None = None,
 ) -> list[Finding]:
     """The findings `evalset validate` reports for a loaded set: checked with the
     configuration and snapshots of the workspace it lies in, and, in a workspace, against
     its git history (holdout flags). ``errors_only``: as for ``check_set``. ``leaks``: also
     what a commit of the file would leak (holdout items left in plain text in a set whose
-    holdout is sealed), which `evalset validate` checks as the pre-commit hook."""
+    holdout is sealed, and, in a workspace's sets folder, plain copies of the items the
+    other sets there hold sealed, read through ``beside`` when given: one per run), which
+    `evalset validate` checks as the pre-commit hook."""
+    from evalset.sets.copies import SealedBeside, sealed_copy_findings
+
     file_config, file_store, by_file = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     before = sealed_at_head(loaded, baseline) if leaks else None
-    return check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
+    found = check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
+    if not (leaks and by_file):
+        return found
+    beside = beside if beside is not None else SealedBeside()
+    beside.add(loaded)
+    copies = sealed_copy_findings(loaded, beside.others(loaded.path))
+    return sorted(found + copies, key=lambda f: (f.line or 0, f.col or 0)) if copies else found
 
 
 def sealed_at_head(loaded: SetFile, baseline: Baseline | None = None) -> list[str] | None:
