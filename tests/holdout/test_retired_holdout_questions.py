@@ -171,9 +171,14 @@ def test_split_refuses_to_move_a_copy_to_tuning(gone: Path, cli) -> None:  # typ
         out.write(f"  - id: copy\n    question: {COPY}\n    category: direct-lookup\n"
                   "    status: draft\n")  # fmt: skip
     before = path.read_bytes()
+    deleted = "  - id: q-1\n" not in path.read_text()
     done = cli(gone, "split", "docs", "--move", "copy", "--to", "tuning")
     assert done.code == 2
-    assert "item copy's question is a near duplicate of q-1's, which is " in done.err, done.err
+    assert done.err.startswith(
+        f"evalset: sets/docs.yaml: item copy's question is a near duplicate of q-1's, which is "
+        f"holdout {'at the last release (deleted since)' if deleted else '(retired)'}"
+        ": moved to tuning, the holdout question would have leaked"
+    ), done.err
     assert path.read_bytes() == before
 
 

@@ -340,7 +340,11 @@ def move(
         _refuse_unread_holdout(path, loaded, [item_id])
     partner = _leak_partner(loaded, item, wanted, _baseline(path, loaded))
     if partner is not None:
-        where = side(partner.holdout) if partner.status != "retired" else "a retired holdout item"
+        where = side(partner.holdout)
+        if partner.status == "retired":
+            where += " (retired)"
+        elif all(entry.id != partner.id for entry in loaded.entries):
+            where += " at the last release (deleted since)"
         raise EditRefused(
             f"{path}: item {item_id}'s question is a near duplicate of {partner.id}'s, which "
             f"is {where}: moved to {to}, the holdout question would have "
