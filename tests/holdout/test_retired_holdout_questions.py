@@ -157,10 +157,10 @@ def test_import_refuses_a_tuning_row_asking_it(gone: Path, cli) -> None:  # type
         assert done.code == 2, done.out
         assert done.err == (
             "evalset: rows.jsonl:2: the row is for tuning, but its question is a near "
-            "duplicate of item 'q-1''s, a holdout question the set no longer uses (retired, or "
-            "deleted since its last release) and no one tuning prompts has seen: in tuning the "
-            "row would leak it; give the row the split holdout, or none for `evalset split` to "
-            "choose, and import again (nothing was imported).\n"
+            "duplicate of that of item 'q-1', a holdout item the set no longer uses (retired, "
+            "or deleted since its last release), whose question no one tuning prompts has "
+            "seen: in tuning the row would leak it; give the row the split holdout, or none "
+            "for `evalset split` to choose, and import again (nothing was imported).\n"
         )
         assert path.read_bytes() == before
 
@@ -196,3 +196,27 @@ def test_without_the_key_a_sealed_retired_holdout_item_keeps_a_copy_out_of_tunin
     assert done.code == 0, done.err
     assert json.loads(done.out)["unchecked"] == ["copy"]
     assert _side(gone, "copy") is None
+
+
+def test_import_refuses_a_holdout_row_asking_a_retired_tuning_question(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli
+) -> None:
+    """The other side of the rule: the people tuning prompts saw a retired tuning question
+    (`split` keeps its near duplicates in tuning, and `validate` calls one in the holdout a
+    leak)."""
+    path = corpus_repo / "sets" / "docs.yaml"
+    path.write_text(SET_HEADER + RELEASED)
+    assert cli(corpus_repo, "retire", "docs", "q-2", "--reason", "asked otherwise").code == 0
+    before = path.read_bytes()
+    row = {"question": "Which courier picks up the returned goods, please?", "split": "holdout"}
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "docs", "--format", "jsonl")
+    assert done.code == 2
+    assert done.err == (
+        "evalset: rows.jsonl:1: the row is for holdout, but its question is a near duplicate "
+        "of that of item 'q-2', a retired tuning item, whose question the people tuning "
+        "prompts have seen: in the holdout the row would measure nothing; give the row the "
+        "split tuning, or none for `evalset split` to choose, and import again (nothing was "
+        "imported).\n"
+    )
+    assert path.read_bytes() == before

@@ -460,22 +460,18 @@ def _refuse_side_leaks(
     if not leaks:
         return
     line, old = min(leaks, key=lambda leak: leak[0])
-    if old.holdout:
-        why = (
-            f"item {old.id!r}'s, a holdout question the set no longer uses (retired, or "
-            "deleted since its last release) and no one tuning prompts has seen: in tuning "
-            "the row would leak it"
-        )
-    else:
-        why = (
-            f"item {old.id!r}'s, a retired tuning question the people tuning prompts have "
-            "seen: in the holdout the row would measure nothing"
-        )
-    other = side(old.holdout)
+    why = (
+        "a holdout item the set no longer uses (retired, or deleted since its last release), "
+        "whose question no one tuning prompts has seen: in tuning the row would leak it"
+        if old.holdout
+        else "a retired tuning item, whose question the people tuning prompts have seen: in "
+        "the holdout the row would measure nothing"
+    )
     raise ImportRefused(
         f"{source}:{line}: the row is for {side(not old.holdout)}, but its question is a near "
-        f"duplicate of {why}; give the row the split {other}, or none for `evalset split` to "
-        "choose, and import again (nothing was imported)."
+        f"duplicate of that of item {old.id!r}, {why}; give the row the split "
+        f"{side(old.holdout)}, or none for `evalset split` to choose, and import again "
+        "(nothing was imported)."
     )
 
 
