@@ -17,6 +17,7 @@ from evalset.errors import EvalsetError
 from evalset.git import TAG_PREFIX, Git, Tag, merge_driver_problem, release_named
 from evalset.gitcmd import GitUnusable
 from evalset.holdout.coverage import SPLITS, Coverage, category_table, corpus_documents, coverage
+from evalset.sets.copies import SealedBeside
 from evalset.sets.model import Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import Contexts, check_in_place, draft_lacks
@@ -128,6 +129,7 @@ def set_status(
     corpus: list[str] | None = None,
     contexts: Contexts | None = None,
     store: SnapshotStore | None = None,
+    beside: SealedBeside | None = None,
 ) -> SetStatus:
     """One set's overview; ``with_coverage``, its coverage of ``corpus`` too (the corpus's
     document ids; None when unknown). Its errors and warnings are those `evalset validate`
@@ -138,7 +140,7 @@ def set_status(
     loaded = load_set(path)
     # The findings `evalset validate` reports, checked alike (the name against the file's,
     # citations even before the first snapshot): status counts what the gate would.
-    findings = check_in_place(loaded, contexts, leaks=True)
+    findings = check_in_place(loaded, contexts, leaks=True, beside=beside)
     status = SetStatus(loaded.name, path)
     status.sealed = len(loaded.sealed) + len(loaded.opened)
     for item in loaded.entries:
@@ -307,6 +309,7 @@ def workspace_overview(
             True,
         ),
     }
+    beside = SealedBeside()  # the sealed items of the sets, read once for all of them
     sets = [
         set_status(
             path,
@@ -317,6 +320,7 @@ def workspace_overview(
             corpus,
             contexts,
             store if undecided is None else None,
+            beside,
         )
         for path in files
     ]

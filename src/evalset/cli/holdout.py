@@ -163,6 +163,7 @@ def export(
     Example: evalset export acme-support --format ragas -o tuning.jsonl
     """
     from evalset.cli.params import refuse_writing_over
+    from evalset.export import committable
     from evalset.export import export as run
     from evalset.fsio import atomic_write
     from evalset.workspace import resolve_set, workspace_of
@@ -212,6 +213,13 @@ def export(
             "with the exported questions without the key (--skip-sealed): a near duplicate of "
             "one would leak it; `evalset validate` with EVALSET_AGE_IDENTITY set checks them"
         )
+    exposed = result.unsealed if output is not None and committable(output) else []
+    if exposed:  # a holdout sealed in the set, in clear text where a commit may take it
+        notes.append(
+            f"{output} holds {len(exposed)} sealed holdout item(s) of {name} in plain text, in "
+            "the git work tree, and git does not ignore it: delete it after use, or write it "
+            "outside the repository, so that no commit takes it"
+        )
     if result.unassigned and split_name != "all":
         notes.append(
             f"{result.unassigned} active item(s) without a holdout decision are in no split; "
@@ -230,6 +238,7 @@ def export(
                 "unverified": result.unverified,
                 "unknown_text": result.unknown,
                 "unchecked_sealed": len(result.unchecked_sealed),
+                "sealed_in_work_tree": exposed,
             }
         )
     elif output is not None:

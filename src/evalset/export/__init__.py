@@ -90,6 +90,9 @@ class ExportResult:
     unchecked_sealed: list[str] = field(default_factory=list)
     """Sealed holdout items the exported questions could not be compared with (no key;
     with ``skip_sealed``)."""
+    unsealed: list[str] = field(default_factory=list)
+    """Exported items that the set holds sealed (opened by the key): the file holds them in
+    plain text."""
 
 
 def export(
@@ -171,7 +174,24 @@ def export(
         unverified,
         view.unknown,
         unchecked if items else [],
+        [item.id for item in items if item.id in {stub.id for stub in loaded.opened.values()}],
     )
+
+
+def committable(output: Path) -> bool:
+    """Whether the file ``output`` lies in a git work tree where git does not ignore it, so
+    that `git add` of its folder would commit it (false outside git)."""
+    from evalset import gitcmd
+
+    folder = output.resolve().parent
+    try:
+        inside = gitcmd.run(folder, "rev-parse", "--is-inside-work-tree")
+        if inside.returncode != 0 or inside.stdout.strip() != "true":
+            return False
+        done = gitcmd.run(folder, "check-ignore", "-q", "--", output.name)
+    except (OSError, gitcmd.GitUnusable):
+        return False
+    return done.returncode == 1
 
 
 def _located(loaded: SetFile, exc: Unwritable) -> ExportError:

@@ -20,13 +20,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalset.errors import EditRefused, EvalsetError
 from evalset.sets.editor import SetEditor, edit_set
 from evalset.sets.lock import refuse_unplain
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.setfile import SetFile, load_set
+
+if TYPE_CHECKING:
+    from evalset.sets.validate import Baseline
 
 
 def rank(item_id: str) -> int:
@@ -85,13 +88,18 @@ class Move:
     """The item was sealed as it went into the holdout (the set's holdout is sealed)."""
 
 
-def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
+def plan_split(
+    items: Sequence[Item | SealedItem], ratio: float, released: Sequence[Item] = ()
+) -> SplitPlan:
     """Assign every unassigned, categorised, non-retired item (see the module docstring).
 
     Shares are computed over active items only: a draft may never be completed, so a
     draft's side, pre-assigned or not, never fills a category's holdout slot. Active items
     are assigned first, as if no draft existed; then unassigned drafts get their sides so
-    that the category would stay at the target if every draft became active."""
+    that the category would stay at the target if every draft became active.
+    ``released``: holdout items of the set's last release (or commit) that it no longer
+    holds (``released_holdout``), whose questions stay held out as a retired holdout
+    item's do."""
     plan = SplitPlan(ratio)
     active: dict[str, list[Item | SealedItem]] = defaultdict(list)
     drafts: dict[str, list[Item | SealedItem]] = defaultdict(list)
@@ -118,7 +126,7 @@ def plan_split(items: Sequence[Item | SealedItem], ratio: float) -> SplitPlan:
         plan.tuning.extend(item.id for item in open_drafts[wanted_drafts:])
         if ratio > 0 and _target(total, ratio) == 0:
             plan.too_small[category] = total
-    _keep_near_duplicates_together(items, plan)
+    _keep_near_duplicates_together([*items, *released], plan)
     planned = set(plan.holdout)
     for category, members in active.items():
         held = sum(1 for item in members if item.holdout or item.id in planned)
@@ -135,11 +143,13 @@ def _keep_near_duplicates_together(items: Sequence[Item | SealedItem], plan: Spl
     are left unassigned, in ``plan.leaking``."""
     from evalset.sets.neardup import near_duplicate_pairs
 
-    live = [  # (a draft of `evalset new` has no question yet: only the placeholder; a
-        # retired tuning item was seen by the people tuning prompts: its side still holds)
+    live = [  # (a draft of `evalset new` has no question yet: only the placeholder.) A
+        # retired item's side still holds, as `validate` judges it: the people tuning prompts
+        # saw a retired tuning question, and never a retired holdout one, which in tuning
+        # would leak a question a released holdout measured
         i
         for i in items
-        if (i.status != "retired" or i.holdout is False)
+        if (i.status != "retired" or i.holdout is not None)
         and isinstance(i, Item)
         and i.question != PLACEHOLDER
     ]
@@ -198,11 +208,14 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     Refused while an item has lost the side it had at the set's last release (or commit):
     assigned afresh, it could land on the other side; or was put on the other side by hand
     without a recorded move: the others would be balanced around a move nobody recorded."""
+    from evalset.sets.validate import released_holdout
+
     refuse_unplain(path)
     loaded = load_set(path)
-    _refuse_lost_sides(path, loaded)
+    baseline = _baseline(path, loaded)
+    _refuse_lost_sides(path, loaded, baseline)
     _refuse_miscounted(path, loaded)
-    plan = plan_split(loaded.entries, ratio)
+    plan = plan_split(loaded.entries, ratio, released_holdout(loaded, baseline))
     _defer_unchecked(loaded, plan)
     if dry_run and plan.holdout:
         from evalset.holdout.seal import sealed_to
@@ -212,7 +225,8 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
         return plan
     with edit_set(path) as editor:
         # Planned again under the lock: a concurrent writer may have added items.
-        plan = plan_split(editor.current.entries, ratio)
+        current = editor.current
+        plan = plan_split(current.entries, ratio, released_holdout(current, baseline))
         _defer_unchecked(editor.current, plan)
         by_id = {item.id: item for item in editor.current.items}
         keys = _sealed_to(editor) if plan.holdout else []
@@ -224,14 +238,20 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
     return plan
 
 
-def _refuse_lost_sides(path: Path, loaded: SetFile) -> None:
+def _baseline(path: Path, loaded: SetFile) -> Baseline | None:
+    """The set's last release (or commit) its sides are compared with; None outside git."""
     from evalset.gitcmd import GitUnusable
-    from evalset.sets.validate import holdout_baseline, unrecorded_moves
+    from evalset.sets.validate import holdout_baseline
 
     try:
-        baseline = holdout_baseline(path, loaded.name, loaded)
+        return holdout_baseline(path, loaded.name, loaded)
     except GitUnusable:  # a clone without its tags: `validate` there says what to fetch
-        return
+        return None
+
+
+def _refuse_lost_sides(path: Path, loaded: SetFile, baseline: Baseline | None) -> None:
+    from evalset.sets.validate import unrecorded_moves
+
     if baseline is None:
         return
     moved = [(item, old, label) for _, item, old, label in unrecorded_moves(loaded, baseline)]
@@ -318,11 +338,16 @@ def move(
         )
     if not wanted:
         _refuse_unread_holdout(path, loaded, [item_id])
-    partner = _leak_partner(loaded, item, wanted)
+    partner = _leak_partner(loaded, item, wanted, _baseline(path, loaded))
     if partner is not None:
+        where = side(partner.holdout)
+        if partner.status == "retired":
+            where += " (retired)"
+        elif all(entry.id != partner.id for entry in loaded.entries):
+            where += " at the last release (deleted since)"
         raise EditRefused(
             f"{path}: item {item_id}'s question is a near duplicate of {partner.id}'s, which "
-            f"is {side(partner.holdout)}: moved to {to}, the holdout question would have "
+            f"is {where}: moved to {to}, the holdout question would have "
             f"leaked (`evalset validate` says so); move {partner.id} too, or reword or retire "
             "one of them. Nothing was moved."
         )
@@ -353,8 +378,9 @@ def _defer_unchecked(loaded: SetFile, plan: SplitPlan) -> None:
     """Without the key, leave unassigned the items planned for tuning (``plan.unchecked``):
     whether one repeats a sealed holdout question, which it would leak there, cannot be
     told. Those planned for the holdout are assigned: there, a near duplicate leaks
-    nothing."""
-    if plan.tuning and any(stub.status != "retired" for stub in loaded.sealed):
+    nothing. A retired sealed item counts too: no one tuning prompts has seen its
+    question."""
+    if plan.tuning and loaded.sealed:
         plan.unchecked, plan.tuning = plan.tuning, []
 
 
@@ -362,7 +388,7 @@ def _refuse_unread_holdout(path: Path, loaded: SetFile, tuning: list[str]) -> No
     """Refuse to put items in tuning while the set's sealed holdout items are not opened
     (no key): whether one of them is a near duplicate of a sealed question, which it would
     leak there, cannot be told."""
-    sealed = [stub.id for stub in loaded.sealed if stub.status != "retired"]
+    sealed = [stub.id for stub in loaded.sealed]  # a retired one's question is held out too
     if not (tuning and sealed):
         return
     from evalset.sets.sealed import IDENTITY_ENV
@@ -375,17 +401,26 @@ def _refuse_unread_holdout(path: Path, loaded: SetFile, tuning: list[str]) -> No
     )
 
 
-def _leak_partner(loaded: SetFile, item: Item, wanted: bool) -> Item | None:
+def _leak_partner(
+    loaded: SetFile, item: Item, wanted: bool, baseline: Baseline | None
+) -> Item | None:
     """An item on the other side than ``wanted`` whose question is a near duplicate of
-    ``item``'s (the rule `validate` applies): moved, one side's question would be the
-    other's."""
+    ``item``'s (the rules `validate` applies): moved, one side's question would be the
+    other's. A retired tuning item was seen by the people tuning prompts; a holdout item
+    retired (or deleted since the last release) was not, and counts for an item that did
+    not ask the same at the ``baseline`` (the copy of a holdout question)."""
     from evalset.sets.neardup import near_duplicate_pairs
+    from evalset.sets.validate import released_holdout
 
-    others = [  # a retired tuning item was seen by the people tuning prompts
+    asked = {i.id: i.question for i in baseline.set.items} if baseline is not None else {}
+    new = asked.get(item.id) != item.question
+    others = [
         i for i in loaded.items
         if i.id != item.id and i.holdout is (not wanted)
-        and (i.status != "retired" or not wanted)
+        and (i.status != "retired" or not wanted or new)
     ]  # fmt: skip
+    if not wanted and new:
+        others += released_holdout(loaded, baseline)
     pairs = near_duplicate_pairs([item.question, *(i.question for i in others)])
     return next((others[b - 1] for a, b in pairs if a == 0), None)
 

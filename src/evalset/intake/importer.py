@@ -33,14 +33,22 @@ from evalset.errors import EvalsetError
 from evalset.export.rows import RowError, unread
 from evalset.export.view import View
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
-from evalset.holdout.seal import Arrivals, seal_arrivals
+from evalset.holdout.seal import Arrivals, seal_arrivals, sealed_to
 from evalset.intake.redact import redact
 from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
 from evalset.sets.findings import field_path
 from evalset.sets.lock import refuse_unplain, set_lock
 from evalset.sets.messages import error_loc, error_text, fields_of
-from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set_name_problem
+from evalset.sets.model import (
+    ID_PATTERN,
+    PLACEHOLDER,
+    Item,
+    SealedItem,
+    item_citations,
+    set_name_problem,
+    side,
+)
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import row_errors
@@ -302,6 +310,8 @@ def import_rows(
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
+        _refuse_side_leaks(source, candidates, items, loaded)
+        _refuse_sealed_copies(source, candidates, items, loaded, target)
         if items and loaded is not None:
             _note_sealing(result, seal_arrivals(loaded, items))
         result.created = loaded is None
@@ -316,6 +326,8 @@ def import_rows(
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
+        _refuse_side_leaks(source, candidates, items, loaded)
+        _refuse_sealed_copies(source, candidates, items, loaded, target)
         result.created = loaded is None
         header = None
         if loaded is None:
@@ -416,6 +428,89 @@ def _refuse_unresolved(
                 f"{source}:{lines[item.id]}: {why}; cite a document or section it has, or leave "
                 "the citation out (nothing was imported)."
             )
+
+
+def _refuse_side_leaks(
+    source: Path, candidates: list[tuple[int, Item]], items: list[Item], loaded: SetFile | None
+) -> None:
+    """Refuse the import when a row with a side asks what an item of the other side that
+    the set no longer uses asked: a retired one, or a holdout item of its last release
+    deleted since (a near duplicate of an item in use is skipped instead). Their sides
+    still hold, as `split` and `validate` judge them: no one tuning prompts has seen such a
+    holdout question, and a tuning one has been seen."""
+    from evalset.sets.neardup import near_duplicates_of
+    from evalset.sets.validate import released_holdout_of
+
+    sided = [item for item in items if item.holdout is not None and item.status != "retired"]
+    if loaded is None or not sided:
+        return
+    used = [
+        item
+        for item in loaded.items
+        if item.status == "retired" and item.holdout is not None and item.question != PLACEHOLDER
+    ]
+    used += released_holdout_of(loaded)
+    questions = [item.question for item in used] + [item.question for item in sided]
+    lines = _row_lines(candidates)
+    leaks = [
+        (lines[sided[b - len(used)].id], used[a])
+        for a, b in near_duplicates_of(questions, range(len(used)))
+        if a < len(used) <= b and used[a].holdout is not sided[b - len(used)].holdout
+    ]
+    if not leaks:
+        return
+    line, old = min(leaks, key=lambda leak: leak[0])
+    why = (
+        "a holdout item the set no longer uses (retired, or deleted since its last release), "
+        "whose question no one tuning prompts has seen: in tuning the row would leak it"
+        if old.holdout
+        else "a retired tuning item, whose question the people tuning prompts have seen: in "
+        "the holdout the row would measure nothing"
+    )
+    raise ImportRefused(
+        f"{source}:{line}: the row is for {side(not old.holdout)}, but its question is a near "
+        f"duplicate of that of item {old.id!r}, {why}; give the row the split "
+        f"{side(old.holdout)}, or none for `evalset split` to choose, and import again "
+        "(nothing was imported)."
+    )
+
+
+def _refuse_sealed_copies(
+    source: Path,
+    candidates: list[tuple[int, Item]],
+    items: list[Item],
+    loaded: SetFile | None,
+    target: Path,
+) -> None:
+    """Refuse the import when a row copies an item that another set file beside ``target``
+    holds sealed (its content, by the fingerprint the sealed item shows; with the key, its
+    question) and ``target`` would hold it in plain text: an export of a sealed holdout,
+    imported back into a set that is not sealed, would write that holdout in the clear for
+    a commit to put into git history. A holdout row arriving in a set whose holdout is
+    sealed is sealed on arrival, and goes in."""
+    from evalset.sets.copies import SealedBeside, copies_of_sealed
+
+    if not items or not target.parent.is_dir():
+        return
+    sealed = SealedBeside().others(target)
+    sealing = loaded is not None and bool(sealed_to(loaded)[0])
+    lines = _row_lines(candidates)
+    for n, other, by_content in copies_of_sealed(items, sealed):
+        item = items[n]
+        if sealing and item.holdout:
+            continue
+        what = (
+            f"the row is item {other.id!r} of {other.set}, which is sealed there (the same "
+            "content, by the fingerprint it shows)"
+            if by_content
+            else f"the row's question is a near duplicate of that of item {other.id!r} of "
+            f"{other.set}, which is sealed there"
+        )
+        raise ImportRefused(
+            f"{source}:{lines[item.id]}: {what}: {target} would hold it in plain text, for a "
+            "commit to write the sealed holdout into git history; leave the row out, or "
+            "import it into a set whose holdout is sealed (nothing was imported)."
+        )
 
 
 def _note_sealing(result: ImportResult, arrivals: Arrivals) -> None:

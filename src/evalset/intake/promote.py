@@ -532,12 +532,13 @@ def decide(
     ratio: float,
     refused: Callable[[str], str | None],
     dry_run: bool = False,
+    released: Sequence[Item] = (),
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
     as it is now); the drafts get their holdout assignment by the split rule. A draft whose
     id is that of an item the schema refuses (``refused`` says why, as ``SetFile.not_valid``)
     refuses the run: whether the record is that item cannot be told until it is fixed.
-    ``dry_run``: the reasons say what would be done."""
+    ``dry_run``: the reasons say what would be done. ``released``: as for ``plan_split``."""
     from evalset.holdout.split import plan_split
     from evalset.sets.neardup import near_duplicate_pairs
 
@@ -617,7 +618,8 @@ def decide(
             by_trace[trace] = ident
         drafts[ident] = _draft(candidate, ident)
         result.added.append(Added(line, ident, None, candidate.redactions))
-    plan = plan_split([*entries, *(Item.model_validate(d) for d in drafts.values())], ratio)
+    new = [Item.model_validate(d) for d in drafts.values()]
+    plan = plan_split([*entries, *new], ratio, released)
     sides = {**dict.fromkeys(plan.holdout, True), **dict.fromkeys(plan.tuning, False)}
     if any(isinstance(e, SealedItem) for e in entries):
         # without the key, a draft's question cannot be compared with the sealed holdout's:
@@ -709,6 +711,7 @@ def promote(
     from evalset.sets.editor import edit_set
     from evalset.sets.lock import refuse_unplain
     from evalset.sets.setfile import load_set
+    from evalset.sets.validate import released_holdout_of
 
     if id_from not in ("question", "trace"):
         raise PromoteRefused(f"--id-from {id_from!r}: use question or trace.")
@@ -719,12 +722,14 @@ def promote(
     categories = loaded.header.categories if loaded.header else None
     records, unreadable = read_records(text, source, redactor)
     candidates, invalid = prepare(records, mapping, redactor, categories)
-    invalid = sorted([*unreadable, *invalid], key=_by_line)
+    candidates, copying = _sealed_elsewhere(candidates, target)
+    invalid = sorted([*unreadable, *invalid, *copying], key=_by_line)
     if invalid and not skip_invalid:
         raise _refusal(source, invalid)
     if dry_run:
+        released = released_holdout_of(loaded)
         decision = decide(
-            loaded.entries, candidates, id_from, ratio, loaded.not_valid, dry_run=True
+            loaded.entries, candidates, id_from, ratio, loaded.not_valid, True, released
         )
         if decision.result.invalid and not skip_invalid:  # as the run itself refuses
             raise _refusal(source, decision.result.invalid)
@@ -733,7 +738,10 @@ def promote(
         return decision.result
     with edit_set(target) as editor:
         current = editor.current
-        decision = decide(current.entries, candidates, id_from, ratio, current.not_valid)
+        released = released_holdout_of(current)
+        decision = decide(
+            current.entries, candidates, id_from, ratio, current.not_valid, False, released
+        )
         if decision.result.invalid and not skip_invalid:
             raise _refusal(source, decision.result.invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)
@@ -744,6 +752,32 @@ def promote(
         decision.result.written = bool(arrivals.entries or decision.result.traces_appended)
     decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
     return decision.result
+
+
+def _sealed_elsewhere(
+    candidates: list[Candidate], target: Path
+) -> tuple[list[Candidate], list[Invalid]]:
+    """The candidates that may go into ``target``, and the records refused because their
+    question is a near duplicate of one another set beside it holds sealed (readable with
+    the key only): in ``target`` it would stand in plain text, or in tuning, and in that
+    set the record is a duplicate of the item, where its trace belongs."""
+    from evalset.sets.copies import SealedBeside, near_sealed_questions
+
+    if not candidates or not target.parent.is_dir():
+        return candidates, []
+    near = near_sealed_questions(
+        [c.record.question for c in candidates], SealedBeside().others(target)
+    )
+    refused = [
+        Invalid(
+            candidates[n].line,
+            f"asks what item {other.id!r} of {other.set} asks (a near duplicate), and "
+            f"{other.set} holds that item sealed: here the question would stand in plain "
+            f"text; promote the record into {other.set}, where it is that item's duplicate",
+        )
+        for n, other in sorted(near.items())
+    ]
+    return [c for n, c in enumerate(candidates) if n not in near], refused
 
 
 def _note_sealing(result: PromoteResult, arrivals: Arrivals) -> None:

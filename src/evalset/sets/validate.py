@@ -24,6 +24,7 @@ from evalset.workspace import display_path
 
 if TYPE_CHECKING:
     from evalset.git import Git
+    from evalset.sets.copies import SealedBeside
 
 
 @dataclass
@@ -187,6 +188,33 @@ def unrecorded_moves(
     return found
 
 
+def released_holdout(loaded: SetFile, baseline: Baseline | None) -> list[Item]:
+    """The holdout items of ``baseline`` (the set's last release, else its last commit)
+    that ``loaded`` no longer holds: their questions stay held out, as those of the retired
+    holdout items it holds do, and in tuning a near duplicate of one would leak it (see
+    ``_holdout_gone_to_tuning``). Questions sealed at the baseline cannot be read."""
+    if baseline is None:
+        return []
+    ids = {entry.id for entry in loaded.entries}
+    return [
+        item
+        for item in baseline.set.items
+        if item.holdout and item.id not in ids and item.question != PLACEHOLDER
+    ]
+
+
+def released_holdout_of(loaded: SetFile) -> list[Item]:
+    """``released_holdout`` against the set's ``holdout_baseline``: none outside git, nor in a
+    clone without its release tags (where `validate` says what to fetch)."""
+    from evalset.gitcmd import GitUnusable
+
+    try:
+        baseline = holdout_baseline(loaded.path, loaded.name, loaded)
+    except GitUnusable:
+        return []
+    return released_holdout(loaded, baseline)
+
+
 class _Checker:
     """Applies the rules to one loaded set; ``loc`` paths use the item's index in the file."""
 
@@ -346,12 +374,11 @@ class _Checker:
         # an item still here is no copy of itself: a recorded move to tuning, and a flip
         # by hand, are the move checks' to judge
         here = {e.id for e in self.loaded.entries if e.status != "retired"}
-        gone = [
+        gone = [  # retired at the baseline or since: no tuner has seen its question
             item
             for item in baseline.items
-            if item.holdout and item.status != "retired" and item.id not in here
-            and item.question != PLACEHOLDER
-        ]  # fmt: skip
+            if item.holdout and item.id not in here and item.question != PLACEHOLDER
+        ]
         if not gone:
             return
         asked = {item.id: item.question for item in baseline.items}
@@ -368,11 +395,16 @@ class _Checker:
             if a >= len(gone) or b < len(gone):
                 continue  # two gone, or two tuning: not this rule's
             old, (k, item) = gone[a], tuning[b - len(gone)]
+            was = (
+                f"a holdout item retired at {label}"
+                if old.status == "retired"
+                else f"which was holdout at {label} and is no longer"
+            )
             self.add(
                 "error",
                 ("items", k, "question"),
-                f"near duplicate of item {old.id!r}, which was holdout at {label} and is "
-                "no longer: the holdout question has leaked into tuning",
+                f"near duplicate of item {old.id!r}, {was}: the holdout question has leaked "
+                "into tuning",
                 f"reword it, or put it back in the holdout with `evalset split "
                 f"{self.loaded.name} --move {item.id} --to holdout --force`",
                 "leakage",
@@ -855,14 +887,17 @@ def validate(
         raise TypeError(
             f"validate() takes a list of set files, not one path: validate([{str(paths)!r}])"
         )
+    from evalset.sets.copies import SealedBeside
+
     report = Report()
     contexts: Contexts = {}
+    beside = SealedBeside()
     for path in paths:
         loaded = load_set(path)
         report.files.append(loaded.path)
         report.unchecked_sealed += len(loaded.sealed)
         if config is None and store is None:
-            report.findings.extend(check_in_place(loaded, contexts, leaks=True))
+            report.findings.extend(check_in_place(loaded, contexts, leaks=True, beside=beside))
         else:
             report.findings.extend(check_set(loaded, config, store))
     return report
@@ -885,18 +920,29 @@ def check_in_place(
     contexts: Contexts | None = None,
     errors_only: bool = False,
     leaks: bool = False,
+    beside: SealedBeside | None = None,
 ) -> list[Finding]:
     """The findings `evalset validate` reports for a loaded set: checked with the
     configuration and snapshots of the workspace it lies in, and, in a workspace, against
     its git history (holdout flags). ``errors_only``: as for ``check_set``. ``leaks``: also
     what a commit of the file would leak (holdout items left in plain text in a set whose
-    holdout is sealed), which `evalset validate` checks as the pre-commit hook."""
+    holdout is sealed, and, in a workspace's sets folder, plain copies of the items the
+    other sets there hold sealed, read through ``beside`` when given: one per run), which
+    `evalset validate` checks as the pre-commit hook."""
+    from evalset.sets.copies import SealedBeside, sealed_copy_findings
+
     file_config, file_store, by_file = _context(loaded.path, {} if contexts is None else contexts)
     baseline = None
     if file_store is not None:  # in a workspace: compare with its git history
         baseline = holdout_baseline(loaded.path, loaded.name, loaded)
     before = sealed_at_head(loaded, baseline) if leaks else None
-    return check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
+    found = check_set(loaded, file_config, file_store, baseline, errors_only, before, by_file)
+    if not (leaks and by_file):
+        return found
+    beside = beside if beside is not None else SealedBeside()
+    beside.add(loaded)
+    copies = sealed_copy_findings(loaded, beside.others(loaded.path))
+    return sorted(found + copies, key=lambda f: (f.line or 0, f.col or 0)) if copies else found
 
 
 def sealed_at_head(loaded: SetFile, baseline: Baseline | None = None) -> list[str] | None:
