@@ -44,7 +44,7 @@ from evalset.sets.model import ID_PATTERN, Item, SealedItem, item_citations, set
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import row_errors
-from evalset.sets.yamlio import NEVER_FOLD
+from evalset.sets.yamlio import NEVER_FOLD, writes_portably
 
 READERS = {
     "jsonl": "evalset.export.jsonl",
@@ -143,7 +143,7 @@ def new_set_text(name: str, source: Path, categories: dict[str, str | None]) -> 
         },
         "items": [],
     }
-    yaml = YAML(typ="rt", pure=True)
+    yaml = writes_portably(YAML(typ="rt", pure=True))  # a category named `yes`, `on`, `_1`
     yaml.width = NEVER_FOLD  # one line per value, as a person would write it
     out = io.StringIO()
     yaml.dump(header, out)

@@ -38,13 +38,13 @@ from evalset.sets.lock import SetLock, set_lock
 from evalset.sets.model import Item, SetHeader, side
 from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
-from evalset.sets.yamlio import NEVER_FOLD, writes_breaks_escaped
+from evalset.sets.yamlio import NEVER_FOLD, writes_portably
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
     from ruamel.yaml import YAML
 
-    yaml = writes_breaks_escaped(YAML(typ="rt", pure=True))
+    yaml = writes_portably(YAML(typ="rt", pure=True))
     yaml.preserve_quotes = True
     yaml.width = NEVER_FOLD  # never re-wrap a line (a tag or a category's meaning has no limit)
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
