@@ -157,3 +157,39 @@ def test_a_move_records_its_reason_every_reader_reads_alike(  # type: ignore[no-
     assert done.code == 0, done.err
     moves = _read_alike(path)["items"][0]["holdout_moves"]
     assert moves[-1]["reason"] == reason
+
+
+MOVED_TO = {
+    "a question mark": "faq/what?.md",
+    "a colon first": ":notes.md",
+    "a question mark and a space": "is it free? yes.md",
+}
+
+CITING = {
+    "in flow lists": "    expected_sources: [old.md#returns, d.md]\n"
+    "    key_points:\n      - text: The document\n        sources: [old.md#returns]\n",
+    "in block lists": "    expected_sources:\n      - old.md#returns\n      - d.md\n"
+    "    key_points:\n      - text: The document\n        sources:\n          - old.md#returns\n",
+}
+
+
+@pytest.mark.parametrize("citing", CITING)
+@pytest.mark.parametrize("name", MOVED_TO)
+def test_fix_moved_writes_the_new_citation_every_reader_reads_alike(  # type: ignore[no-untyped-def]
+    repo: Path, cli, name: str, citing: str
+) -> None:
+    section = "# Old\n\n## Returns\n\nItems can be returned within 30 days.\n"
+    write_files(repo, {"corpus/old.md": section})
+    assert cli(repo, "snapshot").code == 0
+    item = "  - id: q-001\n    question: What does the document say\n    category: direct-lookup\n"
+    path = _with_set(repo, BLOCK.split("  - id:")[0] + item + CITING[citing])
+    assert cli(repo, "verify", "s", "q-001").code == 0
+    (repo / "corpus" / "old.md").unlink()
+    write_files(repo, {f"corpus/{MOVED_TO[name]}": section})
+    assert cli(repo, "snapshot").code == 0
+    done = cli(repo, "stale", "--fix-moved")
+    assert done.code == 0, done.err
+    item = _read_alike(path)["items"][0]
+    cited = f"{MOVED_TO[name]}#returns"
+    assert item["expected_sources"] == [cited, "d.md"]
+    assert item["key_points"][0]["sources"] == [cited]

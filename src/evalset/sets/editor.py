@@ -38,7 +38,7 @@ from evalset.sets.lock import SetLock, set_lock
 from evalset.sets.model import Item, SetHeader, side
 from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
-from evalset.sets.yamlio import NEVER_FOLD, writes_portably
+from evalset.sets.yamlio import NEVER_FOLD, flow_entry, writes_portably
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
@@ -975,14 +975,19 @@ def _comments_after_flow(entries: Any, at: int) -> None:
 
 def _rename_scalar(text: str, old: str, new: str) -> str:
     """``text`` with each plain or quoted scalar that is exactly ``old`` (a list entry, in
-    flow or block style) written ``new`` in the same quotes; comments are left as they are
-    (a reader of the item cannot tell, so ``_renamed`` could not)."""
+    flow or block style) written ``new`` in the same quotes, or, for a plain one, as the
+    YAML library writes ``new`` in a flow list (``what?.md`` quoted: a YAML 1.1 reader ends
+    a plain text at a ``?`` there); comments are left as they are (a reader of the item
+    cannot tell, so ``_renamed`` could not)."""
     found = re.compile(r"(?<![^\s\[,])(['\"]?)" + re.escape(old) + r"\1(?=[ \t]*(?:[,\]]|$))")
+    plain = flow_entry(new)
     out = []
     for line in split_lines(text):
         body = line.rstrip("\r\n")
         cut = _comment_start(body)
-        code = found.sub(lambda m: f"{m.group(1)}{new}{m.group(1)}", body[:cut])
+        code = found.sub(
+            lambda m: f"{m.group(1)}{new}{m.group(1)}" if m.group(1) else plain, body[:cut]
+        )
         out.append(code + line[cut:])
     return "".join(out)
 

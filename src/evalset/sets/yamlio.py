@@ -531,3 +531,18 @@ def writes_portably(yaml: _Yaml) -> _Yaml:
     emitter = yaml.Emitter  # type: ignore[attr-defined]
     yaml.Emitter = type(f"Portable{emitter.__name__}", (_Portable, emitter), {})  # type: ignore[attr-defined]
     return yaml
+
+
+def flow_entry(text: str) -> str:
+    """``text`` as an entry of a flow list (``[a, b]``) is written so that every YAML reader
+    reads it back as ``text``: plain where it can be, else quoted (``writes_portably``)."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = writes_portably(YAML(typ="safe", pure=True))
+    yaml.default_flow_style = True
+    yaml.width = NEVER_FOLD
+    out = io.StringIO()
+    yaml.dump([text], out)
+    return out.getvalue().rstrip("\n").removesuffix("\n...").rstrip("\n")[1:-1]
