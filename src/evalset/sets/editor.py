@@ -573,9 +573,9 @@ class SetEditor:
                 pass  # a placeholder landed inside a scalar: read the region as it is
             else:
                 self._long_comments = kept
-                return doc
+                return _anchors_kept(doc)
         try:
-            return yaml.load(text)
+            return _anchors_kept(yaml.load(text))
         except (YAMLError, ValueError) as exc:  # ValueError: a date that does not exist
             mark = getattr(exc, "problem_mark", None)
             place = (mark.line, mark.column) if mark is not None else None
@@ -752,6 +752,25 @@ class SetEditor:
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+
+
+def _anchors_kept(data: Any) -> Any:
+    """``data`` (a round-trip document) with each anchor on a mapping or a list written
+    again whether or not an alias uses it (``- &faq`` on an item, ``key_points: &kp``): the
+    YAML library writes those only when one does, and so an edit of the item dropped them.
+    Returns ``data``."""
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen or not isinstance(node, (dict, list)):
+            continue
+        seen.add(id(node))
+        anchor = getattr(node, "anchor", None)
+        if anchor is not None and anchor.value is not None:
+            anchor.always_dump = True
+        pending.extend(node.values() if isinstance(node, dict) else node)
+    return data
 
 
 def _keep_untouched(
