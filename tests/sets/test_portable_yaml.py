@@ -193,3 +193,16 @@ def test_fix_moved_writes_the_new_citation_every_reader_reads_alike(  # type: ig
     cited = f"{MOVED_TO[name]}#returns"
     assert item["expected_sources"] == [cited, "d.md"]
     assert item["key_points"][0]["sources"] == [cited]
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_init_writes_the_set_name_and_folders_every_reader_reads_alike(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, name: str
+) -> None:
+    value = TEXTS[name]
+    set_name = value if value[0] != "." else f"s{value}"
+    done = cli(git_repo, "init", "--name", set_name, "--corpus", value)
+    assert done.code == 0, done.err
+    assert _read_alike(git_repo / "sets" / f"{set_name}.yaml")["name"] == set_name
+    stages = _read_alike(git_repo / "dvc.yaml")["stages"]
+    assert any(value in stage.get("deps", []) for stage in stages.values())
