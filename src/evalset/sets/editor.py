@@ -862,9 +862,35 @@ def _flow_kept(
     for key, (start, end) in sorted(now.items(), key=lambda kv: kv[1], reverse=True):
         if key in unchanged:
             kept = kept[:start] + old[slice(*was[key])] + kept[end:]
+    kept = _gap_before_comment(old, kept)
     if kept == new or _read_item(put_back(kept)) != expected:
         return new, expected
     return kept, expected
+
+
+def _gap_before_comment(old: str, new: str) -> str:
+    """``new`` (a flow-style item's text, LF-broken) with the white space between its
+    closing brace and the comment after it as ``old`` has it: the library writes one space
+    there (``} # approved``) where the file had its own."""
+
+    def brace_comment(text: str) -> tuple[int, int, int] | None:
+        """(line, end of the brace, start of the comment) of the first line that ends a
+        flow mapping with a comment after it."""
+        for at, line in enumerate(split_lines(text)):
+            body = line.rstrip("\n")
+            cut = _comment_start(body)
+            code = body[:cut].rstrip(" \t")
+            if cut < len(body) and code.endswith("}"):
+                return at, len(code), cut
+        return None
+
+    was, now = brace_comment(old), brace_comment(new)
+    if was is None or now is None:
+        return new
+    lines = split_lines(new)
+    line = lines[now[0]]
+    lines[now[0]] = line[: now[1]] + split_lines(old)[was[0]][was[1] : was[2]] + line[now[2] :]
+    return "".join(lines)
 
 
 def _with_values_of(meant: Any, was: Any, names: set[str]) -> Any:
