@@ -685,8 +685,10 @@ class SetEditor:
         text = _entries(yaml, {"items": self._appended})
         if not spans.starts:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
-            newline = line_break(lines[spans.items_line]) or newline
-            return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
+            ended = line_break(lines[spans.items_line])
+            text = _unended("items:\n" + text, bool(ended) or spans.items_line + 1 < len(lines))
+            newline = ended or newline
+            return (spans.items_line, spans.items_line + 1, _breaks(text, newline))
         # after the last item's own comments, those indented under it (a note on it): put
         # before them, they would read as the new item's, and go when it is sealed
         last = len(spans.starts) - 1
@@ -699,7 +701,8 @@ class SetEditor:
             chunks = [_entries(yaml, {"items": [entry]}) for entry in self._appended]
             text = "".join("\n" + chunk for chunk in chunks)
         if not line_break(lines[last_end - 1]):
-            text = "\n" + text
+            # the file's last line: the new items go after it, and end as it did, unbroken
+            text = _unended("\n" + text, False)
         return (last_end, last_end, _breaks(text, newline))
 
     def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
@@ -752,6 +755,26 @@ class SetEditor:
         items.extend(self._appended)
         _apply(doc, self._header_changes)
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+
+
+def _unended(text: str, ended: bool) -> str:
+    """``text`` (``items:`` and entries, or entries after a line break) without its last
+    line break when it goes at the end of a file whose last line has none (``ended``
+    False), so that an edit keeps the file's end as it was; with it when the entries would
+    then read otherwise (a last text kept with its line breaks, ``|+``)."""
+    cut = text.removesuffix("\n")
+    if ended or cut == text:
+        return text
+    from evalset.sets.yamlio import parse_mapping
+
+    def read(entries: str) -> Any:
+        body = entries if entries.startswith("items:") else "items:\n" + entries.lstrip("\n")
+        try:
+            return parse_mapping(body, Path("items"))
+        except SetFileError:
+            return None
+
+    return cut if read(cut) == read(text) else text
 
 
 def _anchors_kept(data: Any) -> Any:
