@@ -95,6 +95,15 @@ def _syntax_message(path: Path, detail: str, text: str) -> str:
         loc = f"{path}:{line}:{col}"
     if "tab" in reason:
         return f"{loc}: is indented with a tab; YAML indents with spaces only, so replace the tab."
+    if where and "followed by a valid YAML whitespace" in reason:
+        row = re.split(r"\r\n|\r|\n", text)[int(where.group(1)) - 1]
+        after = int(where.group(2))
+        if row[after - 2 : after - 1] == "\t":  # the tab aligns a value after its key
+            return (
+                f"{path}:{where.group(1)}:{after - 1}: has a tab right after a key's `:`, where "
+                "YAML readers (evalset's among them) take only a space; write a space for the "
+                "tab."
+            )
     if "quoted scalar" in reason or "quote" in reason:
         return f"{loc}: not valid YAML ({reason}); is a quote left unclosed?"
     return f"{loc}: not valid YAML ({reason}); fix the syntax there."
