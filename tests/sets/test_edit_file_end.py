@@ -9,9 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml as pyyaml
+from ruamel.yaml import YAML
 
 from conftest import commit_all, write_files
 from evalset.sets.setfile import load_set
+from evalset.sets.yamlio import parse_yaml
 
 HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\n"
 ITEM = (
@@ -59,12 +62,55 @@ def test_items_appended_to_a_file_without_a_last_line_break_end_without_one(  # 
     )
 
 
-def test_an_appended_text_that_keeps_its_last_line_breaks_keeps_them(  # type: ignore[no-untyped-def]
-    one_doc_repo: Path, cli
+NOTES = {
+    "a text of two lines": "Should have offered an exchange.\nThe customer asked twice.",
+    "a text ending in a line break": "Should have offered an exchange.\n",
+    "a text ending in two line breaks": "Should have offered an exchange.\n\n",
+}
+
+
+@pytest.mark.parametrize("layout", ["items, LF", "items, CRLF", "no items"])
+@pytest.mark.parametrize("note", NOTES)
+def test_a_last_text_of_several_lines_keeps_the_line_break_every_reader_needs(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli, note: str, layout: str
 ) -> None:
-    write_files(one_doc_repo, {"sets/s.yaml": FILES["items, LF"]})
-    write_files(one_doc_repo, {"in.jsonl": json.dumps({**ROW, "answer": "to Reykjavik\n\n"})})
+    """A ``|`` text that ends a file without a line break is read with one by yaml-rs and
+    without by ruamel.yaml and PyYAML: the file then ends with the line break."""
+    record = {"question": ROW["question"], "trace": "tr-1", "note": NOTES[note]}
+    write_files(one_doc_repo, {"sets/s.yaml": FILES[layout].encode()})
+    write_files(one_doc_repo, {"record.jsonl": json.dumps(record)})
     commit_all(one_doc_repo, "set")
+    done = cli(one_doc_repo, "promote", "record.jsonl", "--set", "s")
+    assert done.code == 0, done.err
+    text = (one_doc_repo / "sets" / "s.yaml").read_bytes().decode()
+    readings = [
+        YAML(typ="rt", pure=True).load(text),
+        parse_yaml(text, Path("s.yaml")),
+        pyyaml.safe_load(text),
+    ]
+    assert [r["items"][-1]["origin"]["note"] for r in readings] == [NOTES[note]] * 3
+
+
+def test_a_holdout_row_sealed_on_arrival_last_reads_alike_everywhere(  # type: ignore[no-untyped-def]
+    one_doc_repo: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row sealed on arrival ends with its armored text, a ``|`` text: at the end of a
+    file without a last line break, yaml-rs would read it with the line break that
+    ruamel.yaml and PyYAML read it without."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    write_files(one_doc_repo, {"sets/s.yaml": FILES["items, LF"] + "\n    holdout: true"})
+    commit_all(one_doc_repo, "set")
+    assert cli(one_doc_repo, "seal", "s", "-r", key[1]).code == 0
+    path = one_doc_repo / "sets" / "s.yaml"
+    path.write_bytes(path.read_bytes().removesuffix(b"\n"))
+    write_files(one_doc_repo, {"in.jsonl": json.dumps({**ROW, "split": "holdout"})})
+    commit_all(one_doc_repo, "sealed")
     done = cli(one_doc_repo, "import", "in.jsonl", "--set", "s", "--format", "jsonl")
     assert done.code == 0, done.err
-    assert load_set(one_doc_repo / "sets" / "s.yaml").items[-1].answer == "to Reykjavik\n\n"
+    text = path.read_bytes().decode()
+    readings = [
+        YAML(typ="rt", pure=True).load(text),
+        parse_yaml(text, Path("s.yaml")),
+        pyyaml.safe_load(text),
+    ]
+    assert len({r["items"][-1]["sealed"]["age"] for r in readings}) == 1

@@ -686,7 +686,8 @@ class SetEditor:
         if not spans.starts:
             # `items: []` (or an empty `items:`) becomes a block with the new entries.
             ended = line_break(lines[spans.items_line])
-            text = _unended("items:\n" + text, bool(ended) or spans.items_line + 1 < len(lines))
+            broken = bool(ended) or spans.items_line + 1 < len(lines)
+            text = _unended("items:\n" + text, broken, self._appended[-1])
             newline = ended or newline
             return (spans.items_line, spans.items_line + 1, _breaks(text, newline))
         # after the last item's own comments, those indented under it (a note on it): put
@@ -702,7 +703,7 @@ class SetEditor:
             text = "".join("\n" + chunk for chunk in chunks)
         if not line_break(lines[last_end - 1]):
             # the file's last line: the new items go after it, and end as it did, unbroken
-            text = _unended("\n" + text, False)
+            text = _unended("\n" + text, False, self._appended[-1])
         return (last_end, last_end, _breaks(text, newline))
 
     def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
@@ -757,24 +758,17 @@ class SetEditor:
         return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
 
 
-def _unended(text: str, ended: bool) -> str:
-    """``text`` (``items:`` and entries, or entries after a line break) without its last
-    line break when it goes at the end of a file whose last line has none (``ended``
-    False), so that an edit keeps the file's end as it was; with it when the entries would
-    then read otherwise (a last text kept with its line breaks, ``|+``)."""
-    cut = text.removesuffix("\n")
-    if ended or cut == text:
+def _unended(text: str, ended: bool, last: Any) -> str:
+    """``text`` (new entries, ``last`` the last of them as data) without its last line
+    break when it goes at the end of a file whose last line has none (``ended`` False), so
+    that an edit keeps the file's end as it was; with it when the last value written is a
+    text of several lines, whose last line break readers then read apart (yaml-rs keeps it
+    in a ``|`` text that ends the file without one, ruamel.yaml and PyYAML drop it)."""
+    while isinstance(last, (dict, list)) and last:
+        last = list(last.values())[-1] if isinstance(last, dict) else last[-1]
+    if ended or (isinstance(last, str) and len(split_lines(last + "x")) > 1):
         return text
-    from evalset.sets.yamlio import parse_mapping
-
-    def read(entries: str) -> Any:
-        body = entries if entries.startswith("items:") else "items:\n" + entries.lstrip("\n")
-        try:
-            return parse_mapping(body, Path("items"))
-        except SetFileError:
-            return None
-
-    return cut if read(cut) == read(text) else text
+    return text.removesuffix("\n")
 
 
 def _anchors_kept(data: Any) -> Any:
