@@ -1,5 +1,6 @@
 """A file whose last line has no line break ends so after an edit that appends items to it
-(new, promote, import), as after one that edits its last item.
+(new, promote, import), as after one that edits its last item, and so does a file an edit
+writes again whole (items in a flow list).
 
 Before, the appended items ended with a line break, and so did the file."""
 
@@ -27,6 +28,9 @@ FILES = {
     "items, CRLF": (HEADER + "items:\n" + ITEM).replace("\n", "\r\n"),
     "items with a comment last": HEADER + "items:\n" + ITEM + "\n    # checked",
     "no items": HEADER + "items: []",
+    "items as a flow list": HEADER + "items: [{id: q-001, question: How long do I have to "
+    "return a damaged item, category: direct-lookup, expected_sources: [d.md], key_points: "
+    "[{text: The document, sources: [d.md]}]}]",
 }
 ROW = {
     "question": "Do you ship parcels to Iceland",
@@ -56,7 +60,8 @@ def test_items_appended_to_a_file_without_a_last_line_break_end_without_one(  # 
     after = (one_doc_repo / "sets" / "s.yaml").read_bytes().decode()
     assert not after.endswith("\n")
     kept = before.removesuffix("items: []")
-    assert after.startswith(kept)
+    if "flow list" not in layout:  # the file written again whole
+        assert after.startswith(kept)
     assert [i.question for i in load_set(one_doc_repo / "sets" / "s.yaml").items][-1] == (
         ROW["question"]
     )

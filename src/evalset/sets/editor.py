@@ -684,10 +684,15 @@ class SetEditor:
         lines, newline = index.lines, index.newline
         text = _entries(yaml, {"items": self._appended})
         if not spans.starts:
-            # `items: []` (or an empty `items:`) becomes a block with the new entries.
+            # `items: []` (or an empty `items:`) becomes a block with the new entries, and
+            # keeps the comment on its line
             ended = line_break(lines[spans.items_line])
+            line = lines[spans.items_line].removesuffix(ended)
+            cut = _comment_start(line)
+            gap = line[len(line[:cut].rstrip(" \t")) : cut] if cut < len(line) else ""
             broken = bool(ended) or spans.items_line + 1 < len(lines)
-            text = _unended("items:\n" + text, broken, self._appended[-1])
+            first = "items:" + gap + line[cut:] + "\n"
+            text = _unended(first + text, broken, self._appended[-1])
             newline = ended or newline
             return (spans.items_line, spans.items_line + 1, _breaks(text, newline))
         # after the last item's own comments, those indented under it (a note on it): put
@@ -755,15 +760,18 @@ class SetEditor:
                 _drop_comments(items, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
-        return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+        text = _breaks(_dump(yaml, doc), self.current.index.newline)
+        lines = self.current.index.lines
+        return self._put_back(_unended(text, not lines or bool(line_break(lines[-1])), doc))
 
 
 def _unended(text: str, ended: bool, last: Any) -> str:
-    """``text`` (new entries, ``last`` the last of them as data) without its last line
-    break when it goes at the end of a file whose last line has none (``ended`` False), so
-    that an edit keeps the file's end as it was; with it when the last value written is a
-    text of several lines, whose last line break readers then read apart (yaml-rs keeps it
-    in a ``|`` text that ends the file without one, ruamel.yaml and PyYAML drop it)."""
+    """``text`` (what an edit writes at the end of a file: new entries, or the whole file;
+    ``last`` what it holds last, as data) without its last line break when the file's last
+    line has none (``ended`` False), so that an edit keeps the file's end as it was; with
+    it when the last value written is a text of several lines, whose last line break
+    readers then read apart (yaml-rs keeps it in a ``|`` text that ends the file without
+    one, ruamel.yaml and PyYAML drop it)."""
     while isinstance(last, (dict, list)) and last:
         last = list(last.values())[-1] if isinstance(last, dict) else last[-1]
     if ended or (isinstance(last, str) and len(split_lines(last + "x")) > 1):
