@@ -24,6 +24,7 @@ from evalset.fsio import (
 from evalset.git import MERGE_DRIVER, attribute_pattern
 from evalset.sets.model import set_name_problem
 from evalset.sets.schema import rendered
+from evalset.sets.yamlio import read_otherwise
 from evalset.workspace import SET_SUFFIXES, display_path
 
 FIRST_SET = """\
@@ -261,11 +262,12 @@ def _git_config(git_root: Path, key: str, value: str) -> None:
 def _yaml_path(path: str) -> str:
     """A text (a folder, a set's name) as a YAML scalar: as it is when YAML reads it plain
     as that text, else quoted (a JSON string is a YAML scalar too), so that no name breaks
-    a file: ``2024``, ``true`` or ``null`` plain would read as a number, a boolean, nothing."""
+    a file: ``2024``, ``true`` or ``null`` plain would read as a number, a boolean, nothing,
+    and ``yes``, ``_1`` or ``0X1F`` so to some YAML readers (``read_otherwise``)."""
     if re.fullmatch(r"[A-Za-z0-9._/-]+", path):
         from ruamel.yaml import YAML
 
-        if YAML(typ="safe", pure=True).load(path) == path:
+        if YAML(typ="safe", pure=True).load(path) == path and not read_otherwise(path):
             return path
     return _toml_string(path)
 

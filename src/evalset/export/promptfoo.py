@@ -67,7 +67,7 @@ def _asserts(item: Any) -> list[dict[str, Any]]:
 def write(view: View) -> str:
     from ruamel.yaml import YAML
 
-    from evalset.sets.yamlio import NEVER_FOLD, writes_breaks_escaped
+    from evalset.sets.yamlio import NEVER_FOLD, writes_portably
 
     tests = []
     for item in view.items:
@@ -78,7 +78,7 @@ def write(view: View) -> str:
             "metadata": view.metadata(item),
         }
         tests.append(test)
-    yaml = writes_breaks_escaped(YAML(typ="safe", pure=True))
+    yaml = writes_portably(YAML(typ="safe", pure=True))
     yaml.default_flow_style = False
     yaml.width = NEVER_FOLD  # one line per value, read back as it is
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]

@@ -52,7 +52,7 @@ from evalset.sets.model import (
 from evalset.sets.resolve import resolves_by_content, unresolved
 from evalset.sets.setfile import SetFile, load_set
 from evalset.sets.validate import row_errors
-from evalset.sets.yamlio import NEVER_FOLD
+from evalset.sets.yamlio import NEVER_FOLD, writes_portably
 
 READERS = {
     "jsonl": "evalset.export.jsonl",
@@ -151,7 +151,7 @@ def new_set_text(name: str, source: Path, categories: dict[str, str | None]) -> 
         },
         "items": [],
     }
-    yaml = YAML(typ="rt", pure=True)
+    yaml = writes_portably(YAML(typ="rt", pure=True))  # a category named `yes`, `on`, `_1`
     yaml.width = NEVER_FOLD  # one line per value, as a person would write it
     out = io.StringIO()
     yaml.dump(header, out)

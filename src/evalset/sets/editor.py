@@ -38,13 +38,13 @@ from evalset.sets.lock import SetLock, set_lock
 from evalset.sets.model import Item, SetHeader, side
 from evalset.sets.setfile import SetFile, load_set, parse_set
 from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
-from evalset.sets.yamlio import NEVER_FOLD, writes_breaks_escaped
+from evalset.sets.yamlio import NEVER_FOLD, flow_entry, writes_portably
 
 
 def _yaml(indent: tuple[int, int, int]) -> Any:
     from ruamel.yaml import YAML
 
-    yaml = writes_breaks_escaped(YAML(typ="rt", pure=True))
+    yaml = writes_portably(YAML(typ="rt", pure=True))
     yaml.preserve_quotes = True
     yaml.width = NEVER_FOLD  # never re-wrap a line (a tag or a category's meaning has no limit)
     yaml.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
@@ -573,9 +573,9 @@ class SetEditor:
                 pass  # a placeholder landed inside a scalar: read the region as it is
             else:
                 self._long_comments = kept
-                return doc
+                return _anchors_kept(doc)
         try:
-            return yaml.load(text)
+            return _anchors_kept(yaml.load(text))
         except (YAMLError, ValueError) as exc:  # ValueError: a date that does not exist
             mark = getattr(exc, "problem_mark", None)
             place = (mark.line, mark.column) if mark is not None else None
@@ -684,9 +684,17 @@ class SetEditor:
         lines, newline = index.lines, index.newline
         text = _entries(yaml, {"items": self._appended})
         if not spans.starts:
-            # `items: []` (or an empty `items:`) becomes a block with the new entries.
-            newline = line_break(lines[spans.items_line]) or newline
-            return (spans.items_line, spans.items_line + 1, _breaks("items:\n" + text, newline))
+            # `items: []` (or an empty `items:`) becomes a block with the new entries, and
+            # keeps the comment on its line
+            ended = line_break(lines[spans.items_line])
+            line = lines[spans.items_line].removesuffix(ended)
+            cut = _comment_start(line)
+            gap = line[len(line[:cut].rstrip(" \t")) : cut] if cut < len(line) else ""
+            broken = bool(ended) or spans.items_line + 1 < len(lines)
+            first = "items:" + gap + line[cut:] + "\n"
+            text = _unended(first + text, broken, self._appended[-1])
+            newline = ended or newline
+            return (spans.items_line, spans.items_line + 1, _breaks(text, newline))
         # after the last item's own comments, those indented under it (a note on it): put
         # before them, they would read as the new item's, and go when it is sealed
         last = len(spans.starts) - 1
@@ -699,7 +707,8 @@ class SetEditor:
             chunks = [_entries(yaml, {"items": [entry]}) for entry in self._appended]
             text = "".join("\n" + chunk for chunk in chunks)
         if not line_break(lines[last_end - 1]):
-            text = "\n" + text
+            # the file's last line: the new items go after it, and end as it did, unbroken
+            text = _unended("\n" + text, False, self._appended[-1])
         return (last_end, last_end, _breaks(text, newline))
 
     def _header_text(self, yaml: Any, items_line: int) -> tuple[int, int, str]:
@@ -751,7 +760,42 @@ class SetEditor:
                 _drop_comments(items, k)
         items.extend(self._appended)
         _apply(doc, self._header_changes)
-        return self._put_back(_breaks(_dump(yaml, doc), self.current.index.newline))
+        text = _breaks(_dump(yaml, doc), self.current.index.newline)
+        lines = self.current.index.lines
+        return self._put_back(_unended(text, not lines or bool(line_break(lines[-1])), doc))
+
+
+def _unended(text: str, ended: bool, last: Any) -> str:
+    """``text`` (what an edit writes at the end of a file: new entries, or the whole file;
+    ``last`` what it holds last, as data) without its last line break when the file's last
+    line has none (``ended`` False), so that an edit keeps the file's end as it was; with
+    it when the last value written is a text of several lines, whose last line break
+    readers then read apart (yaml-rs keeps it in a ``|`` text that ends the file without
+    one, ruamel.yaml and PyYAML drop it)."""
+    while isinstance(last, (dict, list)) and last:
+        last = list(last.values())[-1] if isinstance(last, dict) else last[-1]
+    if ended or (isinstance(last, str) and len(split_lines(last + "x")) > 1):
+        return text
+    return text.removesuffix("\n")
+
+
+def _anchors_kept(data: Any) -> Any:
+    """``data`` (a round-trip document) with each anchor on a mapping or a list written
+    again whether or not an alias uses it (``- &faq`` on an item, ``key_points: &kp``): the
+    YAML library writes those only when one does, and so an edit of the item dropped them.
+    Returns ``data``."""
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen or not isinstance(node, (dict, list)):
+            continue
+        seen.add(id(node))
+        anchor = getattr(node, "anchor", None)
+        if anchor is not None and anchor.value is not None:
+            anchor.always_dump = True
+        pending.extend(node.values() if isinstance(node, dict) else node)
+    return data
 
 
 def _keep_untouched(
@@ -843,9 +887,35 @@ def _flow_kept(
     for key, (start, end) in sorted(now.items(), key=lambda kv: kv[1], reverse=True):
         if key in unchanged:
             kept = kept[:start] + old[slice(*was[key])] + kept[end:]
+    kept = _gap_before_comment(old, kept)
     if kept == new or _read_item(put_back(kept)) != expected:
         return new, expected
     return kept, expected
+
+
+def _gap_before_comment(old: str, new: str) -> str:
+    """``new`` (a flow-style item's text, LF-broken) with the white space between its
+    closing brace and the comment after it as ``old`` has it: the library writes one space
+    there (``} # approved``) where the file had its own."""
+
+    def brace_comment(text: str) -> tuple[int, int, int] | None:
+        """(line, end of the brace, start of the comment) of the first line that ends a
+        flow mapping with a comment after it."""
+        for at, line in enumerate(split_lines(text)):
+            body = line.rstrip("\n")
+            cut = _comment_start(body)
+            code = body[:cut].rstrip(" \t")
+            if cut < len(body) and code.endswith("}"):
+                return at, len(code), cut
+        return None
+
+    was, now = brace_comment(old), brace_comment(new)
+    if was is None or now is None:
+        return new
+    lines = split_lines(new)
+    line = lines[now[0]]
+    lines[now[0]] = line[: now[1]] + split_lines(old)[was[0]][was[1] : was[2]] + line[now[2] :]
+    return "".join(lines)
 
 
 def _with_values_of(meant: Any, was: Any, names: set[str]) -> Any:
@@ -975,14 +1045,19 @@ def _comments_after_flow(entries: Any, at: int) -> None:
 
 def _rename_scalar(text: str, old: str, new: str) -> str:
     """``text`` with each plain or quoted scalar that is exactly ``old`` (a list entry, in
-    flow or block style) written ``new`` in the same quotes; comments are left as they are
-    (a reader of the item cannot tell, so ``_renamed`` could not)."""
+    flow or block style) written ``new`` in the same quotes, or, for a plain one, as the
+    YAML library writes ``new`` in a flow list (``what?.md`` quoted: a YAML 1.1 reader ends
+    a plain text at a ``?`` there); comments are left as they are (a reader of the item
+    cannot tell, so ``_renamed`` could not)."""
     found = re.compile(r"(?<![^\s\[,])(['\"]?)" + re.escape(old) + r"\1(?=[ \t]*(?:[,\]]|$))")
+    plain = flow_entry(new)
     out = []
     for line in split_lines(text):
         body = line.rstrip("\r\n")
         cut = _comment_start(body)
-        code = found.sub(lambda m: f"{m.group(1)}{new}{m.group(1)}", body[:cut])
+        code = found.sub(
+            lambda m: f"{m.group(1)}{new}{m.group(1)}" if m.group(1) else plain, body[:cut]
+        )
         out.append(code + line[cut:])
     return "".join(out)
 

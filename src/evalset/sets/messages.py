@@ -98,6 +98,11 @@ def schema_message(
             return f"field {name!r} is not one a sealed item shows", (
                 "it belongs in the sealed content: `evalset unseal` with the key, then seal again"
             )
+        if name == "<<":  # read as a key by YAML 1.2 readers, evalset's among them
+            return "a YAML merge key (`<<: *name`), which YAML 1.2 readers do not merge", (
+                "write out the fields it would merge in its place: readers that merge and "
+                "readers that do not read this item differently"
+            )
         # a closer match than difflib's default asks: 'colour' is not a typo of 'holdout'
         close = difflib.get_close_matches(name, fields, n=1, cutoff=0.7)
         return f"unknown field {name!r}", (

@@ -8,6 +8,7 @@ message needs (see ``locate.py``).
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -94,6 +95,15 @@ def _syntax_message(path: Path, detail: str, text: str) -> str:
         loc = f"{path}:{line}:{col}"
     if "tab" in reason:
         return f"{loc}: is indented with a tab; YAML indents with spaces only, so replace the tab."
+    if where and "followed by a valid YAML whitespace" in reason:
+        row = re.split(r"\r\n|\r|\n", text)[int(where.group(1)) - 1]
+        after = int(where.group(2))
+        if row[after - 2 : after - 1] == "\t":  # the tab aligns a value after its key
+            return (
+                f"{path}:{where.group(1)}:{after - 1}: has a tab right after a key's `:`, where "
+                "YAML readers (evalset's among them) take only a space; write a space for the "
+                "tab."
+            )
     if "quoted scalar" in reason or "quote" in reason:
         return f"{loc}: not valid YAML ({reason}); is a quote left unclosed?"
     return f"{loc}: not valid YAML ({reason}); fix the syntax there."
@@ -456,12 +466,92 @@ def _quoted_if_breaks(representer: Any, data: str) -> Any:
     return representer.represent_str(data)
 
 
-def writes_breaks_escaped(yaml: _Yaml) -> _Yaml:
-    """``yaml`` (a ruamel.yaml ``YAML``, before its first dump), writing a string that holds
-    NEL, LS or PS double-quoted with the character escaped, so that it reads back as it was
-    (``BREAKS_OF_YAML_1_1``). Returns ``yaml``."""
+_STR = "tag:yaml.org,2002:str"
+
+
+@functools.cache
+def _yaml_1_1() -> Any:
+    from ruamel.yaml.resolver import VersionedResolver
+
+    return VersionedResolver(version=(1, 1))
+
+
+_NUMBER_START = frozenset("_.+-0123456789")
+
+
+def read_otherwise(text: str) -> bool:
+    """Whether a YAML reader takes ``text``, written plain, for something other than text.
+
+    ruamel.yaml writes for YAML 1.2, where ``yes``, ``no``, ``on``, ``off``, ``y`` and ``n``
+    are text, and so writes them plain; a YAML 1.1 reader (PyYAML, Go's yaml.v2, most YAML
+    tools of before 2021) reads them as booleans, ``1:30`` as 90 (a number in base 60),
+    ``017`` as 15 and ``1_000`` as 1000. And yaml-rs, which evalset reads with, takes more
+    for numbers than YAML 1.2 does (``_1``, ``1e_3``, ``.NaN``, ``0X1F``): a text that
+    may start a number is read with it to see."""
+    from ruamel.yaml.nodes import ScalarNode
+
+    if _yaml_1_1().resolve(ScalarNode, text, (True, False)) != _STR:
+        return True
+    if text[:1] not in _NUMBER_START:
+        return False
+    try:
+        return bool(_loads(text) != text)
+    except yaml_rs.YAMLDecodeError:
+        return True
+
+
+class _Portable:
+    """What a ruamel.yaml emitter writes plain, restricted to what every YAML reader reads
+    as the same text (mixed into the emitter class of a ``YAML``, see ``writes_portably``).
+
+    - In a flow collection (``[a, b]``, ``{k: v}``), a text that begins with ``?`` or
+      ``:``, or holds a ``?``, is quoted: YAML 1.1 ends a plain text at a ``?`` there (PyYAML
+      refuses the file), and ruamel.yaml writes ``[? x]``, which every reader takes for a
+      mapping ``{x: null}``.
+    - In a flow collection, a text that ends in a space and ``-`` is quoted: yaml-rs takes
+      ``[a -]`` for a ``-`` that starts a text before the ``]``, and refuses the file.
+    - Anywhere, a text that a YAML reader reads as something else (``read_otherwise``) is
+      quoted."""
+
+    def analyze_scalar(self, scalar: Any) -> Any:
+        found = super().analyze_scalar(scalar)  # type: ignore[misc]
+        if scalar and ("?" in scalar or scalar[0] == ":" or scalar[-2:] in (" -", "\t-")):
+            found.allow_flow_plain = False
+        return found
+
+    def choose_scalar_style(self) -> Any:
+        style = super().choose_scalar_style()  # type: ignore[misc]
+        event: Any = self.event  # type: ignore[attr-defined]
+        if style == "" and event.tag == _STR and event.value and read_otherwise(event.value):
+            return "'"
+        return style
+
+
+def writes_portably(yaml: _Yaml) -> _Yaml:
+    """``yaml`` (a ruamel.yaml ``YAML``, before its first dump), writing every text so that
+    YAML 1.1 and 1.2 readers alike read it back as it was: one that holds NEL, LS or PS
+    double-quoted with the character escaped (``BREAKS_OF_YAML_1_1``), and one that a
+    reader of either version would take for something else, or not read, quoted
+    (``_Portable``). Returns ``yaml``."""
     base = yaml.Representer  # type: ignore[attr-defined]
     escaping: Any = type(f"Escaping{base.__name__}", (base,), {})
     escaping.add_representer(str, _quoted_if_breaks)
     yaml.Representer = escaping  # type: ignore[attr-defined]
+    emitter = yaml.Emitter  # type: ignore[attr-defined]
+    yaml.Emitter = type(f"Portable{emitter.__name__}", (_Portable, emitter), {})  # type: ignore[attr-defined]
     return yaml
+
+
+def flow_entry(text: str) -> str:
+    """``text`` as an entry of a flow list (``[a, b]``) is written so that every YAML reader
+    reads it back as ``text``: plain where it can be, else quoted (``writes_portably``)."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = writes_portably(YAML(typ="safe", pure=True))
+    yaml.default_flow_style = True
+    yaml.width = NEVER_FOLD
+    out = io.StringIO()
+    yaml.dump([text], out)
+    return out.getvalue().rstrip("\n").removesuffix("\n...").rstrip("\n")[1:-1]
