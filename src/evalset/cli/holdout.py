@@ -87,13 +87,19 @@ def split(
         ratio = (ws.config.split if ws else SplitConfig()).ratio
     plan = run_split(path, ratio, dry_run)
     if as_json:
-        emit_json({"set": str(path), "written": not dry_run, **plan.to_json()})
+        emit_json({"set": str(path), "written": plan.written, **plan.to_json()})
         return
     verb = "would assign" if dry_run else "assigned"
     echo(
         f"{verb} {len(plan.holdout) + len(plan.tuning)} item(s) in {path}: "
         f"{len(plan.holdout)} holdout, {len(plan.tuning)} tuning (target {plan.ratio:.0%})"
     )
+    if plan.kept:
+        echo(
+            f"  {plan.kept} item(s) assigned before keep their side: the target applies to "
+            f"unassigned items only (to move one: `evalset split {path.stem} --move ITEM "
+            "--to SIDE --force`)"
+        )
     for category, (held, count) in plan.shares.items():
         share = held / count if count else 0
         echo(f"  {category}: {held} of {count} holdout ({share:.0%})")
