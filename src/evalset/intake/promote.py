@@ -38,7 +38,8 @@ from evalset.fsio import (
 )
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import PatternTooSlow, Redactor, redact
-from evalset.sets.messages import error_text
+from evalset.sets.findings import field_path
+from evalset.sets.messages import error_loc, field_message, schema_message
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 from evalset.sets.sealed import IDENTITY_ENV
 
@@ -331,11 +332,17 @@ def _mapped(raw: Any, name: str, paths: list[str]) -> tuple[Any, tuple[str, str]
         if name in TEXT_FIELDS and value is not None and not isinstance(value, str):
             other = other or (path, _kind(value))
             continue
-        if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
         if value is not None:
-            return (_retrieved(value) if name == "retrieved" else value), None
+            return _as_mapped(name, value), None
     return None, other
+
+
+def _as_mapped(name: str, value: Any) -> Any:
+    """A field's value as a record holds it: a trace given as a whole number (a home-grown
+    log's id) as its digits, retrieved documents as a list of texts."""
+    if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _retrieved(value) if name == "retrieved" else value
 
 
 def _kind(value: Any) -> str:
@@ -354,8 +361,8 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
     unusable, in words that quote none of its values."""
     if not isinstance(raw, dict):
         return raw, "is not a JSON object"
-    if mapping is None:
-        return raw, None
+    if mapping is None:  # read as a mapping of each field to its own name reads it
+        return {k: _as_mapped(k, v) for k, v in raw.items()}, None
     record: dict[str, Any] = {}
     for name, paths in mapping.items():
         value, other = _mapped(raw, name, paths)
@@ -379,10 +386,13 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
 
 
 def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
+    """What is wrong with a record, in the sentence a set file's error of the kind gets
+    (``field_message``), with the fix."""
     errors = exc.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = error_loc(first)
     # A record's keys are its sender's text too: one may be an email address.
-    where = redact(".".join(str(p) for p in first["loc"]), redactor)
+    where = redact(field_path(loc), redactor)
     where = where or "record"
     if first["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(first["loc"][0]), FIELDS, n=1)
@@ -392,9 +402,20 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
             "--map or --preset"
         )
     if first["type"] == "missing":
-        return f"{where} is missing"
-    # a validator's message may quote the value (a date given as an object): redacted too
-    return f"{where}: {redact(error_text(first), redactor)}"
+        return f"{where} is missing; records of another shape need --map or --preset"
+    value = first.get("input")
+    if isinstance(value, str):  # the sentence may quote it, or a name made of it
+        first = {**first, "input": redact(value, redactor)}
+    if loc and loc[0] in TEXT_FIELDS and isinstance(value, (dict, list)):
+        # as a mapped field holding an object is told (``apply_map``)
+        text, _ = schema_message(first, is_item=True)
+        return f"{where}: {text}; point --map {loc[0]}=PATH at the text it holds"
+    if loc and loc[0] == "retrieved" and isinstance(value, dict):
+        text, _ = schema_message(first, is_item=True)
+        keys = ", ".join(_SOURCE_KEYS)
+        return f"{where}: {text}; give the document as text, or an object with one of {keys}"
+    # the sentence may quote the value (a category, a date given as an object): redacted too
+    return f"{where}: {redact(field_message(first), redactor)}"
 
 
 _NOT_IN_IDS = {"CARD", "IBAN"}
