@@ -288,7 +288,7 @@ def import_(
             raise
         if unknown.close is not None and not create:  # a typo of an existing set's name?
             raise UnknownSet(
-                f"{str(unknown).removesuffix('.')}; give the set's name, or pass --create to "
+                f"{unknown.problem}; give the set's name, or pass --create to "
                 f"start a new set named {set_name!r}."
             ) from None
         from evalset.workspace import display_path
