@@ -348,7 +348,9 @@ def promote(
         "question", "--id-from", help="question: q- and a hash of the redacted question; trace."
     ),
     skip_invalid: bool = typer.Option(
-        False, "--skip-invalid", help="Promote the valid records and list the invalid ones."
+        False,
+        "--skip-invalid",
+        help="Promote the valid records and list the invalid ones (refused if none is valid).",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would happen, write nothing."),
     as_json: bool = _JSON,

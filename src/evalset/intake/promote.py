@@ -741,22 +741,20 @@ def promote(
     records, unreadable = read_records(text, source, redactor)
     candidates, invalid = prepare(records, mapping, redactor, categories)
     invalid = sorted([*unreadable, *invalid], key=_by_line)
-    if invalid and not skip_invalid:
-        raise _refusal(source, invalid)
+    if invalid and (not skip_invalid or not candidates):
+        raise _refusal(source, invalid, none_left=skip_invalid)
     if dry_run:
         decision = decide(
             loaded.entries, candidates, id_from, ratio, loaded.not_valid, dry_run=True
         )
-        if decision.result.invalid and not skip_invalid:  # as the run itself refuses
-            raise _refusal(source, decision.result.invalid)
+        _refuse_invalid(source, decision.result, candidates, skip_invalid)  # as the run does
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result
     with edit_set(target) as editor:
         current = editor.current
         decision = decide(current.entries, candidates, id_from, ratio, current.not_valid)
-        if decision.result.invalid and not skip_invalid:
-            raise _refusal(source, decision.result.invalid)
+        _refuse_invalid(source, decision.result, candidates, skip_invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)
         _note_sealing(decision.result, arrivals)
         editor.append_items(arrivals.entries)
@@ -776,14 +774,29 @@ def _by_line(invalid: Invalid) -> int:
     return invalid.line
 
 
-def _refusal(source: str, invalid: list[Invalid]) -> PromoteRefused:
+def _refuse_invalid(
+    source: str, result: PromoteResult, candidates: Sequence[Candidate], skip_invalid: bool
+) -> None:
+    """Refuse the run over the records found invalid while deciding (no trace usable as an
+    id), unless they are to be skipped and some other record is left."""
+    if result.invalid and (not skip_invalid or len(result.invalid) == len(candidates)):
+        raise _refusal(source, result.invalid, none_left=skip_invalid)
+
+
+def _refusal(source: str, invalid: list[Invalid], none_left: bool = False) -> PromoteRefused:
+    """The refusal of a run with invalid records. ``none_left``: --skip-invalid was given
+    and no record is valid: it would promote nothing, and exit as if all was well."""
     first = invalid[0]
     where = f"{source}:{first.line}" + (f":{first.column}" if first.column else "")
     more = ""
     if len(invalid) > 1:
         others = ", ".join(str(i.line) for i in invalid[1:6]) + (", …" if len(invalid) > 6 else "")
         more = f"; {len(invalid) - 1} more invalid record(s), at line {others}"
+    fix = (
+        "fix the records: none is valid, so leaving them out (--skip-invalid) would leave nothing"
+        if none_left
+        else "fix the records, or pass --skip-invalid to promote the valid ones"
+    )
     return PromoteRefused(
-        f"{where}: the record {first.problem}{more}. Nothing was promoted: fix the records, "
-        "or pass --skip-invalid to promote the valid ones."
+        f"{where}: the record {first.problem}{more}. Nothing was promoted: {fix}."
     )
