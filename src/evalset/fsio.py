@@ -177,7 +177,15 @@ def _write_error(path: Path, exc: OSError) -> WriteFailed:
         )
     if exc.errno == errno.ENOSPC:
         return WriteFailed(f"{path}: cannot be written (no space left on the device); free space.")
-    return WriteFailed(f"{path}: cannot be written ({exc.strerror or exc}).")
+    if exc.errno == errno.ENOENT:  # the folder is there, but makes no file (/proc, /sys)
+        return WriteFailed(
+            f"{path}: cannot be written because the folder {folder} takes no new files "
+            f"({exc.strerror}); name a file in another folder."
+        )
+    return WriteFailed(
+        f"{path}: cannot be written ({exc.strerror or exc}); name a file in another folder, "
+        f"or see that {folder} can be written."
+    )
 
 
 TOO_LONG = "is too long a name for the file system (File name too long); give a shorter path."
