@@ -79,11 +79,9 @@ def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
 
 def error_text(err: Mapping[str, Any]) -> str:
     """pydantic's message for an error, a validator's own sentence without the ``Value
-    error, `` pydantic puts before it, and a date refused in one sentence with the fix."""
+    error, `` pydantic puts before it."""
     if err["type"] == "value_error" and (err.get("ctx") or {}).get("error") is not None:
         return str(err["ctx"]["error"])
-    if err["type"] in DATE_ERRORS:
-        return f"{not_a_date(err.get('input'))}; {DATE_FIX}"
     return str(err["msg"])
 
 
