@@ -60,7 +60,8 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
     "wrong-type-bool": (
         HEADER + ITEM.replace("holdout: false", "holdout: yes"),
         1,
-        "{f}:13:5: item q-1: holdout: error: expected true or false, got text ('yes')",
+        "{f}:13:5: item q-1: holdout: error: expected true or false, got text ('yes') (write "
+        "true or false, without quotes)",
     ),
     "duplicate-id": (
         HEADER + ITEM + ITEM,

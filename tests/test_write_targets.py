@@ -39,6 +39,13 @@ TARGETS = {
     "a folder": ("sets", "is a folder; name a file to write instead."),
     "a name too long": ("n" * 300 + ".json", "is too long a name for the file system"),
     "a folder no one may write": ("/sys/evalset-out.json", "cannot be written"),
+    # a folder of a file system that makes no files, which says "no such file"
+    "a folder that takes no file": (
+        "/proc/evalset-out.json",
+        "cannot be written because the folder /proc takes no new files (No such file or "
+        "directory); name a file in another folder.",
+    ),
+    "a process's folder": ("/proc/self/evalset-out.json", "because the folder /proc/self takes"),
     "under a dangling symlink": (
         "gone/out.json",
         "because gone is a symlink to nowhere/at-all, which does not exist; create that "

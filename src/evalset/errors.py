@@ -50,11 +50,13 @@ class SetFileError(EvalsetError):
 
 class UnknownSet(EvalsetError):
     """A set name or path does not point at a set file; ``close``: the existing set's name
-    it resembles, if any."""
+    it resembles, if any; ``problem``: the message without its fix, for a command that
+    knows a better one."""
 
-    def __init__(self, message: str, close: str | None = None) -> None:
+    def __init__(self, message: str, close: str | None = None, problem: str | None = None) -> None:
         super().__init__(message)
         self.close = close
+        self.problem = problem if problem is not None else message.removesuffix(".")
 
 
 class EditRefused(EvalsetError):

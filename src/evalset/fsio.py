@@ -177,7 +177,15 @@ def _write_error(path: Path, exc: OSError) -> WriteFailed:
         )
     if exc.errno == errno.ENOSPC:
         return WriteFailed(f"{path}: cannot be written (no space left on the device); free space.")
-    return WriteFailed(f"{path}: cannot be written ({exc.strerror or exc}).")
+    if exc.errno == errno.ENOENT:  # the folder is there, but makes no file (/proc, /sys)
+        return WriteFailed(
+            f"{path}: cannot be written because the folder {folder} takes no new files "
+            f"({exc.strerror}); name a file in another folder."
+        )
+    return WriteFailed(
+        f"{path}: cannot be written ({exc.strerror or exc}); name a file in another folder, "
+        f"or see that {folder} can be written."
+    )
 
 
 TOO_LONG = "is too long a name for the file system (File name too long); give a shorter path."
@@ -1046,7 +1054,20 @@ def not_json(exc: json.JSONDecodeError, said: str | None = None) -> str:
     """What a reader says of a text ``exc`` was raised for: not valid JSON, or valid JSON
     it cannot read (``NumberTooLong``); why, as ``said`` (``exc.msg`` redacted, say)."""
     kind = "JSON that can be read" if isinstance(exc, NumberTooLong) else "valid JSON"
-    return f"is not {kind} ({exc.msg if said is None else said})"
+    why = exc.msg if said is None else said
+    return f"is not {kind} ({JSON_SAYS.get(why, why.removesuffix(' at'))})"
+
+
+JSON_SAYS = {
+    "Unterminated string starting at": 'a string that starts here is not closed: a " is missing',
+    "Invalid control character at": (
+        "a string holds a control character here, such as a tab or a line break, which JSON "
+        "writes as \\t or \\n"
+    ),
+}
+"""Python's JSON reader's messages that end with the position they leave to the exception
+("starting at: line 1 column 44"), whose message alone stops short; the position is the
+caller's (``file:line:column``)."""
 
 
 def json_loads(text: str | bytes, unique_keys: bool = False) -> Any:

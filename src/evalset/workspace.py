@@ -132,7 +132,13 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
     names = [p.stem for p in set_paths(workspace, strict=False)]
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
-    raise UnknownSet(
-        f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint}).",
-        close[0] if close else None,
+    problem = f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint})"
+    fix = (
+        ""
+        if close
+        else (
+            f"; {'name one of them, or ' if names else ''}start the set by importing rows into "
+            f"it: `evalset import FILE --set {ref} --format jsonl`"
+        )
     )
+    raise UnknownSet(f"{problem}{fix}.", close[0] if close else None, problem)

@@ -402,8 +402,8 @@ def test_a_carried_origin_of_the_wrong_shape_is_refused(cli, empty_set: Path) ->
         "langsmith": ('{"inputs": {"question": "Why?"}, "metadata": {"origin": "tr-1"}}\n',
                       'bad.txt:1: the row has metadata.origin "tr-1", not a JSON object'),
         "jsonl": ('{"question": "Why?", "origin": {"kind": "found"}}\n', "bad.txt:1: "
-                  "origin.kind: Input should be 'production', 'manual', 'synthetic' or "
-                  "'imported'; fix the row"),
+                  "origin.kind: text ('found') is not allowed; use one of 'production', "
+                  "'manual', 'synthetic' or 'imported'; fix the row"),
     }  # fmt: skip
     before = empty_set.read_bytes()
     for fmt, (content, message) in rows.items():

@@ -354,11 +354,12 @@ def test_invalid_records_are_named_without_their_values(example: Path, cli) -> N
     report = json.loads(result.out)
     assert len(report["added"]) == 1
     assert report["invalid"] == [
-        {"line": 2, "problem": "category: String should match pattern '^[A-Za-z0-9._-]+$'"},
+        {"line": 2, "problem": "category: text ('<EMAIL_1>') does not have the required form "
+                               "^[A-Za-z0-9._-]+$; use letters, digits, '.', '_' and '-' only"},
         {"line": 3, "problem": "category: 'direct-lokup' is not declared in the set; did you mean "
                                "direct-lookup? declare it in the set's categories or correct "
                                "the record"},
-        {"line": 4, "problem": "question: String should have at least 1 character"},
+        {"line": 4, "problem": "question: must not be empty; write the question"},
         {"line": 5, "problem": "is not a JSON object"},
     ]  # fmt: skip
     assert "ed@example.com" not in result.out + result.err
@@ -569,7 +570,7 @@ def test_a_jsonl_record_is_not_cut_at_a_character_json_leaves_unescaped() -> Non
 
 
 # a question that asks nothing, as a record or a mapped field gives it -> the refusal
-EMPTY = "question: String should have at least 1 character"
+EMPTY = "question: must not be empty; write the question"
 BLANK = "question: holds only white space; give the question the user asked"
 BLANK_QUESTIONS = [("", EMPTY), (" ", BLANK), ("   ", BLANK), ("\n", BLANK), ("\t\r\n", BLANK),
                    ("\u00a0", BLANK), ("\u3000\u2028", BLANK), ("\x85", BLANK)]  # fmt: skip

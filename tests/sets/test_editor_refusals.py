@@ -44,8 +44,7 @@ def test_a_replaced_item_is_validated_as_an_updated_one(example: Path, how: str)
             editor.replace_at(0, {"id": "q-001", "question": 5, "status": "active"})
         else:
             editor.restore_at(0, "  - id: q-001\n    question: 5\n    status: active\n")
-    line = 21 if how == "restore_at" else 20  # a replaced item drops the comment above it
-    assert str(caught.value) == refused(path, f"{path}:{line}:5: item q-001: {NOT_TEXT}")
+    assert str(caught.value) == refused(path, f"item q-001: {NOT_TEXT}")
     assert path.read_bytes() == before
 
 
@@ -57,7 +56,7 @@ def test_a_replaced_item_keeps_the_rules_of_an_item(example: Path) -> None:
         editor.replace_item("q-001", entry)
     assert str(caught.value) == refused(
         path,
-        f"{path}:21:5: item q-001: category: error: category 'nonsense' is not declared in the "
+        "item q-001: category: error: category 'nonsense' is not declared in the "
         "set's categories (declare it under `categories:` in the header)",
     )
     assert path.read_bytes() == before
@@ -168,7 +167,7 @@ def test_a_header_edit_that_breaks_items_it_did_not_touch_is_refused(example: Pa
         editor.set_header("categories", {"direct-lookup": "a fact stated in one section"})
     assert str(caught.value) == refused(
         path,
-        f"{path}:185:5: item q-013: category: error: category 'paraphrased' is not declared "
+        "item q-013: category: error: category 'paraphrased' is not declared "
         "in the set's categories (declare it under `categories:` in the header)",
     )
     assert path.read_bytes() == before
@@ -189,7 +188,7 @@ def test_a_set_is_not_renamed_away_from_its_file_in_a_sets_folder(
         editor.set_header("name", "other")
     assert str(caught.value) == refused(
         path,
-        f"{path}:9:1: name: error: the set is named 'other', but its file 'acme-support.yaml': "
+        "name: error: the set is named 'other', but its file 'acme-support.yaml': "
         "commands find a set by its file, and pins and release tags by its name (rename the "
         "file to other.yaml, or set `name: acme-support`)",
     )
@@ -206,7 +205,7 @@ def test_a_set_is_not_created_from_an_invalid_header(example: Path) -> None:
     header = "evalset: 1\nname: new\nitems: []\n"
     with pytest.raises(EditRefused) as caught, edit_set(path, create=header) as editor:
         editor.append_items([{"id": "a-1", "question": "Why?", "status": "draft"}])
-    missing = f"{path}: categories: error: required field is missing"
+    missing = "categories: error: required field is missing"
     assert str(caught.value) == refused(path, missing)
     assert not path.exists()
     with edit_set(path, create="evalset: 1\nname: new\ncategories: {a: one}\nitems: []\n") as e:

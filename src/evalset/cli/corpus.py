@@ -126,7 +126,7 @@ def verify(
             raise
         ids = " ".join([name, *(items or [])])
         raise UnknownSet(
-            f"{str(exc).rstrip('.')}; {name!r} is an item of {', '.join(owners)}: name the set "
+            f"{exc.problem}; {name!r} is an item of {', '.join(owners)}: name the set "
             f"first, as in `evalset verify {owners[0]} {ids}`."
         ) from None
     if from_header:

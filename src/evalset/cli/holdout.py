@@ -87,13 +87,19 @@ def split(
         ratio = (ws.config.split if ws else SplitConfig()).ratio
     plan = run_split(path, ratio, dry_run)
     if as_json:
-        emit_json({"set": str(path), "written": not dry_run, **plan.to_json()})
+        emit_json({"set": str(path), "written": plan.written, **plan.to_json()})
         return
     verb = "would assign" if dry_run else "assigned"
     echo(
         f"{verb} {len(plan.holdout) + len(plan.tuning)} item(s) in {path}: "
         f"{len(plan.holdout)} holdout, {len(plan.tuning)} tuning (target {plan.ratio:.0%})"
     )
+    if plan.kept:
+        echo(
+            f"  {plan.kept} item(s) assigned before keep their side: the target applies to "
+            f"unassigned items only (to move one: `evalset split {path.stem} --move ITEM "
+            "--to SIDE --force`)"
+        )
     for category, (held, count) in plan.shares.items():
         share = held / count if count else 0
         echo(f"  {category}: {held} of {count} holdout ({share:.0%})")
@@ -291,7 +297,7 @@ def import_(
             raise
         if unknown.close is not None and not create:  # a typo of an existing set's name?
             raise UnknownSet(
-                f"{str(unknown).removesuffix('.')}; give the set's name, or pass --create to "
+                f"{unknown.problem}; give the set's name, or pass --create to "
                 f"start a new set named {set_name!r}."
             ) from None
         from evalset.workspace import display_path
@@ -351,7 +357,9 @@ def promote(
         "question", "--id-from", help="question: q- and a hash of the redacted question; trace."
     ),
     skip_invalid: bool = typer.Option(
-        False, "--skip-invalid", help="Promote the valid records and list the invalid ones."
+        False,
+        "--skip-invalid",
+        help="Promote the valid records and list the invalid ones (refused if none is valid).",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would happen, write nothing."),
     as_json: bool = _JSON,

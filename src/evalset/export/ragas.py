@@ -50,16 +50,21 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Samples as draft items: the reference becomes one key point, the reference context ids
     become expected sources (the importer refuses ids the corpus's snapshot does not have,
     such as chunk ids); the keys this module adds (id, category, split in any case,
-    answerable) are taken over. Every row is a draft to review, whatever it carries: a
-    reference is the key points run together as prose (one key point where the item had
-    several), and must_not_say and the short answer are not in it, so an item made of it
-    as it is would be scored on labels nobody wrote."""
+    answerable, verified) are taken over: the citations of a stale item's row are of the
+    snapshot it was verified against, not of the newest. Every row is a draft to review,
+    whatever it carries: a reference is the key points run together as prose (one key point
+    where the item had several), and must_not_say and the short answer are not in it, so an
+    item made of it as it is would be scored on labels nobody wrote."""
     rows = []
     for number, sample in json_lines(text):
         if not isinstance(sample, dict) or not isinstance(sample.get("user_input"), str):
             raise RowError(number, "has no user_input text")
         item: dict[str, Any] = {"question": sample["user_input"], "status": "draft"}
-        for key, target in (("evalset_id", "id"), ("category", "category")):
+        for key, target in (
+            ("evalset_id", "id"),
+            ("category", "category"),
+            ("verified", "verified"),
+        ):
             value = sample.get(key)
             if value is not None and not isinstance(value, str):
                 raise RowError(number, f"has {key} {shown(value)}, not a text")

@@ -64,6 +64,11 @@ class SplitPlan:
     unchecked: list[str] = field(default_factory=list)
     """Unassigned items left so: for tuning, while sealed holdout questions they may repeat
     cannot be read (no key)."""
+    kept: int = 0
+    """Items that had a side before the split and keep it: the ratio is a target for the
+    unassigned items only."""
+    written: bool = False
+    """Whether the set file was changed (never on a dry run, nor when nothing was assigned)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +81,7 @@ class SplitPlan:
             "sealed": self.sealed,
             "leaking": self.leaking,
             "unchecked": self.unchecked,
+            "kept": self.kept,
         }
 
 
@@ -101,6 +107,7 @@ def plan_split(
     holds (``released_holdout``), whose questions stay held out as a retired holdout
     item's do."""
     plan = SplitPlan(ratio)
+    plan.kept = sum(1 for i in items if i.status != "retired" and i.holdout is not None)
     active: dict[str, list[Item | SealedItem]] = defaultdict(list)
     drafts: dict[str, list[Item | SealedItem]] = defaultdict(list)
     for item in items:
@@ -235,6 +242,7 @@ def split(path: Path, ratio: float, dry_run: bool = False) -> SplitPlan:
         plan.sealed = list(plan.holdout) if keys else []
         for ident in plan.tuning:
             editor.update_item(ident, {"holdout": False})
+        plan.written = bool(plan.holdout or plan.tuning)
     return plan
 
 

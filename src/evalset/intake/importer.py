@@ -39,7 +39,7 @@ from evalset.sets.content import item_content
 from evalset.sets.editor import edit_set
 from evalset.sets.findings import field_path
 from evalset.sets.lock import refuse_unplain, set_lock
-from evalset.sets.messages import error_loc, error_text, fields_of
+from evalset.sets.messages import error_loc, field_message, fields_of
 from evalset.sets.model import (
     ID_PATTERN,
     PLACEHOLDER,
@@ -179,7 +179,7 @@ ROW_KEYS = ("split", "evalset")
 pin): not item fields, but what a misspelt key may have meant."""
 
 
-def _invalid(exc: ValidationError, fmt: str) -> str:
+def _invalid(exc: ValidationError, fmt: str, held: bool = False) -> str:
     """What is wrong with a row the item model refused. A key no reader takes is named first,
     as the CSV import names a column it does not read, with a did-you-mean: it is most likely
     a misspelt label (``answr``, a key point's ``source``), which must not be dropped."""
@@ -194,7 +194,7 @@ def _invalid(exc: ValidationError, fmt: str) -> str:
         problem = unread("key", redact(str(name)), known, where)
         return f"the row {problem}; fix it ({fmt} format) and import again (nothing was imported)."
     where = redact(field_path(loc)) or "row"  # as `validate` names it: key_points[0].text
-    return f"{where}: {error_text(first)}; fix the row, nothing was imported."
+    return f"{where}: {field_message(first, held)}; fix the row, nothing was imported."
 
 
 def _origin(row: dict[str, Any], today: dt.date) -> Any:
@@ -295,10 +295,11 @@ def import_rows(
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
         if not _named(row):
             unnamed.add(number)
+        hidden = row.get("holdout") not in (False, None)  # its labels are not quoted
         try:
             item = _candidate(row, today)
         except ValidationError as exc:
-            raise ImportRefused(f"{source}:{number}: {_invalid(exc, fmt)}") from None
+            raise ImportRefused(f"{source}:{number}: {_invalid(exc, fmt, hidden)}") from None
         candidates.append((number, item))
     if create:
         problem = set_name_problem(target.stem)

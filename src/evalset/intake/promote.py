@@ -38,7 +38,8 @@ from evalset.fsio import (
 )
 from evalset.holdout.seal import Arrivals
 from evalset.intake.redact import PatternTooSlow, Redactor, redact
-from evalset.sets.messages import error_text
+from evalset.sets.findings import field_path
+from evalset.sets.messages import error_loc, field_message, schema_message
 from evalset.sets.model import ID_PATTERN, FailureRecord, Item, SealedItem
 from evalset.sets.sealed import IDENTITY_ENV
 
@@ -331,11 +332,17 @@ def _mapped(raw: Any, name: str, paths: list[str]) -> tuple[Any, tuple[str, str]
         if name in TEXT_FIELDS and value is not None and not isinstance(value, str):
             other = other or (path, _kind(value))
             continue
-        if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
         if value is not None:
-            return (_retrieved(value) if name == "retrieved" else value), None
+            return _as_mapped(name, value), None
     return None, other
+
+
+def _as_mapped(name: str, value: Any) -> Any:
+    """A field's value as a record holds it: a trace given as a whole number (a home-grown
+    log's id) as its digits, retrieved documents as a list of texts."""
+    if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _retrieved(value) if name == "retrieved" else value
 
 
 def _kind(value: Any) -> str:
@@ -354,8 +361,8 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
     unusable, in words that quote none of its values."""
     if not isinstance(raw, dict):
         return raw, "is not a JSON object"
-    if mapping is None:
-        return raw, None
+    if mapping is None:  # read as a mapping of each field to its own name reads it
+        return {k: _as_mapped(k, v) for k, v in raw.items()}, None
     record: dict[str, Any] = {}
     for name, paths in mapping.items():
         value, other = _mapped(raw, name, paths)
@@ -379,10 +386,13 @@ def apply_map(raw: Any, mapping: dict[str, list[str]] | None) -> tuple[Any, str 
 
 
 def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
+    """What is wrong with a record, in the sentence a set file's error of the kind gets
+    (``field_message``), with the fix."""
     errors = exc.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = error_loc(first)
     # A record's keys are its sender's text too: one may be an email address.
-    where = redact(".".join(str(p) for p in first["loc"]), redactor)
+    where = redact(field_path(loc), redactor)
     where = where or "record"
     if first["type"] == "extra_forbidden":
         close = difflib.get_close_matches(str(first["loc"][0]), FIELDS, n=1)
@@ -392,9 +402,20 @@ def _validation_problem(exc: ValidationError, redactor: Redactor) -> str:
             "--map or --preset"
         )
     if first["type"] == "missing":
-        return f"{where} is missing"
-    # a validator's message may quote the value (a date given as an object): redacted too
-    return f"{where}: {redact(error_text(first), redactor)}"
+        return f"{where} is missing; records of another shape need --map or --preset"
+    value = first.get("input")
+    if isinstance(value, str):  # the sentence may quote it, or a name made of it
+        first = {**first, "input": redact(value, redactor)}
+    if loc and loc[0] in TEXT_FIELDS and isinstance(value, (dict, list)):
+        # as a mapped field holding an object is told (``apply_map``)
+        text, _ = schema_message(first, is_item=True)
+        return f"{where}: {text}; point --map {loc[0]}=PATH at the text it holds"
+    if loc and loc[0] == "retrieved" and isinstance(value, dict):
+        text, _ = schema_message(first, is_item=True)
+        keys = ", ".join(_SOURCE_KEYS)
+        return f"{where}: {text}; give the document as text, or an object with one of {keys}"
+    # the sentence may quote the value (a category, a date given as an object): redacted too
+    return f"{where}: {redact(field_message(first), redactor)}"
 
 
 _NOT_IN_IDS = {"CARD", "IBAN"}
@@ -724,15 +745,14 @@ def promote(
     candidates, invalid = prepare(records, mapping, redactor, categories)
     candidates, copying = _sealed_elsewhere(candidates, target)
     invalid = sorted([*unreadable, *invalid, *copying], key=_by_line)
-    if invalid and not skip_invalid:
-        raise _refusal(source, invalid)
+    if invalid and (not skip_invalid or not candidates):
+        raise _refusal(source, invalid, none_left=skip_invalid)
     if dry_run:
         released = released_holdout_of(loaded)
         decision = decide(
             loaded.entries, candidates, id_from, ratio, loaded.not_valid, True, released
         )
-        if decision.result.invalid and not skip_invalid:  # as the run itself refuses
-            raise _refusal(source, decision.result.invalid)
+        _refuse_invalid(source, decision.result, candidates, skip_invalid)  # as the run does
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
         decision.result.invalid = sorted([*invalid, *decision.result.invalid], key=_by_line)
         return decision.result
@@ -742,8 +762,7 @@ def promote(
         decision = decide(
             current.entries, candidates, id_from, ratio, current.not_valid, False, released
         )
-        if decision.result.invalid and not skip_invalid:
-            raise _refusal(source, decision.result.invalid)
+        _refuse_invalid(source, decision.result, candidates, skip_invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)
         _note_sealing(decision.result, arrivals)
         editor.append_items(arrivals.entries)
@@ -789,14 +808,29 @@ def _by_line(invalid: Invalid) -> int:
     return invalid.line
 
 
-def _refusal(source: str, invalid: list[Invalid]) -> PromoteRefused:
+def _refuse_invalid(
+    source: str, result: PromoteResult, candidates: Sequence[Candidate], skip_invalid: bool
+) -> None:
+    """Refuse the run over the records found invalid while deciding (no trace usable as an
+    id), unless they are to be skipped and some other record is left."""
+    if result.invalid and (not skip_invalid or len(result.invalid) == len(candidates)):
+        raise _refusal(source, result.invalid, none_left=skip_invalid)
+
+
+def _refusal(source: str, invalid: list[Invalid], none_left: bool = False) -> PromoteRefused:
+    """The refusal of a run with invalid records. ``none_left``: --skip-invalid was given
+    and no record is valid: it would promote nothing, and exit as if all was well."""
     first = invalid[0]
     where = f"{source}:{first.line}" + (f":{first.column}" if first.column else "")
     more = ""
     if len(invalid) > 1:
         others = ", ".join(str(i.line) for i in invalid[1:6]) + (", …" if len(invalid) > 6 else "")
         more = f"; {len(invalid) - 1} more invalid record(s), at line {others}"
+    fix = (
+        "fix the records: none is valid, so leaving them out (--skip-invalid) would leave nothing"
+        if none_left
+        else "fix the records, or pass --skip-invalid to promote the valid ones"
+    )
     return PromoteRefused(
-        f"{where}: the record {first.problem}{more}. Nothing was promoted: fix the records, "
-        "or pass --skip-invalid to promote the valid ones."
+        f"{where}: the record {first.problem}{more}. Nothing was promoted: {fix}."
     )

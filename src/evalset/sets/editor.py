@@ -1233,6 +1233,20 @@ def _apply(mapping: Any, changes: Mapping[str, Any]) -> None:
             mapping[key] = _styled_like(mapping.get(key), value)
 
 
+def _unwritten(finding: Finding, before: SetFile) -> str:
+    """A finding in the result of an edit that is not written: without a line and column,
+    which are the result's, not the file's, and an item the file does not have yet called
+    the new one."""
+    ids = {str(e.get("id")) for e in before.raw_items if isinstance(e, dict)}
+    parts = []
+    if finding.item is not None:
+        parts.append(f"{'' if finding.item in ids else 'new '}item {finding.item}")
+    if finding.field:
+        parts.append(finding.field)
+    text = ": ".join([*parts, f"{finding.severity}: {finding.message}"])
+    return f"{text} ({finding.hint})" if finding.hint else text
+
+
 def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = False) -> None:
     """Refuse an edit that breaks the file or touches what it should not: an error the
     file did not have (of the format, or of the rules an item must keep, such as a declared
@@ -1261,9 +1275,10 @@ def _check(before: SetFile, after: SetFile, editor: SetEditor, created: bool = F
             (f for f in found_after if f.severity == "error" and _error_key(f) in new),
             found_after[0] if found_after else "its header is gone",
         )
+        said = first if isinstance(first, str) else _unwritten(first, before)
         raise EditRefused(
             f"{before.path}: the edit was refused because the result would be invalid "
-            f"({first}); the file is unchanged."
+            f"({said}); the file is unchanged."
         )
     old_items, new_items = before.raw_items, after.raw_items
     for k, meant in editor._meant.items():

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from evalset.sets.model import (
     HIDDEN,
+    ID_PATTERN,
     HoldoutMove,
     Item,
     KeyPoint,
@@ -51,11 +52,23 @@ def describe(value: Any, hidden: bool = False) -> str:
 
 def fields_of(loc: tuple[str | int, ...], is_item: bool) -> list[str]:
     """The field names allowed at ``loc`` (for did-you-mean on unknown fields)."""
+    return list(_model_at(loc, is_item).model_fields)
+
+
+def _model_at(loc: tuple[str | int, ...], is_item: bool) -> type[BaseModel]:
+    """The model whose field ``loc`` names."""
     model: type[BaseModel] = Item if is_item else SetHeader
     for step in loc[:-1]:
         if isinstance(step, str) and step in _MODELS:
             model = _MODELS[step]
-    return list(model.model_fields)
+    return model
+
+
+def _optional(loc: tuple[str | int, ...], is_item: bool) -> bool:
+    """Whether the field ``loc`` names may be left out."""
+    name = next((step for step in reversed(loc) if isinstance(step, str)), None)
+    fields = _model_at(loc, is_item).model_fields
+    return name not in fields or not fields[name].is_required() or loc[-1] != name
 
 
 def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
@@ -66,11 +79,9 @@ def error_loc(err: Mapping[str, Any]) -> tuple[str | int, ...]:
 
 def error_text(err: Mapping[str, Any]) -> str:
     """pydantic's message for an error, a validator's own sentence without the ``Value
-    error, `` pydantic puts before it, and a date refused in one sentence with the fix."""
+    error, `` pydantic puts before it."""
     if err["type"] == "value_error" and (err.get("ctx") or {}).get("error") is not None:
         return str(err["ctx"]["error"])
-    if err["type"] in DATE_ERRORS:
-        return f"{not_a_date(err.get('input'))}; {DATE_FIX}"
     return str(err["msg"])
 
 
@@ -82,12 +93,33 @@ valid date or datetime, input is too short") name neither the form a date takes 
 DATE_FIX = "write it as YYYY-MM-DD"
 
 
+PATTERN_FIXES = {
+    ID_PATTERN: "use letters, digits, '.', '_' and '-' only",
+    r"^[0-9a-f]{4,64}$": (
+        "give a snapshot's id: 4 to 64 of its hex digits, as the names of the files in "
+        "snapshots/ begin"
+    ),
+    r"^[A-Z][A-Z0-9_]*$": "use capitals, digits and '_', beginning with a capital (EMAIL)",
+    r"^\d+\.\d+\.\d+$": "write it as MAJOR.MINOR.PATCH (1.2.0)",
+}
+"""The fix for a text that does not have the form a pattern asks, by pattern."""
+
+
+def field_message(err: Mapping[str, Any], held: bool = False) -> str:
+    """A pydantic error in a row or record brought from elsewhere (an item, a failure
+    record), not in a set file: ``schema_message``'s sentence with its fix after a
+    semicolon, in JSON's words, the form such rows are read in."""
+    text, hint = schema_message(err, is_item=True, held=held, syntax="json")
+    return f"{text}; {hint}" if hint else text
+
+
 def schema_message(
-    err: Mapping[str, Any], is_item: bool, held: bool = False
+    err: Mapping[str, Any], is_item: bool, held: bool = False, syntax: str = "yaml"
 ) -> tuple[str, str | None]:
     """One sentence for a pydantic error, and a hint. ``held``: the error is in a holdout
     item, whose labels it must not quote (findings reach CI logs, which the people tuning
-    prompts read); the file, line and column still say where to look."""
+    prompts read); the file, line and column still say where to look. ``syntax``: what an
+    example in a hint is written in, ``yaml`` (a set file) or ``json`` (a row or record)."""
     kind, value, loc = err["type"], err.get("input"), tuple(err["loc"])
     ctx = err.get("ctx") or {}
     hidden = held and bool(loc) and loc[0] in LABELS
@@ -115,33 +147,58 @@ def schema_message(
     if kind in ("string_type", "str_type"):
         scalar = isinstance(value, (int, float, bool))
         return f"expected text, got {describe(value, hidden)}", (
-            "quote it if it is meant as text" if scalar else None
+            "quote it if it is meant as text"
+            if scalar
+            else "write it as one text"
+            if isinstance(value, list)
+            else "write the text itself in its place"
+            if isinstance(value, dict)
+            else None
         )
     if kind in ("bool_type", "bool_parsing"):
-        return f"expected true or false, got {describe(value, hidden)}", None
+        return f"expected true or false, got {describe(value, hidden)}", (
+            "write true or false, without quotes"
+        )
     if kind == "list_type":
         field = loc[-1] if loc and isinstance(loc[-1], str) else None
         plain = isinstance(value, str) and re.fullmatch(r"[\w./#-]{1,80}", value) is not None
         shown = value if plain and not hidden else "…"  # what reads back as one entry
+        example = (
+            f'"{field}": ["{shown}"]'
+            if syntax == "json"
+            else f"`{field}: [{shown}]`, or one `- ` entry per line under it"
+        )
         return f"expected a list, got {describe(value, hidden)}", (
-            f"write it as a list: `{field}: [{shown}]`, or one `- ` entry per line under it"
+            f"write it as a list: {example}"
             if field is not None and isinstance(value, (str, int, float))
             else None
         )
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping of fields, got {describe(value, hidden)}", None
-    if kind == "string_pattern_mismatch":
-        return (
-            f"{describe(value, hidden)} does not have the required form {ctx.get('pattern')}",
-            None,
+        own = kind != "dict_type" and bool(loc)  # a model's fields, which can be named
+        names = ", ".join(fields_of((*loc, ""), is_item)) if own else ""
+        return f"expected a mapping of fields, got {describe(value, hidden)}", (
+            f"write it as a mapping of its fields ({names})" if own else None
         )
+    if kind == "string_pattern_mismatch":
+        pattern = str(ctx.get("pattern"))
+        if value == "":
+            return "must not be empty", _empty_fix(loc, is_item)
+        fix = PATTERN_FIXES.get(pattern)
+        if fix is not None and pattern == ID_PATTERN and isinstance(value, str) and not hidden:
+            mended = "-".join(value.split())  # a name written as words: 'Direct lookup'
+            fix += f", such as {mended!r}" if re.fullmatch(ID_PATTERN, mended) else ""
+        return f"{describe(value, hidden)} does not have the required form {pattern}", fix
     if kind == "string_too_long":
         return (
             f"is {len(str(value)):,} characters long; the limit is {ctx.get('max_length'):,}",
-            "shorten it",
+            "shorten it" + (", or leave it out" if _optional(loc, is_item) else ""),
         )
     if kind == "string_too_short":
-        return "must not be empty", None
+        return "must not be empty", _empty_fix(loc, is_item)
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"expected a whole number, got {describe(value, hidden)}", (
+            "write the number without quotes" if isinstance(value, str) else None
+        )
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))
         if isinstance(value, str) and value.strip() == expected:
@@ -165,3 +222,10 @@ def schema_message(
     if kind == "too_short":
         return "must not be empty", None
     return f"{err['msg'].rstrip('.').lower()}, got {describe(value, hidden)}", None
+
+
+def _empty_fix(loc: tuple[str | int, ...], is_item: bool) -> str:
+    """The fix for an empty text."""
+    if _optional(loc, is_item):
+        return "write the text, or leave the field out"
+    return f"write the {loc[-1]}"

@@ -105,16 +105,27 @@ def verify(
             )
     checker = StaleChecker(store, newest, workspace.root)
     problems = [
-        f"item {item.id}: {_unresolved(checker, store, item.verified, citation, newest)}"
+        (
+            f"item {item.id}: {_unresolved(checker, store, item.verified, citation, newest)}",
+            _changed(store, item.verified, citation),
+        )
         for item in targets
         for citation in item_citations(item)
         if unresolved(citation, newest) is not None
     ]
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        # `stale` shows a citation that resolved in the item's snapshot and no longer does;
+        # one that never resolved (an unverified item's, a typo) only `validate` names
+        changed = any(was for _, was in problems)
+        never = not all(was for _, was in problems)
+        where = " and ".join(
+            [f"`evalset validate {loaded.name}` names them"] * never
+            + ["`evalset stale` shows what changed"] * changed
+        )
         raise EvalsetError(
-            f"{path}: cannot verify against snapshot {newest.short}: {problems[0]}{more}; "
-            "fix the citations first (`evalset stale` shows what changed)."
+            f"{path}: cannot verify against snapshot {newest.short}: {problems[0][0]}{more}; "
+            f"fix the citations first ({where})."
         )
     result = VerifyResult(path, newest.short, [item.id for item in targets], adopt_all)
     with edit_set(path) as editor:
@@ -140,6 +151,12 @@ def _not_here(workspace: Workspace, choice: Newest) -> str:
         )
     fix = f"run {choice.fix}, then verify again"
     return f"{where}: the corpus folder {choice.note}, {guess}; {fix}."
+
+
+def _changed(store: SnapshotStore, verified: str | None, citation: Citation) -> bool:
+    """Whether a citation resolved in the snapshot its item was verified against."""
+    old = store.get(verified) if verified else None
+    return old is not None and unresolved(citation, old) is None
 
 
 def _unresolved(
