@@ -301,6 +301,12 @@ def _heading(then: dict[str, Any], now: dict[str, Any] | None) -> tuple[str, str
     return None if was.split() == is_now.split() else (was, is_now)
 
 
+def _title(entry: dict[str, Any]) -> str:
+    """A section's heading as its manifest entry records it ("" when it records none)."""
+    title = entry.get("title")
+    return title if isinstance(title, str) else ""
+
+
 def _held(then: dict[str, Any] | None, now: dict[str, Any], text: str | None) -> bool:
     """Whether a section of the newest snapshot (``now``; ``then``: the same section as an
     item was verified) held a deleted section's words already then: its text is unchanged,
@@ -568,7 +574,7 @@ class StaleChecker:
         then = was["sections"] if was is not None else {}
         citation = Citation(doc, citation.section)
         old_text = before.get("text")
-        title = before.get("title", "").casefold()
+        title = _title(before).casefold()
         scored = []
         for sid, section in entry["sections"].items():
             if section["hash"] == EMPTY:
@@ -585,14 +591,12 @@ class StaleChecker:
                         None, old_text.split(), section["text"].split(), autojunk=False
                     ).ratio()
             else:
-                score = difflib.SequenceMatcher(
-                    None, before.get("title", ""), section.get("title", "")
-                ).ratio()
+                score = difflib.SequenceMatcher(None, _title(before), _title(section)).ratio()
             if score >= 0.5:  # a section that kept its text is not where this one went
                 scored.append((kept, -score, size, f"{citation.doc}#{sid}"))
             elif sid not in then and title:  # a new section under a heading like its own:
                 named = difflib.SequenceMatcher(  # renamed, and rewritten
-                    None, title, section.get("title", "").casefold()
+                    None, title, _title(section).casefold()
                 ).ratio()
                 if named >= 0.5:
                     scored.append((False, -named / 2, 0, f"{citation.doc}#{sid}"))
