@@ -149,3 +149,19 @@ def test_a_reworded_heading_is_shown_as_a_word_diff(corpus_repo: Path, cli) -> N
     (entry,) = data["items"][0]["citations"]
     assert entry["heading"] == {"was": "Multi-factor: all staff",
                                 "now": "Multi-factor: contractors only"}  # fmt: skip
+
+
+@pytest.mark.parametrize("title", ["null", "7", "[]"])
+def test_a_heading_that_is_not_text_in_a_manifest_is_compared_as_none(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, title: str
+) -> None:
+    """The manifest's checks leave a section's title alone (an edit of it is not detected):
+    one that is not text counts as no heading, rather than stopping `stale`."""
+    _report(corpus_repo, "boilerplate left where it was, rewritten under a new heading", True)
+    for manifest in (corpus_repo / "snapshots").glob("*.json"):
+        text = manifest.read_text()
+        manifest.write_text(text.replace('"title": "Sabbatical for interns"', f'"title": {title}'))
+    done = cli(corpus_repo, "stale", "--json")
+    assert done.code == 1, done.err
+    (entry,) = json.loads(done.out)["items"][0]["citations"]
+    assert (entry["status"], "heading" in entry) == ("deleted", False)
