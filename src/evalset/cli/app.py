@@ -217,16 +217,16 @@ def usage_sentence(exc: Exception) -> str:
 def _command_path(argv: list[str]) -> str:
     """The command ``argv`` runs (``evalset stale``), as a usage error names it when click
     made no context for it yet: an option's value missing (``stale --format``) is found
-    while the command line is parsed. ``evalset`` when its words name no command."""
-    from evalset.cli import command_run
-
-    named = command_run(argv)
+    while the command line is parsed. Its words are the app's command names before the
+    first option; ``evalset`` when the first names no command."""
     found: Any = command()
-    for word in (named or "").split():
-        found = getattr(found, "commands", {}).get(word)
+    path = ["evalset"]
+    for word in argv:
+        found = getattr(found, "commands", {}).get(word) if not word.startswith("-") else None
         if found is None:
-            return "evalset"
-    return f"evalset {named}" if named else "evalset"
+            break
+        path.append(word)
+    return " ".join(path)
 
 
 def run_app() -> int:
