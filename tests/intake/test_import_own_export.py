@@ -17,14 +17,18 @@ from evalset.sets.setfile import load_set
 FORMATS = ["jsonl", "csv", "langsmith", "ragas"]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def example_copy(tmp_path: Path) -> Path:
     """A copy of the example workspace: corpus, snapshots and the set."""
     repo = make_git_repo(tmp_path / "copy")
     for folder in ("corpus", "snapshots", "sets"):
         shutil.copytree(ROOT / folder, repo / folder)
     (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n')
     return repo
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return example_copy(tmp_path)
 
 
 def exported(cli, repo: Path, fmt: str) -> Path:  # type: ignore[no-untyped-def]

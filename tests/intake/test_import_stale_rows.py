@@ -6,15 +6,13 @@ what it cites is still refused."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from test_import_own_export import FORMATS, example_copy, exported
 
-from conftest import ROOT, make_git_repo
 from evalset.sets.setfile import load_set
 
-FORMATS = ["jsonl", "csv", "langsmith", "ragas"]
 OLD, NEWEST = "301688de6b37", "0e183dc93927"
 STALE = {"q-003", "q-011", "q-012", "q-022", "q-025", "q-029"}
 """The example items verified against OLD whose citations NEWEST lacks."""
@@ -22,19 +20,7 @@ STALE = {"q-003", "q-011", "q-012", "q-022", "q-025", "q-029"}
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    repo = make_git_repo(tmp_path / "copy")
-    for folder in ("corpus", "snapshots", "sets"):
-        shutil.copytree(ROOT / folder, repo / folder)
-    (repo / "evalset.toml").write_text('sets = "sets"\ncorpus = "corpus"\n')
-    return repo
-
-
-def exported(cli, repo: Path, fmt: str) -> Path:  # type: ignore[no-untyped-def]
-    out = repo.parent / f"export.{fmt}"
-    result = cli(repo, "export", "acme-support", "--allow-stale", "--split", "all",
-                 "--format", fmt, "-o", str(out))  # fmt: skip
-    assert result.code == 0, result.err
-    return out
+    return example_copy(tmp_path)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml as pyyaml
@@ -45,19 +46,34 @@ EDITS = {
 }
 
 
+def appended(repo: Path, cli, before: str, edit: str) -> str:  # type: ignore[no-untyped-def]
+    """The set file ``before``, committed, after ``ROW`` is added to it by the command of
+    ``EDITS[edit]``."""
+    record = {"question": ROW["question"], "trace": "tr-1"}
+    write_files(repo, {"sets/s.yaml": before.encode(), "in.jsonl": json.dumps(ROW)})
+    write_files(repo, {"record.jsonl": json.dumps(record)})
+    commit_all(repo, "set")
+    done = cli(repo, *EDITS[edit])
+    assert done.code == 0, done.err
+    return (repo / "sets" / "s.yaml").read_bytes().decode()
+
+
+def readings(text: str) -> list[Any]:
+    """``text`` as ruamel.yaml, yaml-rs (evalset's reader) and PyYAML read it."""
+    return [
+        YAML(typ="rt", pure=True).load(text),
+        parse_yaml(text, Path("s.yaml")),
+        pyyaml.safe_load(text),
+    ]
+
+
 @pytest.mark.parametrize("edit", EDITS)
 @pytest.mark.parametrize("layout", FILES)
 def test_items_appended_to_a_file_without_a_last_line_break_end_without_one(  # type: ignore[no-untyped-def]
     one_doc_repo: Path, cli, layout: str, edit: str
 ) -> None:
     before = FILES[layout]
-    record = {"question": ROW["question"], "trace": "tr-1"}
-    write_files(one_doc_repo, {"sets/s.yaml": before.encode(), "in.jsonl": json.dumps(ROW)})
-    write_files(one_doc_repo, {"record.jsonl": json.dumps(record)})
-    commit_all(one_doc_repo, "set")
-    done = cli(one_doc_repo, *EDITS[edit])
-    assert done.code == 0, done.err
-    after = (one_doc_repo / "sets" / "s.yaml").read_bytes().decode()
+    after = appended(one_doc_repo, cli, before, edit)
     assert not after.endswith("\n")
     kept = before.removesuffix("items: []")
     if "flow list" not in layout:  # the file written again whole
@@ -88,12 +104,7 @@ def test_a_last_text_of_several_lines_keeps_the_line_break_every_reader_needs(  
     done = cli(one_doc_repo, "promote", "record.jsonl", "--set", "s")
     assert done.code == 0, done.err
     text = (one_doc_repo / "sets" / "s.yaml").read_bytes().decode()
-    readings = [
-        YAML(typ="rt", pure=True).load(text),
-        parse_yaml(text, Path("s.yaml")),
-        pyyaml.safe_load(text),
-    ]
-    assert [r["items"][-1]["origin"]["note"] for r in readings] == [NOTES[note]] * 3
+    assert [r["items"][-1]["origin"]["note"] for r in readings(text)] == [NOTES[note]] * 3
 
 
 def test_a_holdout_row_sealed_on_arrival_last_reads_alike_everywhere(  # type: ignore[no-untyped-def]
@@ -113,9 +124,4 @@ def test_a_holdout_row_sealed_on_arrival_last_reads_alike_everywhere(  # type: i
     done = cli(one_doc_repo, "import", "in.jsonl", "--set", "s", "--format", "jsonl")
     assert done.code == 0, done.err
     text = path.read_bytes().decode()
-    readings = [
-        YAML(typ="rt", pure=True).load(text),
-        parse_yaml(text, Path("s.yaml")),
-        pyyaml.safe_load(text),
-    ]
-    assert len({r["items"][-1]["sealed"]["age"] for r in readings}) == 1
+    assert len({r["items"][-1]["sealed"]["age"] for r in readings(text)}) == 1

@@ -5,12 +5,11 @@ Before, the line was written again as ``items:``, its comment dropped."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from test_edit_file_end import EDITS, ROW, appended
 
-from conftest import commit_all, write_files
 from evalset.sets.setfile import load_set
 
 HEADER = "evalset: 1\nname: s\ncategories:\n  direct-lookup: one section\n"
@@ -22,17 +21,6 @@ LINES = {
     "no comment": ("items: []", "items:"),
 }
 ENDINGS = {"LF": "\n", "CRLF": "\r\n", "none": ""}
-ROW = {
-    "question": "Do you ship parcels to Iceland",
-    "category": "direct-lookup",
-    "expected_sources": ["d.md"],
-    "key_points": [{"text": "Parcels go to Iceland", "sources": ["d.md"]}],
-}
-EDITS = {
-    "new": ("new", "s", "--question", "Do you ship parcels to Iceland"),
-    "promote": ("promote", "record.jsonl", "--set", "s"),
-    "import": ("import", "in.jsonl", "--set", "s", "--format", "jsonl"),
-}
 
 
 @pytest.mark.parametrize("edit", EDITS)
@@ -44,13 +32,7 @@ def test_the_first_item_keeps_the_comment_of_the_items_line(  # type: ignore[no-
     end = ENDINGS[ending]
     line, kept = LINES[layout]
     before = HEADER.replace("\n", end or "\n") + line + end
-    record = {"question": ROW["question"], "trace": "tr-1"}
-    write_files(one_doc_repo, {"sets/s.yaml": before.encode(), "in.jsonl": json.dumps(ROW)})
-    write_files(one_doc_repo, {"record.jsonl": json.dumps(record)})
-    commit_all(one_doc_repo, "set")
-    done = cli(one_doc_repo, *EDITS[edit])
-    assert done.code == 0, done.err
-    after = (one_doc_repo / "sets" / "s.yaml").read_bytes().decode()
+    after = appended(one_doc_repo, cli, before, edit)
     assert after.startswith(before.removesuffix(line + end) + kept + (end or "\n") + "  - id: ")
     assert after.endswith(end) and not after.endswith("\n" + end)
     assert [i.question for i in load_set(one_doc_repo / "sets" / "s.yaml").items] == [
