@@ -17,10 +17,12 @@ A library user's process keeps its own handler: only ``install`` sets this one.
 from __future__ import annotations
 
 import signal
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import FrameType
+    from typing import Any
 
 _received = False
 
@@ -34,9 +36,23 @@ exception raised in them; any ``__del__`` too."""
 
 def install() -> None:
     """Handle Ctrl-C (SIGINT) with ``_interrupt`` from now on, unless it is ignored (a
-    command started in the background by a shell that ignores it there)."""
+    command started in the background by a shell that ignores it there); and a Ctrl-C
+    dropped where no Python frame says it would be (a library's C code calling back into
+    Python, as pydantic's does while it builds a model) raised again a moment later
+    (``_dropped``)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _interrupt)
+        sys.unraisablehook = _dropped
+
+
+def _dropped(unraisable: Any) -> None:
+    """``sys.unraisablehook``: a Ctrl-C raised where Python drops an exception is raised
+    again 10 ms later (``_again_soon``), rather than printed as "Exception ignored in ..."
+    with a traceback; anything else is printed as Python prints it."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received:
+        _again_soon()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def received() -> bool:
