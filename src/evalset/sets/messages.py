@@ -105,6 +105,13 @@ PATTERN_FIXES = {
 """The fix for a text that does not have the form a pattern asks, by pattern."""
 
 
+_TEXT_FIXES: dict[type, str] = {
+    list: "write it as one text",
+    dict: "write the text itself in its place",
+}
+"""The fix for a list or a mapping where text is expected."""
+
+
 def field_message(err: Mapping[str, Any], held: bool = False) -> str:
     """A pydantic error in a row or record brought from elsewhere (an item, a failure
     record), not in a set file: ``schema_message``'s sentence with its fix after a
@@ -147,13 +154,7 @@ def schema_message(
     if kind in ("string_type", "str_type"):
         scalar = isinstance(value, (int, float, bool))
         return f"expected text, got {describe(value, hidden)}", (
-            "quote it if it is meant as text"
-            if scalar
-            else "write it as one text"
-            if isinstance(value, list)
-            else "write the text itself in its place"
-            if isinstance(value, dict)
-            else None
+            "quote it if it is meant as text" if scalar else _TEXT_FIXES.get(type(value))
         )
     if kind in ("bool_type", "bool_parsing"):
         return f"expected true or false, got {describe(value, hidden)}", (

@@ -290,7 +290,7 @@ def _day(value: Any) -> Any:
             f"{not_a_date(value)}; write YYYY-MM-DD, or the time in seconds or milliseconds "
             "since 1970"
         )
-    if isinstance(value, str) and not _is_day(value):
+    if isinstance(value, str) and _day_problem(value) is not None:
         raise ValueError(
             f"{not_a_date(value)}; write YYYY-MM-DD, an ISO timestamp (2026-11-30T14:02:11Z), "
             "or the time in seconds or milliseconds since 1970"
@@ -322,23 +322,20 @@ def not_a_date(value: Any) -> str:
     shown = json.dumps(value) if isinstance(value, (bool, list, dict)) else repr(value)
     if isinstance(value, str) and re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]", value):
         return f"{shown} is a date and time, not a date"
-    if isinstance(value, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
-        try:
-            dt.date.fromisoformat(value)
-        except ValueError as exc:
-            return f"{shown} is not a date: {exc}"
-    return f"{shown} is not a date"
+    out_of_range = _day_problem(value) if isinstance(value, str) else None
+    return f"{shown} is not a date" + (f": {out_of_range}" if out_of_range else "")
 
 
-def _is_day(text: str) -> bool:
-    """Whether ``text`` is a day of the calendar written as YYYY-MM-DD."""
+def _day_problem(text: str) -> str | None:
+    """None when ``text`` is a day of the calendar written as YYYY-MM-DD; else what is
+    wrong with the day ("month must be in 1..12"), or "" when it is not in that form."""
     if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
-        return False
+        return ""
     try:
         dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _early(value: float, day: dt.date) -> str:
