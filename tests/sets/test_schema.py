@@ -202,3 +202,51 @@ def test_schema_refuses_flags_that_ask_for_two_things(cli, flags: list[str]) -> 
         " ".join(result.err.replace("│", " ").split())
     )
     assert {p.name: p.read_bytes() for p in (ROOT / "schemas").iterdir()} == before
+
+
+# A failure record's fields as `evalset promote` reads them: what it takes, the schema takes
+# (an editor checking records with it must not flag a record promote accepts), and what it
+# refuses for its type, the schema refuses too.
+RECORD_VALUES = [
+    ("trace", "tr-9001", True),
+    ("trace", 123456789, True),
+    ("trace", 0, True),
+    ("trace", -3, True),
+    ("trace", True, False),
+    ("trace", 1.5, False),
+    ("trace", "", False),
+    ("trace", ["tr-1"], False),
+    ("trace", {"id": "tr-1"}, False),
+    ("date", "2026-11-28", True),
+    ("date", "2026-11-30T14:02:11Z", True),
+    ("date", 1764500000, True),
+    ("date", 1764500000123, True),
+    ("date", 1764500000.5, True),
+    ("date", "1764500000", True),
+    ("date", True, False),
+    ("date", -5, False),
+    ("date", ["2026-11-28"], False),
+    ("date", {"day": "2026-11-28"}, False),
+    ("question", "", False),
+    ("question", 7, False),
+    ("retrieved", ["policies/returns.md#refunds"], True),
+    ("retrieved", [3], False),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "taken"), RECORD_VALUES)
+def test_the_failure_schema_takes_the_records_promote_takes(
+    field: str, value: object, taken: bool
+) -> None:
+    import jsonschema
+    from pydantic import ValidationError
+
+    record = {"question": "Can I return a used kettle?", field: value}
+    try:
+        FailureRecord.model_validate(record)
+        read = True
+    except ValidationError:
+        read = False
+    assert read is taken
+    validator = jsonschema.Draft202012Validator(json.loads(rendered()["failure.schema.json"]))
+    assert validator.is_valid(record) is taken, list(validator.iter_errors(record))

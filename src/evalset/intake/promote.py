@@ -338,10 +338,7 @@ def _mapped(raw: Any, name: str, paths: list[str]) -> tuple[Any, tuple[str, str]
 
 
 def _as_mapped(name: str, value: Any) -> Any:
-    """A field's value as a record holds it: a trace given as a whole number (a home-grown
-    log's id) as its digits, retrieved documents as a list of texts."""
-    if name == "trace" and isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    """A field's value as a record holds it: retrieved documents as a list of texts."""
     return _retrieved(value) if name == "retrieved" else value
 
 

@@ -18,6 +18,7 @@ from pydantic import (
     Field,
     StrictBool,
     StringConstraints,
+    WithJsonSchema,
 )
 
 from evalset.sets.citations import Citation
@@ -188,6 +189,24 @@ def _asked(question: str) -> str:
     if states_nothing(question):
         raise ValueError(f"holds only {_blank(question)}; give the question the user asked")
     return question
+
+
+_WHEN = {
+    "anyOf": [
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time"},
+        {"type": "string", "pattern": "^[0-9]{1,20}(\\.[0-9]+)?$"},
+        {"type": "number", "minimum": 0},
+    ]
+}
+"""What a failure record's ``date`` may be (``_day``), as its JSON Schema says it."""
+
+
+def _trace_digits(value: Any) -> Any:
+    """A trace id given as a whole number (a home-grown log's id) as its digits."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
 
 
 class Item(_Model):
@@ -365,11 +384,21 @@ class FailureRecord(_Model):
         AfterValidator(_asked),
     ]
     """What the user asked (not white space only)."""
-    trace: Annotated[str, StringConstraints(strict=True, min_length=1)] | None = None
-    """Id of the production trace, so the same failure is never promoted twice. Kept as it
-    is, so one that holds personal data (an email address, a phone number) is refused."""
-    date: Annotated[dt.date, BeforeValidator(_day)] | None = None
-    """When it was asked: a date, or a timestamp of which the date is kept."""
+    trace: (
+        Annotated[
+            str,
+            StringConstraints(strict=True, min_length=1),
+            BeforeValidator(_trace_digits),
+            WithJsonSchema({"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}),
+        ]
+        | None
+    ) = None
+    """Id of the production trace, so the same failure is never promoted twice: text, or a
+    whole number (kept as its digits). Kept as it is, so one that holds personal data (an
+    email address, a phone number) is refused."""
+    date: Annotated[dt.date, BeforeValidator(_day), WithJsonSchema(_WHEN)] | None = None
+    """When it was asked: a date, or a timestamp of which the date is kept (ISO, or seconds
+    or milliseconds since 1970)."""
     answer: Text | None = None
     """What the system answered (kept as `origin.observed_answer`)."""
     retrieved: list[Annotated[str, StringConstraints(strict=True, min_length=1)]] = Field(
