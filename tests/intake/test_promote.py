@@ -297,7 +297,7 @@ def test_a_date_written_as_a_small_number_is_refused_with_the_date_it_would_be( 
     done = cli(example, "promote", "dated.jsonl", "--set", "acme-support", *args)
     assert (done.code, done.err) == (2, (
         f"evalset: dated.jsonl:1: the record date: {EARLY[written]}. Nothing was promoted: fix "
-        "the records, or pass --skip-invalid to promote the valid ones.\n"
+        "the records: none is valid, so leaving them out (--skip-invalid) would leave nothing.\n"
     ))  # fmt: skip
     assert (example / SET).read_bytes() == before
 
@@ -326,8 +326,8 @@ def test_a_mapped_text_that_is_not_text_is_refused_not_dropped(  # type: ignore[
     field = spec.split("=")[0]
     assert (done.code, done.err) == (2, (
         f"evalset: f.jsonl:1: the record {problem}, not text; point --map {field}=PATH at the "
-        "text it holds. Nothing was promoted: fix the records, or pass --skip-invalid to "
-        "promote the valid ones.\n"
+        "text it holds. Nothing was promoted: fix the records: none is valid, so leaving them "
+        "out (--skip-invalid) would leave nothing.\n"
     ))  # fmt: skip
     assert (example / SET).read_bytes() == before
     # text at a later alternative is read, as a preset reads output.answer before output

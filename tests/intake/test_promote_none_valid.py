@@ -1,6 +1,7 @@
 """`promote --skip-invalid` promotes the valid records; when there is none, it is refused
 (exit 2) as the run is without the option: it would promote nothing and exit 0, as if a
-file of another shape (a --preset or --map forgotten) had been promoted."""
+file of another shape (a --preset or --map forgotten) had been promoted. Without the option,
+a refusal offers it only when some record is valid."""
 
 from __future__ import annotations
 
@@ -52,3 +53,30 @@ def test_skip_invalid_refuses_a_file_with_no_valid_record(  # type: ignore[no-un
         assert (example / SET).read_bytes() == before
     else:
         assert len(json.loads(result.out)["added"]) == added
+
+
+BAD = {  # a record bad in each way promote finds
+    "not JSON": '{"question": "Do you ship to Iceland?", ',
+    "not an object": '["Do you ship to Iceland?"]',
+    "an invalid field": '{"question": "Do you ship to Iceland?", "trace": true}',
+    "no question": '{"trace": "tr-77"}',
+}
+OFFERED = (
+    "Nothing was promoted: fix the records, or pass --skip-invalid to promote the valid ones.\n"
+)
+
+
+@pytest.mark.parametrize("dry", [[], ["--dry-run"]], ids=["write", "dry run"])
+@pytest.mark.parametrize("bad", list(BAD))
+@pytest.mark.parametrize("valid", [0, 1], ids=["none valid", "one valid"])
+def test_a_refusal_offers_skip_invalid_only_when_a_record_is_valid(  # type: ignore[no-untyped-def]
+    cli, example: Path, bad: str, valid: int, dry: list[str]
+) -> None:
+    lines = [json.dumps(VALID)] * valid + [BAD[bad]]
+    (example / "records.jsonl").write_text("\n".join(lines) + "\n")
+    before = (example / SET).read_bytes()
+    result = cli(example, "promote", "records.jsonl", "--set", "acme-support", *dry)
+    assert result.code == 2
+    assert result.err.startswith(f"evalset: records.jsonl:{valid + 1}"), result.err
+    assert result.err.endswith(OFFERED if valid else NONE_LEFT), result.err
+    assert (example / SET).read_bytes() == before

@@ -743,7 +743,7 @@ def promote(
     candidates, copying = _sealed_elsewhere(candidates, target)
     invalid = sorted([*unreadable, *invalid, *copying], key=_by_line)
     if invalid and (not skip_invalid or not candidates):
-        raise _refusal(source, invalid, none_left=skip_invalid)
+        raise _refusal(source, invalid, none_left=not candidates)
     if dry_run:
         released = released_holdout_of(loaded)
         decision = decide(
@@ -810,13 +810,14 @@ def _refuse_invalid(
 ) -> None:
     """Refuse the run over the records found invalid while deciding (no trace usable as an
     id), unless they are to be skipped and some other record is left."""
-    if result.invalid and (not skip_invalid or len(result.invalid) == len(candidates)):
-        raise _refusal(source, result.invalid, none_left=skip_invalid)
+    none_left = len(result.invalid) == len(candidates)
+    if result.invalid and (not skip_invalid or none_left):
+        raise _refusal(source, result.invalid, none_left=none_left)
 
 
 def _refusal(source: str, invalid: list[Invalid], none_left: bool = False) -> PromoteRefused:
-    """The refusal of a run with invalid records. ``none_left``: --skip-invalid was given
-    and no record is valid: it would promote nothing, and exit as if all was well."""
+    """The refusal of a run with invalid records. ``none_left``: no record is valid, so
+    --skip-invalid would promote nothing (and exit as if all was well): it is not offered."""
     first = invalid[0]
     where = f"{source}:{first.line}" + (f":{first.column}" if first.column else "")
     more = ""
