@@ -324,16 +324,18 @@ def _close(found: float, want: float) -> bool:
     return math.isclose(found, want, rel_tol=1e-12, abs_tol=1e-300)
 
 
-def _spread_of(values: list[float]) -> dict[str, float]:
-    """min, max and sample standard deviation (0 for equal values)."""
+def _spread_of(values: list[float], n: int | None = None) -> dict[str, float]:
+    """min, max and sample standard deviation (0 for equal values), and for trial means the
+    ``n`` items each is over."""
     low, high = min(values), max(values)
-    return {"min": low, "max": high, "std": 0.0 if low == high else statistics.stdev(values)}
+    std = 0.0 if low == high else statistics.stdev(values)
+    return {"min": low, "max": high, "std": std} | ({} if n is None else {"n": n})
 
 
 def _same_spread(found: dict[str, float], want: dict[str, float]) -> bool:
     """min and max exactly; the deviation to 1e-12 of itself, and exactly 0 for equal values
     (whatever their mean's last bit)."""
-    if found.keys() != want.keys() or (found["min"], found["max"]) != (want["min"], want["max"]):
+    if found.keys() != want.keys() or any(found[k] != want[k] for k in want if k != "std"):
         return False
     if want["std"] == 0.0:
         return found["std"] == 0.0
@@ -347,28 +349,38 @@ def run_trials(rows: list[dict[str, Any]]) -> list[int]:
 
 
 def check_spread(data: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    """``spread``: per metric, min/max/std of the per-trial means, an item left out of the run
-    counting (as answering nothing) in every trial; ``item_spread``: per item whose trials
-    scored differently, each metric that differed, its min/max/std over the item's trials."""
+    """``spread``: per metric, min/max/std of the per-trial means over the items the metric
+    scored in every trial, an item left out of the run counting (as answering nothing) in
+    every trial, a metric no item has in every trial left out (the spread is None when none
+    is left); ``item_spread``: per item whose trials scored differently, each metric that
+    differed, its min/max/std over the item's trials."""
     trials = run_trials(rows)
-    if len(trials) < 2:
-        assert data["spread"] is None
-    else:
-        spread = data["spread"]
-        assert spread["trials"] == len(trials)
-        want: dict[str, dict[str, float]] = {}
+    want: dict[str, dict[str, float]] = {}
+    if len(trials) >= 2:
         for name in NAMES:
+            had: dict[str, set[int]] = {}
+            for r in rows:
+                if not r.get("missing") and name in r["metrics"]:
+                    had.setdefault(r["id"], set()).add(r["trial"])
+            every = {i for i, ts in had.items() if ts == set(trials)}
+            if not every:
+                continue
+            left = [r["metrics"][name] for r in rows if r.get("missing") and name in r["metrics"]]
             means = []
             for t in trials:
                 values = [
                     r["metrics"][name]
                     for r in rows
-                    if (r["trial"] == t or r.get("missing")) and name in r["metrics"]
+                    if r["id"] in every and r["trial"] == t and not r.get("missing")
                 ]
-                if values:  # an exactly rounded sum: the same in any order of the items
-                    means.append(math.fsum(values) / len(values))
-            if means:
-                want[name] = _spread_of(means)
+                # an exactly rounded sum: the same in any order of the items
+                means.append(math.fsum(values + left) / len(values + left))
+            want[name] = _spread_of(means, len(every) + len(left))
+    if not want:
+        assert data["spread"] is None
+    else:
+        spread = data["spread"]
+        assert spread["trials"] == len(trials)
         assert list(spread["overall"]) == list(want)
         for name, entry in want.items():
             assert _same_spread(spread["overall"][name], entry), (name, spread)

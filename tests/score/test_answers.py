@@ -100,9 +100,9 @@ def test_trials_count_once_per_item_with_their_spread(qa: Path) -> None:
     assert report.data["run"]["trials"] == 2
     spread = report.data["spread"]
     assert spread["trials"] == 2
-    # trial 0: the four answerable items (0.625); trial 1: k2 alone (0)
-    assert spread["overall"]["coverage"]["max"] == 0.625
-    assert spread["overall"]["coverage"]["min"] == 0.0
+    # over k2 alone, the one item of both trials (trial 0's mean over the four answerable
+    # items, 0.625, against k2 alone in trial 1 would compare other items): 1, then 0
+    assert spread["overall"]["coverage"] == {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5), "n": 1}
     assert report.to_json()["item_spread"] == [
         {"id": "k2", "trials": 2, "metrics": {
             "coverage": {"min": 0.0, "max": 1.0, "std": math.sqrt(0.5)},
@@ -129,7 +129,7 @@ def test_an_item_left_out_counts_in_every_trial_of_the_spread(
     spread = report.data["spread"]
     assert spread["trials"] == 2
     # coverage in each trial: (1/2 + 1 + 0 + 1) / 4, k3 answering nothing
-    assert spread["overall"]["coverage"] == {"min": 0.625, "max": 0.625, "std": 0.0}
+    assert spread["overall"]["coverage"] == {"min": 0.625, "max": 0.625, "std": 0.0, "n": 4}
     assert all(entry["std"] == 0.0 for entry in spread["overall"].values())
 
 
@@ -473,3 +473,16 @@ def test_injection_has_a_value_exactly_when_every_way_the_undecided_claims_go_ag
                 want = outcomes.pop() if len(outcomes) == 1 else None
                 case = (answerable, points, never, refused)
                 assert (got if got == got else None) == want, case
+
+
+def test_a_metric_no_item_has_in_every_trial_has_no_spread(qa: Path) -> None:
+    """k3 given a second trial has no short answer: `exact` was scored in trial 0 only, and
+    one mean has no spread (it showed a deviation of 0); coverage is over k3 alone."""
+    again = next(line for line in ANSWERS if line["id"] == "k3")
+    report, _ = _score(qa, [*ANSWERS, {**again, "trial": 1}])
+    overall = report.data["spread"]["overall"]
+    assert "exact" not in overall
+    assert overall["coverage"]["n"] == 1 and overall["coverage"]["std"] == 0.0
+    report, _ = _score(qa, [*ANSWERS, {"id": "k2", "trial": 1, "answer": "30 days"}])
+    assert report.data["spread"]["overall"]["exact"] == {"min": 1.0, "max": 1.0, "std": 0.0,
+                                                         "n": 1}  # fmt: skip

@@ -157,7 +157,7 @@ def test_trials_are_counted_by_the_numbers_the_run_gives(
     found = data["spread"]  # type: ignore[index]
     assert found["trials"] == trials
     # every trial retrieved the same: the same mean in each, the left-out items included
-    assert all(m == {"min": m["min"], "max": m["min"], "std": 0.0}
+    assert all(m == {"min": m["min"], "max": m["min"], "std": 0.0, "n": data["counts"]["scored"]}  # type: ignore[index]
                for m in found["overall"].values())  # fmt: skip
     assert data["item_spread"] == []
 

@@ -308,20 +308,24 @@ def test_a_retrieval_report_is_what_the_reference_computes(
             assert close(entry["low"], min(low, entry["value"])), (table, name, metric)
             assert close(entry["high"], max(high, entry["value"])), (table, name, metric)
 
-    # spread: per-trial means over the items each trial has, a left-out item in every trial
+    # spread: per-trial means over the items the run gave every trial, a left-out item in
+    # every trial; none when no item has every trial
     trials = sorted({trial for _, trial in case.meant})
-    if len(trials) < 2:
-        assert data["spread"] is None and data["item_spread"] == []
+    given = {i: {t for j, t in rows if j == i} for i, _ in rows if i not in left_out}
+    every = sorted(i for i, ts in given.items() if ts == set(trials))
+    if len(trials) < 2 or not every:
+        assert data["spread"] is None
+        if len(trials) < 2:
+            assert data["item_spread"] == []
     else:
         assert data["spread"]["trials"] == len(trials)
         for metric, entry in data["spread"]["overall"].items():
             per_trial = []
             for t in trials:
-                values = [
-                    v[metric] for (i, trial), v in rows.items() if trial == t and i not in left_out
-                ]
+                values = [rows[(i, t)][metric] for i in every]
                 values += [rows[(i, 0)][metric] for i in left_out]
                 per_trial.append(math.fsum(values) / len(values))
+            assert entry["n"] == len(every) + len(left_out)
             assert close(entry["min"], min(per_trial)) and close(entry["max"], max(per_trial))
             assert close(entry["std"], statistics.stdev(per_trial)), metric
         varied = {

@@ -215,10 +215,13 @@ def _spread(
     item_ids: list[str], left_out: NDArray[np.bool_] | None = None,
 ) -> tuple[dict[str, Any] | None, RenderedRows]:  # fmt: skip
     """With several trials (two trial numbers or more among the run's lines, whatever they
-    are): per metric, min/max/std of the per-trial means, an item the run left out (its
-    rows: ``left_out``) counting, as answering nothing, in every trial; and per item whose
-    trials differed, each metric's min/max/std over its trials. Rows are sorted by item, so
-    each item's rows are one run of the arrays."""
+    are): per metric, min/max/std of the per-trial means over the items the metric scored
+    in every trial (``n``; an item scored in only some would compare other items from trial
+    to trial), an item the run left out (its rows: ``left_out``) counting, as answering
+    nothing, in every trial; a metric no item has in every trial is left out, and the whole
+    spread is None when none is left. And per item whose trials differed, each metric's
+    min/max/std over its trials. Rows are sorted by item, so each item's rows are one run of
+    the arrays."""
     left = np.zeros(len(trials), dtype=bool) if left_out is None else left_out
     numbers = np.unique(trials[~left]).tolist()  # a left-out item's row is in no trial
     if len(numbers) < 2:
@@ -226,11 +229,16 @@ def _spread(
     known = ~np.isnan(values)
     overall: dict[str, Any] = {}
     for j, name in enumerate(NAMES):
+        scored = np.bincount(row_item, weights=(known[:, j] & ~left), minlength=len(item_ids))
+        every = known[:, j] & ~left & (scored[row_item] == len(numbers))
+        if not every.any():
+            continue
         # exactly rounded sums: the same scores in another order of items give the same mean
-        chosen = [values[((trials == t) | left) & known[:, j], j].tolist() for t in numbers]
-        means = [math.fsum(c) / len(c) for c in chosen if c]
-        if means:
-            overall[name] = _min_max_std(means)
+        chosen = [
+            values[((trials == t) & every) | (left & known[:, j]), j].tolist() for t in numbers
+        ]
+        means = [math.fsum(c) / len(c) for c in chosen]
+        overall[name] = _min_max_std(means, len(chosen[0]))
     counts = np.bincount(row_item, minlength=len(item_ids))
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
     lows = np.fmin.reduceat(np.where(known, values, np.inf), starts, axis=0)
@@ -258,15 +266,17 @@ def _spread(
         lines.append(
             f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{members}}}}}'
         )
-    return {"trials": len(numbers), "overall": overall}, RenderedRows(lines)
+    spread = {"trials": len(numbers), "overall": overall} if overall else None
+    return spread, RenderedRows(lines)
 
 
-def _min_max_std(values: list[float]) -> dict[str, float]:
-    """min, max and sample standard deviation; equal values have none, though their mean
-    (from which the deviations are taken) may be off in its last bit."""
+def _min_max_std(values: list[float], n: int) -> dict[str, float | int]:
+    """min, max and sample standard deviation of two trial means or more, each over the same
+    ``n`` items; equal values have none, though their mean (from which the deviations are
+    taken) may be off in its last bit."""
     low, high = min(values), max(values)
     std = float(np.std(values, ddof=1)) if high > low else 0.0
-    return {"min": low, "max": high, "std": std}
+    return {"min": low, "max": high, "std": std, "n": n}
 
 
 def build_report(

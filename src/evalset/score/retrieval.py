@@ -647,21 +647,27 @@ def _spread(
     rows: ItemRows, row_item: NDArray[np.int64], item_ids: list[str]
 ) -> tuple[dict[str, Any] | None, RenderedRows]:
     """With several trials (two trial numbers or more among the run's lines, whatever they
-    are): per metric, min/max/std of the per-trial means over the run, an item the run left
-    out counting, as retrieving nothing, in every trial; and per item whose trials did not
-    all score the same, each metric's min/max/std over its trials (an item left out scored
-    the same in every trial)."""
+    are): per metric, min/max/std of the per-trial means over the items the run gave every
+    trial (``n``; an item given only some would compare other items from trial to trial),
+    an item the run left out counting, as retrieving nothing, in every trial; None when no
+    item has every trial. And per item whose trials did not all score the same, each
+    metric's min/max/std over its trials (an item left out scored the same in every trial)."""
     trials = np.asarray(rows.trials, dtype=np.int64)
     left = np.asarray(rows.missing, dtype=bool) if rows.missing else np.zeros(len(trials), bool)
     numbers = np.unique(trials[~left]).tolist()  # a left-out item's one row is in no trial
     if len(numbers) < 2:
         return None, RenderedRows([])
     values = rows.values
-    per_trial = np.array(
-        [values[(trials == t) | left].mean(axis=0) for t in numbers], dtype=np.float64
-    )
-    overall = {name: _min_max_std(per_trial[:, j]) for j, name in enumerate(rows.metrics)}
     counts = np.bincount(row_item, minlength=len(item_ids))
+    every = ~left & (counts[row_item] == len(numbers))  # (an item's trials are distinct)
+    overall = None
+    if every.any():
+        per_trial = np.array(
+            [values[((trials == t) & every) | left].mean(axis=0) for t in numbers],
+            dtype=np.float64,
+        )
+        size = int(every.sum()) // len(numbers) + int(left.sum())
+        overall = {name: _min_max_std(per_trial[:, j], size) for j, name in enumerate(rows.metrics)}
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     lows = np.minimum.reduceat(values, starts, axis=0)
     highs = np.maximum.reduceat(values, starts, axis=0)
@@ -684,14 +690,17 @@ def _spread(
         f'{{"id": {json_string(item_ids[k])}, "trials": {counts[k]}, "metrics": {{{row}}}}}'
         for k, row in zip(varied.tolist(), row_texts(flat, metric), strict=True)
     ]
-    return {"trials": len(per_trial), "overall": overall}, RenderedRows(lines)
+    spread = {"trials": len(numbers), "overall": overall} if overall is not None else None
+    return spread, RenderedRows(lines)
 
 
-def _min_max_std(values: NDArray[np.float64]) -> dict[str, float]:
+def _min_max_std(values: NDArray[np.float64], n: int) -> dict[str, float | int]:
+    """min, max and sample standard deviation of two trial means or more, each over the same
+    ``n`` items."""
     low, high = float(values.min()), float(values.max())
     # equal means have no spread, though their mean may be off in its last bit
-    std = float(values.std(ddof=1)) if len(values) > 1 and high > low else 0.0
-    return {"min": low, "max": high, "std": std}
+    std = float(values.std(ddof=1)) if high > low else 0.0
+    return {"min": low, "max": high, "std": std, "n": n}
 
 
 def _summary(values: list[float | None]) -> dict[str, float | int] | None:
