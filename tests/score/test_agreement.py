@@ -19,7 +19,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from evalset.config import find_workspace
-from evalset.score.agreement import LabelsError, agreement, cohen_kappa
+from evalset.score.agreement import LabelsError, agreement, cohen_kappa, kappa_text
 from evalset.score.answers import AnswerOptions, score_answers
 from evalset.score.judges.exact import ExactJudge
 from evalset.score.judges.runner import Judging
@@ -73,6 +73,36 @@ def test_kappa_matches_scikit_learn_and_statsmodels_on_random_tables(seed: int) 
 def test_kappa_is_undefined_when_both_said_one_verdict_only() -> None:
     found = cohen_kappa([True] * 4, [True] * 4)
     assert found.agreement == 1.0 and found.kappa is None and found.low is None
+
+
+Y, N = True, False
+DEGENERATE = [
+    # (judge, person, kappa's text): the large-sample variance is 0 on these tables, which
+    # made an interval of no width, "0.00 [0.00, 0.00]" from four rows
+    ("the person said only yes", [Y, Y, N, N], [Y, Y, Y, Y],
+     "0.00 (no interval: the person said only yes)"),
+    ("the person said only no", [Y, N, N, N, N], [N, N, N, N, N],
+     "0.00 (no interval: the person said only no)"),
+    ("the judge said only no", [N, N, N], [Y, N, Y],
+     "0.00 (no interval: the judge said only no)"),
+    ("agreed on every row", [Y, N, Y, N, N, Y], [Y, N, Y, N, N, Y],
+     "1.00 (no interval: they agreed on every row)"),
+    ("disagreed on every row", [Y, N], [N, Y],
+     "-1.00 (no interval: they disagreed on every row)"),
+    ("disagreed on every row, unevenly", [Y, Y, N], [N, N, Y], "-0.80 [-1.00, 0.35]"),
+    ("an interval", [Y, Y, N, N, Y], [Y, N, N, N, Y], "0.62 [-0.01, 1.00]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("judge", "human", "text"), [c[1:] for c in DEGENERATE],
+                         ids=[c[0] for c in DEGENERATE])  # fmt: skip
+def test_kappa_has_no_interval_where_its_standard_error_collapses(
+    judge: list[bool], human: list[bool], text: str
+) -> None:
+    found = cohen_kappa(judge, human)
+    assert found.kappa == pytest.approx(cohen_kappa_score(judge, human), abs=1e-12)
+    assert kappa_text(found.to_json()) == text
+    assert (found.low is None) is (found.se is None) is ("no interval" in text)
 
 
 LABELS = """\

@@ -11,7 +11,7 @@ from evalset.cli.output import echo, emit_json, table
 from evalset.cli.params import number_in, output_format
 
 if TYPE_CHECKING:
-    from evalset.score.agreement import Agreement
+    from evalset.score.agreement import Agreement, Kappa
 
 _JUDGE_HELP = (
     "The judge (required): exact, 'command:PROGRAM ARGS', openai:MODEL, or the name of a judge "
@@ -148,10 +148,10 @@ def agreement(
         raise typer.Exit(1)
 
 
-def _kappa(k: float | None, low: float | None, high: float | None) -> str:
-    if k is None or low is None or high is None:
-        return "undefined (one verdict only)"
-    return f"{k:.2f} [{low:.2f}, {high:.2f}]"
+def _kappa(found: Kappa) -> str:
+    from evalset.score.agreement import kappa_text
+
+    return kappa_text(found.to_json())
 
 
 def _print_agreement(result: Agreement) -> None:
@@ -165,7 +165,7 @@ def _print_agreement(result: Agreement) -> None:
     )
     shown = f"{o.agreement:.0%}" if o.agreement is not None else "-"
     if result.measured:
-        echo(f"agreement {shown}, kappa {_kappa(o.kappa, o.low, o.high)}")
+        echo(f"agreement {shown}, kappa {_kappa(o)}")
     else:
         echo(f"failed: agreement not measured, the judge decided none of the {len(result.errors)} "
              "labelled claim(s) (the notes below say why)", fg="red")  # fmt: skip
@@ -179,7 +179,7 @@ def _print_agreement(result: Agreement) -> None:
     )
     rows = [
         [name, k.n, f"{k.agreement:.0%}" if k.agreement is not None else "-",
-         _kappa(k.kappa, k.low, k.high)]
+         _kappa(k)]
         for name, k in result.categories.items()
     ]  # fmt: skip
     if rows:
@@ -204,7 +204,7 @@ def _print_agreement(result: Agreement) -> None:
                  f"verdict only, so it cannot reach --min-kappa {result.min_kappa:g}; label "
                  "claims the answers assert and claims they do not", fg="red")  # fmt: skip
         else:
-            echo(f"failed: kappa {_kappa(o.kappa, o.low, o.high)} is below --min-kappa "
+            echo(f"failed: kappa {_kappa(o)} is below --min-kappa "
                  f"{result.min_kappa:g}", fg="red")  # fmt: skip
 
 

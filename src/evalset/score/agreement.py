@@ -11,7 +11,10 @@ agree, p_e the share expected by chance from how often each says yes. Its 95% in
 kappa +/- z * se with the large-sample standard error of Fleiss, Cohen and Everitt (1969),
 clipped to [-1, 1]; with few rows the normal approximation is rough, so the number of rows
 is printed beside it. Kappa is undefined (null) when judge and person each said only one
-and the same verdict (p_e = 1).
+and the same verdict (p_e = 1). Its interval is left out (null) where that standard error
+is 0 however few the rows: when the two agreed on every row (or disagreed on every row,
+kappa -1), and when one of them said only yes or only no (kappa is then 0, whatever the
+other said).
 """
 
 from __future__ import annotations
@@ -113,8 +116,44 @@ def cohen_kappa(judge: Sequence[bool], human: Sequence[bool], z: float = Z) -> K
         p[i][j] * (cols[i] + rows[j]) ** 2 for i in range(2) for j in range(2) if i != j
     )
     variance = (diagonal + off - (kappa - expected * (1 - kappa)) ** 2) / (n * (1 - expected) ** 2)
+    if _no_interval(cells) is not None or variance <= 1e-12:  # 0: no interval
+        return Kappa(n, observed, kappa, None, None, None, cells)
     se = math.sqrt(max(variance, 0.0))
     return Kappa(n, observed, kappa, max(-1.0, kappa - z * se), min(1.0, kappa + z * se), se, cells)
+
+
+def _no_interval(cells: dict[str, int]) -> str | None:
+    """Why kappa has no large-sample interval on a table, or None: its variance is 0 when
+    the two agreed on every row, and when one of them gave one verdict only (kappa is then 0
+    whatever the other said), however few the rows. (It is also 0 when they disagreed on
+    every row, each saying yes as often as no: kappa is -1.)"""
+    judge_yes = cells["judge_yes_human_yes"] + cells["judge_yes_human_no"]
+    human_yes = cells["judge_yes_human_yes"] + cells["judge_no_human_yes"]
+    n = sum(cells.values())
+    for who, yes in (("the person", human_yes), ("the judge", judge_yes)):
+        if yes in (0, n):
+            return f"{who} said only {'yes' if yes else 'no'}"
+    if cells["judge_yes_human_no"] == cells["judge_no_human_yes"] == 0:
+        return "they agreed on every row"
+    return None
+
+
+def kappa_text(found: dict[str, Any]) -> str:
+    """Kappa with its interval, as the outputs print it; ``found`` holds ``kappa``, ``low``,
+    ``high`` and, where known, ``confusion``."""
+    kappa = found["kappa"]
+    if kappa is None:
+        return "undefined (one verdict only)"
+    if found["low"] is None or found["high"] is None:
+        why = _no_interval(found["confusion"]) if found.get("confusion") else None
+        if why is None:
+            why = (
+                "they disagreed on every row"
+                if kappa == -1
+                else "they agreed on every row, or one of them gave one verdict only"
+            )
+        return f"{kappa:.2f} (no interval: {why})"
+    return f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
 
 
 def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:

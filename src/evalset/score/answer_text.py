@@ -54,12 +54,9 @@ def agreement_line(data: dict[str, Any], shown: Callable[[str], str] = str) -> s
             f"agreement with people: not measured, the judge decided none of the "
             f"{found['labels']['rows']} labelled claim(s) of {shown(found['labels']['path'])}"
         )
-    kappa = found["kappa"]
-    value = (
-        "undefined (one verdict only)"
-        if kappa is None
-        else f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
-    )
+    from evalset.score.agreement import kappa_text  # (its label files: not for every report)
+
+    value = kappa_text(found)
     rows = found["labels"]["rows"]
     # the claims the judge could not decide are not in the figures: say how few they rest on
     undecided = (
