@@ -43,8 +43,8 @@ def test_what_a_report_holds(score_ws: Path, cli) -> None:  # type: ignore[no-un
     assert list(report) == [
         "evalset", "report", "tool", "run", "snapshot", "corpus", "settings", "definitions",
         "counts", "overall", "categories", "splits", "spread", "latency", "cost", "misses",
-        "stale", "missing", "unresolved", "unknown_citations", "invalid_lines", "item_spread",
-        "items", "digest",
+        "stale", "missing", "unresolved", "unknown_citations", "unknown_meant",
+        "invalid_lines", "item_spread", "items", "digest",
     ]  # fmt: skip
     assert report["report"] == {"format": FORMAT, "kind": "retrieval"}
     assert report["corpus"] == "matches"  # the working tree is the newest snapshot
@@ -320,12 +320,49 @@ def test_citations_the_snapshot_does_not_have_are_listed_and_score_as_misses(  #
     note = [line for line in text.out.splitlines() if "name no section" in line]
     assert note == [
         f"note: 3 retrieved citation(s) name no section of snapshot {report['snapshot']}: did "
-        "the retriever index another version of the corpus? They score as misses (report: "
-        '"unknown_citations")'
+        "the retriever index another version of the corpus, or name its documents otherwise? "
+        'They score as misses (report: "unknown_citations")'
     ]
+    assert report["unknown_meant"] == {}
     write_run(score_ws / "run.jsonl", RUN)  # a run of known citations says nothing of them
     clean = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)
     assert clean["unknown_citations"] == [] and clean["counts"]["unknown_citations"] == 0
+
+
+MEANT = [
+    # (a citation as a run may write it, the one meant, or None when none is known for sure)
+    ("corpus/guide.md#shipping", "guide.md#shipping"),  # from the repository's root
+    ("repo/corpus/faq.md", "faq.md"),
+    ("data/corpus/faq.md#hours", "faq.md#hours"),
+    ("Guide.md#shipping", "guide.md#shipping"),  # in other letter case
+    ("guide.md#Shipping", "guide.md#shipping"),
+    ("CORPUS/FAQ.MD#HOURS", "faq.md#hours"),
+    ("corpus/guide.md#nowhere", None),  # no such section, however written
+    ("chunk_0412", None),  # a pipeline's own id
+    ("guide.md#nowhere", None),
+]
+
+
+@pytest.mark.parametrize(("given", "meant"), MEANT)
+def test_a_citation_written_otherwise_is_named_with_the_one_meant(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, given: str, meant: str | None
+) -> None:
+    """Citations with the corpus folder before them (paths from the repository's root), or
+    in other letter case, still score as misses (nothing is guessed), and the note says how
+    they should be written, in every form."""
+    run = [dict(line) for line in RUN]
+    run[0] = {**run[0], "retrieved": [given, *run[0]["retrieved"]]}
+    write_run(score_ws / "run.jsonl", run)
+    score = ["score", "retrieval", "docs", "run.jsonl"]
+    report = json.loads(cli(score_ws, *score, "--json").out)
+    assert report["unknown_citations"] == [given]
+    assert report["unknown_meant"] == ({given: meant} if meant else {})
+    assert report["items"][0]["first_rank"] != 1  # a miss, whatever it meant
+    for form in ([], ["--format", "md"]):
+        done = cli(score_ws, *score, *form)
+        assert done.code == 0, done.err
+        said = "written otherwise (`" + given + "` for `" + str(meant) + "`)"
+        assert (said in done.out) is (meant is not None), done.out
 
 
 @pytest.mark.parametrize(

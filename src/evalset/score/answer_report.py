@@ -470,6 +470,7 @@ def _merge(data: dict[str, Any], retrieval: Report, rows: AnswerRows) -> None:
     data["misses"] = r["misses"]
     data["unresolved"] = r["unresolved"]
     data["unknown_citations"] = r["unknown_citations"]
+    data["unknown_meant"] = r["unknown_meant"]
     items = r.get("items")
     assert items is None  # retrieval keeps its rows outside data
     retrieved: ItemRows = retrieval.items  # type: ignore[assignment]

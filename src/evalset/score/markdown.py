@@ -158,11 +158,21 @@ def notes(data: dict[str, Any]) -> list[str]:
             '"unresolved")'
         )
     unknown = data.get("unknown_citations")
-    if unknown:  # the citations themselves are the run's text: the report lists them
+    meant = data.get("unknown_meant") or {}
+    if unknown and meant:  # one example: the report lists them all
+        given, wanted = next(iter(meant.items()))
         out.append(
             f"{len(unknown)} retrieved citation(s) name no section of snapshot "
-            f"{data.get('snapshot')}: did the retriever index another version of the corpus? "
-            'They score as misses (report: "unknown_citations")'
+            f"{data.get('snapshot')}, {len(meant)} of them a document and section of it written "
+            f"otherwise ({md_code(given)} for {md_code(wanted)}): give documents by their "
+            "path inside the corpus folder and sections by the anchors `evalset snapshot` "
+            'lists. They score as misses (report: "unknown_citations", "unknown_meant")'
+        )
+    elif unknown:  # the citations themselves are the run's text: the report lists them
+        out.append(
+            f"{len(unknown)} retrieved citation(s) name no section of snapshot "
+            f"{data.get('snapshot')}: did the retriever index another version of the corpus, "
+            'or name its documents otherwise? They score as misses (report: "unknown_citations")'
         )
     if data.get("invalid_lines"):
         out.append(

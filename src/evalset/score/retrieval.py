@@ -505,6 +505,7 @@ def _score(
     data["missing"] = missing
     data["unresolved"] = unresolved
     data["unknown_citations"] = unknown
+    data["unknown_meant"] = meant_citations(unknown, snap)
     data["invalid_lines"] = [{"line": n, "problem": p} for n, p in run.invalid]
     data["item_spread"] = item_spread
     if prerender:
@@ -540,6 +541,40 @@ def unknown_citations(
             t for t in cited if entry is None or ("#" in t and t.partition("#")[2] not in sections)
         ]
     return sorted(unknown)
+
+
+def meant_citations(unknown: Sequence[str], snap: Snapshot | None) -> dict[str, str]:
+    """For unknown citations that name a document and section of ``snap`` written otherwise,
+    the citation meant: a document given with folders before its path in the corpus
+    (``corpus/policies/returns.md``, a path from the repository's root), or in other letter
+    case, and a section anchor in other letter case. They still score as misses (a guess
+    is never taken for what the run retrieved); the note names the fix."""
+    if snap is None or not unknown:
+        return {}
+    documents = snap.documents
+    folded: dict[str, str | None] = {}
+    for doc in documents:
+        folded[doc.casefold()] = None if doc.casefold() in folded else doc  # None: two
+    found = {}
+    for text in unknown:
+        doc, hash_, section = text.partition("#")
+        parts = doc.split("/")
+        tails = ["/".join(parts[k:]) for k in range(len(parts))]
+        known = next((t for t in tails if t in documents), None)
+        known = known or next((f for t in tails if (f := folded.get(t.casefold()))), None)
+        if known is None:
+            continue
+        if hash_:
+            sections = documents[known]["sections"]
+            if section not in sections:
+                same = [s for s in sections if s.casefold() == section.casefold()]
+                if len(same) != 1:
+                    continue
+                section = same[0]
+            found[text] = f"{known}#{section}"
+        else:
+            found[text] = known
+    return found
 
 
 def group_tables(
