@@ -162,3 +162,44 @@ def test_a_word_or_two_that_tells_no_section_is_listed_unresolved(  # type: igno
     assert done.code == 0, done.err
     data = json.loads((repo / "out.json").read_text())
     assert [u["reason"] for u in data["unresolved"]] == [f"not found in e.md, and {reason}"]
+
+
+FORMS = (
+    "# Shop\n\n## Office\n\nThe o\ufb03ce is open for \ufb01ve days a week.\n\n"
+    "## Stra\u00dfe\n\nDie Stra\u00dfe vor dem Laden ist ab acht Uhr gesperrt.\n\n"
+    "## R\u00fcckgabe\n\nDie R\u00fcck\u00adgabe ist kosten\u200blos innerhalb von "
+    "vierzehn Tagen.\n\n## \u30ab\u30fc\u30c9\n\n\uff21\uff23\uff2d\uff25 "
+    "\uff76\uff70\uff84\uff9e\u3067\u6255\u3048\u307e\u3059\u3002\n"
+)
+"""Text as PDFs and web pages leave it: ligatures, a soft hyphen and a zero-width space
+within words, full-width letters and half-width katakana."""
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        # the retriever's text in compatibility form (NFKC), as text cleaning leaves it
+        ("the office is open for five days a week", "office"),
+        ("THE OFFICE IS OPEN", "office"),
+        ("office is", "office"),
+        ("ACME \u30ab\u30fc\u30c9\u3067\u6255\u3048\u307e\u3059", "\u30ab\u30fc\u30c9"),
+        # the corpus in compatibility form, the chunk with ligatures
+        ("Die R\u00fcckgabe ist kostenlos", "r\u00fcckgabe"),
+        ("die r\u00fcckgabe ist kostenlos innerhalb von vierzehn tagen", "r\u00fcckgabe"),
+        ("R\u00dcCKGABE IST", "r\u00fcckgabe"),
+        # upper case of a sharp s (case folded: SS)
+        ("DIE STRASSE VOR DEM LADEN", "stra\u00dfe"),
+        ("STRASSE", "stra\u00dfe"),
+    ],
+)
+def test_words_compare_as_a_reader_reads_them(tmp_path: Path, text: str, section: str) -> None:
+    """A chunk's words are compared in compatibility form (NFKC) and case folded, and a soft
+    hyphen or zero-width space does not split a word: before, a retriever that cleaned its
+    text (\"office\" for \"o\ufb03ce\", ACME for the full-width letters, a word without the
+    soft hyphen) matched no section's words, and its chunk was listed unresolved."""
+    repo, _ = _workspace(tmp_path / "repo", FORMS)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text=text)
+    )
+    assert (found.how, [str(c) for c in found.citations]) == ("overlap", [f"e.md#{section}"])

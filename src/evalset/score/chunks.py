@@ -17,9 +17,10 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    else the document. Only where the source's sections are exactly the snapshot's (ids,
    titles, levels and text hashes), headings matched to them in order.
 3. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
-   from the snapshot), the chunk is compared by its words: lower-case runs of letters and
-   digits, where each character of a script written without spaces between words (Chinese,
-   Japanese, Thai, Lao, Khmer, Myanmar) is a word of its own, so that a passage whose lines
+   from the snapshot), the chunk is compared by its words: case-folded runs of letters and
+   digits in Unicode's compatibility form (NFKC: ``ﬁ`` is ``fi``), where each character of
+   a script written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
+   Myanmar) is a word of its own, so that a passage whose lines
    were joined without a space (as such text is joined) compares as the snapshot's text,
    which keeps the line break as a space. A chunk of three words or more is compared by its
    word trigrams: it stands for the sections holding the largest share of them, when that
@@ -56,6 +57,7 @@ matching nothing: never guessed.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -84,6 +86,10 @@ _SPACELESS = (
 _WORD = re.compile(r"\w+")
 _SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+"""Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
+``<wbr>``, which parts no words either), a word joiner, a byte-order mark. Web pages and
+PDFs leave them in words; a retriever's cleaning takes them out."""
 _FOUND = frozenset(("exact", "rendered", "position"))
 """How a chunk's text resolved without a guess: a span's position is not looked at then."""
 
@@ -103,11 +109,17 @@ class Resolution:
 
 
 def _words(text: str, spaceless: bool | None = None) -> list[str]:
-    """The lower-case words of ``text``; each character of a script written without spaces
-    between words (Chinese, Japanese, Thai, ...) is a word of its own. ``spaceless`` says
-    whether ``text`` may hold such characters, when the caller knows (else it is looked at:
-    the two ways read any other text alike, the common one faster)."""
-    text = text.lower()
+    """The words of ``text``, case folded in Unicode's compatibility form (NFKC: a ligature
+    ``ﬁ`` is ``fi``, a full-width ``\uff21`` an ``a``, half-width katakana full-width), so that
+    text cleaned by a retriever reads as the snapshot's, and the reverse; a character that
+    shows nothing does not split a word (``_INVISIBLE``). Each character of a script written
+    without spaces between words (Chinese, Japanese, Thai, ...) is a word of its own.
+    ``spaceless`` says whether ``text`` may hold such characters, when the caller knows (else
+    it is looked at: the two ways read any other text alike, the common one faster)."""
+    if text.isascii():  # (NFKC changes no ASCII text, and casefold is lower there)
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).casefold()
     if spaceless is None:
         spaceless = _HAS_SPACELESS.search(text) is not None
     return (_SPACELESS_WORD if spaceless else _WORD).findall(text)
