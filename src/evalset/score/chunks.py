@@ -11,11 +11,12 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
-2. **position**: for a span of a markdown document not found so (cut inside a link, a tag
-   or front matter), where it lies in the source: the most specific section whose source
-   range (from its heading to the next heading of the same or a higher level) holds it,
-   else the document. Only where the source's sections are exactly the snapshot's (ids,
-   titles, levels and text hashes), headings matched to them in order.
+2. **position**: for a span of a markdown or HTML document not found so (cut inside a
+   link, a tag, front matter or a page's head), where it lies in the source: the most
+   specific section whose source range (from its heading to the next heading of the same or
+   a higher level) holds it, else the document. Only where the source's sections are
+   exactly the snapshot's (ids, titles, levels and text hashes), headings matched to them
+   in order.
 3. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
    from the snapshot), the chunk is compared by its words: case-folded runs of letters and
    digits in Unicode's compatibility form (NFKC: ``ﬁ`` is ``fi``), where each character of
@@ -256,7 +257,7 @@ class Resolver:
     def _ranges(self, doc: str, name: str, text: str) -> list[tuple[int, int, str]] | None:
         """Where each section of the document lies in one of its source texts (``name``:
         where it was found), as character ranges from its heading to the next heading of
-        the same or a higher level: for markdown whose sections (ids, titles, levels and
+        the same or a higher level: for markdown or HTML whose sections (ids, titles, levels and
         text) are exactly those the snapshot recorded, headings matched to them in order;
         else None."""
         key = (doc, name)
@@ -266,14 +267,17 @@ class Resolver:
         return found
 
     def _read_ranges(self, doc: str, text: str) -> list[tuple[int, int, str]] | None:
-        from evalset.corpus import markdown  # (only for a chunk not found exactly)
+        from evalset.corpus import html, markdown  # (only for a chunk not found exactly)
 
         snap = self.snapshot
         entry = snap.documents.get(doc) if snap is not None else None
-        if snap is None or entry is None or sectioner_for(doc) is not markdown.sections:
+        sectioner = sectioner_for(doc)
+        formats = {markdown.sections: markdown.heading_ranges, html.sections: html.heading_ranges}
+        if snap is None or entry is None or sectioner not in formats:
             return None
+        assert sectioner is not None
         try:
-            parsed = markdown.sections(text, snap.hash_mode).sections
+            parsed = sectioner(text, snap.hash_mode).sections
         except Exception:  # (as the snapshot read it, it sectioned)
             return None
         recorded = entry["sections"]
@@ -287,7 +291,7 @@ class Resolver:
                 return None
         named = list(parsed.items())
         found: list[tuple[int, int, str]] = []
-        for start, end, level, title in markdown.heading_ranges(text):
+        for start, end, level, title in formats[sectioner](text):
             if len(found) < len(named):
                 ident, section = named[len(found)]
                 if section.title == title and section.level == level:
