@@ -371,7 +371,7 @@ class Resolver:
         entry = snap.documents.get(doc) if snap is not None else None
         if snap is None or entry is None:
             if snap is not None:
-                self.outlines.unreadable[doc] = f"it is not in snapshot {snap.short}"
+                self.outlines.unreadable[doc] = self.outlines.absent(doc)
             return {}
         if root is None:
             return {}
