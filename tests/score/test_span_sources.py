@@ -182,6 +182,28 @@ def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  #
         _same_as_cited(cli, repo, ITEMS, {"doc": "a.md", "text": text}, cited)  # in one only)
 
 
+UNITS = (
+    "# Hilfe \U0001f600\n\n## Karte\n\n\U0001f600\U0001f600 Die Gebühr beträgt fünf Euro.\n\n"
+    "## Bar\n\nNur bar.\n"
+)
+UNITS_ITEMS = {"a1": ("lookup", False, ["a.md#karte"]), "a2": ("lookup", False, ["a.md#bar"])}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [UNITS.encode(), b"\xef\xbb\xbf" + UNITS.encode(), UNITS.encode("utf-16")],
+    ids=["UTF-8", "UTF-8 with a byte-order mark", "UTF-16"],
+)
+@pytest.mark.parametrize(("text", "cited"), [("Nur bar.", "a.md#bar"), ("Die Geb", "a.md#karte")])
+def test_offsets_count_the_code_points_of_the_text_without_its_byte_order_mark(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, data: bytes, text: str, cited: str
+) -> None:
+    """As the README says: not bytes, not UTF-16 units (the emoji before count one each),
+    and no byte-order mark, whichever encoding the document was saved in."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": data}, UNITS_ITEMS)
+    _same_as_cited(cli, repo, UNITS_ITEMS, _span(UNITS, text), cited)
+
+
 GEBUEHREN = "# Gebühren\n\n## Karte\n\nDie Kartengebühr beträgt fünf Euro.\n\n## Bar\n\nBar.\n"
 NFC, NFD = "gebühren.md", unicodedata.normalize("NFD", "gebühren.md")
 
