@@ -203,3 +203,41 @@ def test_words_compare_as_a_reader_reads_them(tmp_path: Path, text: str, section
         Chunk("e.md", text=text)
     )
     assert (found.how, [str(c) for c in found.citations]) == ("overlap", [f"e.md#{section}"])
+
+
+PARTS = (
+    "# Rewards\n\n## Points\n\nYou earn 21 points per order and keep them 130 days.\n\n"
+    "## Expiry\n\nUnused points expire after 30 days.\n\n## 退货\n\n可以退货时请保留收据。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "sections"),
+    [
+        # a word or two found inside longer words is not found: before, "30 days" stood for
+        # Points too (in "130 days"), and "1 point" for Points (in "21 points")
+        ("30 days", ["expiry"]),
+        ("30 days.", ["expiry"]),
+        ("1 point", []),
+        ("xpire", []),
+        ("", []),
+        (" ", []),
+        ("points", ["points", "expiry"]),  # as whole words, in each
+        ("You earn", ["points"]),
+        # characters of a script without spaces are words of their own
+        ("退货", ["退货"]),
+        ("保留", ["退货"]),
+        # three words or more are found as written, cut inside words at their ends as a
+        # chunker cuts them
+        ("ou earn 21 poi", ["points"]),
+    ],
+)
+def test_a_word_or_two_is_found_exactly_only_as_whole_words(
+    tmp_path: Path, text: str, sections: list[str]
+) -> None:
+    repo, _ = _workspace(tmp_path / "repo", PARTS)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text=text)
+    )
+    assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)

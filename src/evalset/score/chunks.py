@@ -6,7 +6,8 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
 
 1. **exact**: its text, normalised as snapshots normalise text (Unicode NFC, white space
    collapsed), and failing that rendered as the document's format renders it (markup
-   removed), occurs in the section's heading and text. The most specific such section wins;
+   removed), occurs in the section's heading and text (a text of one or two words as whole
+   words: ``30 days`` is not in "130 days"). The most specific such section wins;
    when the same passage is in two unrelated sections (as the snapshot's outline places
    them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
@@ -61,7 +62,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import islice, pairwise
 from pathlib import Path
 
 from evalset.corpus import sectioner_for
@@ -87,6 +88,8 @@ _SPACELESS = (
 _WORD = re.compile(r"\w+")
 _SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_WORD_END = re.compile(f"[^\\W{_SPACELESS}]")
+"""A character that a longer word may go on from: a word's, not of a script without spaces."""
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
 """Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
 ``<wbr>``, which parts no words either), a word joiner, a byte-order mark. Web pages and
@@ -424,19 +427,48 @@ def _trimmed(text: str, at: tuple[int, int] | None) -> tuple[int, int] | None:
 
 
 def _once(source: str, raw: str) -> tuple[int, int] | None:
-    """Where ``raw`` occurs in ``source``, when it occurs exactly once."""
+    """Where ``raw`` occurs in ``source`` (a word or two as whole words: ``_whole``), when it
+    occurs exactly once."""
     at = source.find(raw)
-    if at < 0 or source.find(raw, at + 1) >= 0:
+    if at < 0:
+        return None
+    whole = _whole(raw)
+    if whole is not None:
+        found = whole.finditer(source)
+        first = next(found, None)
+        return None if first is None or next(found, None) else first.span()
+    if source.find(raw, at + 1) >= 0:
         return None
     return at, at + len(raw)
 
 
+def _whole(text: str) -> re.Pattern[str] | None:
+    """For a text of one or two words, a pattern finding it only as whole words: not within
+    a longer word at either end (``30 days`` is not in "130 days"), unless that end is a
+    character of a script written without spaces, a word of its own. None for a text of
+    three words or more, found as written however cut (a chunker cuts inside words), or one
+    whose ends are no word's."""
+    if not text or len(list(islice(_SPACELESS_WORD.finditer(text), 3))) == 3:
+        return None
+    before = _WORD_END.match(text[0]) is not None
+    after = _WORD_END.match(text[-1]) is not None
+    if not (before or after):
+        return None
+    return re.compile(
+        ("(?<!\\w)" if before else "") + re.escape(text) + ("(?!\\w)" if after else "")
+    )
+
+
 def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
-    """The most specific sections whose heading and text contain ``text``; the document
-    when only its whole text does; None when not even that."""
+    """The most specific sections whose heading and text contain ``text`` (a word or two as
+    whole words: ``_whole``); the document when only its whole text does; None when not
+    even that."""
     if not text or text not in view.text:
         return None
-    holding = [p for p in view.by_size if text in p.key]
+    whole = _whole(text)
+    if whole is not None and not whole.search(view.text):
+        return None
+    holding = [p for p in view.by_size if text in p.key and (whole is None or whole.search(p.key))]
     if not holding:
         return (Citation(view.doc),)
     return tuple(Citation(view.doc, p.id) for p in _minimal(view, holding))
