@@ -182,6 +182,67 @@ def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  #
         _same_as_cited(cli, repo, ITEMS, {"doc": "a.md", "text": text}, cited)  # in one only)
 
 
+LINES = (
+    "# Help\n\n## Intro\n\nLine one.\nLine two.\nLine three.\nLine four.\nLine five.\n"
+    "Line six.\n\n## Returns\n\nReturn within fourteen days.\nKeep the box.\nAsk for a "
+    "[label](https://acme.example.com/return-labels-for-parcels).\n\n## Shipping\n\n"
+    "Orders ship within two days.\n"
+)
+LINES_ITEMS = {
+    "a1": ("lookup", False, ["a.md#intro"]),
+    "a2": ("lookup", False, ["a.md#returns"]),
+    "a3": ("lookup", False, ["a.md#shipping"]),
+    "a4": ("lookup", False, ["a.md#help"]),
+}
+CUT_LINK = "Keep the box.\nAsk for a [label](https://acme.exa"
+# (how the chunk counts line ends: "lf" offsets as Python's text mode reads the file, "crlf"
+# as a binary read or Node counts them, or a text with either line ends; its text in LINES;
+# the section it stands for, or None: the two readings stand for other sections)
+CRLF_CASES = [
+    ("lf", "Line three.", "a.md#intro"),  # the readings agree
+    ("lf", "Return within fourteen days.", None),  # 11 lines on, the other starts in Intro
+    ("crlf", "Return within fourteen days.", "a.md#returns"),  # the other is later: agrees
+    ("lf", "Orders ship within two days.", None),
+    ("crlf", "Orders ship within two days.", "a.md#shipping"),  # past the end of the other
+    ("crlf", "Orders ship within two days.\n", "a.md#shipping"),
+    ("text lf", CUT_LINK, "a.md#returns"),  # placed where it is found
+    ("text crlf", CUT_LINK, "a.md#returns"),
+]
+
+
+@pytest.mark.parametrize("checkout", [False, True], ids=["committed CRLF", "autocrlf"])
+@pytest.mark.parametrize(
+    ("kind", "text", "cited"), CRLF_CASES, ids=[f"{c[0]}: {c[1]!r}" for c in CRLF_CASES]
+)
+def test_a_span_of_a_file_with_crlf_line_ends_is_read_counting_them_either_way(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, checkout: bool, kind: str, text: str, cited: str | None
+) -> None:
+    """Python's text mode, which most retrievers' loaders read files in, reads a CRLF line
+    end as one character; a binary read, or Node, as two. Before, only the second was read:
+    a span counted the first way read text a character a line earlier, and stood for another
+    section without a word (43 of 450 windows over the example's policies); nor was a chunk
+    given with LF line ends found in the source to place it."""
+    crlf = LINES.replace("\n", "\r\n").encode()
+    repo, _ = _workspace(
+        tmp_path / "repo", {"a.md": LINES.encode() if checkout else crlf}, LINES_ITEMS
+    )
+    (repo / "corpus" / "a.md").write_bytes(crlf)  # (as git checks it out with autocrlf)
+    source = LINES.replace("\n", "\r\n") if kind.endswith("crlf") else LINES
+    written = text.replace("\n", "\r\n") if kind.endswith("crlf") else text
+    chunk = {"doc": "a.md", "text": written} if kind.startswith("text") else _span(source, written)
+    if cited is not None:
+        _same_as_cited(cli, repo, LINES_ITEMS, chunk, cited)
+        return
+    data = _score(cli, repo, [{"id": "a2", "retrieved": [chunk]}])
+    [entry] = data["unresolved"]
+    assert entry["reason"] == (
+        "a.md has CRLF line ends, and the span's offsets read other text counting each as two "
+        "characters (as a binary read or Node counts them) than as one (as Python's text mode "
+        "reads the file), which stands for other sections, so it is not guessed; give the "
+        "chunk as text, or save the file with LF line ends and take a new snapshot"
+    )
+
+
 UNITS = (
     "# Hilfe \U0001f600\n\n## Karte\n\n\U0001f600\U0001f600 Die Gebühr beträgt fünf Euro.\n\n"
     "## Bar\n\nNur bar.\n"

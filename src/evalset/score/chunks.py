@@ -48,8 +48,10 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
 
 A span is the text at its offsets in the document's source as the snapshot saw it
 (``Resolver.sources``): the working-tree file or the file at the snapshot's commit, when it
-hashes as the snapshot recorded. Where both do but read other text at the span (they differ
-in bytes the hash leaves out, which the snapshot does not record), the span is unresolved.
+hashes as the snapshot recorded, and a text with CRLF line ends read with each as one
+character too. Where several readings hold the span but read other text at it (they differ
+in bytes the hash leaves out, which the snapshot does not record, or count line ends
+otherwise) that stands for other sections, the span is unresolved.
 
 What does not resolve (unknown document, too little overlap, a source that cannot be read,
 sources that disagree at a span) is listed in the report with the reason, and scored as
@@ -173,22 +175,22 @@ class Resolver:
             )
             return Resolution((), f"unresolved: {why}")
         start, end = chunk.start, chunk.end
-        read = {text[start:end] if end <= len(text) else None for text in sources.values()}
-        if read == {None}:
+        holding = {n: t for n, t in sources.items() if end <= len(t)}  # (a text too short
+        if not holding:  # for the span is not the one its offsets count in)
             return Resolution(
                 (), f"unresolved: the span ends at {end}, past the document's end "
-                f"({len(next(iter(sources.values())))} characters)"
+                f"({max(map(len, sources.values()))} characters)"
             )  # fmt: skip
-        if len(read) > 1:  # the sources read other text there: resolved only where every
-            readings = {  # reading resolves, and to the same sections
-                self._span(chunk.doc, {n: t}, start, end) if end <= len(t) else None
-                for n, t in sources.items()
+        if len({text[start:end] for text in holding.values()}) > 1:  # the sources read
+            readings = {  # other text there: resolved only where every reading resolves,
+                self._span(chunk.doc, {n: t}, start, end)  # and to the same sections
+                for n, t in holding.items()
             }
             only = readings.pop() if len(readings) == 1 else None
             if only is not None and only.resolved:
                 return only
-            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
-        return self._span(chunk.doc, sources, start, end)
+            return Resolution((), f"unresolved: {self._differ(chunk.doc, holding)}")
+        return self._span(chunk.doc, holding, start, end)
 
     def _span(self, doc: str, sources: dict[str, str], start: int, end: int) -> Resolution:
         """A span of ``sources``, which read the same text there."""
@@ -203,6 +205,14 @@ class Resolver:
         """Why a span of a document whose sources disagree at the span is not resolved."""
         snap = self.snapshot
         assert snap is not None
+        if len({text.replace("\r\n", "\n") for text in sources.values()}) == 1:
+            return (
+                f"{doc} has CRLF line ends, and the span's offsets read other text counting "
+                "each as two characters (as a binary read or Node counts them) than as one "
+                "(as Python's text mode reads the file), which stands for other sections, so "
+                "it is not guessed; give the chunk as text, or save the file with LF line "
+                "ends and take a new snapshot"
+            )
         left_out = "markup such as link targets, " if snap.hash_mode == "rendered" else ""
         return (
             f"the source of {doc} differs between {' and '.join(sources)} in bytes that "
@@ -248,8 +258,10 @@ class Resolver:
         placed: set[tuple[Citation, ...]] = set()
         for name, text in sources.items():
             at = _trimmed(text, where(text))
-            ranges = self._ranges(doc, name, text) if at is not None else None
-            if at is None or ranges is None:
+            if at is None:  # a text chunk not in this source (its line ends), or blank
+                continue
+            ranges = self._ranges(doc, name, text)
+            if ranges is None:
                 return None
             inner = max(
                 ((s, ident) for s, e, ident in ranges if s <= at[0] and at[1] <= e), default=None
@@ -361,9 +373,9 @@ class Resolver:
         under its name in either Unicode form): those that hash as the snapshot recorded,
         one per distinct text. Empty when none does. More than one when the two differ in
         bytes the snapshot's hash leaves out (in the default rendered mode: link targets,
-        line breaks, line ends), which offsets count; but a working-tree file that is the
-        commit's with CRLF line ends (as git checks it out with ``core.autocrlf``) is the
-        one source of a snapshot taken of the working tree."""
+        line breaks, line ends), which offsets count; and a text with CRLF line ends (saved
+        so, or checked out so by git's ``core.autocrlf``) is read twice: as it is, each line
+        end two characters, and with each as one, as Python's text mode reads it."""
         found = self._sources.get(doc)
         if found is None:
             found = self._sources[doc] = self._source(doc)
@@ -393,11 +405,11 @@ class Resolver:
                 text = decode(name, data)[0] or ""
                 if text not in found.values():
                     found[where] = text
-        texts = list(found.values())
-        if snap.rev is None and len(texts) == 2 and texts[0].replace("\r\n", "\n") == texts[1]:
-            # the checkout's own line ends (core.autocrlf) of the commit's file: a snapshot of
-            # the working tree read them, as a retriever indexing the checkout does
-            return {"the working-tree file": texts[0]}
+        for where, text in list(found.items()):
+            if "\r\n" in text and (lf := text.replace("\r\n", "\n")) not in found.values():
+                # offsets counted as Python's text mode reads the file (most retrievers'
+                # loaders), where a binary read or Node counts both characters
+                found[f"{where} with its CRLF line ends as one character"] = lf
         return found
 
 
