@@ -64,7 +64,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import islice, pairwise
+from itertools import pairwise
 from pathlib import Path
 
 from evalset.corpus import sectioner_for
@@ -90,9 +90,11 @@ _SPACELESS = (
 _WORD = re.compile(r"\w+")
 _SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_THREE_WORDS = re.compile(f"(?:\\W*+(?:[^\\W{_SPACELESS}]++|[{_SPACELESS}])){{3}}")
+"""Matches the start of a text of three words or more (as ``_words`` finds them)."""
 _WORD_END = re.compile(f"[^\\W{_SPACELESS}]")
 """A character that a longer word may go on from: a word's, not of a script without spaces."""
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+_INVISIBLE = "\u00ad\u200b\u2060\ufeff"
 """Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
 ``<wbr>``, which parts no words either), a word joiner, a byte-order mark. Web pages and
 PDFs leave them in words; a retriever's cleaning takes them out."""
@@ -125,7 +127,9 @@ def _words(text: str, spaceless: bool | None = None) -> list[str]:
     if text.isascii():  # (NFKC changes no ASCII text, and casefold is lower there)
         text = text.lower()
     else:
-        text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).casefold()
+        if any(mark in text for mark in _INVISIBLE):  # (str.translate is slow, and
+            text = re.sub(f"[{_INVISIBLE}]", "", text)  # they are rare)
+        text = unicodedata.normalize("NFKC", text).casefold()
     if spaceless is None:
         spaceless = _HAS_SPACELESS.search(text) is not None
     return (_SPACELESS_WORD if spaceless else _WORD).findall(text)
@@ -460,7 +464,7 @@ def _whole(text: str) -> re.Pattern[str] | None:
     character of a script written without spaces, a word of its own. None for a text of
     three words or more, found as written however cut (a chunker cuts inside words), or one
     whose ends are no word's."""
-    if not text or len(list(islice(_SPACELESS_WORD.finditer(text), 3))) == 3:
+    if not text or _THREE_WORDS.match(text):
         return None
     before = _WORD_END.match(text[0]) is not None
     after = _WORD_END.match(text[-1]) is not None
