@@ -409,6 +409,12 @@ def _cut_html(start: str, length: int) -> tuple[int, int]:
     return at, at + length
 
 
+def _html_range(start: str, before: int, end: str, after: int) -> tuple[int, int]:
+    """From ``before`` characters after where ``start`` begins to ``after`` past where ``end``
+    begins."""
+    return CUT_HTML.index(start) + before, CUT_HTML.index(end) + after
+
+
 # As CUTS, of an HTML page: a chunk cut inside a tag, as a fixed-size chunker of the source
 # cuts (before, unresolved: its half tag's words sank its trigram share below 80%)
 CUTS_HTML = [
@@ -422,6 +428,12 @@ CUTS_HTML = [
     ("text", _cut_html("main.css", 60), "a.html"),
     ("span", _cut_html("the damage.</p>\n<h2 id", 40), "a.html#help"),
     ("span", _cut_html("from the\n<a href", 40), "a.html#shipping"),
+    # a section's range one character too far at either end: into the tag that ends the
+    # section before, into the next heading's (as markdown's lone "#" reads as nothing)
+    ("span", _html_range("<h3 id", 0, '<h2 id="shipping', 1), "a.html#damaged"),
+    ("span", _html_range("<h3 id", -2, '<h2 id="shipping', 0), "a.html#damaged"),
+    ("span", _html_range("<h3 id", 1, '<h2 id="shipping', 2), "a.html#damaged"),
+    ("text", _html_range("<h3 id", -2, '<h2 id="shipping', 2), "a.html#damaged"),
 ]
 
 

@@ -256,12 +256,15 @@ class Resolver:
     ) -> tuple[Citation, ...] | None:
         """What a chunk stands for by where it lies in the document's source (``where``
         finds it in one source text): the most specific section whose source range holds
-        it, or the document when none does. None when a source cannot be so read (not
-        markdown, or its sections are not exactly the snapshot's), when the chunk is not
-        found in one, or when the sources place it differently."""
+        it, or the document when none does. None when a source cannot be so read (neither
+        markdown nor HTML, or its sections are not exactly the snapshot's), when the chunk
+        is found in none, or when the sources place it differently."""
+        from evalset.corpus import html  # (only for a chunk not found exactly)
+
+        page = sectioner_for(doc) is html.sections
         placed: set[tuple[Citation, ...]] = set()
         for name, text in sources.items():
-            at = _trimmed(text, where(text))
+            at = _trimmed(text, where(text), page)
             if at is None:  # a text chunk not in this source (its line ends), or blank
                 continue
             ranges = self._ranges(doc, name, text)
@@ -427,14 +430,25 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _trimmed(text: str, at: tuple[int, int] | None) -> tuple[int, int] | None:
+def _trimmed(text: str, at: tuple[int, int] | None, page: bool = False) -> tuple[int, int] | None:
     """``at`` (a range of ``text``) without the white space at its ends: the blank lines
     before a heading lie in the range of the section before it, and a chunk starting with
-    them is no part of that section (the exact step ignores them too). None when nothing
-    is left."""
+    them is no part of that section (the exact step ignores them too). Of an HTML ``page``,
+    without the part of a tag at either end either (the ``>`` that ends the section before,
+    the ``<`` that starts the next one's heading): markup, as a lone ``#`` is in markdown,
+    unless the range is all within a tag. None when nothing is left."""
     if at is None:
         return None
     start, end = at
+    if page:
+        close, open_ = text.find(">", start, end), text.find("<", start, end)
+        if close >= 0 and (open_ < 0 or close < open_):  # the end of a tag begun before
+            start = close + 1
+        last_open, last_close = text.rfind("<", start, end), text.rfind(">", start, end)
+        if last_open > last_close:  # the start of a tag ending after
+            end = last_open
+        if not text[start:end].strip():
+            start, end = at
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
