@@ -205,6 +205,21 @@ def test_words_compare_as_a_reader_reads_them(tmp_path: Path, text: str, section
     assert (found.how, [str(c) for c in found.citations]) == ("overlap", [f"e.md#{section}"])
 
 
+def test_a_document_is_read_for_scripts_without_spaces_in_the_form_its_words_are(
+    tmp_path: Path,
+) -> None:
+    """Its only ideograph is a compatibility character ("㊙", NFKC "秘"): the document was
+    taken to hold no script without spaces, and read "project秘notes" as one word where the
+    chunk's words are three; the chunk was unresolved."""
+    doc = "# Notes\n\n## Secret\n\nProject\u3299notes are kept apart.\n\n## Other\n\nNothing.\n"
+    repo, _ = _workspace(tmp_path / "repo", doc)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text="PROJECT\u79d8NOTES ARE KEPT")
+    )
+    assert [str(c) for c in found.citations] == ["e.md#secret"]
+
+
 PARTS = (
     "# Rewards\n\n## Points\n\nYou earn 21 points per order and keep them 130 days.\n\n"
     "## Expiry\n\nUnused points expire after 30 days.\n\n## 退货\n\n可以退货时请保留收据。\n"

@@ -344,7 +344,9 @@ class Resolver:
         wanted = _grams(words, n)
         grams = self._grams.get((view.doc, n))
         if grams is None:
-            spaceless = _HAS_SPACELESS.search(view.text) is not None  # for all its sections
+            read = view.text if view.text.isascii() else unicodedata.normalize("NFKC", view.text)
+            spaceless = _HAS_SPACELESS.search(read) is not None  # for all its sections, as
+            # ``_words`` reads them (in NFKC, where "㊙" is an ideograph)
             grams = {p.id: _grams(_words(p.key, spaceless), n) for p in view.by_size}
             grams[""] = _grams(_words(view.text, spaceless), n)
             self._grams[view.doc, n] = grams
