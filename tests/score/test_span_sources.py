@@ -239,7 +239,7 @@ def test_a_span_of_a_file_with_crlf_line_ends_is_read_counting_them_either_way( 
         "a.md has CRLF line ends, and the span's offsets read other text counting each as two "
         "characters (as a binary read or Node counts them) than as one (as Python's text mode "
         "reads the file), which stands for other sections, so it is not guessed; give the "
-        "chunk as text, or save the file with LF line ends and take a new snapshot"
+        "chunk as text"
     )
 
 

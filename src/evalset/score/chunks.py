@@ -214,8 +214,7 @@ class Resolver:
                 f"{doc} has CRLF line ends, and the span's offsets read other text counting "
                 "each as two characters (as a binary read or Node counts them) than as one "
                 "(as Python's text mode reads the file), which stands for other sections, so "
-                "it is not guessed; give the chunk as text, or save the file with LF line "
-                "ends and take a new snapshot"
+                "it is not guessed; give the chunk as text"
             )
         left_out = "markup such as link targets, " if snap.hash_mode == "rendered" else ""
         return (
