@@ -184,7 +184,8 @@ def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  #
 
 LINES = (
     "# Help\n\n## Intro\n\nLine one.\nLine two.\nLine three.\nLine four.\nLine five.\n"
-    "Line six.\n\n## Returns\n\nReturn within fourteen days.\nKeep the box.\nAsk for a "
+    "Line six.\nLine seven.\nLine eight.\nLine nine.\nLine ten.\nLine eleven.\n"
+    "Line twelve.\n\n## Returns\n\nReturn within fourteen days.\nKeep the box.\nAsk for a "
     "[label](https://acme.example.com/return-labels-for-parcels).\n\n## Shipping\n\n"
     "Orders ship within two days.\n"
 )
@@ -200,9 +201,12 @@ CUT_LINK = "Keep the box.\nAsk for a [label](https://acme.exa"
 # the section it stands for, or None: the two readings stand for other sections)
 CRLF_CASES = [
     ("lf", "Line three.", "a.md#intro"),  # the readings agree
-    ("lf", "Return within fourteen days.", None),  # 11 lines on, the other starts in Intro
+    # the other reads "hin fourteen ", placed by where it lies: the same section, found
+    # another way (before, that was taken for a disagreement)
+    ("lf", "Keep the box.", "a.md#returns"),
+    ("lf", "Return within fourteen days.", None),  # 19 lines on, the other starts in Intro
     ("crlf", "Return within fourteen days.", "a.md#returns"),  # the other is later: agrees
-    ("lf", "Orders ship within two days.", None),
+    ("lf", "Orders ship within two days.", None),  # the other starts in Returns
     ("crlf", "Orders ship within two days.", "a.md#shipping"),  # past the end of the other
     ("crlf", "Orders ship within two days.\n", "a.md#shipping"),
     ("text lf", CUT_LINK, "a.md#returns"),  # placed where it is found

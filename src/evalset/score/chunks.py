@@ -186,13 +186,12 @@ class Resolver:
                 f"({max(map(len, sources.values()))} characters)"
             )  # fmt: skip
         if len({text[start:end] for text in holding.values()}) > 1:  # the sources read
-            readings = {  # other text there: resolved only where every reading resolves,
-                self._span(chunk.doc, {n: t}, start, end)  # and to the same sections
-                for n, t in holding.items()
-            }
-            only = readings.pop() if len(readings) == 1 else None
-            if only is not None and only.resolved:
-                return only
+            readings = [  # other text there: resolved only where every reading resolves,
+                self._span(chunk.doc, {n: t}, start, end)  # and to the same sections (by
+                for n, t in holding.items()  # its text in one, by its place in another)
+            ]
+            if readings[0].resolved and len({r.citations for r in readings}) == 1:
+                return readings[0]
             return Resolution((), f"unresolved: {self._differ(chunk.doc, holding)}")
         return self._span(chunk.doc, holding, start, end)
 
