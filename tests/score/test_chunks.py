@@ -146,6 +146,39 @@ def test_what_does_not_resolve_is_listed_with_the_reason(score_ws: Path, granula
     assert "a1" not in miss_free
 
 
+@pytest.mark.parametrize(
+    ("doc", "hint"),
+    [
+        # the path as the retriever loaded it, with the corpus folder (LangChain's "source")
+        ("corpus/guide.md", "guide.md"),
+        ("project/corpus/faq.md", "faq.md"),
+        ("docs/notes.txt", "notes.txt"),
+        ("missing.md", None),
+        ("corpus/missing.md", None),
+        ("guide.md/extra.md", None),
+    ],
+)
+@pytest.mark.parametrize("kind", ["text", "span"])
+def test_a_chunk_of_a_document_named_by_a_longer_path_says_which_document(
+    score_ws: Path, doc: str, hint: str | None, kind: str
+) -> None:
+    """Before, the reason was only that the document is not in the snapshot, which reads as
+    if the snapshot were out of date: every chunk of a run whose retriever kept the corpus
+    folder in its paths was unresolved, and the scores all zero."""
+    chunk = {"doc": doc, "text": "Return within"} if kind == "text" else {
+        "doc": doc, "start": 0, "end": 10
+    }  # fmt: skip
+    data = _report(score_ws, [{"id": "a1", "retrieved": [chunk]}])
+    [entry] = data["unresolved"]
+    reason = f"it is not in snapshot {data['snapshot']}"
+    if hint is not None:
+        reason += (
+            f" (did you mean {hint!r}? a document is named by its path inside the corpus "
+            "folder, corpus)"
+        )
+    assert entry["reason"] == reason
+
+
 def test_the_same_passage_in_two_sections_stands_for_both(tmp_path: Path) -> None:
     repo, _ = make_workspace(tmp_path / "repo")
     write_files(

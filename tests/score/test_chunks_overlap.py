@@ -162,3 +162,97 @@ def test_a_word_or_two_that_tells_no_section_is_listed_unresolved(  # type: igno
     assert done.code == 0, done.err
     data = json.loads((repo / "out.json").read_text())
     assert [u["reason"] for u in data["unresolved"]] == [f"not found in e.md, and {reason}"]
+
+
+FORMS = (
+    "# Shop\n\n## Office\n\nThe o\ufb03ce is open for \ufb01ve days a week.\n\n"
+    "## Stra\u00dfe\n\nDie Stra\u00dfe vor dem Laden ist ab acht Uhr gesperrt.\n\n"
+    "## R\u00fcckgabe\n\nDie R\u00fcck\u00adgabe ist kosten\u200blos innerhalb von "
+    "vierzehn Tagen.\n\n## \u30ab\u30fc\u30c9\n\n\uff21\uff23\uff2d\uff25 "
+    "\uff76\uff70\uff84\uff9e\u3067\u6255\u3048\u307e\u3059\u3002\n"
+)
+"""Text as PDFs and web pages leave it: ligatures, a soft hyphen and a zero-width space
+within words, full-width letters and half-width katakana."""
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        # the retriever's text in compatibility form (NFKC), as text cleaning leaves it
+        ("the office is open for five days a week", "office"),
+        ("THE OFFICE IS OPEN", "office"),
+        ("office is", "office"),
+        ("ACME \u30ab\u30fc\u30c9\u3067\u6255\u3048\u307e\u3059", "\u30ab\u30fc\u30c9"),
+        # the corpus in compatibility form, the chunk with ligatures
+        ("Die R\u00fcckgabe ist kostenlos", "r\u00fcckgabe"),
+        ("die r\u00fcckgabe ist kostenlos innerhalb von vierzehn tagen", "r\u00fcckgabe"),
+        ("R\u00dcCKGABE IST", "r\u00fcckgabe"),
+        # upper case of a sharp s (case folded: SS)
+        ("DIE STRASSE VOR DEM LADEN", "stra\u00dfe"),
+        ("STRASSE", "stra\u00dfe"),
+    ],
+)
+def test_words_compare_as_a_reader_reads_them(tmp_path: Path, text: str, section: str) -> None:
+    """A chunk's words are compared in compatibility form (NFKC) and case folded, and a soft
+    hyphen or zero-width space does not split a word: before, a retriever that cleaned its
+    text (\"office\" for \"o\ufb03ce\", ACME for the full-width letters, a word without the
+    soft hyphen) matched no section's words, and its chunk was listed unresolved."""
+    repo, _ = _workspace(tmp_path / "repo", FORMS)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text=text)
+    )
+    assert (found.how, [str(c) for c in found.citations]) == ("overlap", [f"e.md#{section}"])
+
+
+def test_a_document_is_read_for_scripts_without_spaces_in_the_form_its_words_are(
+    tmp_path: Path,
+) -> None:
+    """Its only ideograph is a compatibility character ("㊙", NFKC "秘"): the document was
+    taken to hold no script without spaces, and read "project秘notes" as one word where the
+    chunk's words are three; the chunk was unresolved."""
+    doc = "# Notes\n\n## Secret\n\nProject\u3299notes are kept apart.\n\n## Other\n\nNothing.\n"
+    repo, _ = _workspace(tmp_path / "repo", doc)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text="PROJECT\u79d8NOTES ARE KEPT")
+    )
+    assert [str(c) for c in found.citations] == ["e.md#secret"]
+
+
+PARTS = (
+    "# Rewards\n\n## Points\n\nYou earn 21 points per order and keep them 130 days.\n\n"
+    "## Expiry\n\nUnused points expire after 30 days.\n\n## 退货\n\n可以退货时请保留收据。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "sections"),
+    [
+        # a word or two found inside longer words is not found: before, "30 days" stood for
+        # Points too (in "130 days"), and "1 point" for Points (in "21 points")
+        ("30 days", ["expiry"]),
+        ("30 days.", ["expiry"]),
+        ("1 point", []),
+        ("xpire", []),
+        ("", []),
+        (" ", []),
+        ("points", ["points", "expiry"]),  # as whole words, in each
+        ("You earn", ["points"]),
+        # characters of a script without spaces are words of their own
+        ("退货", ["退货"]),
+        ("保留", ["退货"]),
+        # three words or more are found as written, cut inside words at their ends as a
+        # chunker cuts them
+        ("ou earn 21 poi", ["points"]),
+    ],
+)
+def test_a_word_or_two_is_found_exactly_only_as_whole_words(
+    tmp_path: Path, text: str, sections: list[str]
+) -> None:
+    repo, _ = _workspace(tmp_path / "repo", PARTS)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text=text)
+    )
+    assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)

@@ -182,6 +182,93 @@ def test_a_span_is_read_as_the_snapshot_read_the_source_or_listed_unresolved(  #
         _same_as_cited(cli, repo, ITEMS, {"doc": "a.md", "text": text}, cited)  # in one only)
 
 
+LINES = (
+    "# Help\n\n## Intro\n\nLine one.\nLine two.\nLine three.\nLine four.\nLine five.\n"
+    "Line six.\nLine seven.\nLine eight.\nLine nine.\nLine ten.\nLine eleven.\n"
+    "Line twelve.\n\n## Returns\n\nReturn within fourteen days.\nKeep the box.\nAsk for a "
+    "[label](https://acme.example.com/return-labels-for-parcels).\n\n## Shipping\n\n"
+    "Orders ship within two days.\n"
+)
+LINES_ITEMS = {
+    "a1": ("lookup", False, ["a.md#intro"]),
+    "a2": ("lookup", False, ["a.md#returns"]),
+    "a3": ("lookup", False, ["a.md#shipping"]),
+    "a4": ("lookup", False, ["a.md#help"]),
+}
+CUT_LINK = "Keep the box.\nAsk for a [label](https://acme.exa"
+# (how the chunk counts line ends: "lf" offsets as Python's text mode reads the file, "crlf"
+# as a binary read or Node counts them, or a text with either line ends; its text in LINES;
+# the section it stands for, or None: the two readings stand for other sections)
+CRLF_CASES = [
+    ("lf", "Line three.", "a.md#intro"),  # the readings agree
+    # the other reads "hin fourteen ", placed by where it lies: the same section, found
+    # another way (before, that was taken for a disagreement)
+    ("lf", "Keep the box.", "a.md#returns"),
+    ("lf", "Return within fourteen days.", None),  # 19 lines on, the other starts in Intro
+    ("crlf", "Return within fourteen days.", "a.md#returns"),  # the other is later: agrees
+    ("lf", "Orders ship within two days.", None),  # the other starts in Returns
+    ("crlf", "Orders ship within two days.", "a.md#shipping"),  # past the end of the other
+    ("crlf", "Orders ship within two days.\n", "a.md#shipping"),
+    ("text lf", CUT_LINK, "a.md#returns"),  # placed where it is found
+    ("text crlf", CUT_LINK, "a.md#returns"),
+]
+
+
+@pytest.mark.parametrize("checkout", [False, True], ids=["committed CRLF", "autocrlf"])
+@pytest.mark.parametrize(
+    ("kind", "text", "cited"), CRLF_CASES, ids=[f"{c[0]}: {c[1]!r}" for c in CRLF_CASES]
+)
+def test_a_span_of_a_file_with_crlf_line_ends_is_read_counting_them_either_way(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, checkout: bool, kind: str, text: str, cited: str | None
+) -> None:
+    """Python's text mode, which most retrievers' loaders read files in, reads a CRLF line
+    end as one character; a binary read, or Node, as two. Before, only the second was read:
+    a span counted the first way read text a character a line earlier, and stood for another
+    section without a word (43 of 450 windows over the example's policies); nor was a chunk
+    given with LF line ends found in the source to place it."""
+    crlf = LINES.replace("\n", "\r\n").encode()
+    repo, _ = _workspace(
+        tmp_path / "repo", {"a.md": LINES.encode() if checkout else crlf}, LINES_ITEMS
+    )
+    (repo / "corpus" / "a.md").write_bytes(crlf)  # (as git checks it out with autocrlf)
+    source = LINES.replace("\n", "\r\n") if kind.endswith("crlf") else LINES
+    written = text.replace("\n", "\r\n") if kind.endswith("crlf") else text
+    chunk = {"doc": "a.md", "text": written} if kind.startswith("text") else _span(source, written)
+    if cited is not None:
+        _same_as_cited(cli, repo, LINES_ITEMS, chunk, cited)
+        return
+    data = _score(cli, repo, [{"id": "a2", "retrieved": [chunk]}])
+    [entry] = data["unresolved"]
+    assert entry["reason"] == (
+        "a.md has CRLF line ends, and the span's offsets read other text counting each as two "
+        "characters (as a binary read or Node counts them) than as one (as Python's text mode "
+        "reads the file), which stands for other sections, so it is not guessed; give the "
+        "chunk as text"
+    )
+
+
+UNITS = (
+    "# Hilfe \U0001f600\n\n## Karte\n\n\U0001f600\U0001f600 Die Gebühr beträgt fünf Euro.\n\n"
+    "## Bar\n\nNur bar.\n"
+)
+UNITS_ITEMS = {"a1": ("lookup", False, ["a.md#karte"]), "a2": ("lookup", False, ["a.md#bar"])}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [UNITS.encode(), b"\xef\xbb\xbf" + UNITS.encode(), UNITS.encode("utf-16")],
+    ids=["UTF-8", "UTF-8 with a byte-order mark", "UTF-16"],
+)
+@pytest.mark.parametrize(("text", "cited"), [("Nur bar.", "a.md#bar"), ("Die Geb", "a.md#karte")])
+def test_offsets_count_the_code_points_of_the_text_without_its_byte_order_mark(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, data: bytes, text: str, cited: str
+) -> None:
+    """As the README says: not bytes, not UTF-16 units (the emoji before count one each),
+    and no byte-order mark, whichever encoding the document was saved in."""
+    repo, _ = _workspace(tmp_path / "repo", {"a.md": data}, UNITS_ITEMS)
+    _same_as_cited(cli, repo, UNITS_ITEMS, _span(UNITS, text), cited)
+
+
 GEBUEHREN = "# Gebühren\n\n## Karte\n\nDie Kartengebühr beträgt fünf Euro.\n\n## Bar\n\nBar.\n"
 NFC, NFD = "gebühren.md", unicodedata.normalize("NFD", "gebühren.md")
 
@@ -287,6 +374,89 @@ def test_a_chunk_cut_inside_markup_stands_for_the_section_whose_source_holds_it(
         else {"doc": "a.md", "text": CUT[start:end]}
     )
     _same_as_cited(cli, repo, CUT_ITEMS, chunk, cited)
+
+
+CUT_HTML = """\
+<!doctype html>
+<html lang="de">
+<head>
+  <meta charset="utf-8">
+  <title>Hilfe: Gebühren, Rückgabe</title>
+  <link rel="stylesheet" href="https://acme.example.com/styles/help-centre-main.css">
+</head>
+<body>
+<p>Lies das zuerst: über Gebühren und Versand. 返品について。</p>
+<h1>Help</h1>
+<h2 id="returns">Returns</h2>
+<p>Items bought on <strong class="sale-marker">sale</strong> can be returned within
+<em>fourteen days</em>, and <a href="https://acme.example.com/gift-cards/terms">gift
+cards</a> cannot.</p>
+<h3 id="damaged" class="subsection-heading">Damaged</h3>
+<p>Send a <a href="https://acme.example.com/photos/damage">photo</a> of the damage.</p>
+<h2 id="shipping">Shipping</h2>
+<p>Orders ship within two working days from the
+<a href="https://acme.example.com/warehouse">warehouse</a>.</p>
+</body>
+</html>
+"""
+CUT_HTML_ITEMS = {
+    "a1": ("lookup", False, ["a.html#returns"]),
+    "a2": ("lookup", False, ["a.html#damaged"]),
+    "a3": ("lookup", False, ["a.html#shipping"]),
+    "a4": ("lookup", False, ["a.html"]),
+    "m1": ("lookup", False, ["a.html#help"]),
+}
+
+
+def _cut_html(start: str, length: int) -> tuple[int, int]:
+    at = CUT_HTML.index(start)
+    return at, at + length
+
+
+def _html_range(start: str, before: int, end: str, after: int) -> tuple[int, int]:
+    """From ``before`` characters after where ``start`` begins to ``after`` past where ``end``
+    begins."""
+    return CUT_HTML.index(start) + before, CUT_HTML.index(end) + after
+
+
+# As CUTS, of an HTML page: a chunk cut inside a tag, as a fixed-size chunker of the source
+# cuts (before, unresolved: its half tag's words sank its trigram share below 80%)
+CUTS_HTML = [
+    ("span", _cut_html("sale-marker", 50), "a.html#returns"),  # inside a tag's attribute
+    ("text", _cut_html("sale-marker", 50), "a.html#returns"),
+    ("span", _cut_html('="https://acme.example.com/gift', 45), "a.html#returns"),
+    ("span", _cut_html('class="subsection-heading">', 40), "a.html#damaged"),  # a heading's tag
+    ("text", _cut_html('class="subsection-heading">', 40), "a.html#damaged"),
+    ("span", _cut_html('damage">photo</a> of', 30), "a.html#damaged"),  # a link's tag
+    ("span", _cut_html("main.css", 60), "a.html"),  # the head, and text before any heading
+    ("text", _cut_html("main.css", 60), "a.html"),
+    ("span", _cut_html("the damage.</p>\n<h2 id", 40), "a.html#help"),
+    ("span", _cut_html("from the\n<a href", 40), "a.html#shipping"),
+    # a section's range one character too far at either end: into the tag that ends the
+    # section before, into the next heading's (as markdown's lone "#" reads as nothing)
+    ("span", _html_range("<h3 id", 0, '<h2 id="shipping', 1), "a.html#damaged"),
+    ("span", _html_range("<h3 id", -2, '<h2 id="shipping', 0), "a.html#damaged"),
+    ("span", _html_range("<h3 id", 1, '<h2 id="shipping', 2), "a.html#damaged"),
+    ("text", _html_range("<h3 id", -2, '<h2 id="shipping', 2), "a.html#damaged"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "where", "cited"),
+    CUTS_HTML,
+    ids=[f"{c[0]}: {CUT_HTML[c[1][0] : c[1][1]]!r}" for c in CUTS_HTML],
+)
+def test_a_chunk_cut_inside_html_tags_stands_for_the_section_whose_source_holds_it(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, kind: str, where: tuple[int, int], cited: str
+) -> None:
+    repo, _ = _workspace(tmp_path / "repo", {"a.html": CUT_HTML}, CUT_HTML_ITEMS)
+    start, end = where
+    chunk = (
+        {"doc": "a.html", "start": start, "end": end}
+        if kind == "span"
+        else {"doc": "a.html", "text": CUT_HTML[start:end]}
+    )
+    _same_as_cited(cli, repo, CUT_HTML_ITEMS, chunk, cited)
 
 
 def test_a_span_is_matched_by_its_text_where_the_headings_are_not_the_snapshots(  # type: ignore[no-untyped-def]

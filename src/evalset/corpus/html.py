@@ -3,6 +3,7 @@ one, else the slug of its text. Scripts, styles and the document head are not co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html.parser import HTMLParser
 
 from evalset.corpus.sections import (
@@ -12,6 +13,7 @@ from evalset.corpus.sections import (
     Sections,
     document_sections,
     normalise,
+    source_ranges,
 )
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -94,19 +96,45 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     return Sections(rendered, parts)
 
 
-def _source_owns(
-    text: str, parser: _Splitter, headed: list[tuple[str, int, str, str]]
-) -> list[tuple[str, int, str, str]]:
-    """The headings with, for their own text, their white-space-normalised source (config
-    ``hash = "source"``): from the end of the heading's end tag to the next heading's start
-    tag, as a markdown section's source runs from its heading line to the next."""
-    starts = [0]  # where each line begins, as the parser counts lines (by "\n")
+def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
+    """Per heading, in the order of the document: where its section's source starts and
+    ends (character offsets into ``text``: from the heading's start tag to the start tag of
+    the next heading of the same or a higher level, else the end), its level and its title,
+    as ``sections`` reads them."""
+    parser = _Splitter()
+    parser.feed(text)
+    parser.close()
+    offset = _offsets(text)
+    starts = [offset(span[0]) for span in parser.spans]
+    levels = [level for _, level, _, _ in parser.headings]
+    return [
+        (start, end, level, normalise("".join(title)))
+        for (start, end), (title, level, _, _) in zip(
+            source_ranges(starts, levels, len(text)), parser.headings, strict=True
+        )
+    ]
+
+
+def _offsets(text: str) -> Callable[[tuple[int, int]], int]:
+    """The character offset into ``text`` of a position as the parser gives it (line from 1,
+    column), lines counted at each line feed, as the parser counts them."""
+    starts = [0]  # where each line begins
     for line in text.split("\n"):
         starts.append(starts[-1] + len(line) + 1)
 
     def offset(at: tuple[int, int]) -> int:
         return starts[at[0] - 1] + at[1]
 
+    return offset
+
+
+def _source_owns(
+    text: str, parser: _Splitter, headed: list[tuple[str, int, str, str]]
+) -> list[tuple[str, int, str, str]]:
+    """The headings with, for their own text, their white-space-normalised source (config
+    ``hash = "source"``): from the end of the heading's end tag to the next heading's start
+    tag, as a markdown section's source runs from its heading line to the next."""
+    offset = _offsets(text)
     owns = []
     for k, (title, level, anchor, _) in enumerate(headed):
         span = parser.spans[k]

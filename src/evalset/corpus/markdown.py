@@ -28,6 +28,7 @@ from evalset.corpus.sections import (
     Sections,
     document_sections,
     normalise,
+    source_ranges,
 )
 
 _OPTIONS = (
@@ -236,13 +237,8 @@ def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
     headings = _headings(text, (event for event, _ in ranged))[1]  # one parse for both
     if len(headings) != len(starts):  # (one event stream: never)
         return []
-    ends = [len(text)] * len(starts)
-    open_: list[int] = []  # the headings whose section runs on, levels increasing
-    for k, (_, level, _, _) in enumerate(headings):
-        while open_ and headings[open_[-1]][1] >= level:
-            ends[open_.pop()] = starts[k]
-        open_.append(k)
+    ranges = source_ranges(starts, [level for _, level, _, _ in headings], len(text))
     return [
         (start, end, level, title)
-        for (title, level, _, _), start, end in zip(headings, starts, ends, strict=True)
+        for (title, level, _, _), (start, end) in zip(headings, ranges, strict=True)
     ]

@@ -246,7 +246,7 @@ class Outlines:
             return None
         entry = snap.documents.get(doc)
         if entry is None:
-            self.unreadable[doc] = f"it is not in snapshot {snap.short}"
+            self.unreadable[doc] = self.absent(doc)
             return None
         view = view_of(doc, entry)
         if view is not None:
@@ -262,6 +262,24 @@ class Outlines:
             "be read (working tree, git or DVC)"
         )
         return None
+
+    def absent(self, doc: str) -> str:
+        """Why a document the snapshot does not have has no view; naming the document of the
+        snapshot that ``doc`` names with folders before it (a retriever's path that keeps
+        the corpus folder, say ``corpus/guide.md`` for ``guide.md``)."""
+        snap = self.snapshot
+        assert snap is not None
+        why = f"it is not in snapshot {snap.short}"
+        at = doc.find("/")
+        while at >= 0:
+            rest = doc[at + 1 :]
+            if rest in snap.documents:
+                return (
+                    f"{why} (did you mean {rest!r}? a document is named by its path inside "
+                    f"the corpus folder, {snap.corpus})"
+                )
+            at = doc.find("/", at + 1)
+        return why
 
     def has_section(self, doc: str, section: str) -> bool:
         """Whether the snapshot has the section (without reading any text)."""

@@ -159,3 +159,16 @@ def document_sections(
             text = whole[start + (start > 0) : stop] if stop > start else ""
             sections[ident] = Section(title, level, text)
     return whole, sections
+
+
+def source_ranges(starts: list[int], levels: list[int], length: int) -> list[tuple[int, int]]:
+    """Per heading (where it starts in a document's source, and its level, in the order of
+    the document), its section's range of the source: from the heading to the next heading
+    of the same or a higher level, else the end (``length``)."""
+    ends = [length] * len(starts)
+    open_: list[int] = []  # the headings whose section runs on, levels increasing
+    for k, level in enumerate(levels):
+        while open_ and levels[open_[-1]] >= level:
+            ends[open_.pop()] = starts[k]
+        open_.append(k)
+    return list(zip(starts, ends, strict=True))

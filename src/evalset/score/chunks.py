@@ -6,20 +6,23 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
 
 1. **exact**: its text, normalised as snapshots normalise text (Unicode NFC, white space
    collapsed), and failing that rendered as the document's format renders it (markup
-   removed), occurs in the section's heading and text. The most specific such section wins;
+   removed), occurs in the section's heading and text (a text of one or two words as whole
+   words: ``30 days`` is not in "130 days"). The most specific such section wins;
    when the same passage is in two unrelated sections (as the snapshot's outline places
    them, ``DocumentView.within``), the chunk stands for both. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
-2. **position**: for a span of a markdown document not found so (cut inside a link, a tag
-   or front matter), where it lies in the source: the most specific section whose source
-   range (from its heading to the next heading of the same or a higher level) holds it,
-   else the document. Only where the source's sections are exactly the snapshot's (ids,
-   titles, levels and text hashes), headings matched to them in order.
+2. **position**: for a span of a markdown or HTML document not found so (cut inside a
+   link, a tag, front matter or a page's head), where it lies in the source: the most
+   specific section whose source range (from its heading to the next heading of the same or
+   a higher level) holds it, else the document. Only where the source's sections are
+   exactly the snapshot's (ids, titles, levels and text hashes), headings matched to them
+   in order.
 3. **overlap**: otherwise (text cleaned or reflowed by the retriever, or slightly different
-   from the snapshot), the chunk is compared by its words: lower-case runs of letters and
-   digits, where each character of a script written without spaces between words (Chinese,
-   Japanese, Thai, Lao, Khmer, Myanmar) is a word of its own, so that a passage whose lines
+   from the snapshot), the chunk is compared by its words: case-folded runs of letters and
+   digits in Unicode's compatibility form (NFKC: ``ﬁ`` is ``fi``), where each character of
+   a script written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
+   Myanmar) is a word of its own, so that a passage whose lines
    were joined without a space (as such text is joined) compares as the snapshot's text,
    which keeps the line break as a space. A chunk of three words or more is compared by its
    word trigrams: it stands for the sections holding the largest share of them, when that
@@ -45,8 +48,10 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
 
 A span is the text at its offsets in the document's source as the snapshot saw it
 (``Resolver.sources``): the working-tree file or the file at the snapshot's commit, when it
-hashes as the snapshot recorded. Where both do but read other text at the span (they differ
-in bytes the hash leaves out, which the snapshot does not record), the span is unresolved.
+hashes as the snapshot recorded, and a text with CRLF line ends read with each as one
+character too. Where several readings hold the span but read other text at it (they differ
+in bytes the hash leaves out, which the snapshot does not record, or count line ends
+otherwise) that stands for other sections, the span is unresolved.
 
 What does not resolve (unknown document, too little overlap, a source that cannot be read,
 sources that disagree at a span) is listed in the report with the reason, and scored as
@@ -56,6 +61,7 @@ matching nothing: never guessed.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -84,6 +90,14 @@ _SPACELESS = (
 _WORD = re.compile(r"\w+")
 _SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
+_THREE_WORDS = re.compile(f"(?:\\W*+(?:[^\\W{_SPACELESS}]++|[{_SPACELESS}])){{3}}")
+"""Matches the start of a text of three words or more (as ``_words`` finds them)."""
+_WORD_END = re.compile(f"[^\\W{_SPACELESS}]")
+"""A character that a longer word may go on from: a word's, not of a script without spaces."""
+_INVISIBLE = "\u00ad\u200b\u2060\ufeff"
+"""Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
+``<wbr>``, which parts no words either), a word joiner, a byte-order mark. Web pages and
+PDFs leave them in words; a retriever's cleaning takes them out."""
 _FOUND = frozenset(("exact", "rendered", "position"))
 """How a chunk's text resolved without a guess: a span's position is not looked at then."""
 
@@ -103,11 +117,19 @@ class Resolution:
 
 
 def _words(text: str, spaceless: bool | None = None) -> list[str]:
-    """The lower-case words of ``text``; each character of a script written without spaces
-    between words (Chinese, Japanese, Thai, ...) is a word of its own. ``spaceless`` says
-    whether ``text`` may hold such characters, when the caller knows (else it is looked at:
-    the two ways read any other text alike, the common one faster)."""
-    text = text.lower()
+    """The words of ``text``, case folded in Unicode's compatibility form (NFKC: a ligature
+    ``ﬁ`` is ``fi``, a full-width ``\uff21`` an ``a``, half-width katakana full-width), so that
+    text cleaned by a retriever reads as the snapshot's, and the reverse; a character that
+    shows nothing does not split a word (``_INVISIBLE``). Each character of a script written
+    without spaces between words (Chinese, Japanese, Thai, ...) is a word of its own.
+    ``spaceless`` says whether ``text`` may hold such characters, when the caller knows (else
+    it is looked at: the two ways read any other text alike, the common one faster)."""
+    if text.isascii():  # (NFKC changes no ASCII text, and casefold is lower there)
+        text = text.lower()
+    else:
+        if any(mark in text for mark in _INVISIBLE):  # (str.translate is slow, and
+            text = re.sub(f"[{_INVISIBLE}]", "", text)  # they are rare)
+        text = unicodedata.normalize("NFKC", text).casefold()
     if spaceless is None:
         spaceless = _HAS_SPACELESS.search(text) is not None
     return (_SPACELESS_WORD if spaceless else _WORD).findall(text)
@@ -157,22 +179,21 @@ class Resolver:
             )
             return Resolution((), f"unresolved: {why}")
         start, end = chunk.start, chunk.end
-        read = {text[start:end] if end <= len(text) else None for text in sources.values()}
-        if read == {None}:
+        holding = {n: t for n, t in sources.items() if end <= len(t)}  # (a text too short
+        if not holding:  # for the span is not the one its offsets count in)
             return Resolution(
                 (), f"unresolved: the span ends at {end}, past the document's end "
-                f"({len(next(iter(sources.values())))} characters)"
+                f"({max(map(len, sources.values()))} characters)"
             )  # fmt: skip
-        if len(read) > 1:  # the sources read other text there: resolved only where every
-            readings = {  # reading resolves, and to the same sections
-                self._span(chunk.doc, {n: t}, start, end) if end <= len(t) else None
-                for n, t in sources.items()
-            }
-            only = readings.pop() if len(readings) == 1 else None
-            if only is not None and only.resolved:
-                return only
-            return Resolution((), f"unresolved: {self._differ(chunk.doc, sources)}")
-        return self._span(chunk.doc, sources, start, end)
+        if len({text[start:end] for text in holding.values()}) > 1:  # the sources read
+            readings = [  # other text there: resolved only where every reading resolves,
+                self._span(chunk.doc, {n: t}, start, end)  # and to the same sections (by
+                for n, t in holding.items()  # its text in one, by its place in another)
+            ]
+            if readings[0].resolved and len({r.citations for r in readings}) == 1:
+                return readings[0]
+            return Resolution((), f"unresolved: {self._differ(chunk.doc, holding)}")
+        return self._span(chunk.doc, holding, start, end)
 
     def _span(self, doc: str, sources: dict[str, str], start: int, end: int) -> Resolution:
         """A span of ``sources``, which read the same text there."""
@@ -187,6 +208,13 @@ class Resolver:
         """Why a span of a document whose sources disagree at the span is not resolved."""
         snap = self.snapshot
         assert snap is not None
+        if len({text.replace("\r\n", "\n") for text in sources.values()}) == 1:
+            return (
+                f"{doc} has CRLF line ends, and the span's offsets read other text counting "
+                "each as two characters (as a binary read or Node counts them) than as one "
+                "(as Python's text mode reads the file), which stands for other sections, so "
+                "it is not guessed; give the chunk as text"
+            )
         left_out = "markup such as link targets, " if snap.hash_mode == "rendered" else ""
         return (
             f"the source of {doc} differs between {' and '.join(sources)} in bytes that "
@@ -226,14 +254,19 @@ class Resolver:
     ) -> tuple[Citation, ...] | None:
         """What a chunk stands for by where it lies in the document's source (``where``
         finds it in one source text): the most specific section whose source range holds
-        it, or the document when none does. None when a source cannot be so read (not
-        markdown, or its sections are not exactly the snapshot's), when the chunk is not
-        found in one, or when the sources place it differently."""
+        it, or the document when none does. None when a source cannot be so read (neither
+        markdown nor HTML, or its sections are not exactly the snapshot's), when the chunk
+        is found in none, or when the sources place it differently."""
+        from evalset.corpus import html  # (only for a chunk not found exactly)
+
+        page = sectioner_for(doc) is html.sections
         placed: set[tuple[Citation, ...]] = set()
         for name, text in sources.items():
-            at = _trimmed(text, where(text))
-            ranges = self._ranges(doc, name, text) if at is not None else None
-            if at is None or ranges is None:
+            at = _trimmed(text, where(text), page)
+            if at is None:  # a text chunk not in this source (its line ends), or blank
+                continue
+            ranges = self._ranges(doc, name, text)
+            if ranges is None:
                 return None
             inner = max(
                 ((s, ident) for s, e, ident in ranges if s <= at[0] and at[1] <= e), default=None
@@ -244,7 +277,7 @@ class Resolver:
     def _ranges(self, doc: str, name: str, text: str) -> list[tuple[int, int, str]] | None:
         """Where each section of the document lies in one of its source texts (``name``:
         where it was found), as character ranges from its heading to the next heading of
-        the same or a higher level: for markdown whose sections (ids, titles, levels and
+        the same or a higher level: for markdown or HTML whose sections (ids, titles, levels and
         text) are exactly those the snapshot recorded, headings matched to them in order;
         else None."""
         key = (doc, name)
@@ -254,14 +287,17 @@ class Resolver:
         return found
 
     def _read_ranges(self, doc: str, text: str) -> list[tuple[int, int, str]] | None:
-        from evalset.corpus import markdown  # (only for a chunk not found exactly)
+        from evalset.corpus import html, markdown  # (only for a chunk not found exactly)
 
         snap = self.snapshot
         entry = snap.documents.get(doc) if snap is not None else None
-        if snap is None or entry is None or sectioner_for(doc) is not markdown.sections:
+        sectioner = sectioner_for(doc)
+        formats = {markdown.sections: markdown.heading_ranges, html.sections: html.heading_ranges}
+        if snap is None or entry is None or sectioner not in formats:
             return None
+        assert sectioner is not None
         try:
-            parsed = markdown.sections(text, snap.hash_mode).sections
+            parsed = sectioner(text, snap.hash_mode).sections
         except Exception:  # (as the snapshot read it, it sectioned)
             return None
         recorded = entry["sections"]
@@ -275,7 +311,7 @@ class Resolver:
                 return None
         named = list(parsed.items())
         found: list[tuple[int, int, str]] = []
-        for start, end, level, title in markdown.heading_ranges(text):
+        for start, end, level, title in formats[sectioner](text):
             if len(found) < len(named):
                 ident, section = named[len(found)]
                 if section.title == title and section.level == level:
@@ -306,7 +342,9 @@ class Resolver:
         wanted = _grams(words, n)
         grams = self._grams.get((view.doc, n))
         if grams is None:
-            spaceless = _HAS_SPACELESS.search(view.text) is not None  # for all its sections
+            read = view.text if view.text.isascii() else unicodedata.normalize("NFKC", view.text)
+            spaceless = _HAS_SPACELESS.search(read) is not None  # for all its sections, as
+            # ``_words`` reads them (in NFKC, where "㊙" is an ideograph)
             grams = {p.id: _grams(_words(p.key, spaceless), n) for p in view.by_size}
             grams[""] = _grams(_words(view.text, spaceless), n)
             self._grams[view.doc, n] = grams
@@ -342,9 +380,9 @@ class Resolver:
         under its name in either Unicode form): those that hash as the snapshot recorded,
         one per distinct text. Empty when none does. More than one when the two differ in
         bytes the snapshot's hash leaves out (in the default rendered mode: link targets,
-        line breaks, line ends), which offsets count; but a working-tree file that is the
-        commit's with CRLF line ends (as git checks it out with ``core.autocrlf``) is the
-        one source of a snapshot taken of the working tree."""
+        line breaks, line ends), which offsets count; and a text with CRLF line ends (saved
+        so, or checked out so by git's ``core.autocrlf``) is read twice: as it is, each line
+        end two characters, and with each as one, as Python's text mode reads it."""
         found = self._sources.get(doc)
         if found is None:
             found = self._sources[doc] = self._source(doc)
@@ -355,7 +393,7 @@ class Resolver:
         entry = snap.documents.get(doc) if snap is not None else None
         if snap is None or entry is None:
             if snap is not None:
-                self.outlines.unreadable[doc] = f"it is not in snapshot {snap.short}"
+                self.outlines.unreadable[doc] = self.outlines.absent(doc)
             return {}
         if root is None:
             return {}
@@ -374,11 +412,11 @@ class Resolver:
                 text = decode(name, data)[0] or ""
                 if text not in found.values():
                     found[where] = text
-        texts = list(found.values())
-        if snap.rev is None and len(texts) == 2 and texts[0].replace("\r\n", "\n") == texts[1]:
-            # the checkout's own line ends (core.autocrlf) of the commit's file: a snapshot of
-            # the working tree read them, as a retriever indexing the checkout does
-            return {"the working-tree file": texts[0]}
+        for where, text in list(found.items()):
+            if "\r\n" in text and (lf := text.replace("\r\n", "\n")) not in found.values():
+                # offsets counted as Python's text mode reads the file (most retrievers'
+                # loaders), where a binary read or Node counts both characters
+                found[f"{where} with its CRLF line ends as one character"] = lf
         return found
 
 
@@ -392,14 +430,25 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _trimmed(text: str, at: tuple[int, int] | None) -> tuple[int, int] | None:
+def _trimmed(text: str, at: tuple[int, int] | None, page: bool = False) -> tuple[int, int] | None:
     """``at`` (a range of ``text``) without the white space at its ends: the blank lines
     before a heading lie in the range of the section before it, and a chunk starting with
-    them is no part of that section (the exact step ignores them too). None when nothing
-    is left."""
+    them is no part of that section (the exact step ignores them too). Of an HTML ``page``,
+    without the part of a tag at either end either (the ``>`` that ends the section before,
+    the ``<`` that starts the next one's heading): markup, as a lone ``#`` is in markdown,
+    unless the range is all within a tag. None when nothing is left."""
     if at is None:
         return None
     start, end = at
+    if page:
+        close, open_ = text.find(">", start, end), text.find("<", start, end)
+        if close >= 0 and (open_ < 0 or close < open_):  # the end of a tag begun before
+            start = close + 1
+        last_open, last_close = text.rfind("<", start, end), text.rfind(">", start, end)
+        if last_open > last_close:  # the start of a tag ending after
+            end = last_open
+        if not text[start:end].strip():
+            start, end = at
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -408,19 +457,48 @@ def _trimmed(text: str, at: tuple[int, int] | None) -> tuple[int, int] | None:
 
 
 def _once(source: str, raw: str) -> tuple[int, int] | None:
-    """Where ``raw`` occurs in ``source``, when it occurs exactly once."""
+    """Where ``raw`` occurs in ``source`` (a word or two as whole words: ``_whole``), when it
+    occurs exactly once."""
     at = source.find(raw)
-    if at < 0 or source.find(raw, at + 1) >= 0:
+    if at < 0:
+        return None
+    whole = _whole(raw)
+    if whole is not None:
+        found = whole.finditer(source)
+        first = next(found, None)
+        return None if first is None or next(found, None) else first.span()
+    if source.find(raw, at + 1) >= 0:
         return None
     return at, at + len(raw)
 
 
+def _whole(text: str) -> re.Pattern[str] | None:
+    """For a text of one or two words, a pattern finding it only as whole words: not within
+    a longer word at either end (``30 days`` is not in "130 days"), unless that end is a
+    character of a script written without spaces, a word of its own. None for a text of
+    three words or more, found as written however cut (a chunker cuts inside words), or one
+    whose ends are no word's."""
+    if not text or _THREE_WORDS.match(text):
+        return None
+    before = _WORD_END.match(text[0]) is not None
+    after = _WORD_END.match(text[-1]) is not None
+    if not (before or after):
+        return None
+    return re.compile(
+        ("(?<!\\w)" if before else "") + re.escape(text) + ("(?!\\w)" if after else "")
+    )
+
+
 def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
-    """The most specific sections whose heading and text contain ``text``; the document
-    when only its whole text does; None when not even that."""
+    """The most specific sections whose heading and text contain ``text`` (a word or two as
+    whole words: ``_whole``); the document when only its whole text does; None when not
+    even that."""
     if not text or text not in view.text:
         return None
-    holding = [p for p in view.by_size if text in p.key]
+    whole = _whole(text)
+    if whole is not None and not whole.search(view.text):
+        return None
+    holding = [p for p in view.by_size if text in p.key and (whole is None or whole.search(p.key))]
     if not holding:
         return (Citation(view.doc),)
     return tuple(Citation(view.doc, p.id) for p in _minimal(view, holding))
