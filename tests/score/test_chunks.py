@@ -215,35 +215,36 @@ def test_sections_come_from_the_source_when_the_snapshot_stores_no_text(tmp_path
 # them and the run is refused). Items expect alpha, beta and the subsection of beta.
 PASSAGES = {
     "in one section only": (
-        "# Alpha\n\nRead this first.\n\n# Beta\n\n## Notes\n\nKeep receipts.\n",
-        "Keep receipts.", ["notes"]),
+        "# Alpha\n\nRead this first.\n\n# Beta\n\n## Notes\n\nKeep all receipts.\n",
+        "Keep all receipts.", ["notes"]),
     # the subsection's heading and text also read as a sentence of Alpha's: a coincidence,
     # not a sign that Notes lies inside Alpha (the outline places it inside Beta)
     "in two unrelated sections": (
-        "# Alpha\n\nRead this first. Notes Keep receipts. Ask at the desk.\n\n# Beta\n\n"
-        "## Notes\n\nKeep receipts.\n",
-        "Keep receipts.", ["notes", "alpha"]),
+        "# Alpha\n\nRead this first. Notes Keep all receipts. Ask at the desk.\n\n# Beta\n\n"
+        "## Notes\n\nKeep all receipts.\n",
+        "Keep all receipts.", ["notes", "alpha"]),
     "in two unrelated sections, under another heading": (
-        "# Alpha\n\nRead this first. Notes Keep receipts. Ask at the desk.\n\n# Beta\n\n"
-        "## Memo\n\nKeep receipts.\n",
-        "Keep receipts.", ["memo", "alpha"]),
+        "# Alpha\n\nRead this first. Notes Keep all receipts. Ask at the desk.\n\n# Beta\n\n"
+        "## Memo\n\nKeep all receipts.\n",
+        "Keep all receipts.", ["memo", "alpha"]),
     "in a parent and its subsection": (
-        "# Alpha\n\nKeep receipts.\n\n## Notes\n\nKeep receipts.\n\n# Beta\n\nOther things.\n",
-        "Keep receipts.", ["notes"]),
+        "# Alpha\n\nKeep all receipts.\n\n## Notes\n\nKeep all receipts.\n\n# Beta\n\n"
+        "Other things.\n",
+        "Keep all receipts.", ["notes"]),
     "a heading's text inside another section's text, the passage in one": (
-        "# Alpha\n\nSee Notes Keep receipts for more.\n\n# Beta\n\n## Notes\n\n"
-        "Keep receipts.\n",
-        "Keep receipts.", ["notes"]),
+        "# Alpha\n\nSee Notes Keep all receipts for more.\n\n# Beta\n\n## Notes\n\n"
+        "Keep all receipts.\n",
+        "Keep all receipts.", ["notes"]),
     "a heading's text inside another section's text, the passage in both": (
-        "# Alpha\n\nSee Notes Keep receipts for more.\n\n# Beta\n\n## Notes\n\n"
-        "Keep receipts.\n",
-        "Keep receipts", ["notes", "alpha"]),
+        "# Alpha\n\nSee Notes Keep all receipts for more.\n\n# Beta\n\n## Notes\n\n"
+        "Keep all receipts.\n",
+        "Keep all receipts", ["notes", "alpha"]),
     # Alpha's text ends with the subsection's heading and text: the snapshot cannot tell
     # whether Notes lies inside Alpha or Beta
     "an ambiguous outline": (
-        "# Alpha\n\nRead this first. Notes Keep receipts.\n\n# Beta\n\n## Notes\n\n"
-        "Keep receipts.\n",
-        "Keep receipts.", None),
+        "# Alpha\n\nRead this first. Notes Keep all receipts.\n\n# Beta\n\n## Notes\n\n"
+        "Keep all receipts.\n",
+        "Keep all receipts.", None),
 }  # fmt: skip
 
 
@@ -314,7 +315,7 @@ def test_a_chunk_the_outline_cannot_place_is_refused_as_its_citation_is(  # type
     the item expecting Alpha, a miss for the one expecting Beta, with exit 0."""
     doc = PASSAGES["an ambiguous outline"][0]
     repo = _passage_workspace(tmp_path / "repo", doc)
-    chunk = {"doc": "e.md", "text": "Keep receipts."}
+    chunk = {"doc": "e.md", "text": "Keep all receipts."}
     write_run(repo / "run.jsonl", [{"id": "a2", "retrieved": [chunk]}])
     result = cli(repo, "score", "retrieval", "docs", "run.jsonl", "-o", "out.json")
     assert result.code == 2

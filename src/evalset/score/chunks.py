@@ -9,7 +9,8 @@ A retriever that knows nothing of anchors returns chunks: a document and a piece
    removed), occurs in the section's heading and text (a text of one or two words as whole
    words: ``30 days`` is not in "130 days"). The most specific such section wins;
    when the same passage is in two unrelated sections (as the snapshot's outline places
-   them, ``DocumentView.within``), the chunk stands for both. A chunk
+   them, ``DocumentView.within``), the chunk stands for both, unless it is one or two words
+   (``the``), which say nothing of which one was meant: unresolved, as in step 3. A chunk
    that lies before the first heading, or spans two top-level sections, stands for the
    whole document.
 2. **position**: for a span of a markdown or HTML document not found so (cut inside a
@@ -233,12 +234,12 @@ class Resolver:
         text = normalise(raw)
         found = _containing(view, text)
         if found is not None:
-            return Resolution(found, "exact")
+            return _unless_too_few_words(view, text, found, "exact")
         rendered = self._rendered(doc, raw)
         if rendered and rendered != text:
             found = _containing(view, rendered)
             if found is not None:
-                return Resolution(found, "rendered")
+                return _unless_too_few_words(view, rendered, found, "rendered")
         overlap = self._overlap(view, rendered or text)
         if overlap.resolved:
             return overlap
@@ -502,6 +503,25 @@ def _containing(view: DocumentView, text: str) -> tuple[Citation, ...] | None:
     if not holding:
         return (Citation(view.doc),)
     return tuple(Citation(view.doc, p.id) for p in _minimal(view, holding))
+
+
+def _unless_too_few_words(
+    view: DocumentView, text: str, found: tuple[Citation, ...], how: str
+) -> Resolution:
+    """What a chunk found as written (``how``) stands for: ``found``, unless it is one or two
+    words that several unrelated sections hold (a common word, "the", or "business days"),
+    which say nothing of which one the retriever meant: unresolved then, as such a chunk
+    found by its words is. Sections alike in heading and text (one repeated) are one."""
+    if len(found) < 2 or len(_words(text)) >= 3:
+        return Resolution(found, how)
+    if len({view.parts[c.section].key for c in found if c.section is not None}) < 2:
+        return Resolution(found, how)
+    which = "its word is" if len(_words(text)) == 1 else "its words are"
+    return Resolution(
+        (),
+        f"unresolved: {which} in {len(found)} unrelated sections of {view.doc}: too few words "
+        "to tell which",
+    )
 
 
 def _minimal(view: DocumentView, holding: list[Part]) -> list[Part]:
