@@ -93,8 +93,45 @@ CASES: dict[str, tuple[str | bytes, str]] = {
     ),
     "bad-span": (
         '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 9, "end": 3}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "start" 9 and "end" 3; they are character '
+        "offsets with 0 <= start < end" + ONE,
+    ),
+    "span-from-below-0": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": -1, "end": 3}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "start" -1 and "end" 3; they are character '
+        "offsets with 0 <= start < end" + ONE,
+    ),
+    "no-span-no-text": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md"}]}\n',
         'run.jsonl:1: item a1: retrieved[0] needs "text", or "start" and "end" as character '
         "offsets with 0 <= start < end" + ONE,
+    ),
+    # before, each said only 'needs "text", or "start" and "end" as character offsets with 0
+    # <= start < end', which 1.0 and 10 are, to the eye
+    "span-start-a-float": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 1.0, "end": 10}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "start": 1.0, which is no whole number; '
+        '"start" and "end" count characters, with 0 <= start < end' + ONE,
+    ),
+    "span-end-as-text": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 1, "end": "10"}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "end": "10", which is no whole number; '
+        '"start" and "end" count characters, with 0 <= start < end' + ONE,
+    ),
+    "span-start-true": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": true, "end": 3}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "start": true, which is no whole number; '
+        '"start" and "end" count characters, with 0 <= start < end' + ONE,
+    ),
+    "span-without-end": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "start": 4}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "start" but no "end"; give both, as character '
+        'offsets with 0 <= start < end, or the chunk\'s "text"' + ONE,
+    ),
+    "span-without-start": (
+        '{"id": "a1", "retrieved": [{"doc": "guide.md", "end": 4}]}\n',
+        'run.jsonl:1: item a1: retrieved[0] has "end" but no "start"; give both, as character '
+        'offsets with 0 <= start < end, or the chunk\'s "text"' + ONE,
     ),
     "chunk-of-a-section": (
         '{"id": "a1", "retrieved": [{"doc": "guide.md#returns", "text": "x"}]}\n',

@@ -295,8 +295,24 @@ def _entry_problem(entry: Any) -> str | None:
         if start is not None or end is not None:
             return 'gives both "text" and "start"/"end"; give one of them'
         return None
-    if type(start) is not int or type(end) is not int or not 0 <= start < end:
+    if start is None and end is None:
         return 'needs "text", or "start" and "end" as character offsets with 0 <= start < end'
+    if start is None or end is None:
+        given, other = ("start", "end") if end is None else ("end", "start")
+        return (
+            f'has "{given}" but no "{other}"; give both, as character offsets with 0 <= start '
+            '< end, or the chunk\'s "text"'
+        )
+    for key, value in (("start", start), ("end", end)):
+        if type(value) is not int:
+            return (
+                f'has "{key}": {_as_written(value)}, which is no whole number; "start" and '
+                '"end" count characters, with 0 <= start < end'
+            )
+    if not 0 <= start < end:
+        return (
+            f'has "start" {start} and "end" {end}; they are character offsets with 0 <= start < end'
+        )
     return None
 
 
