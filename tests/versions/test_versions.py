@@ -853,6 +853,33 @@ def test_check_pin_catches_a_hand_made_tag(released: Path, cli) -> None:  # type
     assert json.loads(result.out)["ok"] is False
 
 
+UNREADABLE = {
+    "cut short": ('{"evalset": {"set": "docs", ', "1:29: is not valid JSON (Expecting property"),
+    "not JSON": ("{not json", "1:2: is not valid JSON (Expecting property name"),
+    "nested too deeply": ("[" * 100_000, "1:1: is not valid JSON (values nested too deeply"),
+    "a number too long": ('{"evalset": ' + "9" * 5000 + "}", "1:13: is not JSON that can be"),
+}
+
+
+@pytest.mark.parametrize("text", list(UNREADABLE))
+def test_a_report_that_is_no_json_gets_one_fix_from_check_pin_and_gate(  # type: ignore[no-untyped-def]
+    released: Path, cli, text: str
+) -> None:
+    """Before, check-pin said "fix the report", which an edit cannot do (its digest would
+    not match), where gate and accept said to write it anew."""
+    written, where = UNREADABLE[text]
+    (released / "report.json").write_text(written)
+    for command in (["check-pin"], ["gate", "report.json"], ["accept"]):
+        result = cli(released, *command, "report.json")
+        assert result.code == 2
+        assert result.err.startswith(f"evalset: report.json:{where}"), (command, result.err)
+        assert result.err.rstrip("\n").endswith(
+            "give a report written by `evalset score`."
+            if command != ["check-pin"]
+            else "give a report written by `evalset score`, or a pin as `evalset pin` prints it."
+        ), (command, result.err)
+
+
 def test_check_pin_bad_reports(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     report = released / "report.json"
     report.write_text("{not json")

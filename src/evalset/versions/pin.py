@@ -255,6 +255,11 @@ class PinCheck:
         return {"ok": self.ok, "tag": self.tag, "problems": self.problems, "pin": self.pin}
 
 
+_GIVE = "give a report written by `evalset score`, or a pin as `evalset pin` prints it."
+"""The fix of a file check-pin cannot read as JSON: an edit cannot mend a report (its digest
+would not match), so it is written anew."""
+
+
 def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
@@ -272,11 +277,12 @@ def read_pin(report: Path) -> dict[str, Any]:
     except RepeatedKeyError as exc:  # as gate and accept say it
         raise PinError(repeated_key(report, text, exc)) from None
     except json.JSONDecodeError as exc:  # where, then what: as gate and accept say it
+        raise PinError(f"{report}:{exc.lineno}:{exc.colno}: {not_json(exc)}; {_GIVE}") from None
+    except (ValueError, RecursionError):  # numbers too long, nesting too deep
         raise PinError(
-            f"{report}:{exc.lineno}:{exc.colno}: {not_json(exc)}; fix the report."
+            f"{report}: is not JSON that can be read (too deeply nested, or a number too "
+            f"long); {_GIVE}"
         ) from None
-    except ValueError as exc:
-        raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
     if is_report(data):  # a report evalset wrote: its scores must be as written, as for gate
         check_report(report, text, data)
     return pin_in(report, data)
