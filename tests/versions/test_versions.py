@@ -499,6 +499,35 @@ def test_log_compares_each_release_with_the_one_it_came_from(released: Path, cli
     assert "1 changed (since 0.1.0, the release it came from)" in table
 
 
+def test_log_tells_a_sealed_items_re_verification_with_or_without_the_key(  # type: ignore[no-untyped-def]
+    released: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed item re-verified with the key (sealed again, its content the same) was no
+    change to a reader without the key: `log` said "3 re-verified" to him, "4" to the key's
+    holder."""
+    keyfile, recipient = key
+    path = released / "sets" / "docs.yaml"
+    held = set_item("q-4", GIFTS).replace("Question q-4 about the policy?", "Can a gift card "
+                                          "lose its value?") + "    holdout: true\n"  # fmt: skip
+    path.write_text(path.read_text() + held)
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(released, "verify", "docs", "q-4").code == 0
+    assert cli(released, "seal", "docs", "-r", recipient).code == 0
+    commit_all(released, "a sealed holdout item")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    write_files(released, {"corpus/other.md": "# Other\n\nAnother document.\n"})
+    assert cli(released, "snapshot").code == 0
+    assert cli(released, "verify", "docs", "--all").code == 0
+    commit_all(released, "a new corpus, every item checked against it")
+    done = cli(released, "release", "docs", "--bump", "patch")
+    assert done.code == 0 and "(4 re-verified, new corpus snapshot" in done.out, done.out
+    for identity in (str(keyfile), None):
+        if identity is None:
+            monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+        releases = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+        assert releases[-1]["summary"].startswith("4 re-verified, "), (identity, releases)
+
+
 def test_log_calls_a_release_on_an_unrelated_history_the_first_on_its_branch(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
