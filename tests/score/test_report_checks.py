@@ -206,3 +206,53 @@ def test_a_report_of_the_wrong_shape_is_refused_by_every_reader(  # type: ignore
         assert message in said, (reader, said)
         assert "internal error" not in said and "Traceback" not in said
     assert not (released / "reports" / "accepted").exists()
+
+
+# a row of the report (item a1's, a tuning item of category lookup) changed, its digest made
+# to match: what it then says, and what every reader says of it
+ROWS = {
+    "an item the set never held": ({"id": "zz9"}, "scores item 'zz9', which release 0.1.0 "
+                                                  "holds no active item of"),
+    "a draft": ({"id": "d1"}, "scores item 'd1', which release 0.1.0 holds no active item of"),
+    "a retired item": ({"id": "x1"}, "scores item 'x1', which release 0.1.0 holds no active "
+                                     "item of"),
+    "another category": ({"category": "multi"}, "gives item 'a1' category 'multi', but "
+                                                "release 0.1.0 has it in 'lookup'"),
+    "the other split": ({"split": "holdout"}, "gives item 'a1' split 'holdout', but release "
+                                              "0.1.0 has it in 'tuning'"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(ROWS))
+def test_a_row_that_says_other_than_the_release_is_refused_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, case: str
+) -> None:
+    """Only the pin was checked against the release: a row moved to another category (where
+    the gate then compared its score), to the other split, or made a row of an item the
+    release does not hold, passed check-pin, gate and accept once its digest was made
+    again."""
+    change, problem = ROWS[case]
+    report = json.loads((released / "reports" / "base.json").read_text())
+    (k,) = [k for k, row in enumerate(report["items"]) if row["id"] == "a1"]
+    assert (report["items"][k]["category"], report["items"][k]["split"]) == ("lookup", "tuning")
+    report["items"][k].update(change)
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "rows.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    said = f"report's items[{k}] {problem}: the report was altered"
+    readers = {**_readers("reports/rows.json"), "gate, as the baseline": ["gate",
+               "reports/rows.json", "reports/base.json"]}  # fmt: skip
+    for reader, args in readers.items():
+        done = cli(released, *args)
+        if reader.startswith("check-pin"):  # a pin that fails the check: a finding
+            assert done.code == 1, (reader, done.out, done.err)
+            found = json.loads(done.out)["problems"] if "--json" in args else [done.err]
+            assert said in found[0], (reader, found)
+        else:
+            assert done.code == 2, (reader, done.out, done.err)
+            assert done.err.startswith("evalset: reports/rows.json: its pin fails `evalset "
+                                       f"check-pin` ({said})"), (reader, done.err)  # fmt: skip
+        assert "Traceback" not in done.err and len(done.err.strip().splitlines()) <= 1
+    assert not (released / "reports" / "accepted").exists()

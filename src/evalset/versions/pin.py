@@ -259,6 +259,11 @@ def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
     reads it (its shape and digest): check-pin never vouches for an edited report."""
+    return pin_in(report, _read_checked(report))
+
+
+def _read_checked(report: Path) -> Any:
+    """The parsed JSON of ``report``, a report evalset wrote checked as ``read_pin`` says."""
     from evalset.fsio import RepeatedKeyError, TextError, json_loads, not_json, read_user_text
     from evalset.versions.reportfile import check_report, empty_report, is_report, repeated_key
 
@@ -279,7 +284,7 @@ def read_pin(report: Path) -> dict[str, Any]:
         raise PinError(f"{report}: is not valid JSON ({exc}); fix the report.") from None
     if is_report(data):  # a report evalset wrote: its scores must be as written, as for gate
         check_report(report, text, data)
-    return pin_in(report, data)
+    return data
 
 
 def pin_in(report: Path, data: Any) -> dict[str, Any]:
@@ -380,7 +385,8 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
     read a second time (a stream gives its bytes once, and a file evalset found by itself
     may have become a named pipe meanwhile)."""
 
-    found = read_pin(report) if read is None else pin_in(report, read)
+    data = _read_checked(report) if read is None else read
+    found = pin_in(report, data)
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
     history = SetHistory(ws, set_named(ws, report, name))
@@ -496,7 +502,39 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
         ours = pin_of(released, None, fmt=fmt)
         ours["categories"] = dict(released.header.categories) if released.header else {}
         check.problems += _altered_fields(found, ours, base)
+    if not check.problems and isinstance(data, dict) and isinstance(data.get("items"), list):
+        check.problems += _altered_rows(data["items"], released, base)
     return check
+
+
+def _altered_rows(rows: list[Any], released: SetFile, base: str) -> list[str]:
+    """The first row of a report (its ``items``, as `evalset score` writes them) that says
+    other than the release its pin names: an item the release does not hold among its active
+    items, or in another category or split. The gate compares each item in the category its
+    row gives, so a row moved to another category would move the item's score there."""
+    from evalset.sets.model import side
+
+    held = {i.id: (i.category, side(i.holdout)) for i in released.items if i.status == "active"}
+    held.update(
+        {s.id: (s.category, side(s.holdout)) for s in released.sealed if s.status == "active"}
+    )
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            continue  # (not a report evalset wrote: refused as such before)
+        ident = row.get("id")
+        if ident not in held:
+            return [
+                f"report's items[{k}] scores item {ident!r}, which release {base} holds no "
+                "active item of: the report was altered"
+            ]
+        category, split = held[ident]
+        for key, value in (("category", category), ("split", split)):
+            if key in row and row[key] != value:
+                return [
+                    f"report's items[{k}] gives item {ident!r} {key} {row[key]!r}, but release "
+                    f"{base} has it in {value!r}: the report was altered"
+                ]
+    return []
 
 
 PIN_KEYS = frozenset(
