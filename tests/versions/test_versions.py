@@ -1040,6 +1040,76 @@ def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> 
     )
 
 
+def _another_workspace_released(repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """``repo`` (a workspace whose set docs is released as 0.1.0) with a second workspace in
+    its folder ``b`` that holds a set named docs too, of other content, never released; the
+    first set released again (0.2.0) on a commit holding both. Git's tags are the
+    repository's: neither is b's release. Returns b."""
+    b = repo / "b"
+    write_files(b, {"evalset.toml": "[validate]\nmin_per_category = 0\n", **CORPUS})
+    write_files(b, {"sets/docs.yaml": SET_HEADER + set_item("q-1", RETURNS)})
+    assert cli(b, "snapshot").code == 0 and cli(b, "verify", "docs", "--all").code == 0
+    path = repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(repo, "a second workspace; q-3 reworded")
+    assert cli(repo, "release", "docs", "--bump", "minor").code == 0
+    return b
+
+
+def _copied_tag_before_the_release(repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """``repo`` with a tag evalset/docs/v0.2.0 made by hand on the commit before release
+    0.1.0, whose message it copies (a pin and all): that commit's set names no release; then
+    an edit of the set, committed."""
+    message = git(repo, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(repo, "tag", "-a", "evalset/docs/v0.2.0", "-m", message, "HEAD~1")
+    path = repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(repo, "q-3 reworded")  # a release would number itself after 0.2.0
+    return repo
+
+
+NO_RELEASE_HERE = {
+    "a set of the same name in another workspace": _another_workspace_released,
+    "a release's tag copied onto an unreleased commit": _copied_tag_before_the_release,
+}
+"""How a tag evalset/docs/vX.Y.Z comes to be read where the set file names no release."""
+
+
+NO_RELEASE_READERS = {
+    "release": ["release", "docs", "--bump", "minor"],
+    "diff": ["diff", "docs", "0.2.0"],
+    "log": ["log", "docs"],
+    "pin --rev": ["pin", "docs", "--rev", "0.2.0"],
+}
+"""Each command that reads release 0.2.0 (log: every release) by its tag."""
+
+
+@pytest.mark.parametrize("command", NO_RELEASE_READERS)
+@pytest.mark.parametrize("how", NO_RELEASE_HERE)
+def test_a_tag_on_a_commit_whose_set_names_no_release_is_not_read_as_its_release(  # type: ignore[no-untyped-def]
+    released: Path, cli, how: str, command: str
+) -> None:
+    """Before, such a tag was read as the set's release: in a second workspace of the
+    repository holding a set of the same name, never released, `release` said "docs has not
+    changed since release 0.2.0 … merge it" (or numbered its first release after the other
+    set's), `diff` compared with the other set's release, `log` listed it."""
+    where = NO_RELEASE_HERE[how](released, cli)
+    path = where / "sets" / "docs.yaml"
+    before, tags = path.read_bytes(), tag_names(released)
+    done = cli(where, *NO_RELEASE_READERS[command])
+    assert done.code == 2, (done.out, done.err)
+    assert done.err.startswith("evalset: sets/docs.yaml: tag evalset/docs/v"), done.err
+    said = "points at a commit whose set names no release, so the tag was moved or made by hand"
+    if command != "log" or "copied" in how:  # (log reads 0.1.0 first: on a commit without b)
+        assert said in done.err, done.err
+    assert (
+        "or it is the release of a set of the same name in another workspace of this repository"
+        in done.err
+    )
+    assert len(done.err.strip().splitlines()) == 1 and done.out == ""
+    assert (path.read_bytes(), tag_names(released)) == (before, tags)
+
+
 def test_log_tells_a_tag_made_by_hand_and_reads_no_tag_of_a_name_with_a_slash(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
@@ -1658,7 +1728,7 @@ def test_a_release_tag_moved_to_a_commit_without_the_set_is_named(  # type: igno
         cli,
         [["log", "docs"], ["diff", "docs", "0.1.0", "HEAD"], ["pin", "docs", "--rev", "0.1.0"],
          ["check-pin", "report.json"]],
-        f"tag evalset/docs/v0.1.0 points at a commit without the set, {PUT_BACK}",
+        f"tag evalset/docs/v0.1.0 points at a commit without the set, {PUT_BACK_ELSEWHERE}",
     )  # fmt: skip
 
 
@@ -1667,6 +1737,15 @@ PUT_BACK = (
     "records the release (`git fetch --force origin tag evalset/docs/v0.1.0` from the remote "
     "it was pushed to), or delete it."
 )
+
+
+PUT_BACK_ELSEWHERE = (
+    "so the tag was moved or made by hand, or it is the release of a set of the same name in "
+    "another workspace of this repository (release tags are the repository's: give one of "
+    "the two sets another name); else put back the tag `evalset release` made (`git fetch "
+    "--force origin tag evalset/docs/v0.1.0` from the remote it was pushed to), or delete it."
+)
+"""The end of the sentence about a tag on a commit that holds no release of the set file."""
 
 
 def _retag(repo: Path, rev: str) -> None:
