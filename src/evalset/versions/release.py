@@ -203,11 +203,11 @@ def _refuse_unless_releasable(
         )
     _refuse_a_holdout_unsealed_since(path, loaded, baseline)
     if loaded.sealed:
-        from evalset.sets.sealed import IDENTITY_ENV
+        from evalset.sets.sealed import key_to_open
 
         raise ReleaseRefused(
             f"{path}: cannot release {name} while {len(loaded.sealed)} sealed item(s) cannot "
-            f"be checked; set {IDENTITY_ENV} to the age key file and run the release again."
+            f"be checked; {key_to_open()} and run the release again."
         )
     if newest is not None:
         stale, unverified = StaleChecker(store, newest, ws.root).stale_items(loaded)
