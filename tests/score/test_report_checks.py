@@ -83,9 +83,11 @@ def test_check_pin_still_takes_a_pin_and_another_tool_s_report(released: Path, c
     pin = json.loads(cli(released, "pin", "docs").out)
     (released / "pin.json").write_text(json.dumps(pin))
     (released / "theirs.json").write_text(json.dumps({"evalset": pin, "faithfulness": 0.87}))
+    rows = {"evalset": pin, "items": [{"question": "Whose rows?", "score": 1}]}  # its own rows
+    (released / "their-rows.json").write_text(json.dumps(rows))
     crlf = released / "crlf.json"  # a checkout that rewrote line endings keeps the digest
     crlf.write_bytes((released / "reports" / "base.json").read_bytes().replace(b"\n", b"\r\n"))
-    for name in ("pin.json", "theirs.json", "crlf.json"):
+    for name in ("pin.json", "theirs.json", "their-rows.json", "crlf.json"):
         done = cli(released, "check-pin", name)
         assert done.code == 0, (name, done.err)
         assert done.out.startswith("pin ok: docs 0.1.0")
