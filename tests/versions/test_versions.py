@@ -1181,6 +1181,32 @@ def test_pin_api_returns_what_the_command_prints(released: Path, cli) -> None:  
     assert pin(ws, released / "sets" / "docs.yaml") == printed
 
 
+# how `pin` is asked for the working tree's pin: its arguments, and the API's ``rev``
+WORKING_TREE_PINS = {"no --rev": ([], None), "--rev WORKTREE": (["--rev", "WORKTREE"], "WORKTREE")}
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["as released", "edited since"])
+@pytest.mark.parametrize("how", WORKING_TREE_PINS)
+def test_pin_names_the_working_tree_as_diff_does(  # type: ignore[no-untyped-def]
+    released: Path, cli, how: str, edited: bool
+) -> None:
+    """`--rev WORKTREE`, as `evalset diff` names the working tree, was an internal error
+    (exit 3): the revision it reads has no commit."""
+    from evalset.config import find_workspace
+    from evalset.versions.pin import pin
+
+    path = released / "sets" / "docs.yaml"
+    if edited:
+        path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    args, rev = WORKING_TREE_PINS[how]
+    done = cli(released, "pin", "docs", *args)
+    assert done.code == 0, done.err
+    printed = json.loads(done.out)
+    assert printed == json.loads(cli(released, "pin", "docs").out)
+    assert printed["version"] == ("0.1.0+modified" if edited else "0.1.0")
+    assert pin(find_workspace(released), path, rev) == printed
+
+
 def test_not_a_git_repository(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     files = {"evalset.toml": "", "sets/docs.yaml": SET_HEADER + set_item("q-1", "a.md")}
     write_files(tmp_path, files)

@@ -20,7 +20,7 @@ from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
 from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
 from evalset.sets.setfile import SetFile, load_set
 from evalset.version import __version__
-from evalset.versions.history import SetHistory
+from evalset.versions.history import WORKTREE, SetHistory
 from evalset.workspace import display_path
 
 ITEM_DIGITS = 16
@@ -118,9 +118,10 @@ class PinError(EvalsetError):
 
 
 def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
-    """The pin of a set in the working tree, or at a revision or release version."""
+    """The pin of a set in the working tree, or at a revision or release version (``rev``;
+    None or ``WORKTREE``, as `evalset diff` names it, for the working tree)."""
     require_own(ws, path, "pin")
-    if rev is None:
+    if rev is None or rev == WORKTREE:
         loaded = load_set(path)
         store = workspace_store(ws)
         newest = store.newest_id()
