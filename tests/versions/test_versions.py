@@ -1842,6 +1842,40 @@ def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignor
     assert json.loads(cli(released, "pin", "docs").out)["version"] == "0.2.0"  # its own tag
 
 
+# where a tag evalset/docs/v0.2.0, made by hand with release 0.1.0's message (its version
+# changed), points, and what check-pin says of a report pinned to "0.2.0"
+COPIED_TAGS = {
+    "on release 0.1.0's commit": ("evalset/docs/v0.1.0^{}", "names release 0.1.0"),
+    "on the commit before it": ("evalset/docs/v0.1.0~1", "names no release (or it is the "
+                                "release of a set of the same name in another workspace of "
+                                "this repository)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["a report", "a pin"])
+@pytest.mark.parametrize("where", COPIED_TAGS)
+def test_check_pin_refuses_a_release_tag_copied_onto_content_it_did_not_release(  # type: ignore[no-untyped-def]
+    released: Path, cli, where: str, form: str
+) -> None:
+    """The content at such a tag has the fingerprint its (copied) message records, so
+    check-pin said "pin ok: docs 0.2.0" for a release never made, which log, diff and
+    pin --rev refuse to read."""
+    rev, said = COPIED_TAGS[where]
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(released, "tag", "-a", "evalset/docs/v0.2.0", "-m", message.replace("0.1.0", "0.2.0"),
+        rev)  # fmt: skip
+    pin = {**json.loads(cli(released, "pin", "docs").out), "version": "0.2.0"}
+    (released / "report.json").write_text(json.dumps({"evalset": pin} if form == "a report"
+                                                     else pin))  # fmt: skip
+    done = cli(released, "check-pin", "report.json")
+    assert done.code == 1, (done.out, done.err)
+    assert done.err == (
+        "report.json: tag evalset/docs/v0.2.0 was created or moved by hand: it points at a "
+        f"commit whose set {said}.\n"
+    )
+    assert cli(released, "pin", "docs", "--rev", "0.2.0").code == 2  # as the other readers
+
+
 @pytest.mark.parametrize("rule", ["snapshots/", "snapshots/*.json", "*.json"])
 def test_a_snapshot_git_ignores_is_named_and_no_release_ships_without_it(  # type: ignore[no-untyped-def]
     corpus_repo: Path, cli, identity: None, rule: str

@@ -441,7 +441,18 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
         )
     else:
         tagged = set_fingerprint(released, recorded_format(recorded))
-        if recorded.get("fingerprint") != tagged:
+        named = released.header.version if released.header else None
+        if named != base:  # `evalset release` commits the header naming what it tags
+            check.problems.append(
+                f"tag {tag.name} was created or moved by hand: it points at a commit whose set "
+                + (
+                    f"names release {named}"
+                    if named
+                    else "names no release (or it is the release of a set of the same name in "
+                    "another workspace of this repository)"
+                )
+            )
+        elif recorded.get("fingerprint") != tagged:
             check.problems.append(
                 f"tag {tag.name} was created or moved by hand: its content has fingerprint "
                 f"{tagged}, but its message records {recorded.get('fingerprint')}"
