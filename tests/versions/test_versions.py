@@ -843,6 +843,40 @@ def test_a_stale_git_lock_is_named_with_what_to_do(  # type: ignore[no-untyped-d
     assert git(released, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("operation", ["merge", "cherry-pick"])
+def test_a_release_during_a_git_operation_in_progress_says_to_finish_it(  # type: ignore[no-untyped-def]
+    released: Path, cli, operation: str
+) -> None:
+    """git commits one file alone only outside a merge or cherry-pick; the release said
+    "Fix the cause (e.g. set user.name and user.email)", which was not it."""
+    import subprocess
+
+    write_files(released, {"other.txt": "before\n"})
+    commit_all(released, "another file")
+    git(released, "checkout", "-q", "-b", "side")
+    write_files(released, {"other.txt": "side\n"})
+    commit_all(released, "side")
+    git(released, "checkout", "-q", "main")
+    write_files(released, {"other.txt": "main\n"})
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "main, and an edit of the set")
+    env = {**os.environ, **GIT_ENV}
+    stopped = subprocess.run(["git", operation, "side"], cwd=released, env=env, capture_output=True)
+    assert stopped.returncode != 0  # other.txt conflicts: the operation waits
+    before = path.read_bytes()
+    done = cli(released, "release", "docs", "--bump", "minor")
+    assert done.code == 2, (done.out, done.err)
+    assert done.err == (
+        f"evalset: sets/docs.yaml: the release commit failed because a git {operation} is in "
+        f"progress; the file is unchanged. Finish it (`git commit`) or abort it (`git "
+        f"{operation} --abort`), then run the release again.\n"
+    )
+    assert path.read_bytes() == before and tag_names(released) == ["evalset/docs/v0.1.0"]
+    git(released, operation, "--abort")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+
+
 def test_a_missing_tag_no_release_here_explains_is_not_completed(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """A header naming a release whose tag is not here, and no release stopped here: this is
     a clone made without its tags (as CI makes them). The release must not "complete" it
