@@ -160,6 +160,10 @@ MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),
     "version a number": (("evalset", "version"), 1.0,
                          "evalset.version is a number, not text or null"),
+    # a version evalset never writes: the gate read it as no release, and checked no pin
+    **{f"version {v}": (("evalset", "version"), v, f"evalset.version {v!r} is none evalset "
+                        'writes ("X.Y.Z", "X.Y.Z+modified" or null)')
+       for v in ("0.1.0-rc1", "0.1.0+x", "v0.1.0", "0.1.0 ", "0.1.0+modified+modified")},
     "set a list": (("evalset", "set"), ["docs"], "evalset.set is a list, not text"),
     "no fingerprint": (("evalset", "fingerprint"), MISSING, 'evalset has no "fingerprint"'),
     "fingerprint format text": (("evalset", "fingerprint_format"), "2",
@@ -257,4 +261,28 @@ def test_a_row_that_says_other_than_the_release_is_refused_by_every_reader(  # t
             assert done.err.startswith("evalset: reports/rows.json: its pin fails `evalset "
                                        f"check-pin` ({said})"), (reader, done.err)  # fmt: skip
         assert "Traceback" not in done.err and len(done.err.strip().splitlines()) <= 1
+    assert not (released / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize("version", ["01.1.0", "0.01.0", "0.1.00"])
+def test_a_release_written_another_way_is_checked_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, version: str
+) -> None:
+    """`01.1.0` names release 1.1.0 a second way: the gate read it as no release and compared
+    the report without checking its pin."""
+    report = json.loads((released / "reports" / "base.json").read_text())
+    report["evalset"]["version"] = version
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "other.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    said = f"report names version {version!r}, which is not X.Y.Z"
+    for reader, args in _readers("reports/other.json").items():
+        done = cli(released, *args)
+        if reader.startswith("check-pin"):
+            assert done.code == 1, (reader, done.out, done.err)
+        else:
+            assert done.code == 2 and f"its pin fails `evalset check-pin` ({said})" in done.err
+        assert said in (done.out if "--json" in args else done.err), (reader, done.out)
     assert not (released / "reports" / "accepted").exists()
