@@ -1190,3 +1190,51 @@ def test_seal_leaves_to_validate_a_question_another_question_holds(  # type: ign
     path.write_text(noted)
     result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
     assert result.code == 2 and "would stay readable there" in result.err, result.err
+
+
+# each command refused on a sealed item the key at hand does not open, and its exit status
+# (a release refused for what the set holds is a finding)
+REFUSED_SEALED = {
+    "verify": (["verify", NAME, "q-004"], 2),
+    "retire": (["retire", NAME, "q-004", "--reason", "withdrawn"], 2),
+    "split --move": (["split", NAME, "--move", "q-004", "--to", "tuning", "--force", "--reason",
+                      "published"], 2),
+    "release": (["release", NAME, "--bump", "minor", "--exclude-drafts"], 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", REFUSED_SEALED)
+def test_a_key_that_does_not_open_the_sealed_items_is_not_told_to_be_set(  # type: ignore[no-untyped-def]
+    example: Path,
+    cli,
+    key: tuple[Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    """With EVALSET_AGE_IDENTITY naming a key the items were not sealed to, these commands
+    said to set EVALSET_AGE_IDENTITY to the age key file: the user had, and was left with
+    nothing to do."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    path, text = sealed_and_committed(example, cli, key)
+    other = x25519.Identity.generate()
+    wrong = tmp_path / "other.key"
+    wrong.write_text(f"# public key: {other.to_public()}\n{other}\n")
+    for identity in (None, str(wrong)):
+        if identity is not None:
+            monkeypatch.setenv("EVALSET_AGE_IDENTITY", identity)
+        args, code = REFUSED_SEALED[command]
+        done = cli(example, *args)
+        assert done.code == code, (identity, done.out, done.err)
+        if identity is None:
+            assert "set EVALSET_AGE_IDENTITY to the age key file" in done.err, done.err
+        else:
+            assert "set EVALSET_AGE_IDENTITY" not in done.err, done.err
+            assert re.search(
+                rf"point EVALSET_AGE_IDENTITY at a key (it was|they were) sealed to \(the one "
+                rf"in {re.escape(identity)} does not open (it|them)\)",
+                done.err,
+            ), done.err
+        assert len(done.err.strip().splitlines()) == 1 and "Traceback" not in done.err
+        assert path.read_text() == text
+    assert git(example, "tag", "-l") == ""

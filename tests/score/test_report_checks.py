@@ -83,9 +83,11 @@ def test_check_pin_still_takes_a_pin_and_another_tool_s_report(released: Path, c
     pin = json.loads(cli(released, "pin", "docs").out)
     (released / "pin.json").write_text(json.dumps(pin))
     (released / "theirs.json").write_text(json.dumps({"evalset": pin, "faithfulness": 0.87}))
+    rows = {"evalset": pin, "items": [{"question": "Whose rows?", "score": 1}]}  # its own rows
+    (released / "their-rows.json").write_text(json.dumps(rows))
     crlf = released / "crlf.json"  # a checkout that rewrote line endings keeps the digest
     crlf.write_bytes((released / "reports" / "base.json").read_bytes().replace(b"\n", b"\r\n"))
-    for name in ("pin.json", "theirs.json", "crlf.json"):
+    for name in ("pin.json", "theirs.json", "their-rows.json", "crlf.json"):
         done = cli(released, "check-pin", name)
         assert done.code == 0, (name, done.err)
         assert done.out.startswith("pin ok: docs 0.1.0")
@@ -158,6 +160,10 @@ MALFORMED: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "snapshot an object": (("snapshot",), {"id": "x"}, "snapshot is an object, not text or null"),
     "version a number": (("evalset", "version"), 1.0,
                          "evalset.version is a number, not text or null"),
+    # a version evalset never writes: the gate read it as no release, and checked no pin
+    **{f"version {v}": (("evalset", "version"), v, f"evalset.version {v!r} is none evalset "
+                        'writes ("X.Y.Z", "X.Y.Z+modified" or null)')
+       for v in ("0.1.0-rc1", "0.1.0+x", "v0.1.0", "0.1.0 ", "0.1.0+modified+modified")},
     "set a list": (("evalset", "set"), ["docs"], "evalset.set is a list, not text"),
     "no fingerprint": (("evalset", "fingerprint"), MISSING, 'evalset has no "fingerprint"'),
     "fingerprint format text": (("evalset", "fingerprint_format"), "2",
@@ -205,4 +211,78 @@ def test_a_report_of_the_wrong_shape_is_refused_by_every_reader(  # type: ignore
         said = json.loads(done.out)["error"] if reader.endswith("--json") else done.err
         assert message in said, (reader, said)
         assert "internal error" not in said and "Traceback" not in said
+    assert not (released / "reports" / "accepted").exists()
+
+
+# a row of the report (item a1's, a tuning item of category lookup) changed, its digest made
+# to match: what it then says, and what every reader says of it
+ROWS = {
+    "an item the set never held": ({"id": "zz9"}, "scores item 'zz9', which release 0.1.0 "
+                                                  "holds no active item of"),
+    "a draft": ({"id": "d1"}, "scores item 'd1', which release 0.1.0 holds no active item of"),
+    "a retired item": ({"id": "x1"}, "scores item 'x1', which release 0.1.0 holds no active "
+                                     "item of"),
+    "another category": ({"category": "multi"}, "gives item 'a1' category 'multi', but "
+                                                "release 0.1.0 has it in 'lookup'"),
+    "the other split": ({"split": "holdout"}, "gives item 'a1' split 'holdout', but release "
+                                              "0.1.0 has it in 'tuning'"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(ROWS))
+def test_a_row_that_says_other_than_the_release_is_refused_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, case: str
+) -> None:
+    """Only the pin was checked against the release: a row moved to another category (where
+    the gate then compared its score), to the other split, or made a row of an item the
+    release does not hold, passed check-pin, gate and accept once its digest was made
+    again."""
+    change, problem = ROWS[case]
+    report = json.loads((released / "reports" / "base.json").read_text())
+    (k,) = [k for k, row in enumerate(report["items"]) if row["id"] == "a1"]
+    assert (report["items"][k]["category"], report["items"][k]["split"]) == ("lookup", "tuning")
+    report["items"][k].update(change)
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "rows.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    said = f"report's items[{k}] {problem}: the report was altered"
+    readers = {**_readers("reports/rows.json"), "gate, as the baseline": ["gate",
+               "reports/rows.json", "reports/base.json"]}  # fmt: skip
+    for reader, args in readers.items():
+        done = cli(released, *args)
+        if reader.startswith("check-pin"):  # a pin that fails the check: a finding
+            assert done.code == 1, (reader, done.out, done.err)
+            found = json.loads(done.out)["problems"] if "--json" in args else [done.err]
+            assert said in found[0], (reader, found)
+        else:
+            assert done.code == 2, (reader, done.out, done.err)
+            assert done.err.startswith("evalset: reports/rows.json: its pin fails `evalset "
+                                       f"check-pin` ({said})"), (reader, done.err)  # fmt: skip
+        assert "Traceback" not in done.err and len(done.err.strip().splitlines()) <= 1
+    assert not (released / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize("version", ["01.1.0", "0.01.0", "0.1.00"])
+def test_a_release_written_another_way_is_checked_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, version: str
+) -> None:
+    """`01.1.0` names release 1.1.0 a second way: the gate read it as no release and compared
+    the report without checking its pin."""
+    report = json.loads((released / "reports" / "base.json").read_text())
+    report["evalset"]["version"] = version
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "other.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    said = f"report names version {version!r}, which is not X.Y.Z"
+    for reader, args in _readers("reports/other.json").items():
+        done = cli(released, *args)
+        if reader.startswith("check-pin"):
+            assert done.code == 1, (reader, done.out, done.err)
+        else:
+            assert done.code == 2 and f"its pin fails `evalset check-pin` ({said})" in done.err
+        assert said in (done.out if "--json" in args else done.err), (reader, done.out)
     assert not (released / "reports" / "accepted").exists()

@@ -499,6 +499,35 @@ def test_log_compares_each_release_with_the_one_it_came_from(released: Path, cli
     assert "1 changed (since 0.1.0, the release it came from)" in table
 
 
+def test_log_tells_a_sealed_items_re_verification_with_or_without_the_key(  # type: ignore[no-untyped-def]
+    released: Path, cli, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed item re-verified with the key (sealed again, its content the same) was no
+    change to a reader without the key: `log` said "3 re-verified" to him, "4" to the key's
+    holder."""
+    keyfile, recipient = key
+    path = released / "sets" / "docs.yaml"
+    held = set_item("q-4", GIFTS).replace("Question q-4 about the policy?", "Can a gift card "
+                                          "lose its value?") + "    holdout: true\n"  # fmt: skip
+    path.write_text(path.read_text() + held)
+    monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
+    assert cli(released, "verify", "docs", "q-4").code == 0
+    assert cli(released, "seal", "docs", "-r", recipient).code == 0
+    commit_all(released, "a sealed holdout item")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+    write_files(released, {"corpus/other.md": "# Other\n\nAnother document.\n"})
+    assert cli(released, "snapshot").code == 0
+    assert cli(released, "verify", "docs", "--all").code == 0
+    commit_all(released, "a new corpus, every item checked against it")
+    done = cli(released, "release", "docs", "--bump", "patch")
+    assert done.code == 0 and "(4 re-verified, new corpus snapshot" in done.out, done.out
+    for identity in (str(keyfile), None):
+        if identity is None:
+            monkeypatch.delenv("EVALSET_AGE_IDENTITY")
+        releases = json.loads(cli(released, "log", "docs", "--json").out)["releases"]
+        assert releases[-1]["summary"].startswith("4 re-verified, "), (identity, releases)
+
+
 def test_log_calls_a_release_on_an_unrelated_history_the_first_on_its_branch(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
@@ -814,6 +843,40 @@ def test_a_stale_git_lock_is_named_with_what_to_do(  # type: ignore[no-untyped-d
     assert git(released, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("operation", ["merge", "cherry-pick"])
+def test_a_release_during_a_git_operation_in_progress_says_to_finish_it(  # type: ignore[no-untyped-def]
+    released: Path, cli, operation: str
+) -> None:
+    """git commits one file alone only outside a merge or cherry-pick; the release said
+    "Fix the cause (e.g. set user.name and user.email)", which was not it."""
+    import subprocess
+
+    write_files(released, {"other.txt": "before\n"})
+    commit_all(released, "another file")
+    git(released, "checkout", "-q", "-b", "side")
+    write_files(released, {"other.txt": "side\n"})
+    commit_all(released, "side")
+    git(released, "checkout", "-q", "main")
+    write_files(released, {"other.txt": "main\n"})
+    path = released / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    commit_all(released, "main, and an edit of the set")
+    env = {**os.environ, **GIT_ENV}
+    stopped = subprocess.run(["git", operation, "side"], cwd=released, env=env, capture_output=True)
+    assert stopped.returncode != 0  # other.txt conflicts: the operation waits
+    before = path.read_bytes()
+    done = cli(released, "release", "docs", "--bump", "minor")
+    assert done.code == 2, (done.out, done.err)
+    assert done.err == (
+        f"evalset: sets/docs.yaml: the release commit failed because a git {operation} is in "
+        f"progress; the file is unchanged. Finish it (`git commit`) or abort it (`git "
+        f"{operation} --abort`), then run the release again.\n"
+    )
+    assert path.read_bytes() == before and tag_names(released) == ["evalset/docs/v0.1.0"]
+    git(released, operation, "--abort")
+    assert cli(released, "release", "docs", "--bump", "minor").code == 0
+
+
 def test_a_missing_tag_no_release_here_explains_is_not_completed(released: Path, cli) -> None:  # type: ignore[no-untyped-def]
     """A header naming a release whose tag is not here, and no release stopped here: this is
     a clone made without its tags (as CI makes them). The release must not "complete" it
@@ -1038,6 +1101,76 @@ def test_a_release_does_not_build_on_a_tag_made_by_hand(released: Path, cli) -> 
     )
 
 
+def _another_workspace_released(repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """``repo`` (a workspace whose set docs is released as 0.1.0) with a second workspace in
+    its folder ``b`` that holds a set named docs too, of other content, never released; the
+    first set released again (0.2.0) on a commit holding both. Git's tags are the
+    repository's: neither is b's release. Returns b."""
+    b = repo / "b"
+    write_files(b, {"evalset.toml": "[validate]\nmin_per_category = 0\n", **CORPUS})
+    write_files(b, {"sets/docs.yaml": SET_HEADER + set_item("q-1", RETURNS)})
+    assert cli(b, "snapshot").code == 0 and cli(b, "verify", "docs", "--all").code == 0
+    path = repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(repo, "a second workspace; q-3 reworded")
+    assert cli(repo, "release", "docs", "--bump", "minor").code == 0
+    return b
+
+
+def _copied_tag_before_the_release(repo: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """``repo`` with a tag evalset/docs/v0.2.0 made by hand on the commit before release
+    0.1.0, whose message it copies (a pin and all): that commit's set names no release; then
+    an edit of the set, committed."""
+    message = git(repo, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(repo, "tag", "-a", "evalset/docs/v0.2.0", "-m", message, "HEAD~1")
+    path = repo / "sets" / "docs.yaml"
+    path.write_text(path.read_text().replace("Question q-3 about", "Question q-3, reworded, about"))
+    commit_all(repo, "q-3 reworded")  # a release would number itself after 0.2.0
+    return repo
+
+
+NO_RELEASE_HERE = {
+    "a set of the same name in another workspace": _another_workspace_released,
+    "a release's tag copied onto an unreleased commit": _copied_tag_before_the_release,
+}
+"""How a tag evalset/docs/vX.Y.Z comes to be read where the set file names no release."""
+
+
+NO_RELEASE_READERS = {
+    "release": ["release", "docs", "--bump", "minor"],
+    "diff": ["diff", "docs", "0.2.0"],
+    "log": ["log", "docs"],
+    "pin --rev": ["pin", "docs", "--rev", "0.2.0"],
+}
+"""Each command that reads release 0.2.0 (log: every release) by its tag."""
+
+
+@pytest.mark.parametrize("command", NO_RELEASE_READERS)
+@pytest.mark.parametrize("how", NO_RELEASE_HERE)
+def test_a_tag_on_a_commit_whose_set_names_no_release_is_not_read_as_its_release(  # type: ignore[no-untyped-def]
+    released: Path, cli, how: str, command: str
+) -> None:
+    """Before, such a tag was read as the set's release: in a second workspace of the
+    repository holding a set of the same name, never released, `release` said "docs has not
+    changed since release 0.2.0 … merge it" (or numbered its first release after the other
+    set's), `diff` compared with the other set's release, `log` listed it."""
+    where = NO_RELEASE_HERE[how](released, cli)
+    path = where / "sets" / "docs.yaml"
+    before, tags = path.read_bytes(), tag_names(released)
+    done = cli(where, *NO_RELEASE_READERS[command])
+    assert done.code == 2, (done.out, done.err)
+    assert done.err.startswith("evalset: sets/docs.yaml: tag evalset/docs/v"), done.err
+    said = "points at a commit whose set names no release, so the tag was moved or made by hand"
+    if command != "log" or "copied" in how:  # (log reads 0.1.0 first: on a commit without b)
+        assert said in done.err, done.err
+    assert (
+        "or it is the release of a set of the same name in another workspace of this repository"
+        in done.err
+    )
+    assert len(done.err.strip().splitlines()) == 1 and done.out == ""
+    assert (path.read_bytes(), tag_names(released)) == (before, tags)
+
+
 def test_log_tells_a_tag_made_by_hand_and_reads_no_tag_of_a_name_with_a_slash(  # type: ignore[no-untyped-def]
     released: Path, cli
 ) -> None:
@@ -1107,6 +1240,32 @@ def test_pin_api_returns_what_the_command_prints(released: Path, cli) -> None:  
     printed = json.loads(cli(released, "pin", "docs").out)
     ws = find_workspace(released)
     assert pin(ws, released / "sets" / "docs.yaml") == printed
+
+
+# how `pin` is asked for the working tree's pin: its arguments, and the API's ``rev``
+WORKING_TREE_PINS = {"no --rev": ([], None), "--rev WORKTREE": (["--rev", "WORKTREE"], "WORKTREE")}
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["as released", "edited since"])
+@pytest.mark.parametrize("how", WORKING_TREE_PINS)
+def test_pin_names_the_working_tree_as_diff_does(  # type: ignore[no-untyped-def]
+    released: Path, cli, how: str, edited: bool
+) -> None:
+    """`--rev WORKTREE`, as `evalset diff` names the working tree, was an internal error
+    (exit 3): the revision it reads has no commit."""
+    from evalset.config import find_workspace
+    from evalset.versions.pin import pin
+
+    path = released / "sets" / "docs.yaml"
+    if edited:
+        path.write_text(path.read_text().replace("Question q-3 about", "Question q-3 now about"))
+    args, rev = WORKING_TREE_PINS[how]
+    done = cli(released, "pin", "docs", *args)
+    assert done.code == 0, done.err
+    printed = json.loads(done.out)
+    assert printed == json.loads(cli(released, "pin", "docs").out)
+    assert printed["version"] == ("0.1.0+modified" if edited else "0.1.0")
+    assert pin(find_workspace(released), path, rev) == printed
 
 
 def test_not_a_git_repository(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -1656,7 +1815,7 @@ def test_a_release_tag_moved_to_a_commit_without_the_set_is_named(  # type: igno
         cli,
         [["log", "docs"], ["diff", "docs", "0.1.0", "HEAD"], ["pin", "docs", "--rev", "0.1.0"],
          ["check-pin", "report.json"]],
-        f"tag evalset/docs/v0.1.0 points at a commit without the set, {PUT_BACK}",
+        f"tag evalset/docs/v0.1.0 points at a commit without the set, {PUT_BACK_ELSEWHERE}",
     )  # fmt: skip
 
 
@@ -1665,6 +1824,15 @@ PUT_BACK = (
     "records the release (`git fetch --force origin tag evalset/docs/v0.1.0` from the remote "
     "it was pushed to), or delete it."
 )
+
+
+PUT_BACK_ELSEWHERE = (
+    "so the tag was moved or made by hand, or it is the release of a set of the same name in "
+    "another workspace of this repository (release tags are the repository's: give one of "
+    "the two sets another name); else put back the tag `evalset release` made (`git fetch "
+    "--force origin tag evalset/docs/v0.1.0` from the remote it was pushed to), or delete it."
+)
+"""The end of the sentence about a tag on a commit that holds no release of the set file."""
 
 
 def _retag(repo: Path, rev: str) -> None:
@@ -1733,6 +1901,40 @@ def test_a_release_tag_moved_by_hand_is_refused_where_it_is_read(  # type: ignor
     checked = cli(released, "check-pin", "report.json")
     assert checked.code == 1 and "was created or moved by hand" in checked.err
     assert json.loads(cli(released, "pin", "docs").out)["version"] == "0.2.0"  # its own tag
+
+
+# where a tag evalset/docs/v0.2.0, made by hand with release 0.1.0's message (its version
+# changed), points, and what check-pin says of a report pinned to "0.2.0"
+COPIED_TAGS = {
+    "on release 0.1.0's commit": ("evalset/docs/v0.1.0^{}", "names release 0.1.0"),
+    "on the commit before it": ("evalset/docs/v0.1.0~1", "names no release (or it is the "
+                                "release of a set of the same name in another workspace of "
+                                "this repository)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["a report", "a pin"])
+@pytest.mark.parametrize("where", COPIED_TAGS)
+def test_check_pin_refuses_a_release_tag_copied_onto_content_it_did_not_release(  # type: ignore[no-untyped-def]
+    released: Path, cli, where: str, form: str
+) -> None:
+    """The content at such a tag has the fingerprint its (copied) message records, so
+    check-pin said "pin ok: docs 0.2.0" for a release never made, which log, diff and
+    pin --rev refuse to read."""
+    rev, said = COPIED_TAGS[where]
+    message = git(released, "tag", "-l", "--format=%(contents)", "evalset/docs/v0.1.0")
+    git(released, "tag", "-a", "evalset/docs/v0.2.0", "-m", message.replace("0.1.0", "0.2.0"),
+        rev)  # fmt: skip
+    pin = {**json.loads(cli(released, "pin", "docs").out), "version": "0.2.0"}
+    (released / "report.json").write_text(json.dumps({"evalset": pin} if form == "a report"
+                                                     else pin))  # fmt: skip
+    done = cli(released, "check-pin", "report.json")
+    assert done.code == 1, (done.out, done.err)
+    assert done.err == (
+        "report.json: tag evalset/docs/v0.2.0 was created or moved by hand: it points at a "
+        f"commit whose set {said}.\n"
+    )
+    assert cli(released, "pin", "docs", "--rev", "0.2.0").code == 2  # as the other readers
 
 
 @pytest.mark.parametrize("rule", ["snapshots/", "snapshots/*.json", "*.json"])

@@ -80,7 +80,9 @@ def release(
 
 def pin(
     name: str = typer.Argument(..., help="The set, by name or path."),
-    rev: str = typer.Option(None, "--rev", help="A release version or git revision instead."),
+    rev: str = typer.Option(
+        None, "--rev", help="A release version or git revision instead (WORKTREE: the default)."
+    ),
     short: bool = typer.Option(
         False, "--short", help="Leave out the per-item fingerprints (a smaller pin)."
     ),

@@ -399,13 +399,13 @@ def _refuse_unread_holdout(path: Path, loaded: SetFile, tuning: list[str]) -> No
     sealed = [stub.id for stub in loaded.sealed]  # a retired one's question is held out too
     if not (tuning and sealed):
         return
-    from evalset.sets.sealed import IDENTITY_ENV
+    from evalset.sets.sealed import key_to_open
 
     raise EditRefused(
         f"{path}: {len(sealed)} sealed holdout item(s) cannot be read without the key, so "
         f"the question(s) of {', '.join(tuning[:3])}{', …' if len(tuning) > 3 else ''}, for "
         "tuning, cannot be compared with theirs, and in tuning a near duplicate of one would "
-        f"leak it; set {IDENTITY_ENV} to the age key file and try again."
+        f"leak it; {key_to_open()} and try again."
     )
 
 

@@ -91,10 +91,12 @@ def item_fingerprints(loaded: SetFile, fmt: int | None = None) -> dict[str, str]
         if stub.status != "active":
             continue
         if stub.sealed.fingerprint_format != fmt:
+            from evalset.sets.sealed import key_to_open
+
             raise InvalidSet(
                 f"{loaded.path}: sealed item {stub.id!r} stores a fingerprint of format "
-                f"{stub.sealed.fingerprint_format}, and format {fmt} is asked for; set "
-                "EVALSET_AGE_IDENTITY to the age key file so that it can be computed."
+                f"{stub.sealed.fingerprint_format}, and format {fmt} is asked for; "
+                f"{key_to_open(one=True)} so that it can be computed."
             )
         found[stub.id] = stub.sealed.fingerprint
     return dict(sorted(found.items()))

@@ -233,10 +233,24 @@ def open_sealed(stub: SealedItem, keys: list[Any], where: str) -> tuple[Item, st
     return item, text
 
 
+def key_to_open(one: bool = False) -> str:
+    """The fix for sealed items no key at hand opens (``one``: a single item): set the key,
+    or, when one is set already, point it at theirs (telling a user to set what is set
+    would leave him nowhere)."""
+    where = identity_path()
+    if where is None:
+        return f"set {IDENTITY_ENV} to the age key file"
+    it, was = ("it", "was") if one else ("them", "were")
+    return (
+        f"point {IDENTITY_ENV} at a key {'it' if one else 'they'} {was} sealed to (the one in "
+        f"{where} does not open {it})"
+    )
+
+
 def refused_sealed(path: Path, item_id: str) -> EditRefused:
     return EditRefused(
-        f"{path}: item {item_id!r} is sealed; set {IDENTITY_ENV} to the age key file to "
-        "change it (it is sealed again to the same recipients)."
+        f"{path}: item {item_id!r} is sealed; {key_to_open(one=True)} to change it (it is "
+        "sealed again to the same recipients)."
     )
 
 

@@ -211,13 +211,13 @@ def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
         if stub.status == "active" and stub.verified is None and stub.id in present
     ]
     if locked:  # their `verified:` is inside the seal: the header is all that says it
-        from evalset.sets.sealed import IDENTITY_ENV
+        from evalset.sets.sealed import key_to_open
 
         ids = ", ".join(locked[:5]) + (", …" if len(locked) > 5 else "")
         raise EvalsetError(
             f"{path}: {len(locked)} sealed item(s) ({ids}) were in the set when its header's "
-            f"snapshot {ref} was recorded, and cannot take it without the key; set "
-            f"{IDENTITY_ENV} to the age key file and run it again (nothing was changed)."
+            f"snapshot {ref} was recorded, and cannot take it without the key; "
+            f"{key_to_open()} and run it again (nothing was changed)."
         )
     targets = [
         item

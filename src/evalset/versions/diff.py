@@ -284,10 +284,15 @@ def _field(change: FieldChange) -> str:
     return change.field.split("[", 1)[0].split(".", 1)[0]
 
 
+SHOWN = ("category", "holdout", "status", "verified")
+"""The fields a sealed item shows beside its ciphertext that a diff compares (its ``id``
+pairs it): all bookkeeping a diff shows for a holdout item, with the key or without."""
+
+
 def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
     """Items sealed on either side (and not opened by a key) are compared by fingerprint;
-    their side and status are in the clear, so a move between tuning and holdout and a
-    retirement are told as with the key."""
+    what they show is in the clear (side, status, category, verified), so a move between
+    tuning and holdout, a retirement and a re-verification are told as with the key."""
     if not (old.sealed or new.sealed):
         return
     from evalset.sets.content import item_fingerprint
@@ -301,33 +306,53 @@ def _sealed_changes(old: SetFile, new: SetFile, result: SetDiff) -> None:
         found.update({s.id: s.sealed.fingerprint for s in loaded.sealed})
         return found
 
-    def shown(loaded: SetFile) -> dict[str, tuple[bool | None, str]]:
-        found: dict[str, tuple[bool | None, str]] = {
-            item.id: (item.holdout, item.status) for item in loaded.items
-        }
-        found.update({s.id: (s.holdout, s.status) for s in loaded.sealed})
+    def shown(loaded: SetFile) -> dict[str, dict[str, Any]]:
+        found = {item.id: {f: getattr(item, f) for f in SHOWN} for item in loaded.items}
+        found.update({s.id: {f: getattr(s, f) for f in SHOWN} for s in loaded.sealed})
         return found
 
     before, after = fingerprints(old), fingerprints(new)
     sides, now = shown(old), shown(new)
+    ciphertexts = {s.id: s.sealed.age for s in old.sealed}
+    kept = {s.id for s in new.sealed if ciphertexts.get(s.id) == s.sealed.age}
     for ident in sorted({stub.id for stub in old.sealed} | {stub.id for stub in new.sealed}):
         if ident not in before:
             result.added.append(ident)
-        elif ident not in after:
+            continue
+        if ident not in after:
             result.removed.append(ident)
-        elif before[ident] == after[ident] and sides[ident] != now[ident]:
-            # its side or status edited by hand, its content not: what it is cannot be told
-            result.not_compared.append(ident)
-        elif before[ident] != after[ident]:
-            (held, status), (holds, becomes) = sides[ident], now[ident]
-            if held is not None and holds != held:
-                result.holdout_moves.append(HoldoutMove(ident, _side(held), _side(holds)))
-            if becomes == "retired" and status != "retired":
-                result.retired.append(ident)
-            # the side and status are part of the content: whether anything else changed
-            # with them cannot be told without the key
-            change = FieldChange("sealed content", "changed", hidden=True)
-            result.changed.append(ItemChange(ident, [change]))
+            continue
+        was, shows = sides[ident], now[ident]
+        differ = [f for f in SHOWN if not _same_shown(f, was[f], shows[f])]
+        if before[ident] == after[ident]:
+            # the same content: only `verified` may differ, and only as written by sealing
+            # again (re-verified with the key); an edit by hand keeps the ciphertext, and
+            # what the item is cannot be told
+            if differ and (differ != ["verified"] or ident in kept):
+                result.not_compared.append(ident)
+            elif differ:
+                result.changed.append(ItemChange(ident, [_shown_change("verified", was, shows)]))
+            continue
+        if was["holdout"] is not None and shows["holdout"] != was["holdout"]:
+            result.holdout_moves.append(
+                HoldoutMove(ident, _side(was["holdout"]), _side(shows["holdout"]))
+            )
+        retired = shows["status"] == "retired" and was["status"] != "retired"
+        if retired:
+            result.retired.append(ident)
+        changes = [_shown_change(f, was, shows) for f in differ if not (retired and f == "status")]
+        # the side, status and category are part of the content: whether anything else
+        # changed with them cannot be told without the key
+        changes.append(FieldChange("sealed content", "changed", hidden=True))
+        result.changed.append(ItemChange(ident, changes))
+
+
+def _same_shown(name: str, a: Any, b: Any) -> bool:
+    return _same_snapshot(a, b) if name == "verified" else a == b
+
+
+def _shown_change(name: str, was: dict[str, Any], shows: dict[str, Any]) -> FieldChange:
+    return FieldChange(name, "changed", was[name], shows[name])
 
 
 def _require_unique_ids(loaded: SetFile, label: str) -> None:

@@ -105,15 +105,22 @@ class SetHistory:
         text = set_text_at(self.git, tag.commit, self.path, self.name)
         if text is None:
             raise GitError(f"{self.path}: tag {tag.name} points at a commit without the set, "
-                           f"{_put_back(tag)}")  # fmt: skip
+                           f"{_put_back(tag, elsewhere=True)}")  # fmt: skip
         return SetAt(parse_set_text(text, self.path, tag.version), tag.version, tag.commit, tag)
 
     def at_release(self, tag: Tag) -> SetAt:
         """The set at a release's tag; a tag whose commit holds the set's header of another
-        release (a tag moved, or made, by hand) is refused rather than read as this one."""
+        release or of none (a tag moved, or made, by hand, or the release of a set of the
+        same name in another workspace of the repository) is refused rather than read as
+        this one: `evalset release` commits the header naming the version it tags."""
         state = self.at_tag(tag)
         header = state.loaded.header
         named = header.version if header is not None else None
+        if named is None and header is not None:
+            raise GitError(
+                f"{self.path}: tag {tag.name} points at a commit whose set names no release, "
+                f"{_put_back(tag, elsewhere=True)}"
+            )
         if named is not None and named != tag.version:
             raise GitError(
                 f"{self.path}: tag {tag.name} points at a commit whose set names release "
@@ -179,10 +186,20 @@ class SetHistory:
         return choice.id[:SHORT] if choice else None
 
 
-def _put_back(tag: Tag) -> str:
+def _put_back(tag: Tag, elsewhere: bool = False) -> str:
     """The end of a sentence about a release tag moved or made by hand: what to do. A tag
     that records no release (no pin in its message) was made by hand, or put back without
-    its message: deleting it comes first."""
+    its message: deleting it comes first. ``elsewhere``: the tag's commit holds no release
+    of this set file, which is also what a release of a set of the same name in another
+    workspace of the repository looks like (git's tags are the repository's)."""
+    if elsewhere and tag.pin is not None:
+        return (
+            "so the tag was moved or made by hand, or it is the release of a set of the same "
+            "name in another workspace of this repository (release tags are the repository's: "
+            "give one of the two sets another name); else put back the tag `evalset release` "
+            f"made (`git fetch --force origin tag {tag.name}` from the remote it was pushed "
+            "to), or delete it."
+        )
     if tag.pin is None:
         return (
             f"so the tag was made by hand (it records no release); delete it (`git tag -d "

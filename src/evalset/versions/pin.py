@@ -20,7 +20,7 @@ from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
 from evalset.sets.fingerprint import item_fingerprints, newest_format, set_fingerprint
 from evalset.sets.setfile import SetFile, load_set
 from evalset.version import __version__
-from evalset.versions.history import SetHistory
+from evalset.versions.history import WORKTREE, SetHistory
 from evalset.workspace import display_path
 
 ITEM_DIGITS = 16
@@ -118,9 +118,10 @@ class PinError(EvalsetError):
 
 
 def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
-    """The pin of a set in the working tree, or at a revision or release version."""
+    """The pin of a set in the working tree, or at a revision or release version (``rev``;
+    None or ``WORKTREE``, as `evalset diff` names it, for the working tree)."""
     require_own(ws, path, "pin")
-    if rev is None:
+    if rev is None or rev == WORKTREE:
         loaded = load_set(path)
         store = workspace_store(ws)
         newest = store.newest_id()
@@ -264,6 +265,11 @@ def read_pin(report: Path) -> dict[str, Any]:
     """The pin of a report: its top-level ``evalset`` object (or the whole file, when the file
     is a pin itself, as `evalset pin` prints it). A report evalset wrote is checked as `gate`
     reads it (its shape and digest): check-pin never vouches for an edited report."""
+    return pin_in(report, _read_checked(report))
+
+
+def _read_checked(report: Path) -> Any:
+    """The parsed JSON of ``report``, a report evalset wrote checked as ``read_pin`` says."""
     from evalset.fsio import RepeatedKeyError, TextError, json_loads, not_json, read_user_text
     from evalset.versions.reportfile import check_report, empty_report, is_report, repeated_key
 
@@ -285,7 +291,7 @@ def read_pin(report: Path) -> dict[str, Any]:
         ) from None
     if is_report(data):  # a report evalset wrote: its scores must be as written, as for gate
         check_report(report, text, data)
-    return pin_in(report, data)
+    return data
 
 
 def pin_in(report: Path, data: Any) -> dict[str, Any]:
@@ -386,7 +392,8 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
     read a second time (a stream gives its bytes once, and a file evalset found by itself
     may have become a named pipe meanwhile)."""
 
-    found = read_pin(report) if read is None else pin_in(report, read)
+    data = _read_checked(report) if read is None else read
+    found = pin_in(report, data)
     check = PinCheck(found)
     name, version = found["set"], found.get("version")
     history = SetHistory(ws, set_named(ws, report, name))
@@ -440,7 +447,18 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
         )
     else:
         tagged = set_fingerprint(released, recorded_format(recorded))
-        if recorded.get("fingerprint") != tagged:
+        named = released.header.version if released.header else None
+        if named != base:  # `evalset release` commits the header naming what it tags
+            check.problems.append(
+                f"tag {tag.name} was created or moved by hand: it points at a commit whose set "
+                + (
+                    f"names release {named}"
+                    if named
+                    else "names no release (or it is the release of a set of the same name in "
+                    "another workspace of this repository)"
+                )
+            )
+        elif recorded.get("fingerprint") != tagged:
             check.problems.append(
                 f"tag {tag.name} was created or moved by hand: its content has fingerprint "
                 f"{tagged}, but its message records {recorded.get('fingerprint')}"
@@ -502,7 +520,41 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
         ours = pin_of(released, None, fmt=fmt)
         ours["categories"] = dict(released.header.categories) if released.header else {}
         check.problems += _altered_fields(found, ours, base)
+    from evalset.versions.reportfile import is_report
+
+    if not check.problems and is_report(data):  # (another tool's report: its own rows)
+        check.problems += _altered_rows(data["items"], released, base)
     return check
+
+
+def _altered_rows(rows: list[Any], released: SetFile, base: str) -> list[str]:
+    """The first row of a report (its ``items``, as `evalset score` writes them) that says
+    other than the release its pin names: an item the release does not hold among its active
+    items, or in another category or split. The gate compares each item in the category its
+    row gives, so a row moved to another category would move the item's score there."""
+    from evalset.sets.model import side
+
+    held = {i.id: (i.category, side(i.holdout)) for i in released.items if i.status == "active"}
+    held.update(
+        {s.id: (s.category, side(s.holdout)) for s in released.sealed if s.status == "active"}
+    )
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            continue  # (not a report evalset wrote: refused as such before)
+        ident = row.get("id")
+        if ident not in held:
+            return [
+                f"report's items[{k}] scores item {ident!r}, which release {base} holds no "
+                "active item of: the report was altered"
+            ]
+        category, split = held[ident]
+        for key, value in (("category", category), ("split", split)):
+            if key in row and row[key] != value:
+                return [
+                    f"report's items[{k}] gives item {ident!r} {key} {row[key]!r}, but release "
+                    f"{base} has it in {value!r}: the report was altered"
+                ]
+    return []
 
 
 PIN_KEYS = frozenset(

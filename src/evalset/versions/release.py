@@ -203,11 +203,11 @@ def _refuse_unless_releasable(
         )
     _refuse_a_holdout_unsealed_since(path, loaded, baseline)
     if loaded.sealed:
-        from evalset.sets.sealed import IDENTITY_ENV
+        from evalset.sets.sealed import key_to_open
 
         raise ReleaseRefused(
             f"{path}: cannot release {name} while {len(loaded.sealed)} sealed item(s) cannot "
-            f"be checked; set {IDENTITY_ENV} to the age key file and run the release again."
+            f"be checked; {key_to_open()} and run the release again."
         )
     if newest is not None:
         stale, unverified = StaleChecker(store, newest, ws.root).stale_items(loaded)
@@ -520,6 +520,14 @@ def _commit_failed(path: Path, exc: Any) -> str:
     locked = _git_locked(detail)
     if locked:
         return f"{path}: the release commit failed {locked}"
+    pending = re.search(r"partial commit during an? (merge|cherry-pick|revert)\b", detail)
+    if pending:  # git commits one file alone only outside them
+        what = pending.group(1)
+        return (
+            f"{path}: the release commit failed because a git {what} is in progress; the file "
+            f"is unchanged. Finish it (`git commit`) or abort it (`git {what} --abort`), then "
+            "run the release again."
+        )
     return (
         f"{path}: the release commit failed ({detail}); the file is unchanged. Fix the cause "
         "(e.g. set user.name and user.email) and run the release again."

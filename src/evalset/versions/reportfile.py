@@ -164,6 +164,7 @@ def _shape_problem(data: Any) -> str | None:
         _fields_problem(about, "report", _REPORT)
         or _fields_problem(data, "", _TOP)
         or _fields_problem(data["evalset"], "evalset", _PIN, ("set", "fingerprint"))
+        or _version_problem(data["evalset"].get("version"))
         or _fingerprints_problem(data["evalset"].get("item_fingerprints"))
         or _judge_problem(data.get("judge"))
         or _definitions_problem(data["definitions"])
@@ -205,6 +206,19 @@ def _fields_problem(
             wanted = " or ".join(_KINDS[k] for k in allowed)
             return f"{where}.{key} is {_kind_of(found[key])}, not {wanted}".lstrip(".")
     return None
+
+
+_VERSION = re.compile(r"\d+\.\d+\.\d+(\+modified)?")
+"""A pin's version as evalset writes it: the version a set's header may name (a release), or
+that with ``+modified`` (a working copy that differs from it)."""
+
+
+def _version_problem(version: Any) -> str | None:
+    """A version evalset never writes (``v0.1.0``, ``0.1.0-rc1``, ``0.1.0+x``): the gate
+    read it as no release, and compared the report without checking its pin."""
+    if version is None or _VERSION.fullmatch(version):
+        return None
+    return f'evalset.version {version!r} is none evalset writes ("X.Y.Z", "X.Y.Z+modified" or null)'
 
 
 def _fingerprints_problem(found: Any) -> str | None:
