@@ -685,7 +685,9 @@ def check_notes(out: str, data: dict[str, Any]) -> None:
     notes = {
         "claim(s) the judge could not decide": counts["judge_errors"],
         "must_not_say assertion(s) in all": counts["violations"],
-        "item(s) not in the run, scored as answering nothing": len(data["missing"]),
+        "item(s) not in the run, scored as "
+        + ("retrieving and " if data["report"]["kind"] == "retrieval+answers" else "")
+        + "answering nothing": len(data["missing"]),
         "invalid run line(s) left out": len(data["invalid_lines"]),
     }
     for note, n in notes.items():

@@ -486,3 +486,18 @@ def test_a_metric_no_item_has_in_every_trial_has_no_spread(qa: Path) -> None:
     report, _ = _score(qa, [*ANSWERS, {"id": "k2", "trial": 1, "answer": "30 days"}])
     assert report.data["spread"]["overall"]["exact"] == {"min": 1.0, "max": 1.0, "std": 0.0,
                                                          "n": 1}  # fmt: skip
+
+
+@pytest.mark.parametrize("retrieved", [False, True], ids=["answers", "retrieval and answers"])
+def test_the_note_on_items_left_out_says_how_they_are_scored(qa: Path, retrieved: bool) -> None:
+    """An item the run left out scores as retrieving nothing too in a report with both:
+    before, the note said only 'answering nothing'."""
+    from evalset.score.answer_text import notes
+
+    lines = [line for line in ANSWERS if line["id"] != "k1"]
+    if retrieved:
+        lines = [{**line, "retrieved": ["guide.md#returns"]} for line in lines]
+    report, _ = _score(qa, lines)
+    said = [n for n in notes(report.data) if "not in the run" in n]
+    how = "retrieving and answering nothing" if retrieved else "answering nothing"
+    assert said == [f"1 item(s) not in the run, scored as {how}"]

@@ -117,7 +117,10 @@ def notes(data: dict[str, Any]) -> list[str]:
             "judge exact: normalised containment, fit only for short extractive facts; key "
             "points an answer words differently count as missed"
         )
-    out += stale_and_missing(data, "answering nothing")
+    both = data["report"].get("kind") == "retrieval+answers"
+    out += stale_and_missing(
+        data, "retrieving and answering nothing" if both else "answering nothing"
+    )
     if counts.get("judge_errors"):
         out.append(
             f"{counts['judge_errors']} claim(s) the judge could not decide: their items have no "
