@@ -166,3 +166,27 @@ def md_row(cells: Sequence[str]) -> str:
     or evalset's own text): a ``|`` inside a cell is escaped, as GitHub reads it even in
     code."""
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def told_apart(given: str, meant: str) -> str:
+    """What tells ``given`` from ``meant``, the name a "did you mean" offers for it, when
+    nothing shown does: the characters of ``given`` that stand where ``meant`` has others, or
+    that it has and ``meant`` has not, all of them beyond ASCII (a non-breaking hyphen for
+    ``-``, a Cyrillic ``\\u0430`` for ``a``, a zero-width space), named by code point and name, as
+    ``" 'q\\u2011016' has U+2011 NON-BREAKING HYPHEN where 'q-016' has '-'"``. "" where an ASCII
+    character differs, or ``given`` only lacks some of ``meant``'s: that difference shows."""
+    from difflib import SequenceMatcher
+
+    said = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, given, meant, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        part, theirs = given[i1:i2], meant[j1:j2]
+        if not part or part.isascii():
+            return ""
+        names = " ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'a character')}" for c in part)
+        said.append(f"{names} where {meant!r} has {theirs!r}" if theirs else f"{names}, which "
+                    f"{meant!r} has not")  # fmt: skip
+    if not said:
+        return ""
+    return f" {printable(repr(given))} has " + ", and ".join(said)

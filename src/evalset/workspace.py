@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from evalset.config import Workspace, find_workspace, find_workspace_or_none
+from evalset.display import told_apart
 from evalset.errors import NoSetsFolder, SetFileError, UnknownSet
 from evalset.fsio import not_a_file
 
@@ -131,7 +132,11 @@ def resolve_set(workspace: Workspace | None, ref: str) -> Path:
         )
     names = [p.stem for p in set_paths(workspace, strict=False)]
     close = difflib.get_close_matches(ref, names, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else f"known sets: {', '.join(names) or 'none'}"
+    hint = (
+        f"did you mean {close[0]!r}?{told_apart(ref, close[0])}"
+        if close
+        else f"known sets: {', '.join(names) or 'none'}"
+    )
     problem = f"{display_path(workspace.sets_dir)}: has no set named {ref!r} ({hint})"
     fix = (
         ""

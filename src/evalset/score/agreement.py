@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.corpus.names import nfc
+from evalset.display import told_apart
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.export.csv import records, sheet
 from evalset.export.rows import RowError
@@ -223,7 +224,11 @@ def _labels(path: Path, text: str, loaded: SetFile) -> list[Label]:
             if invalid is not None:
                 raise LabelsError(f"{invalid}, then run agreement again ({path}:{line} labels it).")
             close = loaded.nearest_id(ident)
-            hint = f"did you mean {close!r}?" if close is not None else "check the id"
+            hint = (
+                f"did you mean {close!r}?{told_apart(ident, close)}"
+                if close is not None
+                else "check the id"
+            )
             raise LabelsError(
                 f"{path}:{line}: item {ident!r} is not in set {loaded.name} ({hint}); "
                 "label only the set's items."

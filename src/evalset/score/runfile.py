@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from evalset.corpus.names import nfc
+from evalset.display import told_apart
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.fsio import (
     NumberTooLong,
@@ -520,7 +521,7 @@ def _shown_id(ident: str) -> str:
 def unknown_item(ident: str, known: list[str], set_name: str) -> str:
     """The problem of a run line whose id is not in the set, with the closest id."""
     close = difflib.get_close_matches(ident, known, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else "check the id"
+    hint = f"did you mean {close[0]!r}?{told_apart(ident, close[0])}" if close else "check the id"
     return f"item {_shown_id(ident)} is not in set {set_name} ({hint})"
 
 
