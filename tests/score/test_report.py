@@ -319,10 +319,13 @@ def test_citations_the_snapshot_does_not_have_are_listed_and_score_as_misses(  #
     text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl")
     note = [line for line in text.out.splitlines() if "name no section" in line]
     assert note == [
-        f"note: 3 retrieved citation(s) name no section of snapshot {report['snapshot']}: did "
-        "the retriever index another version of the corpus, or name its documents otherwise? "
-        'They score as misses (report: "unknown_citations")'
+        f"note: 3 retrieved citation(s) name no section of snapshot {report['snapshot']} "
+        "(`gone.md`, `gone.md#intro`, `guide.md#nowhere`): did the retriever index another "
+        "version of the corpus, or name its documents otherwise? They score as misses "
+        '(report: "unknown_citations")'
     ]
+    comment = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--format", "md").out
+    assert "(`gone.md`, `gone.md#intro`, `guide.md#nowhere`)" in comment
     assert report["unknown_meant"] == {}
     write_run(score_ws / "run.jsonl", RUN)  # a run of known citations says nothing of them
     clean = json.loads(cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--json").out)

@@ -387,7 +387,15 @@ def test_skip_invalid_lists_the_bad_lines_and_scores_the_rest(score_ws: Path, cl
     assert report["counts"]["invalid_lines"] == 2
     assert report["missing"] == ["a2"]  # its line was the broken one
     text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid")
-    assert "note: 2 invalid run line(s) left out" in text.out
+    assert "note: 2 invalid run line(s) left out, at line 2, 9 (report: " in text.out
+    # the people reading a pull-request comment do not have the report: the lines are named
+    comment = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid",
+                  "--format", "md").out  # fmt: skip
+    assert "> 2 invalid run line(s) left out, at line 2, 9 (report: " in comment
+    lines += ['{"id": "zy", "retrieved": []}', '{"id": "zx", "retrieved": []}']
+    (score_ws / "run.jsonl").write_text("\n".join(lines) + "\n")
+    text = cli(score_ws, "score", "retrieval", "docs", "run.jsonl", "--skip-invalid")
+    assert "note: 4 invalid run line(s) left out, at line 2, 9, 10, … (report: " in text.out
 
 
 def test_a_long_id_is_clipped_in_the_reports_list_of_invalid_lines(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ from evalset.score.markdown import (
     TERMINAL_MISSES,
     cell,
     comment,
+    invalid_lines,
     marks,
     miss_rows,
     more_misses,
@@ -133,10 +134,7 @@ def notes(data: dict[str, Any]) -> list[str]:
         out.append(
             f"{counts['sealed']} sealed holdout item(s) not scored (their labels need the key)"
         )
-    if data.get("invalid_lines"):
-        out.append(
-            f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'
-        )
+    out += invalid_lines(data)
     unretrieved = data.get("retrieval_not_scored")
     if unretrieved:
         shown = ", ".join(f"line {x['line']} {x['id']}" for x in unretrieved[:5])

@@ -168,17 +168,36 @@ def notes(data: dict[str, Any]) -> list[str]:
             "path inside the corpus folder and sections by the anchors `evalset snapshot` "
             'lists. They score as misses (report: "unknown_citations", "unknown_meant")'
         )
-    elif unknown:  # the citations themselves are the run's text: the report lists them
+    elif unknown:  # the first few: the report lists them all
+        shown = ", ".join(md_code(c) for c in unknown[:NAMED]) + (
+            ", …" if len(unknown) > NAMED else ""
+        )
         out.append(
             f"{len(unknown)} retrieved citation(s) name no section of snapshot "
-            f"{data.get('snapshot')}: did the retriever index another version of the corpus, "
-            'or name its documents otherwise? They score as misses (report: "unknown_citations")'
+            f"{data.get('snapshot')} ({shown}): did the retriever index another version of "
+            "the corpus, or name its documents otherwise? They score as misses (report: "
+            '"unknown_citations")'
         )
-    if data.get("invalid_lines"):
-        out.append(
-            f'{len(data["invalid_lines"])} invalid run line(s) left out (report: "invalid_lines")'
-        )
+    out += invalid_lines(data)
     return out
+
+
+NAMED = 3
+"""How many unknown citations, or invalid lines, a note names (the report lists them all):
+a pull-request comment is read by people who do not have the report."""
+
+
+def invalid_lines(data: dict[str, Any]) -> list[str]:
+    """The note on the run's invalid lines, left out (--skip-invalid), naming the first."""
+    invalid = data.get("invalid_lines")
+    if not invalid:
+        return []
+    lines = ", ".join(str(x["line"]) for x in invalid[:NAMED]) + (
+        ", …" if len(invalid) > NAMED else ""
+    )
+    return [
+        f'{len(invalid)} invalid run line(s) left out, at line {lines} (report: "invalid_lines")'
+    ]
 
 
 def metric_table(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[str]:
