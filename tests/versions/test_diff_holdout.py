@@ -38,6 +38,15 @@ def _edited(example: Path, ident: str, update: dict[str, object]) -> None:
         editor.update_item(ident, update)
 
 
+def _seal_and_commit(  # type: ignore[no-untyped-def]
+    cli, example: Path, recipient: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The example's holdout sealed to ``recipient``, without a key at hand, and committed."""
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
+    commit_all(example, "sealed")
+
+
 @pytest.mark.parametrize("form", FORMATS)
 @pytest.mark.parametrize("edit", EDITS)
 def test_a_holdout_items_labels_are_not_shown(  # type: ignore[no-untyped-def]
@@ -76,9 +85,7 @@ def test_a_sealed_items_change_with_and_without_the_key(  # type: ignore[no-unty
     cli, example: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     keyfile, recipient = key
-    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
-    commit_all(example, "sealed")
+    _seal_and_commit(cli, example, recipient, monkeypatch)
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
     assert cli(example, "unseal", "acme-support").code == 0
     _edited(example, "q-004", EDITS["key point"][0])
@@ -105,9 +112,7 @@ def test_added_items_are_listed_in_file_order_with_or_without_the_key(  # type: 
     from evalset.sets.model import Item
 
     keyfile, recipient = key
-    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
-    commit_all(example, "sealed")
+    _seal_and_commit(cli, example, recipient, monkeypatch)
     arriving = [
         Item(id="q-900", question="Held out and sealed on arrival?", status="draft", holdout=True),
         Item(id="q-901", question="A tuning draft after it?", status="draft", holdout=False),
@@ -151,9 +156,7 @@ def test_a_sealed_items_move_or_retirement_is_told_with_or_without_the_key(  # t
     it was shown as a sealed item's content changed, and nothing more."""
     keyfile, recipient = key
     command, told = SEALED_MOVES[what]
-    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
-    commit_all(example, "sealed")
+    _seal_and_commit(cli, example, recipient, monkeypatch)
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
     done = cli(example, *command)
     assert done.code == 0, done.err
@@ -222,9 +225,7 @@ def test_what_a_sealed_item_shows_is_diffed_as_with_the_key(  # type: ignore[no-
     edited by hand, its sealed content not, read "no change"."""
     keyfile, recipient = key
     act, told = SHOWN_CHANGES[what]
-    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
-    assert cli(example, "seal", "acme-support", "-r", recipient).code == 0
-    commit_all(example, "sealed")
+    _seal_and_commit(cli, example, recipient, monkeypatch)
     monkeypatch.setenv("EVALSET_AGE_IDENTITY", str(keyfile))
     act(example, cli)
     with_key = cli(example, "diff", "acme-support", "HEAD", "--json")
