@@ -99,7 +99,7 @@ def test_promote_says_why_a_records_date_is_not_one(  # type: ignore[no-untyped-
     assert (done.code, done.err) == (2, (
         f"evalset: records.jsonl:1: the record date: {NOT_DATES[written]}; write YYYY-MM-DD, an "
         "ISO timestamp (2026-11-30T14:02:11Z), or the time in seconds or milliseconds since "
-        "1970. Nothing was promoted: fix the records, or pass --skip-invalid to promote the "
-        "valid ones.\n"
+        "1970. Nothing was promoted: fix the records: none is valid, so leaving them out "
+        "(--skip-invalid) would leave nothing.\n"
     ))  # fmt: skip
     assert (example / SET).read_bytes() == before
