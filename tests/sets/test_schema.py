@@ -250,3 +250,43 @@ def test_the_failure_schema_takes_the_records_promote_takes(
     assert read is taken
     validator = jsonschema.Draft202012Validator(json.loads(rendered()["failure.schema.json"]))
     assert validator.is_valid(record) is taken, list(validator.iter_errors(record))
+
+
+LEAVING = {
+    # (where the link is, relative to the workspace; where it points; refused, or written
+    # through), as `evalset accept` takes them for its accepted run
+    "a schema to a file outside": ("schemas/config.schema.json", "{outside}/victim.txt", True),
+    "a schema to nothing outside": ("schemas/config.schema.json", "{outside}/none.txt", True),
+    "the folder to one outside": ("schemas", "{outside}", True),
+    "a schema into git's folder": ("schemas/config.schema.json", "../.git/config", True),
+    "a schema to a file inside": ("schemas/config.schema.json", "../notes.txt", False),
+}
+
+
+@pytest.mark.parametrize("case", list(LEAVING))
+def test_schema_write_never_writes_through_a_link_out_of_the_workspace(  # type: ignore[no-untyped-def]
+    git_repo: Path, tmp_path: Path, cli, case: str
+) -> None:
+    """A link committed in `schemas/` (to `~/.bashrc`, say) had `schema --write` replace
+    the file it points at, and say it wrote the schema."""
+    where, to, refused = LEAVING[case]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious\n")
+    assert cli(git_repo, "init").code == 0
+    (git_repo / "notes.txt").write_text("mine\n")
+    link = git_repo / where
+    shutil.rmtree(link) if link.is_dir() else link.unlink()
+    link.symlink_to(to.format(outside=outside))
+    before = {p: p.read_bytes() for p in [*outside.iterdir(), git_repo / ".git" / "config"]}
+    done = cli(git_repo, "schema", "--write")
+    if not refused:
+        assert done.code == 0, done.err
+        assert (git_repo / "notes.txt").read_text().startswith("{")
+        return
+    assert (done.code, done.out) == (2, "")
+    assert done.err.startswith(f"evalset: {where}: is a symlink to "), done.err
+    assert done.err.endswith("; remove the link, then run `evalset schema --write` again (it "
+                             "wrote nothing).\n")  # fmt: skip
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (outside / "none.txt").exists()

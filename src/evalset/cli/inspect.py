@@ -122,8 +122,9 @@ def schema(
         kind = "config" if config else "failure" if failure else "evalset"
         emit_document(rendered()[f"{kind}.schema.json"])
         return
-    folder = find_workspace().root / "schemas"
-    written = write_schemas(folder)
+    root = find_workspace().root
+    folder = root / "schemas"
+    written = write_schemas(folder, root=root)
     if as_json:
         emit_json({"folder": str(folder), "written": [str(p) for p in written]})
     else:

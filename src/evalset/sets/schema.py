@@ -57,13 +57,17 @@ def rendered() -> dict[str, str]:
 AGAIN = "then run `evalset schema --write` again (it wrote nothing)"
 
 
-def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
+def write_schemas(folder: Path, overwrite: bool = True, root: Path | None = None) -> list[Path]:
     """Write the schemas into ``folder``, each replaced whole (a run killed mid-write leaves
     the old file or the new); ``overwrite=False`` creates only those that do not exist.
-    Returns the files that were written."""
+    ``root``: the workspace, out of which no symlink on the way may take a write. Returns the
+    files that were written."""
     from evalset.errors import EvalsetError
     from evalset.fsio import atomic_write, create_new, make_folders
 
+    if root is not None:
+        for name in rendered():
+            _refuse_leaving(folder / name, root)
     if folder.is_file():
         raise EvalsetError(
             f"{folder}: is a file, where `evalset schema --write` writes its folder of schemas; "
@@ -84,6 +88,36 @@ def write_schemas(folder: Path, overwrite: bool = True) -> list[Path]:
         atomic_write(path, text)
         written.append(path)
     return written
+
+
+def _refuse_leaving(path: Path, root: Path) -> None:
+    """Refuse a schema file that a symlink on its way (itself, or ``schemas``) takes out of
+    the workspace ``root``, or into git's own folder: a link committed to ``~/.bashrc`` would
+    have had it replaced by a schema. A link that stays in the workspace is written through,
+    as every file evalset writes is."""
+    import os
+
+    from evalset.errors import EvalsetError
+    from evalset.fsio import first_link, lies_in
+
+    link = first_link(path, root)
+    if link is None:
+        return
+    real = os.path.realpath(path)
+    if not os.path.isdir(os.path.dirname(real)):
+        return  # no folder there: nothing can be written, and the write says why
+    where = (
+        "outside the workspace"
+        if not lies_in(real, root)
+        else "in git's own folder"
+        if lies_in(real, root / ".git")
+        else None
+    )
+    if where is not None:
+        raise EvalsetError(
+            f"{link}: is a symlink to {os.readlink(link)}, so `evalset schema --write` would "
+            f"replace {real}, {where}; remove the link, {AGAIN}."
+        )
 
 
 def _current(path: Path) -> bytes | None:
