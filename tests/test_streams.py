@@ -461,3 +461,32 @@ def test_the_terminal_variables_crash_nothing_and_hide_no_value(
             cell = re.sub(r"\s", "", cell)
             assert not cell or cell in shown, f"{cell!r} is not shown whole at {env}"
     assert "…" not in out, f"rich cut a value at {env}"
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "PYTHONUNBUFFERED"])
+@pytest.mark.parametrize("form", [[], ["--json"]], ids=["text", "json"])
+def test_a_reader_gone_in_the_middle_of_a_large_output_is_a_broken_pipe(
+    tmp_path: Path, form: list[str], unbuffered: bool
+) -> None:
+    """A document larger than the pipe holds, whose reader left after 100 bytes: with
+    Python's output unbuffered (as container images set it), the one write of a --json
+    document was cut short at 64 KiB without an error, and the command ended with 0."""
+    drafts = "".join(
+        f"  - id: big-{i:05d}\n    question: Is draft question {i} answered at last?\n"
+        "    status: draft\n"
+        for i in range(3000)
+    )
+    big = tmp_path / "big.yaml"
+    big.write_text(f"evalset: 1\nname: big\ncategories:\n  lookup: one\nitems:\n{drafts}")
+    env = {k: v for k, v in BASE_ENV.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    proc = subprocess.Popen(
+        [EXE, "validate", str(big), *form], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(100)) == 100
+    proc.stdout.close()  # the reader goes away
+    err = proc.stderr.read()
+    assert (proc.wait(timeout=120), err) == (141, b"")

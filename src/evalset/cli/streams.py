@@ -15,6 +15,10 @@ already loaded modules):
   as ``evalset.display.printable`` shows control characters. ``--json`` is written with
   ``\\u`` escapes then (``json_ascii``), so that the document stays exact; exported rows,
   which are data, are refused rather than altered (``evalset.cli.output.emit_data``).
+- Unbuffered standard output (``PYTHONUNBUFFERED``, ``python -u``, as container images set
+  it) writes through a buffer all the same (``_whole_writes``): unbuffered, a write larger
+  than the pipe holds (a ``--json`` document, exported rows) that the reader left in the
+  middle of was cut short without an error, and the command ended with status 0.
 
 A write to standard output that fails (a full disk, ``/dev/full``, closed, a reader gone
 away) raises ``OutputLost``, which ``evalset.cli.main`` turns into one sentence
@@ -56,6 +60,7 @@ def prepare() -> None:
             _hold(fd)
     if sys.stdout is None:
         sys.stdout = _Closed()
+    _whole_writes()
     if sys.stderr is None:
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
@@ -64,6 +69,28 @@ def prepare() -> None:
             if reconfigure is not None:
                 reconfigure(errors="backslashreplace")
     _floor_width()
+
+
+def _whole_writes() -> None:
+    """Standard output over a buffer, when Python was asked for none: a ``FileIO`` under the
+    text layer writes once, and a short write (a reader that went away after 64 KiB of a
+    larger one) loses the rest without an error. A buffer writes the rest, and so meets the
+    broken pipe. Each write still reaches the descriptor at once (``write_through``, and
+    every write evalset makes is flushed)."""
+    stream = sys.stdout
+    if not isinstance(getattr(stream, "buffer", None), io.FileIO):
+        return
+    try:
+        raw = io.FileIO(stream.fileno(), "w", closefd=False)
+    except (OSError, ValueError):
+        return
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=bool(stream.line_buffering),
+        write_through=True,
+    )
 
 
 class _Closed(io.TextIOBase):
