@@ -80,6 +80,7 @@ FAMILY: dict[str, str] = {
     "mention": "@someone and @org/team",
     "issue": "#123 and owner/repo#7 and GH-9",
     "link-image": "![i](http://x.invalid/i.png) [c](http://x.invalid/)",
+    "autolink": "https://x.invalid/claim www.x.invalid a@x.invalid mailto:b@x.invalid",
     "heading": "# Heading",
     "emphasis": "**bold** ~~gone~~ _em_ [-x-] {+y+}",
     "rich-markup": "[bold]rich[/bold] [/x]",
@@ -489,6 +490,8 @@ def check_shown(text: str, fields: list[str], how: Any = printable) -> None:
 _MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 _TEMPLATE_HTML = re.compile(r"</?(?:details|summary|code)>")
 _REFERENCES = re.compile(r"(?<![\w@`])@[A-Za-z0-9]|#\d|\bGH-\d")
+_AUTOLINKS = re.compile(r"\b(?:https?|ftp)://|\bwww\.|\b(?:mailto|xmpp):|\w@[\w-]+\.\w")
+"""What GitHub links in text though no markdown link is written (its autolinks)."""
 
 
 def check_markdown(text: str) -> None:
@@ -514,6 +517,8 @@ def check_markdown(text: str) -> None:
         for run in texts:
             found = _REFERENCES.search(run)
             assert not found, f"a mention or issue link: {run!r}"
+            found = _AUTOLINKS.search(run)
+            assert not found, f"a link GitHub would make: {run!r}"
     assert headings <= 1, "a value made a heading"
     # every row of every table has the cells of its header, and no line leaves its table
     lines = text.split("\n")
@@ -727,6 +732,7 @@ def test_ordinary_text_is_shown_as_it_is(text: str) -> None:
     assert html_text(text) == html.escape(text)
     assert md_code(text) == f"`{text}`"
     plain = text.replace("*", "\\*")  # the only mark of these that would format
+    plain = plain.replace("support@acme.example", "`support@acme.example`")  # GitHub links it
     assert md_text(text) == plain
 
 

@@ -101,6 +101,12 @@ _REFERENCE = (
 """What GitHub turns into a mention (``@someone``, ``@org/team``; not the "@" of an email
 address) or an issue link (``#12``, ``owner/repo#12``, ``GH-12``) wherever it is not code,
 with any that directly follows (shown after code, it would start a text of its own)."""
+_AUTOLINK = (
+    r"(?:\b(?:https?|ftp)://|\bwww\.|\b(?:mailto|xmpp):)[^\s<`]*"
+    r"|[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+)
+"""What GitHub turns into a link wherever it is not code, though no markdown link is
+written (its autolinks): a URL or a ``www.`` address, and an email address."""
 _MD_SYNTAX = (
     r"\\(?=[!-/:-@\[-`{-~])"  # a backslash that would escape what follows it
     r"|[`*~<]"
@@ -122,10 +128,11 @@ def clip(text: str) -> str:
 def md_text(text: str) -> str:
     """``text`` as plain text in a comment (a paragraph, or with ``md_row`` a table cell):
     markdown's punctuation backslash-escaped where it would mean something, ``<`` and ``&``
-    as entities, mentions and issue links as code."""
+    as entities, mentions, issue links, URLs and email addresses (which GitHub would link)
+    as code."""
     shown = printable(clip(text))
     out, start = [], 0
-    for found in re.finditer(_REFERENCE, shown):
+    for found in re.finditer(f"{_AUTOLINK}|{_REFERENCE}", shown):
         out += [re.sub(_MD_SYNTAX, _md_escape, shown[start : found.start()]), f"`{found[0]}`"]
         start = found.end()
     out.append(re.sub(_MD_SYNTAX, _md_escape, shown[start:]))
@@ -154,11 +161,11 @@ def md_code(text: str) -> str:
 
 def md_html(text: str) -> str:
     """``text`` inside an HTML block of a comment (a ``<summary>``), where markdown is not
-    read: HTML-escaped, mentions and issue links as ``<code>``."""
+    read: HTML-escaped, mentions, issue links, URLs and email addresses as ``<code>``."""
     from html import escape
 
     shown = escape(printable(clip(text)), quote=False)
-    return re.sub(_REFERENCE, lambda found: f"<code>{found[0]}</code>", shown)
+    return re.sub(f"{_AUTOLINK}|{_REFERENCE}", lambda found: f"<code>{found[0]}</code>", shown)
 
 
 def md_row(cells: Sequence[str]) -> str:
