@@ -177,7 +177,7 @@ def _check_judges(value: Any) -> str | None:
         return "must be a table of judges, [judges.NAME] with kind = ..."
     for name, table in value.items():
         if not re.fullmatch(r"[A-Za-z0-9._-]+", name) or ":" in name:
-            return f"has the judge name {name!r}; use letters, digits, '.', '_' and '-'"
+            return f"has the judge name {name!r}; use ASCII letters, digits, '.', '_' and '-'"
         if not isinstance(table, dict) or not isinstance(table.get("kind"), str):
             return f'entry {name} must be a table with kind = "exact", "command" or "openai"'
     return None

@@ -23,7 +23,7 @@ CASES: list[tuple[str, str, Any, str]] = [
     # (name, field, bad value, the sentence and its fix)
     ("a category of words", "category", "Direct lookup",
      "category: text ('Direct lookup') does not have the required form ^[A-Za-z0-9._-]+$; use "
-     "letters, digits, '.', '_' and '-' only, such as 'Direct-lookup'"),
+     "ASCII letters, digits, '.', '_' and '-' only, such as 'Direct-lookup'"),
     ("an empty category", "category", "",
      "category: must not be empty; write the text, or leave the field out"),
     ("an answer too long", "answer", LONG,

@@ -355,7 +355,8 @@ def test_invalid_records_are_named_without_their_values(example: Path, cli) -> N
     assert len(report["added"]) == 1
     assert report["invalid"] == [
         {"line": 2, "problem": "category: text ('<EMAIL_1>') does not have the required form "
-                               "^[A-Za-z0-9._-]+$; use letters, digits, '.', '_' and '-' only"},
+                               "^[A-Za-z0-9._-]+$; use ASCII letters, digits, '.', '_' and '-' "
+                               "only"},
         {"line": 3, "problem": "category: 'direct-lokup' is not declared in the set; did you mean "
                                "direct-lookup? declare it in the set's categories or correct "
                                "the record"},

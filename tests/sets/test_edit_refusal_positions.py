@@ -23,7 +23,7 @@ CASES = [
      f"(new item q-042: category: error: {NOT_DECLARED} (did you mean 'direct-lookup'?))"),
     ("a category of words", ["--category", "Direct lookup"],
      "(new item q-042: category: error: text ('Direct lookup') does not have the required "
-     "form ^[A-Za-z0-9._-]+$ (use letters, digits, '.', '_' and '-' only, such as "
+     "form ^[A-Za-z0-9._-]+$ (use ASCII letters, digits, '.', '_' and '-' only, such as "
      "'Direct-lookup'))"),
 ]  # fmt: skip
 

@@ -1602,6 +1602,45 @@ def test_a_set_name_git_cannot_tag_is_invalid(cli, tmp_path: Path, name: str) ->
     ) in result.out
 
 
+NAMES_REFUSED = {
+    # before, `init --name -x` made sets/-x.yaml, which no command could then name (`evalset
+    # new -x`: "No such option"), and its own next step failed the same way
+    "-x": "set name '-x' may not start with '-', which a command line reads as an option",
+    "--all": "set name '--all' may not start with '-', which a command line reads as an option",
+}
+NOT_ASCII = "\u00fcn\u00ef"  # "may use only letters", of a name of letters
+
+
+@pytest.mark.parametrize("name", list(NAMES_REFUSED))
+def test_a_set_name_no_command_could_take_is_refused(  # type: ignore[no-untyped-def]
+    cli, git_repo: Path, tmp_path: Path, name: str
+) -> None:
+    result = cli(git_repo, "init", f"--name={name}")
+    assert (result.code, result.err.strip()) == (
+        2,
+        f"evalset: {git_repo.resolve()}: {NAMES_REFUSED[name]}; choose another with --name.",
+    )
+    assert not (git_repo / "sets").exists()
+    path = tmp_path / "named.yaml"
+    path.write_text(SET_HEADER.replace("name: docs", f"name: '{name}'"))
+    result = cli(tmp_path, "validate", "named.yaml")
+    assert result.code == 1
+    assert f"named.yaml:2:1: name: error: {NAMES_REFUSED[name]}" in result.out
+
+
+def test_a_set_name_beyond_ascii_is_refused_as_such(  # type: ignore[no-untyped-def]
+    cli, git_repo: Path, tmp_path: Path
+) -> None:
+    result = cli(git_repo, "init", f"--name={NOT_ASCII}")
+    assert result.err.strip() == (
+        f"evalset: {git_repo.resolve()}: set name {NOT_ASCII!r} may use only ASCII letters, "
+        "digits, '.', '_' and '-'; choose another with --name."
+    )
+    (tmp_path / "named.yaml").write_text(SET_HEADER.replace("name: docs", f"name: {NOT_ASCII}"))
+    result = cli(tmp_path, "validate", "named.yaml")
+    assert "(use ASCII letters, digits, '.', '_' and '-' only)" in result.out
+
+
 def test_init_refuses_a_name_git_cannot_tag(cli, git_repo: Path) -> None:  # type: ignore[no-untyped-def]
     result = cli(git_repo, "init", "--name", "a.lock")
     assert result.code == 2

@@ -94,7 +94,7 @@ DATE_FIX = "write it as YYYY-MM-DD"
 
 
 PATTERN_FIXES = {
-    ID_PATTERN: "use letters, digits, '.', '_' and '-' only",
+    ID_PATTERN: "use ASCII letters, digits, '.', '_' and '-' only",
     r"^[0-9a-f]{4,64}$": (
         "give a snapshot's id: 4 to 64 of its hex digits, as the names of the files in "
         "snapshots/ begin"

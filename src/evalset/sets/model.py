@@ -66,7 +66,9 @@ def set_name_problem(name: str) -> str | None:
     (``evalset/NAME/vX.Y.Z``), so besides letters, digits, '.', '_' and '-' it must be what
     git accepts as one part of a tag name (``git check-ref-format``)."""
     if not re.fullmatch(ID_PATTERN, name):
-        return f"set name {name!r} may use only letters, digits, '.', '_' and '-'"
+        return f"set name {name!r} may use only ASCII letters, digits, '.', '_' and '-'"
+    if name.startswith("-"):  # read on a command line as an option: `evalset new -x`
+        return f"set name {name!r} may not start with '-', which a command line reads as an option"
     if name.startswith(".") or name.endswith(".") or ".." in name or name.endswith(".lock"):
         return (
             f"set name {name!r} cannot be part of a git tag (evalset/NAME/vX.Y.Z): it may not "
