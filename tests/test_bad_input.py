@@ -193,6 +193,20 @@ CASES.update(
             "evalset: {f}: nests collections more than 1,000 levels deep, which no set file "
             "needs; fix the file (restore it from git if it was damaged).",
         ),
+        # the reader's own bound: it said "not valid YAML (recursion limit exceeded); fix the
+        # syntax there", of YAML without a fault, and the README said 1,000
+        "deep-flow-lists": (
+            HEADER + "x: " + "[" * 256 + "]" * 256 + "\n",
+            2,
+            "evalset: {f}:6:259: nests flow collections ([...] or {{...}}) more than 255 levels "
+            "deep, which no set needs and the reader does not take; write them shallower.",
+        ),
+        "deep-flow-mappings": (
+            HEADER + "x: " + "{a: " * 300 + "1" + "}" * 300 + "\n",
+            2,
+            "evalset: {f}:6:1024: nests flow collections ([...] or {{...}}) more than 255 levels "
+            "deep, which no set needs and the reader does not take; write them shallower.",
+        ),
         "quoted-format-version": (
             HEADER.replace("evalset: 1", "evalset: '1'") + ITEM,
             1,

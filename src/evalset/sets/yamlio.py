@@ -106,10 +106,17 @@ def _syntax_message(path: Path, detail: str, text: str) -> str:
             )
     if "quoted scalar" in reason or "quote" in reason:
         return f"{loc}: not valid YAML ({reason}); is a quote left unclosed?"
+    if "recursion limit" in reason:  # the fast reader's own bound, of flow collections
+        return (
+            f"{loc}: nests flow collections ([...] or {{...}}) more than {FLOW_DEPTH} levels "
+            "deep, which no set needs and the reader does not take; write them shallower."
+        )
     return f"{loc}: not valid YAML ({reason}); fix the syntax there."
 
 
 MAX_DEPTH = 1000
+FLOW_DEPTH = 255
+"""How deep yaml-rs reads flow collections (``[[...]]``) nested in one another."""
 """How deeply a YAML file may nest collections. A set nests about six levels deep; the native
 parser overflows its stack (and the process dies) somewhere past ten thousand."""
 _DEEP_PREFIX = re.compile(rf"^[ \t\-?:]{{{MAX_DEPTH // 2}}}", re.MULTILINE)
