@@ -71,12 +71,19 @@ class Aside(Generic[T]):
     def _fork(self) -> None:
         read, reply = os.pipe()  # the helper's answers
         ask, write = os.pipe() if self.keep else (-1, -1)  # calls sent to it after the first
+        # A Ctrl-C waits out the fork: raised in the helper before its `try`, it would take
+        # the helper back into this process's code. The helper then ends at one, silently
+        # (its work is done again here, where the Ctrl-C stops the command).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the helper, which coverage does not see
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             for fd in (read, write):
                 if fd >= 0:
                     os.close(fd)
             self._helper(reply, ask)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         for fd in (reply, ask):
             if fd >= 0:
                 os.close(fd)

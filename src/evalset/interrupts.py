@@ -16,6 +16,7 @@ A library user's process keeps its own handler: only ``install`` sets this one.
 
 from __future__ import annotations
 
+import atexit
 import signal
 import sys
 
@@ -43,6 +44,7 @@ def install() -> None:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _interrupt)
         sys.unraisablehook = _dropped
+        atexit.register(_stop_timer)  # the command ended before the timer raised it
 
 
 def _dropped(unraisable: Any) -> None:
@@ -88,7 +90,9 @@ def _again_soon() -> None:
 
 
 def _stop_timer() -> None:
-    """The Ctrl-C is raised: ``_again_soon`` must not raise it a second time."""
+    """The Ctrl-C is raised, or the command has ended: ``_again_soon`` must not raise it (a
+    second time, or as the interpreter shuts down, which resets the timer's handler, so that
+    its signal would end the process as SIGALRM)."""
     if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) is _interrupt:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
