@@ -156,6 +156,11 @@ def test_what_does_not_resolve_is_listed_with_the_reason(score_ws: Path, granula
         ("missing.md", None),
         ("corpus/missing.md", None),
         ("guide.md/extra.md", None),
+        # in other letter case, as the snapshot's names are matched (and the run's
+        # citations, whose note names the same document: one lookup for both)
+        ("Guide.md", "guide.md"),
+        ("CORPUS/GUIDE.MD", "guide.md"),
+        ("MISSING.md", None),
     ],
 )
 @pytest.mark.parametrize("kind", ["text", "span"])
@@ -171,11 +176,18 @@ def test_a_chunk_of_a_document_named_by_a_longer_path_says_which_document(
     data = _report(score_ws, [{"id": "a1", "retrieved": [chunk]}])
     [entry] = data["unresolved"]
     reason = f"it is not in snapshot {data['snapshot']}"
-    if hint is not None:
+    if hint is not None and doc.endswith("/" + hint):
         reason += (
             f" (did you mean {hint!r}? a document is named by its path inside the corpus "
             "folder, corpus)"
         )
+    elif hint is not None and "/" in doc:
+        reason += (
+            f" (did you mean {hint!r}? a document is named by its path inside the corpus "
+            "folder, corpus, in its letter case)"
+        )
+    elif hint is not None:
+        reason += f" (did you mean {hint!r}? a document's name is matched in its letter case)"
     assert entry["reason"] == reason
 
 

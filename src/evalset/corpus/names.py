@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 
 def nfc(name: str) -> str:
@@ -59,3 +59,37 @@ def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
         f"{doc}: the section id(s) {shown} hold white space or '#', which a citation may not, "
         "so no item can cite those sections; change the ids (an HTML heading's `id`)"
     )
+
+
+class DocumentNames:
+    """The documents of a snapshot, to find the one a name not among them means when it is
+    written otherwise: with folders before the document's path in the corpus (a path from
+    the repository's root, ``corpus/policies/returns.md``, as a retriever may keep it), or
+    in other letter case. A scorer still counts such a name as no document (a guess is never
+    taken for what a run retrieved); its notes name the document meant, and the fix."""
+
+    def __init__(self, documents: Collection[str]) -> None:
+        self.documents = documents
+        self._folded: dict[str, str | None] | None = None
+
+    def meant(self, doc: str) -> str | None:
+        """The document ``doc`` means: ``doc`` itself when it is one; else the first of its
+        tails (``policies/returns.md``, then ``returns.md``) that is one; else the one
+        document that is ``doc``, or one of its tails, in other letter case. None when
+        there is none, or when several differ from it only in case."""
+        parts = doc.split("/")
+        tails = ["/".join(parts[k:]) for k in range(len(parts))]
+        found = next((t for t in tails if t in self.documents), None)
+        if found is not None:
+            return found
+        folded = self._by_case()
+        return next((f for t in tails if (f := folded.get(t.casefold()))), None)
+
+    def _by_case(self) -> dict[str, str | None]:
+        """Each document's case-folded name -> the document (None: two or more share it)."""
+        if self._folded is None:
+            self._folded = {}
+            for doc in self.documents:
+                key = doc.casefold()
+                self._folded[key] = None if key in self._folded else doc
+        return self._folded

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evalset.corpus.manifest import Snapshot
+from evalset.corpus.names import DocumentNames
 from evalset.corpus.revision import document_versions
 
 
@@ -230,6 +231,7 @@ class Outlines:
         self._views: dict[str, DocumentView | None] = {}
         self.unreadable: dict[str, str] = {}
         """Documents whose text could not be had, and why."""
+        self._names: DocumentNames | None = None
 
     def view(self, doc: str) -> DocumentView | None:
         """The document as the snapshot saw it; None when the snapshot does not have it or
@@ -265,21 +267,27 @@ class Outlines:
 
     def absent(self, doc: str) -> str:
         """Why a document the snapshot does not have has no view; naming the document of the
-        snapshot that ``doc`` names with folders before it (a retriever's path that keeps
-        the corpus folder, say ``corpus/guide.md`` for ``guide.md``)."""
+        snapshot that ``doc`` means when it is written otherwise (``DocumentNames``): a
+        retriever's path that keeps the corpus folder, say ``corpus/guide.md`` for
+        ``guide.md``, or ``Guide.md`` in other letter case."""
         snap = self.snapshot
         assert snap is not None
         why = f"it is not in snapshot {snap.short}"
-        at = doc.find("/")
-        while at >= 0:
-            rest = doc[at + 1 :]
-            if rest in snap.documents:
-                return (
-                    f"{why} (did you mean {rest!r}? a document is named by its path inside "
-                    f"the corpus folder, {snap.corpus})"
-                )
-            at = doc.find("/", at + 1)
-        return why
+        if self._names is None:
+            self._names = DocumentNames(snap.documents)
+        meant = self._names.meant(doc)
+        if meant is None:
+            return why
+        if doc.endswith("/" + meant):
+            rule = f"a document is named by its path inside the corpus folder, {snap.corpus}"
+        elif doc.casefold().endswith("/" + meant.casefold()):
+            rule = (
+                f"a document is named by its path inside the corpus folder, {snap.corpus}, in "
+                "its letter case"
+            )
+        else:
+            rule = "a document's name is matched in its letter case"
+        return f"{why} (did you mean {meant!r}? {rule})"
 
     def has_section(self, doc: str, section: str) -> bool:
         """Whether the snapshot has the section (without reading any text)."""

@@ -26,6 +26,7 @@ from evalset.bulk import bulk
 from evalset.config import Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
+from evalset.corpus.names import DocumentNames
 from evalset.corpus.outline import Outlines
 from evalset.errors import CannotOpen, EvalsetError
 from evalset.score.chunks import OVERLAP, Resolver
@@ -552,16 +553,11 @@ def meant_citations(unknown: Sequence[str], snap: Snapshot | None) -> dict[str, 
     if snap is None or not unknown:
         return {}
     documents = snap.documents
-    folded: dict[str, str | None] = {}
-    for doc in documents:
-        folded[doc.casefold()] = None if doc.casefold() in folded else doc  # None: two
+    names = DocumentNames(documents)
     found = {}
     for text in unknown:
         doc, hash_, section = text.partition("#")
-        parts = doc.split("/")
-        tails = ["/".join(parts[k:]) for k in range(len(parts))]
-        known = next((t for t in tails if t in documents), None)
-        known = known or next((f for t in tails if (f := folded.get(t.casefold()))), None)
+        known = names.meant(doc)
         if known is None:
             continue
         if hash_:
