@@ -721,6 +721,9 @@ class _Checker:
         live = [(k, item) for k, item in pairs if item.question != PLACEHOLDER
                 and (item.status != "retired" or item.holdout is False)]  # fmt: skip
         crowded: list[list[int]] = []
+        # each question is said once per kind, naming all it nears: a set written from a
+        # template would otherwise warn about every pair (a million lines for 1,500 items)
+        near: dict[tuple[str, int], tuple[Item, list[Item]]] = {}
         for a, b in near_duplicate_pairs([item.question for _, item in live], crowded):
             (ka, first), (kb, second) = live[a], live[b]
             retired = [i for i in (first, second) if i.status == "retired"]
@@ -729,34 +732,13 @@ class _Checker:
                 if len(retired) == 2 or not held.holdout:
                     continue
                 other = first if held is second else second
-                self.add(
-                    "error",
-                    ("items", kb if held is second else ka, "question"),
-                    f"near duplicate of item {other.id!r}, a retired tuning item, which the "
-                    "people tuning prompts have seen: the holdout question has leaked",
-                    f"reword this question, or retire it, or move it to tuning (`evalset split "
-                    f"{self.loaded.name} --move {held.id} --to tuning --force`)",
-                    "leakage",
-                )
+                at = kb if held is second else ka
+                near.setdefault(("retired", at), (held, []))[1].append(other)
                 continue
             leak = {first.holdout, second.holdout} == {True, False}
-            if leak:
-                self.add(
-                    "error",
-                    ("items", kb, "question"),
-                    f"near duplicate of item {first.id!r}, and one of the two is holdout while "
-                    "the other is tuning: the holdout question has leaked",
-                    "reword or retire one of them, or put both on the same side",
-                    "leakage",
-                )
-            else:
-                self.add(
-                    "warning",
-                    ("items", kb, "question"),
-                    f"near duplicate of item {first.id!r}",
-                    "merge them, or reword one so each tests something different",
-                    "near-duplicate",
-                )
+            near.setdefault(("leak" if leak else "near", kb), (second, []))[1].append(first)
+        for (kind, k), (item, nears) in near.items():
+            self._near_duplicate(kind, k, item, nears)
         for group in crowded:  # too many alike to compare one by one: said, not skipped
             k, others = live[group[0]][0], [live[m][1].id for m in group[1:4]]
             self.add(
@@ -766,6 +748,48 @@ class _Checker:
                 f"{', '.join(others)}, …): too many to compare one by one, so near duplicates "
                 "among them, holdout leaks included, were not looked for",
                 "reword them apart, or split the set",
+                "near-duplicate",
+            )
+
+    def _near_duplicate(self, kind: str, k: int, item: Item, others: list[Item]) -> None:
+        """The finding of question ``k`` (``item``), a near duplicate of ``others`` (``kind``:
+        ``near``, ``leak`` across the split, or ``retired`` tuning items it leaked into)."""
+        one = len(others) == 1
+        named = f"item {others[0].id!r}" if one else f"items {_listed([o.id for o in others])}"
+        if kind == "retired":
+            what = "a retired tuning item" if one else "retired tuning items"
+            self.add(
+                "error",
+                ("items", k, "question"),
+                f"near duplicate of {named}, {what}, which the people tuning prompts have "
+                "seen: the holdout question has leaked",
+                f"reword this question, or retire it, or move it to tuning (`evalset split "
+                f"{self.loaded.name} --move {item.id} --to tuning --force`)",
+                "leakage",
+            )
+        elif kind == "leak":
+            sides = ("tuning", "holdout") if item.holdout else ("holdout", "tuning")
+            self.add(
+                "error",
+                ("items", k, "question"),
+                f"near duplicate of {named}, and one of the two is holdout while the other is "
+                "tuning: the holdout question has leaked"
+                if one
+                else f"near duplicate of {named}, which are {sides[0]} while this one is "
+                f"{sides[1]}: the holdout question has leaked",
+                "reword or retire one of them, or put both on the same side"
+                if one
+                else "reword or retire this one, or put them all on the same side",
+                "leakage",
+            )
+        else:
+            self.add(
+                "warning",
+                ("items", k, "question"),
+                f"near duplicate of {named}",
+                "merge them, or reword one so each tests something different"
+                if one
+                else "merge them, or reword them so each tests something different",
                 "near-duplicate",
             )
 
@@ -799,6 +823,18 @@ class _Checker:
                     "--reason ...` (a holdout draft counts once it is active)",
                     "coverage",
                 )
+
+
+NAMED = 5
+"""Items a near-duplicate finding names at most; it counts the rest."""
+
+
+def _listed(ids: list[str]) -> str:
+    """``'q-1', 'q-2' and 'q-3'``; past ``NAMED``, ``'q-1', …, 'q-5' and 12 more``."""
+    shown = [repr(i) for i in ids[:NAMED]]
+    if len(ids) > NAMED:
+        return f"{', '.join(shown)} and {len(ids) - NAMED} more"
+    return f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def check_set(
