@@ -218,3 +218,50 @@ def test_the_config_schema_refuses_what_evalset_refuses(tmp_path: Path, case: st
     else:
         with pytest.raises(ConfigError):
             find_workspace(tmp_path)
+
+
+# Folder settings that name a folder another tool keeps, or one folder for two jobs: before,
+# `corpus = ".git"` snapshotted git's own files (an empty corpus became the newest), and
+# `snapshots = "sets"` wrote manifests among the set files, both without a word.
+SHARED_FOLDERS = [
+    ('corpus = ".git"', 'corpus = ".git" is .git, the folder git keeps its own files in; '
+     "name the folder of the documents instead."),
+    ('corpus = "./.git/objects"', 'corpus = "./.git/objects" is in .git, the folder git keeps '
+     "its own files in; name the folder of the documents instead."),
+    ('sets = ".dvc"', 'sets = ".dvc" is .dvc, the folder DVC keeps its own files in; name the '
+     "folder of the set files instead."),
+    ('snapshots = ".evalset/snapshots"', 'snapshots = ".evalset/snapshots" is in .evalset, the '
+     "folder evalset keeps its own files in; name the folder of the snapshots instead."),
+    ('snapshots = "sets"', 'snapshots names the folder of the set files (sets = "sets"), so '
+     "snapshot manifests would be written among them; give the snapshots a folder of their "
+     'own (snapshots = "snapshots").'),
+    ('snapshots = "corpus/"', 'snapshots names the folder of the documents (corpus = '
+     '"corpus"), so snapshot manifests would be written among them; give the snapshots a '
+     'folder of their own (snapshots = "snapshots").'),
+    ('sets = "."\nsnapshots = "./"', 'snapshots names the folder of the set files (sets = '
+     '"."), so snapshot manifests would be written among them; give the snapshots a folder '
+     'of their own (snapshots = "snapshots").'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("setting", "message"), SHARED_FOLDERS)
+@pytest.mark.parametrize("where", ["evalset.toml", "pyproject.toml"])
+def test_a_folder_another_tool_keeps_or_two_settings_share_is_refused(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, setting: str, message: str, where: str
+) -> None:
+    (corpus_repo / "corpus" / "a.md").write_text("# A\n\n## B\n\nSome text.\n")
+    config = corpus_repo / where
+    if where == "pyproject.toml":
+        (corpus_repo / "evalset.toml").unlink()
+        config.write_text(f"[tool.evalset]\n{setting}\n")
+        message = "tool.evalset." + message
+        message = message.replace("(sets = ", "(tool.evalset.sets = ")
+        message = message.replace("(corpus = ", "(tool.evalset.corpus = ")
+    else:
+        config.write_text(f"{setting}\n")
+    before = sorted(p.relative_to(corpus_repo) for p in corpus_repo.rglob("*"))
+    for command in (["snapshot"], ["status"], ["validate"], ["stale"]):
+        done = cli(corpus_repo, *command)
+        assert (done.code, done.out) == (2, ""), (command, done)
+        assert done.err == f"evalset: {where}: {message}\n", command
+    assert sorted(p.relative_to(corpus_repo) for p in corpus_repo.rglob("*")) == before

@@ -252,7 +252,43 @@ def parse_config(table: dict[str, Any], source: Path) -> Config:
     """Check a config table, naming the setting at fault."""
     prefix = "tool.evalset." if source.name == PYPROJECT else ""
     config: Config = _build(Config, table, source, prefix)
+    _refuse_shared_folders(config, source, prefix)
     return config
+
+
+FOLDERS = {"sets": "the set files", "corpus": "the documents", "snapshots": "the snapshots"}
+KEPT_FOLDERS = {".git": "git", ".dvc": "DVC", STATE_DIR: "evalset"}
+"""Folders whose contents their tools own: no folder setting may name one, or lie in one."""
+
+
+def _refuse_shared_folders(config: Config, source: Path, prefix: str) -> None:
+    """Refuse folder settings (compared as written, relative to the workspace) that name a
+    folder git, DVC or evalset keep for themselves (``corpus = ".git"`` snapshotted git's
+    own files and recorded that as the newest corpus), and a snapshots folder that is the
+    sets or corpus folder (manifests written among the set files or the documents)."""
+    import json
+    import posixpath
+
+    def setting(key: str) -> str:
+        return f"{prefix}{key} = {json.dumps(getattr(config, key), ensure_ascii=False)}"
+
+    where = {key: posixpath.normpath(getattr(config, key).replace("\\", "/")) for key in FOLDERS}
+    for key, folder in where.items():
+        first = folder.split("/", 1)[0]
+        if first in KEPT_FOLDERS:
+            raise ConfigError(
+                f"{source}: {setting(key)} is {'' if folder == first else 'in '}{first}, the "
+                f"folder {KEPT_FOLDERS[first]} keeps its own files in; name the folder of "
+                f"{FOLDERS[key]} instead."
+            )
+    for other in ("sets", "corpus"):
+        if where["snapshots"] == where[other]:
+            raise ConfigError(
+                f"{source}: {prefix}snapshots names the folder of {FOLDERS[other]} "
+                f"({setting(other)}), so snapshot manifests would be "
+                f"written among them; give the snapshots a folder of their own "
+                f'(snapshots = "snapshots").'
+            )
 
 
 @dataclass(frozen=True)
