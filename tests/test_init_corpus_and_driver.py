@@ -72,6 +72,31 @@ def test_a_blank_corpus_is_refused_before_anything_is_written(  # type: ignore[n
     assert cli(git_repo, "status").code == 0
 
 
+# The folder settings a configuration refuses (see tests/test_config.py) are refused as
+# --corpus too, before anything is written: before, init wrote `corpus = ".git"` and every
+# command then refused the workspace it had made.
+@pytest.mark.parametrize(
+    ("corpus", "why"),
+    [
+        (".git", "is .git, the folder git keeps its own files in"),
+        ("./.dvc/cache", "is in .dvc, the folder DVC keeps its own files in"),
+        (".evalset", "is .evalset, the folder evalset keeps its own files in"),
+        ("snapshots/", 'is the folder of the snapshots (snapshots = "snapshots")'),
+    ],
+)
+def test_a_corpus_in_a_kept_folder_is_refused_before_anything_is_written(  # type: ignore[no-untyped-def]
+    git_repo: Path, cli, corpus: str, why: str
+) -> None:
+    before = sorted(p.name for p in git_repo.iterdir())
+    result = cli(git_repo, "init", "--corpus", corpus)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        f"evalset: --corpus {corpus!r}: {why}; give the folder that holds the documents, then "
+        "run `evalset init` again (it wrote nothing).\n"
+    )
+    assert sorted(p.name for p in git_repo.iterdir()) == before
+
+
 def _merge(repo: Path, branch: str, path: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **GIT_ENV, "PATH": path}
     return subprocess.run(

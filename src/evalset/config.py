@@ -261,33 +261,51 @@ KEPT_FOLDERS = {".git": "git", ".dvc": "DVC", STATE_DIR: "evalset"}
 """Folders whose contents their tools own: no folder setting may name one, or lie in one."""
 
 
-def _refuse_shared_folders(config: Config, source: Path, prefix: str) -> None:
-    """Refuse folder settings (compared as written, relative to the workspace) that name a
-    folder git, DVC or evalset keep for themselves (``corpus = ".git"`` snapshotted git's
-    own files and recorded that as the newest corpus), and a snapshots folder that is the
-    sets or corpus folder (manifests written among the set files or the documents)."""
-    import json
+def _normal(folder: str) -> str:
+    """A folder setting as a path relative to the workspace, written one way."""
     import posixpath
+
+    return posixpath.normpath(folder.replace("\\", "/"))
+
+
+def kept_folder(folder: str) -> str | None:
+    """Why no folder setting may be ``folder``: it is, or lies in, a folder git, DVC or
+    evalset keep their own files in (compared as written, relative to the workspace); None
+    when it is not."""
+    normal = _normal(folder)
+    first = normal.split("/", 1)[0]
+    if first not in KEPT_FOLDERS:
+        return None
+    where = first if normal == first else f"in {first}"
+    return f"is {where}, the folder {KEPT_FOLDERS[first]} keeps its own files in"
+
+
+def same_folder(one: str, other: str) -> bool:
+    """Whether two folder settings name the same folder (as written: ``corpus/`` is
+    ``./corpus``)."""
+    return _normal(one) == _normal(other)
+
+
+def _refuse_shared_folders(config: Config, source: Path, prefix: str) -> None:
+    """Refuse folder settings that name a folder git, DVC or evalset keep for themselves
+    (``corpus = ".git"`` snapshotted git's own files and recorded that as the newest
+    corpus), and a snapshots folder that is the sets or corpus folder (manifests written
+    among the set files or the documents)."""
+    import json
 
     def setting(key: str) -> str:
         return f"{prefix}{key} = {json.dumps(getattr(config, key), ensure_ascii=False)}"
 
-    where = {key: posixpath.normpath(getattr(config, key).replace("\\", "/")) for key in FOLDERS}
-    for key, folder in where.items():
-        first = folder.split("/", 1)[0]
-        if first in KEPT_FOLDERS:
-            raise ConfigError(
-                f"{source}: {setting(key)} is {'' if folder == first else 'in '}{first}, the "
-                f"folder {KEPT_FOLDERS[first]} keeps its own files in; name the folder of "
-                f"{FOLDERS[key]} instead."
-            )
+    for key, what in FOLDERS.items():
+        why = kept_folder(getattr(config, key))
+        if why is not None:
+            raise ConfigError(f"{source}: {setting(key)} {why}; name the folder of {what} instead.")
     for other in ("sets", "corpus"):
-        if where["snapshots"] == where[other]:
+        if same_folder(config.snapshots, getattr(config, other)):
             raise ConfigError(
                 f"{source}: {prefix}snapshots names the folder of {FOLDERS[other]} "
-                f"({setting(other)}), so snapshot manifests would be "
-                f"written among them; give the snapshots a folder of their own "
-                f'(snapshots = "snapshots").'
+                f"({setting(other)}), so snapshot manifests would be written among them; give "
+                'the snapshots a folder of their own (snapshots = "snapshots").'
             )
 
 

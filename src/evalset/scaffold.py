@@ -10,7 +10,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalset.config import CONFIG_FILE, STATE_DIR, Config, setting_problem, workspace_at
+from evalset.config import (
+    CONFIG_FILE,
+    STATE_DIR,
+    Config,
+    kept_folder,
+    same_folder,
+    setting_problem,
+    workspace_at,
+)
 from evalset.errors import EvalsetError
 from evalset.fsio import (
     atomic_write,
@@ -305,7 +313,9 @@ def init_workspace(
     problem = set_name_problem(set_name)
     if problem is not None:
         raise EvalsetError(f"{root}: {problem}; choose another with --name.")
-    problem = None if corpus is None else setting_problem("corpus", corpus)
+    problem = None if corpus is None else setting_problem("corpus", corpus) or kept_folder(corpus)
+    if corpus is not None and problem is None and same_folder(corpus, Config().snapshots):
+        problem = f'is the folder of the snapshots (snapshots = "{Config().snapshots}")'
     if problem is not None:  # the configuration written would be one no command can read
         raise EvalsetError(
             f"--corpus {corpus!r}: {problem}; give the folder that holds the documents, {_AGAIN}."
