@@ -69,6 +69,22 @@ TARGETS = {
         "because round is a symlink to over/there, a symlink to round, a loop of links that "
         "leads to no folder; point one of the links at a folder, or remove the link.",
     ),
+    # the target itself a link: writing follows it, so the link is named, and where it leads
+    "a loop of symlinks": (
+        "loop",
+        "because it is a symlink to back, a symlink to loop, a loop of links that leads to no "
+        "file; point one of the links at the file to write, or remove the link.",
+    ),
+    "a symlink into a missing folder": (
+        "away.json",
+        "because it is a symlink to nowhere/x/y.json, which does not exist, and neither does "
+        "its folder nowhere/x; create that folder, or remove the link.",
+    ),
+    "a chain of symlinks into a missing folder": (
+        "far.json",
+        "because it is a symlink to away.json, a symlink to nowhere/x/y.json, which does not "
+        "exist, and neither does its folder nowhere/x; create that folder, or remove the link.",
+    ),
     "under a loop of symlinks": (
         "loop/out.json",
         "because loop is a symlink to back, a symlink to loop, a loop of links that leads to "
@@ -91,6 +107,8 @@ def test_a_target_that_cannot_be_written_is_one_sentence_and_nothing_is_left(  #
     (example / "nest").symlink_to("gone/sub")
     (example / "round").symlink_to("over/there")
     (example / "over").symlink_to("round")
+    (example / "away.json").symlink_to("nowhere/x/y.json")
+    (example / "far.json").symlink_to("away.json")
     path, message = TARGETS[target]
     before = sorted(p.relative_to(example) for p in example.rglob("*") if ".git" not in p.parts)
     result = cli(example, *WRITERS[writer], path)

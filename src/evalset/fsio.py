@@ -279,7 +279,8 @@ def check_target(path: Path) -> None:
     try:
         found = os.stat(path)
     except OSError:
-        return  # missing (or a dangling link): it is created
+        _refuse_link_to_nowhere(path)
+        return  # missing (or a link to a file that is missing): it is created
     if stat.S_ISDIR(found.st_mode):
         raise WriteFailed(f"{path}: is a folder; name a file to write instead.")
     denied = not found.st_mode & 0o222 or not os.access(path, os.W_OK)
@@ -287,6 +288,28 @@ def check_target(path: Path) -> None:
         raise WriteFailed(
             f"{path}: is read-only, so evalset does not replace it; make it writable first "
             f"(chmod u+w {path})."
+        )
+
+
+def _refuse_link_to_nowhere(path: Path) -> None:
+    """Refuse ``path`` when it is a symlink that no file can be written through: round a
+    loop of links, or to a file in a folder that does not exist. Writing follows the link,
+    so the error would otherwise name only where it leads (or say nothing of a loop)."""
+    if not os.path.islink(path):
+        return
+    chain = _chain(path)
+    if chain is None:
+        return
+    if chain.missing is None:
+        raise WriteFailed(
+            f"{path}: cannot be written because it is {chain.leading_to('file')}; point one of "
+            "the links at the file to write, or remove the link."
+        )
+    folder = os.path.dirname(chain.missing)
+    if folder and not os.path.isdir(folder):
+        raise WriteFailed(
+            f"{path}: cannot be written because it is {chain.leading_to('file')}, and neither "
+            f"does its folder {folder}; create that folder, or remove the link."
         )
 
 
