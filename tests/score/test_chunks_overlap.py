@@ -269,3 +269,36 @@ def test_a_word_or_two_is_found_exactly_only_as_whole_words(
         Chunk("e.md", text=text)
     )
     assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)
+
+
+MARKED = (
+    "# Books\n\n## वापसी\n\nकिताब तीस दिनों में लौटाएँ।\n\n## बदलाव\n\nकिताब बदलने के लिए रसीद रखें।\n"
+    "\n## திருப்பி\n\nபுத்தகம் முப்பது நாட்களில்\n\n## மாற்றம்\n\nபுத்தகம் மாற்ற ரசீது\n"
+)
+"""Words whose vowels are combining marks (Devanagari, Tamil)."""
+
+
+@pytest.mark.parametrize(
+    ("text", "sections"),
+    [
+        # before, "किताब" was the three words क, त and ब: found as written, it stood for both
+        # sections holding it; and "ीस", the end of "तीस", was found inside that word
+        ("किताब", []),
+        ("புத்தகம்", []),
+        ("किताब तीस", ["वापसी"]),
+        ("तीस", ["वापसी"]),
+        ("ीस", []),
+        ("ரசீது", ["மாற்றம்"]),
+        ("சீது", []),
+        ("किताब बदलने के लिए", ["बदलाव"]),
+    ],
+)
+def test_a_word_with_combining_marks_is_one_word(
+    tmp_path: Path, text: str, sections: list[str]
+) -> None:
+    repo, _ = _workspace(tmp_path / "repo", MARKED)
+    ws = find_workspace(repo)
+    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
+        Chunk("e.md", text=text)
+    )
+    assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)

@@ -68,6 +68,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+import regex
+
 from evalset.corpus import sectioner_for
 from evalset.corpus.encoding import decode
 from evalset.corpus.manifest import Snapshot, hash_text
@@ -88,12 +90,17 @@ _SPACELESS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"  # Han
 )
 """Scripts written without spaces between words, whose characters count as words."""
-_WORD = re.compile(r"\w+")
-_SPACELESS_WORD = re.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
+# Words are found with ``regex``, whose ``\w`` holds the combining marks that carry the
+# vowels of Devanagari, Tamil or Bengali words (and Arabic's harakat): ``re``'s split
+# "हिन्दी" into three words, so a one-word chunk of such a script escaped the rule for a word
+# or two. ASCII text, which has no marks, is read with ``re``'s, faster.
+_ASCII_WORD = re.compile(r"\w+")
+_WORD = regex.compile(r"\w+")
+_SPACELESS_WORD = regex.compile(f"[^\\W{_SPACELESS}]+|[{_SPACELESS}](?<=\\w)")
 _HAS_SPACELESS = re.compile(f"[{_SPACELESS}]")
-_THREE_WORDS = re.compile(f"(?:\\W*+(?:[^\\W{_SPACELESS}]++|[{_SPACELESS}])){{3}}")
+_THREE_WORDS = regex.compile(f"(?:\\W*+(?:[^\\W{_SPACELESS}]++|[{_SPACELESS}])){{3}}")
 """Matches the start of a text of three words or more (as ``_words`` finds them)."""
-_WORD_END = re.compile(f"[^\\W{_SPACELESS}]")
+_WORD_END = regex.compile(f"[^\\W{_SPACELESS}]")
 """A character that a longer word may go on from: a word's, not of a script without spaces."""
 _INVISIBLE = "\u00ad\u200b\u2060\ufeff"
 """Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
@@ -126,14 +133,14 @@ def _words(text: str, spaceless: bool | None = None) -> list[str]:
     ``spaceless`` says whether ``text`` may hold such characters, when the caller knows (else
     it is looked at: the two ways read any other text alike, the common one faster)."""
     if text.isascii():  # (NFKC changes no ASCII text, and casefold is lower there)
-        text = text.lower()
-    else:
-        if any(mark in text for mark in _INVISIBLE):  # (str.translate is slow, and
-            text = re.sub(f"[{_INVISIBLE}]", "", text)  # they are rare)
-        text = unicodedata.normalize("NFKC", text).casefold()
+        return _ASCII_WORD.findall(text.lower())
+    if any(mark in text for mark in _INVISIBLE):  # (str.translate is slow, and
+        text = re.sub(f"[{_INVISIBLE}]", "", text)  # they are rare)
+    text = unicodedata.normalize("NFKC", text).casefold()
     if spaceless is None:
         spaceless = _HAS_SPACELESS.search(text) is not None
-    return (_SPACELESS_WORD if spaceless else _WORD).findall(text)
+    found: list[str] = (_SPACELESS_WORD if spaceless else _WORD).findall(text)
+    return found
 
 
 def _grams(words: list[str], n: int) -> set[tuple[str, ...]]:
@@ -473,7 +480,7 @@ def _once(source: str, raw: str) -> tuple[int, int] | None:
     return at, at + len(raw)
 
 
-def _whole(text: str) -> re.Pattern[str] | None:
+def _whole(text: str) -> regex.Pattern[str] | None:
     """For a text of one or two words, a pattern finding it only as whole words: not within
     a longer word at either end (``30 days`` is not in "130 days"), unless that end is a
     character of a script written without spaces, a word of its own. None for a text of
@@ -485,8 +492,8 @@ def _whole(text: str) -> re.Pattern[str] | None:
     after = _WORD_END.match(text[-1]) is not None
     if not (before or after):
         return None
-    return re.compile(
-        ("(?<!\\w)" if before else "") + re.escape(text) + ("(?!\\w)" if after else "")
+    return regex.compile(
+        ("(?<!\\w)" if before else "") + regex.escape(text) + ("(?!\\w)" if after else "")
     )
 
 
