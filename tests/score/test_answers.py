@@ -297,7 +297,7 @@ def test_score_answers_on_the_command_line(qa: Path, cli) -> None:  # type: igno
     write_run(qa / "run.jsonl", ANSWERS)
     done = cli(qa, "score", "answers", "qa", "run.jsonl", "--judge", "exact", "-o", "r.json")
     assert done.code == 0, done.err
-    assert "judge exact (version 5)" in done.out
+    assert "judge exact (version 6)" in done.out
     assert "agreement with people: not checked" in done.out
     assert "note: judge exact: normalised containment, fit only for short extractive" in done.out
     assert "k3  multi (tuning)" in done.out and "declined an answerable question" in done.out

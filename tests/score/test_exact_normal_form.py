@@ -179,6 +179,18 @@ def reference_normalise(text: str) -> str:
     text = _signs(text)
     for c in APOSTROPHES:
         text = text.replace(c, "")
+    # characters that show nothing, and the vowel points of Hebrew and Arabic, by name
+    for c in "\u00ad\u200b\u200c\u200d\u2060\ufeff\u0640":
+        text = text.replace(c, "")
+    text = "".join(
+        c
+        for c in text
+        if not (
+            unicodedata.category(c) == "Mn"
+            and ("HEBREW" in unicodedata.name(c, "") or "ARABIC" in unicodedata.name(c, ""))
+            and ("\u0591" <= c <= "\u05c7" or "\u064b" <= c <= "\u065f" or c == "\u0670")
+        )
+    )
     for c in "\u2010\u2011\u2012\u2013\u2014\u2015/\u2044\u2215":
         text = text.replace(c, " ")
     text = alpha2digit(text, "en", threshold=0)
@@ -199,8 +211,11 @@ def reference_normalise(text: str) -> str:
             )
             k = end
         elif c.isalnum() and c != "_":  # a word: letters (and other non-decimal alphanumerics)
-            end = k
-            while end < len(text) and text[end].isalnum() and not text[end].isdecimal():
+            end = k  # and the combining marks after them (Hindi's vowel signs)
+            while end < len(text) and (
+                (text[end].isalnum() and not text[end].isdecimal())
+                or unicodedata.category(text[end]).startswith("M")
+            ):
                 end += 1
             tokens.append(text[k:end])
             k = end
@@ -229,6 +244,10 @@ PIECES = [
     "-5", "\u22125", ".5", "-.5", ".5%", "-0", "2-3", "COVID-19", "No.5", "...5", "\u2212",
     # quotes and brackets that open, close, or both
     '"', "\u201e", "\u300c", "\u300d", "(", ")",
+    # words with combining marks; vowel points that may be left out; what shows nothing
+    "किताब", "कुतुब", "\u093f", "\u0940\u0938", "புத்தகம்", "كِتَاب", "كتاب", "\u0640", "\u064e",
+    "שָׁלוֹם", "שלום", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u200c", "\u200b",
+    "\u00ad", "inter\u00adnational",
 ]  # fmt: skip
 
 
@@ -486,3 +505,37 @@ def test_the_exact_judge_reads_every_spelling_of_a_number_end_to_end(tmp_path: P
             row = rows[(ident, trial)]
             assert row["metrics"]["exact"] == float(holds), answer
             assert row["answer"]["key_points"] == [holds], answer
+
+
+WORDS = [
+    # (two texts, whether they are the same words): before, re's \\w left out the combining
+    # marks, so a Hindi word was its consonants (किताब and कुतुब both क त ब), and a soft
+    # hyphen or a non-joiner split a word in two
+    ("किताब", "कुतुब", False),
+    ("किताब", "किताबें", False),
+    ("तीस दिन", "तीन दिन", False),
+    ("புத்தகம்", "புத்தகம", False),
+    ("كِتَاب", "كتاب", True),  # harakat a writer may leave out
+    ("كتـــاب", "كتاب", True),  # tatweel only draws a word out
+    ("שָׁלוֹם", "שלום", True),  # so do Hebrew's vowel points
+    (
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+        "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645",
+        True,
+    ),
+    ("inter\u00adnational", "international", True),
+    ("zero\u200bwidth", "zerowidth", True),
+]
+
+
+@pytest.mark.parametrize(("one", "other", "same"), WORDS)
+def test_a_word_is_its_letters_and_marks_whatever_shows_nothing(
+    one: str, other: str, same: bool
+) -> None:
+    from evalset.score.judges.exact import ExactJudge
+    from evalset.score.normalise import contains, normalise
+
+    assert (normalise(one) == normalise(other)) is same
+    assert normalise(one) == reference_normalise(one)
+    assert contains(f"उत्तर: {one} है", other) is same
+    assert ExactJudge().entails(f"— {one} —", other).value is same

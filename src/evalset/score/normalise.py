@@ -2,12 +2,14 @@
 words do not count.
 
 ``normalise`` turns a text into space-separated tokens: Unicode NFKC, case folded,
-apostrophes dropped (``don't`` is ``dont``), hyphens (but a number's minus sign) and other
-punctuation as spaces, number words as digits (``thirty-five`` is ``35``, ``one hundred and
-twenty`` is ``120``, through text2num's English rules), numbers in one form (below), and
-symbols such as ``€`` and ``%`` kept as tokens of their own. Two texts match when their
-tokens are equal; one contains another when its tokens occur in it as a whole, in order
-(``30 days`` is in ``within 30 days of delivery``, but ``3`` is not in ``30``).
+apostrophes dropped (``don't`` is ``dont``), and characters that show nothing (a soft
+hyphen, zero-width spaces and joiners) and the vowel points of Hebrew and Arabic, a word
+keeping its other combining marks (Hindi's vowel signs), hyphens (but a number's minus
+sign) and other punctuation as spaces, number words as digits (``thirty-five`` is ``35``,
+``one hundred and twenty`` is ``120``, through text2num's English rules), numbers in one
+form (below), and symbols such as ``€`` and ``%`` kept as tokens of their own. Two texts
+match when their tokens are equal; one contains another when its tokens occur in it as a
+whole, in order (``30 days`` is in ``within 30 days of delivery``, but ``3`` is not in ``30``).
 
 The same number is the same token however its digits are written:
 
@@ -51,6 +53,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+import regex
 from text_to_num import alpha2digit
 
 _APOSTROPHES = "'\u2019\u02bc`"
@@ -59,15 +62,29 @@ _SPACES += "\u205f\u3000"
 """Unicode's space separators (category Zs) but the ASCII space. Text set by a program, or by
 hand with care, puts these between digit groups (the no-break, narrow no-break, thin and
 figure spaces most often) and no word break; NFKC would make them plain spaces."""
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+"""Characters that show nothing: a soft hyphen, a zero-width space, non-joiner and joiner
+(Persian and Indic words hold them, or not, as the writer typed), a word joiner, a
+byte-order mark. They are dropped: none splits a word."""
+OPTIONAL_MARKS = "".join(
+    chr(c)
+    for c in [*range(0x0591, 0x05C8), *range(0x064B, 0x0660), 0x0670, 0x0640]
+    if unicodedata.category(chr(c)) in ("Mn", "Lm")
+)
+"""Marks a writer of Hebrew or Arabic may leave out, and most do: Hebrew's vowel points and
+cantillation, Arabic's harakat (and its tatweel, which only draws a word out). They are
+dropped, so ``كِتَاب`` is ``كتاب``; the vowel signs of Indic scripts are letters' own, and
+stay."""
 _MARKS = str.maketrans(
     {
+        **dict.fromkeys(INVISIBLE + OPTIONAL_MARKS),
         **dict.fromkeys(_APOSTROPHES),
         **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015/\u2044\u2215", " "),
     }
 )
-"""Apostrophes go (``don't`` is ``dont``); hyphens and slashes (the fraction and division
-slashes too: ``½`` is ``1/2``) separate words. The ASCII hyphen-minus and the minus sign
-are read by ``_MINUS``: either may be a number's sign."""
+"""Apostrophes and characters that show nothing go (``don't`` is ``dont``); hyphens and
+slashes (the fraction and division slashes too: ``½`` is ``1/2``) separate words. The ASCII
+hyphen-minus and the minus sign are read by ``_MINUS``: either may be a number's sign."""
 _SIGN_AFTER = "\\s([{=<>:,;|+*~\u2248\u2264\u2265\u201c\u2018\u00ab"
 """What a number's sign may follow: a space, an opening bracket or quote, an operator, a
 comma or a colon (and the start of the text). The opening brackets and quotes of other
@@ -153,7 +170,11 @@ def _ascii_digit(found: re.Match[str]) -> str:
     return str(unicodedata.decimal(found[0]))
 
 
-_TOKEN = re.compile(r"-?\d+(?:\.\d+)*|[^\W\d_]+|\S", re.UNICODE)
+_TOKEN = regex.compile(r"-?\d+(?:\.\d+)*|[\p{L}\p{Nl}\p{No}][\p{L}\p{M}\p{Nl}\p{No}]*|\S")
+"""A number; a word: a letter (or a numeral that is no digit) and the letters and combining
+marks after it (the vowel signs of Hindi, Tamil or Bengali are part of their words: ``re``'s
+``\\w`` left them out, and ``किताब`` and ``कुतुब`` were both ``क त ब``); or any other one
+character."""
 _WORD_NUMBER = re.compile(
     r"(?<![^\W_])(?=[befhmnostz])(zero|nought|one|two|three|four|five|six|seven|eight|nine|"
     r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"

@@ -66,10 +66,11 @@ class ExactJudge(Judge):
     """Normalised containment; honest only for short extractive facts."""
 
     name = "exact"
-    version = "5"
+    version = "6"
     """Raised when what counts as the same text changes (2: digit groups, scripts' digits;
     3: declining to share or disclose; 4: a number's sign and a point before its first
-    digit; 5: a sign after an opening quote, ``"-5"``), so that a report says which rules its
+    digit; 5: a sign after an opening quote, ``"-5"``; 6: a word keeps its combining marks,
+    and characters that show nothing split no word), so that a report says which rules its
     verdicts followed."""
     cacheable = False
     description = (
