@@ -1074,6 +1074,39 @@ def test_seal_refuses_a_holdout_question_quoted_with_escapes(  # type: ignore[no
     assert path.read_text() == text
 
 
+# a plain item's note beside a holdout question in Hindi: a word is its letters with the
+# marks that carry its vowels (before, the leak check read only the consonants, and a
+# question with other vowels was taken for the holdout one)
+MARKED_NOTES = {
+    "other vowels": ("कुतुब कहाँ मिलेगी?", False),
+    "other marks": ("किताबें कहाँ मिलेंगी?", False),
+    "the question": ("किताब कहाँ मिलेगी?", True),
+    "the question in a sentence": ("पूछा गया: किताब कहाँ मिलेगी? जवाब नहीं", True),
+}
+
+
+@pytest.mark.parametrize("case", MARKED_NOTES)
+def test_the_leak_check_reads_words_with_their_combining_marks(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, key: tuple[Path, str], monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    monkeypatch.delenv("EVALSET_AGE_IDENTITY", raising=False)
+    note, leaks = MARKED_NOTES[case]
+    text = (
+        SMALL_HEADER
+        + small_item("q-1", "Which tuning question comes first here?", False,
+                     f"    origin: {{kind: manual, note: \"{note}\"}}\n")
+        + small_item("q-2", "किताब कहाँ मिलेगी?", True)
+    )  # fmt: skip
+    path = write_small(tmp_path, text)
+    result = cli(tmp_path, "seal", path.name, "--recipient", key[1])
+    if leaks:
+        assert result.code == 2
+        assert "holdout item would stay readable there after sealing" in result.err
+        assert path.read_text() == text
+    else:
+        assert result.code == 0, result.err
+
+
 def test_an_ssh_key_is_recorded_without_its_comment(  # type: ignore[no-untyped-def]
     example: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from evalset.errors import EvalsetError
 from evalset.sets.editor import edit_set
 from evalset.sets.model import Item
@@ -353,10 +355,13 @@ def _within(span: tuple[int, int], spans: list[tuple[int, int]], longest: int) -
     return False
 
 
-_WORD = re.compile(r"\w+(?:[/#.]\w+)*")
-"""A word as the leak check reads a text: letters and digits, and the marks that join them
-into a path or an anchor (``p/r.md#damaged``: a citation ``p/r.md#damaged-items`` quotes
-no question ``Damaged items?``; a tag ``damaged-items`` does)."""
+_WORD = regex.compile(r"\w+(?:[/#.]\w+)*")
+"""A word as the leak check reads a text: letters and digits (with their combining marks,
+which carry the vowels of Hindi or Tamil: ``re``'s ``\\w`` left them out, and a plain
+question with other vowels, the same consonants, was taken for a holdout one), and the
+marks that join them into a path or an anchor (``p/r.md#damaged``: a citation
+``p/r.md#damaged-items`` quotes no question ``Damaged items?``; a tag ``damaged-items``
+does)."""
 _UNSPACED = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 )
@@ -380,8 +385,8 @@ def _word_search(text: str) -> Callable[[str], list[tuple[int, int]]]:
         if not wanted:
             return []
         if _UNSPACED.search(secret):  # no word breaks to look it up by: searched as text
-            pattern = r"\W*".join(map(re.escape, wanted))
-            return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+            pattern = r"\W*".join(map(regex.escape, wanted))
+            return [m.span() for m in regex.finditer(pattern, text, regex.IGNORECASE)]
         j = min(range(len(wanted)), key=lambda k: len(places.get(wanted[k], ())))
         n = len(wanted)
         return [
