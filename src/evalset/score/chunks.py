@@ -207,10 +207,31 @@ class Resolver:
         """A span of ``sources``, which read the same text there."""
         text = next(iter(sources.values()))[start:end]
         found = self.resolve(Chunk(doc, text=text))
-        if found.how in _FOUND or not text.strip():
-            return found  # (found by its text, as a text chunk; else where it lies wins)
+        if not text.strip():
+            return found
+        # where it lies tells which of the sections holding its text it is (a passage in
+        # two sections, or in a section and a subsection of it), and places what its text
+        # does not find; the text's own answer stands where the place is not known, or is
+        # a section that does not hold the text (then the two readings disagree)
         placed = self._placed(doc, sources, lambda _: (start, end))
-        return found if placed is None else Resolution(placed, "position")
+        if placed is not None and (found.how not in _FOUND or self._holds(doc, placed, text)):
+            return Resolution(placed, "position")
+        return found
+
+    def _holds(self, doc: str, cited: tuple[Citation, ...], raw: str) -> bool:
+        """Whether each of the sections (or the document) holds ``raw``'s text."""
+        view = self.outlines.view(doc)
+        if view is None:
+            return False
+        text = normalise(raw)
+
+        def holds(cited: Citation) -> bool:
+            if cited.section is None:
+                return text in view.text
+            part = view.parts.get(cited.section)
+            return part is not None and text in part.key
+
+        return all(holds(c) for c in cited)
 
     def _differ(self, doc: str, sources: dict[str, str]) -> str:
         """Why a span of a document whose sources disagree at the span is not resolved."""
