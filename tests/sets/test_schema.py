@@ -290,3 +290,19 @@ def test_schema_write_never_writes_through_a_link_out_of_the_workspace(  # type:
                              "wrote nothing).\n")  # fmt: skip
     assert {p: p.read_bytes() for p in before} == before
     assert not (outside / "none.txt").exists()
+
+
+def test_each_schema_is_titled_as_evalset_s() -> None:
+    """An editor shows a schema's title: the configuration's read ``Config``, the class
+    the schema was generated from, beside ``evalset set file`` and ``evalset failure
+    record``."""
+    import json
+
+    from evalset.sets.schema import rendered
+
+    titles = {name: json.loads(text)["title"] for name, text in rendered().items()}
+    assert titles == {
+        "evalset.schema.json": "evalset set file",
+        "config.schema.json": "evalset configuration",
+        "failure.schema.json": "evalset failure record",
+    }

@@ -29,7 +29,8 @@ def config_schema() -> dict[str, Any]:
 
     schema = TypeAdapter(Config).json_schema(mode="validation")
     _closed(schema)
-    return {"$schema": SCHEMA_DIALECT, **schema}
+    # titled as the other two are (pydantic names it after the class)
+    return {"$schema": SCHEMA_DIALECT, **schema, "title": "evalset configuration"}
 
 
 def _closed(node: Any) -> None:
