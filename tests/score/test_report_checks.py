@@ -286,3 +286,37 @@ def test_a_release_written_another_way_is_checked_by_every_reader(  # type: igno
             assert done.code == 2 and f"its pin fails `evalset check-pin` ({said})" in done.err
         assert said in (done.out if "--json" in args else done.err), (reader, done.out)
     assert not (released / "reports" / "accepted").exists()
+
+
+@pytest.mark.parametrize(
+    "dropped", [("items",), ("items_digest",), ("items", "items_digest")], ids=" and ".join
+)
+def test_a_pin_without_what_every_report_s_pin_holds_is_refused_by_every_reader(  # type: ignore[no-untyped-def]
+    released: Path, cli, dropped: tuple[str, ...]
+) -> None:
+    """Only the keys a pin held were compared with the release: a report whose pin lost its
+    item counts and items digest, its digest made again, passed check-pin, gate and accept
+    (and so could score other items than the release holds, unnoticed by the counts)."""
+    report = json.loads((released / "reports" / "base.json").read_text())
+    for key in dropped:
+        report["evalset"].pop(key)
+    report.pop("digest")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    (released / "reports" / "short.json").write_text(
+        redigested(text[: text.rindex("\n}")] + DIGEST_MARK + '"\n}\n')
+    )
+    said = (
+        f"the pin lacks {' and '.join(dropped)}, which `evalset pin` writes into every "
+        "report: the report was altered"
+    )
+    for reader, args in _readers("reports/short.json").items():
+        done = cli(released, *args)
+        if reader.startswith("check-pin"):
+            assert done.code == 1, (reader, done.out, done.err)
+            found = json.loads(done.out)["problems"] if "--json" in args else [done.err]
+            assert said in found[0], (reader, found)
+        else:
+            assert done.code == 2, (reader, done.out, done.err)
+            assert f"its pin fails `evalset check-pin` ({said})" in done.err, (reader, done.err)
+        assert "Traceback" not in done.err
+    assert not (released / "reports" / "accepted").exists()

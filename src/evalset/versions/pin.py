@@ -516,12 +516,12 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
             f"(`evalset release {name} --bump patch`) and score the run again on that "
             f"release, or score it again in a checkout of release {base} (its tag)"
         )
+    from evalset.versions.reportfile import is_report
+
     if not check.problems:
         ours = pin_of(released, None, fmt=fmt)
         ours["categories"] = dict(released.header.categories) if released.header else {}
-        check.problems += _altered_fields(found, ours, base)
-    from evalset.versions.reportfile import is_report
-
+        check.problems += _altered_fields(found, ours, base, is_report(data))
     if not check.problems and is_report(data):  # (another tool's report: its own rows)
         check.problems += _altered_rows(data["items"], released, base)
     return check
@@ -565,11 +565,26 @@ PIN_KEYS = frozenset(
 ``categories`` (JSONL, LangSmith) and the ``stale`` items (with --allow-stale)."""
 
 
-def _altered_fields(found: dict[str, Any], ours: dict[str, Any], base: str) -> list[str]:
+REPORT_PIN_KEYS = ("items", "items_digest")
+"""What the pin of every report evalset wrote holds, whatever its version: a pin another
+tool carries may be shorter."""
+
+
+def _altered_fields(
+    found: dict[str, Any], ours: dict[str, Any], base: str, report: bool
+) -> list[str]:
     """The fields of a pin whose fingerprint matched that say other than the release: its
     counts, items digest and (an export's) categories (``tool``, the version of evalset
-    that made the report, ``rev`` and ``stale`` are not the release's to say), and keys
-    evalset never writes into a pin."""
+    that made the report, ``rev`` and ``stale`` are not the release's to say), keys evalset
+    never writes into a pin, and (``report``: evalset's own report) keys it always writes.
+    Without them, a report edited to score other items would pass, its digest recomputed
+    (the rows are checked against the release, not how many there are)."""
+    lacking = [key for key in REPORT_PIN_KEYS if key not in found] if report else []
+    if lacking:
+        return [
+            f"the pin lacks {' and '.join(lacking)}, which `evalset pin` writes into every "
+            "report: the report was altered"
+        ]
     problems = [
         f"report's {what} {found[key]!r} differ from release {base} ({ours[key]!r}): the "
         "report was altered"
