@@ -225,3 +225,46 @@ def test_a_langsmith_reference_of_white_space_only_is_no_reference(  # type: ign
     assert done.code == 0, done.err
     (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
     assert (item.status, item.key_points, item.answer) == ("draft", [], None)
+
+
+# A JSONL question that is there but is not a text was "the row has no question": a sentence
+# that sends the reader looking for a missing key. (the question, the sentence's problem)
+JSONL_QUESTIONS = {
+    "number": (12345, "expected text, got a number (12345); quote it if it is meant as text"),
+    "NaN": (float("nan"), "expected text, got a number (nan); quote it if it is meant as text"),
+    "list": (["Do you", "ship?"], "expected text, got a list; write it as one text"),
+    "object": ({"text": "Do you ship?"},
+               "expected text, got a mapping; write the text itself in its place"),
+    "holdout": (True, "expected text, got true/false (a holdout item: not shown); quote it if "
+                "it is meant as text"),
+}  # fmt: skip
+
+
+# A JSONL id that is not a text was replaced by a hash of the question, exit 0, while the
+# README says such an id is refused in every format (as Ragas's and LangSmith's are).
+JSONL_IDS = {
+    "number": (17, "expected text, got a number (17); quote it if it is meant as text"),
+    "NaN": (float("nan"), "expected text, got a number (nan); quote it if it is meant as text"),
+    "true": (True, "expected text, got true/false (true); quote it if it is meant as text"),
+    "list": (["q-1"], "expected text, got a list; write it as one text"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("key", "value", "problem"),
+                         [("question", *case) for case in JSONL_QUESTIONS.values()]
+                         + [("id", *case) for case in JSONL_IDS.values()],
+                         ids=[f"question {k}" for k in JSONL_QUESTIONS]
+                         + [f"id {k}" for k in JSONL_IDS])  # fmt: skip
+def test_a_jsonl_question_or_id_that_is_not_a_text_is_named_so(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, key: str, value: Any, problem: str
+) -> None:
+    row = {"question": "Do you ship to Malta?", key: value}
+    if value is True and key == "question":
+        row["holdout"] = True
+    content = json.dumps({"question": "Do you ship?"}) + "\n" + json.dumps(row) + "\n"
+    (corpus_repo / "rows.jsonl").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.jsonl:2: {key}: {problem}; fix the row, nothing was "
+                        "imported.\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()

@@ -290,8 +290,17 @@ def import_rows(
     categories: dict[str, str] = {}
     today = dt.date.today()
     for number, row in rows:
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+        if not isinstance(row, dict) or row.get("question") is None:
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
+        # there, but no text: a question named missing, an id replaced by a hash unsaid
+        for key in ("question", "id"):
+            if row.get(key) is not None and not isinstance(row[key], str):
+                wrong = {"type": "string_type", "loc": (key,), "input": row[key]}
+                held = row.get("holdout") not in (False, None)
+                raise ImportRefused(
+                    f"{source}:{number}: {key}: {field_message(wrong, held)}; fix the row, "
+                    "nothing was imported."
+                )
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
         if not _named(row):
             unnamed.add(number)
