@@ -296,9 +296,9 @@ def import_rows(
         for key in ("question", "id"):
             if row.get(key) is not None and not isinstance(row[key], str):
                 wrong = {"type": "string_type", "loc": (key,), "input": row[key]}
-                held = row.get("holdout") not in (False, None)
+                secret = row.get("holdout") not in (False, None)  # its labels unquoted
                 raise ImportRefused(
-                    f"{source}:{number}: {key}: {field_message(wrong, held)}; fix the row, "
+                    f"{source}:{number}: {key}: {field_message(wrong, secret)}; fix the row, "
                     "nothing was imported."
                 )
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
