@@ -268,3 +268,42 @@ def test_a_jsonl_question_or_id_that_is_not_a_text_is_named_so(  # type: ignore[
     assert done.err == (f"evalset: rows.jsonl:2: {key}: {problem}; fix the row, nothing was "
                         "imported.\n")  # fmt: skip
     assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+ROW = {"id": "d-1", "question": "Do you ship to Malta?", "category": "lookup"}
+# Two rows of one id and other content: the first was imported, the second reported as a
+# conflict (exit 1) with advice to edit "the set's item", which the set did not have.
+# (the file's format, its text, the second row's line, the fields that differ)
+TWICE = {
+    "jsonl": ("jsonl", json.dumps(ROW) + "\n" + json.dumps({**ROW, "category": "other"}) + "\n",
+              2, "category"),
+    "jsonl-apart": ("jsonl", json.dumps(ROW) + "\n" + json.dumps({"question": "Is it free?"})
+                    + "\n\n" + json.dumps({**ROW, "question": "Do you ship to Gozo?"}) + "\n",
+                    4, "question"),
+    "csv": ("csv", "id,question,category\nd-1,Do you ship to Malta?,lookup\n"
+            "d-1,Do you ship to Malta?,other\n", 3, "category"),
+    "langsmith": ("langsmith", "".join(
+        json.dumps({"inputs": {"question": q}, "metadata": {"evalset_id": "d-1"}}) + "\n"
+        for q in ("Do you ship to Malta?", "Do you ship to Gozo?")), 2, "question"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "content", "line", "differs"), TWICE.values(), ids=TWICE.keys())
+def test_two_rows_of_one_id_and_other_content_are_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, fmt: str, content: str, line: int, differs: str
+) -> None:
+    (corpus_repo / "rows.txt").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.txt", "--set", "s", "--format", fmt)
+    assert done.code == 2, done.out
+    first = 2 if fmt == "csv" else 1
+    assert done.err == (f"evalset: rows.txt:{line}: the row has the id d-1 of line {first}, with "
+                        f"other content ({differs}); give one of them another id, or remove one "
+                        "(nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+def test_two_rows_alike_are_one_row_given_twice(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    (corpus_repo / "rows.jsonl").write_text((json.dumps(ROW) + "\n") * 2, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 0, done.err
+    assert [i.id for i in load_set(corpus_repo / "sets" / "s.yaml").items] == ["d-1"]

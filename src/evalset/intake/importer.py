@@ -247,6 +247,25 @@ def _as_format_shows(item: Item, fmt: str) -> Item:
     return _candidate(row, dt.date.today())
 
 
+def _refuse_twice(source: Path, candidates: list[tuple[int, Item]], unnamed: set[int]) -> None:
+    """Refuse two rows of the file with one id (a row's own) and other content: which of them
+    is meant cannot be told, as of a CSV header naming a column twice. The first was imported
+    and the second reported as a conflict, exit 1, with advice to edit the set's item, which
+    the set did not have. Rows alike are one row given twice (the second is skipped)."""
+    first: dict[str, tuple[int, Item]] = {}
+    for number, item in candidates:
+        line, earlier = first.setdefault(item.id, (number, item))
+        if line == number or number in unnamed:  # no id of its own: a near duplicate, skipped
+            continue
+        differs = _differences(item, earlier)
+        if differs:
+            raise ImportRefused(
+                f"{source}:{number}: the row has the id {item.id} of line {line}, with other "
+                f"content ({', '.join(differs)}); give one of them another id, or remove one "
+                "(nothing was imported)."
+            )
+
+
 def _differences(row: Item, existing: Item) -> list[str]:
     """The content fields in which a row differs from the set's item of the same id."""
     a, b = item_content(row), item_content(existing)
@@ -310,6 +329,7 @@ def import_rows(
         except ValidationError as exc:
             raise ImportRefused(f"{source}:{number}: {_invalid(exc, fmt, hidden)}") from None
         candidates.append((number, item))
+    _refuse_twice(source, candidates, unnamed)
     if create:
         problem = set_name_problem(target.stem)
         if problem is not None:
