@@ -223,7 +223,7 @@ def _candidate(row: dict[str, Any], today: dt.date) -> Item:
     every label an active item needs, and its origin."""
     if not _named(row):
         row["id"] = question_id(row["question"])
-    if not _complete(row):
+    if not _complete(row) and row.get("status") != "retired":  # one needs no labels to stay so
         row["status"] = "draft"
     row["origin"] = _origin(row, today)
     return Item.model_validate(row)
