@@ -5,6 +5,8 @@ is named by the line it starts on, where a person looks for it."""
 
 from __future__ import annotations
 
+import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,48 @@ def test_the_separator_is_the_header_lines_whatever_the_line_end(  # type: ignor
     assert done.code == 0, done.err
     (item,) = load_set(corpus_repo / "sets" / "legacy.yaml").items
     assert (item.id, item.question, item.category) == ("m-1", question, "lookup")
+
+
+def _cell(values: list[str]) -> str:
+    """A list column as the export writes it: a JSON array, quoted."""
+    return '"' + json.dumps(values).replace('"', '""') + '"'
+
+
+LONG = [f"Point {k}: " + "words " * 3300 for k in range(8)]  # ~20,000 characters each
+# Cells longer than csv's default limit (131,072 characters), which a valid item's list
+# columns reach: the file was refused as "not valid CSV (field larger than field limit)",
+# naming no line, so a set's own CSV export of such an item could not be imported back.
+# (the columns, the row's cells, what the item holds)
+LONG_CELLS = {
+    "key points": ("id,question,key_points", f"l-1,Which points?,{_cell(LONG)}",
+                   {"key_points": LONG}),
+    "must_not_say": ("id,question,answerable,must_not_say",
+                     f"l-1,Which points?,false,{_cell(LONG)}", {"must_not_say": LONG}),
+    "semicolons": ("sep=;\nid;question;key_points", f"l-1;Which points?;{_cell(LONG)}",
+                   {"key_points": LONG}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("header", "cells", "held"), LONG_CELLS.values(), ids=LONG_CELLS.keys())
+def test_a_cell_longer_than_csvs_default_limit_is_read_whole(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, header: str, cells: str, held: dict[str, list[str]]
+) -> None:
+    (corpus_repo / "old.csv").write_text(f"{header}\n{cells}\n", "utf-8")
+    done = cli(corpus_repo, "import", "old.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "legacy.yaml").items
+    found = {"key_points": [p.text for p in item.key_points], "must_not_say": item.must_not_say}
+    assert {key: found[key] for key in held} == held
+    assert csv.field_size_limit() == 131072  # put back: the limit is the whole process's
+
+
+def test_a_question_longer_than_csvs_default_limit_is_named_by_its_line(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path
+) -> None:
+    content = f"id,question\nl-1,Do you ship?\nl-2,{'why ' * 50_000}\n"
+    (corpus_repo / "old.csv").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "old.csv", "--set", "legacy", "--format", "csv")
+    assert done.code == 2, done.out
+    assert done.err == ("evalset: old.csv:3: question: is 200,000 characters long; the limit is "
+                        "20,000; shorten it; fix the row, nothing was imported.\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "legacy.yaml").exists()

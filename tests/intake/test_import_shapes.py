@@ -225,3 +225,111 @@ def test_a_langsmith_reference_of_white_space_only_is_no_reference(  # type: ign
     assert done.code == 0, done.err
     (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
     assert (item.status, item.key_points, item.answer) == ("draft", [], None)
+
+
+# A JSONL question that is there but is not a text was "the row has no question": a sentence
+# that sends the reader looking for a missing key. (the question, the sentence's problem)
+JSONL_QUESTIONS = {
+    "number": (12345, "expected text, got a number (12345); quote it if it is meant as text"),
+    "NaN": (float("nan"), "expected text, got a number (nan); quote it if it is meant as text"),
+    "list": (["Do you", "ship?"], "expected text, got a list; write it as one text"),
+    "object": ({"text": "Do you ship?"},
+               "expected text, got a mapping; write the text itself in its place"),
+    "holdout": (True, "expected text, got true/false (a holdout item: not shown); quote it if "
+                "it is meant as text"),
+}  # fmt: skip
+
+
+# A JSONL id that is not a text was replaced by a hash of the question, exit 0, while the
+# README says such an id is refused in every format (as Ragas's and LangSmith's are).
+JSONL_IDS = {
+    "number": (17, "expected text, got a number (17); quote it if it is meant as text"),
+    "NaN": (float("nan"), "expected text, got a number (nan); quote it if it is meant as text"),
+    "true": (True, "expected text, got true/false (true); quote it if it is meant as text"),
+    "list": (["q-1"], "expected text, got a list; write it as one text"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("key", "value", "problem"),
+                         [("question", *case) for case in JSONL_QUESTIONS.values()]
+                         + [("id", *case) for case in JSONL_IDS.values()],
+                         ids=[f"question {k}" for k in JSONL_QUESTIONS]
+                         + [f"id {k}" for k in JSONL_IDS])  # fmt: skip
+def test_a_jsonl_question_or_id_that_is_not_a_text_is_named_so(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, key: str, value: Any, problem: str
+) -> None:
+    row = {"question": "Do you ship to Malta?", key: value}
+    if value is True and key == "question":
+        row["holdout"] = True
+    content = json.dumps({"question": "Do you ship?"}) + "\n" + json.dumps(row) + "\n"
+    (corpus_repo / "rows.jsonl").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.jsonl:2: {key}: {problem}; fix the row, nothing was "
+                        "imported.\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+ROW = {"id": "d-1", "question": "Do you ship to Malta?", "category": "lookup"}
+# Two rows of one id and other content: the first was imported, the second reported as a
+# conflict (exit 1) with advice to edit "the set's item", which the set did not have.
+# (the file's format, its text, the second row's line, the fields that differ)
+TWICE = {
+    "jsonl": ("jsonl", json.dumps(ROW) + "\n" + json.dumps({**ROW, "category": "other"}) + "\n",
+              2, "category"),
+    "jsonl-apart": ("jsonl", json.dumps(ROW) + "\n" + json.dumps({"question": "Is it free?"})
+                    + "\n\n" + json.dumps({**ROW, "question": "Do you ship to Gozo?"}) + "\n",
+                    4, "question"),
+    "csv": ("csv", "id,question,category\nd-1,Do you ship to Malta?,lookup\n"
+            "d-1,Do you ship to Malta?,other\n", 3, "category"),
+    "langsmith": ("langsmith", "".join(
+        json.dumps({"inputs": {"question": q}, "metadata": {"evalset_id": "d-1"}}) + "\n"
+        for q in ("Do you ship to Malta?", "Do you ship to Gozo?")), 2, "question"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("fmt", "content", "line", "differs"), TWICE.values(), ids=TWICE.keys())
+def test_two_rows_of_one_id_and_other_content_are_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, fmt: str, content: str, line: int, differs: str
+) -> None:
+    (corpus_repo / "rows.txt").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.txt", "--set", "s", "--format", fmt)
+    assert done.code == 2, done.out
+    first = 2 if fmt == "csv" else 1
+    assert done.err == (f"evalset: rows.txt:{line}: the row has the id d-1 of line {first}, with "
+                        f"other content ({differs}); give one of them another id, or remove one "
+                        "(nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+def test_two_rows_alike_are_one_row_given_twice(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    (corpus_repo / "rows.jsonl").write_text((json.dumps(ROW) + "\n") * 2, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 0, done.err
+    assert [i.id for i in load_set(corpus_repo / "sets" / "s.yaml").items] == ["d-1"]
+
+
+# A retired row without every label an active item needs came in as a draft: an item its
+# owner retired was listed among the drafts waiting for review, to be completed and scored.
+# (the row's other fields, the status it keeps)
+STATUSES = {
+    "retired, no labels": ({"status": "retired"}, "retired"),
+    "retired, no category": ({"status": "retired", "answerable": False}, "retired"),
+    "retired, held out": ({"status": "retired", "holdout": True}, "retired"),
+    "retired, complete": ({"status": "retired", "category": "lookup", "answerable": False},
+                          "retired"),
+    "active, no labels": ({"status": "active"}, "draft"),
+    "no status, no labels": ({}, "draft"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("fields", "status"), STATUSES.values(), ids=STATUSES.keys())
+def test_a_retired_row_stays_retired(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, fields: dict[str, Any], status: str
+) -> None:
+    row = {"id": "r-1", "question": "Do you still sell kettles?", **fields}
+    (corpus_repo / "rows.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "jsonl")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
+    assert item.status == status

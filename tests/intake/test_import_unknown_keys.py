@@ -90,6 +90,13 @@ LANGSMITH_KEYS = {
                            f"metadata, which import does not read (did you mean '{meant}'?)")
        for key, meant in (("Category", "category"), ("Split", "split"), ("Tags", "tags"),
                           ("origins", "origin"), ("evalset_ids", "evalset_id"))},
+    # two letters swapped: a short key so misspelt was less alike than NEAR, and passed over
+    # (a "spilt": "holdout" arrived with no side)
+    **{f"swapped {key}": (example(metadata={key: "holdout"}), f"has the key '{key}' in "
+                          f"metadata, which import does not read (did you mean '{meant}'?)")
+       for key, meant in (("spilt", "split"), ("tgas", "tags"), ("orgiin", "origin"))},
+    "swapped split": (example(spilt="holdout"), "has the key 'spilt', which import does not "
+                      "read (did you mean 'split'?)"),
     "example": (example(reference_output={"answer": "14 days"}), "has the key "
                 "'reference_output', which import does not read (did you mean "
                 "'reference_outputs'?)"),
@@ -151,3 +158,49 @@ def test_langsmith_keys_import_reads_or_passes_over(  # type: ignore[no-untyped-
     (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
     found = item.model_dump(mode="json")
     assert {key: found[key] for key in labels} == labels
+
+
+def sample(**fields: Any) -> str:
+    return json.dumps({"user_input": QUESTION, "reference": "14 days.", **fields}) + "\n"
+
+
+# Ragas samples whose labels were dropped without a word, exit 0 (the reference, the side, the
+# id or the citations lost): (the sample, the key, the key it misspells).
+RAGAS_KEYS = {
+    "reference": (sample(refernce="Within 14 days."), "refernce", "reference"),
+    "citations": (sample(reference_context_id=["r.md"]), "reference_context_id",
+                  "reference_context_ids"),
+    "id": (sample(evalset_ids="q-7"), "evalset_ids", "evalset_id"),
+    "split-swapped": (sample(spilt="holdout"), "spilt", "split"),
+    "split-capitalised": (sample(Split="holdout"), "Split", "split"),
+    "category": (sample(catgory="direct-lookup"), "catgory", "category"),
+    "answerable": (sample(answerabel=False), "answerabel", "answerable"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("content", "key", "meant"), RAGAS_KEYS.values(), ids=RAGAS_KEYS.keys())
+def test_a_ragas_key_a_letter_off_one_import_reads_is_refused(  # type: ignore[no-untyped-def]
+    cli, corpus_repo: Path, content: str, key: str, meant: str
+) -> None:
+    (corpus_repo / "rows.jsonl").write_text(sample() + content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "ragas")
+    assert done.code == 2, done.out
+    assert done.err == (f"evalset: rows.jsonl:2: the row has the key {key!r}, which import does "
+                        f"not read (did you mean {meant!r}?); fix it (ragas format) and import "
+                        "again (nothing was imported).\n")  # fmt: skip
+    assert not (corpus_repo / "sets" / "s.yaml").exists()
+
+
+def test_ragas_own_keys_and_the_users_are_passed_over(cli, corpus_repo: Path) -> None:  # type: ignore[no-untyped-def]
+    """What Ragas writes (``EvaluationDataset.to_jsonl``, a generated ``Testset``, pandas'
+    nulls) and a key of the user's own: ``reference_contexts`` is as like
+    ``reference_context_ids`` as a misspelling, but is Ragas's."""
+    content = sample(reference_contexts=["ctx"], retrieved_contexts=None, response="an answer",
+                     retrieved_context_ids=None, multi_responses=None, rubrics=None,
+                     persona_name="x", query_style="y", query_length="z",
+                     synthesizer_name="single_hop", source="ticket 7", reviewer="ana")  # fmt: skip
+    (corpus_repo / "rows.jsonl").write_text(content, "utf-8")
+    done = cli(corpus_repo, "import", "rows.jsonl", "--set", "s", "--format", "ragas")
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
+    assert (item.question, [p.text for p in item.key_points]) == (QUESTION, ["14 days."])

@@ -126,7 +126,7 @@ def export(
         )
         raise ExportError(
             f"{path}: cannot export the {split} split: {len(sealed)} of its items are sealed; "
-            f"{fix} (or export --split tuning)."
+            f"{fix} (or export --split tuning --skip-sealed)."  # without the key, as asked
         )
     unchecked = [stub.id for stub in loaded.sealed if stub.status != "retired"]
     if unchecked and items and not skip_sealed:

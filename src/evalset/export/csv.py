@@ -7,6 +7,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,6 +164,24 @@ def sheet(text: str) -> Sheet:
     return Sheet(source, found if header.count(found) else ",", 0)
 
 
+_WHOLE = 2**31 - 1
+"""The largest cell ``csv`` may be told to read on every platform (a C long)."""
+
+
+@contextmanager
+def _whole_cells() -> Iterator[None]:
+    """``csv`` with no practical limit on a cell's length, for as long as it reads: its
+    default, 131,072 characters, is less than a valid item's list column may hold (key points
+    of up to 20,000 characters each, as many as the item has), so the set's own CSV export of
+    such an item was refused on import as "not valid CSV", naming no line. The text is in
+    memory already; the limit is put back after, as it is the whole process's."""
+    before = csv.field_size_limit(_WHOLE)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
+
+
 def records(found: Sheet, text: str) -> Iterator[tuple[int, list[str]]]:
     """(line it starts on, cells) per record of ``found`` (the sheet of ``text``), header
     first, empty lines left out: a record whose quoted cell holds line breaks is named by its
@@ -171,13 +190,14 @@ def records(found: Sheet, text: str) -> Iterator[tuple[int, list[str]]]:
     does not end it would be dropped from the text."""
     reader = csv.reader(found.source, delimiter=found.delimiter, strict=True)
     ended = 0  # the line the last record ended on
-    try:
-        for cells in reader:
-            start, ended = ended + 1, reader.line_num
-            if cells:
-                yield start + found.skipped, cells
-    except csv.Error as exc:
-        raise _unreadable(text, found, ended + 1, reader.line_num, exc) from None
+    with _whole_cells():
+        try:
+            for cells in reader:
+                start, ended = ended + 1, reader.line_num
+                if cells:
+                    yield start + found.skipped, cells
+        except csv.Error as exc:
+            raise _unreadable(text, found, ended + 1, reader.line_num, exc) from None
 
 
 def _unreadable(text: str, found: Sheet, start: int, at: int, exc: csv.Error) -> RowError:
@@ -197,7 +217,8 @@ def _unreadable(text: str, found: Sheet, start: int, at: int, exc: csv.Error) ->
 def _open_quote(text: str, delimiter: str) -> int | None:
     """The line of the quote that the file ends inside, if it does: the lenient reader makes
     the rest of the file, from that quote on, its last cell."""
-    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    with _whole_cells():
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     if not rows or not rows[-1]:
         return None
     written = '"' + rows[-1][-1].replace('"', '""')

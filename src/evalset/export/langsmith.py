@@ -10,13 +10,12 @@ import json
 from typing import Any
 
 from evalset.export.rows import (
-    NEAR,
     RowError,
     agreed,
     holdout_of,
     json_lines,
     listed,
-    misspelt,
+    near_miss,
     shown,
     unread,
 )
@@ -70,20 +69,9 @@ def _unread(
     """Refuse a key of ``mapping`` not among ``known`` (``near``: only a near miss of one,
     where other keys are allowed) rather than drop what it holds."""
     for key in mapping:
-        if key in known or (near and not _near_miss(key, known)):
+        if key in known or (near and not near_miss(key, known)):
             continue
         raise RowError(line, unread("key", key, known, where))
-
-
-def _near_miss(key: str, known: tuple[str, ...]) -> bool:
-    """Whether ``key`` misspells one of ``known``: a letter more, less or swapped, another
-    case, a plural (``catgory``, ``Category``, ``Tags``, ``evalset_ids``); not a key that runs
-    on past one by a word of its own (``original``, ``category_v2``), which is the user's."""
-    close = misspelt(key, known, NEAR)
-    if close is None:
-        return False
-    rest = key.strip().lower().removeprefix(close)
-    return rest == key.strip().lower() or rest in ("", "s", "es")
 
 
 def _key_points(points: list[Any], line: int, where: str) -> list[dict[str, Any]]:

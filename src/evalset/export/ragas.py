@@ -21,7 +21,15 @@ import json
 import re
 from typing import Any
 
-from evalset.export.rows import RowError, holdout_of, json_lines, listed, shown
+from evalset.export.rows import (
+    RowError,
+    holdout_of,
+    json_lines,
+    listed,
+    near_miss,
+    shown,
+    unread,
+)
 from evalset.export.view import DECLINES, View, reference_answer, split_of
 from evalset.sets.model import MAX_TEXT, item_citations
 
@@ -46,6 +54,18 @@ def write(view: View) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+READ = ("user_input", "reference", "reference_context_ids", "evalset_id", "category", "split",
+        "answerable", "verified")  # fmt: skip
+"""The keys of a sample import reads: Ragas's and those ``write`` adds."""
+RAGAS = ("reference_contexts", "retrieved_contexts", "retrieved_context_ids", "response",
+         "multi_responses", "rubrics", "persona_name", "query_style", "query_length",
+         "synthesizer_name")  # fmt: skip
+"""Ragas's own keys that import passes over (``SingleTurnSample``'s others, and the
+``synthesizer_name`` of a generated test set): the answer under test and the text of the
+contexts are no labels. ``reference_contexts`` is as like ``reference_context_ids`` as a
+misspelling, so these are named rather than told apart by likeness."""
+
+
 def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Samples as draft items: the reference becomes one key point, the reference context ids
     become expected sources (the importer refuses ids the corpus's snapshot does not have,
@@ -59,6 +79,9 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
     for number, sample in json_lines(text):
         if not isinstance(sample, dict) or not isinstance(sample.get("user_input"), str):
             raise RowError(number, "has no user_input text")
+        for key in sample:  # a misspelt label, read as nothing, would be dropped without a word
+            if key not in READ and key not in RAGAS and near_miss(key, READ):
+                raise RowError(number, unread("key", key, READ))
         item: dict[str, Any] = {"question": sample["user_input"], "status": "draft"}
         for key, target in (
             ("evalset_id", "id"),

@@ -90,6 +90,36 @@ def misspelt(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None
     return close[0] if close else None
 
 
+def near_miss(key: str, known: Iterable[str]) -> bool:
+    """Whether ``key`` misspells one of ``known``: a letter more, less or swapped, another
+    case, a plural (``catgory``, ``Category``, ``Tags``, ``evalset_ids``); not a key that runs
+    on past one by a word of its own (``original``, ``category_v2``), which is the user's.
+    Two letters swapped are looked for apart: a short key so misspelt is less like the
+    key than ``NEAR`` (``spilt`` is 0.8 like ``split``), and a side or a tag read as
+    nothing would be dropped without a word."""
+    name = key.strip().lower()
+    if any(_swapped(name, k) for k in known):
+        return True
+    close = misspelt(key, known, NEAR)
+    if close is None:
+        return False
+    rest = name.removeprefix(close)
+    return rest == name or rest in ("", "s", "es")
+
+
+def _swapped(name: str, known: str) -> bool:
+    """Whether ``name`` is ``known`` with two neighbouring letters swapped."""
+    if len(name) != len(known) or name == known:
+        return False
+    at = [k for k, (a, b) in enumerate(zip(name, known, strict=True)) if a != b]
+    return (
+        len(at) == 2
+        and at[1] == at[0] + 1
+        and name[at[0]] == known[at[1]]
+        and name[at[1]] == known[at[0]]
+    )
+
+
 def unread(
     kind: str,
     name: str,

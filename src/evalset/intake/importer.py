@@ -223,7 +223,7 @@ def _candidate(row: dict[str, Any], today: dt.date) -> Item:
     every label an active item needs, and its origin."""
     if not _named(row):
         row["id"] = question_id(row["question"])
-    if not _complete(row):
+    if not _complete(row) and row.get("status") != "retired":  # one needs no labels to stay so
         row["status"] = "draft"
     row["origin"] = _origin(row, today)
     return Item.model_validate(row)
@@ -245,6 +245,25 @@ def _as_format_shows(item: Item, fmt: str) -> Item:
     row = rows[0][1]
     row.pop("evalset", None)
     return _candidate(row, dt.date.today())
+
+
+def _refuse_twice(source: Path, candidates: list[tuple[int, Item]], unnamed: set[int]) -> None:
+    """Refuse two rows of the file with one id (a row's own) and other content: which of them
+    is meant cannot be told, as of a CSV header naming a column twice. The first was imported
+    and the second reported as a conflict, exit 1, with advice to edit the set's item, which
+    the set did not have. Rows alike are one row given twice (the second is skipped)."""
+    first: dict[str, tuple[int, Item]] = {}
+    for number, item in candidates:
+        line, earlier = first.setdefault(item.id, (number, item))
+        if line == number or number in unnamed:  # no id of its own: a near duplicate, skipped
+            continue
+        differs = _differences(item, earlier)
+        if differs:
+            raise ImportRefused(
+                f"{source}:{number}: the row has the id {item.id} of line {line}, with other "
+                f"content ({', '.join(differs)}); give one of them another id, or remove one "
+                "(nothing was imported)."
+            )
 
 
 def _differences(row: Item, existing: Item) -> list[str]:
@@ -290,8 +309,17 @@ def import_rows(
     categories: dict[str, str] = {}
     today = dt.date.today()
     for number, row in rows:
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str):
+        if not isinstance(row, dict) or row.get("question") is None:
             raise ImportRefused(f"{source}:{number}: the row has no question; fix or remove it.")
+        # there, but no text: a question named missing, an id replaced by a hash unsaid
+        for key in ("question", "id"):
+            if row.get(key) is not None and not isinstance(row[key], str):
+                wrong = {"type": "string_type", "loc": (key,), "input": row[key]}
+                secret = row.get("holdout") not in (False, None)  # its labels unquoted
+                raise ImportRefused(
+                    f"{source}:{number}: {key}: {field_message(wrong, secret)}; fix the row, "
+                    "nothing was imported."
+                )
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
         if not _named(row):
             unnamed.add(number)
@@ -301,6 +329,7 @@ def import_rows(
         except ValidationError as exc:
             raise ImportRefused(f"{source}:{number}: {_invalid(exc, fmt, hidden)}") from None
         candidates.append((number, item))
+    _refuse_twice(source, candidates, unnamed)
     if create:
         problem = set_name_problem(target.stem)
         if problem is not None:
