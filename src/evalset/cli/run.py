@@ -365,8 +365,8 @@ def _md_detail(parts: list[Part]) -> str:
 
 
 def _stale_md(report: StaleReport) -> list[str]:
-    """The lines of `stale --format md`: a row per stale citation, then the changes of the
-    changed and deleted ones, as many as fit in a comment (``COMMENT_LONGEST``)."""
+    """The lines of `stale --format md`: a row per stale citation, then the details of each
+    (word diffs, reworded headings, notes), as many as fit in a comment (``COMMENT_LONGEST``)."""
     from evalset.display import (
         COMMENT_LONGEST,
         LEFT_OUT_ROOM,
@@ -400,12 +400,14 @@ def _stale_md(report: StaleReport) -> list[str]:
             if c.status == "ok":
                 continue
             now = c.new or ", ".join(c.candidates) or ""
+            if c.status == "moved" and c.candidates:  # as the text output says it
+                now += f" (also identical: {', '.join(c.candidates)})"
             if c.parts:
                 now = "in " + ", ".join(_anchor(p.section, c.citation) for p in c.parts)
             rows.append(md_row([item.set, md_code(item.id), md_code(c.citation), c.status,
                                 md_text(now)]))  # fmt: skip
             lines = _detail_lines(item, c)
-            if c.status not in ("changed", "deleted") or not lines:
+            if not lines:  # a moved one's reworded heading and tie are changes too
                 continue
             summary = md_html(f"{item.id}: {c.citation}")
             block = ["", f"<details><summary>{summary} ({c.status})</summary>", ""]

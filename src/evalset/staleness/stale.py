@@ -83,6 +83,8 @@ class CitationStatus:
                     "new_text": self.candidate_text,
                     "diff": diff_text(self.old_text, self.candidate_text),
                 }
+        if self.tied:
+            data["tied"] = True
         if self.heading is not None:
             data["heading"] = {"was": self.heading[0], "now": self.heading[1]}
         if self.note:
@@ -365,7 +367,9 @@ class StaleChecker:
             if after["hash"] == before["hash"]:  # its heading alone was reworded
                 return CitationStatus(text, "changed", heading=heading)
             kept = self._kept_at(citation, old, before)
-            status = CitationStatus(text, "changed", candidates=kept)
+            # its heading may be reworded with its text (an HTML id, or an anchor that
+            # ignores case, kept): both say what changed
+            status = CitationStatus(text, "changed", candidates=kept, heading=heading)
             if status.candidates:  # a heading repeated above renumbers the ones below it
                 status.note = (
                     f"the text it was verified against is now, unchanged, at "
@@ -388,9 +392,20 @@ class StaleChecker:
             order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
             if matches and not order[0][0]:
                 now = lookup(self.newest, Citation.parse(matches[0]))
-                return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
-                                      tied=len(order) == 2 and order[0] == order[1],
-                                      heading=_heading(before, now))  # fmt: skip
+                status = CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
+                                        tied=len(order) == 2 and order[0] == order[1],
+                                        heading=_heading(before, now))  # fmt: skip
+                if status.tied:  # ``new`` is only the first by name: every output says so
+                    alike = [
+                        m
+                        for m in matches
+                        if _move_order(m, citation.doc, old, before["hash"]) == order[0]
+                    ]
+                    status.note = (
+                        f"its text went to {' and '.join(alike)} alike, none of which held it "
+                        "before: `--fix-moved` leaves it, cite the one meant by hand"
+                    )
+                return status
             already = matches  # each held that text already: boilerplate, not where it went
         else:
             already = []

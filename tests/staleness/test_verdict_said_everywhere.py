@@ -1,0 +1,184 @@
+"""What a verdict found is said by every form of `evalset stale`: text, `--json` and
+`--format md`.
+
+- A heading reworded together with its text under an anchor that did not change (an HTML
+  ``id``, or a markdown anchor that ignores case) was told `changed` with the text's diff
+  only: the heading's rewording, which changes what the text is about, was said nowhere.
+- A section whose text went to several new places alike is `moved` to the first by name,
+  a guess `--fix-moved` leaves to a person; `stale` showed the guess as the answer (the
+  text and the comment said "moved -> A", `--json` said `"new": A`), and the comment left
+  out the other places and a moved section's reworded heading.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SET_HEADER, set_item, verified_items, write_files
+from evalset.corpus.snapshot import take_snapshot
+
+A = "# A\n\n## Fees\n\nCard fee is 2%.\n\n## Limits\n\nLimit is 500.\n"
+B = "# B\n\nOther.\n"
+MFA = '<h1>IT</h1>\n<h2 id="mfa">Multi-factor: {who}</h2>\n<p>MFA is required for {what}.</p>\n'
+TIE_NOTE = (
+    "its text went to b.md#charges and b.md#fees-again alike, none of which held it before: "
+    "`--fix-moved` leaves it, cite the one meant by hand"
+)
+# name -> (corpus as verified, corpus now, citation,
+#          (lines of the text output, JSON fields, lines of the comment)); "T:" marks what
+# is shown only when the snapshots store text (outside git, a heading is all they hold)
+CASES = {
+    "heading and text reworded, HTML id kept": (
+        {"corpus/it.html": MFA.format(who="all staff", what="remote access")},
+        {"corpus/it.html": MFA.format(who="contractors only", what="all access")},
+        "it.html#mfa",
+        (
+            [
+                "  changed    it.html#mfa",
+                "      heading: Multi-factor: [-all staff-] {+contractors only+}",
+                "T:      MFA is required for [-remote-] {+all+} access.",
+            ],
+            {
+                "status": "changed",
+                "heading": {
+                    "was": "Multi-factor: all staff",
+                    "now": "Multi-factor: contractors only",
+                },
+                "T:diff": "MFA is required for [-remote-] {+all+} access.",
+            },
+            [
+                "| docs | `q` | `it.html#mfa` | changed |  |",
+                "heading: Multi-factor: ~~all staff~~ **contractors only**",
+                "T:MFA is required for ~~remote~~ **all** access.",
+            ],
+        ),
+    ),
+    "heading and text reworded, markdown anchor the same": (
+        {"corpus/pay.md": "# Pay\n\n## Staff hired Before 2020\n\n0.30 EUR per km.\n"},
+        {"corpus/pay.md": "# Pay\n\n## Staff hired before 2020\n\n0.35 EUR per km.\n"},
+        "pay.md#staff-hired-before-2020",
+        (
+            [
+                "  changed    pay.md#staff-hired-before-2020",
+                "      heading: Staff hired [-Before-] {+before+} 2020",
+                "T:      [-0.30-] {+0.35+} EUR per km.",
+            ],
+            {
+                "status": "changed",
+                "heading": {"was": "Staff hired Before 2020", "now": "Staff hired before 2020"},
+            },
+            ["heading: Staff hired ~~Before~~ **before** 2020", "T:~~0.30~~ **0.35** EUR per km."],
+        ),
+    ),
+    "moved to two new places alike": (
+        {"corpus/a.md": A, "corpus/b.md": B},
+        {
+            "corpus/a.md": "# A\n\n## Limits\n\nLimit is 500.\n",
+            "corpus/b.md": B
+            + "\n## Charges\n\nCard fee is 2%.\n\n## Fees again\n\nCard fee is 2%.\n",
+        },
+        "a.md#fees",
+        (
+            [
+                "  moved      a.md#fees -> b.md#charges (also identical: b.md#fees-again)",
+                "      heading: [-Fees-] {+Charges+}",
+                f"      ({TIE_NOTE})",
+            ],
+            {
+                "status": "moved",
+                "new": "b.md#charges",
+                "candidates": ["b.md#fees-again"],
+                "tied": True,
+                "note": TIE_NOTE,
+            },
+            [
+                "| docs | `q` | `a.md#fees` | moved | b.md#charges (also identical: "
+                "b.md#fees-again) |",
+                "heading: ~~Fees~~ **Charges**",
+                "(" + TIE_NOTE.replace("`", "\\`") + ")",
+            ],
+        ),
+    ),
+    "moved by a reworded heading, also copied to another document": (
+        {"corpus/a.md": A, "corpus/b.md": B},
+        {
+            "corpus/a.md": A.replace("## Fees", "## Card fees"),
+            "corpus/b.md": B + "\n## Charges\n\nCard fee is 2%.\n",
+        },
+        "a.md#fees",
+        (
+            [
+                "  moved      a.md#fees -> a.md#card-fees (also identical: b.md#charges)",
+                "      heading: [-Fees-] {+Card fees+}",
+            ],
+            {"status": "moved", "new": "a.md#card-fees", "candidates": ["b.md#charges"]},
+            [
+                "| docs | `q` | `a.md#fees` | moved | a.md#card-fees (also identical: "
+                "b.md#charges) |",
+                "heading: ~~Fees~~ **Card fees**",
+            ],
+        ),
+    ),
+}
+
+
+def _shown(expected, store_text: bool):  # type: ignore[no-untyped-def]
+    """``expected`` (lines, or JSON fields) without the "T:" ones when no text is stored, and
+    with their mark removed when it is."""
+    keep = [(x, x.removeprefix("T:")) for x in expected if store_text or not x.startswith("T:")]
+    if isinstance(expected, dict):
+        return {key: expected[x] for x, key in keep}
+    return [line for _, line in keep]
+
+
+def _stale_corpus(repo: Path, case: str, store_text: bool) -> None:
+    before, after, citation, _ = CASES[case]
+    write_files(repo, before)
+    old = take_snapshot(
+        repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=store_text
+    )
+    (repo / "sets" / "docs.yaml").write_text(
+        SET_HEADER + verified_items(set_item("q", citation), old.short)
+    )
+    for path in before:
+        (repo / path).unlink()
+    write_files(repo, after)
+    take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset", store_text=store_text)
+
+
+@pytest.mark.parametrize("store_text", [True, False], ids=["text stored", "hashes only"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_form_of_stale_says_what_changed(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, case: str, store_text: bool
+) -> None:
+    lines, fields, md_lines = (_shown(part, store_text) for part in CASES[case][3])
+    _stale_corpus(corpus_repo, case, store_text)
+    text = cli(corpus_repo, "stale")
+    assert text.code == 1, text.err
+    shown = text.out.splitlines()
+    start = shown.index(lines[0])
+    assert shown[start : start + len(lines)] == lines
+    as_json = cli(corpus_repo, "stale", "--json")
+    assert as_json.code == 1, as_json.err
+    (entry,) = json.loads(as_json.out)["items"][0]["citations"]
+    assert {k: entry.get(k) for k in fields} == fields
+    if "tied" not in fields:
+        assert "tied" not in entry
+    md = cli(corpus_repo, "stale", "--format", "md")
+    assert md.code == 1, md.err
+    for line in md_lines:
+        assert line in md.out.splitlines(), line
+
+
+def test_fix_moved_leaves_a_tie_and_says_so_in_each_form(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    _stale_corpus(corpus_repo, "moved to two new places alike", True)
+    before = (corpus_repo / "sets" / "docs.yaml").read_bytes()
+    done = cli(corpus_repo, "stale", "--fix-moved", "--json")
+    assert done.code == 1, done.err
+    data = json.loads(done.out)
+    assert data["not_fixed"] == {"q": {"a.md#fees": ["b.md#charges", "b.md#fees-again"]}}
+    assert data["items"][0]["citations"][0]["tied"] is True
+    assert (corpus_repo / "sets" / "docs.yaml").read_bytes() == before
