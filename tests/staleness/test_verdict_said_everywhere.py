@@ -4,6 +4,11 @@
 - A heading reworded together with its text under an anchor that did not change (an HTML
   ``id``, or a markdown anchor that ignores case) was told `changed` with the text's diff
   only: the heading's rewording, which changes what the text is about, was said nowhere.
+- A heading repeated in a document (``### Exceptions`` under each product) renumbers the
+  ones below it when one above is removed: ``exceptions`` then names what ``exceptions-1``
+  held, and was told `changed` with a diff against that other text, as if its own had been
+  rewritten so; a note now says whose text it is and that its own is nowhere. The note on
+  the next one guessed a heading *added* above; it says added or removed.
 - A section whose text went to several new places alike is `moved` to the first by name,
   a guess `--fix-moved` leaves to a person; `stale` showed the guess as the answer (the
   text and the comment said "moved -> A", `--json` said `"new": A`), and the comment left
@@ -26,6 +31,22 @@ MFA = '<h1>IT</h1>\n<h2 id="mfa">Multi-factor: {who}</h2>\n<p>MFA is required fo
 TIE_NOTE = (
     "its text went to b.md#charges and b.md#fees-again alike, none of which held it before: "
     "`--fix-moved` leaves it, cite the one meant by hand"
+)
+DEVICES = (
+    "# Devices\n\n## Laptops\n\n### Exceptions\n\nNo returns after 14 days.\n\n"
+    "## Phones\n\n### Exceptions\n\nNo returns once unsealed.\n\n"
+    "## Tablets\n\n### Exceptions\n\nNone.\n"
+)
+DEVICES_NOW = DEVICES.replace("## Laptops\n\n### Exceptions\n\nNo returns after 14 days.\n\n", "")
+TOOK_NOTE = (
+    "the text now under it is what d.md#exceptions-1 held when the item was verified, "
+    "unchanged, and the text it was verified against is nowhere now: if a heading of the same "
+    "name above it was removed, this section's own text was deleted"
+)
+KEPT_NOTE = (
+    "the text it was verified against is now, unchanged, at d.md#exceptions, which did not "
+    "hold it before: if a heading of the same name above it was added or removed, cite that "
+    "section"
 )
 # name -> (corpus as verified, corpus now, citation,
 #          (lines of the text output, JSON fields, lines of the comment)); "T:" marks what
@@ -119,6 +140,41 @@ CASES = {
                 "| docs | `q` | `a.md#fees` | moved | a.md#card-fees (also identical: "
                 "b.md#charges) |",
                 "heading: ~~Fees~~ **Card fees**",
+            ],
+        ),
+    ),
+    "a repeated heading removed above: the label now names the next one's text": (
+        {"corpus/d.md": DEVICES},
+        {"corpus/d.md": DEVICES_NOW},
+        "d.md#exceptions",
+        (
+            [
+                "  changed    d.md#exceptions",
+                "T:      No returns [-after 14 days.-] {+once unsealed.+}",
+                f"      ({TOOK_NOTE})",
+            ],
+            {"status": "changed", "candidates": [], "note": TOOK_NOTE},
+            [
+                "| docs | `q` | `d.md#exceptions` | changed |  |",
+                "T:No returns ~~after 14 days.~~ **once unsealed.**",
+                f"({TOOK_NOTE})",
+            ],
+        ),
+    ),
+    "a repeated heading removed above: the next one's text is under the label before": (
+        {"corpus/d.md": DEVICES},
+        {"corpus/d.md": DEVICES_NOW},
+        "d.md#exceptions-1",
+        (
+            [
+                "  changed    d.md#exceptions-1",
+                "T:      [-No returns once unsealed.-] {+None.+}",
+                f"      ({KEPT_NOTE})",
+            ],
+            {"status": "changed", "candidates": ["d.md#exceptions"], "note": KEPT_NOTE},
+            [
+                "| docs | `q` | `d.md#exceptions-1` | changed | d.md#exceptions |",
+                f"({KEPT_NOTE})",
             ],
         ),
     ),

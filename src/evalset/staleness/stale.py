@@ -374,8 +374,18 @@ class StaleChecker:
                 status.note = (
                     f"the text it was verified against is now, unchanged, at "
                     f"{' and '.join(status.candidates[:3])}, which did not hold it before: if "
-                    "a heading of the same name was added above it, cite that section"
+                    "a heading of the same name above it was added or removed, cite that "
+                    "section"
                 )
+            else:  # one removed above: the label names the next one's text, its own is gone
+                took = self._took_from(citation, old, before, after)
+                if took is not None:
+                    status.note = (
+                        f"the text now under it is what {took} held when the item was "
+                        "verified, unchanged, and the text it was verified against is nowhere "
+                        "now: if a heading of the same name above it was removed, this "
+                        "section's own text was deleted"
+                    )
             if self._pending is not None:
                 self._pending.append((status, was, citation, old, before, after))
             else:
@@ -436,6 +446,32 @@ class StaleChecker:
             if then is None or then["hash"] != before["hash"]:
                 kept.append(match)
         return _where_it_moved(kept, citation.doc, old, before["hash"])
+
+    def _took_from(
+        self, citation: Citation, old: Snapshot, before: dict[str, Any], after: dict[str, Any]
+    ) -> str | None:
+        """The section of ``citation``'s document that held, in ``old``, exactly the text
+        ``citation`` holds now, under the same heading, and holds it no longer, when the
+        text ``citation`` had is nowhere now: the labels of a repeated heading renumbered
+        by one removed above (``exceptions`` now names what ``exceptions-1`` was)."""
+        if citation.section is None or after["hash"] == EMPTY:
+            return None
+        if self.index.with_hash(before["hash"], True):
+            return None  # its own text is somewhere still: not this case
+        then = old.documents.get(citation.doc)
+        now = self.newest.documents.get(citation.doc)
+        if then is None or now is None:
+            return None
+        title = _title(after).split()
+        for sid, entry in then["sections"].items():
+            if sid == citation.section or entry["hash"] != after["hash"]:
+                continue
+            if _title(entry).split() != title:
+                continue
+            still = now["sections"].get(sid)
+            if still is None or still["hash"] != after["hash"]:
+                return f"{citation.doc}#{sid}"
+        return None
 
     def _deleted_texts(
         self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any
