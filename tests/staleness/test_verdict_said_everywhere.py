@@ -238,3 +238,90 @@ def test_fix_moved_leaves_a_tie_and_says_so_in_each_form(corpus_repo: Path, cli)
     assert data["not_fixed"] == {"q": {"a.md#fees": ["b.md#charges", "b.md#fees-again"]}}
     assert data["items"][0]["citations"][0]["tied"] is True
     assert (corpus_repo / "sets" / "docs.yaml").read_bytes() == before
+
+
+# `stale --fix-moved` rewrites set files: each form says what it rewrote and what it left.
+# Before, the comment (`--format md`) said neither: the set file changed under the reviewer.
+FIXES = {
+    "moved by a reworded heading, also copied to another document": (
+        "fixed q: a.md#fees -> a.md#card-fees",
+        {"fixed": {"q": {"a.md#fees": "a.md#card-fees"}}, "not_fixed": {}},
+        "Rewritten in place by `--fix-moved` (1): `q`: `a.md#fees` → `a.md#card-fees`.",
+    ),
+    "moved to two new places alike": (
+        "not fixed q: a.md#fees moved to b.md#charges and b.md#fees-again alike; cite the one "
+        "meant by hand",
+        {"fixed": {}, "not_fixed": {"q": {"a.md#fees": ["b.md#charges", "b.md#fees-again"]}}},
+        "Not rewritten, moved to several places alike (cite the one meant by hand) (1): `q`: "
+        "`a.md#fees` → `b.md#charges` or `b.md#fees-again`.",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", ["text", "json", "md"])
+@pytest.mark.parametrize("case", list(FIXES))
+def test_fix_moved_says_what_it_rewrote_in_every_form(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, case: str, form: str
+) -> None:
+    _stale_corpus(corpus_repo, case, True)
+    line, fields, md_line = FIXES[case]
+    args = {"text": [], "json": ["--json"], "md": ["--format", "md"]}[form]
+    done = cli(corpus_repo, "stale", "--fix-moved", *args)
+    assert done.code in (0, 1), done.err
+    if form == "text":
+        assert line in done.out.splitlines()
+    elif form == "json":
+        data = json.loads(done.out)
+        assert {k: data[k] for k in fields} == fields
+    else:
+        assert md_line in done.out.splitlines()
+
+
+# Item ids are unique within a set only. With two sets holding an item of the same id, each
+# rewritten (or left tied), every form said only the last set's: the other set file changed
+# unreported.
+TWO_SETS = {
+    "rewritten in both sets": (
+        "# A\n\n## Charges\n\nCard fee is 2%.\n\n## Maximum\n\nLimit is 500.\n",
+        ["fixed q: a.md#fees -> a.md#charges", "fixed q: a.md#limits -> a.md#maximum"],
+        {"fixed": {"q": {"a.md#fees": "a.md#charges", "a.md#limits": "a.md#maximum"}}},
+        ["`q`: `a.md#fees` → `a.md#charges`", "`q`: `a.md#limits` → `a.md#maximum`"],
+    ),
+    "tied in both sets": (
+        "# A\n\n## C1\n\nCard fee is 2%.\n\n## C2\n\nCard fee is 2%.\n\n"
+        "## M1\n\nLimit is 500.\n\n## M2\n\nLimit is 500.\n",
+        ["not fixed q: a.md#fees moved to a.md#c1 and a.md#c2 alike; cite the one meant by hand",
+         "not fixed q: a.md#limits moved to a.md#m1 and a.md#m2 alike; cite the one meant by "
+         "hand"],
+        {"not_fixed": {"q": {"a.md#fees": ["a.md#c1", "a.md#c2"],
+                             "a.md#limits": ["a.md#m1", "a.md#m2"]}}},
+        ["`q`: `a.md#fees` → `a.md#c1` or `a.md#c2`",
+         "`q`: `a.md#limits` → `a.md#m1` or `a.md#m2`"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("form", ["text", "json", "md"])
+@pytest.mark.parametrize("case", list(TWO_SETS))
+def test_fix_moved_reports_items_of_one_id_in_two_sets(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, case: str, form: str
+) -> None:
+    after, lines, fields, md_parts = TWO_SETS[case]
+    write_files(corpus_repo, {"corpus/a.md": A})
+    old = take_snapshot(corpus_repo, "corpus", corpus_repo / "snapshots", corpus_repo / ".evalset")
+    for name, citation in (("docs", "a.md#fees"), ("other", "a.md#limits")):
+        header = SET_HEADER.replace("name: docs", f"name: {name}")
+        items = verified_items(set_item("q", citation), old.short)
+        (corpus_repo / "sets" / f"{name}.yaml").write_text(header + items)
+    write_files(corpus_repo, {"corpus/a.md": after})
+    take_snapshot(corpus_repo, "corpus", corpus_repo / "snapshots", corpus_repo / ".evalset")
+    args = {"text": [], "json": ["--json"], "md": ["--format", "md"]}[form]
+    done = cli(corpus_repo, "stale", "--fix-moved", *args)
+    assert done.code in (0, 1), done.err
+    if form == "text":
+        assert all(line in done.out.splitlines() for line in lines), done.out
+    elif form == "json":
+        data = json.loads(done.out)
+        assert {k: data[k] for k in fields} == fields
+    else:
+        assert all(part in done.out for part in md_parts), done.out

@@ -165,15 +165,16 @@ def stale(
             refuse_unplain(path)
         for path in paths:  # every set readable, and its items loaded, before any is rewritten
             require_schema(load_set(path))
-        for path in paths:
-            fixed.update(fix(ws, path, alike))
+        for path in paths:  # item ids are unique within a set only: merged, none lost
+            for item_id, moves in fix(ws, path, alike).items():
+                fixed.setdefault(item_id, {}).update(moves)
     report = stale_report(paths, workspace_store(ws), ws.root)
     claims = _claims(ws, report, judge) if judge else {}
-    tied = alike | {  # moved to several places alike: not rewritten, a person chooses
-        item.id: {c.citation: [c.new, *c.candidates] for c in item.citations if c.tied}
-        for item in report.items
-        if fix_moved and any(c.tied for c in item.citations)
-    }
+    tied = {item_id: dict(places) for item_id, places in alike.items()}
+    for item in report.items if fix_moved else []:  # moved to several places alike: not
+        for c in item.citations:  # rewritten, a person chooses (ids of two sets merged)
+            if c.tied and c.new is not None:
+                tied.setdefault(item.id, {})[c.citation] = [c.new, *c.candidates]
     if as_json:
         data = report.to_json()
         for entry in data["items"]:
@@ -184,7 +185,7 @@ def stale(
     elif report.snapshot is None and not report.items:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
-        emit_document("\n".join(_stale_md(report)) + "\n")
+        emit_document("\n".join(_stale_md(report, fixed, tied)) + "\n")
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
@@ -364,7 +365,33 @@ def _md_detail(parts: list[Part]) -> str:
     return "".join(f"{marks[kind]}{md_text(text)}{marks[kind]}" for text, kind in parts)
 
 
-def _stale_md(report: StaleReport) -> list[str]:
+def _fixes_md(fixed: dict[str, dict[str, str]], tied: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The lines of `stale --fix-moved --format md` that say which citations were rewritten
+    in the set files, and which were left for a person (the first 20 of each)."""
+    from evalset.display import md_code
+
+    def shown(pairs: list[str]) -> str:
+        more = f", and {len(pairs) - 20} more" if len(pairs) > 20 else ""
+        return ", ".join(pairs[:20]) + more
+
+    out = []
+    done = [f"{md_code(i)}: {md_code(old)} → {md_code(new)}"
+            for i, moves in fixed.items() for old, new in moves.items()]  # fmt: skip
+    if done:
+        out += ["", f"Rewritten in place by `--fix-moved` ({len(done)}): {shown(done)}."]
+    left = [f"{md_code(i)}: {md_code(old)} → {' or '.join(md_code(str(p)) for p in where)}"
+            for i, places in tied.items() for old, where in places.items()]  # fmt: skip
+    if left:
+        out += ["", f"Not rewritten, moved to several places alike (cite the one meant by "
+                f"hand) ({len(left)}): {shown(left)}."]  # fmt: skip
+    return out
+
+
+def _stale_md(
+    report: StaleReport,
+    fixed: dict[str, dict[str, str]] | None = None,
+    tied: dict[str, dict[str, list[str]]] | None = None,
+) -> list[str]:
     """The lines of `stale --format md`: a row per stale citation, then the details of each
     (word diffs, reworded headings, notes), as many as fit in a comment (``COMMENT_LONGEST``)."""
     from evalset.display import (
@@ -386,6 +413,7 @@ def _stale_md(report: StaleReport) -> list[str]:
         more = f", and {len(unverified) - 20} more" if len(unverified) > 20 else ""
         end = ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
                f"compared: {', '.join(map(md_code, unverified[:20]))}{more}."]  # fmt: skip
+    end = _fixes_md(fixed or {}, tied or {}) + end
     against = f"against snapshot `{report.snapshot}`{why}"
     if report.snapshot is None:
         against = "(no snapshot here to compare them with: their citations are unknown)"
