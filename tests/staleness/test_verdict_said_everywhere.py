@@ -9,6 +9,9 @@
   held, and was told `changed` with a diff against that other text, as if its own had been
   rewritten so; a note now says whose text it is and that its own is nowhere. The note on
   the next one guessed a heading *added* above; it says added or removed.
+- A subsection's heading reworded over the same text made its cited parent `changed`, told
+  as the subsection removed and another added, each with the same text; it is one part,
+  ``renamed``, with the heading's word diff.
 - A section whose text went to several new places alike is `moved` to the first by name,
   a guess `--fix-moved` leaves to a person; `stale` showed the guess as the answer (the
   text and the comment said "moved -> A", `--json` said `"new": A`), and the comment left
@@ -32,6 +35,10 @@ TIE_NOTE = (
     "its text went to b.md#charges and b.md#fees-again alike, none of which held it before: "
     "`--fix-moved` leaves it, cite the one meant by hand"
 )
+POLICY = (
+    "# Policy\n\n## Returns\n\nParent text.\n\n### Damaged\n\nDamaged items 30 days.\n\n"
+    "### Opened\n\nOpened items 14 days.\n"
+)
 DEVICES = (
     "# Devices\n\n## Laptops\n\n### Exceptions\n\nNo returns after 14 days.\n\n"
     "## Phones\n\n### Exceptions\n\nNo returns once unsealed.\n\n"
@@ -50,7 +57,8 @@ KEPT_NOTE = (
 )
 # name -> (corpus as verified, corpus now, citation,
 #          (lines of the text output, JSON fields, lines of the comment)); "T:" marks what
-# is shown only when the snapshots store text (outside git, a heading is all they hold)
+# is shown only when the snapshots store text (outside git, a heading is all they hold),
+# "H:" what is shown only when they do not
 CASES = {
     "heading and text reworded, HTML id kept": (
         {"corpus/it.html": MFA.format(who="all staff", what="remote access")},
@@ -178,13 +186,49 @@ CASES = {
             ],
         ),
     ),
+    "a subsection's heading reworded over the same text, its parent cited": (
+        {"corpus/p.md": POLICY},
+        {"corpus/p.md": POLICY.replace("### Damaged", "### Damaged goods")},
+        "p.md#returns",
+        (
+            [
+                "T:  changed    p.md#returns (in #damaged-goods)",
+                "H:  changed    p.md#returns",
+                "T:      #damaged -> #damaged-goods (renamed, its text the same): Damaged "
+                "{+goods+}",
+            ],
+            {
+                "status": "changed",
+                "T:changed_in": [
+                    {
+                        "section": "p.md#damaged-goods",
+                        "status": "renamed",
+                        "old": "Damaged items 30 days.",
+                        "new": "Damaged items 30 days.",
+                        "diff": "Damaged items 30 days.",
+                        "was": "p.md#damaged",
+                        "heading": {"was": "Damaged", "now": "Damaged goods"},
+                    }
+                ],
+            },
+            [
+                "T:| docs | `q` | `p.md#returns` | changed | in #damaged-goods |",
+                "H:| docs | `q` | `p.md#returns` | changed |  |",
+                "T:#damaged -> #damaged-goods (renamed, its text the same): Damaged **goods**",
+            ],
+        ),
+    ),
 }
 
 
 def _shown(expected, store_text: bool):  # type: ignore[no-untyped-def]
     """``expected`` (lines, or JSON fields) without the "T:" ones when no text is stored, and
-    with their mark removed when it is."""
-    keep = [(x, x.removeprefix("T:")) for x in expected if store_text or not x.startswith("T:")]
+    without the "H:" ones when it is, their marks removed."""
+    keep = [
+        (x, x.removeprefix("T:").removeprefix("H:"))
+        for x in expected
+        if not x.startswith("T:" if not store_text else "H:")
+    ]
     if isinstance(expected, dict):
         return {key: expected[x] for x, key in keep}
     return [line for _, line in keep]

@@ -288,7 +288,11 @@ def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
     if c.status == "changed" and c.parts:
         for part in c.parts:
             where = _anchor(part.section, c.citation)
-            if part.old is not None and part.new is not None:
+            if part.status == "renamed" and part.was is not None and part.heading is not None:
+                was = _anchor(part.was, c.citation)
+                lines.append([(f"{was} -> {where} (renamed, its text the same): ", None),
+                              *_diff_parts(*part.heading)])  # fmt: skip
+            elif part.old is not None and part.new is not None:
                 lines.append([(f"{where}: ", None), *_diff_parts(part.old, part.new)])
             else:
                 lines.append([(f"{where} ({part.status}): {_clip(part.new or part.old or '')}",
