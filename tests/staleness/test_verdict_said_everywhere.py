@@ -186,6 +186,19 @@ CASES = {
             ],
         ),
     ),
+    "an empty section renamed (empty sections never count as moved)": (
+        {"corpus/a.md": "# A\n\n## Fees\n\n## Limits\n\nLimit is 500.\n"},
+        {"corpus/a.md": "# A\n\n## Charges\n\n## Limits\n\nLimit is 500.\n"},
+        "a.md#fees",
+        (
+            [
+                "  deleted    a.md#fees",
+                "T:      was: (nothing: the section was empty under its heading)",
+            ],
+            {"status": "deleted", "T:old_text": ""},
+            ["T:was: (nothing: the section was empty under its heading)"],
+        ),
+    ),
     "a subsection's heading reworded over the same text, its parent cited": (
         {"corpus/p.md": POLICY},
         {"corpus/p.md": POLICY.replace("### Damaged", "### Damaged goods")},

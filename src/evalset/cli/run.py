@@ -300,7 +300,8 @@ def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
     elif c.status == "changed" and c.old_text is not None and c.new_text is not None:
         lines.append(_diff_parts(c.old_text, c.new_text))
     elif c.status == "deleted" and c.old_text is not None:
-        lines.append([(f"was: {_clip(c.old_text)}", None)])
+        was = _clip(c.old_text) or "(nothing: the section was empty under its heading)"
+        lines.append([(f"was: {was}", None)])
         for k in item.citing(c.citation):
             text = HIDDEN if item.holdout else _clip(item.key_points[k], 16)
             lines.append([(f"cited by key point {k + 1}: {text}", None)])
