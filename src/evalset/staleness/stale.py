@@ -221,10 +221,19 @@ class _Index:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self._searched = 0
+        self._found: dict[tuple[str, bool], list[str]] = {}
+        """Searches made (a changed citation's text is looked for twice: where it went, and
+        whether it is anywhere)."""
 
     def with_hash(self, wanted: str, section: bool) -> list[str]:
         """The sections (``doc#id``) or, with ``section`` false, the documents whose text
         hashes to ``wanted``, in the manifest's order."""
+        key = (wanted, section)
+        if key not in self._found:
+            self._found[key] = self._with_hash(wanted, section)
+        return list(self._found[key])
+
+    def _with_hash(self, wanted: str, section: bool) -> list[str]:
         docs = self.snap.documents
         built = "by_section_hash" if section else "by_doc_hash"
         if (
