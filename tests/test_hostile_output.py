@@ -97,6 +97,9 @@ FAMILY: dict[str, str] = {
     "empty": "",
 }
 
+INVISIBLE: dict[int, None] = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+"""Characters a snapshot's text leaves out (for ``str.translate``)."""
+
 CONTROLS = list(FAMILY)[:11]
 """The strings whose characters a terminal acts on."""
 
@@ -472,8 +475,11 @@ def _wanted(fields: list[str]) -> Iterator[tuple[str, str, str, str]]:
                 yield field, name, f"{FIELDS[field]}-{name}-", written
             elif field == "chunk_text":
                 yield field, name, f"Chunk{n:02d}-", value(field, name)
-            elif field == "corpus_text":  # as snapshots keep text: white space collapsed
-                written = " ".join(unicodedata.normalize("NFC", value(field, name)).split())
+            elif field == "corpus_text":  # as snapshots keep text: white space collapsed,
+                # and the characters that render as nothing (soft hyphen, zero-width space,
+                # word joiner, byte-order mark) left out
+                nfc = unicodedata.normalize("NFC", value(field, name))
+                written = " ".join(nfc.translate(INVISIBLE).split())
                 yield field, name, f"{FIELDS[field]} {name}:", written
             elif field == "judge_message":  # on a claim, which says which string
                 yield field, name, FIELDS[field], f"{FIELDS[field]}: cannot decide "

@@ -218,6 +218,9 @@ _messy = st.lists(
             "\x1c",
             "\xa0",
             "\u3000",
+            "\u00ad",
+            "\u200b",
+            "\ufeff",
             "\x00",
             "a",
             "bc",
@@ -248,7 +251,9 @@ _messy = st.lists(
 def test_normalise_is_split_and_join(value: str) -> None:
     import unicodedata
 
-    assert normalise(value) == " ".join(unicodedata.normalize("NFC", value).split())
+    nfc = unicodedata.normalize("NFC", value)
+    shown = "".join(ch for ch in nfc if ch not in "\u00ad\u200b\u2060\ufeff")
+    assert normalise(value) == " ".join(shown.split())
 
 
 @settings(max_examples=300, deadline=None)
@@ -472,6 +477,26 @@ EDITS = {
     ),
     "html: white space, in source mode": (
         html, "source", "<p>Use the form.</p>", "<p>Use   the\nform.</p>", False,
+    ),
+    # characters that render as nothing are no words (before: each made its section changed)
+    "html: a soft hyphen entity": (
+        html, "rendered", "<p>Nonrefundable.</p>", "<p>Non&shy;refundable.</p>", False,
+    ),
+    "md: a soft hyphen entity": (
+        markdown, "rendered", "Nonrefundable.", "Non&shy;refundable.", False,
+    ),
+    "md: a soft hyphen, zero-width space, word joiner, inner BOM": (
+        markdown, "rendered", "Non-refundable items.",
+        "Non-re\u00adfund\u200ba\u2060ble \ufeffitems.", False,
+    ),
+    "md: a soft hyphen, in source mode": (
+        markdown, "source", "Nonrefundable.", "Non\u00adrefundable.", False,
+    ),
+    "md: a zero-width joiner is kept": (
+        markdown, "rendered", "Nonrefundable.", "Non\u200drefundable.", True,
+    ),
+    "html: a zero-width non-joiner is kept": (
+        html, "rendered", "<p>Nonrefundable.</p>", "<p>Non&zwnj;refundable.</p>", True,
     ),
 }  # fmt: skip
 

@@ -196,7 +196,9 @@ within words, full-width letters and half-width katakana."""
         ("office is", "office"),
         ("ACME \u30ab\u30fc\u30c9\u3067\u6255\u3048\u307e\u3059", "\u30ab\u30fc\u30c9"),
         # the corpus in compatibility form, the chunk with ligatures
-        ("Die R\u00fcckgabe ist kostenlos", "r\u00fcckgabe"),
+        # (in capitals: a snapshot leaves the soft hyphen and zero-width space out, so the
+        # chunk as written is found exactly)
+        ("Die R\u00fcckgabe ist KOSTENLOS", "r\u00fcckgabe"),
         ("die r\u00fcckgabe ist kostenlos innerhalb von vierzehn tagen", "r\u00fcckgabe"),
         ("R\u00dcCKGABE IST", "r\u00fcckgabe"),
         # upper case of a sharp s (case folded: SS)

@@ -165,15 +165,16 @@ def stale(
             refuse_unplain(path)
         for path in paths:  # every set readable, and its items loaded, before any is rewritten
             require_schema(load_set(path))
-        for path in paths:
-            fixed.update(fix(ws, path, alike))
+        for path in paths:  # item ids are unique within a set only: merged, none lost
+            for item_id, moves in fix(ws, path, alike).items():
+                fixed.setdefault(item_id, {}).update(moves)
     report = stale_report(paths, workspace_store(ws), ws.root)
     claims = _claims(ws, report, judge) if judge else {}
-    tied = alike | {  # moved to several places alike: not rewritten, a person chooses
-        item.id: {c.citation: [c.new, *c.candidates] for c in item.citations if c.tied}
-        for item in report.items
-        if fix_moved and any(c.tied for c in item.citations)
-    }
+    tied = {item_id: dict(places) for item_id, places in alike.items()}
+    for item in report.items if fix_moved else []:  # moved to several places alike: not
+        for c in item.citations:  # rewritten, a person chooses (ids of two sets merged)
+            if c.tied and c.new is not None:
+                tied.setdefault(item.id, {})[c.citation] = [c.new, *c.candidates]
     if as_json:
         data = report.to_json()
         for entry in data["items"]:
@@ -184,7 +185,7 @@ def stale(
     elif report.snapshot is None and not report.items:
         echo(f"no snapshot in {ws.snapshots_dir} yet: run `evalset snapshot`.")
     elif fmt == "md":
-        emit_document("\n".join(_stale_md(report)) + "\n")
+        emit_document("\n".join(_stale_md(report, fixed, tied)) + "\n")
     else:
         for item_id, moves in fixed.items():
             for old, new in moves.items():
@@ -287,7 +288,11 @@ def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
     if c.status == "changed" and c.parts:
         for part in c.parts:
             where = _anchor(part.section, c.citation)
-            if part.old is not None and part.new is not None:
+            if part.status == "renamed" and part.was is not None and part.heading is not None:
+                was = _anchor(part.was, c.citation)
+                lines.append([(f"{was} -> {where} (renamed, its text the same): ", None),
+                              *_diff_parts(*part.heading)])  # fmt: skip
+            elif part.old is not None and part.new is not None:
                 lines.append([(f"{where}: ", None), *_diff_parts(part.old, part.new)])
             else:
                 lines.append([(f"{where} ({part.status}): {_clip(part.new or part.old or '')}",
@@ -295,7 +300,8 @@ def _detail_lines(item: ItemStatus, c: CitationStatus) -> list[list[Part]]:
     elif c.status == "changed" and c.old_text is not None and c.new_text is not None:
         lines.append(_diff_parts(c.old_text, c.new_text))
     elif c.status == "deleted" and c.old_text is not None:
-        lines.append([(f"was: {_clip(c.old_text)}", None)])
+        was = _clip(c.old_text) or "(nothing: the section was empty under its heading)"
+        lines.append([(f"was: {was}", None)])
         for k in item.citing(c.citation):
             text = HIDDEN if item.holdout else _clip(item.key_points[k], 16)
             lines.append([(f"cited by key point {k + 1}: {text}", None)])
@@ -364,9 +370,35 @@ def _md_detail(parts: list[Part]) -> str:
     return "".join(f"{marks[kind]}{md_text(text)}{marks[kind]}" for text, kind in parts)
 
 
-def _stale_md(report: StaleReport) -> list[str]:
-    """The lines of `stale --format md`: a row per stale citation, then the changes of the
-    changed and deleted ones, as many as fit in a comment (``COMMENT_LONGEST``)."""
+def _fixes_md(fixed: dict[str, dict[str, str]], tied: dict[str, dict[str, list[str]]]) -> list[str]:
+    """The lines of `stale --fix-moved --format md` that say which citations were rewritten
+    in the set files, and which were left for a person (the first 20 of each)."""
+    from evalset.display import md_code
+
+    def shown(pairs: list[str]) -> str:
+        more = f", and {len(pairs) - 20} more" if len(pairs) > 20 else ""
+        return ", ".join(pairs[:20]) + more
+
+    out = []
+    done = [f"{md_code(i)}: {md_code(old)} → {md_code(new)}"
+            for i, moves in fixed.items() for old, new in moves.items()]  # fmt: skip
+    if done:
+        out += ["", f"Rewritten in place by `--fix-moved` ({len(done)}): {shown(done)}."]
+    left = [f"{md_code(i)}: {md_code(old)} → {' or '.join(md_code(str(p)) for p in where)}"
+            for i, places in tied.items() for old, where in places.items()]  # fmt: skip
+    if left:
+        out += ["", f"Not rewritten, moved to several places alike (cite the one meant by "
+                f"hand) ({len(left)}): {shown(left)}."]  # fmt: skip
+    return out
+
+
+def _stale_md(
+    report: StaleReport,
+    fixed: dict[str, dict[str, str]] | None = None,
+    tied: dict[str, dict[str, list[str]]] | None = None,
+) -> list[str]:
+    """The lines of `stale --format md`: a row per stale citation, then the details of each
+    (word diffs, reworded headings, notes), as many as fit in a comment (``COMMENT_LONGEST``)."""
     from evalset.display import (
         COMMENT_LONGEST,
         LEFT_OUT_ROOM,
@@ -386,6 +418,7 @@ def _stale_md(report: StaleReport) -> list[str]:
         more = f", and {len(unverified) - 20} more" if len(unverified) > 20 else ""
         end = ["", f"{len(unverified)} item(s) not verified against any snapshot, so not "
                f"compared: {', '.join(map(md_code, unverified[:20]))}{more}."]  # fmt: skip
+    end = _fixes_md(fixed or {}, tied or {}) + end
     against = f"against snapshot `{report.snapshot}`{why}"
     if report.snapshot is None:
         against = "(no snapshot here to compare them with: their citations are unknown)"
@@ -400,12 +433,14 @@ def _stale_md(report: StaleReport) -> list[str]:
             if c.status == "ok":
                 continue
             now = c.new or ", ".join(c.candidates) or ""
+            if c.status == "moved" and c.candidates:  # as the text output says it
+                now += f" (also identical: {', '.join(c.candidates)})"
             if c.parts:
                 now = "in " + ", ".join(_anchor(p.section, c.citation) for p in c.parts)
             rows.append(md_row([item.set, md_code(item.id), md_code(c.citation), c.status,
                                 md_text(now)]))  # fmt: skip
             lines = _detail_lines(item, c)
-            if c.status not in ("changed", "deleted") or not lines:
+            if not lines:  # a moved one's reworded heading and tie are changes too
                 continue
             summary = md_html(f"{item.id}: {c.citation}")
             block = ["", f"<details><summary>{summary} ({c.status})</summary>", ""]

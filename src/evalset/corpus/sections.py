@@ -8,6 +8,7 @@ title, level and normalised text.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,11 +18,11 @@ from evalset.corpus.names import nfc
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 5
+SECTIONING_VERSION = 6
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused (5: a Git LFS pointer is refused, never
 read as a document; UTF-16 with a byte-order mark and HTML in its declared encoding are
-read, no longer skipped or garbled)."""
+read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out)."""
 
 
 @dataclass(slots=True)
@@ -57,10 +58,19 @@ line, like the inline elements: ``5<del>0</del>0`` reads ``50``. Striking a word
 unstriking it, changes the text."""
 
 
+INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
+"""Characters that only say where a line may break or a word be hyphenated, and render as
+nothing: the soft hyphen (``&shy;``), the zero-width space (what ``<wbr>`` is, as text), the
+word joiner and the zero-width no-break space (a byte-order mark inside a text). Adding or
+removing them is formatting, never wording, so text is compared without them. The joiners
+U+200C and U+200D are kept: they change how Persian, Indic scripts and emoji render."""
+
+
 def normalise(text: str) -> str:
-    """Unicode NFC with every run of white space collapsed to one space, trimmed."""
+    """Unicode NFC without the characters that render as nothing (``INVISIBLE``), with every
+    run of white space collapsed to one space, trimmed."""
     if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
+        text = INVISIBLE.sub("", unicodedata.normalize("NFC", text))
     return " ".join(text.split())
 
 

@@ -83,6 +83,8 @@ class CitationStatus:
                     "new_text": self.candidate_text,
                     "diff": diff_text(self.old_text, self.candidate_text),
                 }
+        if self.tied:
+            data["tied"] = True
         if self.heading is not None:
             data["heading"] = {"was": self.heading[0], "now": self.heading[1]}
         if self.note:
@@ -219,10 +221,19 @@ class _Index:
     def __init__(self, snap: Snapshot) -> None:
         self.snap = snap
         self._searched = 0
+        self._found: dict[tuple[str, bool], list[str]] = {}
+        """Searches made (a changed citation's text is looked for twice: where it went, and
+        whether it is anywhere)."""
 
     def with_hash(self, wanted: str, section: bool) -> list[str]:
         """The sections (``doc#id``) or, with ``section`` false, the documents whose text
         hashes to ``wanted``, in the manifest's order."""
+        key = (wanted, section)
+        if key not in self._found:
+            self._found[key] = self._with_hash(wanted, section)
+        return list(self._found[key])
+
+    def _with_hash(self, wanted: str, section: bool) -> list[str]:
         docs = self.snap.documents
         built = "by_section_hash" if section else "by_doc_hash"
         if (
@@ -365,13 +376,25 @@ class StaleChecker:
             if after["hash"] == before["hash"]:  # its heading alone was reworded
                 return CitationStatus(text, "changed", heading=heading)
             kept = self._kept_at(citation, old, before)
-            status = CitationStatus(text, "changed", candidates=kept)
+            # its heading may be reworded with its text (an HTML id, or an anchor that
+            # ignores case, kept): both say what changed
+            status = CitationStatus(text, "changed", candidates=kept, heading=heading)
             if status.candidates:  # a heading repeated above renumbers the ones below it
                 status.note = (
                     f"the text it was verified against is now, unchanged, at "
                     f"{' and '.join(status.candidates[:3])}, which did not hold it before: if "
-                    "a heading of the same name was added above it, cite that section"
+                    "a heading of the same name above it was added or removed, cite that "
+                    "section"
                 )
+            else:  # one removed above: the label names the next one's text, its own is gone
+                took = self._took_from(citation, old, before, after)
+                if took is not None:
+                    status.note = (
+                        f"the text now under it is what {took} held when the item was "
+                        "verified, unchanged, and the text it was verified against is nowhere "
+                        "now: if a heading of the same name above it was removed, this "
+                        "section's own text was deleted"
+                    )
             if self._pending is not None:
                 self._pending.append((status, was, citation, old, before, after))
             else:
@@ -388,9 +411,20 @@ class StaleChecker:
             order = [_move_order(m, citation.doc, old, before["hash"]) for m in matches[:2]]
             if matches and not order[0][0]:
                 now = lookup(self.newest, Citation.parse(matches[0]))
-                return CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
-                                      tied=len(order) == 2 and order[0] == order[1],
-                                      heading=_heading(before, now))  # fmt: skip
+                status = CitationStatus(text, "moved", new=matches[0], candidates=matches[1:],
+                                        tied=len(order) == 2 and order[0] == order[1],
+                                        heading=_heading(before, now))  # fmt: skip
+                if status.tied:  # ``new`` is only the first by name: every output says so
+                    alike = [
+                        m
+                        for m in matches
+                        if _move_order(m, citation.doc, old, before["hash"]) == order[0]
+                    ]
+                    status.note = (
+                        f"its text went to {' and '.join(alike)} alike, none of which held it "
+                        "before: `--fix-moved` leaves it, cite the one meant by hand"
+                    )
+                return status
             already = matches  # each held that text already: boilerplate, not where it went
         else:
             already = []
@@ -421,6 +455,32 @@ class StaleChecker:
             if then is None or then["hash"] != before["hash"]:
                 kept.append(match)
         return _where_it_moved(kept, citation.doc, old, before["hash"])
+
+    def _took_from(
+        self, citation: Citation, old: Snapshot, before: dict[str, Any], after: dict[str, Any]
+    ) -> str | None:
+        """The section of ``citation``'s document that held, in ``old``, exactly the text
+        ``citation`` holds now, under the same heading, and holds it no longer, when the
+        text ``citation`` had is nowhere now: the labels of a repeated heading renumbered
+        by one removed above (``exceptions`` now names what ``exceptions-1`` was)."""
+        if citation.section is None or after["hash"] == EMPTY:
+            return None
+        if self.index.with_hash(before["hash"], True):
+            return None  # its own text is somewhere still: not this case
+        then = old.documents.get(citation.doc)
+        now = self.newest.documents.get(citation.doc)
+        if then is None or now is None:
+            return None
+        title = _title(after).split()
+        for sid, entry in then["sections"].items():
+            if sid == citation.section or entry["hash"] != after["hash"]:
+                continue
+            if _title(entry).split() != title:
+                continue
+            still = now["sections"].get(sid)
+            if still is None or still["hash"] != after["hash"]:
+                return f"{citation.doc}#{sid}"
+        return None
 
     def _deleted_texts(
         self, status: CitationStatus, citation: Citation, old: Snapshot, before: Any

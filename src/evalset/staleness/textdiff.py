@@ -50,15 +50,23 @@ class PartChange:
     section: str
     """The citation of the part: the cited section itself for its own text."""
     status: str
-    """changed, added or removed."""
+    """changed, added, removed, or renamed (its heading reworded over the same text)."""
     old: str | None
     new: str | None
+    was: str | None = None
+    """renamed: the subsection's citation before."""
+    heading: tuple[str, str] | None = None
+    """renamed: its heading before and now."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"section": self.section, "status": self.status}
         data["old"], data["new"] = self.old, self.new
         if self.old is not None and self.new is not None:
             data["diff"] = diff_text(self.old, self.new)
+        if self.was is not None:
+            data["was"] = self.was
+        if self.heading is not None:
+            data["heading"] = {"was": self.heading[0], "now": self.heading[1]}
         return data
 
 
@@ -155,4 +163,29 @@ def subsection_changes(
             else ("removed")
         )
         parts.append(PartChange(f"{doc}#{sid}", status, old_part, new_part))
-    return parts
+    return _renamed(parts, before, after)
+
+
+def _renamed(
+    parts: list[PartChange],
+    before: Mapping[str, Mapping[str, Any]],
+    after: Mapping[str, Mapping[str, Any]],
+) -> list[PartChange]:
+    """``parts`` with each subsection removed whose text, not empty, is exactly that of one
+    added (its heading reworded, the text kept) told as one part, ``renamed``, where the one
+    added was: a person reads "Damaged -> Damaged goods", not the same text twice."""
+    added = {p.new: p for p in parts if p.status == "added" and p.new}
+    out: list[PartChange] = []
+    paired: set[int] = set()
+    for part in parts:
+        match = added.get(part.old) if part.status == "removed" and part.old else None
+        if match is None or id(match) in paired:
+            continue
+        paired.update((id(match), id(part)))
+        old_id, new_id = part.section.split("#", 1)[1], match.section.split("#", 1)[1]
+        title = (str(before[old_id].get("title") or ""), str(after[new_id].get("title") or ""))
+        match.status, match.old, match.was, match.heading = "renamed", part.old, part.section, title
+    for part in parts:
+        if id(part) not in paired or part.status == "renamed":
+            out.append(part)
+    return out

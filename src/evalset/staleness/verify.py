@@ -350,8 +350,8 @@ def fix_moved(
             found, alike = _unverified_moves(item, checker, store, newest)
             if found:
                 moves[item.id] = found
-            if alike and tied is not None:
-                tied[item.id] = alike
+            if alike and tied is not None:  # (an item of another set may have its id)
+                tied.setdefault(item.id, {}).update(alike)
             continue
         if item.status != "active":
             continue
