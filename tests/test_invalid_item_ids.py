@@ -165,7 +165,10 @@ def test_a_promoted_record_of_an_invalid_items_id_is_refused_saying_why(  # type
 
 # command: (its arguments, with ID for the id typed, and its refusal with HINT for the hint)
 TYPO_COMMANDS = {
-    "verify": (("verify", "s", "ID"), "evalset: sets/s.yaml: has no item 'q-22'HINT."),
+    "verify": (
+        ("verify", "s", "ID"),
+        "evalset: sets/s.yaml: has no item 'q-22'HINT; check the id. Nothing was verified.",
+    ),
     "split --move": (
         ("split", "s", "--move", "ID", "--to", "holdout"),
         "evalset: sets/s.yaml: has no item 'q-22'HINT; check the id.",

@@ -93,7 +93,9 @@ def verify(
             if invalid is not None:
                 raise EvalsetError(f"{invalid}, then verify again. Nothing was verified.")
             hint = loaded.did_you_mean(missing)
-            raise EvalsetError(f"{path}: has no item {missing!r}{hint}.")
+            raise EvalsetError(
+                f"{path}: has no item {missing!r}{hint}; check the id. Nothing was verified."
+            )
         targets = [by_id[i] for i in ids]
     for item in targets:
         lacking = draft_lacks(item)
