@@ -106,11 +106,18 @@ def cohen_kappa(judge: Sequence[bool], human: Sequence[bool], z: float = Z) -> K
     ]
     rows = [p[0][0] + p[0][1], p[1][0] + p[1][1]]  # the judge's marginals
     cols = [p[0][0] + p[1][0], p[0][1] + p[1][1]]  # the person's
-    observed = p[0][0] + p[1][1]
-    expected = rows[0] * cols[0] + rows[1] * cols[1]
-    if math.isclose(expected, 1.0):
+    agreed = cells["judge_yes_human_yes"] + cells["judge_no_human_no"]
+    judge_yes = cells["judge_yes_human_yes"] + cells["judge_yes_human_no"]
+    human_yes = cells["judge_yes_human_yes"] + cells["judge_no_human_yes"]
+    # n * n * p_e, a whole number: kappa from the counts, rounded once, is the nearest float
+    # to its exact value, so a table whose kappa is 3/4 meets --min-kappa 0.75 (from p_o and
+    # p_e, each rounded first, it came out 0.7499999999999999 and was refused as below it)
+    chance = judge_yes * human_yes + (n - judge_yes) * (n - human_yes)
+    observed = agreed / n
+    expected = chance / (n * n)
+    if chance == n * n:
         return Kappa(n, observed, None, None, None, None, cells)
-    kappa = (observed - expected) / (1 - expected)
+    kappa = (n * agreed - chance) / (n * n - chance)
     # Fleiss, Cohen & Everitt (1969): the large-sample variance of kappa
     diagonal = sum(p[i][i] * (1 - (rows[i] + cols[i]) * (1 - kappa)) ** 2 for i in range(2))
     off = (1 - kappa) ** 2 * sum(
