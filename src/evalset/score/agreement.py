@@ -146,9 +146,34 @@ def _no_interval(cells: dict[str, int]) -> str | None:
     return None
 
 
-def kappa_text(found: dict[str, Any]) -> str:
+def kappa_figure(kappa: float, below: float | None = None) -> str:
+    """Kappa to two decimals, or as many as it takes to read as what it is: a kappa short of
+    1 (or -1) never as 1.00, and one below ``below`` (the --min-kappa it failed) never as
+    that bound ("kappa 0.70 is below --min-kappa 0.7" said the opposite of itself)."""
+    if below is not None and not kappa < below:
+        below = None  # (it meets the bound: two decimals can show that)
+    for digits in range(2, 17):
+        text = f"{kappa:.{digits}f}"
+        shown = float(text)
+        if (abs(shown) != 1 or abs(kappa) == 1) and (below is None or shown < below):
+            return text
+    return repr(kappa)
+
+
+def share_text(share: float) -> str:
+    """A share of rows as a percentage, whole, or with as many decimals as it takes not to
+    read as all or none of them when it is neither (249 of 250 agreed: 99.6%, not 100%)."""
+    for digits in range(15):
+        text = f"{share:.{digits}%}"
+        shown = float(text[:-1])
+        if (shown != 100 or share == 1) and (shown != 0 or share == 0):
+            return text
+    return f"{share:%}"
+
+
+def kappa_text(found: dict[str, Any], below: float | None = None) -> str:
     """Kappa with its interval, as the outputs print it; ``found`` holds ``kappa``, ``low``,
-    ``high`` and, where known, ``confusion``."""
+    ``high`` and, where known, ``confusion``; ``below``: as ``kappa_figure`` takes it."""
     kappa = found["kappa"]
     if kappa is None:
         return "undefined (one verdict only)"
@@ -160,8 +185,8 @@ def kappa_text(found: dict[str, Any]) -> str:
                 if kappa == -1
                 else "they agreed on every row, or one of them gave one verdict only"
             )
-        return f"{kappa:.2f} (no interval: {why})"
-    return f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
+        return f"{kappa_figure(kappa, below)} (no interval: {why})"
+    return f"{kappa_figure(kappa, below)} [{found['low']:.2f}, {found['high']:.2f}]"
 
 
 def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:
