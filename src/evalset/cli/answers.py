@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_json, table
+from evalset.cli.output import echo, emit_json, given, table
 from evalset.cli.params import number_in, output_format
 
 if TYPE_CHECKING:
@@ -154,12 +154,6 @@ def _kappa(found: Kappa, below: float | None = None) -> str:
     return kappa_text(found.to_json(), below)
 
 
-def _bound(value: float) -> str:
-    """--min-kappa as given: 0.6, not 0.6000000000000001; 0.6999999, not 0.7."""
-    text = f"{value:g}"
-    return text if float(text) == value else repr(value)
-
-
 def _share(share: float | None) -> str:
     from evalset.score.agreement import share_text
 
@@ -209,14 +203,14 @@ def _print_agreement(result: Agreement) -> None:
              fg="yellow")  # fmt: skip
     if result.min_kappa is not None and result.measured:
         if result.ok:
-            echo(f"ok: kappa is at least {_bound(result.min_kappa)}", fg="green")
+            echo(f"ok: kappa is at least {given(result.min_kappa)}", fg="green")
         elif o.kappa is None:  # no number to be below anything: say why there is none
             echo("failed: kappa is undefined, since judge and person each gave one and the same "
-                 f"verdict only, so it cannot reach --min-kappa {_bound(result.min_kappa)}; label "
+                 f"verdict only, so it cannot reach --min-kappa {given(result.min_kappa)}; label "
                  "claims the answers assert and claims they do not", fg="red")  # fmt: skip
         else:
             echo(f"failed: kappa {_kappa(o, result.min_kappa)} is below --min-kappa "
-                 f"{_bound(result.min_kappa)}", fg="red")  # fmt: skip
+                 f"{given(result.min_kappa)}", fg="red")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:
