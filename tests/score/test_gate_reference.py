@@ -528,6 +528,14 @@ def test_the_gate_finds_what_the_reference_finds(
         check_result(result.to_json(), want, margin, resamples, seed)
 
 
+def margin_text(margin: str) -> str:
+    """The margin as the terminal shows it: as ``:g`` writes it, or every digit it has where
+    that rounds it (1/6 is not shown as 0.166667, which a drop of 0.1666667 is beyond)."""
+    value = float(margin)
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
+
+
 def decimals(found: dict[str, Any]) -> int:
     """How many decimals the terminal shows: three, or as many as it takes for each
     regression's difference to read beyond the margin."""
@@ -546,7 +554,7 @@ def regression_lines(found: dict[str, Any], margin: str) -> list[str]:
                 f"REGRESSION {x['category']} {x['metric']}: {x['baseline']:.{p}f} -> "
                 f"{x['current']:.{p}f} (difference {x['difference']:+.{p}f} "
                 f"[{x['low']:+.{p}f}, {x['high']:+.{p}f}]), a {way} beyond the margin "
-                f"{float(margin):g}"
+                f"{margin_text(margin)}"
             )
     return out
 
@@ -615,13 +623,13 @@ def test_the_command_line_says_what_the_reference_finds(
         found, margin
     )
     if found["ok"]:
-        verdict = [f"ok: no category dropped by more than {float(margin):g}"]
+        verdict = [f"ok: no category dropped by more than {margin_text(margin)}"]
     else:
         verdict = [f"failed: {problem}" for problem in found["problems"]]
         if found["regressions"]:
             verdict.append(
                 f"failed: {len(found['regressions'])} regression(s) beyond the margin "
-                f"{float(margin):g}"
+                f"{margin_text(margin)}"
             )
     at = lines.index(next(line for line in lines if line.startswith("category  ")))
     table = [re.split(r"\s{2,}", line.strip()) for line in lines[at + 1 : -len(verdict)]]

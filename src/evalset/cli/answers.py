@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from evalset.cli.output import echo, emit_json, table
+from evalset.cli.output import echo, emit_json, given, table
 from evalset.cli.params import number_in, output_format
 
 if TYPE_CHECKING:
@@ -148,10 +148,16 @@ def agreement(
         raise typer.Exit(1)
 
 
-def _kappa(found: Kappa) -> str:
+def _kappa(found: Kappa, below: float | None = None) -> str:
     from evalset.score.agreement import kappa_text
 
-    return kappa_text(found.to_json())
+    return kappa_text(found.to_json(), below)
+
+
+def _share(share: float | None) -> str:
+    from evalset.score.agreement import share_text
+
+    return share_text(share) if share is not None else "-"
 
 
 def _print_agreement(result: Agreement) -> None:
@@ -163,9 +169,9 @@ def _print_agreement(result: Agreement) -> None:
         f"{o.n} claim(s) compared",
         bold=True,
     )
-    shown = f"{o.agreement:.0%}" if o.agreement is not None else "-"
+    shown = _share(o.agreement)
     if result.measured:
-        echo(f"agreement {shown}, kappa {_kappa(o)}")
+        echo(f"agreement {shown}, kappa {_kappa(o, result.min_kappa)}")
     else:
         echo(f"failed: agreement not measured, the judge decided none of the {len(result.errors)} "
              "labelled claim(s) (the notes below say why)", fg="red")  # fmt: skip
@@ -178,8 +184,7 @@ def _print_agreement(result: Agreement) -> None:
         ],
     )
     rows = [
-        [name, k.n, f"{k.agreement:.0%}" if k.agreement is not None else "-",
-         _kappa(k)]
+        [name, k.n, _share(k.agreement), _kappa(k)]
         for name, k in result.categories.items()
     ]  # fmt: skip
     if rows:
@@ -198,14 +203,14 @@ def _print_agreement(result: Agreement) -> None:
              fg="yellow")  # fmt: skip
     if result.min_kappa is not None and result.measured:
         if result.ok:
-            echo(f"ok: kappa is at least {result.min_kappa:g}", fg="green")
+            echo(f"ok: kappa is at least {given(result.min_kappa)}", fg="green")
         elif o.kappa is None:  # no number to be below anything: say why there is none
             echo("failed: kappa is undefined, since judge and person each gave one and the same "
-                 f"verdict only, so it cannot reach --min-kappa {result.min_kappa:g}; label "
+                 f"verdict only, so it cannot reach --min-kappa {given(result.min_kappa)}; label "
                  "claims the answers assert and claims they do not", fg="red")  # fmt: skip
         else:
-            echo(f"failed: kappa {_kappa(o)} is below --min-kappa "
-                 f"{result.min_kappa:g}", fg="red")  # fmt: skip
+            echo(f"failed: kappa {_kappa(o, result.min_kappa)} is below --min-kappa "
+                 f"{given(result.min_kappa)}", fg="red")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:

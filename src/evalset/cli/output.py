@@ -159,6 +159,14 @@ def broken_pipe() -> NoReturn:
     raise OutputLost(BrokenPipeError(errno.EPIPE, "Broken pipe"))
 
 
+def given(value: float) -> str:
+    """A bound the user gave (--margin, --min-kappa) as output shows it: as short as ``:g``
+    writes it, unless that rounds it (0.31249999999 read 0.3125, and a drop of 0.3125 was
+    said to be beyond the margin 0.3125); then every digit it has."""
+    text = f"{value:g}"
+    return text if float(text) == value else repr(value)
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
     """A rich table on a terminal it fits; aligned plain text otherwise (pipes, CI logs, a
     terminal too narrow for the table, where rich would cut values short: the terminal

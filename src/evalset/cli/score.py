@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, table
+from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, given, table
 from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def _print_gate(result: GateResult) -> None:
         echo(
             f"REGRESSION {c.category} {c.metric}: {c.baseline:.{places}f} -> "
             f"{c.current:.{places}f} (difference {_difference(c.difference, places)}), a "
-            f"{'rise' if c.better == 'lower' else 'drop'} beyond the margin {result.margin:g}",
+            f"{'rise' if c.better == 'lower' else 'drop'} beyond the margin {given(result.margin)}",
             fg="red",
         )
     rows = [
@@ -294,13 +294,14 @@ def _print_gate(result: GateResult) -> None:
     ]  # fmt: skip
     table(["category", "metric", "baseline", "current", "difference [95% interval]", ""], rows)
     if result.ok:
-        echo(f"ok: no category dropped by more than {result.margin:g}", fg="green")
+        echo(f"ok: no category dropped by more than {given(result.margin)}", fg="green")
         return
     for problem in result.problems:
         echo(f"failed: {problem}", fg="red")
     if result.regressions:
         echo(
-            f"failed: {len(result.regressions)} regression(s) beyond the margin {result.margin:g}",
+            f"failed: {len(result.regressions)} regression(s) beyond the margin "
+            f"{given(result.margin)}",
             fg="red",
         )
 

@@ -106,11 +106,18 @@ def cohen_kappa(judge: Sequence[bool], human: Sequence[bool], z: float = Z) -> K
     ]
     rows = [p[0][0] + p[0][1], p[1][0] + p[1][1]]  # the judge's marginals
     cols = [p[0][0] + p[1][0], p[0][1] + p[1][1]]  # the person's
-    observed = p[0][0] + p[1][1]
-    expected = rows[0] * cols[0] + rows[1] * cols[1]
-    if math.isclose(expected, 1.0):
+    agreed = cells["judge_yes_human_yes"] + cells["judge_no_human_no"]
+    judge_yes = cells["judge_yes_human_yes"] + cells["judge_yes_human_no"]
+    human_yes = cells["judge_yes_human_yes"] + cells["judge_no_human_yes"]
+    # n * n * p_e, a whole number: kappa from the counts, rounded once, is the nearest float
+    # to its exact value, so a table whose kappa is 3/4 meets --min-kappa 0.75 (from p_o and
+    # p_e, each rounded first, it came out 0.7499999999999999 and was refused as below it)
+    chance = judge_yes * human_yes + (n - judge_yes) * (n - human_yes)
+    observed = agreed / n
+    expected = chance / (n * n)
+    if chance == n * n:
         return Kappa(n, observed, None, None, None, None, cells)
-    kappa = (observed - expected) / (1 - expected)
+    kappa = (n * agreed - chance) / (n * n - chance)
     # Fleiss, Cohen & Everitt (1969): the large-sample variance of kappa
     diagonal = sum(p[i][i] * (1 - (rows[i] + cols[i]) * (1 - kappa)) ** 2 for i in range(2))
     off = (1 - kappa) ** 2 * sum(
@@ -139,9 +146,34 @@ def _no_interval(cells: dict[str, int]) -> str | None:
     return None
 
 
-def kappa_text(found: dict[str, Any]) -> str:
+def kappa_figure(kappa: float, below: float | None = None) -> str:
+    """Kappa to two decimals, or as many as it takes to read as what it is: a kappa short of
+    1 (or -1) never as 1.00, and one below ``below`` (the --min-kappa it failed) never as
+    that bound ("kappa 0.70 is below --min-kappa 0.7" said the opposite of itself)."""
+    if below is not None and not kappa < below:
+        below = None  # (it meets the bound: two decimals can show that)
+    for digits in range(2, 17):
+        text = f"{kappa:.{digits}f}"
+        shown = float(text)
+        if (abs(shown) != 1 or abs(kappa) == 1) and (below is None or shown < below):
+            return text
+    return repr(kappa)
+
+
+def share_text(share: float) -> str:
+    """A share of rows as a percentage, whole, or with as many decimals as it takes not to
+    read as all or none of them when it is neither (249 of 250 agreed: 99.6%, not 100%)."""
+    for digits in range(15):
+        text = f"{share:.{digits}%}"
+        shown = float(text[:-1])
+        if (shown != 100 or share == 1) and (shown != 0 or share == 0):
+            return text
+    return f"{share:%}"
+
+
+def kappa_text(found: dict[str, Any], below: float | None = None) -> str:
     """Kappa with its interval, as the outputs print it; ``found`` holds ``kappa``, ``low``,
-    ``high`` and, where known, ``confusion``."""
+    ``high`` and, where known, ``confusion``; ``below``: as ``kappa_figure`` takes it."""
     kappa = found["kappa"]
     if kappa is None:
         return "undefined (one verdict only)"
@@ -153,8 +185,8 @@ def kappa_text(found: dict[str, Any]) -> str:
                 if kappa == -1
                 else "they agreed on every row, or one of them gave one verdict only"
             )
-        return f"{kappa:.2f} (no interval: {why})"
-    return f"{kappa:.2f} [{found['low']:.2f}, {found['high']:.2f}]"
+        return f"{kappa_figure(kappa, below)} (no interval: {why})"
+    return f"{kappa_figure(kappa, below)} [{found['low']:.2f}, {found['high']:.2f}]"
 
 
 def read_labels(path: Path, loaded: SetFile) -> tuple[list[Label], str]:

@@ -55,7 +55,10 @@ def agreement_line(data: dict[str, Any], shown: Callable[[str], str] = str) -> s
             f"agreement with people: not measured, the judge decided none of the "
             f"{found['labels']['rows']} labelled claim(s) of {shown(found['labels']['path'])}"
         )
-    from evalset.score.agreement import kappa_text  # (its label files: not for every report)
+    from evalset.score.agreement import (  # (its label files: not for every report)
+        kappa_text,
+        share_text,
+    )
 
     value = kappa_text(found)
     rows = found["labels"]["rows"]
@@ -66,7 +69,8 @@ def agreement_line(data: dict[str, Any], shown: Callable[[str], str] = str) -> s
         if found["n"] < rows
         else f"{found['n']} labelled claim(s) of {shown(found['labels']['path'])}"
     )
-    return f"agreement with people: kappa {value}, {found['agreement']:.0%} agreed, on {undecided}"
+    agreed = share_text(found["agreement"])
+    return f"agreement with people: kappa {value}, {agreed} agreed, on {undecided}"
 
 
 def ppi_line(data: dict[str, Any]) -> str | None:

@@ -72,10 +72,31 @@ def split_command(command: str | list[str], where: str) -> list[str]:
         except ValueError as exc:
             raise JudgeBroken(f"{where}: the judge command {command!r} cannot be split into "
                               f"words ({exc}); quote it as a shell would.") from None  # fmt: skip
-    if not argv or not all(isinstance(a, str) and a for a in argv):
+    if not argv:
         raise JudgeBroken(f"{where}: the judge command is empty; give the program to run, as in "
                           "--judge 'command:python my_judge.py'.")  # fmt: skip
+    for k, word in enumerate(argv, 1):  # a list from the configuration holds any TOML value
+        if not isinstance(word, str):
+            kind = _toml_kind(word)
+            raise JudgeBroken(f"{where}: word {k} of the judge command is {kind}, not text; "
+                              'write command = "PROGRAM ARGS" or a list of texts.')  # fmt: skip
+        if not word:
+            raise JudgeBroken(f"{where}: word {k} of the judge command is empty; remove it, or "
+                              "give the text the program takes there.")  # fmt: skip
     return argv
+
+
+def _toml_kind(value: object) -> str:
+    """What a configuration value is, in the words of a TOML file."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date or time"
 
 
 def code_files(argv: list[str], root: Path) -> list[Path]:

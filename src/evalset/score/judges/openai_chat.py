@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from evalset.fsio import finite_number, not_a_file, read_found
 from evalset.score.judges.base import Judge, JudgeBroken, JudgeFailed, Statements, Verdict
@@ -79,6 +80,19 @@ class OpenAISettings:
     """Price per million prompt tokens, for the report's cost."""
     price_output: float | None = None
     version: str | None = None
+
+
+def shown_url(url: str) -> str:
+    """An endpoint's URL as reports and messages show it: what may be a secret in it, the
+    user and password before its host (``https://user:key@proxy/v1``) and the values of its
+    query (``?api-key=...``, as some gateways take the key), written ``***``. Reports are
+    committed and posted to pull requests, and messages land in CI logs."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"***@{host}" if "@" in parts.netloc else host
+    query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe="*")  # fmt: skip
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
 def load_prompts(folder: Path | None) -> dict[str, str]:
@@ -251,12 +265,13 @@ class OpenAIJudge(Judge):
             max_retries=settings.retries,
             timeout=settings.timeout,
         )
-        self.base_url = str(self.client.base_url)
+        url = str(self.client.base_url)  # (all of it in the version: another key, another judge)
+        self.base_url = shown_url(url)
         self.name = f"openai:{settings.model}"
         self.concurrency = settings.concurrency
         digest = hashlib.sha256(
             json.dumps(
-                [settings.model, settings.temperature, self.base_url, self.prompts],
+                [settings.model, settings.temperature, url, self.prompts],
                 sort_keys=True,
             ).encode()
         ).hexdigest()[:16]
