@@ -203,15 +203,11 @@ def records(found: Sheet, text: str) -> Iterator[tuple[int, list[str]]]:
 def _unreadable(text: str, found: Sheet, start: int, at: int, exc: csv.Error) -> RowError:
     """The error of a record the strict reader refused: ``start`` its first line, ``at`` the
     line it stopped on."""
-    limit = "field larger than field limit" in str(exc)
-    opened = (_quote_left_open if limit else _open_quote)(text, found.delimiter)
+    opened = _open_quote(text, found.delimiter)
     if opened is not None:
         return RowError(start + found.skipped, f"has an unclosed quote starting at line {opened}, "
                         "so every line after it would be one cell; close it, or write a quote "
                         'that is part of the text twice ("")')  # fmt: skip
-    if limit:  # csv's reader, strict or not, refuses such a cell: there is no other to read
-        return RowError(start + found.skipped, f"has a cell longer than {csv.field_size_limit():,} "
-                        "characters, the most a CSV cell may hold; shorten it")  # fmt: skip
     if "expected after" in str(exc):
         return RowError(at + found.skipped, "has a quote inside a quoted cell that does not end "
                         'it; write a quote that is part of the text twice ("")')  # fmt: skip
@@ -229,25 +225,6 @@ def _open_quote(text: str, delimiter: str) -> int | None:
     if not text.endswith(written):
         return None
     return len(_LINE_BREAK.findall(text, 0, len(text) - len(written))) + 1
-
-
-def _quote_left_open(text: str, delimiter: str) -> int | None:
-    """``_open_quote`` for a file ``csv`` cannot read at all, a cell being longer than its
-    limit (most often because a quote was left open): the line of the quote that opens a
-    cell and is never closed, found as the strict reader reads quotes, or None."""
-    at, start = 0, True  # where the scan is; whether a cell starts there
-    while at < len(text):
-        if start and text[at] == '"':
-            end = at + 1
-            while (end := text.find('"', end)) >= 0 and text.startswith('""', end):
-                end += 2
-            if end < 0:
-                return len(_LINE_BREAK.findall(text, 0, at)) + 1
-            at, start = end + 1, False
-            continue
-        start = text[at] in (delimiter, "\r", "\n")
-        at += 1
-    return None
 
 
 def _check_cells(cells: list[str], header: list[str], found: Sheet, line: int) -> None:
