@@ -265,3 +265,21 @@ def test_a_folder_another_tool_keeps_or_two_settings_share_is_refused(  # type: 
         assert (done.code, done.out) == (2, ""), (command, done)
         assert done.err == f"evalset: {where}: {message}\n", command
     assert sorted(p.relative_to(corpus_repo) for p in corpus_repo.rglob("*")) == before
+
+
+@pytest.mark.parametrize("name", ["exact", "openai"])
+@pytest.mark.parametrize("kind", ["exact", "openai", "command"])
+def test_a_configured_judge_may_not_take_a_built_in_judge_s_name(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, name: str, kind: str
+) -> None:
+    """Before, `[judges.exact]` (a stricter table, say) was read without a word, and
+    `--judge exact` then scored with the built-in judge, never with it."""
+    (corpus_repo / "evalset.toml").write_text(
+        f'[judges.{name}]\nkind = "{kind}"\nmodel = "m"\ncommand = "true"\n'
+    )
+    done = cli(corpus_repo, "status")
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
+        f"evalset: evalset.toml: judges has the judge name {name!r}, which `--judge {name}` "
+        f"gives the built-in judge of; name it otherwise ([judges.my-{name}]).\n"
+    )

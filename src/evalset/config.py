@@ -45,6 +45,8 @@ ACCEPTED = Path("reports") / "accepted"
 
 _SCHEMA_CONFIG: dict[str, Any] = {"extra": "forbid", "use_attribute_docstrings": True}
 PLACEHOLDER_TYPE = r"^[A-Z][A-Z0-9_]*$"
+BUILT_IN_JUDGES = ("exact", "openai")
+"""Judge names `--judge` takes for a built-in judge: a configured judge may not take one."""
 
 
 class JudgeTable(TypedDict, total=False):
@@ -178,6 +180,11 @@ def _check_judges(value: Any) -> str | None:
     for name, table in value.items():
         if not re.fullmatch(r"[A-Za-z0-9._-]+", name) or ":" in name:
             return f"has the judge name {name!r}; use ASCII letters, digits, '.', '_' and '-'"
+        if name in BUILT_IN_JUDGES:  # `--judge exact` names the built-in one, never this
+            return (
+                f"has the judge name {name!r}, which `--judge {name}` gives the built-in judge "
+                f"of; name it otherwise ([judges.my-{name}])"
+            )
         if not isinstance(table, dict) or not isinstance(table.get("kind"), str):
             return f'entry {name} must be a table with kind = "exact", "command" or "openai"'
     return None
