@@ -377,3 +377,25 @@ def test_a_chunk_standing_for_several_sections_is_one_entry_among_the_misses(  #
     md = cli(repo, *args, "--format", "md")
     assert f"| `{shown}` |" in md.out
     assert f"<td>{shown}</td>" in (repo / "r.html").read_text()
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("markup", [True, False], ids=["with its tags", "its text"])
+def test_a_span_of_html_repeated_in_two_sections_is_where_its_offsets_are(
+    tmp_path: Path, which: int, markup: bool
+) -> None:
+    """A span of HTML source holds tags, which no section's text holds: its place was not
+    weighed, and it stood for both sections saying the passage."""
+    page = (
+        '<html><body><h2 id="alpha">Alpha</h2><p>Keep all receipts for a year.</p>'
+        '<h2 id="beta">Beta</h2><p>Keep all receipts for a year.</p></body></html>'
+    )
+    repo = make_workspace(tmp_path / "repo")[0]
+    write_files(repo, {"corpus/e.html": page})
+    take_snapshot(repo, "corpus", repo / "snapshots", repo / ".evalset")
+    passage = "<p>Keep all receipts for a year.</p>" if markup else "Keep all receipts for a year."
+    starts = [page.index(passage), page.rindex(passage)]
+    found = _resolver(repo).resolve(
+        Chunk("e.html", start=starts[which], end=starts[which] + len(passage))
+    )
+    assert [str(c) for c in found.citations] == [f"e.html#{('alpha', 'beta')[which]}"]

@@ -219,17 +219,18 @@ class Resolver:
         return found
 
     def _holds(self, doc: str, cited: tuple[Citation, ...], raw: str) -> bool:
-        """Whether each of the sections (or the document) holds ``raw``'s text."""
+        """Whether each of the sections (or the document) holds ``raw``'s text, as written
+        or as its format renders it (a span of HTML source holds tags)."""
         view = self.outlines.view(doc)
         if view is None:
             return False
-        text = normalise(raw)
+        texts = [t for t in (normalise(raw), self._rendered(doc, raw)) if t]
 
         def holds(cited: Citation) -> bool:
             if cited.section is None:
-                return text in view.text
+                return any(t in view.text for t in texts)
             part = view.parts.get(cited.section)
-            return part is not None and text in part.key
+            return part is not None and any(t in part.key for t in texts)
 
         return all(holds(c) for c in cited)
 
