@@ -133,6 +133,23 @@ def _merge_text(base: str, ours: str, theirs: str) -> str | None:
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
+def _readable(
+    merged: str | None, path: Path, ours: str, theirs: str, head: bool = False
+) -> str | None:
+    """A piece (an item's, or the header with ``head``) merged line by line, or None when
+    that merge is no readable YAML though each side's piece is: both sides added one key on
+    lines that do not touch, and git's line merge kept it twice. The piece is then merged by
+    field, which names the key when the two values differ."""
+    if merged is None or merged in (ours, theirs):
+        return merged
+    prefix = "" if head else "items:\n"
+    try:
+        parse_mapping(prefix + merged, path)
+    except SetFileError:
+        return None
+    return merged
+
+
 def _conflict_block(label: str, ours: str, theirs: str) -> str:
     end = "" if not ours or ours.endswith("\n") else "\n"
     end_t = "" if not theirs or theirs.endswith("\n") else "\n"
@@ -196,7 +213,7 @@ class _Merge:
                                        "on the other; unseal it with the key, make the "
                                        "change, and seal it again"])  # fmt: skip
                 return
-        merged = _merge_text(b, o, t)
+        merged = _readable(_merge_text(b, o, t), self.path, o, t)
         if merged is not None:
             self.pieces[ident] = merged
             return
@@ -253,7 +270,7 @@ class _Merge:
             if edited == b:
                 continue  # unchanged there: the rename stands (the old id goes, the new stays)
             pair = (kept.piece(renamed), edited) if side == "our" else (edited, kept.piece(renamed))
-            merged = _merge_text(b, *pair)
+            merged = _readable(_merge_text(b, *pair), self.path, *pair)
             if merged is None:  # lines that touch (the id's and the first field's): by field
                 values = (kept.items[renamed], still.items[there_id])
                 try:
@@ -288,8 +305,8 @@ class _Merge:
         """The merged header: as text, else key by key as values."""
         base, ours, theirs = self.base, self.ours, self.theirs
         merged = _merge_text(base.head(), ours.head(), theirs.head())
-        if merged is not None:
-            return merged
+        if _readable(merged, self.path, ours.head(), theirs.head(), head=True) is not None:
+            return cast(str, merged)
         clashes = []
         for key in dict.fromkeys([*ours.header, *theirs.header, *base.header]):
             before = ours.header.get(key, _MISSING)
