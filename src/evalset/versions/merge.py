@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from evalset.errors import EvalsetError, SetFileError
+from evalset.errors import CannotOpen, EvalsetError, SetFileError
 from evalset.sets.editor import DELETE, SetEditor
 from evalset.sets.locate import TextIndex, is_filler, item_fields, split_lines
 from evalset.sets.setfile import parse_set
@@ -703,7 +703,7 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
     texts: list[str] = []
     unreadable: str | None = None
     for p in (base, ours, theirs):
-        data = p.read_bytes() if p.exists() else b""
+        data = _read_version(p, p is base)
         try:
             texts.append(data.decode("utf-8"))
         except UnicodeDecodeError:
@@ -740,6 +740,27 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
         return MergeResult(merged, conflicts)
     atomic_write(ours, result.text)
     return result
+
+
+def _read_version(path: Path, base: bool) -> bytes:
+    """One of the three versions git hands the driver; a missing base is an empty one (a file
+    added on both sides), a missing or unreadable ours or theirs a mistake of whoever ran
+    the driver by hand: one sentence, nothing written."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        if base:
+            return b""
+        problem = "no such file"
+    except IsADirectoryError:
+        problem = "is a folder, not a file"
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror or exc})"
+    raise CannotOpen(
+        f"{path}: {problem}; the merge driver takes the three versions of a set file git "
+        "writes for it (`evalset merge-driver %O %A %B %P`, as `evalset init --git-hooks` "
+        "registers it): name existing files."
+    )
 
 
 def _unreadable(text: str, path: Path) -> str | None:
