@@ -82,3 +82,27 @@ def test_a_key_added_on_both_sides_on_other_lines(
         # both values are kept between the markers, for the person resolving it
         for side in (ours, theirs):
             assert added(side) in text
+
+
+def test_an_item_using_an_anchor_of_another_merges_line_by_line(branched: Path) -> None:  # noqa: F811
+    """An item whose piece cannot be read alone (an alias of an anchor another item set)
+    still merges line by line when both sides changed it in lines that do not touch."""
+    edit(branched, "  - id: q-1\n", "  - id: q-1\n    tags: &shared [policy]\n")
+    q2 = "    category: direct-lookup\n    expected_sources: [policy.md]\n    key_points:\n"
+    q2 += "      - text: The fact q-2"
+    edit(branched, q2, q2.replace("direct-lookup\n", "direct-lookup\n    tags: *shared\n"))
+    commit_all(branched, "q-2 shares q-1's tags")
+    git(branched, "branch", "-f", "other")
+    git(branched, "checkout", "-q", "other")
+    edit(branched, "The fact q-2 asks about", "The fact q-2 asks about, theirs")
+    commit_all(branched, "theirs: q-2's key point")
+    git(branched, "checkout", "-q", "main")
+    edit(branched, "Question q-2 about", "Question q-2, ours, about")
+    commit_all(branched, "ours: q-2's question")
+
+    done = merge(branched, "other")
+    assert done.returncode == 0, done.stdout + done.stderr
+    q2 = next(item for item in load_set(branched / SET).items if item.id == "q-2")
+    assert q2.question == "Question q-2, ours, about the policy?"
+    assert q2.key_points[0].text == "The fact q-2 asks about, theirs"
+    assert "    tags: *shared\n" in (branched / SET).read_text()

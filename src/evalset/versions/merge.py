@@ -143,11 +143,17 @@ def _readable(
     if merged is None or merged in (ours, theirs):
         return merged
     prefix = "" if head else "items:\n"
-    try:
-        parse_mapping(prefix + merged, path)
-    except SetFileError:
-        return None
-    return merged
+
+    def reads(text: str) -> bool:
+        try:
+            parse_mapping(prefix + text, path)
+        except SetFileError:
+            return False
+        return True
+
+    # a piece that cannot be read alone on either side (an alias of an anchor elsewhere in
+    # the file) is judged with the whole file, as before
+    return merged if reads(merged) or not (reads(ours) and reads(theirs)) else None
 
 
 def _conflict_block(label: str, ours: str, theirs: str) -> str:
