@@ -208,7 +208,7 @@ class _Merge:
             else:
                 # Two items that share only an id: merging them field by field would make
                 # one item of two questions.
-                self._conflict(ident, [ADDED_ON_BOTH])
+                self._conflict(ident, [self._taken_twice(ident)])
             return
         was = _sealed(base.items[ident])
         for sealed, other, side in ((_sealed(ours.items[ident]), t, "our"),
@@ -239,6 +239,18 @@ class _Merge:
             self.by_value[ident] = changes
         elif _lost_comments(b, t, o):  # no value changed there, but theirs' comments would go
             self._conflict(ident, ["the comments"])
+
+    def _taken_twice(self, ident: str) -> str:
+        """What a conflict over a new id says: added on both branches, or (when a side gave
+        it to an item of the base) which item each side gave it to."""
+        given = [
+            next((old for old, new in _renames(self.base, side).items() if new == ident), None)
+            for side in (self.ours, self.theirs)
+        ]
+        if given == [None, None]:
+            return ADDED_ON_BOTH
+        ours, theirs = (f"to {old} (renamed)" if old else "to a new item" for old in given)
+        return f"the same id was given {ours} on our side and {theirs} on theirs; renumber one"
 
     def renamed(self) -> set[str]:
         """The items a side gave another id and nothing else (a rename, found as such):
