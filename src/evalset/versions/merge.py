@@ -192,7 +192,9 @@ class _Merge:
                 self.pieces[ident] = cast(str, kept)
             elif kept != b:
                 other = "our" if side == "their" else "their"
-                self._conflict(ident, [f"deleted on {other} side, changed on {side}s"])
+                moved = _given_another_id(base, ours if o is None else theirs, ident)
+                gone = f"deleted (or given the id {moved} and edited)" if moved else "deleted"
+                self._conflict(ident, [f"{gone} on {other} side, changed on {side}s"])
             return
         if o != t and _same_sealed(ours.items[ident], theirs.items[ident]):
             # sealed on both sides, the same content to the same keys: each sealing writes
@@ -403,6 +405,24 @@ def _same_sealed(a: Any, b: Any) -> bool:
 
 def _without_id(item: Any) -> Any:
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+def _given_another_id(base: _Side, side: _Side, ident: str) -> str | None:
+    """The new id ``side`` likely gave the base item ``ident`` it no longer holds, with
+    other edits (a plain rename is found by ``_renames``): the one item ``side`` added that
+    differs from it in one field besides its id."""
+    was = base.items[ident]
+    if not isinstance(was, dict):
+        return None
+    found = []
+    for new in side.order:
+        item = side.items[new]
+        if new in base.position or not isinstance(item, dict):
+            continue
+        keys = (set(was) | set(item)) - {"id"}
+        if sum(was.get(k, _MISSING) != item.get(k, _MISSING) for k in keys) <= 1:
+            found.append(new)
+    return found[0] if len(found) == 1 else None
 
 
 def _renames(base: _Side, side: _Side) -> dict[str, str]:
