@@ -120,6 +120,32 @@ def test_deleted_on_one_side_changed_on_the_other_is_a_conflict() -> None:
     assert result.conflicts == ["item a: deleted on our side, changed on theirs"]
 
 
+# ours, where item a went: the conflict names the new id when one new item is a's but for
+# one field (a rename with an edit, which `_renames` does not find), else says "deleted"
+GONE = {
+    "deleted": (SET_HEADER + set_item("b", "d.md"), "deleted"),
+    "renamed and edited": (
+        BASE.replace("id: a\n", "id: a2\n").replace("Question a about", "Question a2 about"),
+        "deleted (or given the id a2 and edited)",
+    ),
+    "deleted, another item added": (
+        SET_HEADER + set_item("b", "d.md") + set_item("c", "e.md"),
+        "deleted",
+    ),
+}
+
+
+@pytest.mark.parametrize(("ours", "said"), GONE.values(), ids=GONE.keys())
+def test_an_item_gone_on_one_side_and_changed_on_the_other_says_where(ours: str, said: str) -> None:
+    theirs = BASE.replace("The fact a asks", "The fact a (theirs) asks")
+    result = merge_sets(BASE, ours, theirs, Path(SET))
+    assert result is not None
+    assert result.conflicts == [f"item a: {said} on our side, changed on theirs"]
+    assert f"<<<<<<< ours (item a: {said} on our side, changed on theirs; evalset merge)" in (
+        result.text
+    )
+
+
 def test_a_deletion_merges_with_an_unrelated_edit() -> None:
     ours = SET_HEADER + set_item("b", "d.md")
     theirs = BASE.replace("Question b about", "Question b (theirs) about")

@@ -87,7 +87,7 @@ def retire(path: Path, ids: list[str], reason: str, today: dt.date | None = None
             for entry in editor.current.raw_items
             if isinstance(entry, dict)
         }
-        for ident in ids:
+        for ident in dict.fromkeys(ids):  # an id named twice is retired (and noted) once
             if ident not in statuses:
                 invalid = editor.current.not_valid(ident)  # its id not written as text
                 if invalid is not None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from evalset.errors import EvalsetError, SetFileError
+from evalset.errors import CannotOpen, EvalsetError, SetFileError
 from evalset.sets.editor import DELETE, SetEditor
 from evalset.sets.locate import TextIndex, is_filler, item_fields, split_lines
 from evalset.sets.setfile import parse_set
@@ -133,6 +133,29 @@ def _merge_text(base: str, ours: str, theirs: str) -> str | None:
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
+def _readable(
+    merged: str | None, path: Path, ours: str, theirs: str, head: bool = False
+) -> str | None:
+    """A piece (an item's, or the header with ``head``) merged line by line, or None when
+    that merge is no readable YAML though each side's piece is: both sides added one key on
+    lines that do not touch, and git's line merge kept it twice. The piece is then merged by
+    field, which names the key when the two values differ."""
+    if merged is None or merged in (ours, theirs):
+        return merged
+    prefix = "" if head else "items:\n"
+
+    def reads(text: str) -> bool:
+        try:
+            parse_mapping(prefix + text, path)
+        except SetFileError:
+            return False
+        return True
+
+    # a piece that cannot be read alone on either side (an alias of an anchor elsewhere in
+    # the file) is judged with the whole file, as before
+    return merged if reads(merged) or not (reads(ours) and reads(theirs)) else None
+
+
 def _conflict_block(label: str, ours: str, theirs: str) -> str:
     end = "" if not ours or ours.endswith("\n") else "\n"
     end_t = "" if not theirs or theirs.endswith("\n") else "\n"
@@ -169,7 +192,9 @@ class _Merge:
                 self.pieces[ident] = cast(str, kept)
             elif kept != b:
                 other = "our" if side == "their" else "their"
-                self._conflict(ident, [f"deleted on {other} side, changed on {side}s"])
+                moved = _given_another_id(base, ours if o is None else theirs, ident)
+                gone = f"deleted (or given the id {moved} and edited)" if moved else "deleted"
+                self._conflict(ident, [f"{gone} on {other} side, changed on {side}s"])
             return
         if o != t and _same_sealed(ours.items[ident], theirs.items[ident]):
             # sealed on both sides, the same content to the same keys: each sealing writes
@@ -185,7 +210,7 @@ class _Merge:
             else:
                 # Two items that share only an id: merging them field by field would make
                 # one item of two questions.
-                self._conflict(ident, [ADDED_ON_BOTH])
+                self._conflict(ident, [self._taken_twice(ident)])
             return
         was = _sealed(base.items[ident])
         for sealed, other, side in ((_sealed(ours.items[ident]), t, "our"),
@@ -196,7 +221,7 @@ class _Merge:
                                        "on the other; unseal it with the key, make the "
                                        "change, and seal it again"])  # fmt: skip
                 return
-        merged = _merge_text(b, o, t)
+        merged = _readable(_merge_text(b, o, t), self.path, o, t)
         if merged is not None:
             self.pieces[ident] = merged
             return
@@ -216,6 +241,18 @@ class _Merge:
             self.by_value[ident] = changes
         elif _lost_comments(b, t, o):  # no value changed there, but theirs' comments would go
             self._conflict(ident, ["the comments"])
+
+    def _taken_twice(self, ident: str) -> str:
+        """What a conflict over a new id says: added on both branches, or (when a side gave
+        it to an item of the base) which item each side gave it to."""
+        given = [
+            next((old for old, new in _renames(self.base, side).items() if new == ident), None)
+            for side in (self.ours, self.theirs)
+        ]
+        if given == [None, None]:
+            return ADDED_ON_BOTH
+        ours, theirs = (f"to {old} (renamed)" if old else "to a new item" for old in given)
+        return f"the same id was given {ours} on our side and {theirs} on theirs; renumber one"
 
     def renamed(self) -> set[str]:
         """The items a side gave another id and nothing else (a rename, found as such):
@@ -253,7 +290,7 @@ class _Merge:
             if edited == b:
                 continue  # unchanged there: the rename stands (the old id goes, the new stays)
             pair = (kept.piece(renamed), edited) if side == "our" else (edited, kept.piece(renamed))
-            merged = _merge_text(b, *pair)
+            merged = _readable(_merge_text(b, *pair), self.path, *pair)
             if merged is None:  # lines that touch (the id's and the first field's): by field
                 values = (kept.items[renamed], still.items[there_id])
                 try:
@@ -288,8 +325,8 @@ class _Merge:
         """The merged header: as text, else key by key as values."""
         base, ours, theirs = self.base, self.ours, self.theirs
         merged = _merge_text(base.head(), ours.head(), theirs.head())
-        if merged is not None:
-            return merged
+        if _readable(merged, self.path, ours.head(), theirs.head(), head=True) is not None:
+            return cast(str, merged)
         clashes = []
         for key in dict.fromkeys([*ours.header, *theirs.header, *base.header]):
             before = ours.header.get(key, _MISSING)
@@ -368,6 +405,24 @@ def _same_sealed(a: Any, b: Any) -> bool:
 
 def _without_id(item: Any) -> Any:
     return {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+
+
+def _given_another_id(base: _Side, side: _Side, ident: str) -> str | None:
+    """The new id ``side`` likely gave the base item ``ident`` it no longer holds, with
+    other edits (a plain rename is found by ``_renames``): the one item ``side`` added that
+    differs from it in one field besides its id."""
+    was = base.items[ident]
+    if not isinstance(was, dict):
+        return None
+    found = []
+    for new in side.order:
+        item = side.items[new]
+        if new in base.position or not isinstance(item, dict):
+            continue
+        keys = (set(was) | set(item)) - {"id"}
+        if sum(was.get(k, _MISSING) != item.get(k, _MISSING) for k in keys) <= 1:
+            found.append(new)
+    return found[0] if len(found) == 1 else None
 
 
 def _renames(base: _Side, side: _Side) -> dict[str, str]:
@@ -686,7 +741,7 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
     texts: list[str] = []
     unreadable: str | None = None
     for p in (base, ours, theirs):
-        data = p.read_bytes() if p.exists() else b""
+        data = _read_version(p, p is base)
         try:
             texts.append(data.decode("utf-8"))
         except UnicodeDecodeError:
@@ -723,6 +778,27 @@ def merge_driver(base: Path, ours: Path, theirs: Path, name: str | None = None) 
         return MergeResult(merged, conflicts)
     atomic_write(ours, result.text)
     return result
+
+
+def _read_version(path: Path, base: bool) -> bytes:
+    """One of the three versions git hands the driver; a missing base is an empty one (a file
+    added on both sides), a missing or unreadable ours or theirs a mistake of whoever ran
+    the driver by hand: one sentence, nothing written."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        if base:
+            return b""
+        problem = "no such file"
+    except IsADirectoryError:
+        problem = "is a folder, not a file"
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror or exc})"
+    raise CannotOpen(
+        f"{path}: {problem}; the merge driver takes the three versions of a set file git "
+        "writes for it (`evalset merge-driver %O %A %B %P`, as `evalset init --git-hooks` "
+        "registers it): name existing files."
+    )
 
 
 def _unreadable(text: str, path: Path) -> str | None:
