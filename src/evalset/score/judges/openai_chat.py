@@ -92,7 +92,10 @@ def shown_url(url: str) -> str:
     netloc = f"***@{host}" if "@" in parts.netloc else host
     query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
                       safe="*")  # fmt: skip
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    # the path as the SDK joins paths to it, with its last slash: versions of the SDK write
+    # a base URL with a query with it or without it, and a report would depend on which
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((parts.scheme, netloc, path, query, ""))
 
 
 def load_prompts(folder: Path | None) -> dict[str, str]:
