@@ -81,3 +81,20 @@ def test_an_endpoint_secret_is_in_no_output(  # type: ignore[no-untyped-def]
         f"evalset: the openai judge cannot reach {shown.format(host=gone)}; check the base URL "
         "(base_url, or OPENAI_BASE_URL) and that the endpoint is up.\n"
     )
+
+
+@pytest.mark.parametrize("query", ["?api-key=k", "?a=1&b=2", ""])
+def test_a_base_url_is_one_judge_with_its_last_slash_or_without(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """openai 1.x kept `/v1?api-key=` as given and 3.x wrote `/v1/?api-key=`: the judge's
+    version (its verdicts' cache key) and the URL reports show depended on the SDK
+    installed, so one configuration was two judges in two environments."""
+    repo = make_answers_ws(tmp_path / "repo")
+    found = []
+    for path in ("/v1", "/v1/"):
+        _configure(repo, f"http://127.0.0.1:9{path}{query}", monkeypatch)
+        judge = load_judge("fake", find_workspace(repo))
+        found.append((judge.version, judge.describe()["base_url"]))
+    assert found[0] == found[1]
+    assert found[0][1].startswith("http://127.0.0.1:9/v1/")

@@ -92,10 +92,20 @@ def shown_url(url: str) -> str:
     netloc = f"***@{host}" if "@" in parts.netloc else host
     query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)],
                       safe="*")  # fmt: skip
-    # the path as the SDK joins paths to it, with its last slash: versions of the SDK write
-    # a base URL with a query with it or without it, and a report would depend on which
-    path = parts.path if parts.path.endswith("/") else parts.path + "/"
-    return urlunsplit((parts.scheme, netloc, path, query, ""))
+    return urlunsplit((parts.scheme, netloc, _slashed(parts.path), query, ""))
+
+
+def _slashed(path: str) -> str:
+    """A base URL's path as the SDK joins paths to it, with its last slash: versions of the
+    SDK write a base URL with a query with it (3.x) or without it (1.x), and a report, or a
+    judge's version, would depend on which was installed."""
+    return path if path.endswith("/") else path + "/"
+
+
+def endpoint_url(url: str) -> str:
+    """The whole URL of an endpoint, secrets included, written one way (``_slashed``)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=_slashed(parts.path)))
 
 
 def load_prompts(folder: Path | None) -> dict[str, str]:
@@ -268,7 +278,8 @@ class OpenAIJudge(Judge):
             max_retries=settings.retries,
             timeout=settings.timeout,
         )
-        url = str(self.client.base_url)  # (all of it in the version: another key, another judge)
+        # all of it in the version (another key, another judge), one way whatever the SDK
+        url = endpoint_url(str(self.client.base_url))
         self.base_url = shown_url(url)
         self.name = f"openai:{settings.model}"
         self.concurrency = settings.concurrency
