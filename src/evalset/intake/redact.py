@@ -40,13 +40,25 @@ _LOCAL = rf"\w.%+\-!#$&'=?^{{|}}/{_MARK}"
 """What a local part starts with: letters and digits of any script, and RFC 5322's other
 characters but for markdown's ``*``, `` ` `` and ``~`` (``**a@b.com**`` is bold), which it
 may hold after its first (``jane*roe@…``, ``jane~roe@…``)."""
-_EMAIL = re.compile(
-    rf"(?:(?<![{_LOCAL}])[{_LOCAL}][{_LOCAL}*~`]*|\"[^\"\n@]{{1,64}}\")@{_LABEL}(?:\.{_LABEL})*"
+_ADDRESS = (
+    rf"(?:[{_LOCAL}][{_LOCAL}*~`]*|\"[^\"\n@]{{1,64}}\")@{_LABEL}(?:\.{_LABEL})*"
     rf"\.(?:xn--[A-Za-z0-9-]*[A-Za-z0-9]|(?:[^\W\d_][{_MARK}]*){{2,}})(?![^\W_]|[{_MARK}])"
 )
+_EMAIL = re.compile(rf"(?<![{_LOCAL}]){_ADDRESS}")
 """An address whose parts may be in any script (RFC 6531 internationalised addresses):
 the local part (or a quoted one, ``"jane roe"@…``), the domain's labels and its top-level
-domain (letters, or an ``xn--`` label)."""
+domain (letters, or an ``xn--`` label). It starts where a local part can (the look-behind
+keeps a long word from being tried at each of its characters)."""
+_NEXT_EMAIL = re.compile(_ADDRESS)
+"""An address right where the one before it ends: ``a@b.com|c@d.com`` and
+``?to=a@b.com&cc=c@d.com`` hold two, and the look-behind of ``_EMAIL`` (the ``m`` of
+``.com`` before ``|c``) left the second as written."""
+_BEFORE_LOCAL = "'`{|/?=&#"
+"""Characters a local part may hold (RFC 5322) that, where an address starts, are what
+stands before it rather than its first character (``'jane@…'``, ``{jane@…}``, ``=jane@…``)."""
+_LABELLED = re.compile(r".*[=?&/|]")
+"""What of a local part is a label or a query before the address (``email=``, ``?to=``):
+left out of the address's key, so it gets the placeholder the bare address gets."""
 _SPACED = r"(?: {1,2}| ?[-\u2010-\u2013] ?)"
 """What groups digits freely: one or two spaces (any space, as normalised), or a hyphen or a
 dash, spaced or not (``5555 - 5555``)."""
@@ -83,8 +95,24 @@ class _Found:
 
 
 def _emails(text: str) -> Iterator[_Found]:
-    for m in _EMAIL.finditer(text):
-        yield _Found(m.start(), m.end(), "EMAIL", m.group().lower())
+    pos = 0
+    while (m := _EMAIL.search(text, pos)) is not None:
+        while m is not None:
+            yield _email(m)
+            pos = m.end()
+            m = _NEXT_EMAIL.match(text, pos)
+
+
+def _email(m: re.Match[str]) -> _Found:
+    start, written = m.start(), m.group()
+    if not written.startswith('"'):
+        bare = written.lstrip(_BEFORE_LOCAL)
+        if not bare.startswith("@"):
+            start, written = m.end() - len(bare), bare
+    local, _, domain = written.rpartition("@")
+    if not local.startswith('"'):
+        local = _LABELLED.sub("", local) or local
+    return _Found(start, m.end(), "EMAIL", f"{local}@{domain}".lower())
 
 
 def _shorter(raw: str) -> Iterator[str]:

@@ -1,0 +1,121 @@
+"""Personal data written in forms the redaction once missed, in every field of a record, and
+out of every output of `evalset promote`: the set file, the summary, `--json`, a dry run,
+the `.evalset` folder, and the refusal of a record whose trace holds it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import write_files
+from evalset.sets.setfile import load_set
+
+SET = Path("sets/acme-support.yaml")
+
+# A text a record holds -> (the personal values in it, the text as it is redacted, whether
+# a trace holding it is refused). Before, each of these left a value as written.
+LEAKS = {
+    # the look-behind of the address pattern kept an address from starting right after
+    # another one ended (the `m` of `.com` is a character a local part may hold)
+    "addresses joined by |": (
+        "a@b.com|c@d.com",
+        ["a@b.com", "c@d.com"],
+        "<EMAIL_1>|<EMAIL_2>",
+        True,
+    ),
+    "addresses in a query": (
+        "?to=ann@shop.example.org&cc=bo@mail.example.net",
+        ["ann@", "bo@"],
+        "?<EMAIL_1>&<EMAIL_2>",
+        True,
+    ),
+    "addresses joined by /": (
+        "ann@shop.org/bo@mail.net",
+        ["ann@", "bo@"],
+        "<EMAIL_1>/<EMAIL_2>",
+        True,
+    ),
+    # the same address written after a label or in quotes got a placeholder of its own
+    "an address quoted and bare": (
+        "'ann@shop.org' or ann@shop.org",
+        ["ann@"],
+        "'<EMAIL_1>' or <EMAIL_1>",
+        True,
+    ),
+    "an address after a label and bare": (
+        "email=ann@shop.org, {ann@shop.org}, ann@shop.org",
+        ["ann@"],
+        "<EMAIL_1>, {<EMAIL_1>}, <EMAIL_1>",
+        True,
+    ),
+}  # fmt: skip
+
+# Texts that hold nothing personal, escaped or next to personal data, and stay as written.
+KEPT = [
+    "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
+]
+
+
+def _record(text: str, trace: str) -> dict[str, object]:
+    return {
+        "question": f"Where is my refund, {text}?",
+        "answer": text,
+        "note": text,
+        "retrieved": [text],
+        "trace": trace,
+    }
+
+
+def _everything(repo: Path) -> str:
+    """Every file of the workspace but git's, as text."""
+    return "".join(
+        path.read_bytes().decode("utf-8", "replace")
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(repo).parts
+        and path.name != "f.jsonl"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LEAKS)
+def test_personal_data_in_every_form_reaches_no_output(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
+    text, secrets, redacted, _ = LEAKS[case]
+    write_files(example, {"f.jsonl": json.dumps(_record(text, "tr-1")) + "\n"})
+    args = ("promote", "f.jsonl", "--set", "acme-support")
+    outputs = [cli(example, *args, "--dry-run"), cli(example, *args, "--dry-run", "--json")]
+    outputs += [cli(example, *args, "--json"), cli(example, *args)]  # written, then again
+    assert [o.code for o in outputs] == [0, 0, 0, 0], [o.err for o in outputs]
+    draft = load_set(example / SET).items[-1]
+    assert draft.question == f"Where is my refund, {redacted}?"
+    assert draft.origin is not None
+    assert draft.origin.observed_answer == draft.origin.note == redacted
+    assert draft.origin.retrieved == [redacted]
+    shown = "".join(o.out + o.err for o in outputs) + _everything(example)
+    for secret in secrets:
+        assert secret not in shown, (case, secret)
+
+
+@pytest.mark.parametrize("case", [c for c, row in LEAKS.items() if row[3]])
+def test_a_trace_holding_personal_data_in_any_form_is_refused(
+    example: Path, cli, case: str
+) -> None:  # type: ignore[no-untyped-def]
+    text, secrets, _, _ = LEAKS[case]
+    write_files(example, {"f.jsonl": json.dumps(_record("no data", f"s-{text}")) + "\n"})
+    before = (example / SET).read_bytes()
+    for extra in ([], ["--json"], ["--dry-run"]):
+        result = cli(example, "promote", "f.jsonl", "--set", "acme-support", *extra)
+        assert result.code == 2, result.out
+        assert result.err.startswith("evalset: f.jsonl:1: the record trace holds personal data")
+        for secret in secrets:
+            assert secret not in result.out + result.err, (case, secret)
+    assert (example / SET).read_bytes() == before
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_what_is_not_personal_is_kept_as_written(example: Path, cli, text: str) -> None:  # type: ignore[no-untyped-def]
+    write_files(example, {"f.jsonl": json.dumps(_record(text, "tr-1")) + "\n"})
+    assert cli(example, "promote", "f.jsonl", "--set", "acme-support").code == 0
+    draft = load_set(example / SET).items[-1]
+    assert draft.question == f"Where is my refund, {text}?"
+    assert draft.origin is not None and not draft.origin.redactions
