@@ -50,10 +50,26 @@ LEAKS = {
         "<EMAIL_1>, {<EMAIL_1>}, <EMAIL_1>",
         True,
     ),
+    # a number before a card number, spaced as its groups are, took the card into a run
+    # whose check failed, and the card was left as written
+    "a card after a quantity": (
+        "qty 2 4111 1111 1111 1111",
+        ["4111 1111"],
+        "qty 2 <CARD_1>",
+        False,
+    ),
+    "a card after an order number": (
+        "order 55120 5555 5555 5555 4444",
+        ["5555 5555"],
+        "order 55120 <CARD_1>",
+        False,
+    ),
+    "an Amex card after a number": ("12 3782 822463 10005", ["822463"], "12 <CARD_1>", False),
 }  # fmt: skip
 
 # Texts that hold nothing personal, escaped or next to personal data, and stay as written.
 KEPT = [
+    "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
 ]
 

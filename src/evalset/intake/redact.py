@@ -71,12 +71,22 @@ _IBAN = re.compile(
 )
 """IBANs, in groups of four by any of those."""
 _CARD = re.compile(
-    rf"(?<![\w,/])(?<!\d[.-])\d(?:{_SPACED}?\d){{12,18}}(?![\w.,/-]?\d)"
+    rf"(?<![\w,/])(?<!\d[.-])\d(?:{_SPACED}?\d){{12,}}(?![\w.,/-]?\d)"
     rf"|(?<![\w,/])(?<!\d[.-])\d{{4}}(?:{_MARKED}\d{{4}}){{2}}{_MARKED}\d{{1,7}}(?![\w.,/-]?\d)"
 )
-"""Card numbers: digits grouped by spaces or hyphens (and dashes), or in groups of four by
-dots, underscores or slashes; after a word's full stop or hyphen (``no.4111…``,
-``Visa-4111…``) but not a number's (``1.4111…``, a range)."""
+"""Runs of digits that may hold a card number: grouped by spaces or hyphens (and dashes),
+or in groups of four by dots, underscores or slashes; after a word's full stop or hyphen
+(``no.4111…``, ``Visa-4111…``) but not a number's (``1.4111…``, a range). A run is read
+whole, then searched (``_cards``): a number before the card, spaced as its groups are
+(``qty 2 4111 1111 1111 1111``), must not hide it; a hyphen before it makes a range or a
+reference (``2024-4111…``)."""
+_CARD_GROUPS = re.compile(
+    r"\d{13,19}|\d{4}(?:\D+\d{4}){2,3}(?:\D+\d{1,3})?|\d{4}\D+\d{6}\D+\d{4,5}"
+)
+"""How a card number is written when it follows other digits in a run: unspaced, in fours
+(the last group shorter on a 19-digit card), or 4-6-5 and 4-6-4 (American Express, Diners
+Club). Its own start is taken only then, so a run of small numbers (sizes, quantities) is
+not searched at every digit for one that passes the Luhn check by chance."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(
     r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})"
@@ -142,12 +152,51 @@ def _ibans(text: str) -> Iterator[_Found]:
 def _cards(text: str) -> Iterator[_Found]:
     from stdnum import luhn
 
+    def card(raw: str) -> str | None:
+        digits = re.sub(r"\D", "", raw)
+        if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
+            return digits
+        return None
+
     for m in _CARD.finditer(text):
-        for raw in _shorter(m.group()):
-            digits = re.sub(r"\D", "", raw)
-            if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
-                yield _Found(m.start(), m.start() + len(raw), "CARD", digits)
+        run, at = m.group(), 0
+        while at < len(run):
+            found = None
+            # the run from where it starts, then from each group after a space (right
+            # after a hyphen it is a range or a reference, 2024-4111…, as the pattern says)
+            spaced = [k for k in range(at + 1, len(run)) if run[k].isdigit() and run[k - 1] == " "]
+            starts = [at, *spaced]
+            for start in starts:
+                for raw in _shorter(_window(run, start)):
+                    if start > at and not _CARD_GROUPS.fullmatch(raw):
+                        continue
+                    digits = card(raw)
+                    if digits is not None:
+                        found = _Found(
+                            m.start() + start, m.start() + start + len(raw), "CARD", digits
+                        )
+                        break
+                if found is not None:
+                    break
+            if found is None:
                 break
+            yield found
+            at = found.end - m.start()
+            while at < len(run) and not run[at].isdigit():
+                at += 1
+
+
+def _window(run: str, start: int) -> str:
+    """The part of ``run`` from ``start`` that a card number there could be: its first 19
+    digits at most, cut where a group ends (a card does not end inside a longer number)."""
+    digits, end = 0, start
+    while end < len(run) and digits < 19:
+        digits += run[end].isdigit()
+        end += 1
+    if end < len(run) and run[end].isdigit():
+        while end > start and run[end - 1].isdigit():
+            end -= 1
+    return run[start:end].rstrip(" -\u2010\u2011\u2012\u2013._/")
 
 
 def _ips(text: str) -> Iterator[_Found]:
