@@ -65,10 +65,36 @@ LEAKS = {
         False,
     ),
     "an Amex card after a number": ("12 3782 822463 10005", ["822463"], "12 <CARD_1>", False),
+    # escaped as a URL or an HTML page writes them, nothing was recognised
+    "a percent-encoded address": (
+        "mailto:ann%40shop.org and ann@shop.org",
+        ["ann%40", "ann@"],
+        "mailto:<EMAIL_1> and <EMAIL_1>",
+        True,
+    ),
+    "a percent-encoded phone number": (
+        "tel=%2B44%2020%207946%200958",
+        ["7946"],
+        "tel=<PHONE_1>",
+        True,
+    ),
+    "an HTML-escaped address": (
+        "ann&#64;shop.org, ann&#x40;shop.org, ann&commat;shop.org",
+        ["ann&"],
+        "<EMAIL_1>, <EMAIL_1>, <EMAIL_1>",
+        True,
+    ),
+    "an HTML-escaped card number": (
+        "4111&#32;1111&#32;1111&#32;1111",
+        ["1111&"],
+        "<CARD_1>",
+        False,
+    ),
 }  # fmt: skip
 
 # Texts that hold nothing personal, escaped or next to personal data, and stay as written.
 KEPT = [
+    "50% off, 100%ff, 10%25, AT&amp;T &nosuch; 12/2027",
     "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
 ]

@@ -342,17 +342,60 @@ def _custom(kind: str, pattern: Any, text: str) -> Iterator[_Found]:
         raise PatternTooSlow(kind) from None
 
 
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """What matching sees of ``text``, and for each of its characters the index of the
-    character of ``text`` it comes from. Each character is put in NFKC (full-width digits
-    and letters, as an East Asian input method types them, become ASCII; no-break and other
-    spaces become a space); a decimal digit of any script becomes its ASCII digit; a format
-    character (a zero-width space or joiner, a soft hyphen, a byte order mark) is dropped,
-    as copying text from a web page or a chat leaves them inside addresses and numbers; and
-    any other space but a line break (a tab) becomes a space."""
+_ESCAPED = re.compile(
+    r"(?:%[0-9A-Fa-f]{2})+|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+"""Characters written as a URL or an HTML page escapes them: ``jane%40example.com`` in a
+link's query, ``jane&#64;example.com`` in a page's text."""
+
+
+def _unescaped(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each character of ``text`` as what it stands for, with the span of ``text`` that
+    writes it: a percent-encoded UTF-8 sequence or an HTML character reference is the
+    character it escapes (what is not a character, ``%ff`` or ``&nosuch;``, stays as
+    written)."""
+    import html
+
+    at = 0
+    for m in _ESCAPED.finditer(text):
+        yield from ((text[k], k, k + 1) for k in range(at, m.start()))
+        at = m.end()
+        written = m.group()
+        if written.startswith("&"):
+            char = html.unescape(written)
+            if char == written:
+                yield from ((text[k], k, k + 1) for k in range(m.start(), m.end()))
+            else:
+                yield from ((c, m.start(), m.end()) for c in char)
+            continue
+        raw = bytes.fromhex(written.replace("%", ""))
+        j = 0
+        while j < len(raw):
+            lead = raw[j]
+            size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4
+            here = m.start() + 3 * j
+            try:
+                yield raw[j : j + size].decode("utf-8"), here, here + 3 * size
+                j += size
+            except UnicodeDecodeError:
+                yield from ((text[k], k, k + 1) for k in range(here, here + 3))
+                j += 1
+    yield from ((text[k], k, k + 1) for k in range(at, len(text)))
+
+
+def _normalised(text: str) -> tuple[str, list[int], list[int]]:
+    """What matching sees of ``text``, and for each of its characters the span of ``text``
+    it comes from (its start, and its end). Escapes are read as the characters they stand
+    for (``_unescaped``: ``%40`` and ``&#64;`` are ``@``); each character is put in NFKC
+    (full-width digits and letters, as an East Asian input method types them, become ASCII;
+    no-break and other spaces become a space); a decimal digit of any script becomes its
+    ASCII digit; a format character (a zero-width space or joiner, a soft hyphen, a byte
+    order mark) is dropped, as copying text from a web page or a chat leaves them inside
+    addresses and numbers; and any other space but a line break (a tab) becomes a space."""
     out: list[str] = []
-    origin: list[int] = []
-    for index, char in enumerate(text):
+    starts: list[int] = []
+    ends: list[int] = []
+    for char, start, end in _unescaped(text):
         if unicodedata.category(char) == "Cf":
             continue
         digit = unicodedata.decimal(char, None)
@@ -363,8 +406,9 @@ def _normalised(text: str) -> tuple[str, list[int]]:
             if mapped.isspace() and mapped not in "\n\r":
                 mapped = " "
         out.append(mapped)
-        origin.extend([index] * len(mapped))
-    return "".join(out), origin
+        starts.extend([start] * len(mapped))
+        ends.extend([end] * len(mapped))
+    return "".join(out), starts, ends
 
 
 @dataclass
@@ -389,12 +433,12 @@ class Redactor:
         email address, an IPv4 address inside an IPv6 one: no part of either is left), of
         the kind the earlier detector says (config patterns, email, IBAN, card, IP, phone;
         then the longer match)."""
-        seen, origin = _normalised(text)
+        seen, starts, ends = _normalised(text)
         spans = []
         for f in self._find(seen):
             # from the first character of the find to the last, and what the original text
             # holds between them (a format character inside the value goes with it)
-            start, end = origin[f.start], origin[f.end - 1] + 1
+            start, end = starts[f.start], ends[f.end - 1]
             spans.append(_Found(start, end, f.kind, f.key))
         return spans
 
