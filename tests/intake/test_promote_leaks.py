@@ -90,6 +90,13 @@ LEAKS = {
         "<CARD_1>",
         False,
     ),
+    # an address spelled out, as people write theirs so that crawlers miss it
+    "an address spelled out": (
+        "ann at shop dot org, ann(at)shop(dot)org, Ann [at] shop.org and ann@shop.org",
+        ["ann at", "ann(at)", "[at]", "ann@"],
+        "<EMAIL_1>, <EMAIL_1>, <EMAIL_1> and <EMAIL_1>",
+        True,
+    ),
 }  # fmt: skip
 
 # Texts that hold nothing personal, escaped or next to personal data, and stay as written.
@@ -97,6 +104,7 @@ KEPT = [
     "50% off, 100%ff, 10%25, AT&amp;T &nosuch; 12/2027",
     "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
+    "I shop at amazon.com, met them at noon, the dot com era",
 ]
 
 

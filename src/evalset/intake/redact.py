@@ -53,6 +53,23 @@ _NEXT_EMAIL = re.compile(_ADDRESS)
 """An address right where the one before it ends: ``a@b.com|c@d.com`` and
 ``?to=a@b.com&cc=c@d.com`` hold two, and the look-behind of ``_EMAIL`` (the ``m`` of
 ``.com`` before ``|c``) left the second as written."""
+_AT = r"(?: ?[(\[{<]at[)\]}>] ?| at )"
+_DOT = r"(?: ?[(\[{<]dot[)\]}>] ?| dot )"
+
+
+def _spelled(at: str, last_dot: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w.+-])(?P<local>\w[\w.+-]*){at}(?P<domain>{_LABEL}(?:(?:{_DOT}|\.){_LABEL})*)"
+        rf"{last_dot}(?P<tld>[^\W\d_]{{2,}})(?![^\W_])",
+        re.IGNORECASE,
+    )
+
+
+_SPELLED = (_spelled(r"(?: ?[(\[{<]at[)\]}>] ?)", rf"(?:{_DOT}|\.)"), _spelled(_AT, _DOT))
+"""An address spelled out so that a crawler does not take it, as people write theirs in a
+chat or a form (``jane(at)example.com``, ``jane at example dot com``, ``jane [at] mail
+[dot] example [dot] org``). An ``at`` in words needs a ``dot`` in words before the
+top-level domain: ``shop at amazon.com`` is not an address."""
 _BEFORE_LOCAL = "'`{|/?=&#"
 """Characters a local part may hold (RFC 5322) that, where an address starts, are what
 stands before it rather than its first character (``'jane@…'``, ``{jane@…}``, ``=jane@…``)."""
@@ -111,6 +128,14 @@ def _emails(text: str) -> Iterator[_Found]:
             yield _email(m)
             pos = m.end()
             m = _NEXT_EMAIL.match(text, pos)
+
+
+def _spelled_emails(text: str) -> Iterator[_Found]:
+    for pattern in _SPELLED:
+        for m in pattern.finditer(text):
+            domain = re.sub(_DOT, ".", m["domain"], flags=re.IGNORECASE)
+            key = f"{m['local']}@{domain}.{m['tld']}".lower()
+            yield _Found(m.start(), m.end(), "EMAIL", key)
 
 
 def _email(m: re.Match[str]) -> _Found:
@@ -469,6 +494,7 @@ class Redactor:
         return [
             *custom,
             _emails(text),
+            _spelled_emails(text),
             _ibans(text),
             _cards(text),
             _ips(text),
