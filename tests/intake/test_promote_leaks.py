@@ -97,6 +97,25 @@ LEAKS = {
         "<EMAIL_1>, <EMAIL_1>, <EMAIL_1> and <EMAIL_1>",
         True,
     ),
+    # wrapped onto the next line, a number was two, neither of them personal data
+    "a card wrapped onto the next line": (
+        "4111 1111\n1111 1111",
+        ["4111 1111", "1111\n1111"],
+        "<CARD_1>",
+        False,
+    ),
+    "an IBAN wrapped onto the next line": (
+        "DE89 3704 0044\r\n0532 0130 00",
+        ["3704", "0532"],
+        "<IBAN_1>",
+        False,
+    ),
+    "a phone number wrapped onto the next line": (
+        "call +44 20\n7946 0958",
+        ["7946", "0958"],
+        "call <PHONE_1>",
+        True,
+    ),
 }  # fmt: skip
 
 # Texts that hold nothing personal, escaped or next to personal data, and stay as written.
@@ -105,6 +124,7 @@ KEPT = [
     "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
     "I shop at amazon.com, met them at noon, the dot com era",
+    "orders:\n55120\n55121\n55122\nqty 2\n3\n4",
 ]
 
 

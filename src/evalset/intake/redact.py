@@ -416,7 +416,8 @@ def _normalised(text: str) -> tuple[str, list[int], list[int]]:
     no-break and other spaces become a space); a decimal digit of any script becomes its
     ASCII digit; a format character (a zero-width space or joiner, a soft hyphen, a byte
     order mark) is dropped, as copying text from a web page or a chat leaves them inside
-    addresses and numbers; and any other space but a line break (a tab) becomes a space."""
+    addresses and numbers; and any other space (a tab, a line break: a number or an IBAN
+    wrapped onto the next line is still one) becomes a space."""
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -428,7 +429,7 @@ def _normalised(text: str) -> tuple[str, list[int], list[int]]:
             mapped = str(digit)
         else:
             mapped = unicodedata.normalize("NFKC", char)
-            if mapped.isspace() and mapped not in "\n\r":
+            if mapped.isspace():
                 mapped = " "
         out.append(mapped)
         starts.extend([start] * len(mapped))
