@@ -116,6 +116,19 @@ LEAKS = {
         "call <PHONE_1>",
         True,
     ),
+    # a link's user and password, and a token in its query, which open the user's account
+    "a link with a user and a password": (
+        "https://ann:pa55word@shop.example/orders and ftp://ann@198.51.100.7/",
+        ["ann:", "pa55word", "ann@", "198.51"],
+        "https://<EMAIL_1>/orders and ftp://<SECRET_1>@<IP_1>/",
+        True,
+    ),
+    "a link with a token": (
+        "https://shop.example/reset?token=eyJhbGciOiJ9.e30.sig&lang=en;sid=9f8e7d",
+        ["eyJhbG", "9f8e7d"],
+        "https://shop.example/reset?token=<SECRET_1>&lang=en;sid=<SECRET_2>",
+        True,
+    ),
 }  # fmt: skip
 
 # Texts that hold nothing personal, escaped or next to personal data, and stay as written.
@@ -124,6 +137,7 @@ KEPT = [
     "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
     "I shop at amazon.com, met them at noon, the dot com era",
+    "https://shop.example/help?page=2&q=returns&code=SUMMER20, the key=value pair",
     "orders:\n55120\n55121\n55122\nqty 2\n3\n4",
 ]
 

@@ -112,6 +112,18 @@ _IPV6 = re.compile(
 """An IPv6 address, one ending in an IPv4 one too (``::ffff:192.0.2.1``)."""
 
 
+_SECRET = re.compile(
+    r"(?<=://)(?P<user>[^\s/?#@]+)(?=@)"
+    r"|(?<=[?&;])(?:access_token|id_token|refresh_token|token|auth|authorization|api_?key|key"
+    r"|password|passwd|pwd|pass|secret|client_secret|sig|signature|session|session_?id|sid"
+    r"|otp)=(?P<value>[^\s&#;]*[^\s&#;.,:!?)\]'\"])",
+    re.IGNORECASE,
+)
+"""What a link carries that opens an account: the user and password before a host
+(``https://jane:pa55@shop.example``) and the value of a query parameter that holds a token,
+a key, a password or a session (``?token=…``, ``&sig=…``)."""
+
+
 @dataclass(frozen=True)
 class _Found:
     start: int
@@ -136,6 +148,12 @@ def _spelled_emails(text: str) -> Iterator[_Found]:
             domain = re.sub(_DOT, ".", m["domain"], flags=re.IGNORECASE)
             key = f"{m['local']}@{domain}.{m['tld']}".lower()
             yield _Found(m.start(), m.end(), "EMAIL", key)
+
+
+def _secrets(text: str) -> Iterator[_Found]:
+    for m in _SECRET.finditer(text):
+        group = "user" if m["user"] is not None else "value"
+        yield _Found(m.start(group), m.end(group), "SECRET", m[group])
 
 
 def _email(m: re.Match[str]) -> _Found:
@@ -496,6 +514,7 @@ class Redactor:
             *custom,
             _emails(text),
             _spelled_emails(text),
+            _secrets(text),
             _ibans(text),
             _cards(text),
             _ips(text),
