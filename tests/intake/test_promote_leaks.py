@@ -136,6 +136,8 @@ KEPT = [
     "50% off, 100%ff, 10%25, AT&amp;T &nosuch; 12/2027",
     "range 2024-4111111111111111, version 1.4111111111111111",
     "2 x 19.99, 3 items of 12, section 4.2, release 3.12",
+    # four numbers joined by dots that number a section or a release, once taken for IPs
+    "see section 3.2.1.4, version 10.2.0.1, v1.2.3.4, § 4.1.2.3 and Abschnitt 2.1.1.5",
     "I shop at amazon.com, met them at noon, the dot com era",
     "https://shop.example/help?page=2&q=returns&code=SUMMER20, the key=value pair",
     "orders:\n55120\n55121\n55122\nqty 2\n3\n4",

@@ -242,11 +242,26 @@ def _window(run: str, start: int) -> str:
     return run[start:end].rstrip(" -\u2010\u2011\u2012\u2013._/")
 
 
+_NUMBERED = re.compile(
+    r"(?:\b(?:section|sections|sec|clause|chapter|article|art|paragraph|para|step|rule|"
+    r"version|versions|release|v|ver|build|firmware|update|abschnitt|ziffer|kapitel|artikel|"
+    r"absatz|paragraf|sección|seccion|artículo|articulo|capítulo|capitulo|sezione|articolo|"
+    r"capitolo|versione|versión|hoofdstuk|versie|chapitre|paragraphe)\.?|§)"
+    r" ?$",
+    re.IGNORECASE,
+)
+"""Words after which four numbers joined by dots number a part of a document or a release,
+in the languages of the phone words (``section 3.2.1.4``, ``version 10.2.0.1``,
+``v1.2.3.4``, ``§ 4.1.2.3``): an IPv4 address is not taken there."""
+
+
 def _ips(text: str) -> Iterator[_Found]:
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
             written = m.group().split("%")[0]
             if pattern is _IPV4:
+                if _NUMBERED.search(text[max(0, m.start() - 24) : m.start()]):
+                    continue  # section 3.2.1.4, version 10.2.0.1: a number, not an address
                 # 192.168.001.023: ``ipaddress`` refuses leading zeros, people write them
                 written = ".".join(str(int(octet)) for octet in written.split("."))
             try:
