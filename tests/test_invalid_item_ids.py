@@ -157,7 +157,8 @@ def test_a_promoted_record_of_an_invalid_items_id_is_refused_saying_why(  # type
     result = cli(one_doc_repo, "promote", "failures.jsonl", "--set", "s", "--id-from", "trace",
                  *(["--dry-run"] if dry_run else []))  # fmt: skip
     then = (
-        f"then promote again (the record of line 1 would be item {ident!r}; nothing was promoted)."
+        f"then promote again (the record of failures.jsonl:1 would be item {ident!r}; nothing "
+        "was promoted)."
     )
     assert (result.code, result.err) == (2, f"evalset: {not_valid(kind, then)}\n")
     assert path.read_bytes() == before

@@ -775,7 +775,9 @@ TRACE_IDS = {
 @pytest.mark.parametrize("case", TRACE_IDS)
 def test_a_trace_that_is_another_items_id_is_refused(example: Path, cli, case: str) -> None:  # type: ignore[no-untyped-def]
     """Before, the record was skipped as that item ("q-001 exists already"), its question
-    and answer dropped, and its trace added to the origin of an item about something else."""
+    and answer dropped, and its trace added to the origin of an item about something else.
+    The refusal names the file and the line, as every refusal of a record does (it once
+    said "the record of line 1", naming no file)."""
     ident, same = TRACE_IDS[case]
     if same:  # promoted once already: promoting it again adds nothing, as before
         first = {"question": "Can I pay with Klarna later?", "trace": ident}
@@ -790,8 +792,8 @@ def test_a_trace_that_is_another_items_id_is_refused(example: Path, cli, case: s
         assert done.code == 0 and (example / SET).read_bytes() == before
         return
     assert done.code == 2
-    assert (
-        f"the record of line 1 takes the id {ident!r} from its trace (--id-from trace), and item "
-        f"{ident!r} is another, made from no such trace"
-    ) in done.err
+    assert done.err.startswith(
+        f"evalset: r.jsonl:1: the record takes the id {ident!r} from its trace (--id-from trace), "
+        f"and item {ident!r} is another, made from no such trace"
+    )
     assert (example / SET).read_bytes() == before

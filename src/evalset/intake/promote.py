@@ -551,12 +551,14 @@ def decide(
     refused: Callable[[str], str | None],
     dry_run: bool = False,
     released: Sequence[Item] = (),
+    source: str = "the failure file",
 ) -> Decision:
     """Which candidates become drafts and which are duplicates, against ``entries`` (the set
     as it is now); the drafts get their holdout assignment by the split rule. A draft whose
     id is that of an item the schema refuses (``refused`` says why, as ``SetFile.not_valid``)
     refuses the run: whether the record is that item cannot be told until it is fixed.
-    ``dry_run``: the reasons say what would be done. ``released``: as for ``plan_split``."""
+    ``dry_run``: the reasons say what would be done. ``released``: as for ``plan_split``.
+    ``source``: the failure file, as the refusals name it."""
     from evalset.holdout.split import plan_split
     from evalset.sets.neardup import near_duplicate_pairs
 
@@ -614,7 +616,7 @@ def decide(
             # an id that says nothing of the question, which an item made from another
             # record (or by hand) has
             raise PromoteRefused(
-                f"the record of line {line} takes the id {ident!r} from its trace (--id-from "
+                f"{source}:{line}: the record takes the id {ident!r} from its trace (--id-from "
                 f"trace), and item {ident!r} is another, made from no such trace; promote it "
                 "without --id-from trace (its id then comes from its question), or rename "
                 "that item. Nothing was promoted."
@@ -628,7 +630,7 @@ def decide(
         invalid = refused(ident)
         if invalid is not None:
             raise PromoteRefused(
-                f"{invalid}, then promote again (the record of line {line} would be item "
+                f"{invalid}, then promote again (the record of {source}:{line} would be item "
                 f"{ident!r}; nothing was promoted)."
             )
         ids.add(ident)
@@ -747,7 +749,7 @@ def promote(
     if dry_run:
         released = released_holdout_of(loaded)
         decision = decide(
-            loaded.entries, candidates, id_from, ratio, loaded.not_valid, True, released
+            loaded.entries, candidates, id_from, ratio, loaded.not_valid, True, released, source
         )
         _refuse_invalid(source, decision.result, candidates, skip_invalid)  # as the run does
         _note_sealing(decision.result, seal_arrivals(loaded, decision.drafts))
@@ -757,7 +759,7 @@ def promote(
         current = editor.current
         released = released_holdout_of(current)
         decision = decide(
-            current.entries, candidates, id_from, ratio, current.not_valid, False, released
+            current.entries, candidates, id_from, ratio, current.not_valid, False, released, source
         )
         _refuse_invalid(source, decision.result, candidates, skip_invalid)
         arrivals = seal_arrivals(editor.current, decision.drafts, editor.text_of_new)

@@ -40,13 +40,42 @@ _LOCAL = rf"\w.%+\-!#$&'=?^{{|}}/{_MARK}"
 """What a local part starts with: letters and digits of any script, and RFC 5322's other
 characters but for markdown's ``*``, `` ` `` and ``~`` (``**a@b.com**`` is bold), which it
 may hold after its first (``jane*roe@…``, ``jane~roe@…``)."""
-_EMAIL = re.compile(
-    rf"(?:(?<![{_LOCAL}])[{_LOCAL}][{_LOCAL}*~`]*|\"[^\"\n@]{{1,64}}\")@{_LABEL}(?:\.{_LABEL})*"
+_ADDRESS = (
+    rf"(?:[{_LOCAL}][{_LOCAL}*~`]*|\"[^\"\n@]{{1,64}}\")@{_LABEL}(?:\.{_LABEL})*"
     rf"\.(?:xn--[A-Za-z0-9-]*[A-Za-z0-9]|(?:[^\W\d_][{_MARK}]*){{2,}})(?![^\W_]|[{_MARK}])"
 )
+_EMAIL = re.compile(rf"(?<![{_LOCAL}]){_ADDRESS}")
 """An address whose parts may be in any script (RFC 6531 internationalised addresses):
 the local part (or a quoted one, ``"jane roe"@…``), the domain's labels and its top-level
-domain (letters, or an ``xn--`` label)."""
+domain (letters, or an ``xn--`` label). It starts where a local part can (the look-behind
+keeps a long word from being tried at each of its characters)."""
+_NEXT_EMAIL = re.compile(_ADDRESS)
+"""An address right where the one before it ends: ``a@b.com|c@d.com`` and
+``?to=a@b.com&cc=c@d.com`` hold two, and the look-behind of ``_EMAIL`` (the ``m`` of
+``.com`` before ``|c``) left the second as written."""
+_AT = r"(?: ?[(\[{<]at[)\]}>] ?| at )"
+_DOT = r"(?: ?[(\[{<]dot[)\]}>] ?| dot )"
+
+
+def _spelled(at: str, last_dot: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w.+-])(?P<local>\w[\w.+-]*){at}(?P<domain>{_LABEL}(?:(?:{_DOT}|\.){_LABEL})*)"
+        rf"{last_dot}(?P<tld>[^\W\d_]{{2,}})(?![^\W_])",
+        re.IGNORECASE,
+    )
+
+
+_SPELLED = (_spelled(r"(?: ?[(\[{<]at[)\]}>] ?)", rf"(?:{_DOT}|\.)"), _spelled(_AT, _DOT))
+"""An address spelled out so that a crawler does not take it, as people write theirs in a
+chat or a form (``jane(at)example.com``, ``jane at example dot com``, ``jane [at] mail
+[dot] example [dot] org``). An ``at`` in words needs a ``dot`` in words before the
+top-level domain: ``shop at amazon.com`` is not an address."""
+_BEFORE_LOCAL = "'`{|/?=&#"
+"""Characters a local part may hold (RFC 5322) that, where an address starts, are what
+stands before it rather than its first character (``'jane@…'``, ``{jane@…}``, ``=jane@…``)."""
+_LABELLED = re.compile(r".*[=?&/|]")
+"""What of a local part is a label or a query before the address (``email=``, ``?to=``):
+left out of the address's key, so it gets the placeholder the bare address gets."""
 _SPACED = r"(?: {1,2}| ?[-\u2010-\u2013] ?)"
 """What groups digits freely: one or two spaces (any space, as normalised), or a hyphen or a
 dash, spaced or not (``5555 - 5555``)."""
@@ -59,18 +88,40 @@ _IBAN = re.compile(
 )
 """IBANs, in groups of four by any of those."""
 _CARD = re.compile(
-    rf"(?<![\w,/])(?<!\d[.-])\d(?:{_SPACED}?\d){{12,18}}(?![\w.,/-]?\d)"
+    rf"(?<![\w,/])(?<!\d[.-])\d(?:{_SPACED}?\d){{12,}}(?![\w.,/-]?\d)"
     rf"|(?<![\w,/])(?<!\d[.-])\d{{4}}(?:{_MARKED}\d{{4}}){{2}}{_MARKED}\d{{1,7}}(?![\w.,/-]?\d)"
 )
-"""Card numbers: digits grouped by spaces or hyphens (and dashes), or in groups of four by
-dots, underscores or slashes; after a word's full stop or hyphen (``no.4111…``,
-``Visa-4111…``) but not a number's (``1.4111…``, a range)."""
+"""Runs of digits that may hold a card number: grouped by spaces or hyphens (and dashes),
+or in groups of four by dots, underscores or slashes; after a word's full stop or hyphen
+(``no.4111…``, ``Visa-4111…``) but not a number's (``1.4111…``, a range). A run is read
+whole, then searched (``_cards``): a number before the card, spaced as its groups are
+(``qty 2 4111 1111 1111 1111``), must not hide it; a hyphen before it makes a range or a
+reference (``2024-4111…``)."""
+_CARD_GROUPS = re.compile(
+    r"\d{13,19}|\d{4}(?:\D+\d{4}){2,3}(?:\D+\d{1,3})?|\d{4}\D+\d{6}\D+\d{4,5}"
+)
+"""How a card number is written when it follows other digits in a run: unspaced, in fours
+(the last group shorter on a 19-digit card), or 4-6-5 and 4-6-4 (American Express, Diners
+Club). Its own start is taken only then, so a run of small numbers (sizes, quantities) is
+not searched at every digit for one that passes the Luhn check by chance."""
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]*\d)")
 _IPV6 = re.compile(
     r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4})"
     r"(?:%\w+)?(?![\w:])"
 )
 """An IPv6 address, one ending in an IPv4 one too (``::ffff:192.0.2.1``)."""
+
+
+_SECRET = re.compile(
+    r"(?<=://)(?P<user>[^\s/?#@]+)(?=@)"
+    r"|(?<=[?&;])(?:access_token|id_token|refresh_token|token|auth|authorization|api_?key|key"
+    r"|password|passwd|pwd|pass|secret|client_secret|sig|signature|session|session_?id|sid"
+    r"|otp)=(?P<value>[^\s&#;]*[^\s&#;.,:!?)\]'\"])",
+    re.IGNORECASE,
+)
+"""What a link carries that opens an account: the user and password before a host
+(``https://jane:pa55@shop.example``) and the value of a query parameter that holds a token,
+a key, a password or a session (``?token=…``, ``&sig=…``)."""
 
 
 @dataclass(frozen=True)
@@ -83,8 +134,38 @@ class _Found:
 
 
 def _emails(text: str) -> Iterator[_Found]:
-    for m in _EMAIL.finditer(text):
-        yield _Found(m.start(), m.end(), "EMAIL", m.group().lower())
+    pos = 0
+    while (m := _EMAIL.search(text, pos)) is not None:
+        while m is not None:
+            yield _email(m)
+            pos = m.end()
+            m = _NEXT_EMAIL.match(text, pos)
+
+
+def _spelled_emails(text: str) -> Iterator[_Found]:
+    for pattern in _SPELLED:
+        for m in pattern.finditer(text):
+            domain = re.sub(_DOT, ".", m["domain"], flags=re.IGNORECASE)
+            key = f"{m['local']}@{domain}.{m['tld']}".lower()
+            yield _Found(m.start(), m.end(), "EMAIL", key)
+
+
+def _secrets(text: str) -> Iterator[_Found]:
+    for m in _SECRET.finditer(text):
+        group = "user" if m["user"] is not None else "value"
+        yield _Found(m.start(group), m.end(group), "SECRET", m[group])
+
+
+def _email(m: re.Match[str]) -> _Found:
+    start, written = m.start(), m.group()
+    if not written.startswith('"'):
+        bare = written.lstrip(_BEFORE_LOCAL)
+        if not bare.startswith("@"):
+            start, written = m.end() - len(bare), bare
+    local, _, domain = written.rpartition("@")
+    if not local.startswith('"'):
+        local = _LABELLED.sub("", local) or local
+    return _Found(start, m.end(), "EMAIL", f"{local}@{domain}".lower())
 
 
 def _shorter(raw: str) -> Iterator[str]:
@@ -114,12 +195,64 @@ def _ibans(text: str) -> Iterator[_Found]:
 def _cards(text: str) -> Iterator[_Found]:
     from stdnum import luhn
 
+    def card(raw: str) -> str | None:
+        digits = re.sub(r"\D", "", raw)
+        if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
+            return digits
+        return None
+
     for m in _CARD.finditer(text):
-        for raw in _shorter(m.group()):
-            digits = re.sub(r"\D", "", raw)
-            if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn.is_valid(digits):
-                yield _Found(m.start(), m.start() + len(raw), "CARD", digits)
+        run, at = m.group(), 0
+        while at < len(run):
+            found = None
+            # the run from where it starts, then from each group after a space (right
+            # after a hyphen it is a range or a reference, 2024-4111…, as the pattern says)
+            spaced = [k for k in range(at + 1, len(run)) if run[k].isdigit() and run[k - 1] == " "]
+            starts = [at, *spaced]
+            for start in starts:
+                for raw in _shorter(_window(run, start)):
+                    if start > at and not _CARD_GROUPS.fullmatch(raw):
+                        continue
+                    digits = card(raw)
+                    if digits is not None:
+                        found = _Found(
+                            m.start() + start, m.start() + start + len(raw), "CARD", digits
+                        )
+                        break
+                if found is not None:
+                    break
+            if found is None:
                 break
+            yield found
+            at = found.end - m.start()
+            while at < len(run) and not run[at].isdigit():
+                at += 1
+
+
+def _window(run: str, start: int) -> str:
+    """The part of ``run`` from ``start`` that a card number there could be: its first 19
+    digits at most, cut where a group ends (a card does not end inside a longer number)."""
+    digits, end = 0, start
+    while end < len(run) and digits < 19:
+        digits += run[end].isdigit()
+        end += 1
+    if end < len(run) and run[end].isdigit():
+        while end > start and run[end - 1].isdigit():
+            end -= 1
+    return run[start:end].rstrip(" -\u2010\u2011\u2012\u2013._/")
+
+
+_NUMBERED = re.compile(
+    r"(?:\b(?:section|sections|sec|clause|chapter|article|art|paragraph|para|step|rule|"
+    r"version|versions|release|v|ver|build|firmware|update|abschnitt|ziffer|kapitel|artikel|"
+    r"absatz|paragraf|sección|seccion|artículo|articulo|capítulo|capitulo|sezione|articolo|"
+    r"capitolo|versione|versión|hoofdstuk|versie|chapitre|paragraphe)\.?|§)"
+    r" ?$",
+    re.IGNORECASE,
+)
+"""Words after which four numbers joined by dots number a part of a document or a release,
+in the languages of the phone words (``section 3.2.1.4``, ``version 10.2.0.1``,
+``v1.2.3.4``, ``§ 4.1.2.3``): an IPv4 address is not taken there."""
 
 
 def _ips(text: str) -> Iterator[_Found]:
@@ -127,6 +260,8 @@ def _ips(text: str) -> Iterator[_Found]:
         for m in pattern.finditer(text):
             written = m.group().split("%")[0]
             if pattern is _IPV4:
+                if _NUMBERED.search(text[max(0, m.start() - 24) : m.start()]):
+                    continue  # section 3.2.1.4, version 10.2.0.1: a number, not an address
                 # 192.168.001.023: ``ipaddress`` refuses leading zeros, people write them
                 written = ".".join(str(int(octet)) for octet in written.split("."))
             try:
@@ -265,17 +400,61 @@ def _custom(kind: str, pattern: Any, text: str) -> Iterator[_Found]:
         raise PatternTooSlow(kind) from None
 
 
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """What matching sees of ``text``, and for each of its characters the index of the
-    character of ``text`` it comes from. Each character is put in NFKC (full-width digits
-    and letters, as an East Asian input method types them, become ASCII; no-break and other
-    spaces become a space); a decimal digit of any script becomes its ASCII digit; a format
-    character (a zero-width space or joiner, a soft hyphen, a byte order mark) is dropped,
-    as copying text from a web page or a chat leaves them inside addresses and numbers; and
-    any other space but a line break (a tab) becomes a space."""
+_ESCAPED = re.compile(
+    r"(?:%[0-9A-Fa-f]{2})+|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+"""Characters written as a URL or an HTML page escapes them: ``jane%40example.com`` in a
+link's query, ``jane&#64;example.com`` in a page's text."""
+
+
+def _unescaped(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each character of ``text`` as what it stands for, with the span of ``text`` that
+    writes it: a percent-encoded UTF-8 sequence or an HTML character reference is the
+    character it escapes (what is not a character, ``%ff`` or ``&nosuch;``, stays as
+    written)."""
+    import html
+
+    at = 0
+    for m in _ESCAPED.finditer(text):
+        yield from ((text[k], k, k + 1) for k in range(at, m.start()))
+        at = m.end()
+        written = m.group()
+        if written.startswith("&"):
+            char = html.unescape(written)
+            if char == written:
+                yield from ((text[k], k, k + 1) for k in range(m.start(), m.end()))
+            else:
+                yield from ((c, m.start(), m.end()) for c in char)
+            continue
+        raw = bytes.fromhex(written.replace("%", ""))
+        j = 0
+        while j < len(raw):
+            lead = raw[j]
+            size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4
+            here = m.start() + 3 * j
+            try:
+                yield raw[j : j + size].decode("utf-8"), here, here + 3 * size
+                j += size
+            except UnicodeDecodeError:
+                yield from ((text[k], k, k + 1) for k in range(here, here + 3))
+                j += 1
+    yield from ((text[k], k, k + 1) for k in range(at, len(text)))
+
+
+def _normalised(text: str) -> tuple[str, list[int], list[int]]:
+    """What matching sees of ``text``, and for each of its characters the span of ``text``
+    it comes from (its start, and its end). Escapes are read as the characters they stand
+    for (``_unescaped``: ``%40`` and ``&#64;`` are ``@``); each character is put in NFKC
+    (full-width digits and letters, as an East Asian input method types them, become ASCII;
+    no-break and other spaces become a space); a decimal digit of any script becomes its
+    ASCII digit; a format character (a zero-width space or joiner, a soft hyphen, a byte
+    order mark) is dropped, as copying text from a web page or a chat leaves them inside
+    addresses and numbers; and any other space (a tab, a line break: a number or an IBAN
+    wrapped onto the next line is still one) becomes a space."""
     out: list[str] = []
-    origin: list[int] = []
-    for index, char in enumerate(text):
+    starts: list[int] = []
+    ends: list[int] = []
+    for char, start, end in _unescaped(text):
         if unicodedata.category(char) == "Cf":
             continue
         digit = unicodedata.decimal(char, None)
@@ -283,11 +462,12 @@ def _normalised(text: str) -> tuple[str, list[int]]:
             mapped = str(digit)
         else:
             mapped = unicodedata.normalize("NFKC", char)
-            if mapped.isspace() and mapped not in "\n\r":
+            if mapped.isspace():
                 mapped = " "
         out.append(mapped)
-        origin.extend([index] * len(mapped))
-    return "".join(out), origin
+        starts.extend([start] * len(mapped))
+        ends.extend([end] * len(mapped))
+    return "".join(out), starts, ends
 
 
 @dataclass
@@ -312,12 +492,12 @@ class Redactor:
         email address, an IPv4 address inside an IPv6 one: no part of either is left), of
         the kind the earlier detector says (config patterns, email, IBAN, card, IP, phone;
         then the longer match)."""
-        seen, origin = _normalised(text)
+        seen, starts, ends = _normalised(text)
         spans = []
         for f in self._find(seen):
             # from the first character of the find to the last, and what the original text
             # holds between them (a format character inside the value goes with it)
-            start, end = origin[f.start], origin[f.end - 1] + 1
+            start, end = starts[f.start], ends[f.end - 1]
             spans.append(_Found(start, end, f.kind, f.key))
         return spans
 
@@ -348,6 +528,8 @@ class Redactor:
         return [
             *custom,
             _emails(text),
+            _spelled_emails(text),
+            _secrets(text),
             _ibans(text),
             _cards(text),
             _ips(text),
