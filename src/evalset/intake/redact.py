@@ -1,15 +1,20 @@
 """Redaction of personal data from free text, before anything reaches a set file.
 
-Detected: email addresses, phone numbers (international and national forms, through
-Google's libphonenumber port ``phonenumbers``, for the configured regions), payment card
-numbers that pass the Luhn check and IBANs that pass their mod-97 check (both through
-``python-stdnum``), IPv4 and IPv6 addresses (validated by ``ipaddress``), and the patterns
-of the configuration. Matching sees the text normalised (NFKC, so full-width digits are
-digits; any script's digits as ASCII ones; format characters such as a zero-width space or
-a soft hyphen dropped; any space as a plain one), and the placeholder replaces what the
-original text holds there. Each value becomes a typed, numbered placeholder that is stable within
-one record (``<EMAIL_1>`` wherever the same address appears, ``<EMAIL_2>`` for another), so
-a reviewer still sees which mentions are the same. The original values are returned to no
+Detected: email addresses (also spelled out, ``ann at shop dot org``, ``ann(at)shop.org``),
+phone numbers (international and national forms, through Google's libphonenumber port
+``phonenumbers``, for the configured regions), payment card numbers that pass the Luhn
+check and IBANs that pass their mod-97 check (both through ``python-stdnum``), IPv4 and IPv6
+addresses (validated by ``ipaddress``; four dotted numbers after ``section``, ``version``
+and the like are kept), what a link carries that opens an account (the user before its
+host, the value of ``token=``, ``sig=``, ``sid=`` and the like: ``SECRET``), and the patterns
+of the configuration. Matching sees the text normalised (what a URL or an HTML page escapes
+as the character it stands for, ``%40`` and ``&#64;`` as ``@``; NFKC, so full-width digits
+are digits; any script's digits as ASCII ones; format characters such as a zero-width space
+or a soft hyphen dropped; any space, a line break included, as a plain one), and the
+placeholder replaces what the original text holds there. Each value becomes a typed,
+numbered placeholder that is stable within one record (``<EMAIL_1>`` wherever the same
+address appears, ``<EMAIL_2>`` for another), so a reviewer still sees which mentions are
+the same. The original values are returned to no
 one: a ``Redaction`` holds only the redacted texts and the counts per type.
 """
 
@@ -490,8 +495,8 @@ class Redactor:
         in ``text`` normalised (``_normalised``), and their keys are normalised values.
         Finds that overlap are one, spanning them all (a pattern of the config inside an
         email address, an IPv4 address inside an IPv6 one: no part of either is left), of
-        the kind the earlier detector says (config patterns, email, IBAN, card, IP, phone;
-        then the longer match)."""
+        the kind the earlier detector says (config patterns, email, a spelled-out email,
+        secret, IBAN, card, IP, phone; then the longer match)."""
         seen, starts, ends = _normalised(text)
         spans = []
         for f in self._find(seen):
