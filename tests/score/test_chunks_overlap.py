@@ -265,12 +265,17 @@ PARTS = (
 def test_a_word_or_two_is_found_exactly_only_as_whole_words(
     tmp_path: Path, text: str, sections: list[str]
 ) -> None:
-    repo, _ = _workspace(tmp_path / "repo", PARTS)
+    assert _standing_for(tmp_path, PARTS, text) == sorted(f"e.md#{s}" for s in sections)
+
+
+def _standing_for(tmp_path: Path, doc: str, text: str) -> list[str]:
+    """What a chunk of ``text`` stands for in a snapshot of ``doc``, sorted."""
+    repo, _ = _workspace(tmp_path / "repo", doc)
     ws = find_workspace(repo)
     found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
         Chunk("e.md", text=text)
     )
-    assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)
+    return sorted(str(c) for c in found.citations)
 
 
 MARKED = (
@@ -298,9 +303,4 @@ MARKED = (
 def test_a_word_with_combining_marks_is_one_word(
     tmp_path: Path, text: str, sections: list[str]
 ) -> None:
-    repo, _ = _workspace(tmp_path / "repo", MARKED)
-    ws = find_workspace(repo)
-    found = Resolver(Outlines(SnapshotStore(ws.snapshots_dir).newest(), ws.root)).resolve(
-        Chunk("e.md", text=text)
-    )
-    assert sorted(str(c) for c in found.citations) == sorted(f"e.md#{s}" for s in sections)
+    assert _standing_for(tmp_path, MARKED, text) == sorted(f"e.md#{s}" for s in sections)
