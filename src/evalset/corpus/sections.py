@@ -58,12 +58,14 @@ line, like the inline elements: ``5<del>0</del>0`` reads ``50``. Striking a word
 unstriking it, changes the text."""
 
 
-INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
+SHOWS_NOTHING = "\u00ad\u200b\u2060\ufeff"
 """Characters that only say where a line may break or a word be hyphenated, and render as
 nothing: the soft hyphen (``&shy;``), the zero-width space (what ``<wbr>`` is, as text), the
 word joiner and the zero-width no-break space (a byte-order mark inside a text). Adding or
 removing them is formatting, never wording, so text is compared without them. The joiners
 U+200C and U+200D are kept: they change how Persian, Indic scripts and emoji render."""
+INVISIBLE = re.compile(f"[{SHOWS_NOTHING}]")
+"""``SHOWS_NOTHING`` as a pattern."""
 
 
 def normalise(text: str) -> str:

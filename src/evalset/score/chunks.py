@@ -76,7 +76,7 @@ from evalset.corpus.manifest import Snapshot, hash_text
 from evalset.corpus.outline import DocumentView, Outlines, Part
 from evalset.corpus.reading import parse_document
 from evalset.corpus.revision import git_file, working_file
-from evalset.corpus.sections import normalise
+from evalset.corpus.sections import INVISIBLE, SHOWS_NOTHING, normalise
 from evalset.fsio import read_found
 from evalset.score.runfile import Chunk
 from evalset.sets.citations import Citation
@@ -102,10 +102,6 @@ _THREE_WORDS = regex.compile(f"(?:\\W*+(?:[^\\W{_SPACELESS}]++|[{_SPACELESS}])){
 """Matches the start of a text of three words or more (as ``_words`` finds them)."""
 _WORD_END = regex.compile(f"[^\\W{_SPACELESS}]")
 """A character that a longer word may go on from: a word's, not of a script without spaces."""
-_INVISIBLE = "\u00ad\u200b\u2060\ufeff"
-"""Characters that show nothing, within a word: a soft hyphen, a zero-width space (as HTML's
-``<wbr>``, which parts no words either), a word joiner, a byte-order mark. Web pages and
-PDFs leave them in words; a retriever's cleaning takes them out."""
 _FOUND = frozenset(("exact", "rendered", "position"))
 """How a chunk's text resolved without a guess: a span's position is not looked at then."""
 
@@ -128,14 +124,16 @@ def _words(text: str, spaceless: bool | None = None) -> list[str]:
     """The words of ``text``, case folded in Unicode's compatibility form (NFKC: a ligature
     ``ﬁ`` is ``fi``, a full-width ``\uff21`` an ``a``, half-width katakana full-width), so that
     text cleaned by a retriever reads as the snapshot's, and the reverse; a character that
-    shows nothing does not split a word (``_INVISIBLE``). Each character of a script written
-    without spaces between words (Chinese, Japanese, Thai, ...) is a word of its own.
+    shows nothing does not split a word (``SHOWS_NOTHING``: a soft hyphen, a zero-width
+    space, a word joiner, a byte-order mark, which web pages and PDFs leave in words). Each
+    character of a script written without spaces between words (Chinese, Japanese, Thai,
+    ...) is a word of its own.
     ``spaceless`` says whether ``text`` may hold such characters, when the caller knows (else
     it is looked at: the two ways read any other text alike, the common one faster)."""
     if text.isascii():  # (NFKC changes no ASCII text, and casefold is lower there)
         return _ASCII_WORD.findall(text.lower())
-    if any(mark in text for mark in _INVISIBLE):  # (str.translate is slow, and
-        text = re.sub(f"[{_INVISIBLE}]", "", text)  # they are rare)
+    if any(mark in text for mark in SHOWS_NOTHING):  # (they are rare: looked for first)
+        text = INVISIBLE.sub("", text)
     text = unicodedata.normalize("NFKC", text).casefold()
     if spaceless is None:
         spaceless = _HAS_SPACELESS.search(text) is not None

@@ -56,13 +56,15 @@ from functools import lru_cache
 import regex
 from text_to_num import alpha2digit
 
+from evalset.corpus.sections import SHOWS_NOTHING
+
 _APOSTROPHES = "'\u2019\u02bc`"
 _SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f"
 _SPACES += "\u205f\u3000"
 """Unicode's space separators (category Zs) but the ASCII space. Text set by a program, or by
 hand with care, puts these between digit groups (the no-break, narrow no-break, thin and
 figure spaces most often) and no word break; NFKC would make them plain spaces."""
-INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+INVISIBLE = SHOWS_NOTHING + "\u200c\u200d"
 """Characters that show nothing: a soft hyphen, a zero-width space, non-joiner and joiner
 (Persian and Indic words hold them, or not, as the writer typed), a word joiner, a
 byte-order mark. They are dropped: none splits a word."""
