@@ -222,15 +222,15 @@ class Resolver:
         view = self.outlines.view(doc)
         if view is None:
             return False
-        texts = [t for t in (normalise(raw), self._rendered(doc, raw)) if t]
 
-        def holds(cited: Citation) -> bool:
-            if cited.section is None:
-                return any(t in view.text for t in texts)
-            part = view.parts.get(cited.section)
-            return part is not None and any(t in part.key for t in texts)
+        def held(text: str) -> bool:
+            return bool(text) and all(
+                text in view.text if c.section is None else text in _key(view, c.section)
+                for c in cited
+            )
 
-        return all(holds(c) for c in cited)
+        # as written first: rendering a fragment runs the document's sectioner on it
+        return held(normalise(raw)) or held(self._rendered(doc, raw))
 
     def _differ(self, doc: str, sources: dict[str, str]) -> str:
         """Why a span of a document whose sources disagree at the span is not resolved."""
@@ -498,6 +498,12 @@ def _once(source: str, raw: str) -> tuple[int, int] | None:
     if source.find(raw, at + 1) >= 0:
         return None
     return at, at + len(raw)
+
+
+def _key(view: DocumentView, section: str) -> str:
+    """A section's heading and text as the view holds them ("" for a section it has not)."""
+    part = view.parts.get(section)
+    return part.key if part is not None else ""
 
 
 def _whole(text: str) -> regex.Pattern[str] | None:
