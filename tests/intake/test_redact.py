@@ -170,6 +170,38 @@ def test_personal_data_at_the_edges_of_a_pattern_is_redacted() -> None:
         assert redact(text, redactor) == text
 
 
+BREAKS = {"LF": "\n", "CRLF": "\r\n", "CR": "\r", "blank line": "\n\n",
+          "line separator": "\u2028", "next line": "\u0085"}  # fmt: skip
+ON_THE_NEXT_LINE = {
+    "phone after an order number": ("order 12345{br}020 7946 0958", "7946",
+                                    "order 12345{br}<PHONE_1>"),
+    "phone in brackets": ("invoice 55120{br}(020) 7946 0958", "7946",
+                          "invoice 55120{br}<PHONE_1>"),
+    "phone grouped otherwise": ("order 0612345678{br}06 12 34 56 79", "34 56",
+                                "order 0612345678{br}<PHONE_1>"),
+    "phone grouped as its region": ("ticket 5512{br}612 34 56 78", "34 56",
+                                    "ticket 5512{br}<PHONE_1>"),
+}  # fmt: skip
+"""A phone number on the line after an order number: the order's line ended its list."""
+ORDERS_OVER_LINES = ["order 12345,{br}0612345679", "Order number:{br}0612345678",
+                     "orders 0612345678 and{br}0612345679",
+                     "My orders:{br}0612345678{br}0612345679",
+                     "orders{br}06 12 34 56 78{br}06 12 34 56 79",
+                     "Order #{br}0612345678"]  # fmt: skip
+"""A list that goes on over a line break (a comma or a conjunction ends the line, or each
+line holds one number written alike), and a label on the line before its number."""
+
+
+def test_a_line_break_ends_a_list_of_order_numbers_but_not_a_label() -> None:
+    redactor = Redactor()
+    for br_name, br in BREAKS.items():
+        for name, (text, secret, redacted) in ON_THE_NEXT_LINE.items():
+            out = redact(text.format(br=br), redactor)
+            assert secret not in out and out == redacted.format(br=br), (br_name, name, out)
+        for text in ORDERS_OVER_LINES:
+            assert redact(text.format(br=br), redactor) == text.format(br=br), (br_name, text)
+
+
 def test_a_pattern_that_matches_an_empty_string_hides_only_what_it_finds() -> None:
     """The config refuses such a pattern; a Redactor made in code passes over its empty
     matches rather than put a placeholder between every two characters."""

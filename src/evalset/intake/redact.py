@@ -310,15 +310,18 @@ _FILLERS = _words(
 """Words between a cue and the number it is about ("call me on", "order number is")."""
 
 
-def _context(before: str) -> str | None:
-    """What the words just before a number say it is: ``"phone"``, ``"identifier"``, or
-    None. Filler words are passed over; the nearest other word decides, and a sentence or
-    clause boundary (a comma, a full stop) ends the look-back."""
-    if re.search(r"(?:[^\W_]|[-/_#№])$", before):
+def _context(before: str, raw: str = "") -> str | None:
+    """What the words just before a number (``raw``) say it is: ``"phone"``,
+    ``"identifier"``, or None. Filler words are passed over; the nearest other word decides,
+    and a sentence or clause boundary (a comma, a full stop) ends the look-back, as does a
+    list that ended on an earlier line (see ``_list_goes_on``)."""
+    if re.search(r"(?:[^\W_]|[-/_#№])\Z", before):
         # Glued to a prefix: INV-2024-551234, A1234567, #73093067, 2024/000317.
         glued = before.split()[-1].lower().rstrip("-/_#№") if before.split() else ""
         return "phone" if glued in _PHONE_CUES else "identifier"
-    for token in reversed(before.split()[-8:]):
+    tokens = list(re.finditer(r"\S+", before))[-8:]
+    for k in range(len(tokens) - 1, -1, -1):
+        token = tokens[k].group()
         word = token.lower().strip("\"'\u201c\u201d\u2018\u2019\u00ab\u00bb(")
         if word.rstrip(":") in _PHONE_CUES:
             return "phone"
@@ -329,6 +332,9 @@ def _context(before: str) -> str | None:
         if not bare or bare in _FILLERS or word in _FILLERS or all(p in _FILLERS for p in parts):
             continue  # "#:", "no.", "nr"
         if _LISTED.fullmatch(word):
+            after = tokens[k + 1].start() if k + 1 < len(tokens) else len(before)
+            if not _list_goes_on(before, tokens[k].end(), after, raw):
+                return None
             continue  # an earlier number of a list ("orders 0612…, 0612…"): the same cue
         return None  # another word, or a clause ending with it ("order," "late."): no cue
     return None
@@ -336,6 +342,24 @@ def _context(before: str) -> str | None:
 
 _LISTED = re.compile(r"[#\d][\d()+-]*[,;]?|&|and|und|et|y|e|en|or|oder|ou|o|of")
 """A token between numbers of one list: a number with its comma, or a conjunction."""
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_NUMBER_ENDS_LINE = re.compile(r"(?:[#\d(][\d()+.-]*[ \t]*)*\d\)?[ \t]*\Z")
+
+
+def _list_goes_on(before: str, end: int, after: int, raw: str) -> bool:
+    """Whether the list token of ``before`` ending at ``end`` (the next token, or the
+    number, starts at ``after``) is in the same list as the number ``raw``. On one line it
+    is; over a line break only when the line ends with a comma or a conjunction, or when
+    each line holds one number of the list, written alike (the same digits in the same
+    groups): ``order 12345`` on one line says nothing of ``020 7946 0958`` on the next."""
+    if not _LINE_BREAK.search(before, end, after):
+        return True
+    line = _LINE_BREAK.split(before[:end])[-1]
+    if not line[-1].isdigit() and not line.endswith(")"):
+        return True  # "…, 0612345678," or "… and": the list says it goes on
+    found = _NUMBER_ENDS_LINE.search(line)
+    shape = re.findall(r"\d+", found.group()) if found else []
+    return [len(g) for g in shape] == [len(g) for g in re.findall(r"\d+", raw)]
 
 
 def _grouped_as_phone(raw: str, number: PhoneNumber) -> bool:
@@ -358,26 +382,39 @@ def _is_phone(text: str, start: int, raw: str, number: PhoneNumber) -> bool:
     of the regions), or the grouping of the region's phone numbers."""
     if raw.startswith(("+", "00", "(+")):
         return True
-    said = _context(text[:start])
+    said = _context(text[:start], raw)
     if said is not None:
         return said == "phone"
     return raw.lstrip("(").startswith("0") or _grouped_as_phone(raw, number)
 
 
-def _phones(text: str, regions: Iterable[str]) -> Iterator[_Found]:
+def _phones(text: str, regions: Iterable[str], lined: str | None = None) -> Iterator[_Found]:
+    """Phone numbers in ``text``; ``lined`` is ``text`` with its line breaks (which
+    ``_normalised`` makes spaces) where they were. Numbers are looked for in both: a number
+    wrapped onto the next line is found in ``text``, one on the line after another number
+    in ``lined`` (in ``text`` the two run together into no valid number). The words before
+    a number are read in ``lined``: a line can end a list."""
     import phonenumbers
 
     if not any(c.isdigit() for c in text):
         return
+    lined = lined or text
+    seen: set[tuple[int, int]] = set()
     for region in regions:
-        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
-            raw = match.raw_string
-            if raw.isdigit() and len(raw) > 12 and not raw.startswith("00"):
-                continue  # a long bare digit run is a tracking or order number, not a phone
-            if not _is_phone(text, match.start, raw, match.number):
-                continue
-            key = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
-            yield _Found(match.start, match.end, "PHONE", key)
+        for where in dict.fromkeys((text, lined)):
+            for match in phonenumbers.PhoneNumberMatcher(
+                where, region, phonenumbers.Leniency.VALID
+            ):
+                raw = match.raw_string
+                if raw.isdigit() and len(raw) > 12 and not raw.startswith("00"):
+                    continue  # a long bare digit run is a tracking or order number
+                if (match.start, match.end) in seen:
+                    continue
+                if not _is_phone(lined, match.start, raw, match.number):
+                    continue
+                seen.add((match.start, match.end))
+                key = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
+                yield _Found(match.start, match.end, "PHONE", key)
 
 
 PATTERN_TIME = 1.0
@@ -498,17 +535,21 @@ class Redactor:
         the kind the earlier detector says (config patterns, email, a spelled-out email,
         secret, IBAN, card, IP, phone; then the longer match)."""
         seen, starts, ends = _normalised(text)
+        lined = "".join(
+            "\n" if c == " " and _LINE_BREAK.match(text, starts[i]) else c
+            for i, c in enumerate(seen)
+        )
         spans = []
-        for f in self._find(seen):
+        for f in self._find(seen, lined):
             # from the first character of the find to the last, and what the original text
             # holds between them (a format character inside the value goes with it)
             start, end = starts[f.start], ends[f.end - 1]
             spans.append(_Found(start, end, f.kind, f.key))
         return spans
 
-    def _find(self, text: str) -> list[_Found]:
+    def _find(self, text: str, lined: str) -> list[_Found]:
         found: list[_Found] = []
-        for rank, detector in enumerate(self._detectors(text)):
+        for rank, detector in enumerate(self._detectors(text, lined)):
             for f in detector:
                 found.append(_Found(f.start, f.end, f"{rank:02d}{f.kind}", f.key))
         found.sort(key=lambda f: (f.start, -f.end))
@@ -528,7 +569,7 @@ class Redactor:
             out.append(_Found(start, stop, best.kind[2:], key))
         return out
 
-    def _detectors(self, text: str) -> list[Iterable[_Found]]:
+    def _detectors(self, text: str, lined: str) -> list[Iterable[_Found]]:
         custom = [_custom(kind, pattern, text) for kind, pattern in self._custom]
         return [
             *custom,
@@ -538,7 +579,7 @@ class Redactor:
             _ibans(text),
             _cards(text),
             _ips(text),
-            _phones(text, self.regions),
+            _phones(text, self.regions, lined),
         ]
 
     def record(self, texts: Mapping[str, str]) -> Redaction:
