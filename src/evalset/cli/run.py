@@ -218,7 +218,7 @@ def stale(
         from evalset.sets.sealed import unchecked_message
 
         for name, ids in unchecked.items():
-            line = f"{name}: {unchecked_message(ids, 'stale')}"
+            line = f"{name}: {unchecked_message(ids, 'stale', skip_sealed)}"
             echo(f"**{line}**" if fmt == "md" else line, fg="yellow")
     unrecorded = require_snapshot and report.newest is not None and report.newest.corpus_changed
     if unrecorded and not as_json:

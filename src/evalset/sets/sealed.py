@@ -307,9 +307,16 @@ def same_item(a: Item, b: Item) -> bool:
     return a.model_dump(mode="json") == b.model_dump(mode="json")
 
 
-def unchecked_message(ids: list[str], command: str) -> str:
-    """What to say about sealed items whose staleness is unknown without the key."""
+def unchecked_message(ids: list[str], command: str, accepted: bool = False) -> str:
+    """What to say about sealed items whose staleness is unknown without the key
+    (``accepted``: unchecked, as --skip-sealed asked)."""
     shown = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+    if accepted:
+        return (
+            f"{len(ids)} sealed item(s) not checked ({shown}): what they cite is sealed, and "
+            "they were not verified against the newest snapshot; accepted unchecked "
+            "(--skip-sealed)"
+        )
     where = identity_path()
     key = (
         f"the key in {IDENTITY_ENV} ({where}) does not open them: use a key they were sealed to"

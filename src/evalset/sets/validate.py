@@ -295,8 +295,8 @@ class _Checker:
                 ("items",),
                 sealed_message(len(loaded.sealed)),
                 f"their labels, citations and leakage into tuning were not checked, so "
-                f"`evalset validate` exits 1; with {IDENTITY_ENV} set they are checked like "
-                "any item, and --skip-sealed accepts them unchecked",
+                "`evalset validate` exits 1 unless --skip-sealed accepts them unchecked; with "
+                f"{IDENTITY_ENV} set they are checked like any item",
                 "sealed",
             )
         return self.findings + self._located()
