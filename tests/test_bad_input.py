@@ -149,7 +149,8 @@ CASES: dict[str, tuple[str | bytes, int, str]] = {
     "missing-header-field": (
         "evalset: 1\ncategories:\n  direct-lookup: a fact\nitems: []\n",
         1,
-        "{f}: name: error: required field is missing",
+        "{f}: name: error: required field is missing (add `name: …`, the set's name, used on "
+        "the command line and in release tags)",
     ),
     "bad-citation": (
         HEADER + ITEM.replace("expected_sources: [a.md#b]", "expected_sources: [/etc/passwd]"),

@@ -58,7 +58,8 @@ IMPORT_ONLY: list[tuple[str, str, Any, str]] = [
      'must_not_say: expected a list, got text (\'30 days\'); write it as a list: '
      '"must_not_say": ["…"]'),
     ("a key point without its text", "key_points", [{"sources": []}],
-     "key_points[0].text: required field is missing"),
+     "key_points[0].text: required field is missing; add \"text\": …, the fact, in one "
+     "sentence"),
     ("a key point that is a number", "key_points", [3],
      "key_points[0]: expected a mapping of fields, got a number (3); write it as a mapping of "
      "its fields (text, sources)"),

@@ -205,7 +205,10 @@ def test_a_set_is_not_created_from_an_invalid_header(example: Path) -> None:
     header = "evalset: 1\nname: new\nitems: []\n"
     with pytest.raises(EditRefused) as caught, edit_set(path, create=header) as editor:
         editor.append_items([{"id": "a-1", "question": "Why?", "status": "draft"}])
-    missing = "categories: error: required field is missing"
+    missing = (
+        "categories: error: required field is missing (add `categories: …`, the kinds of "
+        "question this set must cover: name -> what it means)"
+    )
     assert str(caught.value) == refused(path, missing)
     assert not path.exists()
     with edit_set(path, create="evalset: 1\nname: new\ncategories: {a: one}\nitems: []\n") as e:

@@ -150,7 +150,7 @@ def schema_message(
             else f"remove it; the fields here are {', '.join(fields)}"
         )
     if kind == "missing":
-        return "required field is missing", None
+        return "required field is missing", _missing_fix(loc, is_item, syntax)
     if kind in ("string_type", "str_type"):
         scalar = isinstance(value, (int, float, bool))
         return f"expected text, got {describe(value, hidden)}", (
@@ -223,6 +223,19 @@ def schema_message(
     if kind == "too_short":
         return "must not be empty", None
     return f"{err['msg'].rstrip('.').lower()}, got {describe(value, hidden)}", None
+
+
+def _missing_fix(loc: tuple[str | int, ...], is_item: bool, syntax: str) -> str | None:
+    """The fix for a required field left out: add it, and what it holds (its description's
+    first sentence)."""
+    name = loc[-1] if loc and isinstance(loc[-1], str) else None
+    field = _model_at(loc, is_item).model_fields.get(name) if name else None
+    if field is None:
+        return None
+    about = " ".join((field.description or "").split()).split(". ")[0].rstrip(".")
+    about = re.sub(r"\s*\([^()]*\)$", "", about)  # "(not white space only)": said elsewhere
+    added = f'"{name}": …' if syntax == "json" else f"`{name}: …`"
+    return f"add {added}" + (f", {about[0].lower()}{about[1:]}" if about else "")
 
 
 def _empty_fix(loc: tuple[str | int, ...], is_item: bool) -> str:
