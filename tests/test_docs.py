@@ -70,6 +70,15 @@ def test_help_shows_no_type_names(cli, tmp_path: Path, name: str) -> None:  # ty
     assert not re.search(r"\{[A-Za-z_]+\}", done.out), "no braces around arguments"
 
 
+@pytest.mark.parametrize(("name", "cmd"), COMMANDS, ids=[name for name, _ in COMMANDS])
+def test_help_shows_what_is_written_in_brackets(cli, tmp_path: Path, name: str, cmd: Any) -> None:  # type: ignore[no-untyped-def]
+    """The terminal's markup reads ``[promote.patterns]`` as a style, and drops it."""
+    shown = " ".join(cli(tmp_path, *name.split(), "--help").out.replace("│", " ").split())
+    texts = [cmd.help, *(param.help or "" for param in cmd.params)]
+    for bracketed in (m.group() for text in texts for m in re.finditer(r"\[[^\]]*\]", text)):
+        assert " ".join(bracketed.split()) in shown, bracketed
+
+
 def test_the_readme_links_the_references() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/cli.md" in readme and "docs/api.md" in readme

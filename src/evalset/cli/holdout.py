@@ -368,7 +368,8 @@ def promote(
 
     Each record's question, answer, note and retrieved entries are redacted first: email
     addresses, phone numbers, card numbers, IBANs, IP addresses and the patterns of
-    [promote.patterns] (names, postal addresses and national id numbers need a pattern). A record
+    promote.patterns in evalset.toml (names, postal addresses and national id numbers need a
+    pattern). A record
     whose trace was promoted before, or whose question is a near duplicate of an item's, adds
     its trace to that item instead. One invalid record and nothing is written (unless
     --skip-invalid).
