@@ -204,3 +204,37 @@ def test_ragas_own_keys_and_the_users_are_passed_over(cli, corpus_repo: Path) ->
     assert done.code == 0, done.err
     (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
     assert (item.question, [p.text for p in item.key_points]) == (QUESTION, ["14 days."])
+
+
+# A generated test set's reference contexts are text without their document: no section can
+# be cited for them. (The sample, whether its draft is named as citing none.)
+CONTEXTS = {
+    "texts without ids": (sample(reference_contexts=["Returns within 14 days."]), True),
+    "one text without ids": (sample(reference_contexts="Returns within 14 days."), True),
+    "texts with empty ids": (sample(reference_contexts=["Returns."], reference_context_ids=[]),
+                             True),
+    "texts with ids": (sample(reference_contexts=["Returns."],
+                              reference_context_ids=["returns.md"]), False),
+    "no texts": (sample(reference_contexts=[]), False),
+    "blank texts": (sample(reference_contexts=["", " "]), False),
+    "null": (sample(reference_contexts=None), False),
+    "unanswerable": (sample(reference_contexts=["Returns."], answerable=False), False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", CONTEXTS)
+def test_ragas_contexts_no_section_is_cited_for_are_named(
+    cli, corpus_repo: Path, name: str
+) -> None:  # type: ignore[no-untyped-def]
+    content, named = CONTEXTS[name]
+    (corpus_repo / "rows.jsonl").write_text(content, "utf-8")
+    args = ["import", "rows.jsonl", "--set", "s", "--format", "ragas"]
+    dry = cli(corpus_repo, *args, "--dry-run", "--json")
+    assert dry.code == 0, dry.err
+    planned = json.loads(dry.out)
+    done = cli(corpus_repo, *args)
+    assert done.code == 0, done.err
+    (item,) = load_set(corpus_repo / "sets" / "s.yaml").items
+    assert planned["uncited_contexts"] == ([item.id] if named else [])
+    said = f"cite no section for the reference contexts their rows give as text only ({item.id})"
+    assert (said in done.out) == named, done.out

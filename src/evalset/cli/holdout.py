@@ -328,6 +328,14 @@ def import_(
                 "verified against is not in this workspace's snapshots",
                 fg="yellow",
             )
+        if result.uncited:
+            shown = ", ".join(result.uncited[:5]) + (", …" if len(result.uncited) > 5 else "")
+            echo(
+                f"  {len(result.uncited)} draft(s) cite no section for the reference contexts "
+                f"their rows give as text only ({shown}): nothing says which document they are "
+                "from; add the sections they come from as the drafts' expected sources",
+                fg="yellow",
+            )
         for ident, why in result.conflicts.items():
             echo(f"  conflict {ident}: {why}", fg="red")
         _print_sealing(result.sealed, result.recipients, result.unchecked_sealed, dry_run, "rows")

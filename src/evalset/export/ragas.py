@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from evalset.export.rows import (
+    UNCITED,
     RowError,
     holdout_of,
     json_lines,
@@ -111,10 +112,19 @@ def read(text: str) -> list[tuple[int, dict[str, Any]]]:
             continue
         if ids:
             item["expected_sources"] = ids  # checked as the set's citations are: each a text
+        elif _texts(sample.get("reference_contexts")):
+            item[UNCITED] = True  # text with no document named: no section can be cited
         if reference is not None and reference.strip():
             item["key_points"] = [{"text": t, "sources": ids} for t in _pieces(reference)]
         rows.append((number, item))
     return rows
+
+
+def _texts(contexts: object) -> bool:
+    """Whether ``contexts`` holds some text (Ragas gives a list of texts)."""
+    if isinstance(contexts, str):
+        return bool(contexts.strip())
+    return isinstance(contexts, list) and any(isinstance(c, str) and c.strip() for c in contexts)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -136,3 +136,9 @@ def unread(
     hint = f"did you mean {close!r}?" if close else otherwise
     inside = f" in {where}" if where else ""
     return f"has the {kind} {name!r}{inside}, which import does not read ({hint})"
+
+
+UNCITED = "_uncited_contexts"
+"""The key a reader marks a row with whose contexts are given as text only, with nothing
+saying which document it comes from (a Ragas test set's ``reference_contexts`` without
+``reference_context_ids``): no section can be cited for them, and the importer says so."""

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from evalset.corpus.manifest import Snapshot, SnapshotStore
 from evalset.errors import EvalsetError
-from evalset.export.rows import RowError, unread
+from evalset.export.rows import UNCITED, RowError, unread
 from evalset.export.view import View
 from evalset.fsio import TextError, create_new, make_folders, read_user_text
 from evalset.holdout.seal import Arrivals, seal_arrivals, sealed_to
@@ -104,6 +104,9 @@ class ImportResult:
     """Sealed items the key did not open: the rows were not compared with them."""
     created: bool = False
     """Whether the import created the set file (or, with dry_run, would)."""
+    uncited: list[str] = field(default_factory=list)
+    """Added items whose rows gave reference contexts as text only (a Ragas test set): no
+    section is cited for them."""
     crowded: list[tuple[int, list[int]]] = field(default_factory=list)
     """Groups of look-alike questions too many to compare one by one (``MAX_BUCKET``), each
     as its number of questions and the lines of the rows among them: those rows were not
@@ -119,6 +122,7 @@ class ImportResult:
             "sealed": self.sealed,
             "unchecked_sealed": self.unchecked_sealed,
             "crowded": [{"questions": n, "lines": lines} for n, lines in self.crowded],
+            "uncited_contexts": self.uncited,
         }
 
 
@@ -306,6 +310,7 @@ def import_rows(
         raise ImportRefused(f"{source}: is not valid CSV ({exc}); nothing was imported.") from None
     candidates: list[tuple[int, Item]] = []
     unnamed: set[int] = set()  # the lines of rows with no id of their own
+    uncited: set[int] = set()  # the lines of rows whose contexts no section is cited for
     categories: dict[str, str] = {}
     today = dt.date.today()
     for number, row in rows:
@@ -321,6 +326,8 @@ def import_rows(
                     "nothing was imported."
                 )
         _pin_categories(row.pop("evalset", None), f"{source}:{number}", categories)
+        if row.pop(UNCITED, False):
+            uncited.add(number)
         if not _named(row):
             unnamed.add(number)
         hidden = row.get("holdout") not in (False, None)  # its labels are not quoted
@@ -338,6 +345,7 @@ def import_rows(
     if dry_run:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
+        result.uncited = _from_lines(candidates, result.added, uncited)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         _refuse_side_leaks(source, candidates, items, loaded)
@@ -354,6 +362,7 @@ def import_rows(
     with set_lock(target) as held:
         loaded = None if create and not target.exists() else load_set(target)
         result, items = _plan(candidates, unnamed, loaded, snapshots, fmt)
+        result.uncited = _from_lines(candidates, result.added, uncited)
         _refuse_invalid(source, candidates, items, loaded)
         _refuse_unresolved(source, candidates, items, snapshots)
         _refuse_side_leaks(source, candidates, items, loaded)
@@ -396,6 +405,12 @@ def _plan(
     result.added = [item.id for item in items]
     result.drafts = [item.id for item in items if item.status == "draft"]
     return result, items
+
+
+def _from_lines(candidates: list[tuple[int, Item]], added: list[str], lines: set[int]) -> list[str]:
+    """The added items whose rows are on ``lines``."""
+    line_of = _row_lines(candidates)
+    return [ident for ident in added if line_of.get(ident) in lines]
 
 
 def _nothing_refused(ident: str) -> str | None:
