@@ -46,6 +46,16 @@ def uncitable(doc: str) -> str | None:
 _NOT_IN_ANCHORS = re.compile(r"[\s#]")
 
 
+def citable(doc: str, section: str | None = None) -> bool:
+    """Whether a citation can name the document ``doc`` (its section ``section``, when
+    given): neither ``uncitable`` nor ``uncitable_sections`` has anything to say of it. Only
+    such a place is offered as where a cited text went, since ``doc#section`` of another
+    would read back as some other citation, or as none."""
+    if uncitable(doc) is not None:
+        return False
+    return section is None or (section != "" and _NOT_IN_ANCHORS.search(section) is None)
+
+
 def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
     """Why no citation can name some sections of ``doc`` (a snapshot warns about it), or
     None: a section id (an HTML heading's own ``id``, say) holding white space or a ``#``,
