@@ -187,8 +187,20 @@ def _headings_from_html(text: str) -> tuple[str, Headed] | None:
     return pieces[0], headed
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _line_ends(text: str) -> str:
+    """``text`` with each carriage return that ends a line alone (old Mac OS line ends) made
+    a line feed. CommonMark reads either as a line end, but the parser does not in every
+    construct: such a file's front matter read as a heading, and a code fence's lines as
+    headings. One character for another keeps every offset."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
     """Split a markdown document into its sections (see ``sections.document_sections``)."""
+    text = _line_ends(text)
     found = None if _RAW_HEADING.search(text) else _headings_from_html(text)
     if found is None:
         preamble, headings = _headings(text)
@@ -223,6 +235,7 @@ def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
     ends (character offsets into ``text``: from the heading to the next heading of the same
     or a higher level, else the end), its level and its rendered title, as ``sections``
     reads them."""
+    text = _line_ends(text)
     ranged: list[tuple[Any, Any]] = list(pyromark.events_with_range(text, options=_OPTIONS))
     starts = [
         span["start"]

@@ -18,11 +18,12 @@ from evalset.corpus.names import nfc
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 6
+SECTIONING_VERSION = 7
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused (5: a Git LFS pointer is refused, never
 read as a document; UTF-16 with a byte-order mark and HTML in its declared encoding are
-read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out)."""
+read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out;
+7: a markdown file's lone carriage returns end its lines in every construct)."""
 
 
 @dataclass(slots=True)
