@@ -18,12 +18,13 @@ from evalset.corpus.names import nfc
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 7
+SECTIONING_VERSION = 8
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused (5: a Git LFS pointer is refused, never
 read as a document; UTF-16 with a byte-order mark and HTML in its declared encoding are
 read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out;
-7: a markdown file's lone carriage returns end its lines in every construct)."""
+7: a markdown file's lone carriage returns end its lines in every construct; 8: an HTML
+heading's own id is its anchor even where an anchor made from an earlier title equals it)."""
 
 
 @dataclass(slots=True)
@@ -161,10 +162,21 @@ def document_sections(
         stops[i] = pos
     whole = " ".join(pieces)
     slugs = slugify_all([title for title, _, _, _ in headed])
-    bases = [nfc(heading[2]) or slug for heading, slug in zip(headed, slugs, strict=True)]
+    given = [nfc(heading[2]) for heading in headed]  # the headings' own ids ('' for none)
+    bases = [anchor or slug for anchor, slug in zip(given, slugs, strict=True)]
     if slugger is not None or len(set(bases)) < len(bases):
         slugger = slugger or Slugger()
-        bases = [slugger(base) for base in bases]
+        # A heading's own id is where a browser goes for that anchor, wherever the heading
+        # is: each is kept (its first heading's), and an anchor made from a title that
+        # equals one is numbered, as a repeat is (a `<h2>FAQ</h2>` before `<h2 id="faq">`
+        # is `faq-1`, not `faq`, which names the other heading in the page).
+        slugger.seen.update(dict.fromkeys(filter(None, given), 0))
+        kept: set[str] = set()
+        for k, anchor in enumerate(given):
+            if anchor and anchor not in kept:
+                kept.add(anchor)
+            else:
+                bases[k] = slugger(bases[k])
     # else: no anchor repeats, and the Slugger would give each one as it is
     sections: dict[str, Section] = {}
     for (title, level, _, _), ident, start, stop in zip(headed, bases, starts, stops, strict=True):
