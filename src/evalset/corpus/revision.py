@@ -8,6 +8,7 @@ import logging
 import os
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,42 @@ def _from_top(repo: Path, rel: str) -> str:
     return gitcmd.prefix(repo) + rel.strip("/")
 
 
+_LINKS_FOLLOWED = 40
+"""Symlinks followed on the way to the corpus folder before giving up (as the system does)."""
+
+
+@lru_cache(maxsize=256)
+def corpus_in_tree(repo: Path, commit: str, corpus_rel: str) -> str:
+    """The corpus folder ``corpus_rel`` (a path below the workspace folder ``repo``) as git
+    holds it at ``commit``, below that folder (``../`` where it leads up): a symlink git
+    holds on the way (the corpus folder committed as a link to the folder with the
+    documents, as the working tree follows it) is followed while it stays in the
+    repository. ``corpus_rel`` itself when there is none, or it leads out."""
+    top = gitcmd.prefix(repo)
+    path = posixpath.normpath(top + corpus_rel.strip("/"))
+    for _ in range(_LINKS_FOLLOWED):
+        parts = path.split("/")
+        above = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+        listed = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *above) or ""
+        link = next((e.split("\t", 1)[1] for e in listed.split("\0") if e[:7] == "120000 "), None)
+        if link is None:
+            break
+        named = git_blobs(repo, [f"{commit}:{link}"]).get(f"{commit}:{link}", b"/")
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(link), os.fsdecode(named)))
+        if named.startswith(b"/") or target == ".." or target.startswith("../"):
+            return corpus_rel  # out of the repository: not in git's history
+        path = target + path[len(link) :]
+    else:
+        return corpus_rel  # a loop of links
+    return posixpath.relpath(path, top or ".")
+
+
 def read_revision(
     repo: Path, corpus_rel: str, rev: str, mode: HashMode, store_text: bool | None
 ) -> tuple[dict[str, Document], list[str]]:
     """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
     tracked by git and by DVC both work."""
-    corpus_rel = _from_top(repo, corpus_rel)
+    corpus_rel = posixpath.normpath(_from_top(repo, corpus_in_tree(repo, rev, corpus_rel)))
     submodule = _submodule_at(repo, rev, corpus_rel)
     if submodule is not None:
         raise SnapshotError(
@@ -246,7 +277,7 @@ def git_name(commit: str, corpus_rel: str, doc: str) -> str:
 def lfs_not_fetched(repo: Path, commit: str, corpus_rel: str, doc: str) -> bool:
     """Whether git holds the document at ``commit`` as a Git LFS pointer whose content this
     clone has not fetched (``git lfs pull`` fetches the checked-out commit's only)."""
-    name = git_name(commit, corpus_rel, doc)
+    name = git_name(commit, corpus_in_tree(repo, commit, corpus_rel), doc)
     held = git_blobs(repo, [name]).get(name)
     return held is not None and lfs.pointer(held) is not None
 
@@ -282,6 +313,7 @@ def git_file(
     """The name under which git holds document ``doc`` at ``commit`` (its id, or the id in
     another Unicode form) and its bytes (from ``blobs`` when they were read together before,
     see ``git_blobs``); None when git does not hold it there."""
+    corpus_rel = corpus_in_tree(repo, commit, corpus_rel)
     name = git_name(commit, corpus_rel, doc)
     shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
     if shown is None and not doc.isascii():  # committed under its name in another form
@@ -321,7 +353,10 @@ def document_versions(
             yield entry
         return
     try:
-        data = _dvc_files(repo, commit).cat_file(_from_top(repo, f"{corpus_rel}/{doc}"))
+        held_at = corpus_in_tree(repo, commit, corpus_rel)
+        data = _dvc_files(repo, commit).cat_file(
+            posixpath.normpath(_from_top(repo, f"{held_at}/{doc}"))
+        )
     except Exception as exc:  # any failure means the text is not available this way
         if uncached is not None and not_in_dvc_cache(exc):
             uncached.append(doc)

@@ -776,10 +776,11 @@ class StaleChecker:
             return
         blobs = None
         if self.root is not None:
-            from evalset.corpus.revision import git_blobs, git_name
+            from evalset.corpus.revision import corpus_in_tree, git_blobs, git_name
 
+            root = self.root
             names = [
-                git_name(snap.commit, snap.corpus, cited.doc)
+                git_name(snap.commit, corpus_in_tree(root, snap.commit, snap.corpus), cited.doc)
                 for _, was, citation, old, before, after in pending
                 for snap, cited, part in ((old, was, before), (self.newest, citation, after))
                 if snap.commit and part.get("text") is None
