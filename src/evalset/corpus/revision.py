@@ -21,7 +21,7 @@ from evalset.corpus.manifest import (
 from evalset.corpus.names import nfc, same_name, uncitable
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
-from evalset.corpus.walk import corpus_file
+from evalset.corpus.walk import corpus_file, two_forms
 from evalset.fsio import read_found
 
 
@@ -121,6 +121,7 @@ def read_revision(
     sizes = {n: fs.size(target) or 0 for n, target in read_as.items() if target is not None}
     store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
     documents: dict[str, Document] = {}
+    read_from: dict[str, str] = {}  # document id -> the name git holds it under
     warnings: list[str] = []
     for name in wanted:
         target = read_as[name]
@@ -154,6 +155,9 @@ def read_revision(
             raise SnapshotError(f"{result.warning[1:]}.")
         if result.warning:
             warnings.append(result.warning)
+        if result.doc in read_from:  # as the working tree's walk: never one for the other
+            raise two_forms(result.doc, read_from[result.doc], name)
+        read_from[result.doc] = name
         if result.entry is not None:
             documents[result.doc] = result.entry
             if note := uncitable(result.doc):

@@ -276,21 +276,25 @@ def _record(
     result.warnings.extend(listing[3])
     for doc, path, signature in files:
         if doc in result.paths:
-            raise _same_name(doc, result.paths[doc], path)
+            raise two_forms(doc, result.paths[doc], path)
         result.files[doc] = signature
         result.paths[doc] = path
         if found is not None:
             found(doc, path, signature)
 
 
-def _same_name(doc: str, one: str, other: str) -> SnapshotError:
-    """Two files whose names are one document id: the same name in two Unicode forms."""
+def two_forms(doc: str, one: str, other: str) -> SnapshotError:
+    """Two files whose paths are one document id: the same name, of the file or of a folder
+    above it, in two Unicode forms. The names that differ are shown escaped, which tells
+    them apart where the paths look alike."""
     a, b = (os.fsencode(p).decode("utf-8", "backslashreplace") for p in (one, other))
-    forms = f"{os.path.basename(a)!a} and {os.path.basename(b)!a}"
+    parts = list(zip(a.split("/"), b.split("/"), strict=False))
+    at = next((k for k, (x, y) in enumerate(parts) if x != y), len(parts) - 1)
+    kind = "file" if at == len(parts) - 1 else "folder"
     return SnapshotError(
-        f"{a} and {b}: the same file name written in two Unicode forms ({forms}: one with "
-        f"its accents as separate characters), so both would be document {doc!r}; delete or "
-        "rename one and run `evalset snapshot` again."
+        f"{a} and {b}: the same {kind} name written in two Unicode forms ({parts[at][0]!a} "
+        f"and {parts[at][1]!a}: one with its accents as separate characters), so both would be "
+        f"document {doc!r}; delete or rename one and run `evalset snapshot` again."
     )
 
 
