@@ -1,5 +1,6 @@
 """A corpus folder committed as a symlink (to the folder that holds the documents, or with a
-link among the folders above it) reads at a commit as in the working tree.
+link among the folders above it), or that is the repository's top, reads at a commit as in
+the working tree.
 
 The working tree's walk follows such a link, and git holds the link, not a folder: `snapshot
 --rev` refused ("has no folder 'corpus' at revision ...; check the revision"), and `stale`,
@@ -26,6 +27,10 @@ LAYOUTS = {
                                        "content/corpus"),
     "a workspace in a subfolder, linked up": ("ws", "corpus", {"ws/corpus": "../shared"},
                                               "shared"),
+    # at a revision, DVC names its files './g.md' and git 'g.md': the link was read as
+    # the file holding the path it names
+    "the repository's top, a document a link": (".", ".", {"link.md": "g.md"}, "."),
+    "a link to the repository's top": (".", "corpus", {"corpus": "."}, "."),
 }  # fmt: skip
 
 

@@ -53,10 +53,13 @@ def corpus_in_tree(repo: Path, commit: str, corpus_rel: str) -> str:
     top = gitcmd.prefix(repo)
     path = posixpath.normpath(top + corpus_rel.strip("/"))
     for _ in range(_LINKS_FOLLOWED):
+        if path == ".":  # the repository's top (`ls-tree` would list what is in it)
+            break
         parts = path.split("/")
         above = ["/".join(parts[: k + 1]) for k in range(len(parts))]
         listed = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *above) or ""
-        link = next((e.split("\t", 1)[1] for e in listed.split("\0") if e[:7] == "120000 "), None)
+        entries = [e.split("\t", 1) for e in listed.split("\0") if e[:7] == "120000 "]
+        link = next((name for _, name in entries if name in above), None)
         if link is None:
             break
         named = git_blobs(repo, [f"{commit}:{link}"]).get(f"{commit}:{link}", b"/")
@@ -104,8 +107,9 @@ def read_revision(
         raise SnapshotError(
             f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
         ) from None
-    prefix = corpus_rel.rstrip("/") + "/"
-    docs = [n.lstrip("/") for n in names]
+    # a corpus at the repository's top is '.', whose files DVC names './a.md' and git 'a.md'
+    prefix = "" if corpus_rel == "." else corpus_rel.rstrip("/") + "/"
+    docs = [posixpath.normpath(n.lstrip("/")) for n in names]
     wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
     links = _symlinks_at(repo, rev, corpus_rel)
     depth = gitcmd.prefix(repo).count("/")  # the repository's top, which names are from
