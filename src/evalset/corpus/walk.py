@@ -8,6 +8,7 @@ are split between this process and a forked helper, which walk their halves at o
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import stat
@@ -135,6 +136,15 @@ def _file_by_form(corpus: Path, parts: list[str]) -> Path | None:
     return corpus_file(corpus, "/".join(found)) if found != parts else None
 
 
+_UNLISTED = {
+    errno.EACCES: "let evalset read it (`chmod u+rx`), or move it out of the corpus",
+    errno.EPERM: "let evalset read it (`chmod u+rx`), or move it out of the corpus",
+    errno.ENAMETOOLONG: "its path is longer than the system allows: shorten the names of "
+    "the folders on its way",
+}
+"""What to do about a folder of the corpus that cannot be listed, by the reason."""
+
+
 class _Walker:
     """Lists folders one at a time, as ``visit``; shared by the plain and the split walk."""
 
@@ -152,7 +162,10 @@ class _Walker:
         try:
             entries = os.scandir(folder)
         except OSError as exc:
-            raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
+            fix = _UNLISTED.get(exc.errno or 0, "check it, or move it out of the corpus")
+            raise SnapshotError(
+                f"{folder}: cannot be listed ({exc.strerror}); {fix}, then snapshot again."
+            ) from None
         names: list[str] = []
         signatures = array("q")
         folders: list[str] = []
