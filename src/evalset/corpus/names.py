@@ -43,6 +43,23 @@ def uncitable(doc: str) -> str | None:
     return f"{doc}: its path {why}, so no item can cite it; rename it"
 
 
+def case_alike(folder: str, names: Iterable[str]) -> list[str]:
+    """A warning for each two of ``names`` (files and folders of the corpus folder
+    ``folder``, '' for its top) that differ only in letter case: a clone on a file system
+    that ignores case (macOS's, Windows') holds one of them, so its snapshot differs."""
+    seen: dict[str, str] = {}
+    notes = []
+    for name in sorted(names):
+        first = seen.setdefault(name.casefold(), name)
+        if first != name:
+            a, b = (f"{folder}/{n}" if folder else n for n in (first, name))
+            notes.append(
+                f"{a} and {b}: their names differ only in letter case, so a clone on a file "
+                "system that ignores case (macOS's, Windows') holds only one of them; rename one"
+            )
+    return notes
+
+
 _NOT_IN_ANCHORS = re.compile(r"[\s#]")
 
 

@@ -18,7 +18,7 @@ from evalset.corpus.manifest import (
     TEXT_LIMIT,
     SnapshotError,
 )
-from evalset.corpus.names import nfc, same_name, uncitable
+from evalset.corpus.names import case_alike, nfc, same_name, uncitable
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
 from evalset.corpus.walk import corpus_file, two_forms
@@ -166,6 +166,13 @@ def read_revision(
             documents[result.doc] = result.entry
             if note := uncitable(result.doc):
                 warnings.append(note)
+    children: dict[str, set[str]] = {}  # as the walk warns of names alike but for case
+    for doc in read_from:
+        parts = doc.split("/")
+        for k in range(len(parts)):
+            children.setdefault("/".join(parts[:k]), set()).add(parts[k])
+    for folder in sorted(children):
+        warnings += case_alike(folder, children[folder])
     return documents, warnings
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
-from evalset.corpus.names import nfc, same_name, uncitable
+from evalset.corpus.names import case_alike, nfc, same_name, uncitable
 from evalset.corpus.stores import store_of
 from evalset.corpus.workers import cores
 
@@ -232,6 +232,11 @@ class _Walker:
             if (note := uncitable(doc)) is not None:
                 warnings.append(note)
             files.append((doc, path, seen))
+        if len(files) + len(folders) > 1:
+            here = [doc.rpartition("/")[2] for doc, _, _ in files]
+            here += [os.path.basename(sub) for sub in folders]
+            rel = folder[cut:].replace(sep, "/") if len(folder) >= cut else ""
+            warnings += case_alike(nfc(rel), map(nfc, here))
         listing = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
         return folder, False, listing, files, folders
 
