@@ -86,10 +86,14 @@ def _stale(repo: Path, case: str, cli) -> bytes:  # type: ignore[no-untyped-def]
     return (repo / "sets" / "docs.yaml").read_bytes()
 
 
+@pytest.mark.parametrize("searched", [32, 0], ids=["hash by hash", "a table of every hash"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_text_gone_where_no_citation_can_name_it_is_deleted_with_a_note(  # type: ignore[no-untyped-def]
-    corpus_repo: Path, cli, case: str
+    corpus_repo: Path, cli, case: str, searched: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Both ways the newest snapshot is searched for a text (a search of its manifest per
+    hash, or one table of every hash once many are looked for) agree."""
+    monkeypatch.setattr("evalset.staleness.stale.SEARCHED_UP_TO", searched)
     where = CASES[case][3]
     written = _stale(corpus_repo, case, cli)
     report = stale_report(
