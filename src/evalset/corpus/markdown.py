@@ -210,8 +210,7 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
         )
     if mode == "source":
         return _source_sections(text, [(t, lv, a) for t, lv, a, _ in found[1]])
-    whole, parts = document_sections(*found)
-    return Sections(whole, parts)
+    return document_sections(*found)
 
 
 def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
@@ -227,7 +226,8 @@ def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
     for i, ((title, level, anchor), (_, end)) in enumerate(zip(titles, spans, strict=True)):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(data)
         headed.append((title, level, anchor, normalise(data[end:stop].decode("utf-8", "replace"))))
-    return Sections(normalise(text), document_sections("", headed)[1])
+    parts = document_sections("", headed)
+    return Sections(normalise(text), parts.sections, parts.unanchored)
 
 
 def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:

@@ -88,6 +88,21 @@ def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
     )
 
 
+def unanchored(doc: str, titles: Iterable[str]) -> str | None:
+    """Why no citation can name the sections under some headings of ``doc`` (a snapshot
+    warns about it), or None: a heading of no letter or digit (``!!!``, an emoji) gives the
+    empty anchor, as on GitHub, where its link is the page's top."""
+    shown = list(map(repr, titles))
+    if not shown:
+        return None
+    listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+    return (
+        f"{doc}: the heading(s) {listed} hold no letter or digit, so they give no anchor and "
+        "no item can cite their sections (only the document, or a section above them); put "
+        "a word in them"
+    )
+
+
 class DocumentNames:
     """The documents of a snapshot, to find the one a name not among them means when it is
     written otherwise: with folders before the document's path in the corpus (a path from

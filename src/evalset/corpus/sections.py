@@ -41,6 +41,9 @@ class Sections:
     text: str
     """Normalised text of the whole document (what the citation ``doc`` refers to)."""
     sections: dict[str, Section] = field(default_factory=dict)
+    unanchored: tuple[str, ...] = ()
+    """Titles of headings that give no anchor (no letter or digit: ``!!!``, an emoji), whose
+    sections no citation can name; a snapshot warns of them."""
 
 
 Sectioner = Callable[[str, HashMode], Sections]
@@ -130,9 +133,7 @@ Headed = list[tuple[str, int, str, str]]
 text is the normalised text between the heading and the next heading of any level."""
 
 
-def document_sections(
-    preamble: str, headed: Headed, slugger: Slugger | None = None
-) -> tuple[str, dict[str, Section]]:
+def document_sections(preamble: str, headed: Headed, slugger: Slugger | None = None) -> Sections:
     """The whole document's normalised text, and its sections.
 
     A section runs to the next heading of the same or a higher level, so its text is its own
@@ -179,11 +180,14 @@ def document_sections(
                 bases[k] = slugger(bases[k])
     # else: no anchor repeats, and the Slugger would give each one as it is
     sections: dict[str, Section] = {}
+    unanchored: list[str] = []  # as on GitHub, the first heading of no letter or digit has
     for (title, level, _, _), ident, start, stop in zip(headed, bases, starts, stops, strict=True):
-        if ident:
+        if ident:  # the empty anchor (the page's top); the next ones are `-1`, `-2`, ...
             text = whole[start + (start > 0) : stop] if stop > start else ""
             sections[ident] = Section(title, level, text)
-    return whole, sections
+        else:
+            unanchored.append(title)
+    return Sections(whole, sections, tuple(unanchored))
 
 
 def source_ranges(starts: list[int], levels: list[int], length: int) -> list[tuple[int, int]]:
