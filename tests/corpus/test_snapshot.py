@@ -737,6 +737,19 @@ UNCITABLE_SECTIONS = {
     ),
     "corpus/fine.html": ('<h1 id="refund-policy">Refunds</h1><p>Thirty days.</p>', None),
     "corpus/fine.md": ("# Refund policy\n\nThirty days.\n", None),
+    # a heading of no letter or digit gives the empty anchor (the next ones `-1`, `-2`)
+    "corpus/marks.md": (
+        "# Prices\n\n## !!!\n\nAllowed.\n\n## \U0001f389\n\nParty.\n",
+        "marks.md: the heading(s) '!!!' hold no letter or digit, so they give no anchor and no "
+        "item can cite their sections (only the document, or a section above them); put a word "
+        "in them",
+    ),
+    "corpus/marks.html": (
+        '<h1>\u2705</h1><p>Yes.</p><h1 id="own">\u274c</h1><p>No.</p>',
+        "marks.html: the heading(s) '\u2705' hold no letter or digit, so they give no anchor "
+        "and no item can cite their sections (only the document, or a section above them); put "
+        "a word in them",
+    ),
 }
 
 

@@ -137,15 +137,32 @@ def test_a_manifest_written_with_decomposed_names_reads_in_nfc(
     assert cli(corpus_repo, "stale").code == 0
 
 
-def test_two_files_named_alike_in_two_forms_are_refused(corpus_repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    write_files(corpus_repo, {f"corpus/{nfc('gebühren.md')}": "# A\n",
-                              f"corpus/{nfd('gebühren.md')}": "# B\n"})  # fmt: skip
-    taken = cli(corpus_repo, "snapshot")
+# name -> (two paths, one document id; the names told apart, escaped; file or folder)
+ALIKE = {
+    "two files": ((f"{nfc('gebühren.md')}", f"{nfd('gebühren.md')}"),
+                  ("'geb\\xfchren.md'", "'gebu\\u0308hren.md'"), "file"),
+    "two folders": ((f"{nfc('Gebühren')}/a.md", f"{nfd('Gebühren')}/a.md"),
+                    ("'Geb\\xfchren'", "'Gebu\\u0308hren'"), "folder"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rev", [False, True], ids=["working tree", "--rev"])
+@pytest.mark.parametrize("alike", list(ALIKE))
+def test_two_files_named_alike_in_two_forms_are_refused(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, alike: str, rev: bool
+) -> None:
+    """Whether the names differ in the file's name or in a folder's, and whether the
+    corpus is read from the working tree or at a revision: `--rev` kept one of two files
+    in folders named alike, without a word."""
+    paths, forms, kind = ALIKE[alike]
+    write_files(corpus_repo, {f"corpus/{paths[0]}": "# A\n", f"corpus/{paths[1]}": "# B\n"})
+    commit_all(corpus_repo, "two forms")
+    taken = cli(corpus_repo, "snapshot", *(["--rev", "HEAD"] if rev else []))
     assert taken.code == 2
-    assert "the same file name written in two Unicode forms" in taken.err
-    for form in ("'geb\\xfchren.md'", "'gebu\\u0308hren.md'"):  # which file is which
+    assert f"the same {kind} name written in two Unicode forms" in taken.err
+    for form in forms:  # which file is which
         assert form in taken.err
-    assert f"so both would be document '{nfc('gebühren.md')}'" in taken.err
+    assert f"so both would be document '{nfc(paths[0])}'" in taken.err
     assert not list((corpus_repo / "snapshots").glob("*.json"))
 
 

@@ -105,3 +105,57 @@ def test_snapshots_through_split_walks_equal_fresh_ones(
         )
         assert taken.documents == fresh.documents == 300
         assert taken.id == fresh.id
+
+
+def _too_long(corpus: Path) -> None:
+    """A folder whose path is longer than the system lets a program name (PATH_MAX)."""
+    here = corpus
+    for k in range(25):
+        here = here / f"{k:02}{'x' * 200}"
+        os.mkdir(os.fspath(here)) if len(os.fspath(here)) < 4000 else _mkdir_at(here)
+    (corpus / "a.md").write_text("# A\n")
+
+
+def _mkdir_at(path: Path) -> None:
+    """``mkdir`` of a path too long to name at once: from inside its parent."""
+    parts = path.relative_to(path.anchor).parts
+    fd = os.open(path.anchor, os.O_RDONLY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.mkdir(parts[-1], dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+# cause -> (make the corpus unlistable, the fix said, whether it can be made here)
+UNLISTABLE = {
+    "a path too long": (
+        _too_long,
+        "(File name too long); its path is longer than the system "
+        "allows: shorten the names of the folders on its way",
+        True,
+    ),
+    "no permission": (
+        lambda corpus: (corpus / "a.md").write_text("# A\n") or (corpus / "x").mkdir(mode=0),
+        "(Permission denied); let evalset read it (`chmod u+rx`), or move it out of the corpus",
+        os.geteuid() != 0,  # root lists any folder
+    ),
+}
+
+
+@pytest.mark.parametrize("cause", list(UNLISTABLE))
+def test_a_folder_that_cannot_be_listed_is_said_with_the_fix(  # type: ignore[no-untyped-def]
+    corpus_repo: Path, cli, cause: str
+) -> None:
+    make, fix, possible = UNLISTABLE[cause]
+    if not possible:
+        pytest.skip("cannot be made here")
+    make(corpus_repo / "corpus")
+    done = cli(corpus_repo, "snapshot")
+    assert done.code == 2
+    assert done.err.startswith("evalset: corpus/")
+    assert done.err.endswith(f": cannot be listed {fix}, then snapshot again.\n"), done.err
+    assert not list((corpus_repo / "snapshots").glob("*.json"))

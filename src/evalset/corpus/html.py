@@ -91,9 +91,9 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
     ]
     if mode == "source":
         owns = _source_owns(text, parser, headed)
-        return Sections(normalise(text), document_sections("", owns)[1])
-    rendered, parts = document_sections(normalise("".join(parser.preamble)), headed)
-    return Sections(rendered, parts)
+        parts = document_sections("", owns)
+        return Sections(normalise(text), parts.sections, parts.unanchored)
+    return document_sections(normalise("".join(parser.preamble)), headed)
 
 
 def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from xxhash import xxh3_128_hexdigest
 
-from evalset.corpus.names import nfc
+from evalset.corpus.names import citable, nfc
 from evalset.corpus.newest import NOT_LOOKED, Current, Newest, choose, ordered
 from evalset.corpus.sections import HashMode, Sections
 from evalset.corpus.table import (
@@ -201,13 +201,15 @@ class Snapshot:
     @cached_property
     def by_hash(self) -> dict[str, list[str]]:
         """What each non-empty text hash is the text of: sections (``doc#id``) and
-        documents (``doc``), in the manifest's order."""
+        documents (``doc``), in the manifest's order; only those a citation can name."""
         found: dict[str, list[str]] = {}
         for doc, entry in self.documents.items():
+            if not citable(doc):  # ``doc#id`` would read back as another citation, or none
+                continue
             if entry["hash"] != EMPTY:
                 found.setdefault(entry["hash"], []).append(doc)
             for sid, part in entry["sections"].items():
-                if part["hash"] != EMPTY:
+                if part["hash"] != EMPTY and citable(doc, sid):
                     found.setdefault(part["hash"], []).append(f"{doc}#{sid}")
         return found
 

@@ -187,8 +187,20 @@ def _headings_from_html(text: str) -> tuple[str, Headed] | None:
     return pieces[0], headed
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _line_ends(text: str) -> str:
+    """``text`` with each carriage return that ends a line alone (old Mac OS line ends) made
+    a line feed. CommonMark reads either as a line end, but the parser does not in every
+    construct: such a file's front matter read as a heading, and a code fence's lines as
+    headings. One character for another keeps every offset."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
 def sections(text: str, mode: HashMode = "rendered") -> Sections:
     """Split a markdown document into its sections (see ``sections.document_sections``)."""
+    text = _line_ends(text)
     found = None if _RAW_HEADING.search(text) else _headings_from_html(text)
     if found is None:
         preamble, headings = _headings(text)
@@ -198,8 +210,7 @@ def sections(text: str, mode: HashMode = "rendered") -> Sections:
         )
     if mode == "source":
         return _source_sections(text, [(t, lv, a) for t, lv, a, _ in found[1]])
-    whole, parts = document_sections(*found)
-    return Sections(whole, parts)
+    return document_sections(*found)
 
 
 def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
@@ -215,7 +226,8 @@ def _source_sections(text: str, titles: list[tuple[str, int, str]]) -> Sections:
     for i, ((title, level, anchor), (_, end)) in enumerate(zip(titles, spans, strict=True)):
         stop = spans[i + 1][0] if i + 1 < len(spans) else len(data)
         headed.append((title, level, anchor, normalise(data[end:stop].decode("utf-8", "replace"))))
-    return Sections(normalise(text), document_sections("", headed)[1])
+    parts = document_sections("", headed)
+    return Sections(normalise(text), parts.sections, parts.unanchored)
 
 
 def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
@@ -223,6 +235,7 @@ def heading_ranges(text: str) -> list[tuple[int, int, int, str]]:
     ends (character offsets into ``text``: from the heading to the next heading of the same
     or a higher level, else the end), its level and its rendered title, as ``sections``
     reads them."""
+    text = _line_ends(text)
     ranged: list[tuple[Any, Any]] = list(pyromark.events_with_range(text, options=_OPTIONS))
     starts = [
         span["start"]

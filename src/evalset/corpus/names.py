@@ -43,7 +43,34 @@ def uncitable(doc: str) -> str | None:
     return f"{doc}: its path {why}, so no item can cite it; rename it"
 
 
+def case_alike(folder: str, names: Iterable[str]) -> list[str]:
+    """A warning for each two of ``names`` (files and folders of the corpus folder
+    ``folder``, '' for its top) that differ only in letter case: a clone on a file system
+    that ignores case (macOS's, Windows') holds one of them, so its snapshot differs."""
+    seen: dict[str, str] = {}
+    notes = []
+    for name in sorted(names):
+        first = seen.setdefault(name.casefold(), name)
+        if first != name:
+            a, b = (f"{folder}/{n}" if folder else n for n in (first, name))
+            notes.append(
+                f"{a} and {b}: their names differ only in letter case, so a clone on a file "
+                "system that ignores case (macOS's, Windows') holds only one of them; rename one"
+            )
+    return notes
+
+
 _NOT_IN_ANCHORS = re.compile(r"[\s#]")
+
+
+def citable(doc: str, section: str | None = None) -> bool:
+    """Whether a citation can name the document ``doc`` (its section ``section``, when
+    given): neither ``uncitable`` nor ``uncitable_sections`` has anything to say of it. Only
+    such a place is offered as where a cited text went, since ``doc#section`` of another
+    would read back as some other citation, or as none."""
+    if uncitable(doc) is not None:
+        return False
+    return section is None or (section != "" and _NOT_IN_ANCHORS.search(section) is None)
 
 
 def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
@@ -58,6 +85,21 @@ def uncitable_sections(doc: str, anchors: Iterable[str]) -> str | None:
     return (
         f"{doc}: the section id(s) {shown} hold white space or '#', which a citation may not, "
         "so no item can cite those sections; change the ids (an HTML heading's `id`)"
+    )
+
+
+def unanchored(doc: str, titles: Iterable[str]) -> str | None:
+    """Why no citation can name the sections under some headings of ``doc`` (a snapshot
+    warns about it), or None: a heading of no letter or digit (``!!!``, an emoji) gives the
+    empty anchor, as on GitHub, where its link is the page's top."""
+    shown = list(map(repr, titles))
+    if not shown:
+        return None
+    listed = ", ".join(shown[:3]) + (f" and {len(shown) - 3} more" if len(shown) > 3 else "")
+    return (
+        f"{doc}: the heading(s) {listed} hold no letter or digit, so they give no anchor and "
+        "no item can cite their sections (only the document, or a section above them); put "
+        "a word in them"
     )
 
 

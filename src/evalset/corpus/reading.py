@@ -12,7 +12,7 @@ from evalset.corpus.manifest import (
     document_entry,
     document_record,
 )
-from evalset.corpus.names import uncitable_sections
+from evalset.corpus.names import unanchored, uncitable_sections
 from evalset.corpus.table import Document
 from evalset.fsio import memory_left
 
@@ -65,6 +65,8 @@ def parse_document(
         return ReadResult(doc, warning=warning)
     parsed = sectioner(text, mode)
     if (note := uncitable_sections(doc, parsed.sections)) is not None:
+        warning = f"{warning}; {note}" if warning else note
+    if (note := unanchored(doc, parsed.unanchored)) is not None:
         warning = f"{warning}; {note}" if warning else note
     line, digest = document_record(doc, parsed, bool(store_text))
     if store_text is None:

@@ -8,6 +8,7 @@ import logging
 import os
 import posixpath
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,10 @@ from evalset.corpus.manifest import (
     TEXT_LIMIT,
     SnapshotError,
 )
-from evalset.corpus.names import nfc, same_name, uncitable
+from evalset.corpus.names import case_alike, nfc, same_name, uncitable
 from evalset.corpus.reading import parse_document
 from evalset.corpus.table import Document
-from evalset.corpus.walk import corpus_file
+from evalset.corpus.walk import corpus_file, two_forms
 from evalset.fsio import read_found
 
 
@@ -38,12 +39,45 @@ def _from_top(repo: Path, rel: str) -> str:
     return gitcmd.prefix(repo) + rel.strip("/")
 
 
+_LINKS_FOLLOWED = 40
+"""Symlinks followed on the way to the corpus folder before giving up (as the system does)."""
+
+
+@lru_cache(maxsize=256)
+def corpus_in_tree(repo: Path, commit: str, corpus_rel: str) -> str:
+    """The corpus folder ``corpus_rel`` (a path below the workspace folder ``repo``) as git
+    holds it at ``commit``, below that folder (``../`` where it leads up): a symlink git
+    holds on the way (the corpus folder committed as a link to the folder with the
+    documents, as the working tree follows it) is followed while it stays in the
+    repository. ``corpus_rel`` itself when there is none, or it leads out."""
+    top = gitcmd.prefix(repo)
+    path = posixpath.normpath(top + corpus_rel.strip("/"))
+    for _ in range(_LINKS_FOLLOWED):
+        if path == ".":  # the repository's top (`ls-tree` would list what is in it)
+            break
+        parts = path.split("/")
+        above = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+        listed = run_git(repo, "ls-tree", "-z", "--full-tree", commit, "--", *above) or ""
+        entries = [e.split("\t", 1) for e in listed.split("\0") if e[:7] == "120000 "]
+        link = next((name for _, name in entries if name in above), None)
+        if link is None:
+            break
+        named = git_blobs(repo, [f"{commit}:{link}"]).get(f"{commit}:{link}", b"/")
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(link), os.fsdecode(named)))
+        if named.startswith(b"/") or target == ".." or target.startswith("../"):
+            return corpus_rel  # out of the repository: not in git's history
+        path = target + path[len(link) :]
+    else:
+        return corpus_rel  # a loop of links
+    return posixpath.relpath(path, top or ".")
+
+
 def read_revision(
     repo: Path, corpus_rel: str, rev: str, mode: HashMode, store_text: bool | None
 ) -> tuple[dict[str, Document], list[str]]:
     """Every document of the corpus at a git revision, through DVC's filesystem, so corpora
     tracked by git and by DVC both work."""
-    corpus_rel = _from_top(repo, corpus_rel)
+    corpus_rel = posixpath.normpath(_from_top(repo, corpus_in_tree(repo, rev, corpus_rel)))
     submodule = _submodule_at(repo, rev, corpus_rel)
     if submodule is not None:
         raise SnapshotError(
@@ -73,8 +107,9 @@ def read_revision(
         raise SnapshotError(
             f"{repo}: cannot read revision {rev!r} ({exc}); check the revision."
         ) from None
-    prefix = corpus_rel.rstrip("/") + "/"
-    docs = [n.lstrip("/") for n in names]
+    # a corpus at the repository's top is '.', whose files DVC names './a.md' and git 'a.md'
+    prefix = "" if corpus_rel == "." else corpus_rel.rstrip("/") + "/"
+    docs = [posixpath.normpath(n.lstrip("/")) for n in names]
     wanted = [n for n in docs if sectioner_for(n) is not None and not _hidden(n[len(prefix) :])]
     links = _symlinks_at(repo, rev, corpus_rel)
     depth = gitcmd.prefix(repo).count("/")  # the repository's top, which names are from
@@ -90,6 +125,7 @@ def read_revision(
     sizes = {n: fs.size(target) or 0 for n, target in read_as.items() if target is not None}
     store = sum(sizes.values()) < TEXT_LIMIT if store_text is None else store_text
     documents: dict[str, Document] = {}
+    read_from: dict[str, str] = {}  # document id -> the name git holds it under
     warnings: list[str] = []
     for name in wanted:
         target = read_as[name]
@@ -123,10 +159,20 @@ def read_revision(
             raise SnapshotError(f"{result.warning[1:]}.")
         if result.warning:
             warnings.append(result.warning)
+        if result.doc in read_from:  # as the working tree's walk: never one for the other
+            raise two_forms(result.doc, read_from[result.doc], name)
+        read_from[result.doc] = name
         if result.entry is not None:
             documents[result.doc] = result.entry
             if note := uncitable(result.doc):
                 warnings.append(note)
+    children: dict[str, set[str]] = {}  # as the walk warns of names alike but for case
+    for doc in read_from:
+        parts = doc.split("/")
+        for k in range(len(parts)):
+            children.setdefault("/".join(parts[:k]), set()).add(parts[k])
+    for folder in sorted(children):
+        warnings += case_alike(folder, children[folder])
     return documents, warnings
 
 
@@ -246,7 +292,7 @@ def git_name(commit: str, corpus_rel: str, doc: str) -> str:
 def lfs_not_fetched(repo: Path, commit: str, corpus_rel: str, doc: str) -> bool:
     """Whether git holds the document at ``commit`` as a Git LFS pointer whose content this
     clone has not fetched (``git lfs pull`` fetches the checked-out commit's only)."""
-    name = git_name(commit, corpus_rel, doc)
+    name = git_name(commit, corpus_in_tree(repo, commit, corpus_rel), doc)
     held = git_blobs(repo, [name]).get(name)
     return held is not None and lfs.pointer(held) is not None
 
@@ -282,6 +328,7 @@ def git_file(
     """The name under which git holds document ``doc`` at ``commit`` (its id, or the id in
     another Unicode form) and its bytes (from ``blobs`` when they were read together before,
     see ``git_blobs``); None when git does not hold it there."""
+    corpus_rel = corpus_in_tree(repo, commit, corpus_rel)
     name = git_name(commit, corpus_rel, doc)
     shown = blobs.get(name) if blobs is not None else git_blobs(repo, [name]).get(name)
     if shown is None and not doc.isascii():  # committed under its name in another form
@@ -321,7 +368,10 @@ def document_versions(
             yield entry
         return
     try:
-        data = _dvc_files(repo, commit).cat_file(_from_top(repo, f"{corpus_rel}/{doc}"))
+        held_at = corpus_in_tree(repo, commit, corpus_rel)
+        data = _dvc_files(repo, commit).cat_file(
+            posixpath.normpath(_from_top(repo, f"{held_at}/{doc}"))
+        )
     except Exception as exc:  # any failure means the text is not available this way
         if uncached is not None and not_in_dvc_cache(exc):
             uncached.append(doc)

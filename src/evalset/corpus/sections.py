@@ -18,11 +18,13 @@ from evalset.corpus.names import nfc
 
 HashMode = Literal["rendered", "source"]
 
-SECTIONING_VERSION = 6
+SECTIONING_VERSION = 8
 """Bumped whenever sectioning or normalisation changes what a document hashes to, so that
 cached results of an older version are never reused (5: a Git LFS pointer is refused, never
 read as a document; UTF-16 with a byte-order mark and HTML in its declared encoding are
-read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out)."""
+read, no longer skipped or garbled; 6: soft hyphens and zero-width spaces are left out;
+7: a markdown file's lone carriage returns end its lines in every construct; 8: an HTML
+heading's own id is its anchor even where an anchor made from an earlier title equals it)."""
 
 
 @dataclass(slots=True)
@@ -39,6 +41,9 @@ class Sections:
     text: str
     """Normalised text of the whole document (what the citation ``doc`` refers to)."""
     sections: dict[str, Section] = field(default_factory=dict)
+    unanchored: tuple[str, ...] = ()
+    """Titles of headings that give no anchor (no letter or digit: ``!!!``, an emoji), whose
+    sections no citation can name; a snapshot warns of them."""
 
 
 Sectioner = Callable[[str, HashMode], Sections]
@@ -128,9 +133,7 @@ Headed = list[tuple[str, int, str, str]]
 text is the normalised text between the heading and the next heading of any level."""
 
 
-def document_sections(
-    preamble: str, headed: Headed, slugger: Slugger | None = None
-) -> tuple[str, dict[str, Section]]:
+def document_sections(preamble: str, headed: Headed, slugger: Slugger | None = None) -> Sections:
     """The whole document's normalised text, and its sections.
 
     A section runs to the next heading of the same or a higher level, so its text is its own
@@ -160,17 +163,31 @@ def document_sections(
         stops[i] = pos
     whole = " ".join(pieces)
     slugs = slugify_all([title for title, _, _, _ in headed])
-    bases = [nfc(heading[2]) or slug for heading, slug in zip(headed, slugs, strict=True)]
+    given = [nfc(heading[2]) for heading in headed]  # the headings' own ids ('' for none)
+    bases = [anchor or slug for anchor, slug in zip(given, slugs, strict=True)]
     if slugger is not None or len(set(bases)) < len(bases):
         slugger = slugger or Slugger()
-        bases = [slugger(base) for base in bases]
+        # A heading's own id is where a browser goes for that anchor, wherever the heading
+        # is: each is kept (its first heading's), and an anchor made from a title that
+        # equals one is numbered, as a repeat is (a `<h2>FAQ</h2>` before `<h2 id="faq">`
+        # is `faq-1`, not `faq`, which names the other heading in the page).
+        slugger.seen.update(dict.fromkeys(filter(None, given), 0))
+        kept: set[str] = set()
+        for k, anchor in enumerate(given):
+            if anchor and anchor not in kept:
+                kept.add(anchor)
+            else:
+                bases[k] = slugger(bases[k])
     # else: no anchor repeats, and the Slugger would give each one as it is
     sections: dict[str, Section] = {}
+    unanchored: list[str] = []  # as on GitHub, the first heading of no letter or digit has
     for (title, level, _, _), ident, start, stop in zip(headed, bases, starts, stops, strict=True):
-        if ident:
+        if ident:  # the empty anchor (the page's top); the next ones are `-1`, `-2`, ...
             text = whole[start + (start > 0) : stop] if stop > start else ""
             sections[ident] = Section(title, level, text)
-    return whole, sections
+        else:
+            unanchored.append(title)
+    return Sections(whole, sections, tuple(unanchored))
 
 
 def source_ranges(starts: list[int], levels: list[int], length: int) -> list[tuple[int, int]]:

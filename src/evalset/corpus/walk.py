@@ -8,6 +8,7 @@ are split between this process and a forked helper, which walk their halves at o
 
 from __future__ import annotations
 
+import errno
 import marshal
 import os
 import stat
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from evalset.corpus import sectioner_for
 from evalset.corpus.manifest import SnapshotError
-from evalset.corpus.names import nfc, same_name, uncitable
+from evalset.corpus.names import case_alike, nfc, same_name, uncitable
 from evalset.corpus.stores import store_of
 from evalset.corpus.workers import cores
 
@@ -135,6 +136,15 @@ def _file_by_form(corpus: Path, parts: list[str]) -> Path | None:
     return corpus_file(corpus, "/".join(found)) if found != parts else None
 
 
+_UNLISTED = {
+    errno.EACCES: "let evalset read it (`chmod u+rx`), or move it out of the corpus",
+    errno.EPERM: "let evalset read it (`chmod u+rx`), or move it out of the corpus",
+    errno.ENAMETOOLONG: "its path is longer than the system allows: shorten the names of "
+    "the folders on its way",
+}
+"""What to do about a folder of the corpus that cannot be listed, by the reason."""
+
+
 class _Walker:
     """Lists folders one at a time, as ``visit``; shared by the plain and the split walk."""
 
@@ -152,7 +162,10 @@ class _Walker:
         try:
             entries = os.scandir(folder)
         except OSError as exc:
-            raise SnapshotError(f"{folder}: cannot be listed ({exc.strerror}).") from None
+            fix = _UNLISTED.get(exc.errno or 0, "check it, or move it out of the corpus")
+            raise SnapshotError(
+                f"{folder}: cannot be listed ({exc.strerror}); {fix}, then snapshot again."
+            ) from None
         names: list[str] = []
         signatures = array("q")
         folders: list[str] = []
@@ -219,6 +232,11 @@ class _Walker:
             if (note := uncitable(doc)) is not None:
                 warnings.append(note)
             files.append((doc, path, seen))
+        if len(files) + len(folders) > 1:
+            here = [doc.rpartition("/")[2] for doc, _, _ in files]
+            here += [os.path.basename(sub) for sub in folders]
+            rel = folder[cut:].replace(sep, "/") if len(folder) >= cut else ""
+            warnings += case_alike(nfc(rel), map(nfc, here))
         listing = (joined, packed, tuple(sorted(unknown.items())), tuple(warnings))
         return folder, False, listing, files, folders
 
@@ -276,21 +294,25 @@ def _record(
     result.warnings.extend(listing[3])
     for doc, path, signature in files:
         if doc in result.paths:
-            raise _same_name(doc, result.paths[doc], path)
+            raise two_forms(doc, result.paths[doc], path)
         result.files[doc] = signature
         result.paths[doc] = path
         if found is not None:
             found(doc, path, signature)
 
 
-def _same_name(doc: str, one: str, other: str) -> SnapshotError:
-    """Two files whose names are one document id: the same name in two Unicode forms."""
+def two_forms(doc: str, one: str, other: str) -> SnapshotError:
+    """Two files whose paths are one document id: the same name, of the file or of a folder
+    above it, in two Unicode forms. The names that differ are shown escaped, which tells
+    them apart where the paths look alike."""
     a, b = (os.fsencode(p).decode("utf-8", "backslashreplace") for p in (one, other))
-    forms = f"{os.path.basename(a)!a} and {os.path.basename(b)!a}"
+    parts = list(zip(a.split("/"), b.split("/"), strict=False))
+    at = next((k for k, (x, y) in enumerate(parts) if x != y), len(parts) - 1)
+    kind = "file" if at == len(parts) - 1 else "folder"
     return SnapshotError(
-        f"{a} and {b}: the same file name written in two Unicode forms ({forms}: one with "
-        f"its accents as separate characters), so both would be document {doc!r}; delete or "
-        "rename one and run `evalset snapshot` again."
+        f"{a} and {b}: the same {kind} name written in two Unicode forms ({parts[at][0]!a} "
+        f"and {parts[at][1]!a}: one with its accents as separate characters), so both would be "
+        f"document {doc!r}; delete or rename one and run `evalset snapshot` again."
     )
 
 

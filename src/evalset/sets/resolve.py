@@ -7,6 +7,7 @@ import difflib
 from typing import Any
 
 from evalset.corpus.manifest import EMPTY, Snapshot, SnapshotStore
+from evalset.corpus.names import citable
 from evalset.sets.citations import Citation
 
 
@@ -15,12 +16,15 @@ def unresolved(citation: Citation, snap: Snapshot, guess: bool = True) -> str | 
     not to ``guess``), or None."""
     entry = snap.documents.get(citation.doc)
     if entry is None:
-        close = difflib.get_close_matches(citation.doc, list(snap.documents), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close and guess else ""
+        named = [doc for doc in snap.documents if citable(doc)] if guess else []
+        close = difflib.get_close_matches(citation.doc, named, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"document {citation.doc!r} is not in snapshot {snap.short}{hint}"
     if citation.section is not None and citation.section not in entry["sections"]:
-        close = difflib.get_close_matches(citation.section, list(entry["sections"]), 1, 0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close and guess else ""
+        # only a name a citation can hold is offered (an HTML id may hold white space)
+        named = [sid for sid in entry["sections"] if citable(citation.doc, sid)] if guess else []
+        close = difflib.get_close_matches(citation.section, named, 1, 0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"{citation.doc} has no section {citation.section!r} in snapshot {snap.short}{hint}"
     return None
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from evalset.config import find_workspace_or_none
 from evalset.corpus.manifest import EMPTY, HASHED, Snapshot, SnapshotStore, json_string
+from evalset.corpus.names import citable
 from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
 from evalset.errors import EvalsetError
@@ -224,6 +225,9 @@ class _Index:
         self._found: dict[tuple[str, bool], list[str]] = {}
         """Searches made (a changed citation's text is looked for twice: where it went, and
         whether it is anywhere)."""
+        self.unnamed: defaultdict[str, list[str]] = defaultdict(list)
+        """Per text hash, the documents and sections found holding it that no citation can
+        name (the snapshot warned of each), which are never offered as where a text went."""
 
     def with_hash(self, wanted: str, section: bool) -> list[str]:
         """The sections (``doc#id``) or, with ``section`` false, the documents whose text
@@ -244,15 +248,24 @@ class _Index:
         ):
             return (self.by_section_hash if section else self.by_doc_hash).get(wanted, [])
         self._searched += 1
-        found = []
+        found: list[str] = []
         for doc in docs.holding(wanted):  # each line that holds the hash, parsed to check
             entry = docs[doc]
             if not section:
-                found += [doc] if entry["hash"] == wanted else []
+                if entry["hash"] == wanted:
+                    self._add(found, wanted, doc)
                 continue
-            found += [f"{doc}#{sid}" for sid, part in entry["sections"].items()
-                      if part["hash"] == wanted]  # fmt: skip
+            for sid, part in entry["sections"].items():
+                if part["hash"] == wanted:
+                    self._add(found, wanted, doc, sid)
         return found
+
+    def _add(self, found: list[str], digest: str, doc: str, sid: str | None = None) -> None:
+        """Add the document ``doc`` (or its section ``sid``), which holds the text hashed
+        ``digest``, to ``found`` when a citation can name it, else to ``unnamed``: written
+        ``doc#id``, it would read back as another citation (``faq#2.md``), or as none."""
+        name = doc if sid is None else f"{doc}#{sid}"
+        (found if citable(doc, sid) else self.unnamed[digest]).append(name)
 
     @cached_property
     def by_section_hash(self) -> dict[str, list[str]]:
@@ -260,7 +273,7 @@ class _Index:
         for doc, entry in self.snap.documents.items():
             for sid, section in entry["sections"].items():
                 if section["hash"] != EMPTY:
-                    found[section["hash"]].append(f"{doc}#{sid}")
+                    self._add(found[section["hash"]], section["hash"], doc, sid)
         return found
 
     @cached_property
@@ -268,7 +281,7 @@ class _Index:
         found: dict[str, list[str]] = defaultdict(list)
         for doc, entry in self.snap.documents.items():
             if entry["hash"] != EMPTY:
-                found[entry["hash"]].append(doc)
+                self._add(found[entry["hash"]], entry["hash"], doc)
         return found
 
 
@@ -436,6 +449,12 @@ class StaleChecker:
                 f"its text is also at {' and '.join(already[:3])}, which held it already when "
                 "the item was verified: the same words under another heading, not where this "
                 "section went"
+            )
+        elif unnamed := list(dict.fromkeys(self.index.unnamed.get(before["hash"], ()))):
+            status.note = (
+                f"its text is now at {' and '.join(map(repr, unnamed[:3]))}, which no "
+                "citation can name (the snapshot warned of it): rename the document, or "
+                "change the section's id, run `evalset snapshot`, and cite it there"
             )
         return status
 
@@ -637,7 +656,7 @@ class StaleChecker:
         title = _title(before).casefold()
         scored = []
         for sid, section in entry["sections"].items():
-            if section["hash"] == EMPTY:
+            if section["hash"] == EMPTY or not citable(doc, sid):
                 continue
             kept = _held(then.get(sid), section, old_text)
             size = 0
@@ -757,10 +776,11 @@ class StaleChecker:
             return
         blobs = None
         if self.root is not None:
-            from evalset.corpus.revision import git_blobs, git_name
+            from evalset.corpus.revision import corpus_in_tree, git_blobs, git_name
 
+            root = self.root
             names = [
-                git_name(snap.commit, snap.corpus, cited.doc)
+                git_name(snap.commit, corpus_in_tree(root, snap.commit, snap.corpus), cited.doc)
                 for _, was, citation, old, before, after in pending
                 for snap, cited, part in ((old, was, before), (self.newest, citation, after))
                 if snap.commit and part.get("text") is None
