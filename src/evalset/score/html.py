@@ -13,6 +13,7 @@ interval carries ``data-category``, ``data-metric``, ``data-value``, ``data-low`
 from __future__ import annotations
 
 import json
+import math
 from html import escape
 from typing import Any
 
@@ -66,6 +67,16 @@ def _y(value: float) -> float:
 
 LABEL = 14
 """Longest label under a bar, in characters (the name is in its tooltip and the table)."""
+FLAT = 7
+"""Longest label written level under its bar: 7 of the widest letters (``W``, ``m``: about
+1em of the 11px label font each) fit in the bar's slot of ``BAR + GAP`` pixels. A longer
+label would reach under its neighbours and hide theirs, so a chart with one is drawn with
+every label slanted instead (its glyphs never reach the next label, whatever the font)."""
+EM = 11
+"""Pixels the widest letter of a label takes (the label font's size)."""
+SLANT = 45
+"""Degrees a slanted label turns: its line runs from below-left up to its bar, and the
+next label's line is (BAR + GAP) * sin(45°), 62 pixels, away from it."""
 
 
 def bar_labels(names: list[str]) -> list[str]:
@@ -94,8 +105,13 @@ def bar_labels(names: list[str]) -> list[str]:
 
 def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     """One metric: a bar per table (overall, then categories) with its interval."""
+    labels = bar_labels([name for name, _ in tables])
+    longest = max(map(len, labels))
+    slanted = longest > FLAT
     width = LEFT + len(tables) * (BAR + GAP) + GAP
-    height = TOP + CHART_HEIGHT + BOTTOM
+    # a slanted label reaches longest * EM * sin(45°) below where it starts
+    bottom = 24 + math.ceil(longest * EM * math.sin(math.radians(SLANT))) + 8 if slanted else BOTTOM
+    height = TOP + CHART_HEIGHT + bottom
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{html_text(metric)} by category">'
@@ -109,7 +125,6 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     parts.append(
         f'<line class="axis" x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + CHART_HEIGHT}"/>'
     )
-    labels = bar_labels([name for name, _ in tables])
     for k, (name, table) in enumerate(tables):
         x = LEFT + GAP + k * (BAR + GAP)
         entry = table.get(metric) or {}
@@ -140,13 +155,19 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
                     f'<line class="interval-cap" x1="{mid - 6}" x2="{mid + 6}" y1="{y:.2f}" '
                     f'y2="{y:.2f}" stroke="#1f2328" stroke-width="1.5"/>'
                 )
-        parts.append(
-            f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
-            f'text-anchor="middle"><title>{html_text(name)}</title>{html_text(labels[k])}</text>'
-        )
+        label = f"<title>{html_text(name)}</title>{html_text(labels[k])}</text>"
+        if slanted:  # the value first, level under the bar, then the label slanted below it
+            at = f"translate({x + BAR / 2 + 4} {TOP + CHART_HEIGHT + 24}) rotate(-{SLANT})"
+            parts.append(f'<text class="label" transform="{at}" text-anchor="end">{label}')
+        else:
+            parts.append(
+                f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
+                f'text-anchor="middle">{label}'
+            )
         if value is not None:
             parts.append(
-                f'<text class="tick" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 27}" '
+                f'<text class="tick" x="{x + BAR / 2}" '
+                f'y="{TOP + CHART_HEIGHT + (12 if slanted else 27)}" '
                 f'text-anchor="middle">{value:.2f}</text>'
             )
     parts.append("</svg>")
