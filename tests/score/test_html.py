@@ -305,7 +305,10 @@ def test_every_label_is_readable_and_every_bar_inside_its_chart(
 ) -> None:
     """Before, a label wider than its bar's slot (14 wide letters, as `WWWWWW…WWWWWW` or a
     long category name cut so, reads) was written level and reached under its neighbours,
-    hiding their labels; now a chart with a label longer than 7 letters slants every label."""
+    hiding their labels; now a chart with a label longer than 7 letters slants every label.
+    And the chart of 300 categories, or the table headed by a 200-letter name (a header did
+    not wrap), made the whole page scroll sideways, tens of thousands of pixels; now each
+    scrolls in its own box, and a name wraps in its header."""
     names, hits = CATEGORY_NAMES[case]
     repo = _categories_ws(tmp_path / "repo", names, hits)
     cutoffs = ["--judge", "exact"] if kind == "answers" else ["--k", "5"]
@@ -316,8 +319,24 @@ def test_every_label_is_readable_and_every_bar_inside_its_chart(
     page = _open(browser, repo / "page.html")
     messages: list[str] = []
     page.on("console", lambda message: messages.append(message.text))
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.reload()
     assert messages == []
+    # the page does not scroll sideways: a chart or table wider than it scrolls in its box,
+    # and a long name wraps in its table's header
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    boxes = page.evaluate("""() => [...document.querySelectorAll(
+        'figure svg, table.categories, table.splits')].map(drawn => {
+            const box = drawn.closest('figure, div.wide') || drawn;
+            return [box.getBoundingClientRect().right, box.scrollWidth,
+                    drawn.getBoundingClientRect().width]; })""")
+    assert len(boxes) == len(report["definitions"]) + 2  # the charts, categories, splits
+    for right, scrolled, inside in boxes:
+        assert right <= 1280 and scrolled >= inside - 1  # all of it within reach
+    heads = page.locator("table.categories th").evaluate_all(
+        "cells => cells.map(c => c.getBoundingClientRect().width)"
+    )
+    assert len(heads) == 2 + len(names) and max(heads) < 400
     figures = page.locator("figure")
     assert figures.count() == len(report["definitions"])
     for k in range(figures.count()):

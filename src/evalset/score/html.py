@@ -50,7 +50,11 @@ table.misses td:nth-child(-n+3), table.answer-misses td:nth-child(-n+3) {
 code, pre { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
 .charts { display: flex; flex-wrap: wrap; gap: 18px; }
-figure { margin: 0; border: 1px solid #d1d9e0; padding: 6px; }
+figure { margin: 0; border: 1px solid #d1d9e0; padding: 6px; min-width: 0; max-width: 100%;
+         box-sizing: border-box; overflow-x: auto; }
+.wide { max-width: 100%; overflow-x: auto; }
+th .name { display: inline-block; max-width: 24ch; white-space: normal; }
+table.categories td, table.splits td { white-space: nowrap; }
 figcaption { font-weight: 600; }
 .bar { fill: #4f7cc4; } .bar.overall { fill: #2f4f7f; }
 .interval { stroke: #1f2328; stroke-width: 1.5; }
@@ -174,10 +178,17 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     return "".join(parts)
 
 
-def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
+def _table(headers: list[str], rows: list[list[str]], cls: str = "", names: bool = False) -> str:
     """A table; each value cut as the comment cuts it (one long citation would otherwise
-    squeeze every other column to a letter or two)."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
+    squeeze every other column to a letter or two). ``names``: the headers after the first
+    name categories or splits, which wrap (at any letter: a name has no space) rather than
+    make their column as wide as a 200-character name."""
+    head = "".join(
+        f'<th><span class="name">{html_text(h)}</span></th>'
+        if names and k
+        else f"<th>{html_text(h)}</th>"
+        for k, h in enumerate(headers)
+    )
     body = "".join(
         "<tr>" + "".join(f"<td>{html_text(clip(c))}</td>" for c in row) + "</tr>" for row in rows
     )
@@ -232,21 +243,27 @@ def page(data: dict[str, Any]) -> str:
     out.append("</div>")
     out.append('<h2 id="table">Per category</h2>')
     out.append(
-        _table(
+        '<div class="wide">'
+        + _table(
             ["metric", *(name for name, _ in tables)],
             [[m] + [cell(t.get(m)) for _, t in tables] for m in data["definitions"]],
             "categories",
+            names=True,
         )
+        + "</div>"
     )
     splits = scored_splits(data)
     if splits:
         out.append('<h2 id="splits">Per split</h2>')
         out.append(
-            _table(
+            '<div class="wide">'
+            + _table(
                 ["metric", *(name for name, _ in splits)],
                 [[m] + [cell(t.get(m)) for _, t in splits] for m in data["definitions"]],
                 "splits",
+                names=True,
             )
+            + "</div>"
         )
     out.append('<h2 id="pin">Pin</h2>')
     out.append(
