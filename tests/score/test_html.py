@@ -254,7 +254,7 @@ def _apart(one: list[list[float]], other: list[list[float]]) -> bool:
     return False
 
 
-def _categories_ws(root: Path, names: list[str], hits: str) -> Path:
+def _categories_ws(root: Path, names: list[str], hits: str, set_name: str = "docs") -> Path:
     """The scoring workspace with a set of one tuning and one holdout item per category of
     ``names``; the run retrieves each item's section (``hits`` "all"), never ("none"), or
     for the tuning items only ("half")."""
@@ -272,9 +272,10 @@ def _categories_ws(root: Path, names: list[str], hits: str) -> Path:
             answer = "Return within 14 days of delivery" if hit else "No."
             run.append({"id": ident, "retrieved": ["guide.md#returns" if hit else "faq.md"],
                         "answer": answer})  # fmt: skip
-    data = {"evalset": 1, "name": "docs", "categories": dict.fromkeys(names, "a kind"),
+    data = {"evalset": 1, "name": set_name, "categories": dict.fromkeys(names, "a kind"),
             "items": items}  # fmt: skip
-    write_files(repo, {"sets/docs.yaml": json.dumps(data, indent=1)})
+    (repo / "sets" / "docs.yaml").unlink()
+    write_files(repo, {f"sets/{set_name}.yaml": json.dumps(data, indent=1)})
     write_run(repo / "run.jsonl", run)
     commit_all(repo, "categories")
     return repo
@@ -371,3 +372,41 @@ def test_every_label_is_readable_and_every_bar_inside_its_chart(
             others = labels[j + 1 : j + 4] + [d["points"] for d in drawn if d["kind"] == "tick"]
             for other in others:
                 assert _apart(label, other), (case, j)
+
+
+LONG = {
+    # what is long: (set name, run file, a retrieved citation no snapshot has)
+    "set-name": ("W" * 200, "run.jsonl", "faq.md"),
+    "run-path": ("docs", "r" * 200 + "/" + "R" * 200 + ".jsonl", "faq.md"),
+    "citation": ("docs", "run.jsonl", "X" * 3000 + ".md#" + "y" * 500),
+}
+
+
+@pytest.mark.parametrize("kind", ["retrieval", "answers"])
+@pytest.mark.parametrize("case", list(LONG))
+def test_a_long_name_path_or_citation_wraps_inside_the_page(
+    tmp_path: Path,
+    cli,  # type: ignore[no-untyped-def]
+    browser,  # type: ignore[no-untyped-def]
+    case: str,
+    kind: str,
+) -> None:
+    """Before, the heading (the set's name), the run's path and the notes (an unknown
+    citation, shown up to 1,000 characters) had no place to break, and ran off the page's
+    right edge, making it scroll sideways thousands of pixels."""
+    set_name, run, citation = LONG[case]
+    repo = _categories_ws(tmp_path / "repo", ["lookup"], "half", set_name)
+    lines = [json.loads(line) for line in (repo / "run.jsonl").read_text().splitlines()]
+    lines[0]["retrieved"].append(citation)
+    (repo / run).parent.mkdir(parents=True, exist_ok=True)
+    write_run(repo / run, lines)
+    judge = ["--judge", "exact"] if kind == "answers" else []
+    done = cli(repo, "score", kind, set_name, run, *judge, "--html", "page.html")
+    assert done.code == 0, done.err
+    page = _open(browser, repo / "page.html")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    shown = " ".join(page.locator("h1, p").all_inner_texts()).replace("\n", "")
+    assert set_name in shown and run in shown
+    if case == "citation" and kind == "retrieval":  # the note on it: the first 3 (of 1)
+        assert citation[:1000] in shown

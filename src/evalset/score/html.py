@@ -40,6 +40,7 @@ STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
        color: #1f2328; max-width: 1200px; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
+h1, p { overflow-wrap: anywhere; }  /* a long set name, run path or citation wraps */
 .meta { color: #59636e; }
 table { border-collapse: collapse; margin: 8px 0; }
 th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top;
