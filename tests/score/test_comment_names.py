@@ -130,3 +130,41 @@ def test_ids_of_lines_that_retrieved_nothing_read_as_written(tmp_path: Path, cli
     rendered = html.unescape(_MD.render(done.out))
     found = re.search(r"\(line 1 (\S+), line 2 (\S+),", rendered)
     assert found is not None and [found[1], found[2]] == [f"{stem}0" for stem in stems[:2]]
+
+
+OVERALL = {
+    # case: (categories, the columns every table shows after "overall")
+    "named-overall": (["overall", "b"], ["overall (category)", "b"]),
+    "only-overall": (["overall"], ["overall (category)"]),
+    "alike": (["Overall", "overall-1", "overall.x"], ["Overall", "overall-1", "overall.x"]),
+}
+
+
+@pytest.mark.parametrize("form", ["md", "text", "json", "html"])
+@pytest.mark.parametrize("case", list(OVERALL))
+def test_a_category_named_overall_is_not_the_overall_column(
+    tmp_path: Path, cli: Any, case: str, form: str
+) -> None:
+    """Before, a category named "overall" headed a second column "overall" beside the column
+    of every item, in every table, and its bars were drawn and named as the overall bar."""
+    categories, shown = OVERALL[case]
+    repo = _ws(tmp_path / "repo", "s", categories, ["a"])
+    given = {"md": ["--format", "md"], "text": [], "json": ["--json"],
+             "html": ["--html", "page.html"]}[form]  # fmt: skip
+    done = cli(repo, "score", "retrieval", "s", "run.jsonl", "--allow-stale", *given)
+    assert done.code == 0, done.err
+    if form == "md":
+        heads = re.findall(r"^\| metric \| (.*) \|$", done.out, re.M)
+        assert heads[0].split(" | ") == ["overall", *shown]
+    elif form == "text":
+        header = next(line for line in done.out.splitlines() if line.startswith("metric"))
+        assert re.split(r"\s{2,}", header)[1:] == ["overall", *shown]
+    elif form == "json":
+        assert list(json.loads(done.out)["categories"]) == categories
+    else:
+        page = (repo / "page.html").read_text(encoding="utf-8")
+        table = page.split('<table class="categories">')[1].split("</thead>")[0]
+        heads = [html.unescape(h) for h in re.findall(r"<span class=\"name\">(.*?)</span>", table)]
+        assert heads == ["overall", *shown]
+        bars = re.findall(r'<rect class="([^"]*)" data-category="([^"]*)" data-metric="mrr"', page)
+        assert bars == [("bar overall", "overall"), *(("bar", name) for name in shown)]

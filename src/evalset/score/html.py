@@ -7,7 +7,9 @@ be mailed or attached to a CI run and viewed offline. Text from the set, the run
 judge is shown as text (``evalset.display.html_text``): HTML-escaped, and printable, so that
 a bidi override in a run's path cannot reverse what the page says after it. Each bar and
 interval carries ``data-category``, ``data-metric``, ``data-value``, ``data-low`` and
-``data-high`` so that a test, or a reader's own tooling, can check what was drawn.
+``data-high`` so that a test, or a reader's own tooling, can check what was drawn
+(``data-category`` is the column's name: ``overall``, or a category's, a category named
+"overall" being ``overall (category)``).
 """
 
 from __future__ import annotations
@@ -143,7 +145,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
         else:
             low, high, n = entry["low"], entry["high"], entry["n"]
             top = _y(value)
-            kind = "bar overall" if name == "overall" else "bar"
+            kind = "bar overall" if k == 0 else "bar"  # (not a category named "overall")
             data = f'{attrs} data-value="{value!r}" data-low="{low!r}" data-high="{high!r}"'
             parts.append(
                 f'<rect class="{kind}" {data} x="{x}" y="{top:.2f}" width="{BAR}" '

@@ -52,10 +52,20 @@ def cell(entry: dict[str, Any] | None) -> str:
 
 
 def columns(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The tables to show side by side: overall, then each category with scored items."""
+    """The tables to show side by side: overall, then each category with scored items, by
+    the name its column shows (``column_name``)."""
     found = [("overall", data["overall"])]
-    found += [(name, table) for name, table in data["categories"].items() if _scored(table)]
+    found += [
+        (column_name(name), table) for name, table in data["categories"].items() if _scored(table)
+    ]
     return found
+
+
+def column_name(category: str) -> str:
+    """A category's name as its column shows it: as it is, but for a category named
+    "overall", which would read as the column of every item: ``overall (category)`` (no
+    category can be named so: a name has no space)."""
+    return f"{category} (category)" if category == "overall" else category
 
 
 def _scored(table: dict[str, Any]) -> bool:
