@@ -113,8 +113,9 @@ def miss_lines(miss: dict[str, Any]) -> tuple[str, str, str]:
     return f"{ident}  {category} ({split}){trials}", problems, answer
 
 
-def notes(data: dict[str, Any]) -> list[str]:
-    """What a reader must know besides the numbers."""
+def notes(data: dict[str, Any], shown: Callable[[str], str] = str) -> list[str]:
+    """What a reader must know besides the numbers (``shown`` shows an item id as text of
+    the output form, as ``stale_and_missing`` takes it)."""
     counts = data["counts"]
     out = []
     if data["judge"]["name"] == "exact":
@@ -124,7 +125,7 @@ def notes(data: dict[str, Any]) -> list[str]:
         )
     both = data["report"].get("kind") == "retrieval+answers"
     out += stale_and_missing(
-        data, "retrieving and answering nothing" if both else "answering nothing"
+        data, "retrieving and answering nothing" if both else "answering nothing", shown
     )
     if counts.get("judge_errors"):
         out.append(
@@ -141,11 +142,11 @@ def notes(data: dict[str, Any]) -> list[str]:
     out += invalid_lines(data)
     unretrieved = data.get("retrieval_not_scored")
     if unretrieved:
-        shown = ", ".join(f"line {x['line']} {x['id']}" for x in unretrieved[:5])
+        lines = ", ".join(f"line {x['line']} {shown(x['id'])}" for x in unretrieved[:5])
         more = f", … ({len(unretrieved) - 5} more)" if len(unretrieved) > 5 else ""
         out.append(
             f"retrieval not scored: {len(unretrieved)} line(s) of answerable items have no "
-            f'"retrieved" while others have one ({shown}{more}); give each line what was '
+            f'"retrieved" while others have one ({lines}{more}); give each line what was '
             "retrieved (an empty list when nothing came back) to score retrieval too (report: "
             '"retrieval_not_scored")'
         )
@@ -202,7 +203,7 @@ def markdown(data: dict[str, Any]) -> str:
     """The report as a pull-request comment."""
     pin = data["evalset"]
     out = [
-        f"### Answers: {title(data)}",
+        f"### Answers: {md_text(title(data))}",
         "",
         f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
         f"{data['counts']['scored']} item(s) scored, {scored_trials(data)} trial(s); set "
@@ -241,5 +242,5 @@ def markdown(data: dict[str, Any]) -> str:
     after += ["<details><summary>Definitions</summary>", ""]
     after += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
     after += ["", "</details>"]
-    after += [f"\n> {note}" for note in notes(data)]
+    after += [f"\n> {note}" for note in notes(data, md_text)]
     return comment(data, out, after)

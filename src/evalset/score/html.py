@@ -7,12 +7,15 @@ be mailed or attached to a CI run and viewed offline. Text from the set, the run
 judge is shown as text (``evalset.display.html_text``): HTML-escaped, and printable, so that
 a bidi override in a run's path cannot reverse what the page says after it. Each bar and
 interval carries ``data-category``, ``data-metric``, ``data-value``, ``data-low`` and
-``data-high`` so that a test, or a reader's own tooling, can check what was drawn.
+``data-high`` so that a test, or a reader's own tooling, can check what was drawn
+(``data-category`` is the column's name: ``overall``, or a category's, a category named
+"overall" being ``overall (category)``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from html import escape
 from typing import Any
 
@@ -39,6 +42,7 @@ STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px;
        color: #1f2328; max-width: 1200px; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
+h1, p { overflow-wrap: anywhere; }  /* a long set name, run path or citation wraps */
 .meta { color: #59636e; }
 table { border-collapse: collapse; margin: 8px 0; }
 th, td { border: 1px solid #d1d9e0; padding: 3px 8px; text-align: left; vertical-align: top;
@@ -49,7 +53,11 @@ table.misses td:nth-child(-n+3), table.answer-misses td:nth-child(-n+3) {
 code, pre { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
 .charts { display: flex; flex-wrap: wrap; gap: 18px; }
-figure { margin: 0; border: 1px solid #d1d9e0; padding: 6px; }
+figure { margin: 0; border: 1px solid #d1d9e0; padding: 6px; min-width: 0; max-width: 100%;
+         box-sizing: border-box; overflow-x: auto; }
+.wide { max-width: 100%; overflow-x: auto; }
+th .name { display: inline-block; max-width: 24ch; white-space: normal; }
+table.categories td, table.splits td { white-space: nowrap; }
 figcaption { font-weight: 600; }
 .bar { fill: #4f7cc4; } .bar.overall { fill: #2f4f7f; }
 .interval { stroke: #1f2328; stroke-width: 1.5; }
@@ -66,6 +74,16 @@ def _y(value: float) -> float:
 
 LABEL = 14
 """Longest label under a bar, in characters (the name is in its tooltip and the table)."""
+FLAT = 7
+"""Longest label written level under its bar: 7 of the widest letters (``W``, ``m``: about
+1em of the 11px label font each) fit in the bar's slot of ``BAR + GAP`` pixels. A longer
+label would reach under its neighbours and hide theirs, so a chart with one is drawn with
+every label slanted instead (its glyphs never reach the next label, whatever the font)."""
+EM = 11
+"""Pixels the widest letter of a label takes (the label font's size)."""
+SLANT = 45
+"""Degrees a slanted label turns: its line runs from below-left up to its bar, and the
+next label's line is (BAR + GAP) * sin(45°), 62 pixels, away from it."""
 
 
 def bar_labels(names: list[str]) -> list[str]:
@@ -94,8 +112,13 @@ def bar_labels(names: list[str]) -> list[str]:
 
 def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     """One metric: a bar per table (overall, then categories) with its interval."""
+    labels = bar_labels([name for name, _ in tables])
+    longest = max(map(len, labels))
+    slanted = longest > FLAT
     width = LEFT + len(tables) * (BAR + GAP) + GAP
-    height = TOP + CHART_HEIGHT + BOTTOM
+    # a slanted label reaches longest * EM * sin(45°) below where it starts
+    bottom = 24 + math.ceil(longest * EM * math.sin(math.radians(SLANT))) + 8 if slanted else BOTTOM
+    height = TOP + CHART_HEIGHT + bottom
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{html_text(metric)} by category">'
@@ -109,7 +132,6 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
     parts.append(
         f'<line class="axis" x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + CHART_HEIGHT}"/>'
     )
-    labels = bar_labels([name for name, _ in tables])
     for k, (name, table) in enumerate(tables):
         x = LEFT + GAP + k * (BAR + GAP)
         entry = table.get(metric) or {}
@@ -123,7 +145,7 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
         else:
             low, high, n = entry["low"], entry["high"], entry["n"]
             top = _y(value)
-            kind = "bar overall" if name == "overall" else "bar"
+            kind = "bar overall" if k == 0 else "bar"  # (not a category named "overall")
             data = f'{attrs} data-value="{value!r}" data-low="{low!r}" data-high="{high!r}"'
             parts.append(
                 f'<rect class="{kind}" {data} x="{x}" y="{top:.2f}" width="{BAR}" '
@@ -140,23 +162,36 @@ def chart(metric: str, tables: list[tuple[str, dict[str, Any]]]) -> str:
                     f'<line class="interval-cap" x1="{mid - 6}" x2="{mid + 6}" y1="{y:.2f}" '
                     f'y2="{y:.2f}" stroke="#1f2328" stroke-width="1.5"/>'
                 )
-        parts.append(
-            f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
-            f'text-anchor="middle"><title>{html_text(name)}</title>{html_text(labels[k])}</text>'
-        )
+        label = f"<title>{html_text(name)}</title>{html_text(labels[k])}</text>"
+        if slanted:  # the value first, level under the bar, then the label slanted below it
+            at = f"translate({x + BAR / 2 + 4} {TOP + CHART_HEIGHT + 24}) rotate(-{SLANT})"
+            parts.append(f'<text class="label" transform="{at}" text-anchor="end">{label}')
+        else:
+            parts.append(
+                f'<text class="label" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 14}" '
+                f'text-anchor="middle">{label}'
+            )
         if value is not None:
             parts.append(
-                f'<text class="tick" x="{x + BAR / 2}" y="{TOP + CHART_HEIGHT + 27}" '
+                f'<text class="tick" x="{x + BAR / 2}" '
+                f'y="{TOP + CHART_HEIGHT + (12 if slanted else 27)}" '
                 f'text-anchor="middle">{value:.2f}</text>'
             )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
+def _table(headers: list[str], rows: list[list[str]], cls: str = "", names: bool = False) -> str:
     """A table; each value cut as the comment cuts it (one long citation would otherwise
-    squeeze every other column to a letter or two)."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
+    squeeze every other column to a letter or two). ``names``: the headers after the first
+    name categories or splits, which wrap (at any letter: a name has no space) rather than
+    make their column as wide as a 200-character name."""
+    head = "".join(
+        f'<th><span class="name">{html_text(h)}</span></th>'
+        if names and k
+        else f"<th>{html_text(h)}</th>"
+        for k, h in enumerate(headers)
+    )
     body = "".join(
         "<tr>" + "".join(f"<td>{html_text(clip(c))}</td>" for c in row) + "</tr>" for row in rows
     )
@@ -211,21 +246,27 @@ def page(data: dict[str, Any]) -> str:
     out.append("</div>")
     out.append('<h2 id="table">Per category</h2>')
     out.append(
-        _table(
+        '<div class="wide">'
+        + _table(
             ["metric", *(name for name, _ in tables)],
             [[m] + [cell(t.get(m)) for _, t in tables] for m in data["definitions"]],
             "categories",
+            names=True,
         )
+        + "</div>"
     )
     splits = scored_splits(data)
     if splits:
         out.append('<h2 id="splits">Per split</h2>')
         out.append(
-            _table(
+            '<div class="wide">'
+            + _table(
                 ["metric", *(name for name, _ in splits)],
                 [[m] + [cell(t.get(m)) for _, t in splits] for m in data["definitions"]],
                 "splits",
+                names=True,
             )
+            + "</div>"
         )
     out.append('<h2 id="pin">Pin</h2>')
     out.append(

@@ -3,6 +3,7 @@ the misses first ("start reading here"), then each metric per category with its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from evalset.display import (
@@ -51,10 +52,20 @@ def cell(entry: dict[str, Any] | None) -> str:
 
 
 def columns(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The tables to show side by side: overall, then each category with scored items."""
+    """The tables to show side by side: overall, then each category with scored items, by
+    the name its column shows (``column_name``)."""
     found = [("overall", data["overall"])]
-    found += [(name, table) for name, table in data["categories"].items() if _scored(table)]
+    found += [
+        (column_name(name), table) for name, table in data["categories"].items() if _scored(table)
+    ]
     return found
+
+
+def column_name(category: str) -> str:
+    """A category's name as its column shows it: as it is, but for a category named
+    "overall", which would read as the column of every item: ``overall (category)`` (no
+    category can be named so: a name has no space)."""
+    return f"{category} (category)" if category == "overall" else category
 
 
 def _scored(table: dict[str, Any]) -> bool:
@@ -111,9 +122,13 @@ def entry_text(entry: str | list[str]) -> str:
     return entry if isinstance(entry, str) else "{" + " + ".join(entry) + "}"
 
 
-def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:
+def stale_and_missing(
+    data: dict[str, Any], scored_as: str, shown: Callable[[str], str] = str
+) -> list[str]:
     """The notes every report starts with: a corpus edited since the newest snapshot, stale
-    items scored anyway, items the run left out (``scored_as`` says how they count)."""
+    items scored anyway, items the run left out (``scored_as`` says how they count; ``shown``
+    shows an item id as text of the output form: ``md_text`` in a comment, where an id such
+    as ``__init__`` would otherwise read as a bold "init")."""
     out = []
     if data.get("corpus") == "changed":
         out.append(
@@ -122,7 +137,7 @@ def stale_and_missing(data: dict[str, Any], scored_as: str) -> list[str]:
             "run `evalset snapshot`, then `evalset stale`"
         )
     if data.get("stale"):
-        stale = [s["id"] for s in data["stale"]]
+        stale = [shown(s["id"]) for s in data["stale"]]
         more = (
             f', and {len(stale) - STALE_IDS} more (report: "stale")'
             if len(stale) > STALE_IDS
@@ -142,10 +157,10 @@ STALE_IDS = 20
 them all)."""
 
 
-def notes(data: dict[str, Any]) -> list[str]:
-    """What a reader must know besides the numbers."""
+def notes(data: dict[str, Any], shown: Callable[[str], str] = str) -> list[str]:
+    """What a reader must know besides the numbers (``shown``: as ``stale_and_missing``)."""
     counts = data["counts"]
-    out = stale_and_missing(data, "retrieving nothing")
+    out = stale_and_missing(data, "retrieving nothing", shown)
     if counts.get("unanswerable"):
         out.append(f"{counts['unanswerable']} unanswerable item(s) not scored for retrieval")
     if counts.get("sealed"):
@@ -169,12 +184,12 @@ def notes(data: dict[str, Any]) -> list[str]:
             'lists. They score as misses (report: "unknown_citations", "unknown_meant")'
         )
     elif unknown:  # the first few: the report lists them all
-        shown = ", ".join(md_code(c) for c in unknown[:NAMED]) + (
+        named = ", ".join(md_code(c) for c in unknown[:NAMED]) + (
             ", …" if len(unknown) > NAMED else ""
         )
         out.append(
             f"{len(unknown)} retrieved citation(s) name no section of snapshot "
-            f"{data.get('snapshot')} ({shown}): did the retriever index another version of "
+            f"{data.get('snapshot')} ({named}): did the retriever index another version of "
             "the corpus, or name its documents otherwise? They score as misses (report: "
             '"unknown_citations")'
         )
@@ -202,7 +217,9 @@ def invalid_lines(data: dict[str, Any]) -> list[str]:
 
 def metric_table(data: dict[str, Any], tables: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """The lines of a markdown table: a column per table, a row per metric."""
-    head = [md_row(["metric", *(name for name, _ in tables)]), "|---" * (len(tables) + 1) + "|"]
+    # a category's name as text: `__init__` would read as a bold "init"
+    head = [md_row(["metric", *(md_text(name) for name, _ in tables)]),
+            "|---" * (len(tables) + 1) + "|"]  # fmt: skip
     return head + [md_row([f"`{r[0]}`", *r[1:]]) for r in metric_rows(data, tables)]
 
 
@@ -216,7 +233,7 @@ def comment(data: dict[str, Any], before: list[str], after: list[str]) -> str:
     if md_length(lines) > room:
         # a column adds its name and each of its cells, with " | ", to a row each
         widths = [
-            len(name) + 7 + sum(len(cell(table.get(m))) + 3 for m in data["definitions"])
+            len(md_text(name)) + 7 + sum(len(cell(table.get(m))) + 3 for m in data["definitions"])
             for name, table in tables
         ]
         used, kept = md_length(metric_table(data, [])) + LEFT_OUT_ROOM, 0
@@ -305,7 +322,7 @@ def markdown(data: dict[str, Any]) -> str:
     """The report as a pull-request comment."""
     pin = data["evalset"]
     out = [
-        f"### Retrieval: {title(data)}",
+        f"### Retrieval: {md_text(title(data))}",
         "",
         f"Run {md_code(data['run']['path'])} ({data['run']['sha256'][:19]}…), "
         f"{data['counts']['scored']} item(s) scored, {scored_trials(data)} trial(s); set "
@@ -318,5 +335,5 @@ def markdown(data: dict[str, Any]) -> str:
     after += ["<details><summary>Definitions</summary>", ""]
     after += [f"- `{name}`: {d['definition']}" for name, d in data["definitions"].items()]
     after += ["", f"Matching: {data['settings']['matching']}", "", "</details>"]
-    after += [f"\n> {note}" for note in notes(data)]
+    after += [f"\n> {note}" for note in notes(data, md_text)]
     return comment(data, out, after)
