@@ -606,3 +606,40 @@ def test_a_set_that_cannot_be_read_is_said_before_any_problem_of_the_run(  # typ
         assert (done.code, done.err) == (alone.code, alone.err), name
     assert not (score_ws / "out.json").exists()
     assert children() == before
+
+
+LARGEST = 1.7976931348623157e308
+# latencies or costs each finite whose total, added line by line, stays the largest number
+# (each further value is below half its last digit): numpy's pairwise sum added the small
+# ones first, and the report's total was Infinity (no JSON), with numpy's overflow warning
+NEAR_THE_LARGEST: dict[str, list[float | int]] = {
+    "largest-first": [LARGEST, *[0.6e292] * 15],
+    "largest-in-the-middle": [0.6e292, LARGEST, *[0.6e292] * 30],
+    "whole-numbers": [17976931348623157 * 10**292, *[6 * 10**291] * 15],
+}
+
+
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+@pytest.mark.parametrize("key", ["latency_ms", "cost"])
+@pytest.mark.parametrize("name", list(NEAR_THE_LARGEST))
+def test_a_total_kept_finite_is_reported_as_the_lines_add_up(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, name: str, key: str, command: list[str]
+) -> None:
+    values = NEAR_THE_LARGEST[name]
+    lines = [
+        {"id": "a1", "trial": t, "retrieved": [], "answer": "14 days", key: v}
+        for t, v in enumerate(values)
+    ]
+    write_run(score_ws / "run.jsonl", lines)
+    total = 0.0
+    for value in values:
+        total += value
+    assert total == LARGEST
+    done = cli(score_ws, "score", *command, "docs", "run.jsonl", "-o", "out.json")
+    assert done.code == 0 and done.err == "", done.err
+    report = json.loads(
+        (score_ws / "out.json").read_text(encoding="utf-8"),
+        parse_constant=lambda c: pytest.fail(f"{c} in the report"),
+    )
+    assert report[key.removesuffix("_ms")]["total"] == total
+    assert report["counts"]["invalid_lines"] == 0

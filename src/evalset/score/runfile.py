@@ -24,9 +24,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import chain
 from json.scanner import make_scanner
-from operator import attrgetter
+from operator import add, attrgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -488,7 +489,8 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
     problem); the total is kept without them."""
     found: dict[int, str] = {}
     for key in ("latency_ms", "cost"):
-        if math.isfinite(sum(map(float, filter(None, map(attrgetter(key), lines))))):
+        # added one by one in order, as the report adds them (intervals.running_total)
+        if math.isfinite(reduce(add, map(float, filter(None, map(attrgetter(key), lines))), 0.0)):
             continue
         total = 0.0
         for line in lines:
