@@ -25,6 +25,10 @@ NOT_JSON = (
     '"retrieved": ["policies/returns.md#damaged-items"]}.'
 )
 LONG = "x" * 24 + "… (100,000 characters, longer than any item's id)"
+LONE_CR = (
+    "a carriage return alone ends a line before it, so the next line is read as part of this "
+    "one; save the file with LF or CRLF line ends"
+)
 TRIAL = '"trial" must be a whole number from 0 to 2,147,483,647, not'
 
 # name -> (run file content, expected message without "evalset: ")
@@ -137,6 +141,15 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         '{"id": "a1", "retrieved": [{"doc": "guide.md#returns", "text": "x"}]}\n',
         "run.jsonl:1: item a1: retrieved[0] names 'guide.md#returns' as \"doc\"; give the "
         'document alone (no "#section")' + ONE,
+    ),
+    # before, "Extra data", which said neither what joined the lines nor how to part them
+    "cr-line-ends": (
+        GOOD.replace("\n", "\r") + '{"id": "a2", "retrieved": []}\r',
+        f"run.jsonl:1: is not JSON (column 49: {LONE_CR})" + NOT_JSON,
+    ),
+    "a-line-ended-by-a-lone-cr": (
+        GOOD + '{"id": "a2", "retrieved": []} \r{"id": "a3", "retrieved": []}\n',
+        f"run.jsonl:2: is not JSON (column 32: {LONE_CR})" + FIX,
     ),
     "negative-trial": (
         '{"id": "a1", "trial": -1, "retrieved": []}\n',

@@ -342,6 +342,12 @@ _LONE_SURROGATE = (
 )
 
 
+_LONE_CR = (
+    "a carriage return alone ends a line before it, so the next line is read as part of "
+    "this one; save the file with LF or CRLF line ends"
+)
+
+
 def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """(line, parsed object) per content line, and (line, problem) for lines that are not
     JSON, or hold what is not text. Each line is read on its own, so a value can never be
@@ -368,7 +374,9 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                                "keep one of them"))  # fmt: skip
                 continue
             except json.JSONDecodeError as exc:
-                broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+                before = line[: exc.pos]  # a lone CR (classic Mac OS) joins the next line
+                why = _LONE_CR if "\r" in before[len(before.rstrip()) :] else exc.msg
+                broken.append((n, f"is not JSON (column {exc.colno}: {why})"))
                 continue
             except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
                 at = long_number_at(line) if isinstance(exc, ValueError) else None
