@@ -151,6 +151,24 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         GOOD + '{"id": "a2", "retrieved": []} \r{"id": "a3", "retrieved": []}\n',
         f"run.jsonl:2: is not JSON (column 32: {LONE_CR})" + FIX,
     ),
+    # before, "not a object"
+    **{
+        f"{key}-{kind}": (
+            f'{{"id": "a1", "{key}": {value}}}\n'
+            if key == "retrieved"
+            else f'{{"id": "a1", "retrieved": [], "{key}": {value}}}\n',
+            f'run.jsonl:1: item a1: "{key}" must be {what}, not {kind}' + ONE,
+        )
+        for key, what in (("retrieved", "a list"), ("answer", "text"))
+        for kind, value in (
+            ("an object", '{"a": 1}'),
+            ("a list", "[1]"),
+            ("a number", "5"),
+            ("a boolean", "true"),
+            ("a text", '"x"'),
+        )
+        if not kind.endswith(what.split()[-1])
+    },
     "negative-trial": (
         '{"id": "a1", "trial": -1, "retrieved": []}\n',
         f"run.jsonl:1: item a1: {TRIAL} -1" + ONE,

@@ -175,7 +175,7 @@ def _problem(obj: Any, plain: bool) -> str | None:
             return f'item {_shown_id(ident)}: "{key}" must be a number from 0, not {shown}'
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
-        return f'item {_shown_id(ident)}: "answer" must be text, not a {_kind(answer)}'
+        return f'item {_shown_id(ident)}: "answer" must be text, not {_a(_kind(answer))}'
     contexts = obj.get("contexts")
     if contexts is not None and (
         type(contexts) is not list or not all(isinstance(c, str) for c in contexts)
@@ -187,7 +187,9 @@ def _problem(obj: Any, plain: bool) -> str | None:
     retrieved = obj.get("retrieved")
     if retrieved is not None:
         if type(retrieved) is not list:
-            return f'item {_shown_id(ident)}: "retrieved" must be a list, not a {_kind(retrieved)}'
+            return (
+                f'item {_shown_id(ident)}: "retrieved" must be a list, not {_a(_kind(retrieved))}'
+            )
         if not plain:
             for k, entry in enumerate(retrieved):
                 wrong = _entry_problem(entry)
@@ -321,6 +323,11 @@ def _entry_problem(entry: Any) -> str | None:
 def _kind(value: Any) -> str:
     names = {dict: "object", list: "list", str: "text", bool: "boolean", type(None): "null"}
     return names.get(type(value), "number")
+
+
+def _a(kind: str) -> str:
+    """A kind of JSON value with its article: "an object", not "a object"."""
+    return f"an {kind}" if kind == "object" else f"a {kind}"
 
 
 def _entries(raw: list[Any]) -> list[Entry]:
