@@ -942,10 +942,30 @@ class RepeatedKey(ValueError):
         )
 
     def at(self, doc: str) -> int:
-        """Where (from 0) ``doc`` gives the key the second time, as far as can be told."""
-        written = json.dumps(self.key, ensure_ascii=False)
+        """Where (from 0) ``doc`` gives the key a second time in one object: its keys are
+        read as JSON reads them, so an escaped key (``"\\u0069d"`` for ``id``) is found, and
+        a key of another object is not (before, the second ``"id"`` anywhere in the text, or
+        the start of the line when the key was escaped)."""
+        objects: list[set[str] | None] = []  # per open bracket: its keys (None: an array)
+        for found in _JSON_TOKEN.finditer(doc):
+            token = found.group(1)
+            if token is None:
+                if found.group() in "{[":
+                    objects.append(set() if found.group() == "{" else None)
+                elif objects:
+                    objects.pop()
+            elif found.group(2) and objects and objects[-1] is not None:
+                key = json.loads(token)
+                if key == self.key and key in objects[-1]:
+                    return found.start()
+                objects[-1].add(key)
+        written = json.dumps(self.key, ensure_ascii=False)  # text that is no JSON object
         first = doc.find(written)
         return max(doc.find(written, first + 1) if first >= 0 else -1, 0)
+
+
+_JSON_TOKEN = re.compile(r'("(?:[^"\\]|\\.)*")([ \t\r\n]*:)?|[{}\[\]]')
+"""A JSON string (group 2: followed by ``:``, so a key) or a bracket."""
 
 
 class RepeatedKeyError(json.JSONDecodeError):

@@ -151,6 +151,31 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         GOOD + '{"id": "a2", "retrieved": []} \r{"id": "a3", "retrieved": []}\n',
         f"run.jsonl:2: is not JSON (column 32: {LONE_CR})" + FIX,
     ),
+    # the column of the key given a second time in one object: before, column 1 for an
+    # escaped key, and the first other "id" of the line (of another object) for a nested one
+    **{
+        f"repeated-key-{name}": (
+            line + "\n",
+            f"run.jsonl:1: has the key {key!r} twice in one object (column {column}): JSON keeps "
+            "only the last, silently; keep one of them" + ONE,
+        )
+        for name, line, key, column in (
+            ("plain", '{"id": "a1", "retrieved": [], "id": "a2"}', "id", 31),
+            ("escaped", '{"id": "a1", "retrieved": [], "\\u0069d": "a2"}', "id", 31),
+            (
+                "after-an-inner-object",
+                '{"metadata": {"id": 1}, "id": "a1", "retrieved": [], "id": "a2"}',
+                "id",
+                54,
+            ),
+            (
+                "in-a-chunk",
+                '{"id": "a1", "retrieved": [{"doc": "guide.md", "text": "x", "te\\u0078t": "y"}]}',
+                "text",
+                61,
+            ),
+        )
+    },
     # before, "not a object"
     **{
         f"{key}-{kind}": (
