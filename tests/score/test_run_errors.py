@@ -151,6 +151,12 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         GOOD + '{"id": "a2", "retrieved": []} \r{"id": "a3", "retrieved": []}\n',
         f"run.jsonl:2: is not JSON (column 32: {LONE_CR})" + FIX,
     ),
+    # a CR LF line end after an unfinished object is no lone CR: JSON's reason is kept
+    "an-unfinished-object-before-crlf": (
+        GOOD + '{"id": "a1",\r\n',
+        "run.jsonl:2: is not JSON (column 14: Expecting property name enclosed in double "
+        "quotes)" + FIX,
+    ),
     # the column of the key given a second time in one object: before, column 1 for an
     # escaped key, and the first other "id" of the line (of another object) for a nested one
     **{

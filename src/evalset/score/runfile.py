@@ -382,7 +382,8 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                 continue
             except json.JSONDecodeError as exc:
                 before = line[: exc.pos]  # a lone CR (classic Mac OS) joins the next line
-                why = _LONE_CR if "\r" in before[len(before.rstrip()) :] else exc.msg
+                joined = exc.msg == "Extra data" and "\r" in before[len(before.rstrip()) :]
+                why = _LONE_CR if joined else exc.msg
                 broken.append((n, f"is not JSON (column {exc.colno}: {why})"))
                 continue
             except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
