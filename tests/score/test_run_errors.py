@@ -182,6 +182,26 @@ CASES: dict[str, tuple[str | bytes, str]] = {
             ),
         )
     },
+    # an id with white space is quoted: bare, "item  a1 is not in set docs (did you mean
+    # 'a1'?)" showed no difference
+    **{
+        f"id-with-white-space-{name}": (
+            f'{{"id": "{ident}", "retrieved": []}}\n',
+            f"run.jsonl:1: item {shown} is not in set docs ({hint})" + ONE,
+        )
+        for name, ident, shown, hint in (
+            ("before", " a1", "' a1'", "did you mean 'a1'?"),
+            ("after", "a1 ", "'a1 '", "did you mean 'a1'?"),
+            ("tab", "a\\t1", "'a\\t1'", "did you mean 'a1'?"),
+            ("only", "   ", "'   '", "check the id"),
+            (
+                "no-break",
+                "a\u00a01",
+                "'a\\xa01'",
+                "did you mean 'a1'? 'a\\xa01' has U+00A0 NO-BREAK SPACE, which 'a1' has not",
+            ),
+        )
+    },
     # before, "not a object"
     **{
         f"{key}-{kind}": (

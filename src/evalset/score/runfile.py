@@ -531,8 +531,8 @@ def _no_lines(run: RunFile) -> None:
 def _shown_id(ident: str) -> str:
     """A run line's id as messages name it: one longer than any item's id may be clipped,
     as other long values are (a line can hold megabytes, and a message is one sentence)."""
-    if len(ident) <= MAX_ID:
-        return ident
+    if len(ident) <= MAX_ID:  # quoted when it holds white space, which shows nothing bare
+        return repr(ident) if any(map(str.isspace, ident)) else ident
     return f"{ident[:24]}… ({len(ident):,} characters, longer than any item's id)"
 
 
