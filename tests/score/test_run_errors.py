@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -725,3 +726,24 @@ def test_a_total_kept_finite_is_reported_as_the_lines_add_up(  # type: ignore[no
     )
     assert report[key.removesuffix("_ms")]["total"] == total
     assert report["counts"]["invalid_lines"] == 0
+
+
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+@pytest.mark.parametrize("value", ["-0.0", "-0", "-0e5", "0.0", "-0.0, -0.0, 0"])
+@pytest.mark.parametrize("key", ["latency_ms", "cost"])
+def test_a_negative_zero_is_reported_as_zero(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, key: str, value: str, command: list[str]
+) -> None:
+    """A cost of -0.0 is a number from 0, as the run file requires: before, the report's
+    p50 and p95 were -0.0."""
+    lines = [
+        f'{{"id": "a1", "trial": {t}, "retrieved": [], "answer": "x", "{key}": {v}}}\n'
+        for t, v in enumerate(value.split(", "))
+    ]
+    (score_ws / "run.jsonl").write_text("".join(lines), encoding="utf-8")
+    done = cli(score_ws, "score", *command, "docs", "run.jsonl", "-o", "out.json")
+    assert done.code == 0, done.err
+    text = (score_ws / "out.json").read_text(encoding="utf-8")
+    summary = json.loads(text)[key.removesuffix("_ms")]
+    assert summary == {"p50": 0.0, "p95": 0.0, "total": 0.0, "n": len(lines)}
+    assert all(math.copysign(1, summary[k]) == 1 for k in ("p50", "p95", "total"))

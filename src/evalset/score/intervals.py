@@ -238,7 +238,7 @@ def _mean_differences(current: NDArray[np.float64], baseline: NDArray[np.float64
 def percentiles(values: list[float]) -> dict[str, float | int]:
     """p50, p95 (linear interpolation between the nearest ranks, numpy's default), total and
     count of a list of latencies or costs."""
-    data = np.asarray(values, dtype=np.float64)
+    data = np.asarray(values, dtype=np.float64) + 0.0  # -0.0, which JSON writes, is 0
     p50, p95 = np.percentile(data, [50, 95])
     return {"p50": float(p50), "p95": float(p95), "total": running_total(values), "n": len(values)}
 
