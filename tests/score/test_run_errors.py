@@ -26,6 +26,10 @@ NOT_JSON = (
     '"retrieved": ["policies/returns.md#damaged-items"]}.'
 )
 LONG = "x" * 24 + "… (100,000 characters, longer than any item's id)"
+JSON_DOCUMENT = (
+    "the file is one JSON KIND written over several lines, where a run file holds one JSON "
+    f"object per line (JSON Lines), like {EXAMPLES['retrieval']}: JQ."
+)
 LONE_CR = (
     "a carriage return alone ends a line before it, so the next line is read as part of this "
     "one; save the file with LF or CRLF line ends"
@@ -142,6 +146,21 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         '{"id": "a1", "retrieved": [{"doc": "guide.md#returns", "text": "x"}]}\n',
         "run.jsonl:1: item a1: retrieved[0] names 'guide.md#returns' as \"doc\"; give the "
         'document alone (no "#section")' + ONE,
+    ),
+    # a JSON document written over several lines (json.dump with indent), not JSON Lines:
+    # before, "fix them: no line can be scored", which said nothing of what to write instead
+    "a-json-list-over-lines": (
+        json.dumps([json.loads(GOOD), {"id": "a2", "retrieved": []}], indent=2) + "\n",
+        "run.jsonl:1: is not JSON (column 2: Expecting value) (11 more invalid line(s)); "
+        + JSON_DOCUMENT.replace("KIND", "list").replace(
+            "JQ", "`jq -c '.[]' run.jsonl` writes its objects so"
+        ),
+    ),
+    "a-json-object-over-lines": (
+        json.dumps(json.loads(GOOD), indent=2) + "\n",
+        "run.jsonl:1: is not JSON (column 2: Expecting property name enclosed in double quotes) "
+        "(5 more invalid line(s)); "
+        + JSON_DOCUMENT.replace("KIND", "object").replace("JQ", "`jq -c . run.jsonl` writes it so"),
     ),
     # before, "Extra data", which said neither what joined the lines nor how to part them
     "cr-line-ends": (

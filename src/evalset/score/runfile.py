@@ -576,6 +576,11 @@ SHAPES = {
     "trec-qrels": "this looks like TREC qrels (query, 0, document, relevance): give them with "
     "--qrels, and the run with --run",
     "not-json": "no line is JSON: a run file holds one JSON object per line, like EXAMPLE",
+    "json-list": "the file is one JSON list written over several lines, where a run file "
+    "holds one JSON object per line (JSON Lines), like EXAMPLE: `jq -c '.[]' FILE` writes "
+    "its objects so",
+    "json-object": "the file is one JSON object written over several lines, where a run file "
+    "holds one JSON object per line (JSON Lines), like EXAMPLE: `jq -c . FILE` writes it so",
 }
 """What a file no line of which is a run line looks like (``_shape``), and what to do."""
 NONE_LEFT = (
@@ -588,6 +593,12 @@ NONE_LEFT = (
 def _shape(text: str, invalid: list[tuple[int, str]]) -> str | None:
     """What a file none of whose lines is a run line looks like: TREC's run or qrels
     columns on its first line, or no JSON on any line; None when it is lines of JSON."""
+    try:  # a JSON document over several lines (json.dump with indent), not JSON Lines
+        whole = json.loads(text.removeprefix("\ufeff")) if "\n" in text.strip() else None
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, (list, dict)):
+        return "json-list" if isinstance(whole, list) else "json-object"
     first = next((line for line in text.splitlines() if line.strip()), "")
     columns = first.split()
     if len(columns) in (4, 6) and columns[3].lstrip("-").isdigit():
