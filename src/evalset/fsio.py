@@ -699,6 +699,21 @@ def utf16_kind(data: bytes) -> str | None:
     return None
 
 
+_COMPRESSED = (
+    (b"\x1f\x8b", ("gzip-compressed", "gunzip -k FILE.gz")),
+    (b"PK\x03\x04", ("a zip archive", "unzip FILE.zip")),
+    (b"\xfd7zXZ\x00", ("xz-compressed", "unxz -k FILE.xz")),
+    (b"\x28\xb5\x2f\xfd", ("zstd-compressed", "unzstd FILE.zst")),
+    (re.compile(rb"BZh[1-9]1AY&SY"), ("bzip2-compressed", "bunzip2 -k FILE.bz2")),
+)
+"""The first bytes of the compressed files a text file is found to be, and how to unpack
+(bzip2's are letters, which a text may start with: its block's mark must follow)."""
+
+
+def _starts(data: bytes, magic: bytes | re.Pattern[bytes]) -> bool:
+    return data.startswith(magic) if isinstance(magic, bytes) else bool(magic.match(data))
+
+
 def decode_text(data: bytes, where: object, what: str = "file") -> str:
     """``data`` as UTF-8 text (a leading byte-order mark kept), or one sentence naming the
     file, the position and the fix: UTF-16/32 is named as such, a NUL byte and invalid UTF-8
@@ -708,6 +723,12 @@ def decode_text(data: bytes, where: object, what: str = "file") -> str:
         return _raise(
             f"{where}: is {kind} text, but a {what} must be UTF-8; save it as UTF-8 (for "
             f"example `iconv -f {kind} -t UTF-8`)."
+        )
+    packed = next((p for magic, p in _COMPRESSED if _starts(data, magic)), None)
+    if packed is not None:  # its bytes say "NUL byte" or "not UTF-8", which is no help
+        return _raise(
+            f"{where}: is {packed[0]}, but a {what} must be UTF-8 text; unpack it first (for "
+            f"example `{packed[1]}`)."
         )
     nul = data.find(b"\x00")
     if nul >= 0:

@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
 import json
+import lzma
 import math
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -766,3 +771,49 @@ def test_a_negative_zero_is_reported_as_zero(  # type: ignore[no-untyped-def]
     summary = json.loads(text)[key.removesuffix("_ms")]
     assert summary == {"p50": 0.0, "p95": 0.0, "total": 0.0, "n": len(lines)}
     assert all(math.copysign(1, summary[k]) == 1 for k in ("p50", "p95", "total"))
+
+
+def _zipped(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("run.jsonl", data)
+    return buffer.getvalue()
+
+
+# each packer, what the refusal calls the file and how it says to unpack it
+PACKED = {
+    "gzip": (gzip.compress, "gzip-compressed", "gunzip -k FILE.gz"),
+    "bzip2": (bz2.compress, "bzip2-compressed", "bunzip2 -k FILE.bz2"),
+    "xz": (lzma.compress, "xz-compressed", "unxz -k FILE.xz"),
+    "zstd": (lambda data: b"\x28\xb5\x2f\xfd\x20\x00" + data, "zstd-compressed", "unzstd FILE.zst"),
+    "zip": (_zipped, "a zip archive", "unzip FILE.zip"),
+}
+
+
+@pytest.mark.parametrize("packer", list(PACKED))
+def test_a_compressed_input_is_named_so(score_ws: Path, cli, packer: str) -> None:  # type: ignore[no-untyped-def]
+    """A compressed run or TREC file was refused for a NUL byte ("remove the byte or
+    restore the file from git") or a byte that is not UTF-8: neither says to unpack it."""
+    pack, kind, unpack = PACKED[packer]
+    (score_ws / "run.jsonl").write_bytes(pack(GOOD.encode()))
+    (score_ws / "q").write_bytes(pack(b"1 0 a 1\n"))
+    (score_ws / "r").write_text("1 Q0 a 1 1 x\n")
+    runs = (
+        ("run.jsonl", "a run file", ("score", "retrieval", "docs", "run.jsonl", "-o", "o.json")),
+        ("q", "a TREC qrels file", ("score", "retrieval", "--qrels", "q", "--run", "r")),
+    )
+    for name, what, args in runs:
+        done = cli(score_ws, *args)
+        assert (done.code, done.out) == (2, "")
+        assert done.err == (
+            f"evalset: {name}: is {kind}, but {what} must be UTF-8 text; unpack it first (for "
+            f"example `{unpack}`).\n"
+        )
+    assert not (score_ws / "o.json").exists()
+
+
+def test_a_text_that_starts_as_bzip2_does_is_read(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (score_ws / "q").write_text("BZh9 0 a 1\n")
+    (score_ws / "r").write_text("BZh9 Q0 a 1 1 x\n")
+    done = cli(score_ws, "score", "retrieval", "--qrels", "q", "--run", "r", "--json")
+    assert done.code == 0 and json.loads(done.out)["all"]["map"] == 1.0
