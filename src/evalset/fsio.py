@@ -699,6 +699,21 @@ def utf16_kind(data: bytes) -> str | None:
     return None
 
 
+_COMPRESSED = (
+    (b"\x1f\x8b", ("gzip-compressed", "gunzip -k FILE.gz")),
+    (b"PK\x03\x04", ("a zip archive", "unzip FILE.zip")),
+    (b"\xfd7zXZ\x00", ("xz-compressed", "unxz -k FILE.xz")),
+    (b"\x28\xb5\x2f\xfd", ("zstd-compressed", "unzstd FILE.zst")),
+    (re.compile(rb"BZh[1-9]1AY&SY"), ("bzip2-compressed", "bunzip2 -k FILE.bz2")),
+)
+"""The first bytes of the compressed files a text file is found to be, and how to unpack
+(bzip2's are letters, which a text may start with: its block's mark must follow)."""
+
+
+def _starts(data: bytes, magic: bytes | re.Pattern[bytes]) -> bool:
+    return data.startswith(magic) if isinstance(magic, bytes) else bool(magic.match(data))
+
+
 def decode_text(data: bytes, where: object, what: str = "file") -> str:
     """``data`` as UTF-8 text (a leading byte-order mark kept), or one sentence naming the
     file, the position and the fix: UTF-16/32 is named as such, a NUL byte and invalid UTF-8
@@ -708,6 +723,12 @@ def decode_text(data: bytes, where: object, what: str = "file") -> str:
         return _raise(
             f"{where}: is {kind} text, but a {what} must be UTF-8; save it as UTF-8 (for "
             f"example `iconv -f {kind} -t UTF-8`)."
+        )
+    packed = next((p for magic, p in _COMPRESSED if _starts(data, magic)), None)
+    if packed is not None:  # its bytes say "NUL byte" or "not UTF-8", which is no help
+        return _raise(
+            f"{where}: is {packed[0]}, but a {what} must be UTF-8 text; unpack it first (for "
+            f"example `{packed[1]}`)."
         )
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -942,10 +963,30 @@ class RepeatedKey(ValueError):
         )
 
     def at(self, doc: str) -> int:
-        """Where (from 0) ``doc`` gives the key the second time, as far as can be told."""
-        written = json.dumps(self.key, ensure_ascii=False)
+        """Where (from 0) ``doc`` gives the key a second time in one object: its keys are
+        read as JSON reads them, so an escaped key (``"\\u0069d"`` for ``id``) is found, and
+        a key of another object is not (before, the second ``"id"`` anywhere in the text, or
+        the start of the line when the key was escaped)."""
+        objects: list[set[str] | None] = []  # per open bracket: its keys (None: an array)
+        for found in _JSON_TOKEN.finditer(doc):
+            token = found.group(1)
+            if token is None:
+                if found.group() in "{[":
+                    objects.append(set() if found.group() == "{" else None)
+                elif objects:
+                    objects.pop()
+            elif found.group(2) and objects and objects[-1] is not None:
+                key = json.loads(token)
+                if key == self.key and key in objects[-1]:
+                    return found.start()
+                objects[-1].add(key)
+        written = json.dumps(self.key, ensure_ascii=False)  # text that is no JSON object
         first = doc.find(written)
         return max(doc.find(written, first + 1) if first >= 0 else -1, 0)
+
+
+_JSON_TOKEN = re.compile(r'("(?:[^"\\]|\\.)*")([ \t\r\n]*:)?|[{}\[\]]')
+"""A JSON string (group 2: followed by ``:``, so a key) or a bracket."""
 
 
 class RepeatedKeyError(json.JSONDecodeError):

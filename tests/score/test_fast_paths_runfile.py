@@ -61,7 +61,9 @@ def run_objects(draw: st.DrawFn) -> object:
 
 BLANKS = ["", " ", "\t", "\r", "  \t ", "\x0c", "\xa0", "\u2028", "\x1c"]
 BROKEN = ["{", "x", '{"id": "q1"} {"id": "q2"}', '{"id": "q1",}', "[" * 3000, "1" * 5000,
-          '{"id": "q1", "retrieved": ["a.md"]', "\ufeff{}", "NaN"]  # fmt: skip
+          '{"id": "q1", "retrieved": ["a.md"]', "\ufeff{}", "NaN",
+          '{"id": "q1", "retrieved": []}\r{"id": "q2", "retrieved": []}',  # a lone CR
+          '{"id": "q1", "retrieved": []} \r {}', "{\r", '{"id": "q1",\r', "[1,\r2]\r3"]  # fmt: skip
 
 
 @st.composite
@@ -110,6 +112,7 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
     problems are looked for in order (its entries one after the other, each citation parsed
     where it stands) and a line refused for a problem of its own takes no (id, trial) away
     from a later line."""
+    from evalset.score.runfile import _LONE_CR as LONE_CR
     from evalset.score.runfile import Chunk, _entry_problem, _problem
 
     lines: list[tuple[object, ...]] = []
@@ -122,7 +125,10 @@ def _plain_run(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            invalid.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+            why = exc.msg
+            if why == "Extra data" and "\r" in line[: exc.pos][len(line[: exc.pos].rstrip()) :]:
+                why = LONE_CR  # a carriage return alone ended the value's line
+            invalid.append((n, f"is not JSON (column {exc.colno}: {why})"))
             continue
         except ValueError:  # an integer too long to read, named with its column
             at = long_number_at(line)

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
 import json
+import lzma
+import math
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +31,14 @@ NOT_JSON = (
     '"retrieved": ["policies/returns.md#damaged-items"]}.'
 )
 LONG = "x" * 24 + "… (100,000 characters, longer than any item's id)"
+JSON_DOCUMENT = (
+    "the file is one JSON KIND written over several lines, where a run file holds one JSON "
+    f"object per line (JSON Lines), like {EXAMPLES['retrieval']}: JQ."
+)
+LONE_CR = (
+    "a carriage return alone ends a line before it, so the next line is read as part of this "
+    "one; save the file with LF or CRLF line ends"
+)
 TRIAL = '"trial" must be a whole number from 0 to 2,147,483,647, not'
 
 # name -> (run file content, expected message without "evalset: ")
@@ -138,6 +152,99 @@ CASES: dict[str, tuple[str | bytes, str]] = {
         "run.jsonl:1: item a1: retrieved[0] names 'guide.md#returns' as \"doc\"; give the "
         'document alone (no "#section")' + ONE,
     ),
+    # a JSON document written over several lines (json.dump with indent), not JSON Lines:
+    # before, "fix them: no line can be scored", which said nothing of what to write instead
+    "a-json-list-over-lines": (
+        json.dumps([json.loads(GOOD), {"id": "a2", "retrieved": []}], indent=2) + "\n",
+        "run.jsonl:1: is not JSON (column 2: Expecting value) (11 more invalid line(s)); "
+        + JSON_DOCUMENT.replace("KIND", "list").replace(
+            "JQ", "`jq -c '.[]' run.jsonl` writes its objects so"
+        ),
+    ),
+    "a-json-object-over-lines": (
+        json.dumps(json.loads(GOOD), indent=2) + "\n",
+        "run.jsonl:1: is not JSON (column 2: Expecting property name enclosed in double quotes) "
+        "(5 more invalid line(s)); "
+        + JSON_DOCUMENT.replace("KIND", "object").replace("JQ", "`jq -c . run.jsonl` writes it so"),
+    ),
+    # before, "Extra data", which said neither what joined the lines nor how to part them
+    "cr-line-ends": (
+        GOOD.replace("\n", "\r") + '{"id": "a2", "retrieved": []}\r',
+        f"run.jsonl:1: is not JSON (column 49: {LONE_CR})" + NOT_JSON,
+    ),
+    "a-line-ended-by-a-lone-cr": (
+        GOOD + '{"id": "a2", "retrieved": []} \r{"id": "a3", "retrieved": []}\n',
+        f"run.jsonl:2: is not JSON (column 32: {LONE_CR})" + FIX,
+    ),
+    # a CR LF line end after an unfinished object is no lone CR: JSON's reason is kept
+    "an-unfinished-object-before-crlf": (
+        GOOD + '{"id": "a1",\r\n',
+        "run.jsonl:2: is not JSON (column 14: Expecting property name enclosed in double "
+        "quotes)" + FIX,
+    ),
+    # the column of the key given a second time in one object: before, column 1 for an
+    # escaped key, and the first other "id" of the line (of another object) for a nested one
+    **{
+        f"repeated-key-{name}": (
+            line + "\n",
+            f"run.jsonl:1: has the key {key!r} twice in one object (column {column}): JSON keeps "
+            "only the last, silently; keep one of them" + ONE,
+        )
+        for name, line, key, column in (
+            ("plain", '{"id": "a1", "retrieved": [], "id": "a2"}', "id", 31),
+            ("escaped", '{"id": "a1", "retrieved": [], "\\u0069d": "a2"}', "id", 31),
+            (
+                "after-an-inner-object",
+                '{"metadata": {"id": 1}, "id": "a1", "retrieved": [], "id": "a2"}',
+                "id",
+                54,
+            ),
+            (
+                "in-a-chunk",
+                '{"id": "a1", "retrieved": [{"doc": "guide.md", "text": "x", "te\\u0078t": "y"}]}',
+                "text",
+                61,
+            ),
+        )
+    },
+    # an id with white space is quoted: bare, "item  a1 is not in set docs (did you mean
+    # 'a1'?)" showed no difference
+    **{
+        f"id-with-white-space-{name}": (
+            f'{{"id": "{ident}", "retrieved": []}}\n',
+            f"run.jsonl:1: item {shown} is not in set docs ({hint})" + ONE,
+        )
+        for name, ident, shown, hint in (
+            ("before", " a1", "' a1'", "did you mean 'a1'?"),
+            ("after", "a1 ", "'a1 '", "did you mean 'a1'?"),
+            ("tab", "a\\t1", "'a\\t1'", "did you mean 'a1'?"),
+            ("only", "   ", "'   '", "check the id"),
+            (
+                "no-break",
+                "a\u00a01",
+                "'a\\xa01'",
+                "did you mean 'a1'? 'a\\xa01' has U+00A0 NO-BREAK SPACE, which 'a1' has not",
+            ),
+        )
+    },
+    # before, "not a object"
+    **{
+        f"{key}-{kind}": (
+            f'{{"id": "a1", "{key}": {value}}}\n'
+            if key == "retrieved"
+            else f'{{"id": "a1", "retrieved": [], "{key}": {value}}}\n',
+            f'run.jsonl:1: item a1: "{key}" must be {what}, not {kind}' + ONE,
+        )
+        for key, what in (("retrieved", "a list"), ("answer", "text"))
+        for kind, value in (
+            ("an object", '{"a": 1}'),
+            ("a list", "[1]"),
+            ("a number", "5"),
+            ("a boolean", "true"),
+            ("a text", '"x"'),
+        )
+        if not kind.endswith(what.split()[-1])
+    },
     "negative-trial": (
         '{"id": "a1", "trial": -1, "retrieved": []}\n',
         f"run.jsonl:1: item a1: {TRIAL} -1" + ONE,
@@ -606,3 +713,107 @@ def test_a_set_that_cannot_be_read_is_said_before_any_problem_of_the_run(  # typ
         assert (done.code, done.err) == (alone.code, alone.err), name
     assert not (score_ws / "out.json").exists()
     assert children() == before
+
+
+LARGEST = 1.7976931348623157e308
+# latencies or costs each finite whose total, added line by line, stays the largest number
+# (each further value is below half its last digit): numpy's pairwise sum added the small
+# ones first, and the report's total was Infinity (no JSON), with numpy's overflow warning
+NEAR_THE_LARGEST: dict[str, list[float | int]] = {
+    "largest-first": [LARGEST, *[0.6e292] * 15],
+    "largest-in-the-middle": [0.6e292, LARGEST, *[0.6e292] * 30],
+    "whole-numbers": [17976931348623157 * 10**292, *[6 * 10**291] * 15],
+}
+
+
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+@pytest.mark.parametrize("key", ["latency_ms", "cost"])
+@pytest.mark.parametrize("name", list(NEAR_THE_LARGEST))
+def test_a_total_kept_finite_is_reported_as_the_lines_add_up(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, name: str, key: str, command: list[str]
+) -> None:
+    values = NEAR_THE_LARGEST[name]
+    lines = [
+        {"id": "a1", "trial": t, "retrieved": [], "answer": "14 days", key: v}
+        for t, v in enumerate(values)
+    ]
+    write_run(score_ws / "run.jsonl", lines)
+    total = 0.0
+    for value in values:
+        total += value
+    assert total == LARGEST
+    done = cli(score_ws, "score", *command, "docs", "run.jsonl", "-o", "out.json")
+    assert done.code == 0 and done.err == "", done.err
+    report = json.loads(
+        (score_ws / "out.json").read_text(encoding="utf-8"),
+        parse_constant=lambda c: pytest.fail(f"{c} in the report"),
+    )
+    assert report[key.removesuffix("_ms")]["total"] == total
+    assert report["counts"]["invalid_lines"] == 0
+
+
+@pytest.mark.parametrize("command", [["retrieval"], ["answers", "--judge", "exact"]])
+@pytest.mark.parametrize("value", ["-0.0", "-0", "-0e5", "0.0", "-0.0, -0.0, 0"])
+@pytest.mark.parametrize("key", ["latency_ms", "cost"])
+def test_a_negative_zero_is_reported_as_zero(  # type: ignore[no-untyped-def]
+    score_ws: Path, cli, key: str, value: str, command: list[str]
+) -> None:
+    """A cost of -0.0 is a number from 0, as the run file requires: before, the report's
+    p50 and p95 were -0.0."""
+    lines = [
+        f'{{"id": "a1", "trial": {t}, "retrieved": [], "answer": "x", "{key}": {v}}}\n'
+        for t, v in enumerate(value.split(", "))
+    ]
+    (score_ws / "run.jsonl").write_text("".join(lines), encoding="utf-8")
+    done = cli(score_ws, "score", *command, "docs", "run.jsonl", "-o", "out.json")
+    assert done.code == 0, done.err
+    text = (score_ws / "out.json").read_text(encoding="utf-8")
+    summary = json.loads(text)[key.removesuffix("_ms")]
+    assert summary == {"p50": 0.0, "p95": 0.0, "total": 0.0, "n": len(lines)}
+    assert all(math.copysign(1, summary[k]) == 1 for k in ("p50", "p95", "total"))
+
+
+def _zipped(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("run.jsonl", data)
+    return buffer.getvalue()
+
+
+# each packer, what the refusal calls the file and how it says to unpack it
+PACKED = {
+    "gzip": (gzip.compress, "gzip-compressed", "gunzip -k FILE.gz"),
+    "bzip2": (bz2.compress, "bzip2-compressed", "bunzip2 -k FILE.bz2"),
+    "xz": (lzma.compress, "xz-compressed", "unxz -k FILE.xz"),
+    "zstd": (lambda data: b"\x28\xb5\x2f\xfd\x20\x00" + data, "zstd-compressed", "unzstd FILE.zst"),
+    "zip": (_zipped, "a zip archive", "unzip FILE.zip"),
+}
+
+
+@pytest.mark.parametrize("packer", list(PACKED))
+def test_a_compressed_input_is_named_so(score_ws: Path, cli, packer: str) -> None:  # type: ignore[no-untyped-def]
+    """A compressed run or TREC file was refused for a NUL byte ("remove the byte or
+    restore the file from git") or a byte that is not UTF-8: neither says to unpack it."""
+    pack, kind, unpack = PACKED[packer]
+    (score_ws / "run.jsonl").write_bytes(pack(GOOD.encode()))
+    (score_ws / "q").write_bytes(pack(b"1 0 a 1\n"))
+    (score_ws / "r").write_text("1 Q0 a 1 1 x\n")
+    runs = (
+        ("run.jsonl", "a run file", ("score", "retrieval", "docs", "run.jsonl", "-o", "o.json")),
+        ("q", "a TREC qrels file", ("score", "retrieval", "--qrels", "q", "--run", "r")),
+    )
+    for name, what, args in runs:
+        done = cli(score_ws, *args)
+        assert (done.code, done.out) == (2, "")
+        assert done.err == (
+            f"evalset: {name}: is {kind}, but {what} must be UTF-8 text; unpack it first (for "
+            f"example `{unpack}`).\n"
+        )
+    assert not (score_ws / "o.json").exists()
+
+
+def test_a_text_that_starts_as_bzip2_does_is_read(score_ws: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    (score_ws / "q").write_text("BZh9 0 a 1\n")
+    (score_ws / "r").write_text("BZh9 Q0 a 1 1 x\n")
+    done = cli(score_ws, "score", "retrieval", "--qrels", "q", "--run", "r", "--json")
+    assert done.code == 0 and json.loads(done.out)["all"]["map"] == 1.0

@@ -286,6 +286,16 @@ CASES = {
     "score-5000-digits": ("1 0 a 1\n", f"1 Q0 a 1 {'9' * 5000} x\n", "{r}:1: score '"
                           f"{'9' * 23}… is not a finite number; the fifth column of a run "
                           "line is the score (higher is retrieved first)."),
+    # trec_eval reads a lone CR as a space: before, the run's second line became ignored
+    # columns of its first, and the run was scored on one document
+    "run-cr-line-ends": ("1 0 a 1\n1 0 b 1\n", "1 Q0 a 1 2 x\r1 Q0 b 2 1 x\r", "{r}:1: ends a "
+                         "line with a carriage return alone, which joins it to the next "
+                         "(trec_eval reads it as a space); save the run file with LF or CRLF "
+                         "line ends (for example `tr '\\r' '\\n'`)."),
+    "qrels-cr-line-ends": ("1 0 a 1\r\n1 0 b 1\r1 0 c 1\r\n", "1 Q0 a 1 2 x\n", "{q}:2: ends a "
+                           "line with a carriage return alone, which joins it to the next "
+                           "(trec_eval reads it as a space); save the qrels file with LF or "
+                           "CRLF line ends (for example `tr '\\r' '\\n'`)."),
     "relevance": ("1 0 a yes\n", "1 Q0 a 1 1 x\n", "{q}:1: relevance 'yes' is not a number; the "
                   "fourth column of a qrels line is the judgement (0 not relevant, 1 or more "
                   "relevant)."),
@@ -337,6 +347,22 @@ def test_bad_trec_files_are_one_located_sentence(name: str, tmp_path: Path, cli)
     assert done.err.strip() == "evalset: " + message.format(q="q", r="r")
     assert json.loads(done.out)["exit_code"] == 2
     assert "Traceback" not in done.out + done.err
+
+
+CARRIAGE_RETURNS = {
+    "crlf": "1 Q0 a 1 2 x\r\n1 Q0 b 2 1 x\r\n",
+    "doubled-before-lf": "1 Q0 a 1 2 x\r\r\n1 Q0 b 2 1 x\r\r\n",
+    "at-the-end": "1 Q0 a 1 2 x\n1 Q0 b 2 1 x\r",
+    "before-a-space": "1 Q0 a 1 2 x\r \n1 Q0 b 2 1 x\n",
+}
+
+
+@pytest.mark.parametrize("name", list(CARRIAGE_RETURNS))
+def test_a_carriage_return_that_joins_no_lines_is_white_space(tmp_path: Path, name: str) -> None:
+    (tmp_path / "q").write_text("1 0 a 0\n1 0 b 1\r\n")
+    (tmp_path / "r").write_bytes(CARRIAGE_RETURNS[name].encode())
+    assert score_trec(tmp_path / "q", tmp_path / "r").all["num_ret"] == 2
+    _assert_equal(tmp_path / "q", tmp_path / "r")
 
 
 def test_the_command_prints_trec_evals_names(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -237,9 +238,16 @@ def _mean_differences(current: NDArray[np.float64], baseline: NDArray[np.float64
 def percentiles(values: list[float]) -> dict[str, float | int]:
     """p50, p95 (linear interpolation between the nearest ranks, numpy's default), total and
     count of a list of latencies or costs."""
-    data = np.asarray(values, dtype=np.float64)
+    data = np.asarray(values, dtype=np.float64) + 0.0  # -0.0, which JSON writes, is 0
     p50, p95 = np.percentile(data, [50, 95])
-    return {"p50": float(p50), "p95": float(p95), "total": float(data.sum()), "n": len(values)}
+    return {"p50": float(p50), "p95": float(p95), "total": running_total(values), "n": len(values)}
+
+
+def running_total(values: Sequence[float]) -> float:
+    """The sum of ``values`` added one by one in order, as the run file's check for a total
+    beyond the largest number adds them: numpy's pairwise sum rounds otherwise, and took a
+    total the check had kept finite to ``Infinity`` (invalid JSON) near 1.8e308."""
+    return float(functools.reduce(operator.add, values, 0.0))
 
 
 def spread(values: NDArray[np.float64]) -> tuple[float, float, float]:

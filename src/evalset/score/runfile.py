@@ -24,9 +24,10 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import chain
 from json.scanner import make_scanner
-from operator import attrgetter
+from operator import add, attrgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -174,7 +175,7 @@ def _problem(obj: Any, plain: bool) -> str | None:
             return f'item {_shown_id(ident)}: "{key}" must be a number from 0, not {shown}'
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
-        return f'item {_shown_id(ident)}: "answer" must be text, not a {_kind(answer)}'
+        return f'item {_shown_id(ident)}: "answer" must be text, not {_a(_kind(answer))}'
     contexts = obj.get("contexts")
     if contexts is not None and (
         type(contexts) is not list or not all(isinstance(c, str) for c in contexts)
@@ -186,7 +187,9 @@ def _problem(obj: Any, plain: bool) -> str | None:
     retrieved = obj.get("retrieved")
     if retrieved is not None:
         if type(retrieved) is not list:
-            return f'item {_shown_id(ident)}: "retrieved" must be a list, not a {_kind(retrieved)}'
+            return (
+                f'item {_shown_id(ident)}: "retrieved" must be a list, not {_a(_kind(retrieved))}'
+            )
         if not plain:
             for k, entry in enumerate(retrieved):
                 wrong = _entry_problem(entry)
@@ -322,6 +325,11 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "number")
 
 
+def _a(kind: str) -> str:
+    """A kind of JSON value with its article: "an object", not "a object"."""
+    return f"an {kind}" if kind == "object" else f"a {kind}"
+
+
 def _entries(raw: list[Any]) -> list[Entry]:
     """The entries of a line some of whose entries are chunks."""
     out: list[Entry] = []
@@ -338,6 +346,12 @@ def _entries(raw: list[Any]) -> list[Entry]:
 _LONE_SURROGATE = (
     'holds a lone surrogate (a "\\ud800" to "\\udfff" escape without its pair), which is not '
     "text; escape a character beyond U+FFFF as its pair of surrogates, or write it as UTF-8"
+)
+
+
+_LONE_CR = (
+    "a carriage return alone ends a line before it, so the next line is read as part of "
+    "this one; save the file with LF or CRLF line ends"
 )
 
 
@@ -367,7 +381,10 @@ def _parse_lines(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[tup
                                "keep one of them"))  # fmt: skip
                 continue
             except json.JSONDecodeError as exc:
-                broken.append((n, f"is not JSON (column {exc.colno}: {exc.msg})"))
+                before = line[: exc.pos]  # a lone CR (classic Mac OS) joins the next line
+                joined = exc.msg == "Extra data" and "\r" in before[len(before.rstrip()) :]
+                why = _LONE_CR if joined else exc.msg
+                broken.append((n, f"is not JSON (column {exc.colno}: {why})"))
                 continue
             except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
                 at = long_number_at(line) if isinstance(exc, ValueError) else None
@@ -488,7 +505,8 @@ def _totals_beyond_a_number(lines: list[RunLine]) -> list[tuple[int, str]]:
     problem); the total is kept without them."""
     found: dict[int, str] = {}
     for key in ("latency_ms", "cost"):
-        if math.isfinite(sum(map(float, filter(None, map(attrgetter(key), lines))))):
+        # added one by one in order, as the report adds them (intervals.running_total)
+        if math.isfinite(reduce(add, map(float, filter(None, map(attrgetter(key), lines))), 0.0)):
             continue
         total = 0.0
         for line in lines:
@@ -513,8 +531,8 @@ def _no_lines(run: RunFile) -> None:
 def _shown_id(ident: str) -> str:
     """A run line's id as messages name it: one longer than any item's id may be clipped,
     as other long values are (a line can hold megabytes, and a message is one sentence)."""
-    if len(ident) <= MAX_ID:
-        return ident
+    if len(ident) <= MAX_ID:  # quoted when it holds white space, which shows nothing bare
+        return repr(ident) if any(map(str.isspace, ident)) else ident
     return f"{ident[:24]}… ({len(ident):,} characters, longer than any item's id)"
 
 
@@ -558,6 +576,11 @@ SHAPES = {
     "trec-qrels": "this looks like TREC qrels (query, 0, document, relevance): give them with "
     "--qrels, and the run with --run",
     "not-json": "no line is JSON: a run file holds one JSON object per line, like EXAMPLE",
+    "json-list": "the file is one JSON list written over several lines, where a run file "
+    "holds one JSON object per line (JSON Lines), like EXAMPLE: `jq -c '.[]' FILE` writes "
+    "its objects so",
+    "json-object": "the file is one JSON object written over several lines, where a run file "
+    "holds one JSON object per line (JSON Lines), like EXAMPLE: `jq -c . FILE` writes it so",
 }
 """What a file no line of which is a run line looks like (``_shape``), and what to do."""
 NONE_LEFT = (
@@ -570,6 +593,12 @@ NONE_LEFT = (
 def _shape(text: str, invalid: list[tuple[int, str]]) -> str | None:
     """What a file none of whose lines is a run line looks like: TREC's run or qrels
     columns on its first line, or no JSON on any line; None when it is lines of JSON."""
+    try:  # a JSON document over several lines (json.dump with indent), not JSON Lines
+        whole = json.loads(text.removeprefix("\ufeff")) if "\n" in text.strip() else None
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, (list, dict)):
+        return "json-list" if isinstance(whole, list) else "json-object"
     first = next((line for line in text.splitlines() if line.strip()), "")
     columns = first.split()
     if len(columns) in (4, 6) and columns[3].lstrip("-").isdigit():

@@ -151,7 +151,27 @@ def _read(path: Path, kind: str) -> bytes:
         raise TrecFileError(str(exc)) from None
     if _BOM in data:  # no part of the first id: an editor's mark, on each of files joined
         data = data.removeprefix(_BOM).replace(b"\n" + _BOM, b"\n")
+    if data.count(b"\r") != data.count(b"\r\n"):
+        _lone_carriage_return(data, path, kind)
     return data
+
+
+_LONE_CR = re.compile(rb"\r[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c]")
+"""A carriage return with more columns after it before the line feed."""
+
+
+def _lone_carriage_return(data: bytes, path: Path, kind: str) -> None:
+    """Refuse a carriage return that ends a line without a line feed (classic Mac OS line
+    ends): trec_eval reads it as a space, so the next line would become ignored columns of
+    this one (a run scored on its first line alone) or a line of too many columns."""
+    found = _LONE_CR.search(data)
+    if found is not None:
+        line = data.count(b"\n", 0, found.start()) + 1
+        raise TrecFileError(
+            f"{path}:{line}: ends a line with a carriage return alone, which joins it to the "
+            f"next (trec_eval reads it as a space); save the {kind} file with LF or CRLF line "
+            "ends (for example `tr '\\r' '\\n'`)."
+        )
 
 
 _BOM = "\ufeff".encode()
