@@ -151,7 +151,7 @@ def _read(path: Path, kind: str) -> bytes:
         raise TrecFileError(str(exc)) from None
     if _BOM in data:  # no part of the first id: an editor's mark, on each of files joined
         data = data.removeprefix(_BOM).replace(b"\n" + _BOM, b"\n")
-    if data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):  # LF-only: one scan
         _lone_carriage_return(data, path, kind)
     return data
 
