@@ -123,8 +123,9 @@ def test_console_script_and_version() -> None:
 
 
 def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    """`status`, `stale` and `snapshot` with their flags run without the typer app; what
-    they print and their exit code equal the typer path's. Other forms go through typer."""
+    """`status`, `stale` and `snapshot` with their flags, and the scoring commands' usual
+    forms (TREC mode's too), run without the typer app; what they print and their exit code
+    equal the typer path's. Other forms go through typer."""
     from evalset.cli import plain_form
     from evalset.cli.app import run_app
 
@@ -150,7 +151,16 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         fast = cli(example, *args)
         assert (fast.code, fast.out, fast.err) == through_typer(*args), args
     shutil.copy(ROOT / "examples" / "runs" / "acme-support-bm25.jsonl", example / "run.jsonl")
+    (example / "q.txt").write_text("t1 0 d1 1\nt1 0 d2 0\nt2 0 d3 2\n", encoding="utf-8")
+    (example / "r.txt").write_text(
+        "t1 Q0 d2 1 2.0 x\nt1 Q0 d1 2 1.0 x\nt2 Q0 d3 1 0.5 x\n", encoding="utf-8"
+    )
+    (example / "bad.txt").write_text("t1 Q0 d2 1\n", encoding="utf-8")
     for args in (
+        ["score", "retrieval", "--qrels", "q.txt", "--run", "r.txt"],
+        ["score", "retrieval", "--run", "r.txt", "--json", "--qrels", "q.txt"],
+        ["score", "retrieval", "--qrels", "q.txt", "--run", "bad.txt", "--json"],  # refused
+        ["score", "retrieval", "--qrels", "missing.txt", "--run", "r.txt"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--allow-stale"],
         ["score", "retrieval", "--json", "acme-support", "run.jsonl", "--allow-stale"],
         ["score", "retrieval", "acme-support", "run.jsonl", "-o", "r.json", "--allow-stale"],
@@ -178,7 +188,14 @@ def test_plain_forms_skip_typer_and_print_the_same(example: Path, cli, monkeypat
         ["score", "retrieval", "acme-support", "run.jsonl", "--k", "1,3"],
         ["score", "retrieval", "acme-support", "run.jsonl", "-o"],
         ["score", "retrieval", "acme-support", "run.jsonl", "--json", "--json"],
-        ["score", "retrieval", "--qrels", "q", "--run", "r"],
+        ["score", "retrieval", "--qrels", "q", "--run", "r", "--k", "5"],
+        ["score", "retrieval", "--qrels", "q", "--run", "r", "--run", "r"],
+        ["score", "retrieval", "--qrels", "q", "--run", "r", "-o", "x.json"],
+        ["score", "retrieval", "--qrels", "q", "--run"],
+        ["score", "retrieval", "--qrels", "q", "--run", "--json"],
+        ["score", "retrieval", "--qrels", "q"],
+        ["score", "retrieval", "--qrels=q", "--run", "r"],
+        ["score", "retrieval", "acme-support", "run.jsonl", "--qrels", "q", "--run", "r"],
         ["score", "answers", "acme-support", "run.jsonl"],
         ["score", "answers", "acme-support", "run.jsonl", "--judge"],
         ["score", "answers", "acme-support", "run.jsonl", "--judge", "exact", "--format", "md"],

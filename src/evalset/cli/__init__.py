@@ -2,7 +2,8 @@
 
 ``main`` runs the plain forms of the commands that run on every commit and CI step
 (``snapshot``, ``status``, ``stale`` with their flags, ``score retrieval SET RUN`` and
-``score answers SET RUN --judge J`` with ``-o FILE`` and their flags, and ``--version``)
+``score answers SET RUN --judge J`` with ``-o FILE`` and their flags, ``score retrieval
+--qrels QRELS --run RUN`` with ``--json``, and ``--version``)
 straight from
 ``evalset.cli.run``, and every other form (help, the other commands, options given any
 other way) through the typer app in ``evalset.cli.app``. Both paths run the same command
@@ -50,7 +51,7 @@ def plain_form(argv: list[str]) -> Callable[[], None] | None:
 
         return version
     if argv[:2] == ["score", "retrieval"]:
-        return _plain_score(argv[2:])
+        return _plain_score(argv[2:]) or _plain_trec(argv[2:])
     if argv[:2] == ["score", "answers"]:
         return _plain_answers(argv[2:])
     if not argv or argv[0] not in _FLAGS:
@@ -119,6 +120,31 @@ def _plain_score(args: list[str]) -> Callable[[], None] | None:
         skip_invalid="--skip-invalid" in flags,
         as_json="--json" in flags,
     )
+
+
+def _plain_trec(args: list[str]) -> Callable[[], None] | None:
+    """``score retrieval --qrels QRELS --run RUN``, with ``--json``, each at most once; any
+    other form (``--k``, a value that looks like an option) is typer's."""
+    values: dict[str, str] = {}
+    as_json = False
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("--qrels", "--run") and arg not in values:
+            values[arg] = next(rest, "")
+            if not values[arg] or values[arg].startswith("-"):
+                return None
+        elif arg == "--json" and not as_json:
+            as_json = True
+        else:
+            return None
+    if len(values) != 2:
+        return None
+    from pathlib import Path
+
+    from evalset.cli import run
+
+    qrels, trec_run = Path(values["--qrels"]), Path(values["--run"])
+    return lambda: run.score_trec_files(qrels, trec_run, as_json=as_json)
 
 
 def _plain_answers(args: list[str]) -> Callable[[], None] | None:

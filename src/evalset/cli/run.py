@@ -611,6 +611,23 @@ def _refuse_run_as_set(set_ref: str, run: Path, command: str) -> None:
     )
 
 
+def score_trec_files(
+    qrels: Path, run: Path, ks: tuple[int, ...] | None = None, as_json: bool = False
+) -> None:
+    """`evalset score retrieval --qrels QRELS --run RUN`: trec_eval's measures at the
+    cutoffs ``ks`` (trec_eval's by default), as trec_eval's summary or (``as_json``) as
+    ``{"all", "per_query"}``."""
+    from evalset.score.trec import CUTOFFS, score_trec
+
+    result = score_trec(qrels, run, ks or CUTOFFS)
+    if as_json:
+        emit_json_text(result.to_json_text() + "\n")
+        return
+    for name, value in result.all.items():  # like trec_eval's summary: four decimals
+        shown = str(value) if isinstance(value, int) else f"{value:.4f}"
+        emit_document(f"{name:<22}\tall\t{shown}\n")  # tabs, as trec_eval writes them
+
+
 def score_set(
     set_ref: str,
     run: Path,

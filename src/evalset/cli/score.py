@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from evalset.cli.output import echo, emit_document, emit_json, emit_json_text, given, table
+from evalset.cli.output import echo, emit_json, given, table
 from evalset.cli.params import output_format
 
 if TYPE_CHECKING:
     from evalset.score.gate import GateResult
-    from evalset.score.trec import TrecResult
 
 _JSON = typer.Option(False, "--json", help="Print one JSON document.")
 
@@ -120,7 +119,9 @@ def retrieval(
                 f"it) and takes no {', '.join(ignored)}",
                 param_hint="--qrels",
             )
-        _trec(qrels, trec_run, k, as_json)
+        from evalset.cli.run import score_trec_files
+
+        score_trec_files(qrels, trec_run, _ks(k, ()) or None, as_json)
         return
     if set_ref is None or run is None:
         raise typer.BadParameter("give the set and the run file (or --qrels and --run)")
@@ -129,23 +130,6 @@ def retrieval(
     score_set(set_ref, run, output, fmt=fmt, html=html, ks=_ks(k, ()) or None,
               granularity=granularity, snapshot=snapshot, allow_stale=allow_stale,
               skip_invalid=skip_invalid, as_json=as_json)  # fmt: skip
-
-
-def _trec(qrels: Path, run: Path, k: str | None, as_json: bool) -> None:
-    from evalset.score.trec import CUTOFFS, score_trec
-
-    result = score_trec(qrels, run, _ks(k, CUTOFFS))
-    if as_json:
-        emit_json_text(result.to_json_text() + "\n")
-        return
-    _print_trec(result)
-
-
-def _print_trec(result: TrecResult) -> None:
-    """Like trec_eval's summary: measure, all, value (four decimals)."""
-    for name, value in result.all.items():
-        shown = str(value) if isinstance(value, int) else f"{value:.4f}"
-        emit_document(f"{name:<22}\tall\t{shown}\n")  # tabs, as trec_eval writes them
 
 
 def _margin(value: float) -> float:
