@@ -144,3 +144,111 @@ def test_find_workspace_takes_a_path_as_text(
     assert evalset.find_workspace(".").root == example
     assert evalset.find_workspace(str(example / "corpus")).root == example
     assert evalset.find_workspace(Path("..")).root == example
+
+
+PATH_TEXT = "(text or a Path), not NoneType None: give it as"
+SET_PATH = f"the set file's path {PATH_TEXT} Path('sets/NAME.yaml') or 'sets/NAME.yaml'."
+WRONG_ARGUMENTS = {
+    # a path missing (None), a folder given as the workspace, a path given as the loaded set
+    "load_set": (lambda ws, p: evalset.load_set(None), f"load_set() takes {SET_PATH}"),
+    "edit_set": (lambda ws, p: evalset.edit_set(None).__enter__(), f"edit_set() takes {SET_PATH}"),
+    "pin path": (lambda ws, p: evalset.pin(ws, None), f"pin() takes {SET_PATH}"),
+    "verify path": (
+        lambda ws, p: evalset.verify(ws, None, ["q-001"]),
+        f"verify() takes {SET_PATH}",
+    ),
+    "pin workspace": (
+        lambda ws, p: evalset.pin(str(ws.root), p),
+        "pin() takes a Workspace, not str '{root}': give find_workspace('{root}'), the "
+        "workspace that folder lies in.",
+    ),
+    "release workspace": (
+        lambda ws, p: evalset.release(None, p, bump="minor"),
+        "release() takes a Workspace, not NoneType None: give find_workspace(), the workspace "
+        "of the current folder.",
+    ),
+    "fix_moved workspace": (
+        lambda ws, p: evalset.fix_moved(ws.root, p),
+        "fix_moved() takes a Workspace, not PosixPath '{root}': give find_workspace('{root}'), "
+        "the workspace that folder lies in.",
+    ),
+    "workspace_store": (
+        lambda ws, p: evalset.workspace_store(None),
+        "workspace_store() takes a Workspace, not NoneType None: give find_workspace(), the "
+        "workspace of the current folder.",
+    ),
+    "check_pin": (
+        lambda ws, p: evalset.check_pin(ws, None),
+        f"check_pin() takes the report's path {PATH_TEXT} Path('reports/run.json') or "
+        "'reports/run.json'.",
+    ),
+    "check_set": (
+        lambda ws, p: evalset.check_set(p),
+        "check_set() takes a loaded set, not PosixPath '{path}': give load_set('{path}').",
+    ),
+    "set_fingerprint": (
+        lambda ws, p: evalset.set_fingerprint(str(p)),
+        "set_fingerprint() takes a loaded set, not str '{path}': give load_set('{path}').",
+    ),
+    "item_fingerprints": (
+        lambda ws, p: evalset.item_fingerprints(p),
+        "item_fingerprints() takes a loaded set, not PosixPath '{path}': give load_set('{path}').",
+    ),
+    "diff_sets": (
+        lambda ws, p: evalset.diff_sets(evalset.load_set(p), None, "a", "b"),  # type: ignore[arg-type]
+        "diff_sets() takes a loaded set, not NoneType None: give load_set(path).",
+    ),
+    "stale_report one path": (
+        lambda ws, p: evalset.stale_report(p, evalset.workspace_store(ws)),
+        "stale_report() takes a list of set files, not one path: stale_report(['{path}'], store)",
+    ),
+    "stale_report store": (
+        lambda ws, p: evalset.stale_report([p], ws.snapshots_dir),
+        "stale_report() takes a SnapshotStore, not PosixPath '{root}/snapshots': give "
+        "workspace_store(find_workspace()).",
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(WRONG_ARGUMENTS))
+def test_an_argument_of_the_wrong_kind_is_refused_with_a_sentence(example: Path, call: str) -> None:
+    """Before, each of these failed inside with Python's own AttributeError or TypeError
+    ("'str' object has no attribute 'root'", "'PosixPath' object has no attribute
+    'sealed'"), which names neither the argument nor what to give instead."""
+    path = example / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    ws = evalset.find_workspace(example)
+    function, message = WRONG_ARGUMENTS[call]
+    with pytest.raises(TypeError) as refused:
+        function(ws, path)  # type: ignore[no-untyped-call]
+    assert str(refused.value) == message.format(root=example, path=path)
+    assert path.read_bytes() == before
+
+
+def test_paths_given_as_text_are_taken_as_paths(example: Path) -> None:
+    """Before, `release` with the set's path as text failed with "'str' object has no
+    attribute 'exists'", `take_snapshot` with its root as text with "unsupported operand
+    type(s) for /", and `SnapshotStore` of a folder as text with "'str' object has no
+    attribute 'is_dir'"; `pin` and `verify` took text all along."""
+    path = example / "sets" / "acme-support.yaml"
+    ws = evalset.find_workspace(example)
+    refusals = []
+    for given in (path, str(path)):
+        with pytest.raises(evalset.EvalsetError) as refused:  # the example has stale items
+            evalset.release(ws, given, bump="minor")  # type: ignore[arg-type]
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1]
+    taken = [
+        evalset.take_snapshot(root, "corpus", snaps, state, write=False).id
+        for root, snaps, state in (
+            (example, example / "snapshots", example / ".evalset"),
+            (str(example), str(example / "snapshots"), str(example / ".evalset")),
+        )
+    ]
+    assert taken[0] == taken[1]
+    stores = [evalset.SnapshotStore(folder) for folder in (example / "snapshots", "snapshots")]
+    assert stores[1].folder == Path("snapshots")
+    newest = evalset.SnapshotStore(str(example / "snapshots")).newest()
+    assert (
+        newest is not None and newest.id == evalset.SnapshotStore(example / "snapshots").newest().id
+    )  # type: ignore[union-attr]

@@ -25,11 +25,13 @@ from evalset.errors import ConfigError, EvalsetError, NoWorkspace
 from evalset.fsio import (
     NotAFile,
     TextError,
+    as_path,
     decode_text,
     long_integers,
     long_number_place,
     not_a_file,
     read_found,
+    shown,
 )
 
 if TYPE_CHECKING:  # the constraints matter only to the JSON Schema: evalset.schema
@@ -516,12 +518,17 @@ def _looked_in(here: Path) -> Iterator[Path]:
             return
 
 
-def require_own(ws: Workspace, path: str | os.PathLike[str], command: str) -> None:
+_FUNCTIONS = {"stale --fix-moved": "fix_moved", "verify --from-header": "verify_from_header"}
+
+
+def require_own(ws: Workspace, path: str | os.PathLike[str], command: str) -> Path:
     """Refuse a set file that lies in another workspace than ``ws`` (one nested in it, say):
     ``ws``'s snapshots and releases are not its own, and pinning, verifying, fixing or
     releasing it with them would record the wrong ones. ``command``: the command that
     finds the set's own workspace (``evalset COMMAND PATH``)."""
-    given = Path(path)
+    function = _FUNCTIONS.get(command, command)
+    given = as_path(path, function)
+    as_workspace(ws, function)
     own = find_workspace_or_none(given.resolve().parent) if given.is_file() else None
     if own is not None and own.root.resolve() != ws.root.resolve():
         raise EvalsetError(
@@ -529,6 +536,20 @@ def require_own(ws: Workspace, path: str | os.PathLike[str], command: str) -> No
             "and releases are not its own; give it its own workspace "
             f"(find_workspace(path.parent)), as `evalset {command} PATH` does."
         )
+    return given
+
+
+def as_workspace(ws: object, function: str) -> Workspace:
+    """``ws`` if it is a workspace; a folder or None given in its place is refused with a
+    sentence saying how to get one, not with an AttributeError from inside ``function``."""
+    if isinstance(ws, Workspace):
+        return ws
+    folder = repr(os.fspath(ws)) if isinstance(ws, str | os.PathLike) else ""
+    which = "that folder lies in" if folder else "of the current folder"
+    raise TypeError(
+        f"{function}() takes a Workspace, not {shown(ws)}: give find_workspace({folder}), "
+        f"the workspace {which}."
+    )
 
 
 def workspace_at(folder: Path) -> Workspace | None:

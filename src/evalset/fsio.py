@@ -1215,3 +1215,28 @@ def memory_left() -> int | None:
     except (OSError, ValueError, IndexError):
         used = 0
     return max(min(limits) - used, 0)
+
+
+def as_path(
+    value: object,
+    function: str,
+    what: str = "the set file's path",
+    example: str = "sets/NAME.yaml",
+) -> Path:
+    """``value``, a path given as text or as a path, as a Path; anything else (None, a
+    number, a loaded set) is refused with a sentence rather than failing deep inside
+    ``function`` with Python's own words, or being read as a path it does not name."""
+    if isinstance(value, str | os.PathLike) and not isinstance(os.fspath(value), bytes):
+        return Path(value)
+    raise TypeError(
+        f"{function}() takes {what} (text or a Path), not {shown(value)}: give it as "
+        f"Path({example!r}) or {example!r}."
+    )
+
+
+def shown(value: object) -> str:
+    """A wrong argument as a message names it: its type and a short form of its value."""
+    import reprlib
+
+    text = repr(os.fspath(value)) if isinstance(value, str | os.PathLike) else reprlib.repr(value)
+    return f"{type(value).__name__} {text}"

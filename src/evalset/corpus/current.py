@@ -9,7 +9,7 @@ the cache where it was, so that the next snapshot still reuses the lines of the 
 
 from __future__ import annotations
 
-from evalset.config import Workspace
+from evalset.config import Workspace, as_workspace
 from evalset.corpus.manifest import SnapshotStore
 from evalset.corpus.newest import Current
 from evalset.corpus.snapshot import tree_state
@@ -27,6 +27,7 @@ def corpus_now(workspace: Workspace, known: set[str]) -> Current:
 def workspace_store(workspace: Workspace, verify: bool = True) -> SnapshotStore:
     """The workspace's snapshots, whose newest is the corpus as it is now when it matches
     one (see ``SnapshotStore.newest_choice``)."""
+    as_workspace(workspace, "workspace_store")
     return SnapshotStore(
         workspace.snapshots_dir,
         verify,

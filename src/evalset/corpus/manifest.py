@@ -35,7 +35,14 @@ from evalset.corpus.table import (
     whole_level,
 )
 from evalset.errors import EvalsetError
-from evalset.fsio import NotAFile, conflict_line, json_loads, open_found, read_found
+from evalset.fsio import (
+    NotAFile,
+    as_path,
+    conflict_line,
+    json_loads,
+    open_found,
+    read_found,
+)
 
 FORMAT = 2
 """Version of the manifest layout and its hashes (1: BLAKE2b-128, 2: XXH3-128)."""
@@ -460,7 +467,7 @@ class SnapshotStore:
         state_dir: Path | None = None,
         current: Callable[[set[str]], Current] | None = None,
     ) -> None:
-        self.folder = folder
+        self.folder = as_path(folder, "SnapshotStore", "the snapshots folder", "snapshots")
         self.verify = verify
         """Check each manifest against its id when it is first read (~0.3 s per 50,000
         documents; with ``state_dir``, once per change of the file)."""

@@ -66,7 +66,7 @@ from evalset.corpus.tracked import NotPulled, missing_here, not_pulled
 from evalset.corpus.walk import Listing, Scan, Signature, scan
 from evalset.corpus.workers import Shared
 from evalset.errors import EvalsetError
-from evalset.fsio import atomic_write, not_a_file, sweep_temps
+from evalset.fsio import as_path, atomic_write, not_a_file, sweep_temps
 
 PARALLEL_FROM = 256
 """Read files in worker processes when at least this many need reading."""
@@ -454,6 +454,12 @@ def take_snapshot(
         raise ValueError(
             f"mode must be {' or '.join(map(repr, HASHED))} (the `hash` setting), not {mode!r}"
         )
+    root = as_path(root, "take_snapshot", "the workspace root", ".")
+    snapshots_dir = as_path(snapshots_dir, "take_snapshot", "the snapshots folder", "snapshots")
+    state_dir = as_path(state_dir, "take_snapshot", "the state folder", ".evalset")
+    if not isinstance(corpus_rel, str):
+        as_path(corpus_rel, "take_snapshot", "the corpus folder (relative to the root)", "corpus")
+        corpus_rel = str(corpus_rel)
     with contextlib.suppress(OSError):  # a read-only state folder costs only speed
         ensure_state_dir(state_dir)
     sweep_temps(snapshots_dir)  # left by an earlier evalset killed mid-write

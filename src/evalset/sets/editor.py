@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evalset.errors import EditRefused, SetFileError
-from evalset.fsio import atomic_write
+from evalset.fsio import as_path, atomic_write
 from evalset.sets.findings import Finding, field_path
 from evalset.sets.locate import (
     flow_values,
@@ -1451,7 +1451,7 @@ def edit_set(
     ``held``: the lock, taken already with ``set_lock``. ``create``: the text of a new set
     file to start from when none exists (the file is then written once, whole, with the
     edit in it)."""
-    p = Path(path)
+    p = as_path(path, "edit_set")
     with contextlib.nullcontext(held) if held is not None else set_lock(p, timeout) as lock:
         if Path(os.path.realpath(p)) != lock.target:
             raise ValueError(f"{p}: the lock held is another file's ({lock.target})")

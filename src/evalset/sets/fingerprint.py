@@ -27,7 +27,7 @@ from evalset.sets.content import (
     sha256_of,
 )
 from evalset.sets.model import Item
-from evalset.sets.setfile import SetFile
+from evalset.sets.setfile import SetFile, as_loaded
 
 
 class InvalidSet(EvalsetError):
@@ -84,6 +84,7 @@ def _format(loaded: SetFile, fmt: int | None) -> int:
 def item_fingerprints(loaded: SetFile, fmt: int | None = None) -> dict[str, str]:
     """``{item id: sha256:…}`` for every active item, sorted by id; a sealed item gives the
     fingerprint stored with it, so the key is not needed."""
+    loaded = as_loaded(loaded, "item_fingerprints")
     fmt = _format(loaded, fmt)
     _require_valid(loaded)
     found = {item.id: item_fingerprint(item, fmt) for item in released_items(loaded)}
@@ -108,6 +109,7 @@ def set_fingerprint(
     """The content fingerprint of a set (see the module docstring); ``fmt`` defaults to
     ``newest_format(loaded)``. ``per_item``: its ``item_fingerprints`` in that format, when
     the caller has them already (they are most of the work)."""
+    loaded = as_loaded(loaded, "set_fingerprint")
     fmt = _format(loaded, fmt)
     _require_valid(loaded)
     assert loaded.header is not None

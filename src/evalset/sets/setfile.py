@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from evalset.bulk import bulk
 from evalset.errors import SetFileError
+from evalset.fsio import as_path, shown
 from evalset.sets.findings import Finding, Severity, field_path
 from evalset.sets.locate import TextIndex
 from evalset.sets.messages import describe, error_loc, schema_message
@@ -330,9 +331,18 @@ def _parse_sealed(loaded: SetFile, k: int, entry: dict[str, Any]) -> None:
             loaded.sealed_text[k] = text
 
 
+def as_loaded(value: object, function: str) -> SetFile:
+    """``value`` if it is a loaded set; a path given in its place is refused with a
+    sentence saying how to load it, not with an AttributeError from inside ``function``."""
+    if isinstance(value, SetFile):
+        return value
+    given = repr(str(value)) if isinstance(value, str | os.PathLike) else "path"
+    raise TypeError(f"{function}() takes a loaded set, not {shown(value)}: give load_set({given}).")
+
+
 def load_set(path: str | os.PathLike[str]) -> SetFile:
     """Read and schema-validate one set file."""
-    p = Path(path)
+    p = as_path(path, "load_set")
     try:
         text = read_text(p, keep_bom=True)
     except SetFileError:

@@ -19,7 +19,14 @@ from evalset.sets.findings import Finding, Severity
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
 from evalset.sets.neardup import near_duplicate_pairs, normalise
 from evalset.sets.resolve import now_at, resolves_by_content, unresolved
-from evalset.sets.setfile import SetFile, load_set, parse_set, parse_set_text, set_text_at
+from evalset.sets.setfile import (
+    SetFile,
+    as_loaded,
+    load_set,
+    parse_set,
+    parse_set_text,
+    set_text_at,
+)
 from evalset.workspace import display_path
 
 if TYPE_CHECKING:
@@ -854,6 +861,7 @@ def check_set(
     ``sealed_before`` (see ``sealed_at_head``), holdout items in plain text in a set whose
     holdout is sealed are errors: a commit would leak them. ``by_file``: the set lies in a
     workspace's sets folder, so its name must be its file's."""
+    loaded = as_loaded(loaded, "check_set")
     checker = _Checker(
         loaded, config or ValidateConfig(), store, baseline, errors_only, sealed_before, by_file
     )

@@ -17,6 +17,7 @@ exactly that text.
 from __future__ import annotations
 
 import difflib
+import os
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from evalset.corpus.names import citable
 from evalset.corpus.newest import Newest
 from evalset.corpus.table import LazyDocuments
 from evalset.errors import EvalsetError
+from evalset.fsio import as_path, shown
 from evalset.sets.citations import Citation
 from evalset.sets.model import Item, SealedItem, item_citations
 from evalset.sets.resolve import lookup, relabelled_from
@@ -847,6 +849,17 @@ def stale_report(paths: list[Path], store: SnapshotStore, root: Path | None = No
     workspace holding the store's folder, else the first set's, as `evalset stale` does."""
     from evalset.sets.setfile import load_set
 
+    if isinstance(paths, str | os.PathLike):
+        raise TypeError(
+            "stale_report() takes a list of set files, not one path: "
+            f"stale_report([{str(paths)!r}], store)"
+        )
+    paths = [as_path(path, "stale_report", "set files' paths") for path in paths]
+    if not isinstance(store, SnapshotStore):
+        raise TypeError(
+            f"stale_report() takes a SnapshotStore, not {shown(store)}: give "
+            "workspace_store(find_workspace())."
+        )
     if root is None:
         root = _workspace_root([store.folder, *paths[:1]])
     choice = store.newest_choice()

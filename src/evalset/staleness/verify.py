@@ -54,7 +54,7 @@ def verify(
     that is not complete yet), and while the corpus matches no snapshot or is not here to
     tell (not pulled, not checked out): a person checks against the documents as they are
     now, so that is what must be recorded."""
-    require_own(workspace, path, "verify")
+    path = require_own(workspace, path, "verify")
     store, newest = newest_snapshot(workspace)
     choice = store.newest_choice()
     if choice is not None and choice.corpus_changed:
@@ -192,7 +192,7 @@ def verify_from_header(workspace: Workspace, path: Path) -> VerifyResult:
     of every item without its own ``verified``) onto the items that were in the set when
     it was recorded, as git's history of the file shows; items added later stay
     unverified, because nobody checked them against it."""
-    require_own(workspace, path, "verify --from-header")
+    path = require_own(workspace, path, "verify --from-header")
     refuse_unplain(path)
     loaded = load_set(path)
     header = loaded.header
@@ -338,7 +338,7 @@ def fix_moved(
     lacks it and the snapshot last holding it (``last_held``) says it moved; it stays
     unverified. Those left for a person are added to ``tied`` (``{item id: {citation:
     places}}``): a stale item's are in its status."""
-    require_own(workspace, path, "stale --fix-moved")
+    path = require_own(workspace, path, "stale --fix-moved")
     store, newest = newest_snapshot(workspace)
     checker = StaleChecker(store, newest)
     refuse_unplain(path)

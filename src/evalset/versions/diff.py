@@ -14,7 +14,7 @@ from typing import Any
 
 from evalset.errors import EvalsetError
 from evalset.sets.model import HIDDEN, Item
-from evalset.sets.setfile import SetFile
+from evalset.sets.setfile import SetFile, as_loaded
 
 KEY_POINT_MATCH = 0.5
 """Least text similarity (difflib ratio) for two key points to count as one edited point."""
@@ -415,6 +415,7 @@ def diff_sets(old: SetFile, new: SetFile, old_label: str, new_label: str) -> Set
     and ``new_label`` in the result), as `evalset diff` shows it: items added, removed and
     retired, items and header keys changed field by field, and holdout moves. Refused when
     either version has an id twice."""
+    old, new = as_loaded(old, "diff_sets"), as_loaded(new, "diff_sets")
     for loaded, label in ((old, old_label), (new, new_label)):
         _require_unique_ids(loaded, label)
     result = SetDiff(new.name, old_label, new_label)

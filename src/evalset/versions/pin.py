@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalset.config import Workspace, require_own
+from evalset.config import Workspace, as_workspace, require_own
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT
 from evalset.errors import EvalsetError, NoSetsFolder
+from evalset.fsio import as_path
 from evalset.git import Tag, TagsMissing, Version, tag_name
 from evalset.gitcmd import FETCH_TAGS, GitUnusable
 from evalset.sets.content import FINGERPRINT_FORMAT, FORMATS, sha256_of
@@ -120,7 +121,7 @@ class PinError(EvalsetError):
 def pin(ws: Workspace, path: Path, rev: str | None = None, items: bool = True) -> dict[str, Any]:
     """The pin of a set in the working tree, or at a revision or release version (``rev``;
     None or ``WORKTREE``, as `evalset diff` names it, for the working tree)."""
-    require_own(ws, path, "pin")
+    path = require_own(ws, path, "pin")
     if rev is None or rev == WORKTREE:
         loaded = load_set(path)
         store = workspace_store(ws)
@@ -391,7 +392,8 @@ def check_pin(ws: Workspace, report: Path, read: dict[str, Any] | None = None) -
     ``read``: the report, read and checked already (``read_report``), so that it is not
     read a second time (a stream gives its bytes once, and a file evalset found by itself
     may have become a named pipe meanwhile)."""
-
+    as_workspace(ws, "check_pin")
+    report = as_path(report, "check_pin", "the report's path", "reports/run.json")
     data = _read_checked(report) if read is None else read
     found = pin_in(report, data)
     check = PinCheck(found)

@@ -308,7 +308,7 @@ def release(
         )
     if bump not in (None, "major", "minor", "patch"):
         raise EvalsetError(f"{path}: bump must be major, minor or patch, not {bump!r}.")
-    require_own(ws, path, "release")
+    path = require_own(ws, path, "release")
     with set_lock(path) as held:
         return _release(ws, path, bump, version, exclude_drafts, held)
 
