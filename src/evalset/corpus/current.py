@@ -26,7 +26,9 @@ def corpus_now(workspace: Workspace, known: set[str]) -> Current:
 
 def workspace_store(workspace: Workspace, verify: bool = True) -> SnapshotStore:
     """The workspace's snapshots, whose newest is the corpus as it is now when it matches
-    one (see ``SnapshotStore.newest_choice``)."""
+    one (see ``SnapshotStore.newest_choice``). The newest is worked out once per store, so
+    that one command sees one newest throughout: after a snapshot is taken or the corpus
+    changes, ask for a new store to see it."""
     as_workspace(workspace, "workspace_store")
     return SnapshotStore(
         workspace.snapshots_dir,
