@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import commit_all, dvc, write_files
+from conftest import commit_all, dvc, make_git_repo, write_files
 from evalset.corpus.manifest import SnapshotError, SnapshotStore, compare, read_snapshot
 from evalset.corpus.snapshot import take_snapshot
 
@@ -313,6 +313,38 @@ def test_snapshot_of_a_git_revision(corpus_repo: Path, cli) -> None:  # type: ig
     bad = cli(corpus_repo, "snapshot", "--rev", "no-such-rev")
     assert bad.code == 2
     assert "'no-such-rev' is not a git revision here; check the name." in bad.err
+
+
+NO_REPOSITORY = (
+    "is not inside a git repository, so it has no revision {rev!r} to read the corpus at; "
+    "snapshot the working tree (no revision), or run `git init` and commit the corpus first."
+)
+
+
+@pytest.mark.parametrize(
+    ("git", "rev", "message"),
+    [
+        (False, "HEAD", NO_REPOSITORY),
+        (False, "main", NO_REPOSITORY),
+        (True, "no-such-rev", "{rev!r} is not a git revision here; check the name."),
+    ],
+)
+def test_a_revision_outside_any_repository_says_so(  # type: ignore[no-untyped-def]
+    tmp_path: Path, cli, git: bool, rev: str, message: str
+) -> None:
+    """Before, a workspace outside any git repository was told to check the revision's
+    name, which no name could have fixed."""
+    folder = tmp_path / "ws"
+    write_files(folder, {"evalset.toml": 'corpus = "corpus"\n', **DOCS})
+    if git:
+        commit_all(make_git_repo(folder), "v1")
+    expected = f"{folder}: {message.format(rev=rev)}"
+    with pytest.raises(SnapshotError) as refused:
+        take_snapshot(folder, "corpus", folder / "snapshots", folder / ".evalset", rev=rev)
+    assert str(refused.value) == expected
+    bad = cli(folder, "snapshot", "--rev", rev)
+    assert (bad.code, bad.err) == (2, f"evalset: {expected}\n")
+    assert not (folder / "snapshots").exists()
 
 
 PLUGIN = '''

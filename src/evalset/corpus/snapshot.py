@@ -539,6 +539,12 @@ def take_snapshot(
                 f"{root}: {rev!r} is not a revision of this shallow clone, whose history is "
                 f"cut short; {gitcmd.FETCH_HISTORY}, or check the name."
             )
+        if commit is None and run_git(root, "rev-parse", "--git-dir") is None:
+            raise SnapshotError(
+                f"{root}: is not inside a git repository, so it has no revision {rev!r} to "
+                "read the corpus at; snapshot the working tree (no revision), or run `git "
+                "init` and commit the corpus first."
+            )
         if commit is None:
             raise SnapshotError(f"{root}: {rev!r} is not a git revision here; check the name.")
         entries, warnings = read_revision(root, corpus_rel, commit, mode, store_text)
