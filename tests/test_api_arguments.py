@@ -157,6 +157,16 @@ WRONG_ARGUMENTS = {
         lambda ws, p: evalset.verify(ws, None, ["q-001"]),
         f"verify() takes {SET_PATH}",
     ),
+    "verify one id": (
+        lambda ws, p: evalset.verify(ws, p, "q-001"),  # before: "has no item 'q'"
+        "verify() takes a list of item ids as text, not str 'q-001': verify(workspace, path, "
+        "['q-001'])",
+    ),
+    "verify an id not text": (
+        lambda ws, p: evalset.verify(ws, p, ["q-001", None]),
+        "verify() takes a list of item ids as text, not list ['q-001', None]: "
+        "verify(workspace, path, ['q-014'])",
+    ),
     "pin workspace": (
         lambda ws, p: evalset.pin(str(ws.root), p),
         "pin() takes a Workspace, not str '{root}': give find_workspace('{root}'), the "

@@ -381,6 +381,7 @@ def test_outside_a_workspace_one_thread_edits_two_sets_of_one_folder_and_others_
     assert sorted(p.name for p in outside.iterdir()) == ["a.yaml", "b.yaml"]
 
 
+NOT_AN_ID = "an item's id is text, such as 'q-014', not"
 NOT_A_MAPPING = (
     "update_item() takes the changes as a mapping of field names to new values, such as "
     "{'tags': ['returns']}, not a list"
@@ -417,9 +418,14 @@ NOT_A_MAPPING = (
             )
             for given, kind in ((None, "a NoneType"), ("question: x", "a str"), (5, "an int"))
         ],
+        # before: AttributeError: 'NoneType' object has no attribute 'casefold'
+        (lambda e: e.update_item(None, {"tags": ["x"]}), f"{NOT_AN_ID} a NoneType"),
+        (lambda e: e.edit_item(1, lambda item: None), f"{NOT_AN_ID} an int"),
+        (lambda e: e.replace_item(["q-001"], {"id": "q-001"}), f"{NOT_AN_ID} a list"),
     ],
     ids=["update-with-pairs", "append-one-mapping", "append-text", "append-none", "append-int",
-         "replace-none", "replace-text", "replace-int"],
+         "replace-none", "replace-text", "replace-int", "update-none-id", "edit-int-id",
+         "replace-list-id"],
 )  # fmt: skip
 def test_arguments_of_the_wrong_kind_are_refused_with_a_sentence(
     example: Path, call: Any, message: str

@@ -237,6 +237,8 @@ class SetEditor:
             raise EditRefused(f"{invalid}, then run the command again. The file is unchanged.")
 
     def _position_of(self, item_id: str) -> int:
+        if not isinstance(item_id, str):  # (None would be looked for, and not found, as 'None')
+            raise TypeError(f"an item's id is text, such as 'q-014', not {_kind(item_id)}")
         found = [
             k
             for k, entry in enumerate(self.current.raw_items)

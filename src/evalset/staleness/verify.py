@@ -13,6 +13,7 @@ from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.corpus.names import nfc
 from evalset.corpus.newest import Newest
 from evalset.errors import EvalsetError
+from evalset.fsio import shown
 from evalset.sets.citations import Citation
 from evalset.sets.editor import DELETE, edit_set
 from evalset.sets.lock import refuse_unplain
@@ -55,6 +56,13 @@ def verify(
     tell (not pulled, not checked out): a person checks against the documents as they are
     now, so that is what must be recorded."""
     path = require_own(workspace, path, "verify")
+    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids or ()):
+        # one id is text too: taken as a list, it was one id per character ('q', '-', …)
+        given = repr([ids]) if isinstance(ids, str) else "['q-014']"
+        raise TypeError(
+            f"verify() takes a list of item ids as text, not {shown(ids)}: "
+            f"verify(workspace, path, {given})"
+        )
     store, newest = newest_snapshot(workspace)
     choice = store.newest_choice()
     if choice is not None and choice.corpus_changed:
