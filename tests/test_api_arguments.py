@@ -8,13 +8,21 @@ one's snapshots, and
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import evalset
-from conftest import commit_all, git
+from conftest import ROOT, commit_all, git
+from evalset.export import export
+from evalset.holdout.split import plan_split
+from evalset.intake.redact import Redactor
+from evalset.score.answers import score_answers
+from evalset.score.judges.registry import load_judge
+from evalset.score.retrieval import Options, score_retrieval
 from evalset.staleness.verify import verify_from_header
 
 
@@ -262,3 +270,91 @@ def test_paths_given_as_text_are_taken_as_paths(example: Path) -> None:
     assert (
         newest is not None and newest.id == evalset.SnapshotStore(example / "snapshots").newest().id
     )  # type: ignore[union-attr]
+
+
+RUN = "examples/runs/acme-support-bm25.jsonl"
+KS = "ks must be cutoffs, whole numbers from 1 to 100000, such as (1, 5, 10), not"
+RATIO = "ratio must be the holdout share, a number from 0 to 1 such as 0.2, not"
+FIELDS = "record() takes the record's free-text fields as a mapping of names to text, such as"
+BEHIND_COMMANDS: dict[str, tuple[Any, type[Exception], str]] = {
+    # before: AssertionError from inside the metrics, and "'int' object is not iterable"
+    "ks of 0": (lambda ws, p, r: Options(ks=(0,)), ValueError, f"{KS} (0,)"),
+    "ks as one number": (lambda ws, p, r: Options(ks=5), ValueError, f"{KS} 5"),
+    "no ks": (lambda ws, p, r: Options(ks=()), ValueError, f"{KS} ()"),
+    # before: "'str' object has no attribute 'resolve'" (the run's path as text)
+    "score_retrieval workspace": (
+        lambda ws, p, r: score_retrieval(str(ws.root), p, r, Options(allow_stale=True)),
+        TypeError,
+        "score_retrieval() takes a Workspace, not str '{root}': give find_workspace('{root}'), "
+        "the workspace that folder lies in.",
+    ),
+    "score_answers run": (
+        lambda ws, p, r: score_answers(ws, p, None, load_judge("exact", ws)),
+        TypeError,
+        "score_answers() takes the run file's path (text or a Path), not NoneType None: give "
+        "it as Path('runs/run.jsonl') or 'runs/run.jsonl'.",
+    ),
+    "export workspace": (
+        lambda ws, p, r: export(p, "tuning", "jsonl", str(ws.root), allow_stale=True),
+        TypeError,
+        "export() takes a Workspace, not str '{root}': give find_workspace('{root}'), the "
+        "workspace that folder lies in.",
+    ),
+    # before: a ratio out of range, or NaN, split as if it were another; text failed inside
+    "ratio above 1": (lambda ws, p, r: plan_split([], 2.0), ValueError, f"{RATIO} 2.0"),
+    "ratio below 0": (lambda ws, p, r: plan_split([], -1), ValueError, f"{RATIO} -1"),
+    "ratio NaN": (lambda ws, p, r: plan_split([], math.nan), ValueError, f"{RATIO} nan"),
+    "ratio as text": (lambda ws, p, r: plan_split([], "0.2"), ValueError, f"{RATIO} '0.2'"),
+    "split of the loaded set": (
+        lambda ws, p, r: plan_split(evalset.load_set(p), 0.2),
+        TypeError,
+        "plan_split() takes the set's items, not the loaded set: plan_split(loaded.items, ratio)",
+    ),
+    # before: AttributeError "'str' object has no attribute 'items'", and a TypeError from
+    # inside a regular expression
+    "redact text": (
+        lambda ws, p, r: Redactor().record("a@b.org"),
+        TypeError,
+        f"{FIELDS} {{'question': '…'}}, not str 'a@b.org'",
+    ),
+    "redact a number": (
+        lambda ws, p, r: Redactor().record({"question": "hi", "order": 5}),
+        TypeError,
+        "record() redacts text: field 'order' is int 5; give its text, or leave it out",
+    ),
+    # before: "'NoneType' object has no attribute 'strip'"
+    "judge None": (
+        lambda ws, p, r: load_judge(None, ws),
+        TypeError,
+        "load_judge() takes a judge's name as text, such as 'exact' or 'command:judge.py', "
+        "not NoneType None",
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(BEHIND_COMMANDS))
+def test_the_functions_behind_the_commands_refuse_wrong_arguments_with_a_sentence(
+    example: Path, call: str
+) -> None:
+    path = example / "sets" / "acme-support.yaml"
+    shutil.copytree(ROOT / "examples" / "runs", example / "examples" / "runs")
+    before = path.read_bytes()
+    ws = evalset.find_workspace(example)
+    function, kind, message = BEHIND_COMMANDS[call]
+    with pytest.raises(kind) as refused:
+        function(ws, path, example / RUN)
+    assert str(refused.value) == message.replace("{root}", str(example))
+    assert path.read_bytes() == before
+
+
+def test_the_run_and_set_paths_as_text_score_as_paths(example: Path) -> None:
+    """Before, `score_retrieval` with its paths as text failed with "'str' object has no
+    attribute 'resolve'"."""
+    shutil.copytree(ROOT / "examples" / "runs", example / "examples" / "runs")
+    ws = evalset.find_workspace(example)
+    path, run = example / "sets" / "acme-support.yaml", example / RUN
+    scores = [
+        score_retrieval(ws, s, r, Options(ks=(1, 5), allow_stale=True)).data["overall"]
+        for s, r in ((path, run), (str(path), str(run)))
+    ]
+    assert scores[0] == scores[1]

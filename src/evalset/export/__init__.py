@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 
-from evalset.config import Workspace
+from evalset.config import Workspace, as_workspace
 from evalset.corpus.current import workspace_store
 from evalset.export.view import (
     SPLITS,
@@ -30,6 +30,7 @@ from evalset.export.view import (
     select,
     texts,
 )
+from evalset.fsio import as_path
 from evalset.sets.setfile import SetFile, load_set
 from evalset.staleness.stale import StaleChecker
 
@@ -111,6 +112,9 @@ def export(
 
     if fmt not in FORMATS:
         raise ExportError(f"{fmt!r} is not an export format; use one of {', '.join(FORMATS)}.")
+    path = as_path(path, "export")
+    if workspace is not None:
+        as_workspace(workspace, "export")
     loaded = load_set(path)
     _refuse_invalid(loaded)
     items, unassigned = select(loaded, split)

@@ -106,6 +106,13 @@ def plan_split(
     ``released``: holdout items of the set's last release (or commit) that it no longer
     holds (``released_holdout``), whose questions stay held out as a retired holdout
     item's do."""
+    if isinstance(items, SetFile):
+        raise TypeError("plan_split() takes the set's items, not the loaded set: "
+                        "plan_split(loaded.items, ratio)")  # fmt: skip
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 <= ratio <= 1:
+        raise ValueError(
+            f"ratio must be the holdout share, a number from 0 to 1 such as 0.2, not {ratio!r}"
+        )
     plan = SplitPlan(ratio)
     plan.kept = sum(1 for i in items if i.status != "retired" and i.holdout is not None)
     active: dict[str, list[Item | SealedItem]] = defaultdict(list)

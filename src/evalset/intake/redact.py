@@ -584,6 +584,17 @@ class Redactor:
 
     def record(self, texts: Mapping[str, str]) -> Redaction:
         """Redact the free-text fields of one record with one numbering."""
+        if not isinstance(texts, Mapping):
+            raise TypeError(
+                "record() takes the record's free-text fields as a mapping of names to text, "
+                f"such as {{'question': '…'}}, not {type(texts).__name__} {texts!r:.60}"
+            )
+        for name, text in texts.items():
+            if not isinstance(text, str):  # (it failed inside a regular expression)
+                raise TypeError(
+                    f"record() redacts text: field {name!r} is {type(text).__name__} "
+                    f"{text!r:.60}; give its text, or leave it out"
+                )
         result = Redaction()
         numbers: dict[tuple[str, str], int] = {}
         per_kind: Counter[str] = Counter()

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from evalset.aside import Beside, aside, here
-from evalset.config import Workspace
+from evalset.config import Workspace, as_workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SnapshotStore
 from evalset.errors import CannotOpen
+from evalset.fsio import as_path
 from evalset.score.agreement import Label, agreement, read_labels
 from evalset.score.answer_metrics import INJECTION, Judged
 from evalset.score.answer_report import AnswerOptions, Row, build_report
@@ -67,6 +68,9 @@ def score_answers(
 ) -> tuple[Report, Judging]:
     """Score a run's answers against a set with a judge (see the module docstring). Returns
     the report and the judging (its usage: calls made, verdicts reused)."""
+    as_workspace(ws, "score_answers")
+    set_path = as_path(set_path, "score_answers")
+    run_path = as_path(run_path, "score_answers", "the run file's path", "runs/run.jsonl")
     options = options or AnswerOptions()
     loaded = load_set(set_path)
     # the newest snapshot as `stale` and `status` choose it: the corpus as it is now

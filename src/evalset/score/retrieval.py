@@ -23,12 +23,13 @@ from numpy.typing import NDArray
 
 from evalset.aside import Beside, aside, here
 from evalset.bulk import bulk
-from evalset.config import Workspace
+from evalset.config import Workspace, as_workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import SHORT, Snapshot, SnapshotStore
 from evalset.corpus.names import DocumentNames
 from evalset.corpus.outline import Outlines
 from evalset.errors import CannotOpen, EvalsetError
+from evalset.fsio import as_path
 from evalset.score.chunks import OVERLAP, Resolver
 from evalset.score.intervals import (
     RESAMPLES,
@@ -94,6 +95,21 @@ class Options:
     seed: int = SEED
     """The seed of the bootstrap: the same run scores to the same intervals."""
 
+    def __post_init__(self) -> None:
+        ks = self.ks
+        fine = (
+            isinstance(ks, tuple | list)
+            and bool(ks)
+            and all(
+                isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 100_000 for k in ks
+            )
+        )
+        if not fine:  # (a cutoff of 0 has no ranks to count: it failed deep in the metrics)
+            raise ValueError(
+                f"ks must be cutoffs, whole numbers from 1 to 100000, such as (1, 5, 10), not "
+                f"{ks!r}"
+            )
+
 
 @dataclass(slots=True)
 class _Scored:
@@ -113,6 +129,9 @@ def score_retrieval(
     ws: Workspace, set_path: Path, run_path: Path, options: Options | None = None
 ) -> Report:
     """Score a run file against a set (see the module docstring)."""
+    as_workspace(ws, "score_retrieval")
+    set_path = as_path(set_path, "score_retrieval")
+    run_path = as_path(run_path, "score_retrieval", "the run file's path", "runs/run.jsonl")
     with bulk():  # a million objects (the run's entries, the set), none in a cycle
         return _score_files(ws, set_path, run_path, options or Options())
 

@@ -40,6 +40,11 @@ def _plugins() -> dict[str, Any]:
 
 def load_judge(spec: str, ws: Workspace) -> Judge:
     """The judge ``spec`` names (see the module docstring)."""
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"load_judge() takes a judge's name as text, such as 'exact' or "
+            f"'command:judge.py', not {type(spec).__name__} {spec!r:.60}"
+        )
     spec = spec.strip()
     where = f"--judge {spec}"
     if spec == "exact":
