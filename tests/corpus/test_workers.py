@@ -142,3 +142,26 @@ def test_text_is_stored_below_the_threshold_only_as_the_whole_corpus_decides(
         assert all(text and text.startswith("Doc ") for text in stored)
     else:
         assert not any(stored)
+
+
+@pytest.mark.parametrize(
+    ("frozen_before", "helpers"), [(False, 1), (False, 2), (True, 1), (False, 0)]
+)
+def test_sharing_leaves_the_collector_as_it_found_it(frozen_before: bool, helpers: int) -> None:
+    """Before, forking the helpers froze every object of the process (``gc.freeze``) for
+    good: a program that took snapshots kept, never collected, every reference cycle alive
+    at that moment. Objects frozen by the caller before stay frozen."""
+    import gc
+
+    if frozen_before:
+        gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        results = share(range(2_000), square, batch=50, helpers=helpers)
+        assert sorted((n, sq) for n, sq, _ in results) == [(n, n * n) for n in range(2_000)]
+        if frozen_before:
+            assert gc.get_freeze_count() >= before > 0
+        else:
+            assert gc.get_freeze_count() == before == 0
+    finally:
+        gc.unfreeze()

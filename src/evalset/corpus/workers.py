@@ -65,6 +65,7 @@ class Shared(Generic[Job]):
         self._children: list[int] = []
         self._outputs: list[IO[bytes]] = []
         self._started = False
+        self._thaw = False
 
     def add(self, job: Job) -> None:
         self._pending.append(job)
@@ -83,6 +84,9 @@ class Shared(Generic[Job]):
         self._table = mmap.mmap(-1, 16 * TABLE)  # shared: where each batch's jobs are
         self._counters = mmap.mmap(-1, 8 * (self.helpers + 1))  # shared: jobs done by each
         self._started = True
+        # nothing frozen before: all of it is thawed again in ``close``, so that a program
+        # taking snapshots does not keep, uncollectable, every cycle alive at this moment
+        self._thaw = gc.get_freeze_count() == 0
         gc.freeze()  # the helpers' collections then skip everything inherited from here
         for slot in range(1, self.helpers + 1):
             output = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
@@ -226,6 +230,8 @@ class Shared(Generic[Job]):
             self._table.close()
             self._counters.close()
             self._started = False
+            if self._thaw:
+                gc.unfreeze()
 
     def __enter__(self) -> Shared[Job]:
         return self
