@@ -165,6 +165,16 @@ WRONG_ARGUMENTS = {
         lambda ws, p: evalset.verify(ws, None, ["q-001"]),
         f"verify() takes {SET_PATH}",
     ),
+    # before: "expected str, bytes or os.PathLike object, not int", "'NoneType' object is
+    # not iterable"
+    "find_workspace": (
+        lambda ws, p: evalset.find_workspace(5),
+        "find_workspace() takes a folder (text or a Path), not int 5: give it as Path('.') or '.'.",
+    ),
+    "validate nothing": (
+        lambda ws, p: evalset.validate(None),
+        "validate() takes a list of set files, not NoneType None: validate(['sets/NAME.yaml'])",
+    ),
     "verify one id": (
         lambda ws, p: evalset.verify(ws, p, "q-001"),  # before: "has no item 'q'"
         "verify() takes a list of item ids as text, not str 'q-001': verify(workspace, path, "

@@ -450,6 +450,8 @@ _NAMES = tuple("evalset".encode(encoding) for encoding in ("utf-8", "utf-16-le",
 
 def find_workspace(start: str | os.PathLike[str] | None = None) -> Workspace:
     """Walk up from ``start`` (default: the current folder) to the folder configuring evalset."""
+    if start is not None:
+        start = as_path(start, "find_workspace", "a folder", ".")
     found = find_workspace_or_none(start)
     if found is not None:
         return found

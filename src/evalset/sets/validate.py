@@ -14,6 +14,7 @@ from evalset.config import ValidateConfig, Workspace
 from evalset.corpus.current import workspace_store
 from evalset.corpus.manifest import Snapshot, SnapshotError, SnapshotStore
 from evalset.errors import EvalsetError
+from evalset.fsio import shown
 from evalset.sets.citations import Citation
 from evalset.sets.findings import Finding, Severity
 from evalset.sets.model import PLACEHOLDER, Item, SealedItem, side
@@ -937,6 +938,11 @@ def validate(
     if isinstance(paths, (str, bytes, PurePath)):  # else each character would be a path
         raise TypeError(
             f"validate() takes a list of set files, not one path: validate([{str(paths)!r}])"
+        )
+    if not isinstance(paths, Iterable):
+        raise TypeError(
+            f"validate() takes a list of set files, not {shown(paths)}: "
+            "validate(['sets/NAME.yaml'])"
         )
     from evalset.sets.copies import SealedBeside
 
