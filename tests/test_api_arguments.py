@@ -368,3 +368,34 @@ def test_the_run_and_set_paths_as_text_score_as_paths(example: Path) -> None:
         for s, r in ((path, run), (str(path), str(run)))
     ]
     assert scores[0] == scores[1]
+
+
+BY_NAME: dict[str, Any] = {
+    "load_set": lambda ws, name: evalset.load_set(name),
+    "edit_set": lambda ws, name: evalset.edit_set(name).__enter__(),
+    "validate": lambda ws, name: evalset.validate([name]),
+    "pin": lambda ws, name: evalset.pin(ws, name),
+    "stale_report": lambda ws, name: evalset.stale_report([name], evalset.workspace_store(ws)),
+}
+
+
+@pytest.mark.parametrize("call", list(BY_NAME))
+@pytest.mark.parametrize("name", ["acme-support", "acme-suport"])
+def test_a_set_named_where_its_path_goes_is_told_to_give_the_path(
+    example: Path, monkeypatch: pytest.MonkeyPatch, call: str, name: str
+) -> None:
+    """Before, a set's name was refused with "no such file; check the path or the set
+    name", which blames a name that is right: the Python API takes paths only."""
+    monkeypatch.chdir(example)
+    path = example / "sets" / "acme-support.yaml"
+    before = path.read_bytes()
+    ws = evalset.find_workspace()
+    with pytest.raises(evalset.SetFileError) as refused:
+        BY_NAME[call](ws, name)
+    assert str(refused.value) == (
+        f"{name}: no such file, but it is the name of the set sets/acme-support.yaml; the "
+        "Python API takes a set file's path, not its name: give 'sets/acme-support.yaml'."
+        if name == "acme-support"
+        else f"{name}: no such file; check the path or the set name."
+    )
+    assert path.read_bytes() == before

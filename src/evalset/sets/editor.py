@@ -36,7 +36,7 @@ from evalset.sets.locate import (
 )
 from evalset.sets.lock import SetLock, set_lock
 from evalset.sets.model import Item, SetHeader, side
-from evalset.sets.setfile import SetFile, load_set, parse_set
+from evalset.sets.setfile import SetFile, load_set, named_not_given, parse_set
 from evalset.sets.standins import MisreadTab, StandIns, refuse_reserved
 from evalset.sets.yamlio import NEVER_FOLD, flow_entry, writes_portably
 
@@ -1454,6 +1454,9 @@ def edit_set(
     file to start from when none exists (the file is then written once, whole, with the
     edit in it)."""
     p = as_path(path, "edit_set")
+    named = named_not_given(p) if create is None else None
+    if named is not None:
+        raise named
     with contextlib.nullcontext(held) if held is not None else set_lock(p, timeout) as lock:
         if Path(os.path.realpath(p)) != lock.target:
             raise ValueError(f"{p}: the lock held is another file's ({lock.target})")

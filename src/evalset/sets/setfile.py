@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from evalset.bulk import bulk
-from evalset.errors import SetFileError
+from evalset.errors import EvalsetError, SetFileError
 from evalset.fsio import as_path, shown
 from evalset.sets.findings import Finding, Severity, field_path
 from evalset.sets.locate import TextIndex
@@ -340,6 +340,29 @@ def as_loaded(value: object, function: str) -> SetFile:
     raise TypeError(f"{function}() takes a loaded set, not {shown(value)}: give load_set({given}).")
 
 
+def named_not_given(p: Path) -> SetFileError | None:
+    """The error for a set's name given where its path is (``acme-support`` for
+    ``sets/acme-support.yaml``): the library takes paths only, and "no such file; check the
+    path or the set name" would blame a name that is right."""
+    if len(p.parts) != 1 or p.suffix or p.exists():
+        return None
+    from evalset.config import find_workspace_or_none
+
+    try:
+        ws = find_workspace_or_none()
+    except EvalsetError:  # (a broken configuration: the plain "no such file" will do)
+        return None
+    for suffix in (".yaml", ".yml"):
+        found = ws.sets_dir / f"{p}{suffix}" if ws is not None else None
+        if found is not None and found.is_file():
+            shown = os.path.relpath(found)
+            return SetFileError(
+                f"{p}: no such file, but it is the name of the set {shown}; the Python API "
+                f"takes a set file's path, not its name: give {shown!r}."
+            )
+    return None
+
+
 def load_set(path: str | os.PathLike[str]) -> SetFile:
     """Read and schema-validate one set file."""
     p = as_path(path, "load_set")
@@ -347,6 +370,9 @@ def load_set(path: str | os.PathLike[str]) -> SetFile:
         text = read_text(p, keep_bom=True)
     except SetFileError:
         forget_prefetch()
+        named = named_not_given(p)
+        if named is not None:
+            raise named from None
         raise
     bom = text.startswith("\ufeff")
     loaded = parse_set(text[1:] if bom else text, p)
