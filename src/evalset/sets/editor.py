@@ -427,17 +427,19 @@ class SetEditor:
 
     # -- rendering ---------------------------------------------------------------------
 
-    def _indent(self) -> tuple[int, int, int]:
-        """(mapping, sequence, offset) indentation, read off the file's first item."""
+    def _indent(self, k: int = 0) -> tuple[int, int, int]:
+        """(mapping, sequence, offset) indentation, read off item ``k`` (the file's first
+        item by default: the layout new and sealed items take)."""
         spans = self.current.index.spans
         if spans is None or not spans.starts:
             return (2, 4, 2)
         lines = self.current.index.lines
-        first = lines[spans.starts[0]]
+        first = lines[spans.starts[k]]
         after_dash = first[spans.indent + 1 :]
         content = spans.indent + 1 + len(after_dash) - len(after_dash.lstrip(" \t"))
-        region = lines[spans.starts[0] : spans.ends[0]]
-        if not after_dash.strip():  # a `-` on a line of its own: the keys start under it
+        region = lines[spans.starts[k] : spans.ends[k]]
+        if not after_dash.strip() or after_dash.lstrip(" \t").startswith("#"):
+            # a `-` on a line of its own (a comment after it at most): the keys start under it
             key = next((line for line in region[1:] if not is_filler(line)), None)
             content = len(key) - len(key.lstrip(" ")) if key else spans.indent + 2
         mapping = 2
@@ -475,10 +477,12 @@ class SetEditor:
         spans = index.spans
         if spans is None or len(spans.starts) != len(self.current.raw_items):
             return self._render_whole()
-        yaml = _yaml(self._indent())
+        file_yaml = _yaml(self._indent())
+        layouts = {self._indent(): file_yaml}
         lines = list(index.lines)
         replacements: list[tuple[int, int, str]] = []
         for k in sorted(self.touched):
+            yaml = file_yaml
             start, end = spans.starts[k], spans.ends[k]
             newline = line_break(lines[start]) or index.newline
             if k in self._replaced:
@@ -493,6 +497,11 @@ class SetEditor:
                 replacements.append((start, end, _fitted(self._restored[k], lines[start:end])))
                 continue
             else:
+                # an item is written again in its own layout, which may not be the first
+                # item's (``-   id:`` there, ``- id:`` here): in another, no field of it
+                # would line up with what it was, and the whole item would be re-laid out
+                own = self._indent(k)
+                yaml = layouts[own] if own in layouts else layouts.setdefault(own, _yaml(own))
                 end = self._item_end(k)
                 region, done = self._renamed(_lf(index.region(start, end)), k)
                 # the file's last item may end without a line break: compared as if it had
@@ -512,9 +521,9 @@ class SetEditor:
                     continue
             replacements.append((start, end, _breaks(text, newline)))
         if self._appended:
-            replacements.append(self._append_text(yaml, spans))
+            replacements.append(self._append_text(file_yaml, spans))
         if self._header_changes:
-            replacements.append(self._header_text(yaml, spans.items_line))
+            replacements.append(self._header_text(file_yaml, spans.items_line))
         for start, end, text in sorted(replacements, key=lambda r: r[0], reverse=True):
             lines[start:end] = [self._put_back(text)]
         return "".join(lines)

@@ -115,7 +115,10 @@ def item_fields(piece: str) -> list[tuple[str, str]] | None:
         elif indent == column and not _ENTRY.match(body) and not body.startswith(_CLOSING):
             out.append((name, "".join(held)))
             name, held, waiting = body.split(":", 1)[0].rstrip(" \t"), [*waiting, line], []
-        elif indent >= column:
+        elif indent >= column or body.startswith(_CLOSING):
+            # the YAML library ends a flow list whose last entry has a comment after it on
+            # a line of its own at column 0 (``key_points: [{…} # c`` then ``]``): the
+            # field above goes on, which an edit then writes as it was
             held += [*waiting, line]
             waiting = []
         else:
