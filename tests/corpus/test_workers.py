@@ -153,6 +153,7 @@ def test_sharing_leaves_the_collector_as_it_found_it(frozen_before: bool, helper
     at that moment. Objects frozen by the caller before stay frozen."""
     import gc
 
+    gc.unfreeze()  # what an earlier test's command, run in this process, froze
     if frozen_before:
         gc.freeze()
     try:
