@@ -181,6 +181,9 @@ ON_THE_NEXT_LINE = {
                                 "order 0612345678{br}<PHONE_1>"),
     "phone grouped as its region": ("ticket 5512{br}612 34 56 78", "34 56",
                                     "ticket 5512{br}<PHONE_1>"),
+    # forty digits, then a word: a pattern over the line's last number backtracked for ages
+    "after a long number": ("order " + "1" * 40 + " x 5{br}020 7946 0958", "7946",
+                            "order " + "1" * 40 + " x 5{br}<PHONE_1>"),
 }  # fmt: skip
 """A phone number on the line after an order number: the order's line ended its list."""
 ORDERS_OVER_LINES = ["order 12345,{br}0612345679", "Order number:{br}0612345678",

@@ -343,7 +343,8 @@ def _context(before: str, raw: str = "") -> str | None:
 _LISTED = re.compile(r"[#\d][\d()+-]*[,;]?|&|and|und|et|y|e|en|or|oder|ou|o|of")
 """A token between numbers of one list: a number with its comma, or a conjunction."""
 _LINE_BREAK = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_NUMBER_ENDS_LINE = re.compile(r"(?:[#\d(][\d()+.-]*[ \t]*)*\d\)?[ \t]*\Z")
+_NUMBER_PART = re.compile(r"[#\d(][\d()+.-]*")
+"""A word of a number as written (``(020)``, ``7946``, ``#55120``, ``06-12``)."""
 
 
 def _list_goes_on(before: str, end: int, after: int, raw: str) -> bool:
@@ -357,8 +358,12 @@ def _list_goes_on(before: str, end: int, after: int, raw: str) -> bool:
     line = _LINE_BREAK.split(before[:end])[-1]
     if not line[-1].isdigit() and not line.endswith(")"):
         return True  # "…, 0612345678," or "… and": the list says it goes on
-    found = _NUMBER_ENDS_LINE.search(line)
-    shape = re.findall(r"\d+", found.group()) if found else []
+    ending = []  # the words of the number the line ends with (read word by word: a
+    for word in reversed(line.split()):  # pattern over the whole run backtracks for ages)
+        if not _NUMBER_PART.fullmatch(word):
+            break
+        ending.append(word)
+    shape = re.findall(r"\d+", " ".join(ending))
     return [len(g) for g in shape] == [len(g) for g in re.findall(r"\d+", raw)]
 
 
